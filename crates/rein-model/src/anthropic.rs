@@ -1,0 +1,258 @@
+//! The Anthropic Messages API streaming client.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use eventsource_stream::Eventsource;
+use futures::{Stream, StreamExt};
+use reqwest::header::{HeaderMap, HeaderValue};
+
+use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
+
+/// The `anthropic-version` header rein sends.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// Error bodies longer than this are cut in messages.
+const MAX_ERROR_BODY: usize = 2_000;
+
+/// How requests are authenticated.
+#[derive(Clone)]
+pub enum Auth {
+    /// `x-api-key: KEY` (`ANTHROPIC_API_KEY`).
+    ApiKey(String),
+    /// `Authorization: Bearer TOKEN` (`ANTHROPIC_AUTH_TOKEN`).
+    Bearer(String),
+}
+
+impl std::fmt::Debug for Auth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print secrets.
+        f.write_str(match self {
+            Auth::ApiKey(_) => "Auth::ApiKey(…)",
+            Auth::Bearer(_) => "Auth::Bearer(…)",
+        })
+    }
+}
+
+/// Endpoint and credentials.
+#[derive(Debug, Clone)]
+pub struct AnthropicConfig {
+    pub base_url: String,
+    pub auth: Auth,
+    /// Comma-separated `anthropic-beta` values, if any.
+    pub beta: Option<String>,
+}
+
+impl AnthropicConfig {
+    /// Read `ANTHROPIC_API_KEY` / `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL` and
+    /// `ANTHROPIC_BETAS` through `var` (the process environment in the binary).
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let nonempty = |k: &str| var(k).filter(|v| !v.trim().is_empty());
+        let auth = if let Some(key) = nonempty("ANTHROPIC_API_KEY") {
+            Auth::ApiKey(key)
+        } else if let Some(token) = nonempty("ANTHROPIC_AUTH_TOKEN") {
+            Auth::Bearer(token)
+        } else {
+            return Err(ModelError::NoCredentials);
+        };
+        Ok(AnthropicConfig {
+            base_url: nonempty("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+            auth,
+            beta: nonempty("ANTHROPIC_BETAS"),
+        })
+    }
+
+    fn endpoint(&self) -> String {
+        format!("{}/v1/messages", self.base_url.trim_end_matches('/'))
+    }
+}
+
+/// Streams responses from `POST {base}/v1/messages`.
+#[derive(Clone)]
+pub struct AnthropicClient {
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    headers: HeaderMap,
+}
+
+impl AnthropicClient {
+    pub fn new(config: &AnthropicConfig) -> Result<Self, ModelError> {
+        let endpoint_text = config.endpoint();
+        let bad = |reason: String| ModelError::BadBaseUrl { url: config.base_url.clone(), reason };
+        let endpoint = reqwest::Url::parse(&endpoint_text).map_err(|e| bad(e.to_string()))?;
+        if !matches!(endpoint.scheme(), "http" | "https") {
+            return Err(bad("only http and https are supported".into()));
+        }
+        let mut headers = HeaderMap::new();
+        let header = |v: &str| {
+            HeaderValue::from_str(v).map_err(|_| ModelError::Request("a header value has invalid characters".into()))
+        };
+        match &config.auth {
+            Auth::ApiKey(k) => headers.insert("x-api-key", header(k)?),
+            Auth::Bearer(t) => headers.insert(reqwest::header::AUTHORIZATION, header(&format!("Bearer {t}"))?),
+        };
+        headers.insert("anthropic-version", HeaderValue::from_static(ANTHROPIC_VERSION));
+        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        if let Some(beta) = &config.beta {
+            headers.insert("anthropic-beta", header(beta)?);
+        }
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .read_timeout(Duration::from_secs(600))
+            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")));
+        let loopback = matches!(endpoint.host_str(), Some("127.0.0.1" | "localhost" | "[::1]" | "::1"));
+        if loopback {
+            builder = builder.no_proxy();
+        }
+        let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
+        Ok(AnthropicClient { http, endpoint, headers })
+    }
+
+    async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
+        let body = request.to_body()?;
+        let response = self
+            .http
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| ModelError::Connect { url: self.endpoint.to_string(), reason: error_chain(&e) })?;
+        let status = response.status();
+        if status.is_success() {
+            return Ok(response);
+        }
+        let retry_after = response
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(Duration::from_secs_f64);
+        let text = response.text().await.unwrap_or_default();
+        Err(http_error(status.as_u16(), &text, retry_after))
+    }
+}
+
+/// An HTTP error status turned into one readable error, using the API's error JSON when
+/// the body is one.
+fn http_error(status: u16, body: &str, retry_after: Option<Duration>) -> ModelError {
+    #[derive(serde::Deserialize)]
+    struct ErrorBody {
+        error: rein_protocol::ApiError,
+    }
+    match serde_json::from_str::<ErrorBody>(body) {
+        Ok(b) => ModelError::Api { status: Some(status), kind: b.error.kind, message: b.error.message, retry_after },
+        Err(_) => {
+            let mut body = body.trim().replace(['\n', '\r'], " ");
+            if body.len() > MAX_ERROR_BODY {
+                let cut = (0..=MAX_ERROR_BODY).rev().find(|i| body.is_char_boundary(*i)).unwrap_or(0);
+                body.truncate(cut);
+                body.push('…');
+            }
+            if body.is_empty() {
+                body = "(empty body)".into();
+            }
+            ModelError::Http { status, body, retry_after }
+        }
+    }
+}
+
+/// The message of an error with its sources, on one line.
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(inner) = cur {
+        let t = inner.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = inner.source();
+    }
+    s
+}
+
+impl Model for AnthropicClient {
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let client = self.clone();
+        let opened = futures::stream::once(client.open(request));
+        Box::pin(opened.flat_map(|result| -> ModelStream {
+            match result {
+                Ok(response) => Box::pin(sse_events(response)),
+                Err(e) => Box::pin(futures::stream::iter([Err(e)])),
+            }
+        }))
+    }
+}
+
+/// Parse the body of a 200 response into model events; stop after `message_stop`.
+fn sse_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
+    struct State<S> {
+        sse: S,
+        assembler: Assembler,
+        pending: VecDeque<ModelEvent>,
+        over: bool,
+    }
+    let state = State {
+        sse: Box::pin(response.bytes_stream().eventsource()),
+        assembler: Assembler::new(),
+        pending: VecDeque::new(),
+        over: false,
+    };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(ev) = st.pending.pop_front() {
+                return Some((Ok(ev), st));
+            }
+            if st.over {
+                return None;
+            }
+            let failure = match st.sse.next().await {
+                Some(Ok(event)) => match st.assembler.on_sse(&event.event, &event.data) {
+                    Ok(events) => {
+                        st.pending.extend(events);
+                        st.over = st.assembler.is_finished();
+                        continue;
+                    }
+                    Err(e) => e,
+                },
+                Some(Err(e)) => ModelError::Stream(error_chain(&e)),
+                None => ModelError::Incomplete,
+            };
+            st.over = true;
+            return Some((Err(failure), st));
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_key_wins_over_token_and_empty_means_unset() {
+        let vars = |k: &str| match k {
+            "ANTHROPIC_API_KEY" => Some(String::new()),
+            "ANTHROPIC_AUTH_TOKEN" => Some("tok".into()),
+            _ => None,
+        };
+        let c = AnthropicConfig::from_vars(vars).unwrap();
+        assert!(matches!(c.auth, Auth::Bearer(ref t) if t == "tok"));
+        assert_eq!(c.endpoint(), "https://api.anthropic.com/v1/messages");
+        assert!(matches!(AnthropicConfig::from_vars(|_| None), Err(ModelError::NoCredentials)));
+    }
+
+    #[test]
+    fn error_bodies_become_one_line() {
+        let e = http_error(
+            401,
+            r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+            None,
+        );
+        assert_eq!(e.to_string(), "API error 401 authentication_error: invalid x-api-key");
+        let e = http_error(502, "<html>\nBad gateway\n</html>", None);
+        assert_eq!(e.to_string(), "HTTP 502 from the model endpoint: <html> Bad gateway </html>");
+    }
+}

@@ -1,0 +1,37 @@
+//! Model providers for rein. The engine talks to a [`Model`]: it hands over a
+//! [`ModelRequest`] and reads back a typed stream of [`ModelEvent`]s (block started, text
+//! delta, block complete — a `tool_use` arrives complete, its input parsed once — and
+//! message done with stop_reason and usage).
+//!
+//! Providers: [`AnthropicClient`] speaks the Anthropic Messages streaming API over
+//! reqwest + eventsource-stream; [`ScriptedModel`] replays a built-in script in process,
+//! for the offline demo.
+
+mod anthropic;
+mod assemble;
+mod error;
+mod event;
+mod pricing;
+mod request;
+mod scripted;
+
+use std::pin::Pin;
+
+use futures::Stream;
+
+pub use anthropic::{ANTHROPIC_VERSION, AnthropicClient, AnthropicConfig, Auth};
+pub use assemble::Assembler;
+pub use error::ModelError;
+pub use event::{BlockKind, ModelEvent};
+pub use pricing::cost_usd;
+pub use request::{CachedMessage, ModelRequest};
+pub use scripted::{ScriptedModel, ScriptedReply, ScriptedTurn};
+
+/// The typed event stream of one model response.
+pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;
+
+/// A language model the engine can ask for the next assistant message.
+pub trait Model: Send + Sync {
+    /// Start one request. Connection and HTTP errors arrive as the stream's first item.
+    fn stream(&self, request: ModelRequest) -> ModelStream;
+}

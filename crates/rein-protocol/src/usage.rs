@@ -1,0 +1,54 @@
+//! Token usage as the API reports it.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+}
+
+impl Usage {
+    /// Fold a `message_delta` usage into this one. Delta usage is cumulative, so a field
+    /// the delta reports replaces ours; a zero means "not reported".
+    pub fn update_cumulative(&mut self, delta: &Usage) {
+        for (mine, theirs) in [
+            (&mut self.input_tokens, delta.input_tokens),
+            (&mut self.output_tokens, delta.output_tokens),
+            (&mut self.cache_creation_input_tokens, delta.cache_creation_input_tokens),
+            (&mut self.cache_read_input_tokens, delta.cache_read_input_tokens),
+        ] {
+            if theirs != 0 {
+                *mine = theirs;
+            }
+        }
+    }
+
+    /// Add another request's usage to a session total.
+    pub fn add(&mut self, other: &Usage) {
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_creation_input_tokens += other.cache_creation_input_tokens;
+        self.cache_read_input_tokens += other.cache_read_input_tokens;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delta_usage_replaces_rather_than_adds() {
+        let mut u = Usage { input_tokens: 10, output_tokens: 1, ..Usage::default() };
+        u.update_cumulative(&Usage { output_tokens: 40, ..Usage::default() });
+        u.update_cumulative(&Usage { output_tokens: 41, ..Usage::default() });
+        assert_eq!(u.input_tokens, 10);
+        assert_eq!(u.output_tokens, 41);
+    }
+}

@@ -1,0 +1,208 @@
+//! The HTTP server: binds 127.0.0.1:0 on its own thread and runtime, so that both
+//! blocking tests (which run the rein binary) and async tests can use it.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use axum::routing::post;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::sse::{encode, reply_events};
+use crate::{Scenario, Step};
+
+/// One request the server received.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    /// The JSON body (`Value::Null` when the body was not JSON).
+    pub body: Value,
+    /// Header names lower-cased.
+    pub headers: BTreeMap<String, String>,
+    pub received_at: Instant,
+    /// When the last byte of the response was handed to the connection.
+    pub response_done_at: Option<Instant>,
+}
+
+#[derive(Default)]
+struct Shared {
+    steps: Mutex<VecDeque<Step>>,
+    requests: Mutex<Vec<RecordedRequest>>,
+    record_to: Option<std::path::PathBuf>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A running fake server. Dropping it stops the server.
+pub struct FakeServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl FakeServer {
+    /// Start serving `scenario` on an ephemeral loopback port.
+    pub fn start(scenario: Scenario) -> std::io::Result<FakeServer> {
+        Self::start_on(scenario, 0, None)
+    }
+
+    /// Start on `port` (0 = any), appending each request as a JSON line to `record_to`.
+    pub fn start_on(
+        scenario: Scenario,
+        port: u16,
+        record_to: Option<std::path::PathBuf>,
+    ) -> std::io::Result<FakeServer> {
+        let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
+        listener.set_nonblocking(true)?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared { steps: Mutex::new(scenario.steps.into()), record_to, ..Shared::default() });
+        let (stop, stopped) = oneshot::channel::<()>();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let app = axum::Router::new().route("/v1/messages", post(messages)).with_state(shared.clone());
+        let thread = std::thread::Builder::new().name("rein-fake-server".into()).spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async move {
+                        let _ = stopped.await;
+                    })
+                    .await;
+            });
+        })?;
+        Ok(FakeServer { addr, shared, stop: Some(stop), thread: Some(thread) })
+    }
+
+    /// `http://127.0.0.1:PORT`, for `ANTHROPIC_BASE_URL`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request received so far, in order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.requests).clone()
+    }
+
+    /// How many scripted steps have not been served.
+    pub fn remaining_steps(&self) -> usize {
+        lock(&self.shared.steps).len()
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    let received_at = Instant::now();
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let headers = headers
+        .iter()
+        .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect();
+    if let Some(path) = &shared.record_to {
+        append_line(path, &body);
+    }
+    let index = {
+        let mut reqs = lock(&shared.requests);
+        reqs.push(RecordedRequest { body, headers, received_at, response_done_at: None });
+        reqs.len() - 1
+    };
+    let step = lock(&shared.steps).pop_front();
+    match step {
+        None => error_response(
+            500,
+            "{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"fake server: scenario exhausted\"}}"
+                .into(),
+            None,
+        ),
+        Some(Step::HttpError { status, body, retry_after }) => {
+            let text = match body {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            mark_done(&shared, index);
+            error_response(status, text, retry_after)
+        }
+        Some(Step::RawSse(text)) => {
+            mark_done(&shared, index);
+            sse_response(Body::from(text))
+        }
+        Some(Step::Respond(reply)) => {
+            let message_id = format!("msg_fake_{index:05}");
+            let events: Vec<String> = reply_events(&reply, &message_id).iter().map(encode).collect();
+            let delay = Duration::from_millis(reply.event_delay_ms);
+            let drop_after = reply.drop_after_events;
+            let stream = futures::stream::unfold(0usize, move |i| {
+                let events = events.clone();
+                let shared = shared.clone();
+                async move {
+                    if drop_after == Some(i) {
+                        // Let what was sent reach the client first: a drop *mid*-stream.
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        return Some((Err(std::io::Error::other("fake server: connection dropped")), usize::MAX));
+                    }
+                    let event = events.get(i)?;
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                    if i + 1 == events.len() {
+                        mark_done(&shared, index);
+                    }
+                    Some((Ok::<_, std::io::Error>(Bytes::from(event.clone())), i + 1))
+                }
+            });
+            sse_response(Body::from_stream(stream))
+        }
+    }
+}
+
+fn mark_done(shared: &Shared, index: usize) {
+    if let Some(r) = lock(&shared.requests).get_mut(index) {
+        r.response_done_at = Some(Instant::now());
+    }
+}
+
+fn sse_response(body: Body) -> Response {
+    let mut r = Response::new(body);
+    r.headers_mut().insert("content-type", axum::http::HeaderValue::from_static("text/event-stream"));
+    r.headers_mut().insert("request-id", axum::http::HeaderValue::from_static("req_fake"));
+    r
+}
+
+fn error_response(status: u16, body: String, retry_after: Option<u64>) -> Response {
+    let json = body.trim_start().starts_with('{');
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let ct = if json { "application/json" } else { "text/plain" };
+    r.headers_mut().insert("content-type", axum::http::HeaderValue::from_static(ct));
+    if let Some(s) = retry_after {
+        r.headers_mut().insert("retry-after", axum::http::HeaderValue::from(s));
+    }
+    r
+}
+
+fn append_line(path: &std::path::Path, body: &Value) {
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(f, "{body}");
+    }
+}
