@@ -1,1 +1,16 @@
-//! placeholder
+//! The tool table. A [`Tool`] declares its input as a Rust type (serde `Deserialize` +
+//! schemars `JsonSchema`); the `input_schema` sent to the model is generated from that
+//! very type, so schema property names and handler parameters cannot drift. The
+//! [`Registry`] maps names to tools: adding a tool is one `register` call and never
+//! touches the engine's loop. Every call goes through [`Registry::prepare`], which checks
+//! the raw input against the schema (jsonschema) before deserialising it once.
+
+mod builtin;
+mod context;
+mod registry;
+mod tool;
+
+pub use builtin::{Bash, Glob, Grep, Read, register_builtins};
+pub use context::{FileIdentity, FileStateCache, ToolContext};
+pub use registry::{PreparedCall, Registry, RegistryError, schema_for};
+pub use tool::{Tool, ToolError, ToolOutput};

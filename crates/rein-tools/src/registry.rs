@@ -1,0 +1,231 @@
+//! Names → tools, schema generation and input checking.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rein_protocol::ToolSpec;
+use serde_json::Value;
+
+use crate::{Tool, ToolContext, ToolError, ToolOutput};
+
+/// A tool call whose input passed the schema and was deserialised into the tool's type.
+pub trait PreparedCall: Send {
+    fn tool_name(&self) -> &'static str;
+    fn is_read_only(&self) -> bool;
+    fn is_concurrency_safe(&self) -> bool;
+    /// The tool's own semantic validation.
+    fn validate(&self, ctx: &ToolContext) -> Result<(), String>;
+    fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+}
+
+/// The object-safe face of a registered tool.
+trait DynTool: Send + Sync {
+    fn spec(&self) -> &ToolSpec;
+    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
+}
+
+struct Registered<T: Tool> {
+    tool: Arc<T>,
+    spec: ToolSpec,
+    validator: jsonschema::Validator,
+}
+
+struct Prepared<T: Tool> {
+    tool: Arc<T>,
+    input: T::Input,
+}
+
+impl<T: Tool> PreparedCall for Prepared<T> {
+    fn tool_name(&self) -> &'static str {
+        self.tool.name()
+    }
+    fn is_read_only(&self) -> bool {
+        self.tool.is_read_only(&self.input)
+    }
+    fn is_concurrency_safe(&self) -> bool {
+        self.tool.is_concurrency_safe(&self.input)
+    }
+    fn validate(&self, ctx: &ToolContext) -> Result<(), String> {
+        self.tool.validate(&self.input, ctx)
+    }
+    fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let Prepared { tool, input } = *self;
+        Box::pin(async move { tool.call(input, &ctx).await })
+    }
+}
+
+impl<T: Tool> DynTool for Registered<T> {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
+        let problems: Vec<String> = self.validator.iter_errors(input).map(|e| describe(&e)).collect();
+        if !problems.is_empty() {
+            return Err(input_error(self.spec.name.as_str(), &problems));
+        }
+        let typed: T::Input = serde_json::from_value(input.clone())
+            .map_err(|e| input_error(self.spec.name.as_str(), &[e.to_string()]))?;
+        Ok(Box::new(Prepared { tool: self.tool.clone(), input: typed }))
+    }
+}
+
+fn describe(e: &jsonschema::ValidationError<'_>) -> String {
+    let path = e.instance_path().to_string();
+    let field = path.trim_start_matches('/').replace('/', ".");
+    if field.is_empty() { e.to_string() } else { format!("`{field}`: {e}") }
+}
+
+fn input_error(tool: &str, problems: &[String]) -> String {
+    format!("InputValidationError: {tool} failed due to the following issue(s):\n- {}", problems.join("\n- "))
+}
+
+/// The `input_schema` for `T`: draft 2020-12, subschemas inlined, no `$schema`/`title`.
+pub fn schema_for<T: schemars::JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| {
+            s.inline_subschemas = true;
+            s.meta_schema = None;
+        })
+        .into_generator();
+    let mut schema = generator.into_root_schema_for::<T>().to_value();
+    if let Some(obj) = schema.as_object_mut() {
+        obj.remove("title");
+        obj.entry("properties").or_insert_with(|| Value::Object(Default::default()));
+    }
+    schema
+}
+
+/// Why a tool could not be registered.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("tool {0} is registered twice")]
+    Duplicate(String),
+    #[error("the input schema of tool {name} does not compile: {reason}")]
+    BadSchema { name: String, reason: String },
+}
+
+/// The tool table.
+#[derive(Default, Clone)]
+pub struct Registry {
+    tools: Vec<Arc<dyn DynTool>>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn register<T: Tool>(&mut self, tool: T) -> Result<(), RegistryError> {
+        let name = tool.name().to_string();
+        if self.by_name.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        let input_schema = schema_for::<T::Input>();
+        let validator = jsonschema::validator_for(&input_schema)
+            .map_err(|e| RegistryError::BadSchema { name: name.clone(), reason: e.to_string() })?;
+        let spec = ToolSpec { name: name.clone(), description: tool.description(), input_schema };
+        self.by_name.insert(name, self.tools.len());
+        self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, validator }));
+        Ok(())
+    }
+
+    /// The definitions sent to the model, in registration order.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec().clone()).collect()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.spec().name.clone()).collect()
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
+    /// Look the tool up and check `input` against its schema, then its type. The error is
+    /// the message for the paired `is_error` result.
+    pub fn prepare(&self, name: &str, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
+        let tool = self
+            .by_name
+            .get(name)
+            .and_then(|i| self.tools.get(*i))
+            .ok_or_else(|| format!("No such tool available: {name}"))?;
+        tool.prepare(input)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schemars::JsonSchema;
+    use serde::Deserialize;
+    use serde_json::json;
+
+    #[derive(Deserialize, JsonSchema)]
+    struct EchoInput {
+        /// What to echo.
+        message: String,
+        times: Option<u32>,
+    }
+
+    struct Echo;
+
+    impl Tool for Echo {
+        type Input = EchoInput;
+        fn name(&self) -> &'static str {
+            "Echo"
+        }
+        fn description(&self) -> String {
+            "Echo a message".into()
+        }
+        fn is_read_only(&self, _: &EchoInput) -> bool {
+            true
+        }
+        async fn call(&self, input: EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+            Ok(ToolOutput::text(input.message.repeat(input.times.unwrap_or(1) as usize)))
+        }
+    }
+
+    fn registry() -> Registry {
+        let mut r = Registry::new();
+        r.register(Echo).unwrap();
+        r
+    }
+
+    #[test]
+    fn schema_comes_from_the_input_type() {
+        let spec = &registry().specs()[0];
+        assert_eq!(spec.input_schema["type"], json!("object"));
+        assert_eq!(spec.input_schema["required"], json!(["message"]));
+        assert_eq!(spec.input_schema["properties"]["message"]["description"], json!("What to echo."));
+        assert!(spec.input_schema.get("$schema").is_none());
+    }
+
+    #[test]
+    fn unknown_tools_and_bad_inputs_are_messages_not_panics() {
+        let r = registry();
+        assert_eq!(r.prepare("Nope", &json!({})).err().unwrap(), "No such tool available: Nope");
+        let missing = r.prepare("Echo", &json!({})).err().unwrap();
+        assert!(missing.contains("\"message\" is a required property"), "{missing}");
+        let wrong = r.prepare("Echo", &json!({"message": 42})).err().unwrap();
+        assert!(wrong.contains("`message`"), "{wrong}");
+        assert!(wrong.contains("string"), "{wrong}");
+    }
+
+    #[tokio::test]
+    async fn a_prepared_call_runs_with_the_typed_input() {
+        let call = registry().prepare("Echo", &json!({"message": "ab", "times": 2})).unwrap();
+        assert!(call.is_read_only() && call.is_concurrency_safe());
+        let out = call.call(ToolContext::new("/".into(), "/tmp".into())).await.unwrap();
+        assert_eq!(out, ToolOutput::text("abab"));
+    }
+
+    #[test]
+    fn duplicates_are_refused() {
+        let mut r = registry();
+        assert!(matches!(r.register(Echo), Err(RegistryError::Duplicate(_))));
+    }
+}

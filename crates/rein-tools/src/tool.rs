@@ -1,0 +1,73 @@
+use std::future::Future;
+
+use rein_protocol::{ContentBlock, ToolResultContent};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use crate::ToolContext;
+
+/// A capability the model can call.
+pub trait Tool: Send + Sync + 'static {
+    /// The input the handler receives; its JSON schema is what the model sees.
+    type Input: DeserializeOwned + JsonSchema + Send + 'static;
+
+    fn name(&self) -> &'static str;
+
+    /// What the model reads about the tool.
+    fn description(&self) -> String;
+
+    /// Semantic checks the schema cannot express (absolute paths, value ranges…).
+    fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Whether this call only reads.
+    fn is_read_only(&self, input: &Self::Input) -> bool;
+
+    /// Whether this call may run concurrently with other concurrency-safe calls.
+    fn is_concurrency_safe(&self, input: &Self::Input) -> bool {
+        self.is_read_only(input)
+    }
+
+    fn call(&self, input: Self::Input, ctx: &ToolContext)
+    -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
+}
+
+/// What a tool returns: the `tool_result` content and whether it reports a failure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput {
+    pub content: ToolResultContent,
+    pub is_error: bool,
+}
+
+impl ToolOutput {
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput { content: ToolResultContent::Text(text.into()), is_error: false }
+    }
+
+    /// A result the model should read as a failure (a command's non-zero exit, say).
+    pub fn failure(text: impl Into<String>) -> Self {
+        ToolOutput { content: ToolResultContent::Text(text.into()), is_error: true }
+    }
+
+    pub fn blocks(blocks: Vec<ContentBlock>) -> Self {
+        ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false }
+    }
+}
+
+/// A tool could not do what was asked; becomes an `is_error` result with this message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ToolError(pub String);
+
+impl ToolError {
+    pub fn new(msg: impl Into<String>) -> Self {
+        ToolError(msg.into())
+    }
+}
+
+impl From<std::io::Error> for ToolError {
+    fn from(e: std::io::Error) -> Self {
+        ToolError(e.to_string())
+    }
+}
