@@ -1,1 +1,90 @@
-//! placeholder
+//! Builds rein's system prompt: the built-in instructions for a coding agent, an
+//! environment block (working directory, platform, date, whether it is a git repo) and
+//! the user's memory files, read the way Claude Code reads them (`CLAUDE.md`,
+//! `CLAUDE.local.md`, `.claude/rules`, plus `AGENTS.md`, with `@path` imports).
+//! Nothing here runs a program: the git check looks for a `.git` entry on disk.
+
+mod environment;
+mod memory;
+
+use std::path::PathBuf;
+
+pub use environment::{environment_block, find_git_root};
+pub use memory::{MemoryFile, MemorySources, load_memory};
+
+/// The built-in instructions.
+pub const BASE_PROMPT: &str = include_str!("base_prompt.md");
+
+/// How to assemble the system prompt.
+#[derive(Debug, Clone, Default)]
+pub struct PromptOptions {
+    pub cwd: PathBuf,
+    /// Where `~/.claude` lives; `None` skips user memory.
+    pub home: Option<PathBuf>,
+    /// Directory of managed settings (`/etc/claude-code`); `None` skips it.
+    pub managed_dir: Option<PathBuf>,
+    /// `--system-prompt`: replaces the built-in instructions.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt`: added at the end.
+    pub append_system_prompt: Option<String>,
+    pub model: String,
+    /// `YYYY-MM-DD`; today when empty.
+    pub date: String,
+}
+
+/// The assembled prompt and the memory files it includes.
+#[derive(Debug, Clone)]
+pub struct SystemPrompt {
+    pub text: String,
+    pub memory: Vec<MemoryFile>,
+}
+
+pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
+    let memory = load_memory(&MemorySources {
+        cwd: opts.cwd.clone(),
+        home: opts.home.clone(),
+        managed_dir: opts.managed_dir.clone(),
+    });
+    let mut text = opts.system_prompt.clone().unwrap_or_else(|| BASE_PROMPT.trim_end().to_string());
+    text.push_str("\n\n");
+    let date =
+        if opts.date.is_empty() { chrono::Local::now().format("%Y-%m-%d").to_string() } else { opts.date.clone() };
+    text.push_str(&environment_block(&opts.cwd, &opts.model, &date));
+    if !memory.is_empty() {
+        text.push_str(
+            "\n\n# Memory\nThe user's instructions from memory files follow. They override the default behaviour; \
+             follow them exactly.\n",
+        );
+        for m in &memory {
+            text.push_str(&format!("\nContents of {} ({}):\n\n{}\n", m.path.display(), m.kind, m.content.trim_end()));
+        }
+    }
+    if let Some(extra) = &opts.append_system_prompt {
+        text.push_str("\n\n");
+        text.push_str(extra);
+    }
+    SystemPrompt { text, memory }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn custom_and_appended_prompts() {
+        let d = tempfile::tempdir().unwrap();
+        let opts = PromptOptions {
+            cwd: d.path().to_path_buf(),
+            system_prompt: Some("You are a pirate.".into()),
+            append_system_prompt: Some("Always answer in French.".into()),
+            model: "m".into(),
+            date: "2026-01-02".into(),
+            ..PromptOptions::default()
+        };
+        let p = build_system_prompt(&opts);
+        assert!(p.text.starts_with("You are a pirate."));
+        assert!(!p.text.contains(BASE_PROMPT.lines().next().unwrap()));
+        assert!(p.text.contains("2026-01-02"));
+        assert!(p.text.trim_end().ends_with("Always answer in French."));
+    }
+}

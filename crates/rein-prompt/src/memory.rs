@@ -1,0 +1,217 @@
+//! Memory files (spec §C2): found from broad to specific, `@path` imports followed.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// Imports nest at most this deep.
+const MAX_IMPORT_DEPTH: usize = 4;
+/// A memory file larger than this is cut (a safety net against huge files).
+const MAX_FILE_BYTES: usize = 256 * 1024;
+
+/// Where to look.
+#[derive(Debug, Clone)]
+pub struct MemorySources {
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub managed_dir: Option<PathBuf>,
+}
+
+/// One memory file, its comments stripped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryFile {
+    pub path: PathBuf,
+    /// "managed", "user", "project", "local", "rules" or "import".
+    pub kind: &'static str,
+    pub content: String,
+}
+
+/// All memory files, broad to specific: managed, user (`~/.claude/CLAUDE.md`,
+/// `~/.claude/rules/*.md`), then each directory from the top down to cwd (`CLAUDE.md`,
+/// `.claude/CLAUDE.md`, `CLAUDE.local.md`, `AGENTS.md`), then cwd's `.claude/rules`.
+/// Each file's imports follow it. A file is included once, however it is reached.
+pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
+    let mut candidates: Vec<(PathBuf, &'static str)> = Vec::new();
+    if let Some(m) = &src.managed_dir {
+        candidates.push((m.join("CLAUDE.md"), "managed"));
+    }
+    if let Some(home) = &src.home {
+        candidates.push((home.join(".claude/CLAUDE.md"), "user"));
+        candidates.extend(sorted_md(&home.join(".claude/rules"), false).into_iter().map(|p| (p, "user rules")));
+    }
+    let mut dirs: Vec<&Path> = src.cwd.ancestors().filter(|d| d.parent().is_some()).collect();
+    dirs.reverse();
+    for d in dirs {
+        candidates.push((d.join("CLAUDE.md"), "project"));
+        candidates.push((d.join(".claude/CLAUDE.md"), "project"));
+        candidates.push((d.join("CLAUDE.local.md"), "local"));
+        candidates.push((d.join("AGENTS.md"), "project"));
+    }
+    candidates.extend(sorted_md(&src.cwd.join(".claude/rules"), true).into_iter().map(|p| (p, "rules")));
+
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for (path, kind) in candidates {
+        add(&path, kind, 0, src.home.as_deref(), &mut seen, &mut out);
+    }
+    out
+}
+
+fn add(
+    path: &Path,
+    kind: &'static str,
+    depth: usize,
+    home: Option<&Path>,
+    seen: &mut HashSet<PathBuf>,
+    out: &mut Vec<MemoryFile>,
+) {
+    let Ok(canonical) = std::fs::canonicalize(path) else { return };
+    if !canonical.is_file() || !seen.insert(canonical) {
+        return;
+    }
+    let Ok(bytes) = std::fs::read(path) else { return };
+    let mut text = String::from_utf8_lossy(&bytes[..bytes.len().min(MAX_FILE_BYTES)]).into_owned();
+    if kind == "rules" && is_path_scoped(&text) {
+        // Rules with `paths:` frontmatter load only when a matching file is read.
+        return;
+    }
+    text = strip_html_comments(&text);
+    let imports = if depth < MAX_IMPORT_DEPTH { imports_of(&text) } else { Vec::new() };
+    out.push(MemoryFile { path: path.to_path_buf(), kind, content: text });
+    let base = path.parent().unwrap_or(Path::new("/"));
+    for import in imports {
+        let target = match (import.strip_prefix("~/"), home) {
+            (Some(rest), Some(h)) => h.join(rest),
+            _ => base.join(&import),
+        };
+        add(&target, "import", depth + 1, home, seen, out);
+    }
+}
+
+/// `*.md` files of `dir`, sorted by path; recursively when `deep`.
+fn sorted_md(dir: &Path, deep: bool) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if deep {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "md") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+fn is_path_scoped(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix("---\n") else { return false };
+    let front = rest.split("\n---").next().unwrap_or("");
+    front.lines().any(|l| l.trim_start().starts_with("paths:"))
+}
+
+/// Remove `<!-- … -->` comments.
+fn strip_html_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        match rest[start..].find("-->") {
+            Some(end) => rest = &rest[start + end + 3..],
+            None => {
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The `@path` imports of a memory file, outside code fences and code spans.
+fn imports_of(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut in_fence = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            in_fence = !in_fence;
+            continue;
+        }
+        if in_fence {
+            continue;
+        }
+        // Drop `code spans`: every other backtick-separated piece is code.
+        let prose: Vec<&str> = line.split('`').step_by(2).collect();
+        for piece in prose {
+            for word in piece.split_whitespace() {
+                let Some(path) = word.strip_prefix('@') else { continue };
+                let path = path.trim_end_matches(['.', ',', ';', ':', ')', '!', '?']);
+                if !path.is_empty() && (path.contains('/') || path.contains('.')) {
+                    found.push(path.to_string());
+                }
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(p: &Path, s: &str) {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, s).unwrap();
+    }
+
+    #[test]
+    fn loads_broad_to_specific_with_imports() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().join("home");
+        let repo = d.path().join("repo");
+        let cwd = repo.join("sub");
+        write(&home.join(".claude/CLAUDE.md"), "user prefs");
+        write(
+            &repo.join("CLAUDE.md"),
+            "repo rules <!-- hidden -->\nsee @docs/style.md and `@not/this.md`\n```\n@nor/this.md\n```",
+        );
+        write(&repo.join("docs/style.md"), "style guide, also @../AGENTS.md");
+        write(&repo.join("AGENTS.md"), "agents file");
+        write(&cwd.join("CLAUDE.local.md"), "local notes");
+        write(&cwd.join(".claude/rules/a.md"), "rule a");
+        write(&cwd.join(".claude/rules/scoped.md"), "---\npaths: [\"src/**\"]\n---\nonly for src");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let files = load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), managed_dir: None });
+        let contents: Vec<&str> = files.iter().map(|f| f.content.trim()).collect();
+        assert_eq!(
+            contents,
+            [
+                "user prefs",
+                "repo rules \nsee @docs/style.md and `@not/this.md`\n```\n@nor/this.md\n```",
+                "style guide, also @../AGENTS.md",
+                "agents file",
+                "local notes",
+                "rule a"
+            ]
+        );
+        assert_eq!(files[2].kind, "import");
+    }
+
+    #[test]
+    fn import_cycles_and_depth_are_bounded() {
+        let d = tempfile::tempdir().unwrap();
+        write(&d.path().join("CLAUDE.md"), "@a.md");
+        write(&d.path().join("a.md"), "@b.md");
+        write(&d.path().join("b.md"), "@c.md @CLAUDE.md");
+        write(&d.path().join("c.md"), "@e.md");
+        write(&d.path().join("e.md"), "@f.md");
+        write(&d.path().join("f.md"), "too deep");
+        let files = load_memory(&MemorySources { cwd: d.path().to_path_buf(), home: None, managed_dir: None });
+        let names: Vec<_> = files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["CLAUDE.md", "a.md", "b.md", "c.md", "e.md"]);
+    }
+}
