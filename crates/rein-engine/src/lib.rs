@@ -1,1 +1,20 @@
-//! placeholder
+//! The query loop and what it calls. The loop ([`Engine::run`]) is a few dozen lines that
+//! never need to change: build the request, stream the response, and continue exactly
+//! when the assistant's content holds a `tool_use` block — never on `stop_reason` alone.
+//! Tool calls go through the validation chain ([`chain`]); the request builder
+//! ([`Conversation`]) guarantees that every `tool_use` is answered by exactly one
+//! `tool_result`, first in the next user message, in call order.
+
+pub mod chain;
+mod conversation;
+mod event;
+mod outcome;
+mod pairing;
+mod query_loop;
+mod sample;
+
+pub use conversation::Conversation;
+pub use event::EngineEvent;
+pub use outcome::{End, Outcome};
+pub use pairing::{PairingRepair, repair_pairing};
+pub use query_loop::{Engine, EngineConfig};

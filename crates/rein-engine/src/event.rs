@@ -1,0 +1,15 @@
+use rein_model::ModelEvent;
+use rein_protocol::{AssistantMessage, Message, ToolUse};
+
+/// What the engine tells frontends, as it happens.
+#[derive(Debug, Clone)]
+pub enum EngineEvent {
+    /// A streaming event of the response in progress (text deltas, blocks).
+    Stream(ModelEvent),
+    /// A complete assistant message (or, after a failed stream, what had arrived).
+    Assistant(AssistantMessage),
+    /// A tool call is about to run.
+    ToolStarted(ToolUse),
+    /// The user message carrying the tool results of one response.
+    ToolResults(Message),
+}

@@ -1,0 +1,35 @@
+use std::time::Duration;
+
+use rein_protocol::Usage;
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum End {
+    /// The model answered without asking for a tool.
+    Completed,
+    /// `--max-turns` was reached.
+    MaxTurns,
+    /// The model request failed; the message says why, on one line.
+    Failed(String),
+}
+
+/// The record of one run, for the result line.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub end: End,
+    /// Model requests made.
+    pub num_turns: u32,
+    pub usage: Usage,
+    pub cost_usd: f64,
+    /// Time spent waiting on the model.
+    pub api_duration: Duration,
+    /// The text of the last assistant message.
+    pub result_text: String,
+    pub stop_reason: Option<String>,
+}
+
+impl Outcome {
+    pub fn is_error(&self) -> bool {
+        !matches!(self.end, End::Completed)
+    }
+}

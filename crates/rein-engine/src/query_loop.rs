@@ -1,0 +1,143 @@
+//! The loop. It continues on facts, not claims: another request is made exactly when
+//! the assistant's content holds a `tool_use` block, whatever `stop_reason` says.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use rein_model::{Model, ModelRequest, cost_usd};
+use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
+use rein_tools::{Registry, ToolContext};
+
+use crate::sample::{SampleFailure, sample};
+use crate::{Conversation, End, EngineEvent, Outcome, chain};
+
+/// Settings of one session.
+#[derive(Debug, Clone)]
+pub struct EngineConfig {
+    pub model: String,
+    pub max_tokens: u32,
+    /// Stop with `End::MaxTurns` after this many model requests.
+    pub max_turns: Option<u32>,
+    pub system: Arc<str>,
+}
+
+/// A session: the model, the tool table, the conversation.
+pub struct Engine {
+    model: Arc<dyn Model>,
+    registry: Arc<Registry>,
+    tools: Arc<[ToolSpec]>,
+    ctx: ToolContext,
+    config: EngineConfig,
+    conversation: Conversation,
+}
+
+impl Engine {
+    pub fn new(model: Arc<dyn Model>, registry: Arc<Registry>, ctx: ToolContext, config: EngineConfig) -> Self {
+        let tools = registry.specs().into();
+        Engine { model, registry, tools, ctx, config, conversation: Conversation::new() }
+    }
+
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
+    }
+
+    /// Run one user prompt to the end of its turn.
+    pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
+        let mut out = Outcome::new();
+        if let Err(e) = self.conversation.push(prompt) {
+            return out.failed(e.to_string());
+        }
+        loop {
+            let request = match self.request() {
+                Ok(r) => r,
+                Err(e) => return out.failed(e),
+            };
+            out.num_turns += 1;
+            let started = Instant::now();
+            let sampled = sample(self.model.as_ref(), request, sink).await;
+            out.api_duration += started.elapsed();
+            let message = match sampled {
+                Ok(m) => m,
+                Err(SampleFailure { partial, error }) => {
+                    if let Some(p) = partial {
+                        self.record_assistant(&p, &mut out, sink);
+                    }
+                    return out.failed(error.to_string());
+                }
+            };
+            self.record_assistant(&message, &mut out, sink);
+            let calls: Vec<ToolUse> = message.to_message().tool_uses().cloned().collect();
+            if calls.is_empty() {
+                return out.end(End::Completed);
+            }
+            let results = self.run_tools(&calls, sink).await;
+            if let Err(e) = self.conversation.push(results) {
+                return out.failed(e.to_string());
+            }
+            if self.config.max_turns.is_some_and(|max| out.num_turns >= max) {
+                return out.end(End::MaxTurns);
+            }
+        }
+    }
+
+    fn request(&mut self) -> Result<ModelRequest, String> {
+        Ok(ModelRequest {
+            model: self.config.model.clone(),
+            max_tokens: self.config.max_tokens,
+            system: self.config.system.clone(),
+            tools: self.tools.clone(),
+            messages: self.conversation.for_request().map_err(|e| e.to_string())?,
+        })
+    }
+
+    fn record_assistant(
+        &mut self,
+        m: &AssistantMessage,
+        out: &mut Outcome,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) {
+        out.usage.add(&m.usage);
+        out.cost_usd += cost_usd(&m.model, &m.usage);
+        out.stop_reason = m.stop_reason.clone();
+        out.result_text = m.to_message().text();
+        if let Err(e) = self.conversation.push(m.to_message()) {
+            tracing::error!(error = %e, "could not record an assistant message");
+        }
+        sink(EngineEvent::Assistant(m.clone()));
+    }
+
+    /// Run the calls in order through the chain; one result per call, in call order.
+    async fn run_tools(&self, calls: &[ToolUse], sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Message {
+        let mut results = Vec::with_capacity(calls.len());
+        for call in calls {
+            sink(EngineEvent::ToolStarted(call.clone()));
+            results.push(chain::run_call(&self.registry, call, &self.ctx).await);
+        }
+        let message = Message::user(results);
+        sink(EngineEvent::ToolResults(message.clone()));
+        message
+    }
+}
+
+impl Outcome {
+    fn new() -> Self {
+        Outcome {
+            end: End::Completed,
+            num_turns: 0,
+            usage: Default::default(),
+            cost_usd: 0.0,
+            api_duration: Default::default(),
+            result_text: String::new(),
+            stop_reason: None,
+        }
+    }
+
+    fn end(mut self, end: End) -> Self {
+        self.end = end;
+        self
+    }
+
+    fn failed(self, message: String) -> Self {
+        self.end(End::Failed(message))
+    }
+}

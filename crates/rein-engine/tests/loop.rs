@@ -1,0 +1,217 @@
+//! The loop against the fake server, through the real Anthropic client.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use rein_engine::{End, Engine, EngineConfig, EngineEvent, Outcome};
+use rein_model::{AnthropicClient, AnthropicConfig, Auth};
+use rein_protocol::Message;
+use rein_testkit::{FakeServer, Scenario, Step, reply, text, thinking, tool_use_with_id};
+use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+#[derive(Deserialize, JsonSchema)]
+struct Nothing {}
+
+/// A tool that panics: the chain must still answer its call.
+struct Explode;
+impl Tool for Explode {
+    type Input = Nothing;
+    fn name(&self) -> &'static str {
+        "Explode"
+    }
+    fn description(&self) -> String {
+        "panics".into()
+    }
+    fn is_read_only(&self, _: &Nothing) -> bool {
+        true
+    }
+    async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        panic!("boom inside the tool")
+    }
+}
+
+/// A tool that fails with an error.
+struct Fail;
+impl Tool for Fail {
+    type Input = Nothing;
+    fn name(&self) -> &'static str {
+        "Fail"
+    }
+    fn description(&self) -> String {
+        "fails".into()
+    }
+    fn is_read_only(&self, _: &Nothing) -> bool {
+        true
+    }
+    async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Err(ToolError::new("disk on fire"))
+    }
+}
+
+struct Run {
+    server: FakeServer,
+    outcome: Outcome,
+    events: Vec<EngineEvent>,
+    _dir: tempfile::TempDir,
+}
+
+async fn run(scenario: Scenario, max_turns: Option<u32>) -> Run {
+    let server = FakeServer::start(scenario).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hello\n").unwrap();
+    let mut registry = Registry::new();
+    register_builtins(&mut registry).unwrap();
+    registry.register(Explode).unwrap();
+    registry.register(Fail).unwrap();
+    let client = AnthropicClient::new(&AnthropicConfig {
+        base_url: server.url(),
+        auth: Auth::ApiKey("test".into()),
+        beta: None,
+    })
+    .unwrap();
+    let ctx = ToolContext::new(dir.path().to_path_buf(), dir.path().to_path_buf());
+    let config = EngineConfig { model: "claude-test".into(), max_tokens: 1000, max_turns, system: "sys".into() };
+    let mut engine = Engine::new(Arc::new(client), Arc::new(registry), ctx, config);
+    let mut events = Vec::new();
+    let outcome = engine.run(Message::user_text("go"), &mut |e| events.push(e)).await;
+    Run { server, outcome, events, _dir: dir }
+}
+
+/// The `messages` of request `n`.
+fn messages(r: &Run, n: usize) -> Vec<Value> {
+    r.server.requests()[n].body["messages"].as_array().unwrap().clone()
+}
+
+/// The tool_result blocks of the last message of request `n`.
+fn results(r: &Run, n: usize) -> Vec<Value> {
+    let m = messages(r, n);
+    let last = m.last().unwrap();
+    assert_eq!(last["role"], "user");
+    last["content"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn a_tool_use_runs_even_when_stop_reason_says_end_turn() {
+    let r = run(
+        Scenario::new([
+            reply([text("Looking."), tool_use_with_id("t1", "Glob", json!({"pattern": "*.txt"}))])
+                .stop_reason("end_turn"),
+            reply([text("Found hello.txt.")]),
+        ]),
+        None,
+    )
+    .await;
+    assert_eq!(r.outcome.end, End::Completed);
+    assert_eq!(r.server.requests().len(), 2, "the tool_use must lead to a second request");
+    let res = results(&r, 1);
+    assert_eq!(res[0]["tool_use_id"], "t1");
+    assert!(res[0]["content"].as_str().unwrap().ends_with("hello.txt"), "{res:?}");
+    assert_eq!(r.outcome.result_text, "Found hello.txt.");
+    assert_eq!(r.outcome.num_turns, 2);
+}
+
+#[tokio::test]
+async fn stop_reason_tool_use_without_a_tool_use_block_ends_the_turn() {
+    let r = run(
+        Scenario::new([reply([text("I would use a tool.")]).stop_reason("tool_use"), reply([text("never")])]),
+        None,
+    )
+    .await;
+    assert_eq!(r.outcome.end, End::Completed);
+    assert_eq!(r.server.requests().len(), 1);
+    assert_eq!(r.outcome.result_text, "I would use a tool.");
+}
+
+#[tokio::test]
+async fn max_turns_stops_after_answering_the_last_calls() {
+    let glob = || reply([tool_use_with_id("t", "Glob", json!({"pattern": "*"}))]);
+    let r = run(Scenario::new([glob(), glob(), glob()]), Some(2)).await;
+    assert_eq!(r.outcome.end, End::MaxTurns);
+    assert_eq!(r.server.requests().len(), 2);
+    assert_eq!(r.outcome.num_turns, 2);
+}
+
+#[tokio::test]
+async fn failing_panicking_unknown_and_malformed_calls_are_all_answered_in_order() {
+    let r = run(
+        Scenario::new([
+            reply([
+                tool_use_with_id("a", "Explode", json!({})),
+                tool_use_with_id("b", "Fail", json!({})),
+                tool_use_with_id("c", "NoSuchTool", json!({})),
+                tool_use_with_id("d", "Glob", json!({"pattern": 42})),
+                tool_use_with_id("e", "Read", json!({"file_path": "relative.txt"})),
+                tool_use_with_id("f", "Glob", json!({"pattern": "*.txt"})),
+            ]),
+            reply([text("recovered")]),
+        ]),
+        None,
+    )
+    .await;
+    assert_eq!(r.outcome.end, End::Completed);
+    let res = results(&r, 1);
+    let ids: Vec<_> = res.iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["a", "b", "c", "d", "e", "f"]);
+    let content = |i: usize| res[i]["content"].as_str().unwrap().to_string();
+    for i in 0..5 {
+        assert_eq!(res[i]["is_error"], json!(true), "{}", content(i));
+    }
+    assert!(content(0).contains("crashed: boom inside the tool"), "{}", content(0));
+    assert_eq!(content(1), "Error: disk on fire");
+    assert_eq!(content(2), "No such tool available: NoSuchTool");
+    assert!(content(3).contains("`pattern`") && content(3).contains("string"), "{}", content(3));
+    assert!(content(4).contains("absolute"), "{}", content(4));
+    assert!(res[5].get("is_error").is_none());
+}
+
+#[tokio::test]
+async fn thinking_blocks_go_back_unchanged() {
+    let r = run(
+        Scenario::new([
+            reply([
+                thinking("I should list files", "sig-abc=="),
+                tool_use_with_id("t", "Glob", json!({"pattern": "*"})),
+            ]),
+            reply([text("ok")]),
+        ]),
+        None,
+    )
+    .await;
+    let m = messages(&r, 1);
+    assert_eq!(m[1]["role"], "assistant");
+    assert_eq!(m[1]["content"][0], json!({"type":"thinking","thinking":"I should list files","signature":"sig-abc=="}));
+}
+
+#[tokio::test]
+async fn a_failed_request_keeps_the_partial_text() {
+    let r = run(
+        Scenario::new([
+            reply([text("first answer"), tool_use_with_id("t", "Glob", json!({"pattern": "*"}))]),
+            reply([text("the second answer was cut short")]).drop_after_events(4),
+        ]),
+        None,
+    )
+    .await;
+    let End::Failed(msg) = &r.outcome.end else { panic!("{:?}", r.outcome.end) };
+    assert!(!msg.contains('\n'), "one line: {msg}");
+    assert!(!r.outcome.result_text.is_empty());
+    let last_assistant = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::Assistant(m) => Some(m),
+            _ => None,
+        })
+        .next_back()
+        .unwrap();
+    assert!(last_assistant.to_message().text().starts_with("the second"), "{last_assistant:?}");
+}
+
+#[tokio::test]
+async fn api_errors_end_the_run_with_one_line() {
+    let r = run(Scenario::new([Step::api_error(400, "invalid_request_error", "messages: bad")]), None).await;
+    assert_eq!(r.outcome.end, End::Failed("API error 400 invalid_request_error: messages: bad".into()));
+}
