@@ -156,8 +156,8 @@ async fn failing_panicking_unknown_and_malformed_calls_are_all_answered_in_order
     let ids: Vec<_> = res.iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["a", "b", "c", "d", "e", "f"]);
     let content = |i: usize| res[i]["content"].as_str().unwrap().to_string();
-    for i in 0..5 {
-        assert_eq!(res[i]["is_error"], json!(true), "{}", content(i));
+    for (i, r) in res.iter().enumerate().take(5) {
+        assert_eq!(r["is_error"], json!(true), "{}", content(i));
     }
     assert!(content(0).contains("crashed: boom inside the tool"), "{}", content(0));
     assert_eq!(content(1), "Error: disk on fire");
