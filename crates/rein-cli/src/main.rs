@@ -1,1 +1,91 @@
-fn main() {}
+//! `rein`: the binary. A thin shell over the library crates: parse the arguments, build
+//! a session, hand its events to a frontend, exit with a meaningful code.
+
+mod args;
+mod demo;
+mod human;
+mod print;
+mod session;
+
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+use args::{Args, Command, OutputFormat};
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    init_logging(args.debug);
+    match run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("rein: error: {}", one_line(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(Command::Demo { scripted, output_format }) = &args.command {
+        return runtime()?.block_on(demo::run(&args, *scripted, *output_format));
+    }
+    if !args.print {
+        bail!("interactive mode is not available yet: use `rein -p \"PROMPT\"`, or `rein demo` for an offline demo");
+    }
+    if args.output_format == OutputFormat::StreamJson && !args.verbose {
+        bail!("When using --print, --output-format=stream-json requires --verbose");
+    }
+    let prompt = prompt(&args)?;
+    let setup = session::Setup::from_args(&args)?;
+    runtime()?.block_on(async move {
+        let model = setup.anthropic_model()?;
+        let mut frontend = print::Frontend::new(args.output_format, args.verbose);
+        let ok = session::run(&setup, model, &prompt, &mut frontend).await;
+        Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    })
+}
+
+/// The prompt from the argument, else from stdin (capped at 10 MB).
+fn prompt(args: &Args) -> anyhow::Result<String> {
+    if let Some(p) = &args.prompt {
+        return Ok(p.clone());
+    }
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        bail!("no prompt: pass it as an argument (`rein -p \"PROMPT\"`) or on stdin");
+    }
+    let mut text = String::new();
+    stdin.take(10 * 1024 * 1024).read_to_string(&mut text).context("reading the prompt from stdin")?;
+    if text.trim().is_empty() {
+        bail!("no prompt: stdin was empty");
+    }
+    Ok(text)
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    let workers = std::thread::available_parallelism().map(|n| n.get().min(4)).unwrap_or(2);
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+fn init_logging(debug: bool) {
+    if !debug && std::env::var_os("RUST_LOG").is_none() {
+        return;
+    }
+    let filter = if debug { "debug".into() } else { std::env::var("RUST_LOG").unwrap_or_default() };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+/// An error and its causes on one line.
+fn one_line(e: &anyhow::Error) -> String {
+    let parts: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+    parts.join(": ").replace('\n', " ")
+}

@@ -88,7 +88,11 @@ fn grep(root: &Path, input: &GrepInput) -> Result<ToolOutput, ToolError> {
     let mut searcher = SearcherBuilder::new().binary_detection(BinaryDetection::quit(0)).line_number(true).build();
     let mut out: Vec<String> = Vec::new();
     let mut truncated = false;
-    let walker = ignore::WalkBuilder::new(root).hidden(false).filter_entry(|e| e.file_name() != ".git").build();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .sort_by_file_name(|a, b| a.cmp(b))
+        .build();
     for entry in walker.flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;

@@ -1,0 +1,67 @@
+//! Command-line arguments, shaped like `claude`'s.
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(name = "rein", version, about = "A fast, safe coding-agent harness", long_about = None)]
+pub struct Args {
+    /// The prompt (for -p; read from stdin when absent).
+    pub prompt: Option<String>,
+
+    /// Print mode: run the prompt headless and print the result.
+    #[arg(short = 'p', long = "print")]
+    pub print: bool,
+
+    /// Output format in print mode.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+
+    /// Show every step (required for stream-json).
+    #[arg(long)]
+    pub verbose: bool,
+
+    /// Model id or alias (sonnet, opus, haiku). Defaults to $ANTHROPIC_MODEL.
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// Stop after this many model turns.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_turns: Option<u32>,
+
+    /// Replace the built-in system prompt.
+    #[arg(long)]
+    pub system_prompt: Option<String>,
+
+    /// Add text to the end of the system prompt.
+    #[arg(long)]
+    pub append_system_prompt: Option<String>,
+
+    /// Write debug logs to stderr (or set RUST_LOG).
+    #[arg(long)]
+    pub debug: bool,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a real session on a scratch copy of a bundled sample project, driven by a
+    /// built-in scripted model (no key, no network); uses the real model when
+    /// ANTHROPIC_API_KEY is set, unless --scripted.
+    Demo {
+        /// Use the scripted model even when an API key is set.
+        #[arg(long)]
+        scripted: bool,
+        /// Output format (default: a readable transcript).
+        #[arg(long, value_enum)]
+        output_format: Option<OutputFormat>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}

@@ -1,0 +1,169 @@
+//! Headless frontends: `text`, `json` and `stream-json` output (spec §D2), and the
+//! human-readable transcript used by `rein demo` and `-p --verbose`.
+
+use std::io::Write;
+use std::time::Duration;
+
+use rein_engine::{End, EngineEvent, Outcome};
+use serde_json::{Value, json};
+
+use crate::args::OutputFormat;
+use crate::human::Human;
+use crate::session::Setup;
+
+enum Mode {
+    Text,
+    Json,
+    StreamJson,
+    Human(Human),
+}
+
+pub struct Frontend {
+    mode: Mode,
+    session_id: String,
+    /// The human transcript goes to stderr when stdout carries the result.
+    result_on_stdout: bool,
+}
+
+impl Frontend {
+    pub fn new(format: OutputFormat, verbose: bool) -> Self {
+        let mode = match format {
+            OutputFormat::Text if verbose => Mode::Human(Human::new(Box::new(std::io::stderr()))),
+            OutputFormat::Text => Mode::Text,
+            OutputFormat::Json => Mode::Json,
+            OutputFormat::StreamJson => Mode::StreamJson,
+        };
+        Frontend { mode, session_id: String::new(), result_on_stdout: true }
+    }
+
+    /// The readable transcript on stdout, for the demo.
+    pub fn human() -> Self {
+        Frontend {
+            mode: Mode::Human(Human::new(Box::new(std::io::stdout()))),
+            session_id: String::new(),
+            result_on_stdout: false,
+        }
+    }
+
+    pub fn start(&mut self, setup: &Setup) {
+        self.session_id = setup.session_id.clone();
+        if let Mode::StreamJson = self.mode {
+            line(&json!({
+                "type": "system",
+                "subtype": "init",
+                "uuid": uuid(),
+                "session_id": setup.session_id,
+                "cwd": setup.cwd,
+                "model": setup.model,
+                "tools": setup.registry.names(),
+                "mcp_servers": [],
+                "permissionMode": "default",
+                "slash_commands": [],
+                "apiKeySource": setup.api_key_source(),
+                "claude_code_version": env!("CARGO_PKG_VERSION"),
+                "output_style": "default",
+                "agents": [],
+                "skills": [],
+                "plugins": [],
+            }));
+        }
+    }
+
+    pub fn event(&mut self, event: EngineEvent) {
+        match &mut self.mode {
+            Mode::StreamJson => match event {
+                EngineEvent::Assistant(message) => line(&json!({
+                    "type": "assistant",
+                    "uuid": uuid(),
+                    "session_id": self.session_id,
+                    "parent_tool_use_id": null,
+                    "message": message,
+                })),
+                EngineEvent::ToolResults(message) => line(&json!({
+                    "type": "user",
+                    "uuid": uuid(),
+                    "session_id": self.session_id,
+                    "parent_tool_use_id": null,
+                    "message": message,
+                })),
+                EngineEvent::Stream(_) | EngineEvent::ToolStarted(_) => {}
+            },
+            Mode::Human(h) => h.event(&event),
+            Mode::Text | Mode::Json => {}
+        }
+    }
+
+    pub fn finish(&mut self, setup: &Setup, outcome: &Outcome, elapsed: Duration) {
+        let result = result_json(setup, outcome, elapsed);
+        match &mut self.mode {
+            Mode::Json | Mode::StreamJson => line(&result),
+            Mode::Text => {
+                if !outcome.result_text.is_empty() {
+                    let mut out = std::io::stdout().lock();
+                    let _ = writeln!(out, "{}", outcome.result_text);
+                }
+            }
+            Mode::Human(h) => {
+                h.finish(outcome, elapsed);
+                if self.result_on_stdout && !outcome.result_text.is_empty() {
+                    let _ = writeln!(std::io::stdout().lock(), "{}", outcome.result_text);
+                }
+            }
+        }
+        match &outcome.end {
+            End::Completed => {}
+            End::MaxTurns => eprintln!("rein: error: reached the maximum number of turns ({})", outcome.num_turns),
+            End::Failed(msg) => eprintln!("rein: error: {msg}"),
+        }
+    }
+}
+
+/// The `result` line (spec §D2).
+fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
+    let subtype = match o.end {
+        End::Completed => "success",
+        End::MaxTurns => "error_max_turns",
+        End::Failed(_) => "error_during_execution",
+    };
+    let mut v = json!({
+        "type": "result",
+        "subtype": subtype,
+        "uuid": uuid(),
+        "session_id": setup.session_id,
+        "is_error": o.is_error(),
+        "duration_ms": elapsed.as_millis() as u64,
+        "duration_api_ms": o.api_duration.as_millis() as u64,
+        "num_turns": o.num_turns,
+        "stop_reason": o.stop_reason,
+        "total_cost_usd": o.cost_usd,
+        "usage": o.usage,
+        "modelUsage": {
+            setup.model.clone(): {
+                "inputTokens": o.usage.input_tokens,
+                "outputTokens": o.usage.output_tokens,
+                "cacheReadInputTokens": o.usage.cache_read_input_tokens,
+                "cacheCreationInputTokens": o.usage.cache_creation_input_tokens,
+                "webSearchRequests": 0,
+                "costUSD": o.cost_usd,
+            }
+        },
+        "permission_denials": [],
+    });
+    if o.end == End::Completed || !o.result_text.is_empty() {
+        v["result"] = json!(o.result_text);
+    }
+    if let End::Failed(msg) = &o.end {
+        v["errors"] = json!([msg]);
+    }
+    v
+}
+
+fn line(v: &Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{v}");
+    let _ = out.flush();
+}
+
+fn uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}

@@ -1,0 +1,115 @@
+//! Building a session from the arguments and the environment, and running one prompt.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::Context;
+use rein_engine::{Engine, EngineConfig};
+use rein_model::{AnthropicClient, AnthropicConfig, Model};
+use rein_prompt::{PromptOptions, build_system_prompt};
+use rein_protocol::Message;
+use rein_tools::{Registry, ToolContext, register_builtins};
+
+use crate::args::Args;
+use crate::print::Frontend;
+
+const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
+const DEFAULT_MAX_TOKENS: u32 = 32_000;
+
+/// Everything a session needs before it talks to a model.
+pub struct Setup {
+    pub cwd: PathBuf,
+    pub session_id: String,
+    pub model: String,
+    pub max_turns: Option<u32>,
+    pub max_tokens: u32,
+    pub system: Arc<str>,
+    pub registry: Arc<Registry>,
+    pub session_dir: PathBuf,
+}
+
+impl Setup {
+    pub fn from_args(args: &Args) -> anyhow::Result<Setup> {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        Setup::new(cwd, args, resolve_model(args.model.as_deref()))
+    }
+
+    pub fn new(cwd: PathBuf, args: &Args, model: String) -> anyhow::Result<Setup> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut registry = Registry::new();
+        register_builtins(&mut registry)?;
+        let prompt = build_system_prompt(&PromptOptions {
+            cwd: cwd.clone(),
+            home: home.clone(),
+            managed_dir: Some(PathBuf::from("/etc/claude-code")),
+            system_prompt: args.system_prompt.clone(),
+            append_system_prompt: args.append_system_prompt.clone(),
+            model: model.clone(),
+            date: String::new(),
+        });
+        let session_id = uuid::Uuid::new_v4().to_string();
+        let session_dir = home.unwrap_or_else(std::env::temp_dir).join(".rein/sessions").join(&session_id);
+        let max_tokens = std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MAX_TOKENS);
+        Ok(Setup {
+            cwd,
+            session_id,
+            model,
+            max_turns: args.max_turns,
+            max_tokens,
+            system: prompt.text.into(),
+            registry: Arc::new(registry),
+            session_dir,
+        })
+    }
+
+    /// The Anthropic client, from `ANTHROPIC_*` variables.
+    pub fn anthropic_model(&self) -> anyhow::Result<Arc<dyn Model>> {
+        let config = AnthropicConfig::from_vars(|k| std::env::var(k).ok())?;
+        Ok(Arc::new(AnthropicClient::new(&config)?))
+    }
+
+    pub fn api_key_source(&self) -> &'static str {
+        if std::env::var("ANTHROPIC_API_KEY").is_ok_and(|v| !v.is_empty()) {
+            "ANTHROPIC_API_KEY"
+        } else if std::env::var("ANTHROPIC_AUTH_TOKEN").is_ok_and(|v| !v.is_empty()) {
+            "ANTHROPIC_AUTH_TOKEN"
+        } else {
+            "none"
+        }
+    }
+}
+
+/// `--model`, else `ANTHROPIC_MODEL`, else the default; aliases expanded.
+pub fn resolve_model(flag: Option<&str>) -> String {
+    let chosen = flag
+        .map(str::to_string)
+        .or_else(|| std::env::var("ANTHROPIC_MODEL").ok().filter(|m| !m.trim().is_empty()))
+        .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+    match chosen.as_str() {
+        "sonnet" => "claude-sonnet-4-5".into(),
+        "opus" => "claude-opus-4-5".into(),
+        "haiku" => "claude-haiku-4-5".into(),
+        _ => chosen,
+    }
+}
+
+/// Run one prompt to its end; true when it succeeded.
+pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> bool {
+    let started = Instant::now();
+    frontend.start(setup);
+    let ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
+    let config = EngineConfig {
+        model: setup.model.clone(),
+        max_tokens: setup.max_tokens,
+        max_turns: setup.max_turns,
+        system: setup.system.clone(),
+    };
+    let mut engine = Engine::new(model, setup.registry.clone(), ctx, config);
+    let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
+    frontend.finish(setup, &outcome, started.elapsed());
+    !outcome.is_error()
+}

@@ -1,0 +1,67 @@
+//! Helpers shared by the binary's integration tests.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use rein_testkit::{FakeServer, Scenario};
+use serde_json::Value;
+
+/// A scratch project directory and a scratch HOME.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+    pub home: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Self {
+        Env { dir: tempfile::tempdir().unwrap(), home: tempfile::tempdir().unwrap() }
+    }
+
+    pub fn cwd(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.dir.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    /// `rein` in the project, with a clean environment: no real credentials, HOME isolated.
+    pub fn rein(&self) -> Command {
+        let mut c = Command::cargo_bin("rein").unwrap();
+        c.current_dir(self.dir.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .timeout(std::time::Duration::from_secs(60));
+        c
+    }
+
+    /// `rein` pointed at `server` with a test key.
+    pub fn rein_at(&self, server: &FakeServer) -> Command {
+        let mut c = self.rein();
+        c.env("ANTHROPIC_BASE_URL", server.url()).env("ANTHROPIC_API_KEY", "sk-test");
+        c
+    }
+}
+
+pub fn serve(scenario: Scenario) -> FakeServer {
+    FakeServer::start(scenario).unwrap()
+}
+
+/// stdout as JSON lines.
+pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+/// The system prompt of request `n`.
+pub fn system_of(server: &FakeServer, n: usize) -> String {
+    server.requests()[n].body["system"].as_str().unwrap_or_default().to_string()
+}

@@ -1,0 +1,32 @@
+//! `rein demo`: the offline main job.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, json_lines};
+
+#[test]
+fn demo_runs_offline_with_the_scripted_model_and_real_tools() {
+    let env = Env::new();
+    let out = env.rein().arg("demo").assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("The model is SCRIPTED"), "{stdout}");
+    for call in ["⏺ Glob(", "⏺ Grep(", "⏺ Read(", "⏺ Bash("] {
+        assert!(stdout.contains(call), "missing {call} in {stdout}");
+    }
+    // Real tool output, not canned text: the grep hit carries a real line number.
+    assert!(stdout.contains("src/stockroom.py:15"), "{stdout}");
+    assert!(stdout.contains("5 model turns, 4 tool calls"), "{stdout}");
+}
+
+#[test]
+fn demo_speaks_stream_json_too() {
+    let env = Env::new();
+    let out = env.rein().args(["demo", "--output-format", "stream-json"]).assert().success();
+    let lines = json_lines(&out.get_output().stdout);
+    assert_eq!(lines.first().unwrap()["subtype"], "init");
+    assert_eq!(lines.first().unwrap()["model"], "rein-scripted-demo");
+    let result = lines.last().unwrap();
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(result["num_turns"], 5);
+}

@@ -1,0 +1,187 @@
+//! `rein -p` end to end: the real binary against the fake model server.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{Env, json_lines, serve, system_of};
+use predicates::prelude::*;
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use serde_json::json;
+
+#[test]
+fn version_prints_and_exits_zero() {
+    Env::new().rein().arg("--version").assert().success().stdout(predicate::str::starts_with("rein "));
+}
+
+#[test]
+fn text_output_prints_the_final_answer_after_running_real_tools() {
+    let env = Env::new();
+    env.write("notes.txt", "alpha\nbeta\n");
+    let server = serve(Scenario::new([
+        reply([
+            text("Checking."),
+            tool_use_with_id("t1", "Bash", json!({"command": "echo from-bash && wc -l < notes.txt"})),
+            tool_use_with_id("t2", "Grep", json!({"pattern": "beta", "output_mode": "content"})),
+        ]),
+        reply([text("notes.txt has two lines.")]),
+    ]));
+    env.rein_at(&server).args(["-p", "how many lines?"]).assert().success().stdout("notes.txt has two lines.\n");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2);
+    let results = reqs[1].body["messages"][2]["content"].as_array().unwrap().clone();
+    assert_eq!(results[0]["tool_use_id"], "t1");
+    assert_eq!(results[0]["content"], "from-bash\n2");
+    assert!(results[1]["content"].as_str().unwrap().ends_with("notes.txt:2:beta"), "{results:?}");
+    assert_eq!(
+        reqs[0].body["messages"][0],
+        json!({"role":"user","content":[{"type":"text","text":"how many lines?"}]})
+    );
+}
+
+#[test]
+fn the_request_carries_tools_with_schemas_model_and_environment() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).env("ANTHROPIC_MODEL", "claude-from-env").args(["-p", "hello"]).assert().success();
+    let body = &server.requests()[0].body;
+    assert_eq!(body["model"], "claude-from-env");
+    assert_eq!(body["stream"], true);
+    let names: Vec<&str> = body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Read", "Glob", "Grep", "Bash"]);
+    assert_eq!(body["tools"][0]["input_schema"]["required"], json!(["file_path"]));
+    let system = system_of(&server, 0);
+    assert!(system.contains(&format!("Working directory: {}", env.cwd().display())), "{system}");
+    assert!(system.contains("Is directory a git repo: No"));
+    assert!(system.contains("Platform: linux"));
+
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server)
+        .env("ANTHROPIC_MODEL", "claude-from-env")
+        .args(["-p", "x", "--model", "opus"])
+        .assert()
+        .success();
+    assert_eq!(server.requests()[0].body["model"], "claude-opus-4-5", "--model wins and aliases expand");
+}
+
+#[test]
+fn the_prompt_can_come_on_stdin() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("got it")])]));
+    env.rein_at(&server).arg("-p").write_stdin("prompt from a pipe\n").assert().success().stdout("got it\n");
+    assert_eq!(server.requests()[0].body["messages"][0]["content"][0]["text"], "prompt from a pipe\n");
+}
+
+#[test]
+fn bearer_token_and_anthropic_headers() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    let mut cmd = env.rein();
+    cmd.env("ANTHROPIC_BASE_URL", server.url()).env("ANTHROPIC_AUTH_TOKEN", "tok-1");
+    cmd.args(["-p", "x"]).assert().success();
+    let h = &server.requests()[0].headers;
+    assert_eq!(h["authorization"], "Bearer tok-1");
+    assert_eq!(h["anthropic-version"], "2023-06-01");
+}
+
+#[test]
+fn json_output_is_one_result_object() {
+    let env = Env::new();
+    let server =
+        serve(Scenario::new([reply([tool_use_with_id("t", "Glob", json!({"pattern": "*"}))]), reply([text("done")])]));
+    let out = env.rein_at(&server).args(["-p", "x", "--output-format", "json"]).assert().success();
+    let lines = json_lines(&out.get_output().stdout);
+    assert_eq!(lines.len(), 1);
+    let r = &lines[0];
+    assert_eq!(r["type"], "result");
+    assert_eq!(r["subtype"], "success");
+    assert_eq!(r["is_error"], false);
+    assert_eq!(r["num_turns"], 2);
+    assert_eq!(r["result"], "done");
+    assert_eq!(r["usage"]["input_tokens"], 20);
+    assert!(r["total_cost_usd"].as_f64().unwrap() > 0.0);
+    assert!(r["duration_ms"].is_u64() && r["duration_api_ms"].is_u64());
+    assert_eq!(r["session_id"].as_str().unwrap().len(), 36);
+}
+
+#[test]
+fn stream_json_needs_verbose() {
+    let env = Env::new();
+    env.rein()
+        .args(["-p", "x", "--output-format", "stream-json"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--output-format=stream-json requires --verbose"));
+}
+
+#[test]
+fn stream_json_lines_go_init_assistant_user_result() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([text("Listing."), tool_use_with_id("t1", "Glob", json!({"pattern": "*"}))]),
+        reply([text("All done.")]),
+    ]));
+    let out = env.rein_at(&server).args(["-p", "x", "--output-format", "stream-json", "--verbose"]).assert().success();
+    let lines = json_lines(&out.get_output().stdout);
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["system", "assistant", "user", "assistant", "result"]);
+    let init = &lines[0];
+    assert_eq!(init["subtype"], "init");
+    assert_eq!(init["tools"], json!(["Read", "Glob", "Grep", "Bash"]));
+    assert_eq!(init["cwd"], env.cwd().display().to_string());
+    assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");
+    let sid = init["session_id"].clone();
+    assert!(lines.iter().all(|l| l["session_id"] == sid));
+    assert_eq!(lines[1]["message"]["content"][1]["type"], "tool_use");
+    assert_eq!(lines[1]["message"]["stop_reason"], "tool_use");
+    assert_eq!(lines[1]["parent_tool_use_id"], json!(null));
+    assert_eq!(lines[2]["message"]["content"][0]["tool_use_id"], "t1");
+    assert_eq!(lines[4]["subtype"], "success");
+    assert_eq!(lines[4]["result"], "All done.");
+}
+
+#[test]
+fn max_turns_ends_with_error_max_turns() {
+    let env = Env::new();
+    let glob = || reply([tool_use_with_id("t", "Glob", json!({"pattern": "*"}))]);
+    let server = serve(Scenario::new([glob(), glob(), glob()]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "x", "--max-turns", "1", "--output-format", "json"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("maximum number of turns"));
+    let r = &json_lines(&out.get_output().stdout)[0];
+    assert_eq!(r["subtype"], "error_max_turns");
+    assert_eq!(r["is_error"], true);
+    assert_eq!(r["num_turns"], 1);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn memory_files_and_prompt_flags_shape_the_system_prompt() {
+    let env = Env::new();
+    env.write("CLAUDE.md", "Project rule: use tabs.\nSee @docs/extra.md");
+    env.write("docs/extra.md", "Imported rule: no emojis.");
+    env.write("AGENTS.md", "Agents rule: be terse.");
+    std::fs::create_dir_all(env.home.path().join(".claude")).unwrap();
+    std::fs::write(env.home.path().join(".claude/CLAUDE.md"), "User rule: British spelling.").unwrap();
+    let server = serve(Scenario::new([reply([text("ok")]), reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "x", "--append-system-prompt", "APPENDED-LINE"]).assert().success();
+    let system = system_of(&server, 0);
+    let pos = |s: &str| system.find(s).unwrap_or_else(|| panic!("missing {s:?} in {system}"));
+    assert!(pos("User rule") < pos("Project rule"), "broad to specific");
+    assert!(pos("Project rule") < pos("Imported rule"));
+    pos("Agents rule");
+    assert!(system.trim_end().ends_with("APPENDED-LINE"));
+    assert!(system.starts_with("You are rein"));
+
+    env.rein_at(&server).args(["-p", "x", "--system-prompt", "You are a test."]).assert().success();
+    let system = system_of(&server, 1);
+    assert!(system.starts_with("You are a test."));
+    assert!(!system.contains("You are rein"));
+}
+
+#[test]
+fn without_print_mode_it_says_what_to_do() {
+    Env::new().rein().arg("hello").assert().failure().stderr(predicate::str::contains("rein -p"));
+}
