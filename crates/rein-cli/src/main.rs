@@ -64,13 +64,11 @@ fn prompt(args: &Args) -> anyhow::Result<String> {
     Ok(text)
 }
 
+/// One thread drives the session: turns are I/O-bound, and hopping between worker
+/// threads cost more than it gave (harness time per turn halved when measured with
+/// scripts/bench). Blocking work (file search, reads) goes to tokio's blocking pool.
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    let workers = std::thread::available_parallelism().map(|n| n.get().min(4)).unwrap_or(2);
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(workers)
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
+    tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the async runtime")
 }
 
 fn init_logging(debug: bool) {

@@ -185,3 +185,31 @@ fn memory_files_and_prompt_flags_shape_the_system_prompt() {
 fn without_print_mode_it_says_what_to_do() {
     Env::new().rein().arg("hello").assert().failure().stderr(predicate::str::contains("rein -p"));
 }
+
+#[test]
+fn opening_a_repository_runs_nothing_of_its_own() {
+    // Invariant 10: a repository's git config, hooks and fsmonitor never run because rein
+    // looked at the folder; rein finds out that it is a repo without running git.
+    let env = Env::new();
+    let marker = env.cwd().join("pwned");
+    let evil = format!("#!/bin/sh\ntouch {}\n", marker.display());
+    env.write(".git/hooks/post-checkout", &evil);
+    env.write(".git/fsmonitor.sh", &evil);
+    env.write(".git/HEAD", "ref: refs/heads/main\n");
+    env.write(
+        ".git/config",
+        &format!(
+            "[core]\n\tfsmonitor = {}\n\tpager = sh {}\n",
+            env.cwd().join(".git/fsmonitor.sh").display(),
+            env.cwd().join(".git/fsmonitor.sh").display()
+        ),
+    );
+    for f in [".git/hooks/post-checkout", ".git/fsmonitor.sh"] {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(env.cwd().join(f), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    assert!(system_of(&server, 0).contains("Is directory a git repo: Yes"));
+    assert!(!marker.exists(), "rein ran code the repository controls");
+}

@@ -187,6 +187,26 @@ impl Model for AnthropicClient {
     }
 }
 
+type SseStream = std::pin::Pin<
+    Box<
+        dyn Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>
+            + Send,
+    >,
+>;
+
+/// How long to wait for the end of a body after `message_stop`.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Read what is left of a response after `message_stop` (normally just the end of the
+/// chunked body) so that its connection goes back to the pool and the next turn skips
+/// a new TCP and TLS handshake.
+fn drain_in_background(sse: &mut SseStream) {
+    let mut rest: SseStream = std::mem::replace(sse, Box::pin(futures::stream::empty()));
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(DRAIN_TIMEOUT, async { while rest.next().await.is_some() {} }).await;
+    });
+}
+
 /// Parse the body of a 200 response into model events; stop after `message_stop`.
 fn sse_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
     struct State<S> {
@@ -195,12 +215,8 @@ fn sse_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEve
         pending: VecDeque<ModelEvent>,
         over: bool,
     }
-    let state = State {
-        sse: Box::pin(response.bytes_stream().eventsource()),
-        assembler: Assembler::new(),
-        pending: VecDeque::new(),
-        over: false,
-    };
+    let sse: SseStream = Box::pin(response.bytes_stream().eventsource());
+    let state = State { sse, assembler: Assembler::new(), pending: VecDeque::new(), over: false };
     futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(ev) = st.pending.pop_front() {
@@ -213,7 +229,10 @@ fn sse_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEve
                 Some(Ok(event)) => match st.assembler.on_sse(&event.event, &event.data) {
                     Ok(events) => {
                         st.pending.extend(events);
-                        st.over = st.assembler.is_finished();
+                        if st.assembler.is_finished() {
+                            st.over = true;
+                            drain_in_background(&mut st.sse);
+                        }
                         continue;
                     }
                     Err(e) => e,

@@ -1,0 +1,134 @@
+//! `rein-bench PATH/TO/rein`: measures the real binary and prints a table.
+//! - `rein --version`: wall time and peak RSS;
+//! - process start → first request at the fake server for `rein -p`;
+//! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
+//!   time per turn (end of one response → next request) and peak RSS.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use rein_testkit::{FakeServer, Scenario, reply, text, tool_use};
+use serde_json::json;
+
+/// Wall time and peak RSS of one child process.
+struct Run {
+    wall: Duration,
+    max_rss_kb: i64,
+    ok: bool,
+}
+
+fn run(cmd: &mut Command) -> anyhow::Result<Run> {
+    let start = Instant::now();
+    let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null()).spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let wall = start.elapsed();
+    if r != pid {
+        bail!("wait4 failed: {}", std::io::Error::last_os_error());
+    }
+    let ok = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    Ok(Run { wall, max_rss_kb: usage.ru_maxrss, ok })
+}
+
+fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> Command {
+    let mut c = Command::new(bin);
+    c.current_dir(cwd).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default()).env("HOME", home);
+    if let Some(s) = server {
+        c.env("ANTHROPIC_BASE_URL", s.url()).env("ANTHROPIC_API_KEY", "bench");
+    }
+    c
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn main() -> anyhow::Result<()> {
+    let bin = std::fs::canonicalize(PathBuf::from(std::env::args().nth(1).context("usage: rein-bench PATH/TO/rein")?))
+        .context("cannot find the rein binary")?;
+    let work = tempfile::tempdir()?;
+    let home = tempfile::tempdir()?;
+    for i in 0..20 {
+        std::fs::write(work.path().join(format!("file{i:02}.txt")), "x\n")?;
+    }
+    let mut rows: Vec<(String, String, String)> = Vec::new();
+
+    // 1. --version
+    let mut walls = Vec::new();
+    let mut rss = 0;
+    for _ in 0..50 {
+        let r = run(rein(&bin, work.path(), home.path(), None).arg("--version"))?;
+        walls.push(r.wall);
+        rss = rss.max(r.max_rss_kb);
+    }
+    walls.sort();
+    rows.push(("rein --version, wall (median of 50)".into(), ms(percentile(&walls, 0.5)), "< 5 ms".into()));
+    rows.push(("rein --version, peak RSS".into(), format!("{:.1} MB", rss as f64 / 1024.0), "< 10 MB".into()));
+
+    // 2. start → first request
+    let mut firsts = Vec::new();
+    for _ in 0..20 {
+        let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;
+        let t0 = Instant::now();
+        let r = run(rein(&bin, work.path(), home.path(), Some(&server)).args(["-p", "hi"]))?;
+        if !r.ok {
+            bail!("rein -p failed");
+        }
+        let req = server.requests().into_iter().next().context("no request")?;
+        firsts.push(req.received_at.duration_since(t0));
+    }
+    firsts.sort();
+    rows.push(("start → first request (median of 20)".into(), ms(percentile(&firsts, 0.5)), "< 20 ms".into()));
+
+    // 3. long sessions
+    let tool = std::env::var("REIN_BENCH_TOOL").unwrap_or_else(|_| "Glob".into());
+    for (turns, target_rss) in [(50usize, "< 20 MB"), (500, "< 40 MB")] {
+        let mut steps: Vec<rein_testkit::Step> =
+            (0..turns).map(|_| reply([tool_use(&tool, json!({"pattern": "*.txt"}))]).into()).collect();
+        steps.push(reply([text("done")]).into());
+        let server = FakeServer::start(Scenario { steps })?;
+        let r = run(rein(&bin, work.path(), home.path(), Some(&server)).args(["-p", "go", "--max-turns", "100000"]))?;
+        if !r.ok {
+            bail!("{turns}-turn session failed");
+        }
+        let reqs = server.requests();
+        if reqs.len() != turns + 1 {
+            bail!("expected {} requests, saw {}", turns + 1, reqs.len());
+        }
+        let mut gaps: Vec<Duration> =
+            reqs.windows(2).filter_map(|w| Some(w[1].received_at.duration_since(w[0].response_done_at?))).collect();
+        gaps.sort();
+        rows.push((
+            format!("{turns}-turn session: harness time per turn (median / p95)"),
+            format!("{} / {}", ms(percentile(&gaps, 0.5)), ms(percentile(&gaps, 0.95))),
+            "< 1 ms".into(),
+        ));
+        rows.push((format!("{turns}-turn session: total wall"), ms(r.wall), String::new()));
+        rows.push((
+            format!("{turns}-turn session: peak RSS"),
+            format!("{:.1} MB", r.max_rss_kb as f64 / 1024.0),
+            target_rss.into(),
+        ));
+    }
+
+    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(10);
+    println!("| {:w$} | {:>22} | {:>8} |", "measure", "rein", "target");
+    println!("|{}|{}|{}|", "-".repeat(w + 2), "-".repeat(24), "-".repeat(10));
+    for (name, value, target) in rows {
+        println!("| {name:w$} | {value:>22} | {target:>8} |");
+    }
+    Ok(())
+}
