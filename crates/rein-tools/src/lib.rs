@@ -5,12 +5,16 @@
 //! touches the engine's loop. Every call goes through [`Registry::prepare`], which checks
 //! the raw input against the schema (jsonschema) before deserialising it once.
 
+mod budget;
 mod builtin;
 mod context;
 mod registry;
 mod tool;
+mod workspace;
 
+pub use budget::PREVIEW_BYTES;
 pub use builtin::{Bash, Glob, Grep, Read, register_builtins};
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use registry::{PreparedCall, Registry, RegistryError, schema_for};
 pub use tool::{Tool, ToolError, ToolOutput};
+pub use workspace::{canonical_target, inside_workspace};

@@ -51,7 +51,10 @@ impl<T: Tool> PreparedCall for Prepared<T> {
     }
     fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let Prepared { tool, input } = *self;
-        Box::pin(async move { tool.call(input, &ctx).await })
+        Box::pin(async move {
+            let output = tool.call(input, &ctx).await?;
+            Ok(crate::budget::apply_budget(tool.name(), output, tool.max_result_chars(), &ctx))
+        })
     }
 }
 

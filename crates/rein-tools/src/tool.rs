@@ -29,6 +29,13 @@ pub trait Tool: Send + Sync + 'static {
         self.is_read_only(input)
     }
 
+    /// The largest result, in characters, that reaches the model inline; a larger one is
+    /// saved under the session directory and the model gets a preview and the path.
+    /// `None` means never spilled (Read: reading a spilled file must not spill again).
+    fn max_result_chars(&self) -> Option<usize> {
+        Some(100_000)
+    }
+
     fn call(&self, input: Self::Input, ctx: &ToolContext)
     -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
 }

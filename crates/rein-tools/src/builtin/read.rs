@@ -6,12 +6,18 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use base64::Engine as _;
+use rein_protocol::{ContentBlock, ImageSource};
+
+use super::files::fnv1a;
 use crate::{FileIdentity, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
 /// Files larger than this must be read in pages (offset/limit).
 const MAX_WHOLE_FILE_BYTES: u64 = 256 * 1024;
+/// The API accepts images up to 5 MB (base64 grows them by a third).
+const MAX_IMAGE_BYTES: u64 = 3_750_000;
 
 pub struct Read;
 
@@ -56,6 +62,11 @@ impl Tool for Read {
         true
     }
 
+    /// Never spilled: reading a spilled result must not spill it again.
+    fn max_result_chars(&self) -> Option<usize> {
+        None
+    }
+
     async fn call(&self, input: ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let ctx = ctx.clone();
         tokio::task::spawn_blocking(move || read_file(&input, &ctx))
@@ -72,6 +83,9 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
             "{} is a directory, not a file. Use Glob to find files in it, or `ls` through Bash to list it.",
             path.display()
         )));
+    }
+    if let Some(media_type) = image_type(&path) {
+        return read_image(&path, meta.len(), media_type, ctx);
     }
     let paged = input.offset.is_some() || input.limit.is_some();
     if !paged && meta.len() > MAX_WHOLE_FILE_BYTES {
@@ -138,9 +152,36 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
     Ok(ToolOutput::text(out))
 }
 
-/// A fast content fingerprint (FNV-1a, 64 bit).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+fn image_type(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
+/// An image comes back as an image block the model can see.
+fn read_image(path: &Path, size: u64, media_type: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    if size > MAX_IMAGE_BYTES {
+        return Err(ToolError::new(format!(
+            "{} is {} KB; images larger than {} KB cannot be sent to the model.",
+            path.display(),
+            size / 1024,
+            MAX_IMAGE_BYTES / 1024
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| ToolError::new(format!("Cannot read {}: {e}", path.display())))?;
+    ctx.file_state.record(
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
+        super::files::identity(path, &bytes),
+    );
+    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    Ok(ToolOutput::blocks(vec![ContentBlock::Image {
+        source: ImageSource::Base64 { media_type: media_type.to_string(), data },
+    }]))
 }
 
 #[cfg(test)]
@@ -181,5 +222,17 @@ mod tests {
         let empty = d.path().join("e");
         std::fs::write(&empty, "").unwrap();
         assert!(run(d.path(), input(&empty)).unwrap().contains("is empty"));
+    }
+
+    #[test]
+    fn images_become_image_blocks() {
+        let d = tempfile::tempdir().unwrap();
+        let png = d.path().join("pixel.PNG");
+        std::fs::write(&png, [0x89, b'P', b'N', b'G', 0, 1]).unwrap();
+        let ctx = ToolContext::new(d.path().to_path_buf(), d.path().to_path_buf());
+        let out = read_file(&input(&png), &ctx).unwrap();
+        let ToolResultContent::Blocks(blocks) = out.content else { panic!() };
+        assert!(matches!(&blocks[0], ContentBlock::Image { source: ImageSource::Base64 { media_type, data } }
+            if media_type == "image/png" && data == "iVBORwAB"));
     }
 }

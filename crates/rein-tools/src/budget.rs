@@ -1,0 +1,57 @@
+//! Result budgets: a result larger than its tool's budget is written to a file under the
+//! session directory, and the model receives a preview plus the path to Read it from.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rein_protocol::ToolResultContent;
+
+use crate::{ToolContext, ToolOutput};
+
+/// How much of a spilled result the model sees inline.
+pub const PREVIEW_BYTES: usize = 2048;
+
+/// Apply `budget` (characters) to `output`.
+pub fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: &ToolContext) -> ToolOutput {
+    let Some(budget) = budget else { return output };
+    let ToolResultContent::Text(text) = &output.content else { return output };
+    if text.len() <= budget || text.chars().count() <= budget {
+        return output;
+    }
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    let dir = ctx.session_dir.join("tool-results");
+    let path = dir.join(format!("{tool}-{}-{}.txt", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
+    let saved = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, text));
+    let cut = (0..=PREVIEW_BYTES.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+    let preview = &text[..cut];
+    let total = text.chars().count();
+    let note = match saved {
+        Ok(()) => format!(
+            "\n\n[Output too large for the context: {total} characters, more than this tool's {budget}. The full \
+             output was saved to {}. Use Read with offset/limit, or Grep, to see the rest.]",
+            path.display()
+        ),
+        Err(e) => format!("\n\n[Output too large: {total} characters; saving it to {} failed ({e}).]", path.display()),
+    };
+    ToolOutput { content: ToolResultContent::Text(format!("{preview}{note}")), is_error: output.is_error }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_results_spill_to_a_file_with_a_preview() {
+        let d = tempfile::tempdir().unwrap();
+        let ctx = ToolContext::new(d.path().to_path_buf(), d.path().join("session"));
+        let big = "line\n".repeat(10_000);
+        let out = apply_budget("Grep", ToolOutput::text(big.clone()), Some(20_000), &ctx);
+        let ToolResultContent::Text(t) = &out.content else { panic!() };
+        assert!(t.len() < PREVIEW_BYTES + 400, "{}", t.len());
+        let path = t.split("saved to ").nth(1).unwrap().split(". Use Read").next().unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), big);
+        let small = apply_budget("Grep", ToolOutput::text("ok"), Some(20_000), &ctx);
+        assert_eq!(small, ToolOutput::text("ok"));
+        let exempt = apply_budget("Read", ToolOutput::text(big.clone()), None, &ctx);
+        assert_eq!(exempt, ToolOutput::text(big));
+    }
+}

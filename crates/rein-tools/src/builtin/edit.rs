@@ -1,0 +1,221 @@
+//! Edit and MultiEdit: exact string replacement, never fuzzy.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::files::{numbered, read_for_change, writable_target, write_atomic};
+use crate::{Tool, ToolContext, ToolError, ToolOutput};
+
+/// Lines of context shown around an edit.
+const SNIPPET_CONTEXT: usize = 4;
+
+pub struct Edit;
+pub struct MultiEdit;
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct EditInput {
+    /// The absolute path of the file to change.
+    pub file_path: String,
+    /// The exact text to replace (without Read's line-number prefixes).
+    pub old_string: String,
+    /// The text to put in its place (must differ from old_string).
+    pub new_string: String,
+    /// Replace every occurrence of old_string (default false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+pub struct OneEdit {
+    /// The exact text to replace.
+    pub old_string: String,
+    /// The text to put in its place.
+    pub new_string: String,
+    /// Replace every occurrence (default false).
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct MultiEditInput {
+    /// The absolute path of the file to change.
+    pub file_path: String,
+    /// Edits applied in order, each to the result of the one before; all or none.
+    pub edits: Vec<OneEdit>,
+}
+
+impl Tool for Edit {
+    type Input = EditInput;
+
+    fn name(&self) -> &'static str {
+        "Edit"
+    }
+
+    fn description(&self) -> String {
+        "Performs an exact string replacement in a file. Read the file first in this session. old_string must \
+         match the file exactly (indentation included, without Read's line-number prefixes) and occur exactly \
+         once, unless replace_all is true; include more surrounding lines to make it unique. An empty \
+         old_string creates a new file with new_string as its content. Line endings are kept as they were."
+            .to_string()
+    }
+
+    fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), String> {
+        check_edit(&input.old_string, &input.new_string)?;
+        writable_target(&input.file_path, ctx).map(|_| ())
+    }
+
+    fn is_read_only(&self, _: &EditInput) -> bool {
+        false
+    }
+
+    async fn call(&self, input: EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let one =
+            OneEdit { old_string: input.old_string, new_string: input.new_string, replace_all: input.replace_all };
+        apply_to_file(&input.file_path, &[one], ctx)
+    }
+}
+
+impl Tool for MultiEdit {
+    type Input = MultiEditInput;
+
+    fn name(&self) -> &'static str {
+        "MultiEdit"
+    }
+
+    fn description(&self) -> String {
+        "Makes several exact string replacements in one file, in order, atomically: if any edit fails, none is \
+         applied. Each edit follows Edit's rules and sees the result of the edits before it. Read the file first."
+            .to_string()
+    }
+
+    fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), String> {
+        if input.edits.is_empty() {
+            return Err("edits is empty".into());
+        }
+        for (i, e) in input.edits.iter().enumerate() {
+            check_edit(&e.old_string, &e.new_string).map_err(|m| format!("edit {}: {m}", i + 1))?;
+        }
+        writable_target(&input.file_path, ctx).map(|_| ())
+    }
+
+    fn is_read_only(&self, _: &MultiEditInput) -> bool {
+        false
+    }
+
+    async fn call(&self, input: MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        apply_to_file(&input.file_path, &input.edits, ctx)
+    }
+}
+
+fn check_edit(old: &str, new: &str) -> Result<(), String> {
+    if old == new {
+        return Err("old_string and new_string are the same; there is nothing to change".into());
+    }
+    Ok(())
+}
+
+fn apply_to_file(file_path: &str, edits: &[OneEdit], ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let path = writable_target(file_path, ctx).map_err(ToolError::new)?;
+    if !path.exists() {
+        // Creating a file: the first edit's old_string must be empty.
+        let Some(first) = edits.first().filter(|e| e.old_string.is_empty()) else {
+            return Err(ToolError::new(format!(
+                "{} does not exist. To create it, use Write or an Edit with an empty old_string.",
+                path.display()
+            )));
+        };
+        let mut text = first.new_string.clone();
+        for (i, e) in edits.iter().enumerate().skip(1) {
+            text = replace(&text, e).map_err(|m| ToolError::new(format!("edit {}: {m}", i + 1)))?;
+        }
+        write_atomic(&path, text.as_bytes(), ctx)?;
+        return Ok(ToolOutput::text(format!("Created {}.", path.display())));
+    }
+    let bytes = read_for_change(&path, ctx)?;
+    let original = String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "{} is not valid UTF-8; Edit refuses to rewrite it rather than corrupt it. Use Bash tools that handle \
+             its encoding.",
+            path.display()
+        ))
+    })?;
+    let crlf = original.contains("\r\n");
+    let mut text = if crlf { original.replace("\r\n", "\n") } else { original.clone() };
+    let mut first_change: Option<usize> = None;
+    let mut last_new = 0usize;
+    for (i, e) in edits.iter().enumerate() {
+        let e = normalise(e);
+        if e.old_string.is_empty() {
+            return Err(ToolError::new(format!(
+                "edit {}: old_string is empty but {} already exists; give the text to replace",
+                i + 1,
+                path.display()
+            )));
+        }
+        let at = text.find(&e.old_string);
+        text = replace(&text, &e).map_err(|m| {
+            let m = if edits.len() > 1 { format!("edit {}: {m}", i + 1) } else { m };
+            ToolError::new(format!("{m}\nNo change was made to {}.", path.display()))
+        })?;
+        if let Some(at) = at {
+            first_change = Some(first_change.map_or(at, |f| f.min(at)));
+            last_new = last_new.max(at + e.new_string.len());
+        }
+    }
+    let out = if crlf { text.replace('\n', "\r\n") } else { text.clone() };
+    write_atomic(&path, out.as_bytes(), ctx)?;
+    let start_line = first_change.map(|b| text[..b].matches('\n').count() + 1).unwrap_or(1);
+    let end_line = text[..last_new.min(text.len())].matches('\n').count() + 1;
+    let snippet = numbered(&text, start_line.saturating_sub(SNIPPET_CONTEXT).max(1), end_line + SNIPPET_CONTEXT);
+    Ok(ToolOutput::text(format!("The file {} has been updated. Here is the edited region:\n{snippet}", path.display())))
+}
+
+/// Models write LF; a CRLF file is matched and changed in LF form, then written back.
+fn normalise(e: &OneEdit) -> OneEdit {
+    OneEdit {
+        old_string: e.old_string.replace("\r\n", "\n"),
+        new_string: e.new_string.replace("\r\n", "\n"),
+        replace_all: e.replace_all,
+    }
+}
+
+/// Apply one edit to `text`, or explain why not.
+fn replace(text: &str, e: &OneEdit) -> Result<String, String> {
+    let count = text.matches(&e.old_string).count();
+    match count {
+        0 => Err(format!("old_string was not found in the file.{}", closest_hint(text, &e.old_string))),
+        1 => Ok(text.replacen(&e.old_string, &e.new_string, 1)),
+        n if e.replace_all => {
+            let _ = n;
+            Ok(text.replace(&e.old_string, &e.new_string))
+        }
+        n => Err(format!(
+            "old_string occurs {n} times. Include more surrounding lines to make it unique, or set replace_all to \
+             change every occurrence."
+        )),
+    }
+}
+
+/// Point at the line most like the first line of `old` (a hint only; never applied).
+fn closest_hint(text: &str, old: &str) -> String {
+    let Some(want) = old.lines().map(str::trim).find(|l| !l.is_empty()) else { return String::new() };
+    let mut best: Option<(f32, usize, &str)> = None;
+    for (i, line) in text.lines().enumerate().take(20_000) {
+        let line_t = line.trim();
+        if line_t.is_empty() {
+            continue;
+        }
+        let ratio = similar::TextDiff::from_chars(want, line_t).ratio();
+        if best.is_none_or(|(r, _, _)| ratio > r) {
+            best = Some((ratio, i + 1, line));
+        }
+    }
+    match best {
+        Some((r, n, line)) if r >= 0.6 => format!(
+            " The closest line is {n}: {:?}. Check whitespace and exact characters, and Read the file again if it \
+             may have changed.",
+            line
+        ),
+        _ => " Read the file again to see its current content.".to_string(),
+    }
+}

@@ -1,0 +1,81 @@
+//! Shared rules of the editing tools: the workspace wall, read-before-write, unchanged
+//! since read, atomic writes, numbered snippets.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::{FileIdentity, ToolContext, ToolError, inside_workspace};
+
+/// The canonical target of a write, if it is allowed by the wall.
+pub fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, String> {
+    if !Path::new(file_path).is_absolute() {
+        return Err(format!("file_path must be an absolute path, got {file_path:?}"));
+    }
+    let target = inside_workspace(Path::new(file_path), &ctx.workspace_roots)?;
+    if target.is_dir() {
+        return Err(format!("{} is a directory, not a file", target.display()));
+    }
+    Ok(target)
+}
+
+/// The identity of a file's current bytes.
+pub fn identity(path: &Path, bytes: &[u8]) -> FileIdentity {
+    let meta = std::fs::metadata(path).ok();
+    FileIdentity {
+        modified: meta.as_ref().and_then(|m| m.modified().ok()),
+        size: bytes.len() as u64,
+        hash: fnv1a(bytes),
+    }
+}
+
+/// A fast content fingerprint (FNV-1a, 64 bit).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// An existing file may only be changed after it was Read in this session, and only if
+/// it has not changed on disk since. Returns its current bytes.
+pub fn read_for_change(path: &Path, ctx: &ToolContext) -> Result<Vec<u8>, ToolError> {
+    let bytes = std::fs::read(path).map_err(|e| ToolError::new(format!("Cannot read {}: {e}", path.display())))?;
+    let Some(known) = ctx.file_state.get(path) else {
+        return Err(ToolError::new(format!(
+            "{} has not been read in this session. Read it first, then change it.",
+            path.display()
+        )));
+    };
+    let now = identity(path, &bytes);
+    if now.hash != known.hash || now.size != known.size {
+        return Err(ToolError::new(format!(
+            "{} has changed on disk since it was read (by the user or another program). Read it again before \
+             changing it.",
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Write through a temporary file and a rename, keeping the old file's permissions, so
+/// a crash never leaves a half-written file. Records the new identity.
+pub fn write_atomic(path: &Path, bytes: &[u8], ctx: &ToolContext) -> Result<(), ToolError> {
+    let fail = |e: std::io::Error| ToolError::new(format!("Cannot write {}: {e}", path.display()));
+    let dir = path.parent().ok_or_else(|| ToolError::new(format!("{} has no parent directory", path.display())))?;
+    std::fs::create_dir_all(dir).map_err(fail)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    tmp.write_all(bytes).map_err(fail)?;
+    if let Ok(meta) = std::fs::metadata(path) {
+        let _ = tmp.as_file().set_permissions(meta.permissions());
+    }
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    ctx.file_state.record(path.to_path_buf(), identity(path, bytes));
+    Ok(())
+}
+
+/// Lines `from..=to` (1-based) of `text`, numbered like `cat -n`.
+pub fn numbered(text: &str, from: usize, to: usize) -> String {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .take(to.saturating_sub(from) + 1)
+        .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
+        .collect()
+}
