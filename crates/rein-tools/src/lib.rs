@@ -13,7 +13,9 @@ mod tool;
 mod workspace;
 
 pub use budget::PREVIEW_BYTES;
-pub use builtin::{Bash, Glob, Grep, Read, register_builtins};
+pub use builtin::{
+    Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, Read, Write, is_read_only_command, register_builtins,
+};
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use registry::{PreparedCall, Registry, RegistryError, schema_for};
 pub use tool::{Tool, ToolError, ToolOutput};

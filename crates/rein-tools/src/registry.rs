@@ -105,6 +105,8 @@ pub fn schema_for<T: schemars::JsonSchema>() -> Value {
 pub enum RegistryError {
     #[error("tool {0} is registered twice")]
     Duplicate(String),
+    #[error("cannot set up the tools: {0}")]
+    Setup(String),
     #[error("the input schema of tool {name} does not compile: {reason}")]
     BadSchema { name: String, reason: String },
 }

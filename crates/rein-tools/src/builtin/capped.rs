@@ -1,55 +1,68 @@
 //! Output kept within a character budget: the head and the tail, with a marker saying how
 //! much was cut, in bounded memory however much is written.
 
-/// Collects text up to `limit` characters, keeping the first and last halves.
+/// Collects text up to `limit` characters, keeping the first and last halves. Memory
+/// stays under about twice the limit whatever is pushed.
 pub struct CappedText {
-    limit: usize,
+    head_cap: usize,
+    tail_cap: usize,
     head: String,
     head_chars: usize,
-    tail: std::collections::VecDeque<char>,
+    tail: String,
     dropped_chars: usize,
     dropped_lines: usize,
 }
 
 impl CappedText {
     pub fn new(limit: usize) -> Self {
+        let head_cap = limit / 2;
         CappedText {
-            limit,
+            head_cap,
+            tail_cap: limit - head_cap,
             head: String::new(),
             head_chars: 0,
-            tail: Default::default(),
+            tail: String::new(),
             dropped_chars: 0,
             dropped_lines: 0,
         }
     }
 
-    pub fn push_str(&mut self, s: &str) {
-        let head_cap = self.limit / 2;
-        let tail_cap = self.limit - head_cap;
-        for c in s.chars() {
-            if self.head_chars < head_cap && self.tail.is_empty() {
-                self.head.push(c);
-                self.head_chars += 1;
-                continue;
-            }
-            self.tail.push_back(c);
-            if self.tail.len() > tail_cap
-                && let Some(old) = self.tail.pop_front()
-            {
-                self.dropped_chars += 1;
-                if old == '\n' {
-                    self.dropped_lines += 1;
-                }
-            }
+    pub fn push_str(&mut self, mut s: &str) {
+        if self.head_chars < self.head_cap {
+            let room = self.head_cap - self.head_chars;
+            let cut = s.char_indices().nth(room).map(|(i, _)| i).unwrap_or(s.len());
+            self.head.push_str(&s[..cut]);
+            self.head_chars += s[..cut].chars().count();
+            s = &s[cut..];
+        }
+        if s.is_empty() {
+            return;
+        }
+        self.tail.push_str(s);
+        // Trim in large steps so the work stays linear in what is pushed.
+        if self.tail.len() > 2 * self.tail_cap.max(1024) {
+            self.trim_tail();
         }
     }
 
-    pub fn finish(self) -> String {
-        let tail: String = self.tail.into_iter().collect();
-        if self.dropped_chars == 0 {
-            return self.head + &tail;
+    fn trim_tail(&mut self) {
+        let chars = self.tail.chars().count();
+        if chars <= self.tail_cap {
+            return;
         }
-        format!("{}\n\n... [{} lines truncated] ...\n\n{}", self.head, self.dropped_lines.max(1), tail)
+        let drop_chars = chars - self.tail_cap;
+        let cut = self.tail.char_indices().nth(drop_chars).map(|(i, _)| i).unwrap_or(self.tail.len());
+        self.dropped_lines += self.tail[..cut].bytes().filter(|b| *b == b'\n').count();
+        self.dropped_chars += drop_chars;
+        self.tail.drain(..cut);
+    }
+
+    pub fn finish(mut self) -> String {
+        self.trim_tail();
+        if self.dropped_chars == 0 {
+            return self.head + &self.tail;
+        }
+        format!("{}\n\n... [{} lines truncated] ...\n\n{}", self.head, self.dropped_lines.max(1), self.tail)
     }
 }
 
@@ -76,5 +89,16 @@ mod tests {
         assert!(out.ends_with("line 99\n"), "{out}");
         assert!(out.contains("lines truncated"), "{out}");
         assert!(out.len() < 100, "{out}");
+    }
+
+    #[test]
+    fn multibyte_text_is_cut_on_char_boundaries() {
+        let mut c = CappedText::new(10);
+        for _ in 0..1000 {
+            c.push_str("ünïcödé ");
+        }
+        let out = c.finish();
+        assert!(out.contains("truncated"));
+        assert!(out.starts_with("ünïcö"));
     }
 }

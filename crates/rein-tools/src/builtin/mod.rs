@@ -1,29 +1,39 @@
 //! rein's built-in tools, with Claude Code's names and input schemas.
 
 mod bash;
+mod bash_jobs;
 mod capped;
 mod edit;
 mod files;
 mod glob;
 mod grep;
 mod read;
+mod readonly;
+mod shell;
 mod write;
 
 pub use bash::Bash;
+pub use bash_jobs::{BashOutput, KillShell};
 pub use edit::{Edit, MultiEdit};
 pub use glob::Glob;
 pub use grep::Grep;
 pub use read::Read;
+pub use readonly::is_read_only_command;
 pub use write::Write;
+
+use std::sync::Arc;
 
 use crate::{Registry, RegistryError};
 
-/// Put every built-in tool in `registry`.
+/// Put every built-in tool in `registry`. The Bash tools share one session shell.
 pub fn register_builtins(registry: &mut Registry) -> Result<(), RegistryError> {
+    let shell = Arc::new(shell::Shell::new().map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
     registry.register(Read)?;
     registry.register(Glob)?;
     registry.register(Grep)?;
-    registry.register(Bash)?;
+    registry.register(Bash::new(shell.clone()))?;
+    registry.register(BashOutput::new(shell.clone()))?;
+    registry.register(KillShell::new(shell))?;
     registry.register(Write)?;
     registry.register(Edit)?;
     registry.register(MultiEdit)?;

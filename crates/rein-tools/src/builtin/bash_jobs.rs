@@ -1,0 +1,121 @@
+//! BashOutput and KillShell: reading and stopping background commands.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::bash::MAX_OUTPUT_CHARS;
+use super::shell::{JobStatus, Shell};
+use crate::{Tool, ToolContext, ToolError, ToolOutput};
+
+pub struct BashOutput {
+    shell: Arc<Shell>,
+}
+
+pub struct KillShell {
+    shell: Arc<Shell>,
+}
+
+impl BashOutput {
+    pub(crate) fn new(shell: Arc<Shell>) -> Self {
+        BashOutput { shell }
+    }
+}
+
+impl KillShell {
+    pub(crate) fn new(shell: Arc<Shell>) -> Self {
+        KillShell { shell }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct BashOutputInput {
+    /// The ID of the background command.
+    pub bash_id: String,
+    /// Only return lines matching this regular expression.
+    pub filter: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct KillShellInput {
+    /// The ID of the background command to stop.
+    pub shell_id: String,
+}
+
+fn unknown(shell: &Shell, id: &str) -> ToolError {
+    let ids = shell.job_ids();
+    ToolError::new(format!(
+        "No background command with ID {id}. Known: {}",
+        if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
+    ))
+}
+
+fn describe(status: &JobStatus) -> String {
+    match status {
+        JobStatus::Running => "running".into(),
+        JobStatus::Exited(Some(c)) => format!("exited with code {c}"),
+        JobStatus::Exited(None) => "ended by a signal".into(),
+        JobStatus::Killed => "killed".into(),
+    }
+}
+
+impl Tool for BashOutput {
+    type Input = BashOutputInput;
+
+    fn name(&self) -> &'static str {
+        "BashOutput"
+    }
+
+    fn description(&self) -> String {
+        "Returns the output a background Bash command has produced since the last call, and whether it is still \
+         running. Optionally keeps only lines matching a regular expression."
+            .to_string()
+    }
+
+    fn validate(&self, input: &BashOutputInput, _: &ToolContext) -> Result<(), String> {
+        match &input.filter {
+            Some(f) => regex::Regex::new(f).map(|_| ()).map_err(|e| format!("invalid filter regex: {e}")),
+            None => Ok(()),
+        }
+    }
+
+    fn is_read_only(&self, _: &BashOutputInput) -> bool {
+        true
+    }
+
+    async fn call(&self, input: BashOutputInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let (text, status) = self
+            .shell
+            .read_new(&input.bash_id, MAX_OUTPUT_CHARS)
+            .ok_or_else(|| unknown(&self.shell, &input.bash_id))?;
+        let text = match input.filter.as_deref().map(regex::Regex::new) {
+            Some(Ok(re)) => text.lines().filter(|l| re.is_match(l)).collect::<Vec<_>>().join("\n"),
+            Some(Err(e)) => return Err(ToolError::new(format!("invalid filter regex: {e}"))),
+            None => text,
+        };
+        let body = if text.trim().is_empty() { "(no new output)".to_string() } else { text };
+        Ok(ToolOutput::text(format!("<status>{}</status>\n{body}", describe(&status))))
+    }
+}
+
+impl Tool for KillShell {
+    type Input = KillShellInput;
+
+    fn name(&self) -> &'static str {
+        "KillShell"
+    }
+
+    fn description(&self) -> String {
+        "Stops a background Bash command and everything it started.".to_string()
+    }
+
+    fn is_read_only(&self, _: &KillShellInput) -> bool {
+        false
+    }
+
+    async fn call(&self, input: KillShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let status = self.shell.kill(&input.shell_id).ok_or_else(|| unknown(&self.shell, &input.shell_id))?;
+        Ok(ToolOutput::text(format!("{}: {}", input.shell_id, describe(&status))))
+    }
+}

@@ -1,0 +1,225 @@
+//! The session's shell. Each command runs in a fresh `bash` in its own process group (so
+//! a timeout or cancel kills everything it started), yet the session behaves like one
+//! persistent shell: after every command the working directory, exported variables and
+//! functions are saved to a state file, and the next command starts from them.
+
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rustix::process::{Pid, Signal, kill_process_group};
+use tokio_util::sync::CancellationToken;
+
+use super::capped::CappedText;
+
+/// Loads the saved state, saves it again on exit, and runs the command with `eval`.
+/// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "".
+const WRAPPER: &str = r#"__rein_state=$1; __rein_cmd=$3
+if [ -s "$__rein_state" ]; then . "$__rein_state" 2>/dev/null; else cd -- "$2" 2>/dev/null; fi
+if [ "$4" = save ]; then
+  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; }
+  trap __rein_save EXIT
+fi
+set --
+eval "$__rein_cmd"
+"#;
+
+/// How a foreground command ended.
+pub enum Ending {
+    Exited(Option<i32>),
+    TimedOut,
+    Cancelled,
+}
+
+/// A background command.
+struct Job {
+    group: Option<Pid>,
+    output: PathBuf,
+    read_to: u64,
+    status: Arc<Mutex<JobStatus>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum JobStatus {
+    Running,
+    Exited(Option<i32>),
+    Killed,
+}
+
+/// Shared by Bash, BashOutput and KillShell for one session.
+pub struct Shell {
+    dir: tempfile::TempDir,
+    jobs: Mutex<HashMap<String, Job>>,
+    next_job: AtomicU32,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shell {
+    pub fn new() -> std::io::Result<Self> {
+        Ok(Shell {
+            dir: tempfile::Builder::new().prefix("rein-shell-").tempdir()?,
+            jobs: Default::default(),
+            next_job: AtomicU32::new(1),
+        })
+    }
+
+    fn state_file(&self) -> PathBuf {
+        self.dir.path().join("state.sh")
+    }
+
+    fn command(&self, cwd: &Path, command: &str, save: bool) -> tokio::process::Command {
+        let mut cmd = tokio::process::Command::new("bash");
+        cmd.arg("--noprofile")
+            .arg("--norc")
+            .arg("-c")
+            .arg(WRAPPER)
+            .arg("rein-bash")
+            .arg(self.state_file())
+            .arg(cwd)
+            .arg(command)
+            .arg(if save { "save" } else { "" })
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .process_group(0)
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Run `command` in the foreground; output (stdout and stderr in order) capped at
+    /// `limit` characters in bounded memory.
+    pub async fn run(
+        &self,
+        cwd: &Path,
+        command: &str,
+        timeout: Duration,
+        abort: &CancellationToken,
+        limit: usize,
+    ) -> std::io::Result<(String, Ending)> {
+        let (reader, writer) = std::io::pipe()?;
+        let mut cmd = self.command(cwd, command, true);
+        cmd.stdout(Stdio::from(writer.try_clone()?)).stderr(Stdio::from(writer));
+        let mut child = cmd.spawn()?;
+        // Our copies of the write end must close, or the reader never sees EOF.
+        drop(cmd);
+        let group = child.id().and_then(|id| Pid::from_raw(id as i32));
+        let collector = tokio::task::spawn_blocking(move || collect(reader, limit));
+        let ending = tokio::select! {
+            status = child.wait() => Ending::Exited(status?.code()),
+            _ = tokio::time::sleep(timeout) => Ending::TimedOut,
+            _ = abort.cancelled() => Ending::Cancelled,
+        };
+        // Kill the whole group: on timeout and cancel, and to end anything the command
+        // left running that would hold the pipe open (a daemon, `sleep 100 &`).
+        if let Some(g) = group {
+            let _ = kill_process_group(g, Signal::KILL);
+        }
+        let _ = child.wait().await;
+        let output = collector.await.map_err(std::io::Error::other)?;
+        Ok((output, ending))
+    }
+
+    /// Start `command` in the background, its output going to a file; returns its id.
+    pub fn spawn_background(&self, cwd: &Path, command: &str) -> std::io::Result<String> {
+        let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
+        let output = self.dir.path().join(format!("{id}.log"));
+        let file = std::fs::File::create(&output)?;
+        let mut cmd = self.command(cwd, command, false);
+        cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
+        let mut child = cmd.spawn()?;
+        let group = child.id().and_then(|id| Pid::from_raw(id as i32));
+        let status = Arc::new(Mutex::new(JobStatus::Running));
+        let watcher = status.clone();
+        tokio::spawn(async move {
+            let code = child.wait().await.ok().and_then(|s| s.code());
+            let mut s = lock(&watcher);
+            if *s == JobStatus::Running {
+                *s = JobStatus::Exited(code);
+            }
+        });
+        lock(&self.jobs).insert(id.clone(), Job { group, output, read_to: 0, status });
+        Ok(id)
+    }
+
+    /// New output of a background job since the last read, and its status.
+    pub fn read_new(&self, id: &str, limit: usize) -> Option<(String, JobStatus)> {
+        let mut jobs = lock(&self.jobs);
+        let job = jobs.get_mut(id)?;
+        let status = lock(&job.status).clone();
+        let mut text = CappedText::new(limit);
+        if let Ok(mut f) = std::fs::File::open(&job.output) {
+            use std::io::Seek as _;
+            if f.seek(std::io::SeekFrom::Start(job.read_to)).is_ok() {
+                let mut buf = Vec::new();
+                if let Ok(n) = f.read_to_end(&mut buf) {
+                    job.read_to += n as u64;
+                    text.push_str(&String::from_utf8_lossy(&buf));
+                }
+            }
+        }
+        Some((text.finish(), status))
+    }
+
+    /// Stop a background job (its whole process group).
+    pub fn kill(&self, id: &str) -> Option<JobStatus> {
+        let jobs = lock(&self.jobs);
+        let job = jobs.get(id)?;
+        let mut status = lock(&job.status);
+        if *status == JobStatus::Running {
+            if let Some(g) = job.group {
+                let _ = kill_process_group(g, Signal::KILL);
+            }
+            *status = JobStatus::Killed;
+        }
+        Some(status.clone())
+    }
+
+    pub fn job_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = lock(&self.jobs).keys().cloned().collect();
+        ids.sort();
+        ids
+    }
+}
+
+impl Drop for Shell {
+    /// No background command outlives the session.
+    fn drop(&mut self) {
+        for job in lock(&self.jobs).values() {
+            if *lock(&job.status) == JobStatus::Running
+                && let Some(g) = job.group
+            {
+                let _ = kill_process_group(g, Signal::KILL);
+            }
+        }
+    }
+}
+
+/// Read the pipe to its end into a capped buffer, decoding UTF-8 across reads.
+fn collect(mut reader: std::io::PipeReader, limit: usize) -> String {
+    let mut capped = CappedText::new(limit);
+    let mut buf = [0u8; 16384];
+    let mut carry: Vec<u8> = Vec::new();
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                carry.extend_from_slice(&buf[..n]);
+                let valid = match std::str::from_utf8(&carry) {
+                    Ok(_) => carry.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    Err(_) => carry.len(),
+                };
+                capped.push_str(&String::from_utf8_lossy(&carry[..valid]));
+                carry.drain(..valid);
+            }
+        }
+    }
+    capped.push_str(&String::from_utf8_lossy(&carry));
+    capped.finish()
+}

@@ -1,0 +1,110 @@
+//! Bash, BashOutput and KillShell through the registry, with real bash.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::Tools;
+use serde_json::json;
+
+async fn bash(t: &Tools, command: &str) -> Result<String, String> {
+    t.call("Bash", json!({"command": command})).await
+}
+
+#[tokio::test]
+async fn cd_exports_and_functions_survive_between_calls() {
+    let t = Tools::new();
+    std::fs::create_dir(t.root().join("sub dir")).unwrap();
+    bash(&t, "cd 'sub dir' && export GREETING=hello && shout() { echo \"$1!\"; }").await.unwrap();
+    let out = bash(&t, "pwd; echo $GREETING; shout hey").await.unwrap();
+    assert_eq!(out, format!("{}\nhello\nhey!", t.root().join("sub dir").display()));
+}
+
+#[tokio::test]
+async fn exit_codes_and_ordered_output() {
+    let t = Tools::new();
+    let err = bash(&t, "echo out; echo err >&2; echo out2; exit 7").await.unwrap_err();
+    assert_eq!(err, "out\nerr\nout2\nExit code 7");
+    assert_eq!(bash(&t, "true").await.unwrap(), "(no output)");
+    // `exit` in one call does not break the next.
+    assert_eq!(bash(&t, "echo still here").await.unwrap(), "still here");
+}
+
+#[tokio::test]
+async fn stdin_is_closed_so_readers_do_not_hang() {
+    let t = Tools::new();
+    let start = Instant::now();
+    let out = bash(&t, "cat; read x; echo done").await.unwrap();
+    assert_eq!(out, "done");
+    assert!(start.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn an_endless_printer_is_capped_and_killed_at_its_timeout() {
+    let t = Tools::new();
+    let start = Instant::now();
+    let err = t.call("Bash", json!({"command": "yes 'spam spam spam'", "timeout": 1500})).await.unwrap_err();
+    assert!(err.contains("timed out after 1500 ms"), "{}", &err[err.len().saturating_sub(200)..]);
+    assert!(err.contains("lines truncated"));
+    assert!(err.len() < 31_000, "{}", err.len());
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[tokio::test]
+async fn a_daemon_left_behind_is_killed_with_its_group() {
+    let t = Tools::new();
+    let pidfile = t.root().join("daemon.pid");
+    let start = Instant::now();
+    let out = bash(&t, &format!("(sleep 300 & echo $! > '{}') ; echo started", pidfile.display())).await.unwrap();
+    assert_eq!(out, "started");
+    assert!(start.elapsed() < Duration::from_secs(5), "the daemon must not hold the call open");
+    let pid: i32 = std::fs::read_to_string(&pidfile).unwrap().trim().parse().unwrap();
+    let alive = |pid: i32| {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+            && !std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default().contains(") Z ")
+    };
+    for _ in 0..50 {
+        if !alive(pid) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(!alive(pid), "the daemon {pid} outlived its command");
+}
+
+#[tokio::test]
+async fn background_commands_report_output_and_can_be_killed() {
+    let t = Tools::new();
+    let started = t
+        .call("Bash", json!({"command": "echo first; sleep 0.3; echo second; sleep 300", "run_in_background": true}))
+        .await
+        .unwrap();
+    let id = started.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let mut seen = String::new();
+    for _ in 0..100 {
+        seen.push_str(&t.call("BashOutput", json!({"bash_id": id})).await.unwrap());
+        if seen.contains("second") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(seen.contains("first") && seen.contains("second") && seen.contains("<status>running"), "{seen}");
+    assert_eq!(seen.matches("first").count(), 1, "output is returned once: {seen}");
+    let filtered = t.call("BashOutput", json!({"bash_id": id, "filter": "nothing"})).await.unwrap();
+    assert!(filtered.contains("(no new output)"));
+    let killed = t.call("KillShell", json!({"shell_id": id})).await.unwrap();
+    assert!(killed.ends_with("killed"), "{killed}");
+    assert!(t.call("KillShell", json!({"shell_id": "bash_999"})).await.unwrap_err().contains("No background command"));
+}
+
+#[tokio::test]
+async fn read_only_commands_are_concurrency_safe() {
+    let t = Tools::new();
+    let safe = |c: &str| t.registry.prepare("Bash", &json!({"command": c})).unwrap().is_concurrency_safe();
+    assert!(safe("git status && ls -la | head"));
+    assert!(!safe("rm -rf target"));
+    assert!(!safe("ls > listing.txt"));
+    let bg = t.registry.prepare("Bash", &json!({"command": "ls", "run_in_background": true})).unwrap();
+    assert!(!bg.is_concurrency_safe());
+}
