@@ -1,14 +1,18 @@
 //! Glob: files matching a pattern, newest first.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::SystemTime;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::walk::{Collected, for_each_file, walker};
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 
 const MAX_RESULTS: usize = 100;
+/// A walk stops after this many matches, so a pattern matching millions returns fast.
+const MAX_SCANNED: usize = 20_000;
 
 pub struct Glob;
 
@@ -30,8 +34,9 @@ impl Tool for Glob {
     fn description(&self) -> String {
         format!(
             "Fast file pattern matching for any codebase size. Supports glob patterns like `**/*.js` or \
-             `src/**/*.ts`. Returns matching file paths sorted by modification time, newest first, at most \
-             {MAX_RESULTS}. Respects .gitignore and skips .git. Use it to find files by name."
+             `src/**/*.ts`; `*` does not cross `/`, `**` does. Returns matching file paths sorted by modification \
+             time, newest first, at most {MAX_RESULTS}. Respects .gitignore and skips .git. Use it to find files \
+             by name; use Grep to search their contents."
         )
     }
 
@@ -47,7 +52,20 @@ impl Tool for Glob {
     }
 }
 
-fn glob(root: &Path, pattern: &str) -> Result<ToolOutput, ToolError> {
+/// The leading directories of a pattern that hold no glob syntax: the walk starts there.
+fn literal_prefix(pattern: &str) -> PathBuf {
+    let mut prefix = PathBuf::new();
+    let parts: Vec<&str> = pattern.split('/').collect();
+    for part in &parts[..parts.len().saturating_sub(1)] {
+        if part.is_empty() || part.contains(['*', '?', '[', '{', '\\']) || *part == ".." {
+            break;
+        }
+        prefix.push(part);
+    }
+    prefix
+}
+
+pub fn glob(root: &Path, pattern: &str) -> Result<ToolOutput, ToolError> {
     if !root.is_dir() {
         return Err(ToolError::new(format!("{} is not a directory", root.display())));
     }
@@ -59,27 +77,41 @@ fn glob(root: &Path, pattern: &str) -> Result<ToolOutput, ToolError> {
         .build()
         .map_err(|e| ToolError::new(format!("Invalid glob pattern {pattern:?}: {e}")))?
         .compile_matcher();
-    let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
-    let walker = ignore::WalkBuilder::new(root).hidden(false).filter_entry(|e| e.file_name() != ".git").build();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Ok(rel) = entry.path().strip_prefix(root) else { continue };
-        if matcher.is_match(rel) {
-            let mtime = entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
-            found.push((mtime, entry.into_path()));
-        }
+    let start = root.join(literal_prefix(pattern));
+    if !start.is_dir() {
+        return Ok(ToolOutput::text("No files found"));
     }
+    let found: Collected<(SystemTime, PathBuf)> = Collected::new();
+    let seen = AtomicUsize::new(0);
+    for_each_file(&walker(&start), |entry| {
+        let Ok(rel) = entry.path().strip_prefix(root) else { return true };
+        if !matcher.is_match(rel) {
+            return true;
+        }
+        if seen.fetch_add(1, Ordering::Relaxed) >= MAX_SCANNED {
+            return false;
+        }
+        let mtime = entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
+        found.push((mtime, entry.path().to_path_buf()));
+        true
+    });
+    let mut found = found.into_inner();
     if found.is_empty() {
         return Ok(ToolOutput::text("No files found"));
     }
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let total = found.len();
     let mut out: Vec<String> = found.iter().take(MAX_RESULTS).map(|(_, p)| p.display().to_string()).collect();
-    if total > MAX_RESULTS {
+    if seen.load(Ordering::Relaxed) > MAX_SCANNED {
         out.push(format!(
-            "(Results are truncated: showing {MAX_RESULTS} of {total} files. Use a more specific path or pattern.)"
+            "(More than {MAX_SCANNED} files match; showing the newest {MAX_RESULTS} of the first {MAX_SCANNED} found. \
+             Use a more specific pattern or path.)"
+        ));
+    } else if total > MAX_RESULTS {
+        out.push(format!(
+            "(Results are truncated: showing {MAX_RESULTS} of {total} files, {} more. Use a more specific path or \
+             pattern.)",
+            total - MAX_RESULTS
         ));
     }
     Ok(ToolOutput::text(out.join("\n")))
@@ -102,6 +134,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join("src/inner")).unwrap();
         std::fs::create_dir_all(d.path().join(".git")).unwrap();
+        std::fs::write(d.path().join(".git/x.rs"), "").unwrap();
         std::fs::write(d.path().join("src/a.rs"), "").unwrap();
         std::fs::write(d.path().join("src/inner/b.rs"), "").unwrap();
         std::fs::write(d.path().join("top.rs"), "").unwrap();
@@ -109,10 +142,28 @@ mod tests {
         std::fs::write(d.path().join(".gitignore"), "ignored.rs\n").unwrap();
         let all = text(glob(d.path(), "**/*.rs").unwrap());
         assert_eq!(all.lines().count(), 3, "{all}");
-        assert!(!all.contains("ignored.rs"));
+        assert!(!all.contains("ignored.rs") && !all.contains(".git/"));
         let shallow = text(glob(d.path(), "*.rs").unwrap());
         assert_eq!(shallow.trim(), d.path().join("top.rs").display().to_string());
+        let prefixed = text(glob(d.path(), "src/inner/*.rs").unwrap());
+        assert!(prefixed.ends_with("src/inner/b.rs"), "{prefixed}");
         assert_eq!(text(glob(d.path(), "*.py").unwrap()), "No files found");
+        assert_eq!(text(glob(d.path(), "nowhere/*.py").unwrap()), "No files found");
         assert!(glob(d.path(), "a[").is_err());
+    }
+
+    #[test]
+    fn newest_first_and_capped_with_a_count() {
+        let d = tempfile::tempdir().unwrap();
+        for i in 0..130 {
+            std::fs::write(d.path().join(format!("f{i:03}.txt")), "").unwrap();
+        }
+        let newest = d.path().join("f007.txt");
+        let later = SystemTime::now() + std::time::Duration::from_secs(60);
+        std::fs::File::options().write(true).open(&newest).unwrap().set_modified(later).unwrap();
+        let out = text(glob(d.path(), "*.txt").unwrap());
+        assert_eq!(out.lines().next().unwrap(), newest.display().to_string());
+        assert_eq!(out.lines().count(), 101);
+        assert!(out.contains("showing 100 of 130 files, 30 more"), "{out}");
     }
 }

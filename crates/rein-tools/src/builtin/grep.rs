@@ -1,12 +1,18 @@
-//! Grep: ripgrep's regex engine and searcher, in process.
+//! Grep: ripgrep's regex engine, searcher and walker, in process, with ripgrep's
+//! semantics (.gitignore respected, `-g` globs as overrides, `--type` from ripgrep's
+//! own type table, binary files skipped).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::SystemTime;
 
-use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{BinaryDetection, SearcherBuilder, sinks};
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::grep_sink::{FileHits, HitSink};
+use super::walk::{Collected, for_each_file, walker};
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_HEAD_LIMIT: usize = 250;
@@ -16,33 +22,49 @@ pub struct Grep;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputMode {
-    /// Lines that match, with line numbers.
+    /// Matching lines, with line numbers and any context lines asked for.
     Content,
-    /// Paths of files that match (the default).
+    /// Paths of files that match, newest first (the default).
     #[default]
     FilesWithMatches,
-    /// Match counts per file.
+    /// Matching lines per file.
     Count,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct GrepInput {
     /// The regular expression to search for (ripgrep syntax).
     pub pattern: String,
     /// File or directory to search in. Defaults to the working directory.
     pub path: Option<String>,
-    /// Only search files whose path matches this glob, e.g. `*.js` or `*.{ts,tsx}`.
+    /// Only search files matching this glob, e.g. `*.js` or `*.{ts,tsx}` (rg --glob).
     pub glob: Option<String>,
-    /// What to return: `content`, `files_with_matches` (default) or `count`.
+    /// Only search files of this type, e.g. `rust`, `py`, `js` (rg --type).
+    #[serde(rename = "type")]
+    pub file_type: Option<String>,
+    /// `content`, `files_with_matches` (default) or `count`.
     pub output_mode: Option<OutputMode>,
-    /// Case-insensitive search.
+    /// Case-insensitive search (rg -i).
     #[serde(rename = "-i")]
     pub case_insensitive: Option<bool>,
     /// Show line numbers in content mode (default true).
     #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Return at most this many lines or entries (default 250).
+    /// Lines of context after each match (content mode).
+    #[serde(rename = "-A")]
+    pub after: Option<usize>,
+    /// Lines of context before each match (content mode).
+    #[serde(rename = "-B")]
+    pub before: Option<usize>,
+    /// Lines of context before and after each match (content mode).
+    #[serde(rename = "-C")]
+    pub context: Option<usize>,
+    /// Let `.` match newlines and patterns span lines (rg -U --multiline-dotall).
+    pub multiline: Option<bool>,
+    /// Return at most this many lines or entries (default 250; 0 for all).
     pub head_limit: Option<usize>,
+    /// Skip this many lines or entries first, to page through results.
+    pub offset: Option<usize>,
 }
 
 impl Tool for Grep {
@@ -53,14 +75,24 @@ impl Tool for Grep {
     }
 
     fn description(&self) -> String {
-        "A powerful search tool built on ripgrep. Supports full regex syntax (e.g. `log.*Error`, `fn\\s+\\w+`). \
-         Filter files with `glob`. Output modes: `files_with_matches` (default, file paths), `content` (matching \
-         lines), `count`. Respects .gitignore. Use it instead of grep or rg through Bash."
+        "A powerful search tool built on ripgrep. Supports full regex syntax (e.g. `log.*Error`, `fn\\s+\\w+`); \
+         escape literal braces (`interface\\{\\}`). Filter files with `glob` (e.g. `*.{ts,tsx}`) or `type` (e.g. \
+         `py`, `rust`). Output modes: `files_with_matches` (default; paths, newest first), `content` (matching \
+         lines, with -A/-B/-C context and -n line numbers), `count`. `multiline` lets patterns span lines. Page \
+         with head_limit and offset. Respects .gitignore. Use it instead of grep or rg through Bash."
             .to_string()
+    }
+
+    fn validate(&self, input: &GrepInput, _: &ToolContext) -> Result<(), String> {
+        matcher(input).map(|_| ()).map_err(|e| e.0)
     }
 
     fn is_read_only(&self, _: &GrepInput) -> bool {
         true
+    }
+
+    fn max_result_chars(&self) -> Option<usize> {
+        Some(20_000)
     }
 
     async fn call(&self, input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -71,120 +103,122 @@ impl Tool for Grep {
     }
 }
 
-fn grep(root: &Path, input: &GrepInput) -> Result<ToolOutput, ToolError> {
-    let matcher = RegexMatcherBuilder::new()
+fn matcher(input: &GrepInput) -> Result<RegexMatcher, ToolError> {
+    let multiline = input.multiline.unwrap_or(false);
+    RegexMatcherBuilder::new()
         .case_insensitive(input.case_insensitive.unwrap_or(false))
+        .multi_line(true)
+        .dot_matches_new_line(multiline)
         .build(&input.pattern)
-        .map_err(|e| ToolError::new(format!("Invalid regex {:?}: {e}", input.pattern)))?;
-    let filter = match &input.glob {
-        Some(g) => Some(
-            globset::Glob::new(g).map_err(|e| ToolError::new(format!("Invalid glob {g:?}: {e}")))?.compile_matcher(),
-        ),
-        None => None,
-    };
-    let mode = input.output_mode.unwrap_or_default();
-    let numbers = input.line_numbers.unwrap_or(true);
-    let limit = input.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT);
-    let mut searcher = SearcherBuilder::new().binary_detection(BinaryDetection::quit(0)).line_number(true).build();
-    let mut out: Vec<String> = Vec::new();
-    let mut truncated = false;
-    let walker = ignore::WalkBuilder::new(root)
-        .hidden(false)
-        .filter_entry(|e| e.file_name() != ".git")
-        .sort_by_file_name(|a, b| a.cmp(b))
-        .build();
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let path = entry.path();
-        if let Some(f) = &filter {
-            let name_only = path.file_name().map(Path::new).unwrap_or(path);
-            if !f.is_match(name_only) && !f.is_match(path.strip_prefix(root).unwrap_or(path)) {
-                continue;
-            }
-        }
-        let mut lines: Vec<String> = Vec::new();
-        let result = searcher.search_path(
-            &matcher,
-            path,
-            sinks::UTF8(|n, line| {
-                lines.push(format!("{n}:{}", line.trim_end_matches(['\n', '\r'])));
-                Ok(true)
-            }),
-        );
-        if result.is_err() || lines.is_empty() {
-            continue;
-        }
-        let shown = path.display();
-        match mode {
-            OutputMode::FilesWithMatches => out.push(shown.to_string()),
-            OutputMode::Count => out.push(format!("{shown}:{}", lines.len())),
-            OutputMode::Content => {
-                for l in lines {
-                    let l = if numbers { l } else { l.split_once(':').map(|x| x.1.to_string()).unwrap_or(l) };
-                    out.push(format!("{shown}:{l}"));
-                }
-            }
-        }
-        if out.len() > limit {
-            truncated = true;
-            out.truncate(limit);
-            break;
-        }
-    }
-    if out.is_empty() {
-        return Ok(ToolOutput::text("No matches found"));
-    }
-    if truncated {
-        out.push(format!("(Results are truncated at {limit}; narrow the search or raise head_limit.)"));
-    }
-    Ok(ToolOutput::text(out.join("\n")))
+        .map_err(|e| ToolError::new(format!("Invalid regex {:?}: {e}", input.pattern)))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use rein_protocol::ToolResultContent;
+fn searcher(input: &GrepInput, mode: OutputMode) -> Searcher {
+    let (before, after) = match mode {
+        OutputMode::Content => {
+            let c = input.context.unwrap_or(0);
+            (input.before.unwrap_or(c), input.after.unwrap_or(c))
+        }
+        _ => (0, 0),
+    };
+    SearcherBuilder::new()
+        .binary_detection(BinaryDetection::quit(0))
+        .line_number(true)
+        .multi_line(input.multiline.unwrap_or(false))
+        .before_context(before)
+        .after_context(after)
+        .build()
+}
 
-    fn input(pattern: &str) -> GrepInput {
-        GrepInput {
-            pattern: pattern.into(),
-            path: None,
-            glob: None,
-            output_mode: None,
-            case_insensitive: None,
-            line_numbers: None,
-            head_limit: None,
+pub fn grep(root: &Path, input: &GrepInput) -> Result<ToolOutput, ToolError> {
+    let matcher = matcher(input)?;
+    let mode = input.output_mode.unwrap_or_default();
+    if !root.exists() {
+        return Err(ToolError::new(format!("{} does not exist", root.display())));
+    }
+    let single_file = root.is_file();
+    let mut builder = walker(root);
+    if let Some(globs) = &input.glob {
+        let mut o = ignore::overrides::OverrideBuilder::new(root);
+        for g in globs.split_whitespace() {
+            o.add(g).map_err(|e| ToolError::new(format!("Invalid glob {g:?}: {e}")))?;
+        }
+        builder.overrides(o.build().map_err(|e| ToolError::new(format!("Invalid glob: {e}")))?);
+    }
+    if let Some(t) = &input.file_type {
+        let mut types = ignore::types::TypesBuilder::new();
+        types.add_defaults();
+        if !types.definitions().iter().any(|d| d.name() == t) {
+            return Err(ToolError::new(format!(
+                "Unknown file type {t:?}; use ripgrep's type names (rust, py, js, ts, go, …)"
+            )));
+        }
+        types.select(t);
+        builder.types(types.build().map_err(|e| ToolError::new(format!("Invalid type {t:?}: {e}")))?);
+    }
+    let hits: Collected<(PathBuf, FileHits)> = Collected::new();
+    let failed = AtomicBool::new(false);
+    let search = |path: &Path| {
+        let mut searcher = searcher(input, mode);
+        let mut sink = HitSink::new(mode == OutputMode::FilesWithMatches);
+        if searcher.search_path(&matcher, path, &mut sink).is_err() {
+            failed.store(true, Ordering::Relaxed);
+            return;
+        }
+        if let Some(h) = sink.finish() {
+            hits.push((path.to_path_buf(), h));
+        }
+    };
+    if single_file {
+        search(root);
+    } else {
+        for_each_file(&builder, |entry| {
+            search(entry.path());
+            true
+        });
+    }
+    let mut hits = hits.into_inner();
+    if hits.is_empty() {
+        return Ok(ToolOutput::text("No matches found"));
+    }
+    let mut lines: Vec<String> = Vec::new();
+    match mode {
+        OutputMode::FilesWithMatches => {
+            let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+            let mut with_time: Vec<(SystemTime, PathBuf)> = hits.into_iter().map(|(p, _)| (mtime(&p), p)).collect();
+            with_time.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            lines.extend(with_time.into_iter().map(|(_, p)| p.display().to_string()));
+        }
+        OutputMode::Count => {
+            hits.sort_by(|a, b| a.0.cmp(&b.0));
+            lines.extend(hits.iter().map(|(p, h)| format!("{}:{}", p.display(), h.match_lines)));
+        }
+        OutputMode::Content => {
+            hits.sort_by(|a, b| a.0.cmp(&b.0));
+            let numbers = input.line_numbers.unwrap_or(true);
+            for (path, h) in &hits {
+                let prefix = if single_file { String::new() } else { path.display().to_string() };
+                lines.extend(h.render(&prefix, numbers));
+            }
         }
     }
+    Ok(ToolOutput::text(page(lines, input.offset.unwrap_or(0), input.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT))))
+}
 
-    fn text(o: ToolOutput) -> String {
-        match o.content {
-            ToolResultContent::Text(t) => t,
-            other => panic!("{other:?}"),
-        }
+/// Apply offset and head_limit, with a note when more remain.
+fn page(lines: Vec<String>, offset: usize, limit: usize) -> String {
+    let total = lines.len();
+    let limit = if limit == 0 { usize::MAX } else { limit };
+    let shown: Vec<String> = lines.into_iter().skip(offset).take(limit).collect();
+    let end = offset + shown.len();
+    let mut out = shown.join("\n");
+    if shown.is_empty() {
+        out = format!("No results at offset {offset} ({total} in all)");
+    } else if end < total {
+        out.push_str(&format!(
+            "\n\n(Showing results {}-{end} of {total}. Use offset {end} to see more, or narrow the search.)",
+            offset + 1
+        ));
     }
-
-    #[test]
-    fn modes_and_filters() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::write(d.path().join("a.rs"), "fn main() {}\nfn helper() {}\n").unwrap();
-        std::fs::write(d.path().join("b.py"), "def main():\n    pass\n").unwrap();
-        let files = text(grep(d.path(), &input("main")).unwrap());
-        assert_eq!(files.lines().count(), 2);
-        let content =
-            text(grep(d.path(), &GrepInput { output_mode: Some(OutputMode::Content), ..input("fn \\w+") }).unwrap());
-        assert!(content.contains("a.rs:2:fn helper() {}"), "{content}");
-        let count = text(grep(d.path(), &GrepInput { output_mode: Some(OutputMode::Count), ..input("fn") }).unwrap());
-        assert!(count.ends_with("a.rs:2"), "{count}");
-        let only_py = text(grep(d.path(), &GrepInput { glob: Some("*.py".into()), ..input("MAIN") }).unwrap());
-        assert_eq!(only_py, "No matches found");
-        let ci = text(
-            grep(d.path(), &GrepInput { glob: Some("*.py".into()), case_insensitive: Some(true), ..input("MAIN") })
-                .unwrap(),
-        );
-        assert!(ci.ends_with("b.py"), "{ci}");
-        assert!(grep(d.path(), &input("(unclosed")).unwrap_err().0.contains("Invalid regex"));
-    }
+    out
 }

@@ -7,9 +7,11 @@ mod edit;
 mod files;
 mod glob;
 mod grep;
+mod grep_sink;
 mod read;
 mod readonly;
 mod shell;
+mod walk;
 mod write;
 
 pub use bash::Bash;

@@ -1,0 +1,57 @@
+//! Parallel directory walks with ripgrep's `ignore` crate, shared by Glob and Grep:
+//! .gitignore, .ignore and git's excludes respected, `.git` skipped, hidden files seen.
+
+use std::path::Path;
+use std::sync::Mutex;
+
+use ignore::{WalkBuilder, WalkState};
+
+/// How many threads a walk uses.
+fn threads() -> usize {
+    std::thread::available_parallelism().map(|n| n.get().min(8)).unwrap_or(2)
+}
+
+/// A walker over `root` with rein's defaults; callers add filters.
+pub fn walker(root: &Path) -> WalkBuilder {
+    let mut b = WalkBuilder::new(root);
+    b.hidden(false).filter_entry(|e| e.file_name() != ".git").threads(threads());
+    b
+}
+
+/// Visit every file under the walk in parallel. `visit` returns `false` to stop the
+/// whole walk early. Results are gathered by the caller through `visit`'s captures.
+pub fn for_each_file<F>(builder: &WalkBuilder, visit: F)
+where
+    F: Fn(&ignore::DirEntry) -> bool + Sync,
+{
+    let visit = &visit;
+    builder.build_parallel().run(|| {
+        Box::new(move |entry| {
+            let Ok(entry) = entry else { return WalkState::Continue };
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                return WalkState::Continue;
+            }
+            if visit(&entry) { WalkState::Continue } else { WalkState::Quit }
+        })
+    });
+}
+
+/// A vector many walker threads can push to.
+pub struct Collected<T>(Mutex<Vec<T>>);
+
+impl<T> Collected<T> {
+    pub fn new() -> Self {
+        Collected(Mutex::new(Vec::new()))
+    }
+
+    /// Push and return the new length.
+    pub fn push(&self, item: T) -> usize {
+        let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        v.push(item);
+        v.len()
+    }
+
+    pub fn into_inner(self) -> Vec<T> {
+        self.0.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+}
