@@ -65,7 +65,7 @@ async fn type_case_count_and_multiline() {
 #[tokio::test]
 async fn head_limit_and_offset_page_through_results() {
     let t = Tools::new();
-    t.write("many.txt", &(1..=30).map(|i| format!("hit {i}\n")).collect::<String>());
+    t.write("many.txt", (1..=30).map(|i| format!("hit {i}\n")).collect::<String>());
     let p = t.path("many.txt");
     let first = t.call("Grep", json!({"pattern": "hit", "output_mode": "content", "path": p, "head_limit": 10})).await;
     let first = first.unwrap();
