@@ -47,7 +47,7 @@ fn the_request_carries_tools_with_schemas_model_and_environment() {
     assert_eq!(body["model"], "claude-from-env");
     assert_eq!(body["stream"], true);
     let names: Vec<&str> = body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["Read", "Glob", "Grep", "Bash"]);
+    assert_eq!(names, common::ALL_TOOLS);
     assert_eq!(body["tools"][0]["input_schema"]["required"], json!(["file_path"]));
     let system = system_of(&server, 0);
     assert!(system.contains(&format!("Working directory: {}", env.cwd().display())), "{system}");
@@ -126,7 +126,7 @@ fn stream_json_lines_go_init_assistant_user_result() {
     assert_eq!(kinds, ["system", "assistant", "user", "assistant", "result"]);
     let init = &lines[0];
     assert_eq!(init["subtype"], "init");
-    assert_eq!(init["tools"], json!(["Read", "Glob", "Grep", "Bash"]));
+    assert_eq!(init["tools"], json!(common::ALL_TOOLS));
     assert_eq!(init["cwd"], env.cwd().display().to_string());
     assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");
     let sid = init["session_id"].clone();

@@ -7,6 +7,22 @@ use assert_cmd::Command;
 use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
+/// Every built-in tool, in the order the model sees them.
+pub const ALL_TOOLS: [&str; 12] = [
+    "Read",
+    "Glob",
+    "Grep",
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "Write",
+    "Edit",
+    "MultiEdit",
+    "NotebookEdit",
+    "WebFetch",
+    "TodoWrite",
+];
+
 /// A scratch project directory and a scratch HOME.
 pub struct Env {
     pub dir: tempfile::TempDir,

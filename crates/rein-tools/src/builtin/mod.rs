@@ -8,10 +8,13 @@ mod files;
 mod glob;
 mod grep;
 mod grep_sink;
+mod notebook_edit;
 mod read;
 mod readonly;
 mod shell;
+mod todo_write;
 mod walk;
+mod web_fetch;
 mod write;
 
 pub use bash::Bash;
@@ -19,8 +22,11 @@ pub use bash_jobs::{BashOutput, KillShell};
 pub use edit::{Edit, MultiEdit};
 pub use glob::Glob;
 pub use grep::Grep;
+pub use notebook_edit::NotebookEdit;
 pub use read::Read;
 pub use readonly::is_read_only_command;
+pub use todo_write::{Todo, TodoStatus, TodoWrite};
+pub use web_fetch::WebFetch;
 pub use write::Write;
 
 use std::sync::Arc;
@@ -39,5 +45,8 @@ pub fn register_builtins(registry: &mut Registry) -> Result<(), RegistryError> {
     registry.register(Write)?;
     registry.register(Edit)?;
     registry.register(MultiEdit)?;
+    registry.register(NotebookEdit)?;
+    registry.register(WebFetch)?;
+    registry.register(TodoWrite::default())?;
     Ok(())
 }

@@ -1,0 +1,91 @@
+//! TodoWrite: the session's task list, kept in session state and shown to the user.
+
+use std::sync::{Arc, Mutex};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{Tool, ToolContext, ToolError, ToolOutput};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TodoStatus {
+    Pending,
+    InProgress,
+    Completed,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Todo {
+    /// What needs doing, in the imperative ("Run the tests").
+    pub content: String,
+    pub status: TodoStatus,
+    /// The same in the present continuous ("Running the tests"), shown while in progress.
+    #[serde(rename = "activeForm")]
+    pub active_form: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct TodoWriteInput {
+    /// The whole updated list.
+    pub todos: Vec<Todo>,
+}
+
+/// The list lives as long as the session's tool table.
+#[derive(Default)]
+pub struct TodoWrite {
+    todos: Arc<Mutex<Vec<Todo>>>,
+}
+
+impl TodoWrite {
+    /// The current list.
+    pub fn todos(&self) -> Vec<Todo> {
+        self.todos.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+impl Tool for TodoWrite {
+    type Input = TodoWriteInput;
+
+    fn name(&self) -> &'static str {
+        "TodoWrite"
+    }
+
+    fn description(&self) -> String {
+        "Creates and updates a structured task list for the current session, shown to the user. Use it for work \
+         with three or more steps: send the whole list each time, keep exactly one task in_progress while \
+         working, and mark tasks completed as soon as they are done."
+            .to_string()
+    }
+
+    fn validate(&self, input: &TodoWriteInput, _: &ToolContext) -> Result<(), String> {
+        if let Some(i) = input.todos.iter().position(|t| t.content.trim().is_empty()) {
+            return Err(format!("todo {} has empty content", i + 1));
+        }
+        Ok(())
+    }
+
+    fn is_read_only(&self, _: &TodoWriteInput) -> bool {
+        false
+    }
+
+    async fn call(&self, input: TodoWriteInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let list: Vec<String> = input
+            .todos
+            .iter()
+            .map(|t| {
+                let mark = match t.status {
+                    TodoStatus::Pending => "[ ]",
+                    TodoStatus::InProgress => "[~]",
+                    TodoStatus::Completed => "[x]",
+                };
+                format!("{mark} {}", if t.status == TodoStatus::InProgress { &t.active_form } else { &t.content })
+            })
+            .collect();
+        *self.todos.lock().unwrap_or_else(|p| p.into_inner()) = input.todos;
+        Ok(ToolOutput::text(format!(
+            "Todos have been updated. Keep using the list to track progress and proceed with the current task.\n{}",
+            list.join("\n")
+        )))
+    }
+}
