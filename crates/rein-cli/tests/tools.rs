@@ -1,0 +1,143 @@
+//! Every built-in tool through the real binary, driven by the fake model server.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::io::{Read, Write};
+
+use common::{Env, serve};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::{Value, json};
+
+/// A one-page web server on loopback, for WebFetch.
+fn web_page() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = s.read(&mut buf);
+            let body = "<html><body><h2>Changelog</h2><ul><li>fixed the bug</li></ul></body></html>";
+            let _ = write!(
+                s,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    format!("http://{addr}/changes")
+}
+
+/// The tool_result for `id` anywhere in the last request.
+fn result(messages: &[Value], id: &str) -> (String, bool) {
+    for m in messages {
+        for b in m["content"].as_array().into_iter().flatten() {
+            if b["tool_use_id"] == id {
+                let text = match &b["content"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                return (text, b["is_error"] == json!(true));
+            }
+        }
+    }
+    panic!("no result for {id}");
+}
+
+#[test]
+fn every_tool_works_through_the_binary() {
+    let env = Env::new();
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    let p = |rel: &str| root.join(rel).display().to_string();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    env.write(
+        "nb.ipynb",
+        r#"{"cells": [{"cell_type": "code", "id": "c1", "metadata": {}, "source": ["1"], "outputs": [], "execution_count": null}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}"#,
+    );
+    let url = web_page();
+    let server = serve(Scenario::new([
+        reply([
+            call("w", "Write", json!({"file_path": p("app.py"), "content": "def add(a, b):\n    return a - b\n"})),
+            call(
+                "todo",
+                "TodoWrite",
+                json!({"todos": [{"content": "Fix add", "status": "in_progress", "activeForm": "Fixing add"}]}),
+            ),
+        ]),
+        reply([call("r", "Read", json!({"file_path": p("app.py")}))]),
+        reply([
+            call("e", "Edit", json!({"file_path": p("app.py"), "old_string": "a - b", "new_string": "a + b"})),
+            call(
+                "me",
+                "MultiEdit",
+                json!({"file_path": p("app.py"), "edits": [
+                    {"old_string": "def add", "new_string": "def plus"},
+                    {"old_string": "plus(a, b)", "new_string": "plus(a: int, b: int)"}
+                ]}),
+            ),
+        ]),
+        reply([
+            call("g", "Glob", json!({"pattern": "**/*.py"})),
+            call("gr", "Grep", json!({"pattern": "return", "output_mode": "content"})),
+        ]),
+        reply([
+            call("b1", "Bash", json!({"command": "cd sub && export MARK=kept"})),
+            call("b2", "Bash", json!({"command": "pwd; echo $MARK"})),
+            call("bg", "Bash", json!({"command": "echo bg-started; sleep 300", "run_in_background": true})),
+            call("wait", "Bash", json!({"command": "sleep 0.3"})),
+            call("bo", "BashOutput", json!({"bash_id": "bash_1"})),
+            call("ks", "KillShell", json!({"shell_id": "bash_1"})),
+        ]),
+        reply([
+            call("rn", "Read", json!({"file_path": p("nb.ipynb")})),
+            call("nb", "NotebookEdit", json!({"notebook_path": p("nb.ipynb"), "cell_id": "c1", "new_source": "2 + 2"})),
+            call("wf", "WebFetch", json!({"url": url, "prompt": "what changed?"})),
+        ]),
+        reply([text("All tools ran.")]),
+    ]));
+    env.rein_at(&server).args(["-p", "exercise every tool"]).assert().success().stdout("All tools ran.\n");
+
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 7);
+    let messages = reqs[6].body["messages"].as_array().unwrap().clone();
+    let ok = |id: &str| {
+        let (text, is_error) = result(&messages, id);
+        assert!(!is_error, "{id} failed: {text}");
+        text
+    };
+    assert!(ok("w").starts_with("Created"));
+    assert!(ok("todo").contains("[~] Fixing add"));
+    assert!(ok("r").contains("     2\t    return a - b"));
+    assert!(ok("e").contains("return a + b"));
+    ok("me");
+    assert_eq!(std::fs::read_to_string(root.join("app.py")).unwrap(), "def plus(a: int, b: int):\n    return a + b\n");
+    assert!(ok("g").ends_with("app.py"));
+    assert!(ok("gr").contains("app.py:2:    return a + b"));
+    ok("b1");
+    assert_eq!(ok("b2"), format!("{}\nkept", root.join("sub").display()));
+    assert!(ok("bg").contains("bash_1"));
+    assert!(ok("bo").contains("bg-started"));
+    assert!(ok("ks").ends_with("killed"));
+    ok("rn");
+    assert!(ok("nb").starts_with("Updated cell c1"));
+    let nb: Value = serde_json::from_str(&std::fs::read_to_string(root.join("nb.ipynb")).unwrap()).unwrap();
+    assert_eq!(nb["cells"][0]["source"], json!(["2 + 2"]));
+    assert!(ok("wf").contains("## Changelog") && ok("wf").contains("fixed the bug"));
+}
+
+#[test]
+fn the_wall_holds_through_the_binary() {
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("escape.txt");
+    let server = serve(Scenario::new([
+        reply([call("w", "Write", json!({"file_path": target, "content": "x"}))]),
+        reply([text("blocked")]),
+    ]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let (text, is_error) = result(&messages, "w");
+    assert!(is_error && text.contains("outside the workspace"), "{text}");
+    assert!(!target.exists());
+}
