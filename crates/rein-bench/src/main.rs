@@ -1,8 +1,12 @@
 //! `rein-bench PATH/TO/rein`: measures the real binary and prints a table.
 //! - `rein --version`: wall time and peak RSS;
 //! - process start → first request at the fake server for `rein -p`;
+//! - tools: Grep and Glob against ripgrep, Read deep in a large file, Bash round trip
+//!   (skip with REIN_BENCH_SKIP_TOOLS=1);
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
+
+mod tools;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -124,11 +128,14 @@ fn main() -> anyhow::Result<()> {
         ));
     }
 
-    let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(10);
-    println!("| {:w$} | {:>22} | {:>8} |", "measure", "rein", "target");
-    println!("|{}|{}|{}|", "-".repeat(w + 2), "-".repeat(24), "-".repeat(10));
+    if std::env::var_os("REIN_BENCH_SKIP_TOOLS").is_none() {
+        rows.extend(tools::rows()?);
+    }
+    let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(10);
+    println!("| {:w$} | {:>24} | {:>16} |", "measure", "rein", "target");
+    println!("|{}|{}|{}|", "-".repeat(w + 2), "-".repeat(26), "-".repeat(18));
     for (name, value, target) in rows {
-        println!("| {name:w$} | {value:>22} | {target:>8} |");
+        println!("| {name:w$} | {value:>24} | {target:>16} |");
     }
     Ok(())
 }
