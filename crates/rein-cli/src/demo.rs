@@ -16,8 +16,8 @@ use crate::print::Frontend;
 use crate::session::{self, Setup};
 
 const SCRIPTED_MODEL: &str = "rein-scripted-demo";
-const TASK: &str = "Get to know this project: list its files, find the open TODOs, read the code they are in, \
-                    run the test suite, and summarise what you found.";
+const TASK: &str = "Get to know this project: list its files and find the open TODOs. Fix the one that is a \
+                    bug, with a test, run the test suite, and summarise what you found and did.";
 
 /// The sample project, bundled into the binary.
 const SAMPLE: &[(&str, &str)] = &[
@@ -70,29 +70,47 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
     Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
-/// The scripted model's five turns. Each reads the previous tool result, so the final
-/// summary reports what the real tools found.
+/// The scripted model's six turns. Each reads the tool results so far, so the final
+/// summary reports what the real tools found and did.
 fn script(project: &Path) -> Vec<ScriptedTurn> {
     let root = project.to_path_buf();
-    let read_root = root.clone();
+    let src = root.join("src/stockroom.py").display().to_string();
+    let test = root.join("tests/test_stockroom.py").display().to_string();
+    let (src2, test2) = (src.clone(), test.clone());
     vec![
         Arc::new(|_: &[&Message]| {
-            say_and_call("I'll start with the project's layout.", "Glob", json!({"pattern": "**/*"}))
+            say(&["I'll start with the project's layout."], vec![("Glob", json!({"pattern": "**/*"}))])
         }),
         Arc::new(|_: &[&Message]| {
-            say_and_call("Now the open TODOs.", "Grep", json!({"pattern": "TODO", "output_mode": "content"}))
+            say(&["Now the open TODOs."], vec![("Grep", json!({"pattern": "TODO", "output_mode": "content"}))])
         }),
-        Arc::new(move |history: &[&Message]| {
-            let grep = last_result(history);
-            let file = grep.lines().rfind(|l| l.starts_with('/')).and_then(|l| l.split(':').next()).map(str::to_string);
-            let file = file.unwrap_or_else(|| read_root.join("src/stockroom.py").display().to_string());
-            say_and_call("Let me read the code around the last one.", "Read", json!({"file_path": file}))
+        Arc::new(move |_: &[&Message]| {
+            say(
+                &[
+                    "The stockroom TODO is a real bug: `remove` can drive a quantity negative. Let me read the code and its tests.",
+                ],
+                vec![("Read", json!({"file_path": src})), ("Read", json!({"file_path": test}))],
+            )
+        }),
+        Arc::new(move |_: &[&Message]| {
+            say(
+                &["I'll make `remove` refuse to take more than is in stock, and add a test for it."],
+                vec![
+                    ("Edit", json!({"file_path": src2, "old_string": FIX_OLD, "new_string": FIX_NEW})),
+                    (
+                        "Edit",
+                        json!({"file_path": test2, "old_string": TEST_ANCHOR, "new_string": format!("{NEW_TEST}{TEST_ANCHOR}")}),
+                    ),
+                ],
+            )
         }),
         Arc::new(|_: &[&Message]| {
-            say_and_call(
-                "And run the tests.",
-                "Bash",
-                json!({"command": "python3 -m unittest discover -s tests 2>&1 | tail -n 3", "description": "Run the test suite"}),
+            say(
+                &["Now the test suite."],
+                vec![(
+                    "Bash",
+                    json!({"command": "python3 -m unittest discover -s tests 2>&1 | tail -n 3", "description": "Run the test suite"}),
+                )],
             )
         }),
         Arc::new(move |history: &[&Message]| {
@@ -111,29 +129,52 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let tests = results.get(3).and_then(|r| r.lines().rfind(|l| !l.trim().is_empty())).unwrap_or("(no output)");
+            let edits_ok = results.get(4).is_some_and(|r| r.contains("has been updated"))
+                && results.get(5).is_some_and(|r| r.contains("has been updated"));
+            let tests = results.last().map(|r| r.trim().replace('\n', " ")).unwrap_or_default();
             let summary = format!(
-                "Here is what I found.\n\nThe project has {files} files. Open TODOs:\n{}\n\nTest suite: {}\n\n\
-                 The stockroom TODO matters most: `remove` can drive a quantity negative. I'd make it raise \
-                 ValueError when asked to remove more than is in stock, and add a test for it.",
+                "Here is what I found and did.\n\nThe project has {files} files. Open TODOs:\n{}\n\n{}\n\nTest \
+                 suite: {}\n\nThe report TODO (sorting by value) is a feature request; I left it for you to decide.",
                 if todos.is_empty() { "- none".to_string() } else { todos.join("\n") },
-                tests.trim()
+                if edits_ok {
+                    "Fixed `Stockroom.remove` in `src/stockroom.py`: it now raises ValueError instead of going \
+                     negative, and `tests/test_stockroom.py` has a test for it."
+                } else {
+                    "The edits did not apply; see the results above."
+                },
+                tests
             );
             ScriptedReply { blocks: vec![ContentBlock::text(summary)], stop_reason: "end_turn".into() }
         }),
     ]
 }
 
-fn say_and_call(text: &str, tool: &str, input: Value) -> ScriptedReply {
+const FIX_OLD: &str = "        # TODO: refuse to remove more than is in stock instead of going negative
+        count, price = self._items[name]
+        self._items[name] = (count - quantity, price)";
+const FIX_NEW: &str = "        count, price = self._items[name]
+        if quantity > count:
+            raise ValueError(f\"only {count} {name} in stock\")
+        self._items[name] = (count - quantity, price)";
+const TEST_ANCHOR: &str = "    def test_rejects_non_positive_quantities(self):";
+const NEW_TEST: &str = "    def test_cannot_remove_more_than_in_stock(self):
+        room = Stockroom()
+        room.add(\"bolt\", 3, 0.25)
+        with self.assertRaises(ValueError):
+            room.remove(\"bolt\", 5)
+        self.assertEqual(room.quantity(\"bolt\"), 3)
+
+";
+
+/// A reply with some text and tool calls.
+fn say(text: &[&str], calls: Vec<(&str, Value)>) -> ScriptedReply {
     static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    ScriptedReply {
-        blocks: vec![
-            ContentBlock::text(text),
-            ContentBlock::ToolUse(ToolUse { id: format!("toolu_demo_{n:02}"), name: tool.into(), input }),
-        ],
-        stop_reason: "tool_use".into(),
+    let mut blocks: Vec<ContentBlock> = text.iter().map(|t| ContentBlock::text(*t)).collect();
+    for (tool, input) in calls {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        blocks.push(ContentBlock::ToolUse(ToolUse { id: format!("toolu_demo_{n:02}"), name: tool.into(), input }));
     }
+    ScriptedReply { blocks, stop_reason: "tool_use".into() }
 }
 
 /// The text of every tool result so far, in order.
@@ -146,8 +187,4 @@ fn all_results(history: &[&Message]) -> Vec<String> {
             _ => None,
         })
         .collect()
-}
-
-fn last_result(history: &[&Message]) -> String {
-    all_results(history).pop().unwrap_or_default()
 }

@@ -44,14 +44,10 @@ impl Human {
                 };
                 let _ = writeln!(self.out, "\n⏺ {}({args})", call.name);
             }
-            EngineEvent::ToolResults(message) => {
-                for block in &message.content {
-                    if let ContentBlock::ToolResult { content, is_error, .. } = block {
-                        self.result(content, *is_error);
-                    }
-                }
+            EngineEvent::ToolFinished { result: ContentBlock::ToolResult { content, is_error, .. }, .. } => {
+                self.result(content, *is_error);
             }
-            EngineEvent::Stream(_) => {}
+            EngineEvent::Stream(_) | EngineEvent::ToolResults(_) | EngineEvent::ToolFinished { .. } => {}
         }
     }
 

@@ -86,7 +86,7 @@ impl Frontend {
                     "parent_tool_use_id": null,
                     "message": message,
                 })),
-                EngineEvent::Stream(_) | EngineEvent::ToolStarted(_) => {}
+                EngineEvent::Stream(_) | EngineEvent::ToolStarted(_) | EngineEvent::ToolFinished { .. } => {}
             },
             Mode::Human(h) => h.event(&event),
             Mode::Text | Mode::Json => {}

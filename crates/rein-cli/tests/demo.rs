@@ -11,12 +11,14 @@ fn demo_runs_offline_with_the_scripted_model_and_real_tools() {
     let out = env.rein().arg("demo").assert().success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(stdout.contains("The model is SCRIPTED"), "{stdout}");
-    for call in ["⏺ Glob(", "⏺ Grep(", "⏺ Read(", "⏺ Bash("] {
+    for call in ["⏺ Glob(", "⏺ Grep(", "⏺ Read(", "⏺ Edit(", "⏺ Bash("] {
         assert!(stdout.contains(call), "missing {call} in {stdout}");
     }
     // Real tool output, not canned text: the grep hit carries a real line number.
     assert!(stdout.contains("src/stockroom.py:15"), "{stdout}");
-    assert!(stdout.contains("5 model turns, 4 tool calls"), "{stdout}");
+    // The fix was really applied and the real test suite (now 4 tests) passes.
+    assert!(stdout.contains("Ran 4 tests") && stdout.contains("Fixed `Stockroom.remove`"), "{stdout}");
+    assert!(stdout.contains("6 model turns, 7 tool calls"), "{stdout}");
 }
 
 #[test]
@@ -28,5 +30,5 @@ fn demo_speaks_stream_json_too() {
     assert_eq!(lines.first().unwrap()["model"], "rein-scripted-demo");
     let result = lines.last().unwrap();
     assert_eq!(result["subtype"], "success");
-    assert_eq!(result["num_turns"], 5);
+    assert_eq!(result["num_turns"], 6);
 }

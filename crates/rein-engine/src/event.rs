@@ -1,5 +1,5 @@
 use rein_model::ModelEvent;
-use rein_protocol::{AssistantMessage, Message, ToolUse};
+use rein_protocol::{AssistantMessage, ContentBlock, Message, ToolUse};
 
 /// What the engine tells frontends, as it happens.
 #[derive(Debug, Clone)]
@@ -10,6 +10,8 @@ pub enum EngineEvent {
     Assistant(AssistantMessage),
     /// A tool call is about to run.
     ToolStarted(ToolUse),
+    /// A tool call has its result (a `tool_result` block).
+    ToolFinished { call: ToolUse, result: ContentBlock },
     /// The user message carrying the tool results of one response.
     ToolResults(Message),
 }

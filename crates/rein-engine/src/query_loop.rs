@@ -111,7 +111,9 @@ impl Engine {
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
             sink(EngineEvent::ToolStarted(call.clone()));
-            results.push(chain::run_call(&self.registry, call, &self.ctx).await);
+            let result = chain::run_call(&self.registry, call, &self.ctx).await;
+            sink(EngineEvent::ToolFinished { call: call.clone(), result: result.clone() });
+            results.push(result);
         }
         let message = Message::user(results);
         sink(EngineEvent::ToolResults(message.clone()));
