@@ -23,7 +23,8 @@ struct Run {
     ok: bool,
 }
 
-fn run(cmd: &mut Command) -> anyhow::Result<Run> {
+/// Spawn `program args` and wait for it with wait4: (wall, peak RSS in KB, success).
+fn spawn_and_measure(cmd: &mut Command) -> anyhow::Result<Run> {
     let start = Instant::now();
     let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null()).spawn()?;
     let pid = child.id() as libc::pid_t;
@@ -39,13 +40,38 @@ fn run(cmd: &mut Command) -> anyhow::Result<Run> {
     Ok(Run { wall, max_rss_kb: usage.ru_maxrss, ok })
 }
 
-fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> Command {
-    let mut c = Command::new(bin);
+/// `rein-bench --measure PROGRAM ARGS…`: run one program and print its figures. Linux
+/// charges a child's peak RSS with its parent's at the time of the spawn (vfork + exec
+/// keep the larger high-water mark), so measurements go through this small, fresh
+/// process rather than the benchmark's own, which grows as its fake servers record.
+fn measure_mode(args: &[String]) -> anyhow::Result<()> {
+    let (program, rest) = args.split_first().context("--measure needs a program")?;
+    let r = spawn_and_measure(Command::new(program).args(rest))?;
+    println!("{} {} {}", r.wall.as_nanos(), r.max_rss_kb, r.ok);
+    Ok(())
+}
+
+/// Run a command prepared by [`rein`] through the measuring process.
+fn run(cmd: &mut Command) -> anyhow::Result<Run> {
+    let out = cmd.stdin(Stdio::null()).stderr(Stdio::inherit()).output()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace();
+    let mut next = || parts.next().context("the measuring process printed nothing");
+    let wall = Duration::from_nanos(next()?.parse()?);
+    let max_rss_kb = next()?.parse()?;
+    let ok = next()? == "true";
+    Ok(Run { wall, max_rss_kb, ok })
+}
+
+/// `rein` in `cwd` with a clean environment, launched through the measuring process.
+fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> anyhow::Result<Command> {
+    let mut c = Command::new(std::env::current_exe()?);
+    c.arg("--measure").arg(bin);
     c.current_dir(cwd).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default()).env("HOME", home);
     if let Some(s) = server {
         c.env("ANTHROPIC_BASE_URL", s.url()).env("ANTHROPIC_API_KEY", "bench");
     }
-    c
+    Ok(c)
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -61,6 +87,10 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--measure") {
+        return measure_mode(&args[2..]);
+    }
     let bin = std::fs::canonicalize(PathBuf::from(std::env::args().nth(1).context("usage: rein-bench PATH/TO/rein")?))
         .context("cannot find the rein binary")?;
     let work = tempfile::tempdir()?;
@@ -69,12 +99,14 @@ fn main() -> anyhow::Result<()> {
         std::fs::write(work.path().join(format!("file{i:02}.txt")), "x\n")?;
     }
     let mut rows: Vec<(String, String, String)> = Vec::new();
+    let skip_tools = std::env::var_os("REIN_BENCH_SKIP_TOOLS").is_some();
+    let gigabyte = if skip_tools { Vec::new() } else { tools::gigabyte_row()? };
 
     // 1. --version
     let mut walls = Vec::new();
     let mut rss = 0;
     for _ in 0..50 {
-        let r = run(rein(&bin, work.path(), home.path(), None).arg("--version"))?;
+        let r = run(rein(&bin, work.path(), home.path(), None)?.arg("--version"))?;
         walls.push(r.wall);
         rss = rss.max(r.max_rss_kb);
     }
@@ -86,8 +118,17 @@ fn main() -> anyhow::Result<()> {
     let mut firsts = Vec::new();
     for _ in 0..20 {
         let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;
+        // Spawned directly: the start time is taken in this process.
+        let mut cmd = Command::new(&bin);
+        cmd.current_dir(work.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", home.path())
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "bench")
+            .args(["-p", "hi"]);
         let t0 = Instant::now();
-        let r = run(rein(&bin, work.path(), home.path(), Some(&server)).args(["-p", "hi"]))?;
+        let r = spawn_and_measure(&mut cmd)?;
         if !r.ok {
             bail!("rein -p failed");
         }
@@ -104,7 +145,7 @@ fn main() -> anyhow::Result<()> {
             (0..turns).map(|_| reply([tool_use(&tool, json!({"pattern": "*.txt"}))]).into()).collect();
         steps.push(reply([text("done")]).into());
         let server = FakeServer::start(Scenario { steps })?;
-        let r = run(rein(&bin, work.path(), home.path(), Some(&server)).args(["-p", "go", "--max-turns", "100000"]))?;
+        let r = run(rein(&bin, work.path(), home.path(), Some(&server))?.args(["-p", "go", "--max-turns", "100000"]))?;
         if !r.ok {
             bail!("{turns}-turn session failed");
         }
@@ -128,7 +169,8 @@ fn main() -> anyhow::Result<()> {
         ));
     }
 
-    if std::env::var_os("REIN_BENCH_SKIP_TOOLS").is_none() {
+    if !skip_tools {
+        rows.extend(gigabyte);
         rows.extend(tools::rows()?);
     }
     let w = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(10);

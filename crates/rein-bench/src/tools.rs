@@ -23,6 +23,14 @@ fn median<F: FnMut() -> anyhow::Result<()>>(n: usize, mut f: F) -> anyhow::Resul
     Ok(times[times.len() / 2])
 }
 
+/// This process's peak resident set, in KB.
+fn peak_rss_kb() -> i64 {
+    // SAFETY: getrusage fills a plain struct for this process.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    usage.ru_maxrss
+}
+
 fn make_tree(root: &Path) -> anyhow::Result<()> {
     for i in 0..FILES {
         let dir = root.join(format!("d{:02}/e{:02}", i % 50, (i / 50) % 40));
@@ -65,6 +73,45 @@ fn rg(root: &Path, args: &[&str]) -> anyhow::Result<()> {
         bail!("rg {args:?} found nothing");
     }
     Ok(())
+}
+
+/// Bash printing 1 GB, measured first while this process is still small, so that the
+/// growth of its peak RSS shows whether capture memory stays bounded.
+fn bash_gigabyte(t: &Tools, rows: &mut Vec<(String, String, String)>) -> anyhow::Result<()> {
+    let before = peak_rss_kb();
+    let started = Instant::now();
+    let out = t.call("Bash", json!({"command": "head -c 1000000000 /dev/zero | tr '\\0' a; echo"}))?;
+    let took = started.elapsed();
+    if !out.contains("lines truncated") && out.len() > 40_000 {
+        bail!("1 GB of output was not capped");
+    }
+    let growth = peak_rss_kb().saturating_sub(before);
+    rows.push((
+        "Bash printing 1 GB: peak RSS growth / wall".into(),
+        format!(
+            "{:.1} MB (peak {:.1} MB) / {:.1} s",
+            growth as f64 / 1024.0,
+            peak_rss_kb() as f64 / 1024.0,
+            took.as_secs_f64()
+        ),
+        "bounded".into(),
+    ));
+    Ok(())
+}
+
+/// The 1 GB row; call it first, while this process is small.
+pub fn gigabyte_row() -> anyhow::Result<Vec<(String, String, String)>> {
+    let mut rows = Vec::new();
+    {
+        let scratch = tempfile::tempdir()?;
+        let mut registry = Registry::new();
+        register_builtins(&mut registry)?;
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+        let cwd = std::fs::canonicalize(scratch.path())?;
+        let t = Tools { registry, ctx: ToolContext::new(cwd.clone(), cwd.join(".session")), rt };
+        bash_gigabyte(&t, &mut rows)?;
+    }
+    Ok(rows)
 }
 
 pub fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
