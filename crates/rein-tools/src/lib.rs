@@ -15,7 +15,7 @@ mod workspace;
 pub use budget::PREVIEW_BYTES;
 pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, Todo, TodoStatus, TodoWrite,
-    WebFetch, Write, is_read_only_command, register_builtins,
+    WebFetch, Write, register_builtins,
 };
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use registry::{PreparedCall, Registry, RegistryError, schema_for};

@@ -7,7 +7,6 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::readonly::is_read_only_command;
 use super::shell::{Ending, Shell};
 use crate::{Tool, ToolContext, ToolError, ToolOutput};
 
@@ -65,7 +64,7 @@ impl Tool for Bash {
     }
 
     fn is_read_only(&self, input: &BashInput) -> bool {
-        input.run_in_background != Some(true) && is_read_only_command(&input.command)
+        input.run_in_background != Some(true) && rein_bash::analyze(&input.command).is_read_only()
     }
 
     fn max_result_chars(&self) -> Option<usize> {

@@ -1,0 +1,126 @@
+//! Understands a shell command line the way a careful reviewer would, with
+//! tree-sitter-bash: every command it runs — in lists, pipelines, subshells, command and
+//! process substitutions, here-documents, loop bodies — with harmless wrappers
+//! (`timeout`, `nice`, `env VAR=…`, …) stripped and the commands that run other commands
+//! (`bash -c`, `eval`, `xargs`, `find -exec`, `sudo`, …) opened up where their inner
+//! command is literal; its redirections; the files it reads and writes; and anything it
+//! could not fully understand, so that the permission engine can ask instead of guess.
+
+mod files;
+mod readonly;
+mod unwrap;
+mod walk;
+mod words;
+
+pub use files::{file_reads, file_writes};
+pub use readonly::is_read_only_command;
+pub use walk::analyze;
+
+/// One word of a command after quote removal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// The text; parts that are only known at run time keep their source form (`$HOME`).
+    pub text: String,
+    /// True when the whole word is known without running anything.
+    pub literal: bool,
+    /// True when the word has an unquoted glob character (`*`, `?`, `[`).
+    pub glob: bool,
+}
+
+impl Word {
+    pub fn literal(text: impl Into<String>) -> Self {
+        Word { text: text.into(), literal: true, glob: false }
+    }
+}
+
+/// How a command may be allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AllowBy {
+    /// Allow rules (prefix or exact) and the read-only list apply.
+    Rules,
+    /// Runs another command (`sudo`, `watch`, `setsid`, `find -exec`): only an allow rule
+    /// without wildcards that names the whole command allows it.
+    ExactRuleOnly,
+    /// A command found inside a runner: checked against deny and ask rules; the runner
+    /// around it is what must be allowed.
+    DenyCheckOnly,
+}
+
+/// One command the line would run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// Program and arguments, wrappers and leading assignments stripped.
+    pub words: Vec<Word>,
+    /// Every spelling deny and ask rules are matched against: the command as written,
+    /// each wrapper stripped in turn, and the program's base name for path spellings.
+    pub forms: Vec<String>,
+    pub allow_by: AllowBy,
+}
+
+impl Command {
+    /// The program name, if it is literal.
+    pub fn program(&self) -> Option<&str> {
+        self.words.first().filter(|w| w.literal).map(|w| w.text.as_str())
+    }
+
+    /// The words joined with single spaces: what allow rules are matched against.
+    pub fn allow_form(&self) -> String {
+        join(&self.words)
+    }
+}
+
+/// A redirection: `>`, `>>`, `&>`, `2>`, `<`, `>&`…
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Redirect {
+    pub op: String,
+    pub target: Word,
+}
+
+impl Redirect {
+    /// Writes a file (not a descriptor duplication, not /dev/null and friends).
+    pub fn writes_file(&self) -> bool {
+        self.op.contains('>') && !self.is_fd_dup() && !is_device(&self.target.text)
+    }
+
+    /// Reads a file.
+    pub fn reads_file(&self) -> bool {
+        self.op.starts_with('<') && !self.op.contains('>') && !self.is_fd_dup() && !is_device(&self.target.text)
+    }
+
+    fn is_fd_dup(&self) -> bool {
+        (self.op.ends_with('&') || self.op == ">&" || self.op == "<&")
+            && self.target.text.chars().all(|c| c.is_ascii_digit() || c == '-')
+    }
+}
+
+fn is_device(path: &str) -> bool {
+    matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty")
+}
+
+/// What a command line does.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Analysis {
+    pub commands: Vec<Command>,
+    pub redirects: Vec<Redirect>,
+    /// Why the line is not fully understood; empty when it is.
+    pub problems: Vec<String>,
+}
+
+impl Analysis {
+    pub fn understood(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Only reads: fully understood, every command read-only, no file written.
+    pub fn is_read_only(&self) -> bool {
+        self.understood()
+            && !self.commands.is_empty()
+            && self.commands.iter().all(|c| c.allow_by == AllowBy::Rules && is_read_only_command(c))
+            && !self.redirects.iter().any(Redirect::writes_file)
+    }
+}
+
+/// Words joined with single spaces.
+pub fn join(words: &[Word]) -> String {
+    words.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,210 @@
+//! Walking the syntax tree: every command, substitution and redirection.
+
+use std::cell::RefCell;
+
+use tree_sitter::{Node, Parser};
+
+use crate::unwrap::unwrap;
+use crate::words::word;
+use crate::{Analysis, Redirect, Word};
+
+/// More commands than this in one line are not analysed further.
+pub const MAX_COMMANDS: usize = 50;
+/// How deep `bash -c '…'` and `eval` may nest.
+const MAX_DEPTH: usize = 4;
+/// Longer command lines are not analysed.
+const MAX_LEN: usize = 10_000;
+
+thread_local! {
+    static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
+}
+
+/// Analyse a command line.
+pub fn analyze(src: &str) -> Analysis {
+    let mut a = Analysis::default();
+    analyze_into(src, 0, &mut a);
+    if a.commands.len() > MAX_COMMANDS {
+        a.problems.push(format!("more than {MAX_COMMANDS} commands"));
+    }
+    a
+}
+
+/// Analyse `src` (possibly an inner `bash -c` script) into `a`.
+pub(crate) fn analyze_into(src: &str, depth: usize, a: &mut Analysis) {
+    if depth > MAX_DEPTH {
+        a.problems.push("commands nested too deeply".into());
+        return;
+    }
+    if src.len() > MAX_LEN {
+        a.problems.push(format!("the command is longer than {MAX_LEN} characters"));
+    }
+    if src.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        a.problems.push("the command contains control characters".into());
+    }
+    if src.chars().any(|c| c.is_whitespace() && !c.is_ascii()) {
+        a.problems.push("the command contains Unicode whitespace".into());
+    }
+    let tree = PARSER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            let mut p = Parser::new();
+            if p.set_language(&tree_sitter_bash::LANGUAGE.into()).is_ok() {
+                *slot = Some(p);
+            }
+        }
+        slot.as_mut().and_then(|p| p.parse(src, None))
+    });
+    let Some(tree) = tree else {
+        a.problems.push("the command could not be parsed".into());
+        return;
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        a.problems.push("the command has a syntax error".into());
+    }
+    let mut w = Walker { src, depth, a };
+    w.node(root);
+}
+
+struct Walker<'s, 'a> {
+    src: &'s str,
+    depth: usize,
+    a: &'a mut Analysis,
+}
+
+impl Walker<'_, '_> {
+    fn children(&mut self, node: Node<'_>) {
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in kids {
+            self.node(child);
+        }
+    }
+
+    fn node(&mut self, node: Node<'_>) {
+        if self.a.commands.len() > super::walk::MAX_COMMANDS * 4 {
+            return;
+        }
+        match node.kind() {
+            "program" | "list" | "pipeline" | "subshell" | "compound_statement" | "negated_command" | "do_group" => {
+                self.children(node)
+            }
+            "redirected_statement" => self.children(node),
+            "command" => self.command(node),
+            "file_redirect" | "herestring_redirect" => self.redirect(node),
+            "heredoc_redirect" => {
+                // The body is data, but an unquoted here-document still runs its
+                // substitutions, and a redirect may ride along (`cat <<EOF > file`).
+                self.children(node);
+            }
+            "heredoc_body" | "heredoc_start" | "heredoc_end" | "heredoc_content" | "comment" | "string_content" => {
+                self.substitutions_in(node)
+            }
+            "command_substitution" | "process_substitution" => self.children(node),
+            "variable_assignment" | "variable_assignments" => self.substitutions_in(node),
+            "declaration_command" | "unset_command" => self.declaration(node),
+            "test_command" => self.substitutions_in(node),
+            "for_statement"
+            | "c_style_for_statement"
+            | "while_statement"
+            | "if_statement"
+            | "case_statement"
+            | "function_definition"
+            | "elif_clause"
+            | "else_clause"
+            | "case_item" => {
+                self.problem(format!("it uses shell control flow ({})", node.kind()));
+                self.children(node);
+            }
+            "ERROR" => {
+                self.problem("the command has a syntax error".into());
+                self.children(node);
+            }
+            "word"
+            | "string"
+            | "raw_string"
+            | "number"
+            | "concatenation"
+            | "simple_expansion"
+            | "expansion"
+            | "ansi_c_string"
+            | "arithmetic_expansion" => self.substitutions_in(node),
+            other => {
+                self.problem(format!("it uses shell syntax rein does not analyse ({other})"));
+                self.children(node);
+            }
+        }
+    }
+
+    fn problem(&mut self, p: String) {
+        if !self.a.problems.contains(&p) {
+            self.a.problems.push(p);
+        }
+    }
+
+    /// Walk into every command or process substitution below `node`.
+    fn substitutions_in(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if matches!(n.kind(), "command_substitution" | "process_substitution") {
+                self.children(n);
+                continue;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+    }
+
+    fn command(&mut self, node: Node<'_>) {
+        let mut words: Vec<Word> = Vec::new();
+        let mut cursor = node.walk();
+        let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        for child in kids {
+            match child.kind() {
+                "variable_assignment" => self.substitutions_in(child),
+                "file_redirect" | "herestring_redirect" | "heredoc_redirect" => self.node(child),
+                _ => {
+                    self.substitutions_in(child);
+                    words.push(word(child, self.src));
+                }
+            }
+        }
+        if words.is_empty() {
+            return;
+        }
+        unwrap(words, self.depth, self.a);
+    }
+
+    fn declaration(&mut self, node: Node<'_>) {
+        // `export A=$(…)` runs what is inside; the declaration itself changes only the
+        // shell's own variables.
+        self.substitutions_in(node);
+        let keyword = node.child(0).and_then(|c| c.utf8_text(self.src.as_bytes()).ok()).unwrap_or("declare");
+        let mut words = vec![Word::literal(keyword)];
+        let mut cursor = node.walk();
+        for child in node.named_children(&mut cursor) {
+            words.push(word(child, self.src));
+        }
+        unwrap(words, self.depth, self.a);
+    }
+
+    fn redirect(&mut self, node: Node<'_>) {
+        self.substitutions_in(node);
+        let mut op = String::new();
+        let mut target = None;
+        let mut cursor = node.walk();
+        for child in node.children(&mut cursor) {
+            if !child.is_named() {
+                op.push_str(child.utf8_text(self.src.as_bytes()).unwrap_or_default());
+            } else if child.kind() != "file_descriptor" {
+                target = Some(word(child, self.src));
+            }
+        }
+        if node.kind() == "herestring_redirect" {
+            return;
+        }
+        if let Some(target) = target {
+            self.a.redirects.push(Redirect { op, target });
+        }
+    }
+}
