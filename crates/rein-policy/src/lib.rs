@@ -1,1 +1,116 @@
-//! x
+//! The permission engine. For every tool call it answers allow, ask or deny, and says
+//! why — the rule and the file it came from, the mode, or the fact that decided.
+//! Rules are Claude Code's (`Tool`, `Tool(specifier)`, spec §B) from every settings
+//! scope; evaluation is deny → ask → allow, so no allow rule, mode or answer can open a
+//! hole in a deny. Bash commands are understood with tree-sitter (`rein-bash`): every
+//! sub-command must be allowed for the line to be allowed, a deny on any denies the
+//! line, and what cannot be understood is asked — after deny rules were checked.
+
+mod decide;
+mod mode;
+mod paths;
+mod protected;
+mod rules;
+
+use std::path::PathBuf;
+
+pub use decide::Call;
+pub use mode::PermissionMode;
+pub use rules::{ListKind, Rule, RuleError};
+
+use rein_settings::Settings;
+
+/// What the engine decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behavior {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl Behavior {
+    pub fn name(self) -> &'static str {
+        match self {
+            Behavior::Allow => "allow",
+            Behavior::Ask => "ask",
+            Behavior::Deny => "deny",
+        }
+    }
+}
+
+/// A decision and its reason, for the model, the audit log and `rein permissions check`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub behavior: Behavior,
+    /// A sentence the model and the user can act on.
+    pub reason: String,
+    /// What decided: a rule with its origin, a mode, or a named fact.
+    pub source: String,
+}
+
+impl Decision {
+    fn new(behavior: Behavior, reason: impl Into<String>, source: impl Into<String>) -> Self {
+        Decision { behavior, reason: reason.into(), source: source.into() }
+    }
+}
+
+/// What the policy is built from.
+#[derive(Debug, Clone, Default)]
+pub struct PolicyInputs {
+    pub settings: Settings,
+    /// `--allowedTools` / `--disallowedTools` entries (already split).
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
+    /// `--permission-mode` (or `--dangerously-skip-permissions`).
+    pub mode: Option<PermissionMode>,
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    /// `--add-dir` directories.
+    pub add_dirs: Vec<PathBuf>,
+}
+
+/// The rules, the mode and the workspace of one session.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub(crate) deny: Vec<Rule>,
+    pub(crate) ask: Vec<Rule>,
+    pub(crate) allow: Vec<Rule>,
+    pub mode: PermissionMode,
+    /// Where the mode came from.
+    pub mode_source: String,
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    /// Canonical workspace roots: cwd, `--add-dir`s, `additionalDirectories`.
+    pub roots: Vec<PathBuf>,
+}
+
+impl Policy {
+    /// Build the policy; any rule that does not parse is an error naming its file and
+    /// line (fail closed: rules are never dropped silently).
+    pub fn new(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
+        rules::build(inputs)
+    }
+
+    /// A policy that asks for everything not read-only (tests, `rein demo`).
+    pub fn permissive_for_demo(cwd: PathBuf) -> Policy {
+        Policy {
+            deny: Vec::new(),
+            ask: Vec::new(),
+            allow: Vec::new(),
+            mode: PermissionMode::BypassPermissions,
+            mode_source: "rein demo".into(),
+            roots: vec![std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone())],
+            cwd,
+            home: None,
+        }
+    }
+
+    /// Whether a bare deny rule removes `tool` from the list sent to the model.
+    pub fn removes_tool(&self, tool: &str) -> bool {
+        self.deny.iter().any(|r| r.is_bare() && r.matches_tool(tool))
+    }
+
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.deny.iter().chain(&self.ask).chain(&self.allow)
+    }
+}

@@ -1,0 +1,137 @@
+//! Read/Edit path patterns with gitignore anchors (spec §B3).
+
+use std::path::{Path, PathBuf};
+
+use crate::ListKind;
+
+/// A compiled path pattern.
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    matcher: globset::GlobMatcher,
+}
+
+impl PathPattern {
+    /// `//abs`, `~/p`, `/p` (relative to `anchor`, the settings file's root), `p` or
+    /// `./p` (relative to cwd). A bare name matches at any depth; a one-segment directory
+    /// pattern (`src/**`) does too in deny and ask lists.
+    pub fn new(spec: &str, kind: ListKind, cwd: &Path, anchor: &Path, home: Option<&Path>) -> Result<Self, String> {
+        let s = spec.trim();
+        let absolute: String = if let Some(rest) = s.strip_prefix("//") {
+            format!("/{rest}")
+        } else if let Some(rest) = s.strip_prefix("~/") {
+            let home = home.ok_or("`~/` needs a home directory")?;
+            format!("{}/{rest}", home.display())
+        } else if let Some(rest) = s.strip_prefix('/') {
+            format!("{}/{rest}", anchor.display())
+        } else {
+            let rel = s.strip_prefix("./").unwrap_or(s);
+            let segments: Vec<&str> = rel.trim_end_matches('/').split('/').collect();
+            let bare_name = segments.len() == 1 && !rel.starts_with("**");
+            let dir_pattern = segments.len() == 2 && segments[1] == "**" && kind != ListKind::Allow;
+            if (bare_name && !s.starts_with("./")) || dir_pattern {
+                format!("{}/**/{rel}", cwd.display())
+            } else {
+                format!("{}/{rel}", cwd.display())
+            }
+        };
+        let glob = globset::GlobBuilder::new(&absolute)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| format!("bad path pattern: {e}"))?;
+        Ok(PathPattern { matcher: glob.compile_matcher() })
+    }
+
+    /// The pattern matches `path` or a directory above it.
+    pub fn matches(&self, path: &Path) -> bool {
+        path.ancestors().any(|p| p.as_os_str().len() > 1 && self.matcher.is_match(p))
+    }
+
+    /// Like [`matches`](Self::matches), and also when `path` is a directory holding
+    /// matching files (a search of it would read them).
+    pub fn matches_within(&self, path: &Path) -> bool {
+        self.matches(path) || self.matcher.is_match(path.join("\u{1}probe"))
+    }
+}
+
+/// `path` as written (made absolute) and with symlinks resolved, both.
+pub fn spellings(path: &Path) -> Vec<PathBuf> {
+    let mut out = vec![path.to_path_buf()];
+    let canonical = canonical_guess(path);
+    if canonical != path {
+        out.push(canonical);
+    }
+    out
+}
+
+/// Canonical form of a path that may not exist: resolve what exists, append the rest.
+pub fn canonical_guess(path: &Path) -> PathBuf {
+    let mut existing = path;
+    let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
+    while !existing.exists() {
+        match (existing.file_name(), existing.parent()) {
+            (Some(n), Some(p)) => {
+                rest.push(n);
+                existing = p;
+            }
+            _ => break,
+        }
+    }
+    let mut out = std::fs::canonicalize(existing).unwrap_or_else(|_| lexical(existing));
+    for part in rest.iter().rev() {
+        if *part == ".." {
+            out.pop();
+        } else if *part != "." {
+            out.push(part);
+        }
+    }
+    out
+}
+
+/// `.` and `..` removed without touching the disk.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Whether `path` lies inside one of `roots` (whole components).
+pub fn inside(path: &Path, roots: &[PathBuf]) -> bool {
+    let c = canonical_guess(path);
+    roots.iter().any(|r| c.starts_with(r))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pat(s: &str, kind: ListKind) -> PathPattern {
+        PathPattern::new(s, kind, Path::new("/w"), Path::new("/anchor"), Some(Path::new("/home/u"))).unwrap()
+    }
+
+    #[test]
+    fn anchors() {
+        assert!(pat("//etc/passwd", ListKind::Deny).matches(Path::new("/etc/passwd")));
+        assert!(pat("~/.ssh/**", ListKind::Deny).matches(Path::new("/home/u/.ssh/id_rsa")));
+        assert!(pat("/secrets/*", ListKind::Deny).matches(Path::new("/anchor/secrets/a")));
+        assert!(pat("./.env", ListKind::Deny).matches(Path::new("/w/.env")));
+        assert!(!pat("./.env", ListKind::Deny).matches(Path::new("/w/sub/.env")));
+        assert!(pat(".env", ListKind::Deny).matches(Path::new("/w/sub/deep/.env")));
+        assert!(pat("src/*.rs", ListKind::Allow).matches(Path::new("/w/src/a.rs")));
+        assert!(!pat("src/*.rs", ListKind::Allow).matches(Path::new("/w/src/x/a.rs")));
+        assert!(pat("src/**", ListKind::Deny).matches(Path::new("/w/a/src/b")));
+        assert!(!pat("src/**", ListKind::Allow).matches(Path::new("/w/a/src/b")));
+        assert!(
+            pat("secrets", ListKind::Deny).matches(Path::new("/w/secrets/key.pem")),
+            "directories cover their files"
+        );
+        assert!(pat("./secrets/**", ListKind::Deny).matches_within(Path::new("/w/secrets")));
+    }
+}

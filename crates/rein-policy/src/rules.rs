@@ -1,0 +1,335 @@
+//! Rule syntax (spec §B): `Tool` or `Tool(specifier)`, from every settings scope and
+//! the command line, each kept with its origin.
+
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+use rein_settings::SettingsFile;
+
+use crate::paths::PathPattern;
+use crate::{PermissionMode, Policy, PolicyInputs};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKind {
+    Allow,
+    Ask,
+    Deny,
+}
+
+impl ListKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ListKind::Allow => "allow",
+            ListKind::Ask => "ask",
+            ListKind::Deny => "deny",
+        }
+    }
+}
+
+/// Bash input fields a `Bash(param:value)` rule may test (never the command itself).
+const BASH_PARAMS: &[&str] = &["run_in_background", "dangerouslyDisableSandbox", "timeout", "description"];
+
+#[derive(Debug, Clone)]
+pub(crate) enum Spec {
+    /// A Bash command pattern, compiled.
+    Command(Regex),
+    /// A top-level input field equal to a value (deny/ask only).
+    Param { key: String, value: String },
+    /// A Read/Edit path pattern.
+    Path(PathPattern),
+    /// `WebFetch(domain:…)`.
+    Domain(String),
+    /// Any other specifier: matched against nothing rein knows yet.
+    Other,
+}
+
+/// One parsed rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    /// As written.
+    pub text: String,
+    pub kind: ListKind,
+    /// The tool part: a name, `*`, or an MCP pattern.
+    pub tool: String,
+    pub(crate) spec: Option<Spec>,
+    /// The file (or flag) it came from, with the line when known.
+    pub origin: String,
+}
+
+/// A rule that does not parse, with where it is.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{origin}: invalid permission rule {rule:?}: {reason}")]
+pub struct RuleError {
+    pub origin: String,
+    pub rule: String,
+    pub reason: String,
+}
+
+impl Rule {
+    /// Parse `text`; `anchor` is where `/path` patterns are relative to.
+    pub fn parse(
+        text: &str,
+        kind: ListKind,
+        origin: &str,
+        cwd: &Path,
+        anchor: &Path,
+        home: Option<&Path>,
+    ) -> Result<Rule, RuleError> {
+        let err =
+            |reason: &str| RuleError { origin: origin.to_string(), rule: text.to_string(), reason: reason.to_string() };
+        let t = text.trim();
+        let (tool, spec_text) = match t.find('(') {
+            Some(open) => {
+                let Some(inner) = t[open + 1..].strip_suffix(')') else {
+                    return Err(err("a specifier must be closed with `)` at the end"));
+                };
+                (&t[..open], Some(inner))
+            }
+            None if t.contains(')') => return Err(err("unbalanced `)`")),
+            None => (t, None),
+        };
+        if tool.is_empty() || !tool.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '*')) {
+            return Err(err("the tool name must be letters, digits, `_`, `-` or `*`"));
+        }
+        if tool.contains('*') && tool != "*" && !tool.starts_with("mcp__") {
+            return Err(err("`*` in a tool name is only allowed alone or after `mcp__`"));
+        }
+        let spec = match spec_text {
+            None => None,
+            Some(s) if s.trim().is_empty() => return Err(err("the specifier is empty")),
+            Some("*") => None,
+            Some(s) => Some(parse_spec(tool, s, kind, cwd, anchor, home).map_err(|r| err(&r))?),
+        };
+        Ok(Rule { text: t.to_string(), kind, tool: tool.to_string(), spec, origin: origin.to_string() })
+    }
+
+    /// A rule without a specifier covers the whole tool.
+    pub fn is_bare(&self) -> bool {
+        self.spec.is_none()
+    }
+
+    /// Whether the tool part names `tool`.
+    pub fn matches_tool(&self, tool: &str) -> bool {
+        if self.tool == "*" || self.tool == tool {
+            return true;
+        }
+        if let Some(prefix) = self.tool.strip_suffix('*') {
+            return self.tool.starts_with("mcp__") && tool.starts_with(prefix);
+        }
+        // `mcp__server` covers every tool of that server.
+        self.tool.starts_with("mcp__")
+            && self.tool.matches("__").count() == 1
+            && tool.starts_with(&format!("{}__", self.tool))
+    }
+
+    /// `rule text (list in origin)`.
+    pub fn describe(&self) -> String {
+        format!("rule `{}` ({} list, {})", self.text, self.kind.name(), self.origin)
+    }
+}
+
+const FILE_TOOLS: &[&str] = &["Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep"];
+
+fn parse_spec(
+    tool: &str,
+    s: &str,
+    kind: ListKind,
+    cwd: &Path,
+    anchor: &Path,
+    home: Option<&Path>,
+) -> Result<Spec, String> {
+    match tool {
+        "Bash" => {
+            if let Some((key, value)) = s.split_once(':')
+                && BASH_PARAMS.contains(&key)
+            {
+                if kind == ListKind::Allow {
+                    return Err(format!("`{key}:` rules are for deny and ask lists only"));
+                }
+                return Ok(Spec::Param { key: key.to_string(), value: value.to_string() });
+            }
+            command_pattern(s).map(Spec::Command)
+        }
+        t if FILE_TOOLS.contains(&t) => PathPattern::new(s, kind, cwd, anchor, home).map(Spec::Path),
+        "WebFetch" => {
+            let Some(domain) = s.strip_prefix("domain:") else {
+                return Err("WebFetch rules take `domain:HOST`".into());
+            };
+            if domain.is_empty() {
+                return Err("the domain is empty".into());
+            }
+            Ok(Spec::Domain(domain.to_ascii_lowercase()))
+        }
+        _ => Ok(Spec::Other),
+    }
+}
+
+/// A Bash pattern as a regex over the whole command: `*` matches anything (spaces
+/// included); a trailing ` *` (or the legacy `:*`) also matches the bare command, and
+/// keeps the word boundary (`ls *` matches `ls -la`, not `lsof`).
+fn command_pattern(s: &str) -> Result<Regex, String> {
+    let s = s.trim();
+    let (body, open_tail) = if let Some(b) = s.strip_suffix(":*") {
+        (b.trim_end(), true)
+    } else if let Some(b) = s.strip_suffix(" *") {
+        (b.trim_end(), true)
+    } else {
+        (s, false)
+    };
+    let mut re = String::from("(?s)^");
+    for (i, part) in body.split('*').enumerate() {
+        if i > 0 {
+            re.push_str(".*");
+        }
+        re.push_str(&regex::escape(part));
+    }
+    if open_tail {
+        re.push_str("(?: .*)?");
+    }
+    re.push('$');
+    Regex::new(&re).map_err(|e| format!("cannot compile the pattern: {e}"))
+}
+
+/// Split `--allowedTools` values: commas and spaces separate rules, except inside
+/// parentheses (`Bash(git status:*)` stays whole).
+pub fn split_tool_list(values: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for v in values {
+        let mut depth = 0i32;
+        let mut cur = String::new();
+        for c in v.chars() {
+            match c {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 && (c == ',' || c.is_whitespace()) {
+                if !cur.trim().is_empty() {
+                    out.push(std::mem::take(&mut cur));
+                }
+                cur.clear();
+            } else {
+                cur.push(c);
+            }
+        }
+        if !cur.trim().is_empty() {
+            out.push(cur);
+        }
+    }
+    out
+}
+
+fn origin_of(file: &SettingsFile, rule: &str) -> String {
+    match file.line_of(rule) {
+        Some(line) => format!("{}:{line}", file.origin()),
+        None => file.origin(),
+    }
+}
+
+/// Build the policy from settings and flags.
+pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
+    let home = inputs.home.as_deref();
+    let (mut deny, mut ask, mut allow) = (Vec::new(), Vec::new(), Vec::new());
+    for (kind, key, list) in [
+        (ListKind::Deny, "/permissions/deny", &mut deny),
+        (ListKind::Ask, "/permissions/ask", &mut ask),
+        (ListKind::Allow, "/permissions/allow", &mut allow),
+    ] {
+        if let Some((origin, item)) = inputs.settings.non_strings(key).into_iter().next() {
+            return Err(RuleError { origin, rule: item.to_string(), reason: "a rule must be a string".into() });
+        }
+        for (text, file) in inputs.settings.strings(key) {
+            list.push(Rule::parse(&text, kind, &origin_of(file, &text), &inputs.cwd, &file.anchor, home)?);
+        }
+    }
+    for (kind, flag, values) in [
+        (ListKind::Deny, "--disallowedTools", &inputs.disallowed_tools),
+        (ListKind::Allow, "--allowedTools", &inputs.allowed_tools),
+    ] {
+        for text in split_tool_list(values) {
+            let rule = Rule::parse(&text, kind, flag, &inputs.cwd, &inputs.cwd, home)?;
+            if kind == ListKind::Deny { deny.push(rule) } else { allow.push(rule) }
+        }
+    }
+    let (mode, mode_source) = match inputs.mode {
+        Some(m) => (m, "the command line".to_string()),
+        None => match inputs.settings.scalar("/permissions/defaultMode") {
+            Some((v, file)) => {
+                let name = v.as_str().unwrap_or_default();
+                let m = PermissionMode::parse(name).ok_or_else(|| RuleError {
+                    origin: file.origin(),
+                    rule: format!("defaultMode: {v}"),
+                    reason: "unknown permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)".into(),
+                })?;
+                (m, file.origin())
+            }
+            None => (PermissionMode::Default, "the default".to_string()),
+        },
+    };
+    let bypass_disabled = inputs
+        .settings
+        .scalar("/permissions/disableBypassPermissionsMode")
+        .is_some_and(|(v, _)| v.as_str() == Some("disable"));
+    let (mode, mode_source) = if mode == PermissionMode::BypassPermissions && bypass_disabled {
+        (PermissionMode::Default, "bypassPermissions is disabled by settings".to_string())
+    } else {
+        (mode, mode_source)
+    };
+    let mut roots: Vec<PathBuf> = vec![inputs.cwd.clone()];
+    roots.extend(inputs.add_dirs.iter().map(|d| if d.is_absolute() { d.clone() } else { inputs.cwd.join(d) }));
+    for (dir, file) in inputs.settings.strings("/permissions/additionalDirectories") {
+        let p = match (dir.strip_prefix("~/"), home) {
+            (Some(rest), Some(h)) => h.join(rest),
+            _ if Path::new(&dir).is_absolute() => PathBuf::from(&dir),
+            _ => file.anchor.join(&dir),
+        };
+        roots.push(p);
+    }
+    let roots = roots.into_iter().map(|r| std::fs::canonicalize(&r).unwrap_or(r)).collect();
+    Ok(Policy { deny, ask, allow, mode, mode_source, cwd: inputs.cwd.clone(), home: inputs.home.clone(), roots })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(s: &str) -> Result<Rule, RuleError> {
+        Rule::parse(s, ListKind::Allow, "test", Path::new("/w"), Path::new("/w"), None)
+    }
+
+    #[test]
+    fn syntax() {
+        assert!(rule("Bash").unwrap().is_bare());
+        assert!(rule("Bash(*)").unwrap().is_bare());
+        assert!(rule("Bash(npm run test:*)").is_ok());
+        assert!(rule("WebFetch(domain:example.com)").is_ok());
+        assert!(rule("mcp__github__*").unwrap().matches_tool("mcp__github__create_issue"));
+        assert!(rule("mcp__github").unwrap().matches_tool("mcp__github__x"));
+        assert!(!rule("mcp__github").unwrap().matches_tool("mcp__githubby__x"));
+        for bad in
+            ["Bash(ls", "Bash()", "Ba sh", "WebFetch(example.com)", "Bash(run_in_background:true)", "Bash)", "Re*d"]
+        {
+            assert!(rule(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn command_patterns_keep_the_word_boundary() {
+        let re = command_pattern("ls *").unwrap();
+        assert!(re.is_match("ls") && re.is_match("ls -la") && !re.is_match("lsof"));
+        let re = command_pattern("ls*").unwrap();
+        assert!(re.is_match("lsof"));
+        let re = command_pattern("git status:*").unwrap();
+        assert!(re.is_match("git status") && re.is_match("git status -s") && !re.is_match("git statusx"));
+        let re = command_pattern("git * main").unwrap();
+        assert!(re.is_match("git push origin main") && !re.is_match("git push origin dev"));
+        let re = command_pattern("npm run build").unwrap();
+        assert!(re.is_match("npm run build") && !re.is_match("npm run build && rm x"));
+    }
+
+    #[test]
+    fn tool_lists_split_outside_parentheses() {
+        let v = split_tool_list(&["Read,Bash(git status:*) Edit".into(), "WebFetch(domain:a.com)".into()]);
+        assert_eq!(v, ["Read", "Bash(git status:*)", "Edit", "WebFetch(domain:a.com)"]);
+    }
+}
