@@ -36,9 +36,33 @@ pub struct Args {
     #[arg(long)]
     pub append_system_prompt: Option<String>,
 
-    /// Write debug logs to stderr (or set RUST_LOG).
-    #[arg(long)]
+    /// Write debug logs to stderr, permission decisions included (or set RUST_LOG).
+    #[arg(long, global = true)]
     pub debug: bool,
+
+    /// Extra settings: a JSON file or a JSON string (command-line scope).
+    #[arg(long, global = true)]
+    pub settings: Option<String>,
+
+    /// Allow rules, e.g. "Bash(git status:*) Read" (comma or space separated).
+    #[arg(long = "allowedTools", alias = "allowed-tools", num_args = 1.., global = true)]
+    pub allowed_tools: Vec<String>,
+
+    /// Deny rules, e.g. "Bash(rm:*)"; a bare tool name removes the tool.
+    #[arg(long = "disallowedTools", alias = "disallowed-tools", num_args = 1.., global = true)]
+    pub disallowed_tools: Vec<String>,
+
+    /// default, acceptEdits, plan, dontAsk or bypassPermissions.
+    #[arg(long, global = true)]
+    pub permission_mode: Option<String>,
+
+    /// The same as --permission-mode bypassPermissions (deny rules and protected paths still hold).
+    #[arg(long, global = true)]
+    pub dangerously_skip_permissions: bool,
+
+    /// Another directory the session may work in (repeatable).
+    #[arg(long = "add-dir", num_args = 1.., global = true)]
+    pub add_dir: Vec<std::path::PathBuf>,
 
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -57,6 +81,20 @@ pub enum Command {
         #[arg(long, value_enum)]
         output_format: Option<OutputFormat>,
     },
+    /// Inspect the permission rules in force here.
+    Permissions {
+        #[command(subcommand)]
+        action: PermissionsAction,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PermissionsAction {
+    /// Explain the decision for a call written like a rule: 'Bash(git push)',
+    /// 'Read(./.env)', 'WebFetch(https://example.com)', 'Edit(src/main.rs)'.
+    Check { call: String },
+    /// List every rule with the file it comes from, the mode and the workspace.
+    List,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

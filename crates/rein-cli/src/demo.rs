@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use rein_model::{Model, ScriptedModel, ScriptedReply, ScriptedTurn};
+use rein_policy::{PermissionMode, Policy, PolicyInputs};
 use rein_protocol::{ContentBlock, Message, ToolUse};
 use serde_json::{Value, json};
 
@@ -16,6 +17,8 @@ use crate::print::Frontend;
 use crate::session::{self, Setup};
 
 const SCRIPTED_MODEL: &str = "rein-scripted-demo";
+/// The one command the demo may run beyond read-only ones.
+const TEST_RULE: &str = "Bash(python3 -m unittest:*)";
 const TASK: &str = "Get to know this project: list its files and find the open TODOs. Fix the one that is a \
                     bug, with a test, run the test suite, and summarise what you found and did.";
 
@@ -40,8 +43,17 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         .iter()
         .any(|k| std::env::var(k).is_ok_and(|v| !v.trim().is_empty()));
     let scripted = force_scripted || !has_key;
-    let model_name = if scripted { SCRIPTED_MODEL.to_string() } else { session::resolve_model(args.model.as_deref()) };
-    let setup = Setup::new(scratch.path().to_path_buf(), args, model_name)?;
+    let model_name =
+        if scripted { SCRIPTED_MODEL.to_string() } else { session::resolve_model(args.model.as_deref(), None) };
+    // The demo's own permissions: edits inside the project, and the test command.
+    let policy = Policy::new(&PolicyInputs {
+        allowed_tools: vec![TEST_RULE.to_string()],
+        mode: Some(PermissionMode::AcceptEdits),
+        cwd: scratch.path().to_path_buf(),
+        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        ..PolicyInputs::default()
+    })?;
+    let setup = Setup::new(scratch.path().to_path_buf(), args, model_name, policy)?;
     let model: Arc<dyn Model> = if scripted {
         Arc::new(ScriptedModel::new(SCRIPTED_MODEL, script(scratch.path())))
     } else {
@@ -62,6 +74,7 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
                 );
             }
             println!("Project: {} (removed afterwards)\nTask: {TASK}", scratch.path().display());
+            println!("Permissions: acceptEdits inside the project, plus {TEST_RULE}; anything else is refused.");
             Frontend::human()
         }
         Some(f) => Frontend::new(f, true),

@@ -47,7 +47,13 @@ impl Human {
             EngineEvent::ToolFinished { result: ContentBlock::ToolResult { content, is_error, .. }, .. } => {
                 self.result(content, *is_error);
             }
-            EngineEvent::Stream(_) | EngineEvent::ToolResults(_) | EngineEvent::ToolFinished { .. } => {}
+            EngineEvent::Permission { verdict, .. } if !verdict.allowed() => {
+                let _ = writeln!(self.out, "  ⊘  refused: {}", verdict.decision.source);
+            }
+            EngineEvent::Stream(_)
+            | EngineEvent::ToolResults(_)
+            | EngineEvent::ToolFinished { .. }
+            | EngineEvent::Permission { .. } => {}
         }
     }
 

@@ -4,6 +4,7 @@
 mod args;
 mod demo;
 mod human;
+mod permissions;
 mod print;
 mod session;
 
@@ -28,8 +29,15 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> anyhow::Result<ExitCode> {
-    if let Some(Command::Demo { scripted, output_format }) = &args.command {
-        return runtime()?.block_on(demo::run(&args, *scripted, *output_format));
+    match &args.command {
+        Some(Command::Demo { scripted, output_format }) => {
+            return runtime()?.block_on(demo::run(&args, *scripted, *output_format));
+        }
+        Some(Command::Permissions { action }) => {
+            permissions::run(&args, action)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        None => {}
     }
     if !args.print {
         bail!("interactive mode is not available yet: use `rein -p \"PROMPT\"`, or `rein demo` for an offline demo");
@@ -79,6 +87,7 @@ fn init_logging(debug: bool) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .try_init();
 }
 

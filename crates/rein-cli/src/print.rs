@@ -21,6 +21,8 @@ enum Mode {
 pub struct Frontend {
     mode: Mode,
     session_id: String,
+    /// The tools offered to the model (after bare deny rules).
+    tools: Vec<String>,
     /// The human transcript goes to stderr when stdout carries the result.
     result_on_stdout: bool,
 }
@@ -33,7 +35,7 @@ impl Frontend {
             OutputFormat::Json => Mode::Json,
             OutputFormat::StreamJson => Mode::StreamJson,
         };
-        Frontend { mode, session_id: String::new(), result_on_stdout: true }
+        Frontend { mode, session_id: String::new(), tools: Vec::new(), result_on_stdout: true }
     }
 
     /// The readable transcript on stdout, for the demo.
@@ -41,8 +43,13 @@ impl Frontend {
         Frontend {
             mode: Mode::Human(Human::new(Box::new(std::io::stdout()))),
             session_id: String::new(),
+            tools: Vec::new(),
             result_on_stdout: false,
         }
+    }
+
+    pub fn set_tools(&mut self, tools: Vec<String>) {
+        self.tools = tools;
     }
 
     pub fn start(&mut self, setup: &Setup) {
@@ -55,9 +62,9 @@ impl Frontend {
                 "session_id": setup.session_id,
                 "cwd": setup.cwd,
                 "model": setup.model,
-                "tools": setup.registry.names(),
+                "tools": self.tools,
                 "mcp_servers": [],
-                "permissionMode": "default",
+                "permissionMode": setup.policy.mode.name(),
                 "slash_commands": [],
                 "apiKeySource": setup.api_key_source(),
                 "claude_code_version": env!("CARGO_PKG_VERSION"),
@@ -86,7 +93,10 @@ impl Frontend {
                     "parent_tool_use_id": null,
                     "message": message,
                 })),
-                EngineEvent::Stream(_) | EngineEvent::ToolStarted(_) | EngineEvent::ToolFinished { .. } => {}
+                EngineEvent::Stream(_)
+                | EngineEvent::ToolStarted(_)
+                | EngineEvent::ToolFinished { .. }
+                | EngineEvent::Permission { .. } => {}
             },
             Mode::Human(h) => h.event(&event),
             Mode::Text | Mode::Json => {}
@@ -147,7 +157,9 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
                 "costUSD": o.cost_usd,
             }
         },
-        "permission_denials": [],
+        "permission_denials": o.permission_denials.iter().map(|c| json!({
+            "tool_name": c.name, "tool_use_id": c.id, "tool_input": c.input,
+        })).collect::<Vec<_>>(),
     });
     if o.end == End::Completed || !o.result_text.is_empty() {
         v["result"] = json!(o.result_text);

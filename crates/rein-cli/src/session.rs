@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use rein_engine::{Engine, EngineConfig};
+use rein_engine::{Engine, EngineConfig, Gate};
 use rein_model::{AnthropicClient, AnthropicConfig, Model};
+use rein_policy::Policy;
 use rein_prompt::{PromptOptions, build_system_prompt};
 use rein_protocol::Message;
 use rein_tools::{Registry, ToolContext, register_builtins};
@@ -27,15 +28,20 @@ pub struct Setup {
     pub system: Arc<str>,
     pub registry: Arc<Registry>,
     pub session_dir: PathBuf,
+    pub policy: Arc<Policy>,
 }
 
 impl Setup {
     pub fn from_args(args: &Args) -> anyhow::Result<Setup> {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
-        Setup::new(cwd, args, resolve_model(args.model.as_deref()))
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let (settings, policy) = crate::permissions::load(args, &cwd, home.as_deref())?;
+        let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
+        let model = resolve_model(args.model.as_deref(), from_settings.as_deref());
+        Setup::new(cwd, args, model, policy)
     }
 
-    pub fn new(cwd: PathBuf, args: &Args, model: String) -> anyhow::Result<Setup> {
+    pub fn new(cwd: PathBuf, args: &Args, model: String, policy: Policy) -> anyhow::Result<Setup> {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let mut registry = Registry::new();
         register_builtins(&mut registry)?;
@@ -63,6 +69,7 @@ impl Setup {
             system: prompt.text.into(),
             registry: Arc::new(registry),
             session_dir,
+            policy: Arc::new(policy),
         })
     }
 
@@ -83,11 +90,14 @@ impl Setup {
     }
 }
 
-/// `--model`, else `ANTHROPIC_MODEL`, else the default; aliases expanded.
-pub fn resolve_model(flag: Option<&str>) -> String {
+/// `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the default;
+/// aliases expanded.
+pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String {
+    let env = std::env::var("ANTHROPIC_MODEL").ok().filter(|m| !m.trim().is_empty());
     let chosen = flag
         .map(str::to_string)
-        .or_else(|| std::env::var("ANTHROPIC_MODEL").ok().filter(|m| !m.trim().is_empty()))
+        .or(env)
+        .or_else(|| from_settings.map(str::to_string))
         .unwrap_or_else(|| DEFAULT_MODEL.to_string());
     match chosen.as_str() {
         "sonnet" => "claude-sonnet-4-5".into(),
@@ -100,15 +110,17 @@ pub fn resolve_model(flag: Option<&str>) -> String {
 /// Run one prompt to its end; true when it succeeded.
 pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> bool {
     let started = Instant::now();
-    frontend.start(setup);
-    let ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
+    let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
+    ctx.workspace_roots = setup.policy.roots.clone();
     let config = EngineConfig {
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,
         max_turns: setup.max_turns,
         system: setup.system.clone(),
     };
-    let mut engine = Engine::new(model, setup.registry.clone(), ctx, config);
+    let mut engine = Engine::new(model, setup.registry.clone(), Gate::new(setup.policy.clone()), ctx, config);
+    frontend.set_tools(engine.tool_names());
+    frontend.start(setup);
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
     frontend.finish(setup, &outcome, started.elapsed());
     !outcome.is_error()

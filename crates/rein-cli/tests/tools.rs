@@ -96,7 +96,11 @@ fn every_tool_works_through_the_binary() {
         ]),
         reply([text("All tools ran.")]),
     ]));
-    env.rein_at(&server).args(["-p", "exercise every tool"]).assert().success().stdout("All tools ran.\n");
+    env.rein_at(&server)
+        .args(["-p", "exercise every tool", "--dangerously-skip-permissions"])
+        .assert()
+        .success()
+        .stdout("All tools ran.\n");
 
     let reqs = server.requests();
     assert_eq!(reqs.len(), 7);

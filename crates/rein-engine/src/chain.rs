@@ -2,8 +2,8 @@
 //! tool's own validation → PreToolUse hooks → permission decision → execute →
 //! PostToolUse hooks. Cheap, non-negotiable checks first; human time last. Each stage
 //! that stops a call produces the paired `is_error` result with a reason the model can
-//! act on. (Hooks and permissions fill their stages in later issues; their place in the
-//! order is fixed here.)
+//! act on. (Hooks fill their stages in a later issue; their place in the order is fixed
+//! here.)
 
 use std::panic::AssertUnwindSafe;
 
@@ -11,22 +11,43 @@ use futures::FutureExt;
 use rein_protocol::{ContentBlock, ToolUse};
 use rein_tools::{Registry, ToolContext};
 
+use crate::gate::{Gate, Verdict};
+
+/// What happened to one call: its result, and the permission verdict when the call got
+/// that far (audit records both; a denial is listed in the run's result).
+pub struct CallReport {
+    pub result: ContentBlock,
+    pub verdict: Option<Verdict>,
+}
+
+impl CallReport {
+    fn stopped(call: &ToolUse, message: String) -> Self {
+        CallReport { result: ContentBlock::tool_result(&call.id, message, true), verdict: None }
+    }
+}
+
 /// Run one call through the chain; always returns its `tool_result`.
-pub async fn run_call(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> ContentBlock {
+pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &ToolContext) -> CallReport {
     // 1. Input schema (and the tool's existence).
     let prepared = match registry.prepare(&call.name, &call.input) {
         Ok(p) => p,
-        Err(message) => return ContentBlock::tool_result(&call.id, message, true),
+        Err(message) => return CallReport::stopped(call, message),
     };
     // 2. The tool's own validation.
     if let Err(reason) = prepared.validate(ctx) {
-        return ContentBlock::tool_result(&call.id, format!("{} refused this input: {reason}", call.name), true);
+        return CallReport::stopped(call, format!("{} refused this input: {reason}", call.name));
     }
-    // 3. PreToolUse hooks and 4. the permission decision plug in here.
+    // 3. PreToolUse hooks plug in here.
+    // 4. The permission decision: deny → ask → allow.
+    let verdict = gate.check(call, prepared.is_read_only()).await;
+    if !verdict.allowed() {
+        let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
+        return CallReport { result, verdict: Some(verdict) };
+    }
     // 5. Execute. A panicking tool is a failed call, never a lost one.
     let result = AssertUnwindSafe(prepared.call(ctx.clone())).catch_unwind().await;
     // 6. PostToolUse hooks plug in here.
-    match result {
+    let result = match result {
         Ok(Ok(output)) => ContentBlock::ToolResult {
             tool_use_id: call.id.clone(),
             content: output.content,
@@ -42,5 +63,6 @@ pub async fn run_call(registry: &Registry, call: &ToolUse, ctx: &ToolContext) ->
             tracing::error!(tool = %call.name, %why, "tool panicked");
             ContentBlock::tool_result(&call.id, format!("Error: the {} tool crashed: {why}", call.name), true)
         }
-    }
+    };
+    CallReport { result, verdict: Some(verdict) }
 }

@@ -1,6 +1,8 @@
 use rein_model::ModelEvent;
 use rein_protocol::{AssistantMessage, ContentBlock, Message, ToolUse};
 
+use crate::gate::Verdict;
+
 /// What the engine tells frontends, as it happens.
 #[derive(Debug, Clone)]
 pub enum EngineEvent {
@@ -10,6 +12,8 @@ pub enum EngineEvent {
     Assistant(AssistantMessage),
     /// A tool call is about to run.
     ToolStarted(ToolUse),
+    /// The permission verdict for a call (audit).
+    Permission { call: ToolUse, verdict: Verdict },
     /// A tool call has its result (a `tool_result` block).
     ToolFinished { call: ToolUse, result: ContentBlock },
     /// The user message carrying the tool results of one response.

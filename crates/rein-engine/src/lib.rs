@@ -5,9 +5,11 @@
 //! ([`Conversation`]) guarantees that every `tool_use` is answered by exactly one
 //! `tool_result`, first in the next user message, in call order.
 
+mod audit;
 pub mod chain;
 mod conversation;
 mod event;
+mod gate;
 mod outcome;
 mod pairing;
 mod query_loop;
@@ -15,6 +17,7 @@ mod sample;
 
 pub use conversation::Conversation;
 pub use event::EngineEvent;
+pub use gate::{Approver, Gate, Verdict};
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
 pub use query_loop::{Engine, EngineConfig};

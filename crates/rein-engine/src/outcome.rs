@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use rein_protocol::Usage;
+use rein_protocol::{ToolUse, Usage};
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +26,8 @@ pub struct Outcome {
     /// The text of the last assistant message.
     pub result_text: String,
     pub stop_reason: Option<String>,
+    /// Calls the permission stage refused, in order.
+    pub permission_denials: Vec<ToolUse>,
 }
 
 impl Outcome {

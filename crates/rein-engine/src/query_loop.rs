@@ -9,7 +9,7 @@ use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
 use rein_tools::{Registry, ToolContext};
 
 use crate::sample::{SampleFailure, sample};
-use crate::{Conversation, End, EngineEvent, Outcome, chain};
+use crate::{Conversation, End, EngineEvent, Gate, Outcome, chain};
 
 /// Settings of one session.
 #[derive(Debug, Clone)]
@@ -25,6 +25,7 @@ pub struct EngineConfig {
 pub struct Engine {
     model: Arc<dyn Model>,
     registry: Arc<Registry>,
+    gate: Gate,
     tools: Arc<[ToolSpec]>,
     ctx: ToolContext,
     config: EngineConfig,
@@ -32,9 +33,21 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(model: Arc<dyn Model>, registry: Arc<Registry>, ctx: ToolContext, config: EngineConfig) -> Self {
-        let tools = registry.specs().into();
-        Engine { model, registry, tools, ctx, config, conversation: Conversation::new() }
+    /// A session. Tools a bare deny rule removes are not offered to the model.
+    pub fn new(
+        model: Arc<dyn Model>,
+        registry: Arc<Registry>,
+        gate: Gate,
+        ctx: ToolContext,
+        config: EngineConfig,
+    ) -> Self {
+        let tools = registry.specs().into_iter().filter(|t| !gate.policy.removes_tool(&t.name)).collect();
+        Engine { model, registry, gate, tools, ctx, config, conversation: Conversation::new() }
+    }
+
+    /// The tools offered to the model.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.name.clone()).collect()
     }
 
     pub fn conversation(&self) -> &Conversation {
@@ -70,7 +83,7 @@ impl Engine {
             if calls.is_empty() {
                 return out.end(End::Completed);
             }
-            let results = self.run_tools(&calls, sink).await;
+            let results = self.run_tools(&calls, &mut out, sink).await;
             if let Err(e) = self.conversation.push(results) {
                 return out.failed(e.to_string());
             }
@@ -107,13 +120,25 @@ impl Engine {
     }
 
     /// Run the calls in order through the chain; one result per call, in call order.
-    async fn run_tools(&self, calls: &[ToolUse], sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Message {
+    async fn run_tools(
+        &self,
+        calls: &[ToolUse],
+        out: &mut Outcome,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Message {
         let mut results = Vec::with_capacity(calls.len());
         for call in calls {
             sink(EngineEvent::ToolStarted(call.clone()));
-            let result = chain::run_call(&self.registry, call, &self.ctx).await;
-            sink(EngineEvent::ToolFinished { call: call.clone(), result: result.clone() });
-            results.push(result);
+            let report = chain::run_call(&self.registry, &self.gate, call, &self.ctx).await;
+            if let Some(verdict) = report.verdict {
+                crate::audit::record(call, &verdict);
+                if !verdict.allowed() {
+                    out.permission_denials.push(call.clone());
+                }
+                sink(EngineEvent::Permission { call: call.clone(), verdict });
+            }
+            sink(EngineEvent::ToolFinished { call: call.clone(), result: report.result.clone() });
+            results.push(report.result);
         }
         let message = Message::user(results);
         sink(EngineEvent::ToolResults(message.clone()));
@@ -131,6 +156,7 @@ impl Outcome {
             api_duration: Default::default(),
             result_text: String::new(),
             stop_reason: None,
+            permission_denials: Vec::new(),
         }
     }
 

@@ -3,9 +3,11 @@
 
 use std::sync::Arc;
 
-use rein_engine::{End, Engine, EngineConfig, EngineEvent, Outcome};
+use rein_engine::{Approver, End, Engine, EngineConfig, EngineEvent, Gate, Outcome};
 use rein_model::{AnthropicClient, AnthropicConfig, Auth};
+use rein_policy::{Decision, Policy, PolicyInputs};
 use rein_protocol::Message;
+use rein_settings::Settings;
 use rein_testkit::{FakeServer, Scenario, Step, reply, text, thinking, tool_use_with_id};
 use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
 use schemars::JsonSchema;
@@ -59,6 +61,16 @@ struct Run {
 }
 
 async fn run(scenario: Scenario, max_turns: Option<u32>) -> Run {
+    run_with(scenario, max_turns, None, None).await
+}
+
+/// Run with `settings` (a JSON settings object) as the project's policy, and an approver.
+async fn run_with(
+    scenario: Scenario,
+    max_turns: Option<u32>,
+    settings: Option<Value>,
+    approver: Option<Arc<dyn Approver>>,
+) -> Run {
     let server = FakeServer::start(scenario).unwrap();
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("hello.txt"), "hello\n").unwrap();
@@ -74,7 +86,23 @@ async fn run(scenario: Scenario, max_turns: Option<u32>) -> Run {
     .unwrap();
     let ctx = ToolContext::new(dir.path().to_path_buf(), dir.path().to_path_buf());
     let config = EngineConfig { model: "claude-test".into(), max_tokens: 1000, max_turns, system: "sys".into() };
-    let mut engine = Engine::new(Arc::new(client), Arc::new(registry), ctx, config);
+    let policy = match settings {
+        None => Policy::allow_all(dir.path().to_path_buf()),
+        Some(v) => {
+            let json = v.to_string();
+            let settings = Settings::load(&rein_settings::Locations {
+                cwd: dir.path().to_path_buf(),
+                local_root: dir.path().to_path_buf(),
+                cli: Some(json),
+                ..Default::default()
+            })
+            .unwrap();
+            Policy::new(&PolicyInputs { settings, cwd: dir.path().to_path_buf(), ..Default::default() }).unwrap()
+        }
+    };
+    let mut gate = Gate::new(Arc::new(policy));
+    gate.approver = approver;
+    let mut engine = Engine::new(Arc::new(client), Arc::new(registry), gate, ctx, config);
     let mut events = Vec::new();
     let outcome = engine.run(Message::user_text("go"), &mut |e| events.push(e)).await;
     Run { server, outcome, events, _dir: dir }
@@ -214,4 +242,80 @@ async fn a_failed_request_keeps_the_partial_text() {
 async fn api_errors_end_the_run_with_one_line() {
     let r = run(Scenario::new([Step::api_error(400, "invalid_request_error", "messages: bad")]), None).await;
     assert_eq!(r.outcome.end, End::Failed("API error 400 invalid_request_error: messages: bad".into()));
+}
+
+#[tokio::test]
+async fn a_denied_call_is_answered_recorded_and_never_runs() {
+    let r = run_with(
+        Scenario::new([
+            reply([tool_use_with_id("b", "Bash", json!({"command": "touch made-by-bash"}))]),
+            reply([text("ok")]),
+        ]),
+        None,
+        Some(json!({"permissions": {"deny": ["Bash(touch:*)"]}})),
+        None,
+    )
+    .await;
+    let res = results(&r, 1);
+    assert_eq!(res[0]["is_error"], json!(true));
+    assert!(res[0]["content"].as_str().unwrap().contains("denied by rule `Bash(touch:*)`"), "{res:?}");
+    assert!(!r._dir.path().join("made-by-bash").exists());
+    assert_eq!(r.outcome.permission_denials.len(), 1);
+    let audited = r.events.iter().any(|e| matches!(e, EngineEvent::Permission { verdict, .. } if !verdict.allowed()));
+    assert!(audited, "the denial reaches the audit events");
+}
+
+#[tokio::test]
+async fn the_chain_checks_schema_and_validation_before_permission() {
+    // Bash is denied outright, yet malformed input is reported as such: cheap checks first.
+    let r = run_with(
+        Scenario::new([
+            reply([
+                tool_use_with_id("s", "Bash", json!({"command": 5})),
+                tool_use_with_id("v", "Read", json!({"file_path": "relative"})),
+                tool_use_with_id("d", "Bash", json!({"command": "ls"})),
+            ]),
+            reply([text("ok")]),
+        ]),
+        None,
+        Some(json!({"permissions": {"deny": ["Bash(ls:*)", "Read"]}})),
+        None,
+    )
+    .await;
+    let res = results(&r, 1);
+    assert!(res[0]["content"].as_str().unwrap().starts_with("InputValidationError"), "{res:?}");
+    assert!(res[1]["content"].as_str().unwrap().contains("absolute"), "{res:?}");
+    assert!(res[2]["content"].as_str().unwrap().contains("denied"), "{res:?}");
+    // A bare deny removes the tool from the list the model sees.
+    let reqs = r.server.requests();
+    let tools: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(!tools.contains(&"Read") && tools.contains(&"Bash"), "{tools:?}");
+}
+
+struct Yes;
+impl Approver for Yes {
+    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(async { true })
+    }
+}
+
+#[tokio::test]
+async fn questions_go_to_the_approver_and_headless_means_no() {
+    let scenario = || {
+        Scenario::new([
+            reply([
+                tool_use_with_id("w", "Write", json!({"file_path": "/dev/null/never", "content": "x"})),
+                tool_use_with_id("b", "Bash", json!({"command": "touch asked"})),
+            ]),
+            reply([text("ok")]),
+        ])
+    };
+    let settings = json!({"permissions": {"ask": ["Bash(touch:*)"]}});
+    let headless = run_with(scenario(), None, Some(settings.clone()), None).await;
+    let res = results(&headless, 1);
+    assert!(res[1]["content"].as_str().unwrap().contains("has not granted"), "{res:?}");
+    assert!(!headless._dir.path().join("asked").exists());
+    let approved = run_with(scenario(), None, Some(settings), Some(Arc::new(Yes))).await;
+    assert!(approved._dir.path().join("asked").exists(), "{:?}", results(&approved, 1));
 }

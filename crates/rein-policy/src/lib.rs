@@ -91,14 +91,15 @@ impl Policy {
         rules::build(inputs)
     }
 
-    /// A policy that asks for everything not read-only (tests, `rein demo`).
-    pub fn permissive_for_demo(cwd: PathBuf) -> Policy {
+    /// No rules, bypassPermissions mode: every call is allowed except writes to protected
+    /// paths (for engine tests and embedding).
+    pub fn allow_all(cwd: PathBuf) -> Policy {
         Policy {
             deny: Vec::new(),
             ask: Vec::new(),
             allow: Vec::new(),
             mode: PermissionMode::BypassPermissions,
-            mode_source: "rein demo".into(),
+            mode_source: "allow_all".into(),
             roots: vec![std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone())],
             cwd,
             home: None,

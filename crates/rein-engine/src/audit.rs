@@ -1,0 +1,21 @@
+//! The audit trail: every permission decision goes to the debug log (target
+//! `rein::audit`), including calls stopped before later stages ran. (The transcript
+//! records them too once sessions are persisted.)
+
+use rein_protocol::ToolUse;
+
+use crate::gate::Verdict;
+
+pub fn record(call: &ToolUse, verdict: &Verdict) {
+    tracing::info!(
+        target: "rein::audit",
+        tool = %call.name,
+        tool_use_id = %call.id,
+        input = %call.input,
+        decision = verdict.decision.behavior.name(),
+        asked = verdict.asked,
+        source = %verdict.decision.source,
+        reason = %verdict.decision.reason,
+        "permission decision"
+    );
+}
