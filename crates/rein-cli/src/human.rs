@@ -53,7 +53,8 @@ impl Human {
             EngineEvent::Stream(_)
             | EngineEvent::ToolResults(_)
             | EngineEvent::ToolFinished { .. }
-            | EngineEvent::Permission { .. } => {}
+            | EngineEvent::Permission { .. }
+            | EngineEvent::Notice(_) => {}
         }
     }
 

@@ -77,6 +77,10 @@ impl Frontend {
     }
 
     pub fn event(&mut self, event: EngineEvent) {
+        if let EngineEvent::Notice(n) = &event {
+            eprintln!("rein: {n}");
+            return;
+        }
         match &mut self.mode {
             Mode::StreamJson => match event {
                 EngineEvent::Assistant(message) => line(&json!({
@@ -96,7 +100,8 @@ impl Frontend {
                 EngineEvent::Stream(_)
                 | EngineEvent::ToolStarted(_)
                 | EngineEvent::ToolFinished { .. }
-                | EngineEvent::Permission { .. } => {}
+                | EngineEvent::Permission { .. }
+                | EngineEvent::Notice(_) => {}
             },
             Mode::Human(h) => h.event(&event),
             Mode::Text | Mode::Json => {}
@@ -122,6 +127,7 @@ impl Frontend {
         }
         match &outcome.end {
             End::Completed => {}
+            End::Stopped(reason) => eprintln!("rein: stopped by a hook: {reason}"),
             End::MaxTurns => eprintln!("rein: error: reached the maximum number of turns ({})", outcome.num_turns),
             End::Failed(msg) => eprintln!("rein: error: {msg}"),
         }
@@ -131,7 +137,7 @@ impl Frontend {
 /// The `result` line (spec §D2).
 fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
     let subtype = match o.end {
-        End::Completed => "success",
+        End::Completed | End::Stopped(_) => "success",
         End::MaxTurns => "error_max_turns",
         End::Failed(_) => "error_during_execution",
     };
@@ -161,7 +167,7 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
             "tool_name": c.name, "tool_use_id": c.id, "tool_input": c.input,
         })).collect::<Vec<_>>(),
     });
-    if o.end == End::Completed || !o.result_text.is_empty() {
+    if matches!(o.end, End::Completed | End::Stopped(_)) || !o.result_text.is_empty() {
         v["result"] = json!(o.result_text);
     }
     if let End::Failed(msg) = &o.end {

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use rein_engine::{Engine, EngineConfig, Gate};
+use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::{AnthropicClient, AnthropicConfig, Model};
 use rein_policy::Policy;
 use rein_prompt::{PromptOptions, build_system_prompt};
@@ -17,6 +18,8 @@ use crate::print::Frontend;
 
 const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 const DEFAULT_MAX_TOKENS: u32 = 32_000;
+/// Consecutive Stop-hook continuations before rein stops anyway (as Claude Code).
+const DEFAULT_MAX_STOP_CONTINUATIONS: u32 = 8;
 
 /// Everything a session needs before it talks to a model.
 pub struct Setup {
@@ -29,6 +32,8 @@ pub struct Setup {
     pub registry: Arc<Registry>,
     pub session_dir: PathBuf,
     pub policy: Arc<Policy>,
+    /// Configured hooks; `None` when there are none.
+    pub hooks: Option<Arc<Hooks>>,
 }
 
 impl Setup {
@@ -38,7 +43,21 @@ impl Setup {
         let (settings, policy) = crate::permissions::load(args, &cwd, home.as_deref())?;
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(args.model.as_deref(), from_settings.as_deref());
-        Setup::new(cwd, args, model, policy)
+        let hooks = HookConfig::from_settings(&settings)?;
+        let mut setup = Setup::new(cwd, args, model, policy)?;
+        if !hooks.is_empty() {
+            setup.hooks = Some(Arc::new(Hooks::new(
+                hooks,
+                HookSession {
+                    session_id: setup.session_id.clone(),
+                    transcript_path: setup.session_dir.join("transcript.jsonl"),
+                    cwd: setup.cwd.clone(),
+                    project_dir: setup.cwd.clone(),
+                    permission_mode: setup.policy.mode.name().to_string(),
+                },
+            )));
+        }
+        Ok(setup)
     }
 
     pub fn new(cwd: PathBuf, args: &Args, model: String, policy: Policy) -> anyhow::Result<Setup> {
@@ -70,6 +89,7 @@ impl Setup {
             registry: Arc::new(registry),
             session_dir,
             policy: Arc::new(policy),
+            hooks: None,
         })
     }
 
@@ -116,12 +136,19 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,
         max_turns: setup.max_turns,
+        max_stop_continuations: std::env::var("REIN_MAX_STOP_CONTINUATIONS")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
         system: setup.system.clone(),
     };
-    let mut engine = Engine::new(model, setup.registry.clone(), Gate::new(setup.policy.clone()), ctx, config);
+    let mut gate = Gate::new(setup.policy.clone());
+    gate.hooks = setup.hooks.clone();
+    let mut engine = Engine::new(model, setup.registry.clone(), gate, ctx, config);
     frontend.set_tools(engine.tool_names());
     frontend.start(setup);
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
+    engine.end_session("other", &mut |event| frontend.event(event)).await;
     frontend.finish(setup, &outcome, started.elapsed());
     !outcome.is_error()
 }

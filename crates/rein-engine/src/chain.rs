@@ -2,58 +2,109 @@
 //! tool's own validation → PreToolUse hooks → permission decision → execute →
 //! PostToolUse hooks. Cheap, non-negotiable checks first; human time last. Each stage
 //! that stops a call produces the paired `is_error` result with a reason the model can
-//! act on. (Hooks fill their stages in a later issue; their place in the order is fixed
-//! here.)
+//! act on, and the permission verdict (including a hook's block) goes to the audit.
 
 use std::panic::AssertUnwindSafe;
+use std::time::Instant;
 
 use futures::FutureExt;
-use rein_protocol::{ContentBlock, ToolUse};
-use rein_tools::{Registry, ToolContext};
+use rein_hooks::{HookDecision, Hooks};
+use rein_policy::{Behavior, Call, Decision};
+use rein_protocol::{ContentBlock, ToolResultContent, ToolUse};
+use rein_tools::{PreparedCall, Registry, ToolContext};
+use serde_json::json;
 
-use crate::gate::{Gate, Verdict};
+use crate::gate::{Gate, HookSay, Verdict};
 
-/// What happened to one call: its result, and the permission verdict when the call got
-/// that far (audit records both; a denial is listed in the run's result).
+/// What happened to one call.
 pub struct CallReport {
     pub result: ContentBlock,
+    /// The permission verdict, when the call got that far (a hook's block counts).
     pub verdict: Option<Verdict>,
+    /// Messages for the user (hook errors, `systemMessage`s).
+    pub notices: Vec<String>,
+    /// A hook said `continue: false`: stop the session, with this reason.
+    pub stop: Option<String>,
 }
 
 impl CallReport {
-    fn stopped(call: &ToolUse, message: String) -> Self {
-        CallReport { result: ContentBlock::tool_result(&call.id, message, true), verdict: None }
+    fn stopped(call: &ToolUse, message: String, notices: Vec<String>) -> Self {
+        CallReport { result: ContentBlock::tool_result(&call.id, message, true), verdict: None, notices, stop: None }
     }
+}
+
+/// Stages 1 and 2: the schema, then the tool's own validation.
+fn prepare(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, String> {
+    let prepared = registry.prepare(&call.name, &call.input)?;
+    prepared.validate(ctx).map_err(|reason| format!("{} refused this input: {reason}", call.name))?;
+    Ok(prepared)
 }
 
 /// Run one call through the chain; always returns its `tool_result`.
 pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &ToolContext) -> CallReport {
-    // 1. Input schema (and the tool's existence).
-    let prepared = match registry.prepare(&call.name, &call.input) {
+    let mut notices = Vec::new();
+    let mut stop = None;
+    let mut call = call.clone();
+    let mut prepared = match prepare(registry, &call, ctx) {
         Ok(p) => p,
-        Err(message) => return CallReport::stopped(call, message),
+        Err(message) => return CallReport::stopped(&call, message, notices),
     };
-    // 2. The tool's own validation.
-    if let Err(reason) = prepared.validate(ctx) {
-        return CallReport::stopped(call, format!("{} refused this input: {reason}", call.name));
+    // 3. PreToolUse hooks: they may block, ask, allow (only where no rule asks) or
+    //    rewrite the input, which then goes through stages 1 and 2 again.
+    let mut hook_say = None;
+    let mut context = Vec::new();
+    if let Some(hooks) = &gate.hooks {
+        let fields = json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id});
+        let policy = gate.policy.clone();
+        let read_only = prepared.is_read_only();
+        let out = hooks
+            .fire("PreToolUse", Some(&call.name), fields, |h| if_passes(h.if_rule.as_deref(), &policy, &call, read_only))
+            .await;
+        notices.extend(out.notices("PreToolUse"));
+        stop = out.stop();
+        context = out.context(false);
+        if let Some((decision, reason, hook)) = out.pre_tool_decision() {
+            if decision == HookDecision::Deny {
+                let reason = if reason.is_empty() { "no reason given".to_string() } else { reason };
+                let message = format!("PreToolUse hook `{hook}` blocked this call: {reason}");
+                let verdict = Verdict {
+                    decision: Decision::new(Behavior::Deny, message.clone(), format!("PreToolUse hook `{hook}`: {reason}")),
+                    asked: false,
+                };
+                let result = ContentBlock::tool_result(&call.id, message, true);
+                return CallReport { result, verdict: Some(verdict), notices, stop };
+            }
+            hook_say = Some(HookSay { decision, reason, hook });
+        }
+        if let Some(input) = out.updated_input() {
+            call.input = input;
+            prepared = match prepare(registry, &call, ctx) {
+                Ok(p) => p,
+                Err(message) => {
+                    return CallReport::stopped(&call, format!("A PreToolUse hook rewrote the input, and {message}"), notices);
+                }
+            };
+        }
     }
-    // 3. PreToolUse hooks plug in here.
     // 4. The permission decision: deny → ask → allow.
-    let verdict = gate.check(call, prepared.is_read_only()).await;
+    let (verdict, rewritten) = gate.check(&call, prepared.is_read_only(), hook_say).await;
     if !verdict.allowed() {
         let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
-        return CallReport { result, verdict: Some(verdict) };
+        return CallReport { result, verdict: Some(verdict), notices, stop };
+    }
+    if let Some(input) = rewritten {
+        call.input = input;
+        prepared = match prepare(registry, &call, ctx) {
+            Ok(p) => p,
+            Err(message) => return CallReport::stopped(&call, message, notices),
+        };
     }
     // 5. Execute. A panicking tool is a failed call, never a lost one.
+    let started = Instant::now();
     let result = AssertUnwindSafe(prepared.call(ctx.clone())).catch_unwind().await;
-    // 6. PostToolUse hooks plug in here.
-    let result = match result {
-        Ok(Ok(output)) => ContentBlock::ToolResult {
-            tool_use_id: call.id.clone(),
-            content: output.content,
-            is_error: output.is_error,
-        },
-        Ok(Err(e)) => ContentBlock::tool_result(&call.id, format!("Error: {e}"), true),
+    let (content, is_error) = match result {
+        Ok(Ok(output)) => (output.content, output.is_error),
+        Ok(Err(e)) => (ToolResultContent::Text(format!("Error: {e}")), true),
         Err(panic) => {
             let why = panic
                 .downcast_ref::<&str>()
@@ -61,8 +112,69 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".into());
             tracing::error!(tool = %call.name, %why, "tool panicked");
-            ContentBlock::tool_result(&call.id, format!("Error: the {} tool crashed: {why}", call.name), true)
+            (ToolResultContent::Text(format!("Error: the {} tool crashed: {why}", call.name)), true)
         }
     };
-    CallReport { result, verdict: Some(verdict) }
+    // 6. PostToolUse (or PostToolUseFailure) hooks: feedback and context for the model.
+    if let Some(hooks) = &gate.hooks {
+        let extra = post_hooks(hooks, &call, &content, is_error, started.elapsed().as_millis() as u64, &mut notices).await;
+        if stop.is_none() {
+            stop = extra.1;
+        }
+        context.extend(extra.0);
+    }
+    let content = with_context(content, &context);
+    CallReport { result: ContentBlock::ToolResult { tool_use_id: call.id.clone(), content, is_error }, verdict: Some(verdict), notices, stop }
+}
+
+/// A handler's `if` rule must match the call (tool events only).
+fn if_passes(rule: Option<&str>, policy: &rein_policy::Policy, call: &ToolUse, read_only: bool) -> bool {
+    match rule {
+        None => true,
+        Some(r) => policy.rule_matches(r, &Call { tool: &call.name, input: &call.input, read_only }),
+    }
+}
+
+/// Run PostToolUse or PostToolUseFailure; returns the text for the model and a stop.
+async fn post_hooks(
+    hooks: &Hooks,
+    call: &ToolUse,
+    content: &ToolResultContent,
+    is_error: bool,
+    duration_ms: u64,
+    notices: &mut Vec<String>,
+) -> (Vec<String>, Option<String>) {
+    let text = content.to_text();
+    let (event, fields) = if is_error {
+        ("PostToolUseFailure", json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}))
+    } else {
+        let response = if call.name == "Bash" {
+            json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
+        } else {
+            json!(text)
+        };
+        ("PostToolUse", json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}))
+    };
+    let out = hooks.fire(event, Some(&call.name), fields, |_| true).await;
+    notices.extend(out.notices(event));
+    let mut extra = out.context(false);
+    if let Some((reason, hook)) = out.block() {
+        extra.push(format!("{event} hook `{hook}` says: {reason}"));
+    }
+    (extra, out.stop())
+}
+
+/// Hook context travels with the result it is about.
+fn with_context(content: ToolResultContent, context: &[String]) -> ToolResultContent {
+    if context.is_empty() {
+        return content;
+    }
+    let note = format!("\n\n<hook-context>\n{}\n</hook-context>", context.join("\n"));
+    match content {
+        ToolResultContent::Text(t) => ToolResultContent::Text(t + &note),
+        ToolResultContent::Blocks(mut b) => {
+            b.push(ContentBlock::text(note.trim_start()));
+            ToolResultContent::Blocks(b)
+        }
+    }
 }

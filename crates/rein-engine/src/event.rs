@@ -12,6 +12,8 @@ pub enum EngineEvent {
     Assistant(AssistantMessage),
     /// A tool call is about to run.
     ToolStarted(ToolUse),
+    /// Something the user should see: a hook error, a hook's `systemMessage`.
+    Notice(String),
     /// The permission verdict for a call (audit).
     Permission { call: ToolUse, verdict: Verdict },
     /// A tool call has its result (a `tool_result` block).

@@ -1,12 +1,15 @@
-//! The permission stage of the chain: the policy's decision, and the `Approver` seam for
-//! questions. Without an approver (headless), a question is answered "no", with a
+//! The permission stage of the chain: the policy's decision, a PreToolUse hook's
+//! decision (which can only tighten), PermissionRequest hooks and the `Approver` seam
+//! for questions. Without an approver (headless), a question is answered "no", with a
 //! message that tells the model the user has not granted it.
 
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use rein_hooks::{HookDecision, Hooks};
 use rein_policy::{Behavior, Call, Decision, Policy};
 use rein_protocol::ToolUse;
+use serde_json::{Value, json};
 
 /// Answers the questions the policy asks (the TUI dialog, a permission-prompt tool).
 pub trait Approver: Send + Sync {
@@ -28,51 +31,118 @@ impl Verdict {
     }
 }
 
-/// Policy plus approver.
+/// A PreToolUse hook's say on the call.
+pub struct HookSay {
+    pub decision: HookDecision,
+    pub reason: String,
+    pub hook: String,
+}
+
+/// Policy, hooks and approver.
 #[derive(Clone)]
 pub struct Gate {
     pub policy: Arc<Policy>,
     pub approver: Option<Arc<dyn Approver>>,
+    pub hooks: Option<Arc<Hooks>>,
 }
 
 impl Gate {
     pub fn new(policy: Arc<Policy>) -> Self {
-        Gate { policy, approver: None }
+        Gate { policy, approver: None, hooks: None }
     }
 
-    pub async fn check(&self, call: &ToolUse, read_only: bool) -> Verdict {
-        let decision = self.policy.decide(&Call { tool: &call.name, input: &call.input, read_only });
+    /// Decide `call`; `hook` is what PreToolUse hooks said (deny was handled before).
+    /// Returns the verdict and, when a PermissionRequest hook rewrote it, the new input.
+    pub async fn check(&self, call: &ToolUse, read_only: bool, hook: Option<HookSay>) -> (Verdict, Option<Value>) {
+        let mut decision = self.policy.decide(&Call { tool: &call.name, input: &call.input, read_only });
+        if decision.behavior == Behavior::Deny {
+            return (Verdict { decision, asked: false }, None);
+        }
+        match hook {
+            // A hook's allow skips the question only where no ask rule or protected path asked.
+            Some(h) if h.decision == HookDecision::Allow && decision.behavior == Behavior::Ask && !decision.explicit => {
+                let source = format!("PreToolUse hook `{}` allowed; the policy would have asked ({})", h.hook, decision.source);
+                return (Verdict { decision: Decision::new(Behavior::Allow, "Allowed by a hook.", source), asked: false }, None);
+            }
+            // ask (and defer, which rein treats as ask) forces a question.
+            Some(h) if matches!(h.decision, HookDecision::Ask | HookDecision::Defer) => {
+                let reason = if h.reason.is_empty() { format!("A hook asks to confirm this {} call.", call.name) } else { h.reason };
+                decision = Decision::new(Behavior::Ask, reason, format!("PreToolUse hook `{}` asked", h.hook));
+            }
+            _ => {}
+        }
         if decision.behavior != Behavior::Ask {
-            return Verdict { decision, asked: false };
+            return (Verdict { decision, asked: false }, None);
+        }
+        self.ask(call, decision, read_only).await
+    }
+
+    async fn ask(&self, call: &ToolUse, decision: Decision, read_only: bool) -> (Verdict, Option<Value>) {
+        if let Some(hooks) = &self.hooks {
+            let fields = json!({"tool_name": call.name, "tool_input": call.input});
+            let out = hooks.fire("PermissionRequest", Some(&call.name), fields, |_| true).await;
+            if let Some((allow, updated, message, hook)) = permission_request_answer(&out) {
+                if !allow {
+                    let reason = if message.is_empty() { format!("{} The PermissionRequest hook refused.", decision.reason) } else { message };
+                    let d = Decision::new(Behavior::Deny, reason, format!("PermissionRequest hook `{hook}` denied"));
+                    return (Verdict { decision: d, asked: true }, None);
+                }
+                // The rewritten input is checked against deny and ask rules again.
+                let input = updated.clone().unwrap_or_else(|| call.input.clone());
+                let again = self.policy.decide(&Call { tool: &call.name, input: &input, read_only });
+                if again.behavior == Behavior::Deny {
+                    return (Verdict { decision: again, asked: true }, None);
+                }
+                let d = Decision::new(Behavior::Allow, "Allowed by a PermissionRequest hook.", format!("PermissionRequest hook `{hook}` allowed"));
+                return (Verdict { decision: d, asked: true }, updated);
+            }
+            let note = json!({
+                "message": format!("rein needs your permission to use {}", call.name),
+                "title": "Permission needed",
+                "notification_type": "permission_prompt",
+            });
+            hooks.fire("Notification", Some("permission_prompt"), note, |_| true).await;
         }
         let granted = match &self.approver {
             Some(a) => a.approve(call, &decision).await,
             None => false,
         };
         let decision = if granted {
-            Decision {
-                behavior: Behavior::Allow,
-                reason: "Allowed by the user.".into(),
-                source: format!("user approval; {}", decision.source),
-            }
+            Decision::new(Behavior::Allow, "Allowed by the user.", format!("user approval; {}", decision.source))
         } else if self.approver.is_some() {
-            Decision {
-                behavior: Behavior::Deny,
-                reason: format!("{} The user declined.", decision.reason),
-                source: format!("user refusal; {}", decision.source),
-            }
+            Decision::new(Behavior::Deny, format!("{} The user declined.", decision.reason), format!("user refusal; {}", decision.source))
         } else {
-            Decision {
-                behavior: Behavior::Deny,
-                reason: format!(
+            Decision::new(
+                Behavior::Deny,
+                format!(
                     "{} The user has not granted this permission: rein is running without an approver, so questions \
                      are answered no. Do not retry the same call; use another approach, or tell the user which rule \
                      to add (--allowedTools or permissions.allow in .claude/settings.json).",
                     decision.reason
                 ),
-                source: format!("no approver (headless); {}", decision.source),
-            }
+                format!("no approver (headless); {}", decision.source),
+            )
         };
-        Verdict { decision, asked: true }
+        (Verdict { decision, asked: true }, None)
     }
+}
+
+/// A PermissionRequest hook's `decision`: (allow?, updatedInput, message, hook).
+fn permission_request_answer(out: &rein_hooks::Outcome) -> Option<(bool, Option<Value>, String, String)> {
+    for run in &out.runs {
+        if run.exit != rein_hooks::Exit::Code(Some(0)) {
+            continue;
+        }
+        let Ok(json) = serde_json::from_str::<Value>(run.stdout.trim()) else { continue };
+        let Some(d) = json.get("hookSpecificOutput").and_then(|h| h.get("decision")) else { continue };
+        let allow = match d.get("behavior").and_then(Value::as_str) {
+            Some("allow") => true,
+            Some("deny") => false,
+            _ => continue,
+        };
+        let updated = d.get("updatedInput").filter(|v| v.is_object()).cloned();
+        let message = d.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
+        return Some((allow, updated, message, run.handler.clone()));
+    }
+    None
 }

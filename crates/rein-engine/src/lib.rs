@@ -14,6 +14,7 @@ mod outcome;
 mod pairing;
 mod query_loop;
 mod sample;
+mod session_hooks;
 
 pub use conversation::Conversation;
 pub use event::EngineEvent;

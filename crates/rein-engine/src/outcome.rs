@@ -9,6 +9,8 @@ pub enum End {
     Completed,
     /// `--max-turns` was reached.
     MaxTurns,
+    /// A hook said `continue: false`; the reason is for the user.
+    Stopped(String),
     /// The model request failed; the message says why, on one line.
     Failed(String),
 }
@@ -32,6 +34,6 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn is_error(&self) -> bool {
-        !matches!(self.end, End::Completed)
+        !matches!(self.end, End::Completed | End::Stopped(_))
     }
 }

@@ -85,7 +85,13 @@ async fn run_with(
     })
     .unwrap();
     let ctx = ToolContext::new(dir.path().to_path_buf(), dir.path().to_path_buf());
-    let config = EngineConfig { model: "claude-test".into(), max_tokens: 1000, max_turns, system: "sys".into() };
+    let config = EngineConfig {
+        model: "claude-test".into(),
+        max_tokens: 1000,
+        max_turns,
+        max_stop_continuations: 8,
+        system: "sys".into(),
+    };
     let policy = match settings {
         None => Policy::allow_all(dir.path().to_path_buf()),
         Some(v) => {

@@ -42,11 +42,12 @@ impl Policy {
     pub fn decide(&self, call: &Call<'_>) -> Decision {
         let d = self.decide_inner(call);
         if d.behavior == Behavior::Ask && self.mode == PermissionMode::DontAsk {
-            return Decision::new(
-                Behavior::Deny,
-                format!("{} In dontAsk mode anything that would ask is denied.", d.reason),
-                format!("{}; mode dontAsk", d.source),
-            );
+            return Decision {
+                behavior: Behavior::Deny,
+                reason: format!("{} In dontAsk mode anything that would ask is denied.", d.reason),
+                source: format!("{}; mode dontAsk", d.source),
+                explicit: d.explicit,
+            };
         }
         d
     }
@@ -66,7 +67,8 @@ impl Policy {
                 Behavior::Ask,
                 format!("{} requires approval ({}).", name, rule.describe()),
                 rule.describe(),
-            );
+            )
+            .explicit();
         }
         for w in &facts.writes {
             if let Some(why) = spellings(w).iter().find_map(|p| protected_reason(p)) {
@@ -74,7 +76,8 @@ impl Policy {
                     Behavior::Ask,
                     format!("Writing {} needs approval: {why}.", w.display()),
                     "protected path",
-                );
+                )
+                .explicit();
             }
         }
         if let Some(a) = &facts.bash {
@@ -317,6 +320,11 @@ impl Policy {
             _ => {}
         }
         f
+    }
+
+    /// Whether `rule` applies to `call`.
+    pub(crate) fn hits(&self, rule: &Rule, call: &Call<'_>) -> bool {
+        self.rule_hits(rule, call, &self.facts(call))
     }
 
     /// Whether a deny or ask rule applies to the call.

@@ -46,11 +46,19 @@ pub struct Decision {
     pub reason: String,
     /// What decided: a rule with its origin, a mode, or a named fact.
     pub source: String,
+    /// The question comes from an explicit ask rule or a protected path: a hook's
+    /// "allow" cannot skip it.
+    pub explicit: bool,
 }
 
 impl Decision {
-    fn new(behavior: Behavior, reason: impl Into<String>, source: impl Into<String>) -> Self {
-        Decision { behavior, reason: reason.into(), source: source.into() }
+    pub fn new(behavior: Behavior, reason: impl Into<String>, source: impl Into<String>) -> Self {
+        Decision { behavior, reason: reason.into(), source: source.into(), explicit: false }
+    }
+
+    pub(crate) fn explicit(mut self) -> Self {
+        self.explicit = true;
+        self
     }
 }
 
@@ -109,6 +117,15 @@ impl Policy {
     /// Whether a bare deny rule removes `tool` from the list sent to the model.
     pub fn removes_tool(&self, tool: &str) -> bool {
         self.deny.iter().any(|r| r.is_bare() && r.matches_tool(tool))
+    }
+
+    /// Whether the rule written as `rule` (e.g. a hook's `if`) matches `call`.
+    pub fn rule_matches(&self, rule: &str, call: &Call<'_>) -> bool {
+        let home = self.home.as_deref();
+        match Rule::parse(rule, ListKind::Deny, "hook if", &self.cwd, &self.cwd, home) {
+            Ok(r) => self.hits(&r, call),
+            Err(_) => false,
+        }
     }
 
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {

@@ -1,0 +1,77 @@
+//! Hooks around the turn: SessionStart and UserPromptSubmit before the prompt, Stop when
+//! the loop would end, SessionEnd at the end.
+
+use rein_hooks::Hooks;
+use rein_protocol::{ContentBlock, Message};
+use serde_json::json;
+
+use crate::EngineEvent;
+
+/// What Stop hooks decided.
+pub enum StopVerdict {
+    /// End the turn.
+    End,
+    /// Keep going: this feedback becomes the next user message.
+    Continue(String),
+    /// A hook said `continue: false`.
+    Halt(String),
+}
+
+/// SessionStart (the first time) and UserPromptSubmit: the prompt with any context the
+/// hooks add, or the reason a hook blocked it.
+pub async fn before_prompt(
+    hooks: &Hooks,
+    first: bool,
+    mut prompt: Message,
+    sink: &mut (dyn FnMut(EngineEvent) + Send),
+) -> Result<Message, String> {
+    let mut context = Vec::new();
+    if first {
+        let out = hooks.fire("SessionStart", Some("startup"), json!({"source": "startup"}), |_| true).await;
+        notices(sink, out.notices("SessionStart"));
+        context.extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
+    }
+    let text = prompt.text();
+    let out = hooks.fire("UserPromptSubmit", None, json!({"prompt": text}), |_| true).await;
+    notices(sink, out.notices("UserPromptSubmit"));
+    if let Some((reason, hook)) = out.block() {
+        return Err(format!("the prompt was blocked by the UserPromptSubmit hook `{hook}`: {reason}"));
+    }
+    if let Some(reason) = out.stop() {
+        return Err(format!("a UserPromptSubmit hook stopped the session: {reason}"));
+    }
+    context.extend(out.context(true).into_iter().map(|c| format!("<user-prompt-submit-hook>\n{c}\n</user-prompt-submit-hook>")));
+    prompt.content.extend(context.into_iter().map(ContentBlock::text));
+    Ok(prompt)
+}
+
+/// Stop hooks, when the model has finished.
+pub async fn stop(hooks: &Hooks, active: bool, last_text: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> StopVerdict {
+    let fields = json!({
+        "stop_hook_active": active,
+        "last_assistant_message": last_text,
+        "background_tasks": [],
+        "session_crons": [],
+    });
+    let out = hooks.fire("Stop", None, fields, |_| true).await;
+    notices(sink, out.notices("Stop"));
+    if let Some(reason) = out.stop() {
+        return StopVerdict::Halt(reason);
+    }
+    match out.block() {
+        Some((reason, hook)) => StopVerdict::Continue(format!("Stop hook `{hook}` feedback: {reason}")),
+        None => StopVerdict::End,
+    }
+}
+
+/// SessionEnd, with why the session ended.
+pub async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+    let out = hooks.fire("SessionEnd", Some(reason), json!({"reason": reason}), |_| true).await;
+    notices(sink, out.notices("SessionEnd"));
+}
+
+fn notices(sink: &mut (dyn FnMut(EngineEvent) + Send), list: Vec<String>) {
+    for n in list {
+        sink(EngineEvent::Notice(n));
+    }
+}

@@ -1,0 +1,208 @@
+//! Hook configuration (spec §A1–A2): event → matcher groups → handlers, merged from
+//! every settings scope, identical handlers run once.
+
+use std::collections::BTreeMap;
+
+use rein_settings::{Scope, Settings};
+use serde_json::Value;
+
+/// How a handler is run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HandlerKind {
+    /// `command` run through `sh -c` (shell form) or directly with `args` (exec form).
+    Command { command: String, args: Option<Vec<String>> },
+    /// A handler type rein does not run yet (`http`, `prompt`, `agent`, `mcp_tool`).
+    Unsupported(String),
+}
+
+/// One configured handler.
+#[derive(Debug, Clone)]
+pub struct Handler {
+    pub kind: HandlerKind,
+    /// Seconds; 600 by default.
+    pub timeout: Option<f64>,
+    /// A permission-rule string (`Bash(git *)`) that must match for tool events.
+    pub if_rule: Option<String>,
+    pub is_async: bool,
+    /// The settings file it came from.
+    pub origin: String,
+    pub managed: bool,
+}
+
+impl Handler {
+    /// The command line, for messages and the audit log.
+    pub fn display(&self) -> String {
+        match &self.kind {
+            HandlerKind::Command { command, args: Some(a) } => format!("{command} {}", a.join(" ")),
+            HandlerKind::Command { command, args: None } => command.clone(),
+            HandlerKind::Unsupported(t) => format!("({t} handler)"),
+        }
+    }
+
+    fn identity(&self) -> (HandlerKind, Option<String>) {
+        (self.kind.clone(), self.if_rule.clone())
+    }
+}
+
+/// Which values a matcher accepts.
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    All,
+    Names(Vec<String>),
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    pub fn parse(m: Option<&str>) -> Result<Matcher, String> {
+        let m = m.map(str::trim).unwrap_or("");
+        if m.is_empty() || m == "*" {
+            return Ok(Matcher::All);
+        }
+        if m.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | ' ' | ',' | '|' | '-')) {
+            let names = m.split(['|', ',']).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+            return Ok(Matcher::Names(names));
+        }
+        regex::Regex::new(m).map(Matcher::Regex).map_err(|e| format!("matcher {m:?} is not a valid regex: {e}"))
+    }
+
+    pub fn matches(&self, value: &str) -> bool {
+        match self {
+            Matcher::All => true,
+            Matcher::Names(n) => n.iter().any(|x| x == value),
+            Matcher::Regex(r) => r.is_match(value),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub matcher: Matcher,
+    pub handlers: Vec<Handler>,
+}
+
+/// A hooks block that cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{origin}: invalid hooks configuration for {event}: {reason}")]
+pub struct HookConfigError {
+    pub origin: String,
+    pub event: String,
+    pub reason: String,
+}
+
+/// All hooks of a session, by event name.
+#[derive(Debug, Clone, Default)]
+pub struct HookConfig {
+    pub events: BTreeMap<String, Vec<Group>>,
+}
+
+impl HookConfig {
+    /// Merge the `hooks` of every settings file. `disableAllHooks` from the highest scope
+    /// that sets it turns hooks off (managed hooks only by a managed value);
+    /// `allowManagedHooksOnly` in managed settings keeps only managed hooks.
+    pub fn from_settings(settings: &Settings) -> Result<HookConfig, HookConfigError> {
+        let disabled = settings.scalar("/disableAllHooks").and_then(|(v, f)| v.as_bool().map(|b| (b, f.scope)));
+        let managed_only = settings
+            .files
+            .iter()
+            .any(|f| f.scope == Scope::Managed && f.get("/allowManagedHooksOnly").and_then(Value::as_bool) == Some(true));
+        let mut config = HookConfig::default();
+        for file in &settings.files {
+            let managed = file.scope == Scope::Managed;
+            match disabled {
+                Some((true, Scope::Managed)) => continue,
+                Some((true, _)) if !managed => continue,
+                _ => {}
+            }
+            if managed_only && !managed {
+                continue;
+            }
+            let Some(hooks) = file.get("/hooks").and_then(Value::as_object) else { continue };
+            for (event, groups) in hooks {
+                let err = |reason: String| HookConfigError { origin: file.origin(), event: event.clone(), reason };
+                let Some(groups) = groups.as_array() else { return Err(err("expected a list of matcher groups".into())) };
+                for g in groups {
+                    let matcher = Matcher::parse(g.get("matcher").and_then(Value::as_str)).map_err(err)?;
+                    let Some(list) = g.get("hooks").and_then(Value::as_array) else {
+                        return Err(err("a matcher group needs a `hooks` list".into()));
+                    };
+                    let mut handlers = Vec::new();
+                    for h in list {
+                        handlers.push(parse_handler(h, &file.origin(), managed).map_err(err)?);
+                    }
+                    config.events.entry(event.clone()).or_default().push(Group { matcher, handlers });
+                }
+            }
+        }
+        Ok(config)
+    }
+
+    /// The handlers of `event` whose matcher accepts `value`, duplicates removed.
+    pub fn matching(&self, event: &str, value: Option<&str>) -> Vec<Handler> {
+        let mut out: Vec<Handler> = Vec::new();
+        for g in self.events.get(event).into_iter().flatten() {
+            if let Some(v) = value
+                && !g.matcher.matches(v)
+            {
+                continue;
+            }
+            for h in &g.handlers {
+                if h.is_async || !out.iter().any(|o| o.identity() == h.identity()) {
+                    out.push(h.clone());
+                }
+            }
+        }
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+}
+
+fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, String> {
+    let kind = match h.get("type").and_then(Value::as_str).unwrap_or("command") {
+        "command" => {
+            let command = h.get("command").and_then(Value::as_str).ok_or("a command hook needs `command`")?.to_string();
+            let args = match h.get("args") {
+                None | Some(Value::Null) => None,
+                Some(Value::Array(a)) => Some(
+                    a.iter().map(|x| x.as_str().map(str::to_string).ok_or("`args` must be strings")).collect::<Result<_, _>>()?,
+                ),
+                Some(_) => return Err("`args` must be a list of strings".into()),
+            };
+            HandlerKind::Command { command, args }
+        }
+        other => HandlerKind::Unsupported(other.to_string()),
+    };
+    let timeout = match h.get("timeout") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_f64().filter(|t| *t > 0.0).ok_or("`timeout` must be a positive number of seconds")?),
+    };
+    Ok(Handler {
+        kind,
+        timeout,
+        if_rule: h.get("if").and_then(Value::as_str).map(str::to_string),
+        is_async: h.get("async").and_then(Value::as_bool).unwrap_or(false),
+        origin: origin.to_string(),
+        managed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matchers() {
+        let m = Matcher::parse(Some("Edit|Write, Bash")).unwrap();
+        assert!(m.matches("Bash") && m.matches("Write") && !m.matches("NotebookEdit"));
+        let m = Matcher::parse(Some("Edit.*")).unwrap();
+        assert!(m.matches("NotebookEdit") && m.matches("Edit"), "regexes are unanchored");
+        let m = Matcher::parse(Some("mcp__memory__.*")).unwrap();
+        assert!(m.matches("mcp__memory__create"));
+        assert!(!Matcher::parse(Some("mcp__memory")).unwrap().matches("mcp__memory__create"));
+        assert!(Matcher::parse(None).unwrap().matches("anything"));
+        assert!(Matcher::parse(Some("*")).unwrap().matches("anything"));
+        assert!(Matcher::parse(Some("(")).is_err());
+    }
+}
