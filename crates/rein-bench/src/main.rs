@@ -6,6 +6,7 @@
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
 
+mod hooks;
 mod policy;
 mod tools;
 
@@ -171,6 +172,7 @@ fn main() -> anyhow::Result<()> {
     }
 
     rows.extend(policy::rows()?);
+    rows.extend(hooks::rows()?);
     if !skip_tools {
         rows.extend(gigabyte);
         rows.extend(tools::rows()?);

@@ -58,7 +58,9 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
         let policy = gate.policy.clone();
         let read_only = prepared.is_read_only();
         let out = hooks
-            .fire("PreToolUse", Some(&call.name), fields, |h| if_passes(h.if_rule.as_deref(), &policy, &call, read_only))
+            .fire("PreToolUse", Some(&call.name), fields, |h| {
+                if_passes(h.if_rule.as_deref(), &policy, &call, read_only)
+            })
             .await;
         notices.extend(out.notices("PreToolUse"));
         stop = out.stop();
@@ -68,7 +70,11 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
                 let reason = if reason.is_empty() { "no reason given".to_string() } else { reason };
                 let message = format!("PreToolUse hook `{hook}` blocked this call: {reason}");
                 let verdict = Verdict {
-                    decision: Decision::new(Behavior::Deny, message.clone(), format!("PreToolUse hook `{hook}`: {reason}")),
+                    decision: Decision::new(
+                        Behavior::Deny,
+                        message.clone(),
+                        format!("PreToolUse hook `{hook}`: {reason}"),
+                    ),
                     asked: false,
                 };
                 let result = ContentBlock::tool_result(&call.id, message, true);
@@ -81,7 +87,11 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
             prepared = match prepare(registry, &call, ctx) {
                 Ok(p) => p,
                 Err(message) => {
-                    return CallReport::stopped(&call, format!("A PreToolUse hook rewrote the input, and {message}"), notices);
+                    return CallReport::stopped(
+                        &call,
+                        format!("A PreToolUse hook rewrote the input, and {message}"),
+                        notices,
+                    );
                 }
             };
         }
@@ -117,14 +127,20 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
     };
     // 6. PostToolUse (or PostToolUseFailure) hooks: feedback and context for the model.
     if let Some(hooks) = &gate.hooks {
-        let extra = post_hooks(hooks, &call, &content, is_error, started.elapsed().as_millis() as u64, &mut notices).await;
+        let extra =
+            post_hooks(hooks, &call, &content, is_error, started.elapsed().as_millis() as u64, &mut notices).await;
         if stop.is_none() {
             stop = extra.1;
         }
         context.extend(extra.0);
     }
     let content = with_context(content, &context);
-    CallReport { result: ContentBlock::ToolResult { tool_use_id: call.id.clone(), content, is_error }, verdict: Some(verdict), notices, stop }
+    CallReport {
+        result: ContentBlock::ToolResult { tool_use_id: call.id.clone(), content, is_error },
+        verdict: Some(verdict),
+        notices,
+        stop,
+    }
 }
 
 /// A handler's `if` rule must match the call (tool events only).
@@ -146,14 +162,20 @@ async fn post_hooks(
 ) -> (Vec<String>, Option<String>) {
     let text = content.to_text();
     let (event, fields) = if is_error {
-        ("PostToolUseFailure", json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}))
+        (
+            "PostToolUseFailure",
+            json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}),
+        )
     } else {
         let response = if call.name == "Bash" {
             json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
         } else {
             json!(text)
         };
-        ("PostToolUse", json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}))
+        (
+            "PostToolUse",
+            json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}),
+        )
     };
     let out = hooks.fire(event, Some(&call.name), fields, |_| true).await;
     notices.extend(out.notices(event));

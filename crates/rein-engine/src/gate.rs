@@ -60,13 +60,23 @@ impl Gate {
         }
         match hook {
             // A hook's allow skips the question only where no ask rule or protected path asked.
-            Some(h) if h.decision == HookDecision::Allow && decision.behavior == Behavior::Ask && !decision.explicit => {
-                let source = format!("PreToolUse hook `{}` allowed; the policy would have asked ({})", h.hook, decision.source);
-                return (Verdict { decision: Decision::new(Behavior::Allow, "Allowed by a hook.", source), asked: false }, None);
+            Some(h)
+                if h.decision == HookDecision::Allow && decision.behavior == Behavior::Ask && !decision.explicit =>
+            {
+                let source =
+                    format!("PreToolUse hook `{}` allowed; the policy would have asked ({})", h.hook, decision.source);
+                return (
+                    Verdict { decision: Decision::new(Behavior::Allow, "Allowed by a hook.", source), asked: false },
+                    None,
+                );
             }
             // ask (and defer, which rein treats as ask) forces a question.
             Some(h) if matches!(h.decision, HookDecision::Ask | HookDecision::Defer) => {
-                let reason = if h.reason.is_empty() { format!("A hook asks to confirm this {} call.", call.name) } else { h.reason };
+                let reason = if h.reason.is_empty() {
+                    format!("A hook asks to confirm this {} call.", call.name)
+                } else {
+                    h.reason
+                };
                 decision = Decision::new(Behavior::Ask, reason, format!("PreToolUse hook `{}` asked", h.hook));
             }
             _ => {}
@@ -83,7 +93,11 @@ impl Gate {
             let out = hooks.fire("PermissionRequest", Some(&call.name), fields, |_| true).await;
             if let Some((allow, updated, message, hook)) = permission_request_answer(&out) {
                 if !allow {
-                    let reason = if message.is_empty() { format!("{} The PermissionRequest hook refused.", decision.reason) } else { message };
+                    let reason = if message.is_empty() {
+                        format!("{} The PermissionRequest hook refused.", decision.reason)
+                    } else {
+                        message
+                    };
                     let d = Decision::new(Behavior::Deny, reason, format!("PermissionRequest hook `{hook}` denied"));
                     return (Verdict { decision: d, asked: true }, None);
                 }
@@ -93,7 +107,11 @@ impl Gate {
                 if again.behavior == Behavior::Deny {
                     return (Verdict { decision: again, asked: true }, None);
                 }
-                let d = Decision::new(Behavior::Allow, "Allowed by a PermissionRequest hook.", format!("PermissionRequest hook `{hook}` allowed"));
+                let d = Decision::new(
+                    Behavior::Allow,
+                    "Allowed by a PermissionRequest hook.",
+                    format!("PermissionRequest hook `{hook}` allowed"),
+                );
                 return (Verdict { decision: d, asked: true }, updated);
             }
             let note = json!({
@@ -110,7 +128,11 @@ impl Gate {
         let decision = if granted {
             Decision::new(Behavior::Allow, "Allowed by the user.", format!("user approval; {}", decision.source))
         } else if self.approver.is_some() {
-            Decision::new(Behavior::Deny, format!("{} The user declined.", decision.reason), format!("user refusal; {}", decision.source))
+            Decision::new(
+                Behavior::Deny,
+                format!("{} The user declined.", decision.reason),
+                format!("user refusal; {}", decision.source),
+            )
         } else {
             Decision::new(
                 Behavior::Deny,

@@ -148,7 +148,12 @@ impl Engine {
     }
 
     /// Stop hooks, with the cap on consecutive continuations.
-    async fn stop_hooks(&self, message: &AssistantMessage, blocks: u32, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> StopVerdict {
+    async fn stop_hooks(
+        &self,
+        message: &AssistantMessage,
+        blocks: u32,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> StopVerdict {
         let Some(hooks) = &self.gate.hooks else { return StopVerdict::End };
         if blocks >= self.config.max_stop_continuations {
             sink(EngineEvent::Notice(format!(

@@ -29,7 +29,8 @@ pub async fn before_prompt(
     if first {
         let out = hooks.fire("SessionStart", Some("startup"), json!({"source": "startup"}), |_| true).await;
         notices(sink, out.notices("SessionStart"));
-        context.extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
+        context
+            .extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
     }
     let text = prompt.text();
     let out = hooks.fire("UserPromptSubmit", None, json!({"prompt": text}), |_| true).await;
@@ -40,13 +41,20 @@ pub async fn before_prompt(
     if let Some(reason) = out.stop() {
         return Err(format!("a UserPromptSubmit hook stopped the session: {reason}"));
     }
-    context.extend(out.context(true).into_iter().map(|c| format!("<user-prompt-submit-hook>\n{c}\n</user-prompt-submit-hook>")));
+    context.extend(
+        out.context(true).into_iter().map(|c| format!("<user-prompt-submit-hook>\n{c}\n</user-prompt-submit-hook>")),
+    );
     prompt.content.extend(context.into_iter().map(ContentBlock::text));
     Ok(prompt)
 }
 
 /// Stop hooks, when the model has finished.
-pub async fn stop(hooks: &Hooks, active: bool, last_text: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> StopVerdict {
+pub async fn stop(
+    hooks: &Hooks,
+    active: bool,
+    last_text: &str,
+    sink: &mut (dyn FnMut(EngineEvent) + Send),
+) -> StopVerdict {
     let fields = json!({
         "stop_hook_active": active,
         "last_assistant_message": last_text,

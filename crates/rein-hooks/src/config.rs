@@ -101,10 +101,9 @@ impl HookConfig {
     /// `allowManagedHooksOnly` in managed settings keeps only managed hooks.
     pub fn from_settings(settings: &Settings) -> Result<HookConfig, HookConfigError> {
         let disabled = settings.scalar("/disableAllHooks").and_then(|(v, f)| v.as_bool().map(|b| (b, f.scope)));
-        let managed_only = settings
-            .files
-            .iter()
-            .any(|f| f.scope == Scope::Managed && f.get("/allowManagedHooksOnly").and_then(Value::as_bool) == Some(true));
+        let managed_only = settings.files.iter().any(|f| {
+            f.scope == Scope::Managed && f.get("/allowManagedHooksOnly").and_then(Value::as_bool) == Some(true)
+        });
         let mut config = HookConfig::default();
         for file in &settings.files {
             let managed = file.scope == Scope::Managed;
@@ -119,7 +118,9 @@ impl HookConfig {
             let Some(hooks) = file.get("/hooks").and_then(Value::as_object) else { continue };
             for (event, groups) in hooks {
                 let err = |reason: String| HookConfigError { origin: file.origin(), event: event.clone(), reason };
-                let Some(groups) = groups.as_array() else { return Err(err("expected a list of matcher groups".into())) };
+                let Some(groups) = groups.as_array() else {
+                    return Err(err("expected a list of matcher groups".into()));
+                };
                 for g in groups {
                     let matcher = Matcher::parse(g.get("matcher").and_then(Value::as_str)).map_err(err)?;
                     let Some(list) = g.get("hooks").and_then(Value::as_array) else {
@@ -166,7 +167,9 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
             let args = match h.get("args") {
                 None | Some(Value::Null) => None,
                 Some(Value::Array(a)) => Some(
-                    a.iter().map(|x| x.as_str().map(str::to_string).ok_or("`args` must be strings")).collect::<Result<_, _>>()?,
+                    a.iter()
+                        .map(|x| x.as_str().map(str::to_string).ok_or("`args` must be strings"))
+                        .collect::<Result<_, _>>()?,
                 ),
                 Some(_) => return Err("`args` must be a list of strings".into()),
             };

@@ -59,7 +59,8 @@ impl Hooks {
         }
         let input = self.input(event, fields).to_string();
         let env = vec![("CLAUDE_PROJECT_DIR".to_string(), self.session.project_dir.display().to_string())];
-        let runs = futures::future::join_all(handlers.iter().map(|h| run::run(h, &input, &self.session.cwd, &env))).await;
+        let runs =
+            futures::future::join_all(handlers.iter().map(|h| run::run(h, &input, &self.session.cwd, &env))).await;
         for r in &runs {
             tracing::debug!(target: "rein::hooks", event, hook = %r.handler, exit = ?r.exit, stderr = %r.stderr.trim(), "hook ran");
         }

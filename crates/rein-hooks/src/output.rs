@@ -129,8 +129,9 @@ impl Outcome {
     pub fn stop(&self) -> Option<String> {
         self.parsed().find_map(|p| {
             let j = p.json.as_ref()?;
-            (j.get("continue").and_then(Value::as_bool) == Some(false))
-                .then(|| j.get("stopReason").and_then(Value::as_str).unwrap_or("a hook stopped the session").to_string())
+            (j.get("continue").and_then(Value::as_bool) == Some(false)).then(|| {
+                j.get("stopReason").and_then(Value::as_str).unwrap_or("a hook stopped the session").to_string()
+            })
         })
     }
 
@@ -144,7 +145,9 @@ impl Outcome {
             }
             match &p.json {
                 Some(j) => {
-                    if let Some(c) = j.get("hookSpecificOutput").and_then(|h| h.get("additionalContext")).and_then(Value::as_str) {
+                    if let Some(c) =
+                        j.get("hookSpecificOutput").and_then(|h| h.get("additionalContext")).and_then(Value::as_str)
+                    {
                         out.push(cap(c));
                     }
                 }
@@ -165,7 +168,9 @@ impl Outcome {
             let h = &p.run.handler;
             match &p.run.exit {
                 Exit::NotStarted(why) => out.push(format!("{event} hook failed to start: {why}")),
-                Exit::TimedOut(t) => out.push(format!("{event} hook `{h}` timed out after {}s and was killed", t.as_secs_f64())),
+                Exit::TimedOut(t) => {
+                    out.push(format!("{event} hook `{h}` timed out after {}s and was killed", t.as_secs_f64()))
+                }
                 Exit::Code(Some(0)) | Exit::Code(Some(2)) => {}
                 Exit::Code(code) => {
                     let first = p.run.stderr.lines().next().unwrap_or("").trim().to_string();

@@ -69,7 +69,12 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            return Run { handler: display.clone(), exit: Exit::NotStarted(format!("{display}: {e}")), stdout: String::new(), stderr: String::new() };
+            return Run {
+                handler: display.clone(),
+                exit: Exit::NotStarted(format!("{display}: {e}")),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
         }
     };
     let group = child.id().and_then(|id| Pid::from_raw(id as i32));
@@ -111,11 +116,12 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
         Ok((stdout, stderr, status)) => {
             let code = status.ok().and_then(|s| s.code());
             // The shell's own "cannot run" codes: not found, not executable, bad interpreter.
-            let exit = if matches!(handler.kind, HandlerKind::Command { args: None, .. }) && matches!(code, Some(126 | 127)) {
-                Exit::NotStarted(format!("{display}: {}", stderr.lines().next().unwrap_or("could not run")))
-            } else {
-                Exit::Code(code)
-            };
+            let exit =
+                if matches!(handler.kind, HandlerKind::Command { args: None, .. }) && matches!(code, Some(126 | 127)) {
+                    Exit::NotStarted(format!("{display}: {}", stderr.lines().next().unwrap_or("could not run")))
+                } else {
+                    Exit::Code(code)
+                };
             Run { handler: display, exit, stdout, stderr }
         }
         Err(_) => Run { handler: display, exit: Exit::TimedOut(timeout), stdout: String::new(), stderr: String::new() },
