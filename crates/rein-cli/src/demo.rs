@@ -79,8 +79,7 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         }
         Some(f) => Frontend::new(f, true),
     };
-    let ok = session::run(&setup, model, TASK, &mut frontend).await;
-    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(session::run(&setup, model, TASK, &mut frontend).await.exit_code())
 }
 
 /// The scripted model's six turns. Each reads the tool results so far, so the final

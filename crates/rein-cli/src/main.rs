@@ -4,6 +4,7 @@
 mod args;
 mod demo;
 mod human;
+mod interrupt;
 mod permissions;
 mod print;
 mod session;
@@ -50,8 +51,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     runtime()?.block_on(async move {
         let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
-        let ok = session::run(&setup, model, &prompt, &mut frontend).await;
-        Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        Ok(session::run(&setup, model, &prompt, &mut frontend).await.exit_code())
     })
 }
 

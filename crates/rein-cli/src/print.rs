@@ -128,6 +128,7 @@ impl Frontend {
         match &outcome.end {
             End::Completed => {}
             End::Stopped(reason) => eprintln!("rein: stopped by a hook: {reason}"),
+            End::Interrupted => eprintln!("rein: interrupted"),
             End::MaxTurns => eprintln!("rein: error: reached the maximum number of turns ({})", outcome.num_turns),
             End::Failed(msg) => eprintln!("rein: error: {msg}"),
         }
@@ -139,7 +140,7 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
     let subtype = match o.end {
         End::Completed | End::Stopped(_) => "success",
         End::MaxTurns => "error_max_turns",
-        End::Failed(_) => "error_during_execution",
+        End::Failed(_) | End::Interrupted => "error_during_execution",
     };
     let mut v = json!({
         "type": "result",
@@ -170,8 +171,10 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
     if matches!(o.end, End::Completed | End::Stopped(_)) || !o.result_text.is_empty() {
         v["result"] = json!(o.result_text);
     }
-    if let End::Failed(msg) = &o.end {
-        v["errors"] = json!([msg]);
+    match &o.end {
+        End::Failed(msg) => v["errors"] = json!([msg]),
+        End::Interrupted => v["errors"] = json!(["Interrupted by user"]),
+        _ => {}
     }
     v
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::Context;
-use rein_engine::{Engine, EngineConfig, Gate};
+use rein_engine::{End, Engine, EngineConfig, Gate};
 use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::{AnthropicClient, AnthropicConfig, Model};
 use rein_policy::Policy;
@@ -20,6 +20,8 @@ const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 const DEFAULT_MAX_TOKENS: u32 = 32_000;
 /// Consecutive Stop-hook continuations before rein stops anyway (as Claude Code).
 const DEFAULT_MAX_STOP_CONTINUATIONS: u32 = 8;
+/// Concurrency-safe tool calls run at once (as Claude Code).
+const DEFAULT_TOOL_CONCURRENCY: usize = 10;
 
 /// Everything a session needs before it talks to a model.
 pub struct Setup {
@@ -127,8 +129,8 @@ pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String 
     }
 }
 
-/// Run one prompt to its end; true when it succeeded.
-pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> bool {
+/// Run one prompt to its end.
+pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
     let started = Instant::now();
     let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
     ctx.workspace_roots = setup.policy.roots.clone();
@@ -140,15 +142,43 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
+        max_tool_concurrency: ["REIN_MAX_TOOL_CONCURRENCY", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"]
+            .iter()
+            .find_map(|k| std::env::var(k).ok().and_then(|v| v.trim().parse().ok()))
+            .unwrap_or(DEFAULT_TOOL_CONCURRENCY),
         system: setup.system.clone(),
     };
     let mut gate = Gate::new(setup.policy.clone());
     gate.hooks = setup.hooks.clone();
+    let interrupts = crate::interrupt::watch(ctx.abort.clone());
     let mut engine = Engine::new(model, setup.registry.clone(), gate, ctx, config);
     frontend.set_tools(engine.tool_names());
     frontend.start(setup);
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
     engine.end_session("other", &mut |event| frontend.event(event)).await;
     frontend.finish(setup, &outcome, started.elapsed());
-    !outcome.is_error()
+    interrupts.abort();
+    if outcome.end == End::Interrupted {
+        return RunEnd::Interrupted;
+    }
+    if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok }
+}
+
+/// How a run ended, for the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunEnd {
+    Ok,
+    Failed,
+    /// Interrupted by the user (exit code 130, as a shell reports SIGINT).
+    Interrupted,
+}
+
+impl RunEnd {
+    pub fn exit_code(self) -> std::process::ExitCode {
+        match self {
+            RunEnd::Ok => std::process::ExitCode::SUCCESS,
+            RunEnd::Failed => std::process::ExitCode::FAILURE,
+            RunEnd::Interrupted => std::process::ExitCode::from(130),
+        }
+    }
 }

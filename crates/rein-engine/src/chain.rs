@@ -28,6 +28,16 @@ pub struct CallReport {
 }
 
 impl CallReport {
+    /// An error result the executor writes for a call it cancelled or never ran.
+    pub fn synthetic(id: &str, message: &str) -> Self {
+        CallReport {
+            result: ContentBlock::tool_result(id, message, true),
+            verdict: None,
+            notices: Vec::new(),
+            stop: None,
+        }
+    }
+
     fn stopped(call: &ToolUse, message: String, notices: Vec<String>) -> Self {
         CallReport { result: ContentBlock::tool_result(&call.id, message, true), verdict: None, notices, stop: None }
     }

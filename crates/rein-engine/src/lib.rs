@@ -9,6 +9,7 @@ mod audit;
 pub mod chain;
 mod conversation;
 mod event;
+mod executor;
 mod gate;
 mod outcome;
 mod pairing;

@@ -8,9 +8,11 @@ use rein_model::{Model, ModelRequest, cost_usd};
 use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
 use rein_tools::{Registry, ToolContext};
 
-use crate::sample::{SampleFailure, sample};
+use crate::chain::CallReport;
+use crate::executor::Executor;
+use crate::sample::{Sampled, sample};
 use crate::session_hooks::{self, StopVerdict};
-use crate::{Conversation, End, EngineEvent, Gate, Outcome, chain};
+use crate::{Conversation, End, EngineEvent, Gate, Outcome};
 
 /// Settings of one session.
 #[derive(Debug, Clone)]
@@ -21,6 +23,8 @@ pub struct EngineConfig {
     pub max_turns: Option<u32>,
     /// Consecutive Stop-hook continuations allowed before rein stops anyway.
     pub max_stop_continuations: u32,
+    /// Concurrency-safe tool calls run at once, at most.
+    pub max_tool_concurrency: usize,
     pub system: Arc<str>,
 }
 
@@ -80,15 +84,34 @@ impl Engine {
             };
             out.num_turns += 1;
             let started = Instant::now();
-            let sampled = sample(self.model.as_ref(), request, sink).await;
+            let abort = self.ctx.abort.clone();
+            let mut exec = Executor::new(
+                self.registry.clone(),
+                self.gate.clone(),
+                self.ctx.clone(),
+                self.config.max_tool_concurrency,
+            );
+            let sampled = sample(self.model.as_ref(), request, &mut exec, &abort, sink).await;
             out.api_duration += started.elapsed();
             let message = match sampled {
-                Ok(m) => m,
-                Err(SampleFailure { partial, error }) => {
+                Sampled::Done(m) => m,
+                Sampled::Failed { partial, error } => {
+                    // Calls started from a broken stream are cancelled and forgotten; the
+                    // partial message is shown but not sent back.
+                    exec.discard().await;
+                    if let Some(p) = partial {
+                        out.result_text = p.to_message().text();
+                        sink(EngineEvent::Assistant(p));
+                    }
+                    return out.failed(error.to_string());
+                }
+                Sampled::Interrupted { partial } => {
+                    let reports = exec.interrupt().await;
                     if let Some(p) = partial {
                         self.record_assistant(&p, &mut out, sink);
                     }
-                    return out.failed(error.to_string());
+                    self.record_results(reports, &mut out, sink);
+                    return out.end(End::Interrupted);
                 }
             };
             self.record_assistant(&message, &mut out, sink);
@@ -108,9 +131,13 @@ impl Engine {
                 }
             }
             stop_blocks = 0;
-            let (results, halt) = self.run_tools(&calls, &mut out, sink).await;
-            if let Err(e) = self.conversation.push(results) {
-                return out.failed(e.to_string());
+            for call in calls {
+                exec.submit(call, sink);
+            }
+            let (reports, interrupted) = exec.finish(&abort, sink).await;
+            let halt = self.record_results(reports, &mut out, sink);
+            if interrupted {
+                return out.end(End::Interrupted);
             }
             if let Some(reason) = halt {
                 return out.end(End::Stopped(reason));
@@ -172,36 +199,46 @@ impl Engine {
         }
     }
 
-    /// Run the calls in order through the chain; one result per call, in call order.
-    /// Also returns a hook's `continue: false` reason, if one said so.
-    async fn run_tools(
-        &self,
-        calls: &[ToolUse],
+    /// Put the results (in call order) into the conversation; audit and report each.
+    /// Returns a hook's `continue: false` reason, if one said so.
+    fn record_results(
+        &mut self,
+        reports: Vec<CallReport>,
         out: &mut Outcome,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> (Message, Option<String>) {
+    ) -> Option<String> {
+        if reports.is_empty() {
+            return None;
+        }
         let mut halt = None;
-        let mut results = Vec::with_capacity(calls.len());
-        for call in calls {
-            sink(EngineEvent::ToolStarted(call.clone()));
-            let report = chain::run_call(&self.registry, &self.gate, call, &self.ctx).await;
+        let mut results = Vec::with_capacity(reports.len());
+        let calls: Vec<ToolUse> =
+            self.conversation.messages().last().map(|m| m.tool_uses().cloned().collect()).unwrap_or_default();
+        for report in reports {
+            let id = report.result.tool_result_id().unwrap_or_default().to_string();
+            let call = calls.iter().find(|c| c.id == id).cloned();
             for n in report.notices {
                 sink(EngineEvent::Notice(n));
             }
             halt = halt.or(report.stop);
-            if let Some(verdict) = report.verdict {
+            if let (Some(verdict), Some(call)) = (report.verdict, &call) {
                 crate::audit::record(call, &verdict);
                 if !verdict.allowed() {
                     out.permission_denials.push(call.clone());
                 }
                 sink(EngineEvent::Permission { call: call.clone(), verdict });
             }
-            sink(EngineEvent::ToolFinished { call: call.clone(), result: report.result.clone() });
+            if let Some(call) = call {
+                sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
+            }
             results.push(report.result);
         }
         let message = Message::user(results);
         sink(EngineEvent::ToolResults(message.clone()));
-        (message, halt)
+        if let Err(e) = self.conversation.push(message) {
+            tracing::error!(error = %e, "could not record tool results");
+        }
+        halt
     }
 }
 

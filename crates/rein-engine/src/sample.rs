@@ -1,45 +1,68 @@
-//! One model request: stream the response, forward events, keep what arrived.
+//! One model request: stream the response, hand each complete `tool_use` to the
+//! executor at once, forward events, and keep what arrived if the stream fails or the
+//! user interrupts.
 
 use futures::StreamExt;
 use rein_model::{Model, ModelError, ModelEvent, ModelRequest};
 use rein_protocol::{AssistantMessage, ContentBlock};
+use tokio_util::sync::CancellationToken;
 
 use crate::EngineEvent;
+use crate::executor::Executor;
 
-/// A request that failed, with the text that had arrived before it failed.
-pub struct SampleFailure {
-    pub partial: Option<AssistantMessage>,
-    pub error: ModelError,
+/// How a request ended.
+pub enum Sampled {
+    Done(AssistantMessage),
+    /// The request failed; the text that had arrived is kept for the user.
+    Failed {
+        partial: Option<AssistantMessage>,
+        error: ModelError,
+    },
+    /// The user interrupted: the text and the complete tool calls so far.
+    Interrupted {
+        partial: Option<AssistantMessage>,
+    },
 }
 
 /// Stream one response to its end, sending every event to `sink`.
 pub async fn sample(
     model: &dyn Model,
     request: ModelRequest,
+    executor: &mut Executor,
+    abort: &CancellationToken,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
-) -> Result<AssistantMessage, SampleFailure> {
+) -> Sampled {
     let mut stream = model.stream(request);
     let mut seen = Seen::default();
-    while let Some(item) = stream.next().await {
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = abort.cancelled() => return Sampled::Interrupted { partial: seen.into_partial(true) },
+            item = stream.next() => item,
+            _ = executor.progress(sink) => continue,
+        };
         match item {
-            Ok(ModelEvent::MessageDone(message)) => return Ok(message),
-            Ok(event) => {
+            Some(Ok(ModelEvent::MessageDone(message))) => return Sampled::Done(message),
+            Some(Ok(event)) => {
                 seen.observe(&event);
+                if let ModelEvent::BlockComplete { block: ContentBlock::ToolUse(call), .. } = &event {
+                    executor.submit(call.clone(), sink);
+                }
                 sink(EngineEvent::Stream(event));
             }
-            Err(error) => return Err(SampleFailure { partial: seen.into_partial(), error }),
+            Some(Err(error)) => return Sampled::Failed { partial: seen.into_partial(false), error },
+            None => return Sampled::Failed { partial: seen.into_partial(false), error: ModelError::Incomplete },
         }
     }
-    Err(SampleFailure { partial: seen.into_partial(), error: ModelError::Incomplete })
 }
 
-/// What a failed stream had delivered: complete text blocks and the text in progress.
-/// Tool calls and thinking from an unfinished response cannot be resumed and are dropped.
+/// What an unfinished response had delivered.
 #[derive(Default)]
 struct Seen {
     id: String,
     model: String,
-    text: Vec<(usize, String)>,
+    /// Complete blocks, and the text block in progress, by index.
+    blocks: Vec<(usize, ContentBlock)>,
 }
 
 impl Seen {
@@ -49,17 +72,30 @@ impl Seen {
                 self.id = id.clone();
                 self.model = model.clone();
             }
-            ModelEvent::TextDelta { index, text } => match self.text.last_mut() {
-                Some((i, s)) if i == index => s.push_str(text),
-                _ => self.text.push((*index, text.clone())),
+            ModelEvent::TextDelta { index, text } => match self.blocks.last_mut() {
+                Some((i, ContentBlock::Text { text: t })) if i == index => t.push_str(text),
+                _ => self.blocks.push((*index, ContentBlock::text(text.clone()))),
             },
+            ModelEvent::BlockComplete { index, block: block @ ContentBlock::ToolUse(_) } => {
+                self.blocks.push((*index, block.clone()));
+            }
             _ => {}
         }
     }
 
-    fn into_partial(self) -> Option<AssistantMessage> {
-        let blocks: Vec<ContentBlock> =
-            self.text.into_iter().filter(|(_, t)| !t.is_empty()).map(|(_, t)| ContentBlock::text(t)).collect();
+    /// Text blocks, and complete tool calls when `with_tools` (an interrupt answers
+    /// them; a failed stream cannot be resumed, so its calls are dropped).
+    fn into_partial(self, with_tools: bool) -> Option<AssistantMessage> {
+        let blocks: Vec<ContentBlock> = self
+            .blocks
+            .into_iter()
+            .map(|(_, b)| b)
+            .filter(|b| match b {
+                ContentBlock::Text { text } => !text.is_empty(),
+                ContentBlock::ToolUse(_) => with_tools,
+                _ => false,
+            })
+            .collect();
         if blocks.is_empty() {
             return None;
         }

@@ -90,6 +90,7 @@ async fn run_with(
         max_tokens: 1000,
         max_turns,
         max_stop_continuations: 8,
+        max_tool_concurrency: 10,
         system: "sys".into(),
     };
     let policy = match settings {

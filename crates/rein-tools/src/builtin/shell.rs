@@ -108,7 +108,8 @@ impl Shell {
         let mut child = cmd.spawn()?;
         // Our copies of the write end must close, or the reader never sees EOF.
         drop(cmd);
-        let group = child.id().and_then(|id| Pid::from_raw(id as i32));
+        // Killed when the command ends, and also if this future is dropped mid-way.
+        let mut group = crate::GroupGuard::new(child.id());
         let collector = tokio::task::spawn_blocking(move || collect(reader, limit));
         let ending = tokio::select! {
             status = child.wait() => Ending::Exited(status?.code()),
@@ -117,9 +118,7 @@ impl Shell {
         };
         // Kill the whole group: on timeout and cancel, and to end anything the command
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
-        if let Some(g) = group {
-            let _ = kill_process_group(g, Signal::KILL);
-        }
+        group.kill();
         let _ = child.wait().await;
         let output = collector.await.map_err(std::io::Error::other)?;
         Ok((output, ending))
@@ -134,9 +133,12 @@ impl Shell {
         cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
         let mut child = cmd.spawn()?;
         let group = child.id().and_then(|id| Pid::from_raw(id as i32));
+        // Registered so that a second interrupt kills it too; the job owns its guard.
+        let guard = crate::GroupGuard::new(child.id());
         let status = Arc::new(Mutex::new(JobStatus::Running));
         let watcher = status.clone();
         tokio::spawn(async move {
+            let _guard = guard;
             let code = child.wait().await.ok().and_then(|s| s.code());
             let mut s = lock(&watcher);
             if *s == JobStatus::Running {

@@ -1,0 +1,198 @@
+//! The streaming executor. Tool calls are handed over as their `content_block_stop`
+//! arrives, while the model is still streaming, and start as soon as the batching rules
+//! allow: consecutive concurrency-safe calls run together (up to a cap); an unsafe call
+//! runs alone and holds the queue behind it. Results come back in call order. When a
+//! Bash call of a concurrent batch fails, its running siblings are cancelled; on an
+//! interrupt every unanswered call gets an "Interrupted by user" result; after a broken
+//! stream, calls started from it are cancelled and their results discarded.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rein_protocol::{ContentBlock, ToolUse};
+use rein_tools::{Registry, ToolContext};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::chain::{self, CallReport};
+use crate::{EngineEvent, Gate};
+
+/// How long cancelled calls get to clean up (kill their process groups) before their
+/// tasks are dropped.
+const CANCEL_GRACE: Duration = Duration::from_secs(3);
+
+struct Entry {
+    call: ToolUse,
+    safe: bool,
+    started: bool,
+    cancel: CancellationToken,
+    handle: Option<JoinHandle<()>>,
+    report: Option<CallReport>,
+}
+
+pub struct Executor {
+    registry: Arc<Registry>,
+    gate: Gate,
+    ctx: ToolContext,
+    cap: usize,
+    entries: Vec<Entry>,
+    tx: mpsc::UnboundedSender<(usize, CallReport)>,
+    rx: mpsc::UnboundedReceiver<(usize, CallReport)>,
+}
+
+impl Executor {
+    pub fn new(registry: Arc<Registry>, gate: Gate, ctx: ToolContext, cap: usize) -> Self {
+        let (tx, rx) = mpsc::unbounded_channel();
+        Executor { registry, gate, ctx, cap: cap.max(1), entries: Vec::new(), tx, rx }
+    }
+
+    /// Accept a complete `tool_use` (once per id) and start what may start.
+    pub fn submit(&mut self, call: ToolUse, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        if self.entries.iter().any(|e| e.call.id == call.id) {
+            return;
+        }
+        // Safety is a property of the call: its parsed input decides. Bad input is unsafe.
+        let safe = self.registry.prepare(&call.name, &call.input).is_ok_and(|p| p.is_concurrency_safe());
+        self.entries.push(Entry {
+            call,
+            safe,
+            started: false,
+            cancel: CancellationToken::new(),
+            handle: None,
+            report: None,
+        });
+        self.schedule(sink);
+    }
+
+    fn running(&self) -> impl Iterator<Item = &Entry> {
+        self.entries.iter().filter(|e| e.started && e.report.is_none())
+    }
+
+    /// Start queued calls, in order, while the rules allow.
+    fn schedule(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        while let Some(i) = self.entries.iter().position(|e| !e.started) {
+            let running: Vec<bool> = self.running().map(|e| e.safe).collect();
+            let may = if self.entries[i].safe {
+                running.iter().all(|s| *s) && running.len() < self.cap
+            } else {
+                running.is_empty()
+            };
+            if !may {
+                return;
+            }
+            self.start(i, sink);
+        }
+    }
+
+    fn start(&mut self, i: usize, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        let token = self.ctx.abort.child_token();
+        let mut ctx = self.ctx.clone();
+        ctx.abort = token.clone();
+        let (registry, gate, tx) = (self.registry.clone(), self.gate.clone(), self.tx.clone());
+        let entry = &mut self.entries[i];
+        sink(EngineEvent::ToolStarted(entry.call.clone()));
+        let call = entry.call.clone();
+        entry.started = true;
+        entry.cancel = token;
+        entry.handle = Some(tokio::spawn(async move {
+            let report = chain::run_call(&registry, &gate, &call, &ctx).await;
+            let _ = tx.send((i, report));
+        }));
+    }
+
+    /// Wait for the next call to finish and start what may follow. Never resolves when
+    /// nothing is running (so it can sit in a `select!` beside the model stream).
+    pub async fn progress(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        if self.running().next().is_none() {
+            return std::future::pending().await;
+        }
+        if let Some((i, report)) = self.rx.recv().await {
+            self.complete(i, report, sink).await;
+        }
+    }
+
+    async fn complete(&mut self, i: usize, report: CallReport, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        if self.entries[i].report.is_some() {
+            return;
+        }
+        let failed_bash = self.entries[i].call.name == "Bash"
+            && self.entries[i].safe
+            && matches!(report.result, ContentBlock::ToolResult { is_error: true, .. })
+            && report.verdict.as_ref().is_some_and(|v| v.allowed());
+        self.entries[i].report = Some(report);
+        if failed_bash {
+            let failed = &self.entries[i].call;
+            let why = format!(
+                "Cancelled: the parallel Bash call {} failed, so this call was stopped. Run it again if it is still needed.",
+                failed.id
+            );
+            let siblings: Vec<usize> = (0..self.entries.len())
+                .filter(|j| self.entries[*j].started && self.entries[*j].report.is_none())
+                .collect();
+            self.cancel(&siblings, &why).await;
+        }
+        self.schedule(sink);
+    }
+
+    /// Cancel calls and answer them with `message`, after their cleanup (or a grace period).
+    async fn cancel(&mut self, which: &[usize], message: &str) {
+        for &j in which {
+            self.entries[j].cancel.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + CANCEL_GRACE;
+        let mut waiting: Vec<usize> = which.to_vec();
+        while !waiting.is_empty() {
+            match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+                Ok(Some((k, _discarded))) => waiting.retain(|w| *w != k),
+                _ => break,
+            }
+        }
+        for &j in which {
+            if let Some(h) = self.entries[j].handle.take() {
+                h.abort();
+            }
+            let id = self.entries[j].call.id.clone();
+            self.entries[j].report = Some(CallReport::synthetic(&id, message));
+        }
+    }
+
+    /// Wait for every call; if `abort` fires first, interrupt. Reports in call order.
+    pub async fn finish(
+        &mut self,
+        abort: &CancellationToken,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> (Vec<CallReport>, bool) {
+        loop {
+            self.schedule(sink);
+            if self.entries.iter().all(|e| e.report.is_some()) {
+                return (self.take(), false);
+            }
+            tokio::select! {
+                _ = abort.cancelled() => return (self.interrupt().await, true),
+                _ = self.progress(sink) => {}
+            }
+        }
+    }
+
+    /// Stop everything: running calls are cancelled, and every call without a result is
+    /// answered "Interrupted by user". Reports in call order.
+    pub async fn interrupt(&mut self) -> Vec<CallReport> {
+        let running: Vec<usize> =
+            (0..self.entries.len()).filter(|j| self.entries[*j].started && self.entries[*j].report.is_none()).collect();
+        self.cancel(&running, "Interrupted by user").await;
+        for e in self.entries.iter_mut().filter(|e| e.report.is_none()) {
+            e.report = Some(CallReport::synthetic(&e.call.id, "Interrupted by user"));
+        }
+        self.take()
+    }
+
+    /// After a broken stream: cancel what was started from it and forget every result.
+    pub async fn discard(&mut self) {
+        let _ = self.interrupt().await;
+    }
+
+    fn take(&mut self) -> Vec<CallReport> {
+        self.entries.drain(..).filter_map(|e| e.report).collect()
+    }
+}

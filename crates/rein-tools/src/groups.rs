@@ -1,0 +1,53 @@
+//! Every process group rein starts is registered here while it lives, so that nothing
+//! outlives rein: a group is killed when its command ends or its future is dropped
+//! (cancel, abort), and all live groups are killed on a second interrupt.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, MutexGuard};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+static LIVE: Mutex<Option<HashSet<i32>>> = Mutex::new(None);
+
+fn live() -> MutexGuard<'static, Option<HashSet<i32>>> {
+    LIVE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A live process group; dropping the guard kills it.
+pub struct GroupGuard(Option<Pid>);
+
+impl GroupGuard {
+    pub fn new(pid: Option<u32>) -> Self {
+        let pid = pid.and_then(|p| Pid::from_raw(p as i32));
+        if let Some(p) = pid {
+            live().get_or_insert_with(HashSet::new).insert(p.as_raw_nonzero().get());
+        }
+        GroupGuard(pid)
+    }
+
+    /// Kill the group now (and forget it).
+    pub fn kill(&mut self) {
+        if let Some(p) = self.0.take() {
+            let _ = kill_process_group(p, Signal::KILL);
+            if let Some(set) = live().as_mut() {
+                set.remove(&p.as_raw_nonzero().get());
+            }
+        }
+    }
+}
+
+impl Drop for GroupGuard {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// Kill every process group rein started that is still registered.
+pub fn kill_all_process_groups() {
+    let groups: Vec<i32> = live().as_ref().map(|s| s.iter().copied().collect()).unwrap_or_default();
+    for g in groups {
+        if let Some(p) = Pid::from_raw(g) {
+            let _ = kill_process_group(p, Signal::KILL);
+        }
+    }
+}
