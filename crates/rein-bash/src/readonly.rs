@@ -59,6 +59,7 @@ const READ_ONLY: &[&str] = &[
     "git",
     "less",
     "more",
+    "sleep",
 ];
 
 const GIT_READ_ONLY: &[&str] =

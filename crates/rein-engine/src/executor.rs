@@ -164,11 +164,15 @@ impl Executor {
         sink: &mut (dyn FnMut(EngineEvent) + Send),
     ) -> (Vec<CallReport>, bool) {
         loop {
+            if abort.is_cancelled() {
+                return (self.interrupt().await, true);
+            }
             self.schedule(sink);
             if self.entries.iter().all(|e| e.report.is_some()) {
                 return (self.take(), false);
             }
             tokio::select! {
+                biased;
                 _ = abort.cancelled() => return (self.interrupt().await, true),
                 _ = self.progress(sink) => {}
             }

@@ -129,7 +129,8 @@ fn results(r: &Run, n: usize) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn a_tool_use_runs_even_when_stop_reason_says_end_turn() {
+/// Seed experiment D1: the loop must not trust `stop_reason`.
+async fn seed_d1_a_tool_use_runs_even_when_stop_reason_says_end_turn() {
     let r = run(
         Scenario::new([
             reply([text("Looking."), tool_use_with_id("t1", "Glob", json!({"pattern": "*.txt"}))])
@@ -170,7 +171,8 @@ async fn max_turns_stops_after_answering_the_last_calls() {
 }
 
 #[tokio::test]
-async fn failing_panicking_unknown_and_malformed_calls_are_all_answered_in_order() {
+/// Seed experiment D3: the pairing protection holds whatever the tool does.
+async fn seed_d3_failing_panicking_unknown_and_malformed_calls_are_all_answered_in_order() {
     let r = run(
         Scenario::new([
             reply([
@@ -325,4 +327,37 @@ async fn questions_go_to_the_approver_and_headless_means_no() {
     assert!(!headless._dir.path().join("asked").exists());
     let approved = run_with(scenario(), None, Some(settings), Some(Arc::new(Yes))).await;
     assert!(approved._dir.path().join("asked").exists(), "{:?}", results(&approved, 1));
+}
+
+/// Counts the questions it is asked and says yes to all.
+struct CountingYes(std::sync::atomic::AtomicUsize);
+impl Approver for CountingYes {
+    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, bool> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { true })
+    }
+}
+
+/// Seed experiment D4: the human's approval comes after the deny list, never before it.
+#[tokio::test]
+async fn seed_d4_an_approver_that_says_yes_cannot_open_a_deny() {
+    let yes = Arc::new(CountingYes(std::sync::atomic::AtomicUsize::new(0)));
+    let r = run_with(
+        Scenario::new([
+            reply([
+                tool_use_with_id("d", "Bash", json!({"command": "touch denied-file"})),
+                tool_use_with_id("a", "Bash", json!({"command": "touch asked-file"})),
+            ]),
+            reply([text("ok")]),
+        ]),
+        None,
+        Some(json!({"permissions": {"deny": ["Bash(touch denied-file)"]}})),
+        Some(yes.clone()),
+    )
+    .await;
+    let res = results(&r, 1);
+    assert!(res[0]["content"].as_str().unwrap().contains("denied by rule"), "{res:?}");
+    assert!(!r._dir.path().join("denied-file").exists());
+    assert!(r._dir.path().join("asked-file").exists(), "the approver answers questions the deny list left open");
+    assert_eq!(yes.0.load(std::sync::atomic::Ordering::SeqCst), 1, "the denied call never reached the approver");
 }

@@ -81,6 +81,9 @@ pub struct Reply {
     /// Pause before each event, in milliseconds.
     #[serde(default)]
     pub event_delay_ms: u64,
+    /// Pause this long (ms) after the event with this index (counting from 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_after_event: Option<(usize, u64)>,
     /// Cut the connection after this many events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_after_events: Option<usize>,
@@ -105,6 +108,7 @@ pub fn reply(blocks: impl IntoIterator<Item = ContentBlock>) -> Reply {
         stop_reason: None,
         usage: Usage { input_tokens: 10, output_tokens: 5, ..Usage::default() },
         event_delay_ms: 0,
+        pause_after_event: None,
         drop_after_events: None,
         omit_message_stop: false,
         json_chunk: None,
@@ -125,6 +129,12 @@ impl Reply {
 
     pub fn event_delay_ms(mut self, ms: u64) -> Self {
         self.event_delay_ms = ms;
+        self
+    }
+
+    /// Pause `ms` after event `index` (0 is message_start, 1 a ping, then the blocks).
+    pub fn pause_after_event(mut self, index: usize, ms: u64) -> Self {
+        self.pause_after_event = Some((index, ms));
         self
     }
 

@@ -27,6 +27,8 @@ pub struct RecordedRequest {
     pub received_at: Instant,
     /// When the last byte of the response was handed to the connection.
     pub response_done_at: Option<Instant>,
+    /// The same, as wall-clock time (to compare with file times).
+    pub response_done_wall: Option<std::time::SystemTime>,
 }
 
 #[derive(Default)]
@@ -123,7 +125,7 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
     }
     let index = {
         let mut reqs = lock(&shared.requests);
-        reqs.push(RecordedRequest { body, headers, received_at, response_done_at: None });
+        reqs.push(RecordedRequest { body, headers, received_at, response_done_at: None, response_done_wall: None });
         reqs.len() - 1
     };
     let step = lock(&shared.steps).pop_front();
@@ -150,6 +152,7 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
             let message_id = format!("msg_fake_{index:05}");
             let events: Vec<String> = reply_events(&reply, &message_id).iter().map(encode).collect();
             let delay = Duration::from_millis(reply.event_delay_ms);
+            let pause = reply.pause_after_event;
             let drop_after = reply.drop_after_events;
             let stream = futures::stream::unfold(0usize, move |i| {
                 let events = events.clone();
@@ -163,6 +166,11 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
                     let event = events.get(i)?;
                     if !delay.is_zero() {
                         tokio::time::sleep(delay).await;
+                    }
+                    if let Some((after, ms)) = pause
+                        && i == after + 1
+                    {
+                        tokio::time::sleep(Duration::from_millis(ms)).await;
                     }
                     if i + 1 == events.len() {
                         mark_done(&shared, index);
@@ -178,6 +186,7 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
 fn mark_done(shared: &Shared, index: usize) {
     if let Some(r) = lock(&shared.requests).get_mut(index) {
         r.response_done_at = Some(Instant::now());
+        r.response_done_wall = Some(std::time::SystemTime::now());
     }
 }
 

@@ -51,3 +51,8 @@ pub fn kill_all_process_groups() {
         }
     }
 }
+
+/// How many process groups are alive (for tests: nothing may outlive a call).
+pub fn live_process_groups() -> usize {
+    live().as_ref().map(|s| s.len()).unwrap_or(0)
+}
