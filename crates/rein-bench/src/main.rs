@@ -6,6 +6,7 @@
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
 
+mod executor;
 mod hooks;
 mod policy;
 mod tools;
@@ -173,6 +174,7 @@ fn main() -> anyhow::Result<()> {
 
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
+    rows.extend(executor::rows(&bin, work.path(), home.path())?);
     if !skip_tools {
         rows.extend(gigabyte);
         rows.extend(tools::rows()?);
