@@ -64,6 +64,26 @@ pub struct Args {
     #[arg(long = "add-dir", num_args = 1.., global = true)]
     pub add_dir: Vec<std::path::PathBuf>,
 
+    /// Resume the session with this id.
+    #[arg(short = 'r', long)]
+    pub resume: Option<String>,
+
+    /// Continue the most recent session in this directory.
+    #[arg(short = 'c', long = "continue")]
+    pub continue_session: bool,
+
+    /// With --resume or --continue: keep the old session as it was and write a new one.
+    #[arg(long)]
+    pub fork_session: bool,
+
+    /// Use this id (a UUID) for the new session.
+    #[arg(long)]
+    pub session_id: Option<String>,
+
+    /// Do not write a transcript.
+    #[arg(long)]
+    pub no_session_persistence: bool,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -81,6 +101,8 @@ pub enum Command {
         #[arg(long, value_enum)]
         output_format: Option<OutputFormat>,
     },
+    /// List this directory's sessions, newest first.
+    Sessions,
     /// Inspect the permission rules in force here.
     Permissions {
         #[command(subcommand)]

@@ -34,6 +34,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(Command::Demo { scripted, output_format }) => {
             return runtime()?.block_on(demo::run(&args, *scripted, *output_format));
         }
+        Some(Command::Sessions) => {
+            session::list()?;
+            return Ok(ExitCode::SUCCESS);
+        }
         Some(Command::Permissions { action }) => {
             permissions::run(&args, action)?;
             return Ok(ExitCode::SUCCESS);

@@ -11,6 +11,7 @@ use rein_model::{AnthropicClient, AnthropicConfig, Model};
 use rein_policy::Policy;
 use rein_prompt::{PromptOptions, build_system_prompt};
 use rein_protocol::Message;
+use rein_session::Transcript;
 use rein_tools::{Registry, ToolContext, register_builtins};
 
 use crate::args::Args;
@@ -36,6 +37,11 @@ pub struct Setup {
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
     pub hooks: Option<Arc<Hooks>>,
+    /// Where the transcript is written (`None`: --no-session-persistence).
+    pub transcript: Option<PathBuf>,
+    /// The conversation being resumed, if any, and the uuid of its last line.
+    pub history: Vec<Message>,
+    pub history_last: Option<String>,
 }
 
 impl Setup {
@@ -47,12 +53,16 @@ impl Setup {
         let model = resolve_model(args.model.as_deref(), from_settings.as_deref());
         let hooks = HookConfig::from_settings(&settings)?;
         let mut setup = Setup::new(cwd, args, model, policy)?;
+        setup.open_session(args, home.as_deref())?;
         if !hooks.is_empty() {
             setup.hooks = Some(Arc::new(Hooks::new(
                 hooks,
                 HookSession {
                     session_id: setup.session_id.clone(),
-                    transcript_path: setup.session_dir.join("transcript.jsonl"),
+                    transcript_path: setup
+                        .transcript
+                        .clone()
+                        .unwrap_or_else(|| setup.session_dir.join("transcript.jsonl")),
                     cwd: setup.cwd.clone(),
                     project_dir: setup.cwd.clone(),
                     permission_mode: setup.policy.mode.name().to_string(),
@@ -92,7 +102,48 @@ impl Setup {
             session_dir,
             policy: Arc::new(policy),
             hooks: None,
+            transcript: None,
+            history: Vec::new(),
+            history_last: None,
         })
+    }
+
+    /// Pick the session id and transcript: new, --session-id, --resume, --continue,
+    /// --fork-session.
+    fn open_session(&mut self, args: &Args, home: Option<&std::path::Path>) -> anyhow::Result<()> {
+        let rein_home = rein_session::rein_home(home);
+        let resumed = match (&args.resume, args.continue_session) {
+            (Some(id), _) => {
+                let path = rein_session::transcript_path(&rein_home, &self.cwd, id);
+                if !path.exists() {
+                    return Err(rein_session::SessionError::NotFound(id.clone()).into());
+                }
+                Some(rein_session::load(&path)?)
+            }
+            (None, true) => match rein_session::list_sessions(&rein_home, &self.cwd).into_iter().next() {
+                Some(info) => Some(rein_session::load(&info.path)?),
+                None => anyhow::bail!("no earlier session in {} to continue", self.cwd.display()),
+            },
+            (None, false) => None,
+        };
+        if let Some(id) = &args.session_id {
+            uuid::Uuid::parse_str(id).with_context(|| format!("--session-id {id:?} is not a UUID"))?;
+            self.session_id = id.clone();
+        }
+        if let Some(loaded) = resumed {
+            if loaded.skipped > 0 {
+                eprintln!("rein: {} unreadable line(s) in {} were skipped", loaded.skipped, loaded.path.display());
+            }
+            if !args.fork_session && args.session_id.is_none() {
+                self.session_id = loaded.session_id.clone();
+                self.history_last = loaded.last_uuid.clone();
+            }
+            self.history = loaded.messages;
+        }
+        if !args.no_session_persistence {
+            self.transcript = Some(rein_session::transcript_path(&rein_home, &self.cwd, &self.session_id));
+        }
+        Ok(())
     }
 
     /// The Anthropic client, from `ANTHROPIC_*` variables.
@@ -152,6 +203,30 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     gate.hooks = setup.hooks.clone();
     let interrupts = crate::interrupt::watch(ctx.abort.clone());
     let mut engine = Engine::new(model, setup.registry.clone(), gate, ctx, config);
+    if !setup.history.is_empty() {
+        engine = match engine.with_history(setup.history.clone()) {
+            Ok(e) => e,
+            Err(e) => {
+                eprintln!("rein: error: cannot resume: {e}");
+                return RunEnd::Failed;
+            }
+        };
+    }
+    if let Some(path) = &setup.transcript {
+        let fresh = !path.exists();
+        match Transcript::open(path, &setup.session_id, &setup.cwd, setup.history_last.clone()) {
+            Ok(mut t) => {
+                // A forked session starts its own file with the history it continues.
+                if fresh && !setup.history.is_empty() {
+                    for m in engine.conversation().messages() {
+                        let _ = t.message(m);
+                    }
+                }
+                engine = engine.with_transcript(t);
+            }
+            Err(e) => eprintln!("rein: warning: no transcript: {e}"),
+        }
+    }
     frontend.set_tools(engine.tool_names());
     frontend.start(setup);
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
@@ -162,6 +237,22 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         return RunEnd::Interrupted;
     }
     if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok }
+}
+
+/// `rein sessions`.
+pub fn list() -> anyhow::Result<()> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let sessions = rein_session::list_sessions(&rein_session::rein_home(home.as_deref()), &cwd);
+    if sessions.is_empty() {
+        println!("no sessions in {}", cwd.display());
+    }
+    for s in sessions {
+        let when: chrono::DateTime<chrono::Local> = s.modified.into();
+        let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
+        println!("{}  {}  {:>4} turns  {}", s.session_id, when.format("%Y-%m-%d %H:%M"), s.turns, prompt);
+    }
+    Ok(())
 }
 
 /// How a run ended, for the exit code.

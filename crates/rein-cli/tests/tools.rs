@@ -85,7 +85,8 @@ fn every_tool_works_through_the_binary() {
             call("b1", "Bash", json!({"command": "cd sub && export MARK=kept"})),
             call("b2", "Bash", json!({"command": "pwd; echo $MARK"})),
             call("bg", "Bash", json!({"command": "echo bg-started; sleep 300", "run_in_background": true})),
-            call("wait", "Bash", json!({"command": "sleep 0.3"})),
+            // Not read-only, so it runs alone: BashOutput comes after it.
+            call("wait", "Bash", json!({"command": "sleep 0.3 && touch waited"})),
             call("bo", "BashOutput", json!({"bash_id": "bash_1"})),
             call("ks", "KillShell", json!({"shell_id": "bash_1"})),
         ]),

@@ -18,7 +18,21 @@ impl Conversation {
         Self::default()
     }
 
+    /// Append a message; a user message right after a user message joins it (a prompt
+    /// after the results of an interrupted turn).
     pub fn push(&mut self, message: Message) -> Result<(), ModelError> {
+        if message.role == Role::User
+            && let Some(last) = self.messages.last()
+            && last.message().role == Role::User
+        {
+            let mut merged = last.message().clone();
+            merged.content.extend(message.content);
+            let merged = Arc::new(CachedMessage::new(merged)?);
+            if let Some(slot) = self.messages.last_mut() {
+                *slot = merged;
+            }
+            return Ok(());
+        }
         self.messages.push(Arc::new(CachedMessage::new(message)?));
         Ok(())
     }

@@ -1,11 +1,12 @@
 //! The loop. It continues on facts, not claims: another request is made exactly when
 //! the assistant's content holds a `tool_use` block, whatever `stop_reason` says.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rein_model::{Model, ModelRequest, cost_usd};
 use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
+use rein_session::Transcript;
 use rein_tools::{Registry, ToolContext};
 
 use crate::chain::CallReport;
@@ -37,7 +38,9 @@ pub struct Engine {
     ctx: ToolContext,
     config: EngineConfig,
     conversation: Conversation,
-    started: bool,
+    /// SessionStart's source for the first prompt of this process: startup or resume.
+    session_start: Option<&'static str>,
+    transcript: Option<Arc<Mutex<Transcript>>>,
 }
 
 impl Engine {
@@ -50,7 +53,55 @@ impl Engine {
         config: EngineConfig,
     ) -> Self {
         let tools = registry.specs().into_iter().filter(|t| !gate.policy.removes_tool(&t.name)).collect();
-        Engine { model, registry, gate, tools, ctx, config, conversation: Conversation::new(), started: false }
+        Engine {
+            model,
+            registry,
+            gate,
+            tools,
+            ctx,
+            config,
+            conversation: Conversation::new(),
+            session_start: Some("startup"),
+            transcript: None,
+        }
+    }
+
+    /// Continue an earlier conversation (resume). Calls it left unanswered get an
+    /// "interrupted" result so that the history is valid before anything is sent.
+    pub fn with_history(mut self, messages: Vec<Message>) -> Result<Self, String> {
+        for m in messages {
+            self.conversation.push(m).map_err(|e| e.to_string())?;
+        }
+        let repairs = self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
+        for r in repairs {
+            tracing::info!(repair = %r.0, "repaired the resumed history");
+        }
+        if !self.conversation.is_empty() {
+            self.session_start = Some("resume");
+        }
+        Ok(self)
+    }
+
+    /// Record the session in `transcript`: every message, each tool start, each
+    /// permission decision, interrupts.
+    pub fn with_transcript(mut self, transcript: Transcript) -> Self {
+        self.transcript = Some(Arc::new(Mutex::new(transcript)));
+        self
+    }
+
+    fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_session::SessionError>) {
+        if let Some(t) = &self.transcript {
+            let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
+            if let Err(e) = write(&mut t) {
+                tracing::error!(error = %e, "could not write the transcript");
+            }
+        }
+    }
+
+    /// Push a user message to the conversation and the transcript.
+    fn push_user(&mut self, message: Message, is_meta: bool) -> Result<(), String> {
+        self.log(|t| t.user(&message, is_meta));
+        self.conversation.push(message).map_err(|e| e.to_string())
     }
 
     /// The tools offered to the model.
@@ -66,16 +117,28 @@ impl Engine {
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
         let prompt = match &self.gate.hooks {
-            Some(h) => match session_hooks::before_prompt(h, !self.started, prompt, sink).await {
+            Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {
                 Ok(p) => p,
                 Err(blocked) => return out.failed(blocked),
             },
             None => prompt,
         };
-        self.started = true;
-        if let Err(e) = self.conversation.push(prompt) {
-            return out.failed(e.to_string());
+        self.session_start = None;
+        if let Err(e) = self.push_user(prompt, false) {
+            return out.failed(e);
         }
+        // Tool starts go to the transcript before the tool runs.
+        let transcript = self.transcript.clone();
+        let sink = &mut |e: EngineEvent| {
+            if let (EngineEvent::ToolStarted(call), Some(t)) = (&e, &transcript) {
+                let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
+                let _ = t.event(
+                    "tool_started",
+                    serde_json::json!({"tool_use_id": call.id, "name": call.name, "input": call.input}),
+                );
+            }
+            sink(e)
+        };
         let mut stop_blocks = 0;
         loop {
             let request = match self.request() {
@@ -111,6 +174,7 @@ impl Engine {
                         self.record_assistant(&p, &mut out, sink);
                     }
                     self.record_results(reports, &mut out, sink);
+                    self.log(|t| t.event("interrupted", serde_json::json!({"during": "the response"})));
                     return out.end(End::Interrupted);
                 }
             };
@@ -121,8 +185,8 @@ impl Engine {
                 match self.stop_hooks(&message, stop_blocks, sink).await {
                     StopVerdict::Continue(feedback) => {
                         stop_blocks += 1;
-                        if let Err(e) = self.conversation.push(Message::user_text(feedback)) {
-                            return out.failed(e.to_string());
+                        if let Err(e) = self.push_user(Message::user_text(feedback), true) {
+                            return out.failed(e);
                         }
                         continue;
                     }
@@ -137,6 +201,7 @@ impl Engine {
             let (reports, interrupted) = exec.finish(&abort, sink).await;
             let halt = self.record_results(reports, &mut out, sink);
             if interrupted {
+                self.log(|t| t.event("interrupted", serde_json::json!({"during": "tool calls"})));
                 return out.end(End::Interrupted);
             }
             if let Some(reason) = halt {
@@ -168,6 +233,7 @@ impl Engine {
         out.cost_usd += cost_usd(&m.model, &m.usage);
         out.stop_reason = m.stop_reason.clone();
         out.result_text = m.to_message().text();
+        self.log(|t| t.assistant(m));
         if let Err(e) = self.conversation.push(m.to_message()) {
             tracing::error!(error = %e, "could not record an assistant message");
         }
@@ -223,6 +289,15 @@ impl Engine {
             halt = halt.or(report.stop);
             if let (Some(verdict), Some(call)) = (report.verdict, &call) {
                 crate::audit::record(call, &verdict);
+                self.log(|t| {
+                    t.event(
+                        "permission",
+                        serde_json::json!({
+                            "tool_use_id": call.id, "tool_name": call.name, "decision": verdict.decision.behavior.name(),
+                            "asked": verdict.asked, "source": verdict.decision.source, "reason": verdict.decision.reason,
+                        }),
+                    )
+                });
                 if !verdict.allowed() {
                     out.permission_denials.push(call.clone());
                 }
@@ -235,7 +310,7 @@ impl Engine {
         }
         let message = Message::user(results);
         sink(EngineEvent::ToolResults(message.clone()));
-        if let Err(e) = self.conversation.push(message) {
+        if let Err(e) = self.push_user(message, false) {
             tracing::error!(error = %e, "could not record tool results");
         }
         halt

@@ -21,13 +21,13 @@ pub enum StopVerdict {
 /// hooks add, or the reason a hook blocked it.
 pub async fn before_prompt(
     hooks: &Hooks,
-    first: bool,
+    session_start: Option<&str>,
     mut prompt: Message,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
 ) -> Result<Message, String> {
     let mut context = Vec::new();
-    if first {
-        let out = hooks.fire("SessionStart", Some("startup"), json!({"source": "startup"}), |_| true).await;
+    if let Some(source) = session_start {
+        let out = hooks.fire("SessionStart", Some(source), json!({"source": source}), |_| true).await;
         notices(sink, out.notices("SessionStart"));
         context
             .extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
