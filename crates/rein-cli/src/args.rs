@@ -28,6 +28,14 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
 
+    /// Switch to this model after repeated overloads.
+    #[arg(long)]
+    pub fallback_model: Option<String>,
+
+    /// End the session once it has cost this many US dollars.
+    #[arg(long)]
+    pub max_budget_usd: Option<f64>,
+
     /// Replace the built-in system prompt.
     #[arg(long)]
     pub system_prompt: Option<String>,

@@ -54,7 +54,8 @@ impl Human {
             | EngineEvent::ToolResults(_)
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. }
-            | EngineEvent::Notice(_) => {}
+            | EngineEvent::Notice(_)
+            | EngineEvent::ApiRetry { .. } => {}
         }
     }
 

@@ -81,6 +81,18 @@ impl Frontend {
             eprintln!("rein: {n}");
             return;
         }
+        if let EngineEvent::ApiRetry { attempt, max_retries, delay, status, error } = &event {
+            if let Mode::StreamJson = self.mode {
+                line(&json!({
+                    "type": "system", "subtype": "api_retry", "uuid": uuid(), "session_id": self.session_id,
+                    "attempt": attempt, "max_retries": max_retries, "retry_delay_ms": delay.as_millis() as u64,
+                    "error_status": status, "error": error,
+                }));
+            } else {
+                eprintln!("rein: {error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64());
+            }
+            return;
+        }
         match &mut self.mode {
             Mode::StreamJson => match event {
                 EngineEvent::Assistant(message) => line(&json!({
@@ -101,7 +113,8 @@ impl Frontend {
                 | EngineEvent::ToolStarted(_)
                 | EngineEvent::ToolFinished { .. }
                 | EngineEvent::Permission { .. }
-                | EngineEvent::Notice(_) => {}
+                | EngineEvent::Notice(_)
+                | EngineEvent::ApiRetry { .. } => {}
             },
             Mode::Human(h) => h.event(&event),
             Mode::Text | Mode::Json => {}
@@ -129,10 +142,15 @@ impl Frontend {
             End::Completed => {}
             End::Stopped(reason) => eprintln!("rein: stopped by a hook: {reason}"),
             End::Interrupted => eprintln!("rein: interrupted"),
+            End::MaxBudget => eprintln!("rein: error: reached the budget of ${:.4}", o_cost(outcome)),
             End::MaxTurns => eprintln!("rein: error: reached the maximum number of turns ({})", outcome.num_turns),
             End::Failed(msg) => eprintln!("rein: error: {msg}"),
         }
     }
+}
+
+fn o_cost(o: &Outcome) -> f64 {
+    o.cost_usd
 }
 
 /// The `result` line (spec §D2).
@@ -140,6 +158,7 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
     let subtype = match o.end {
         End::Completed | End::Stopped(_) => "success",
         End::MaxTurns => "error_max_turns",
+        End::MaxBudget => "error_max_budget_usd",
         End::Failed(_) | End::Interrupted => "error_during_execution",
     };
     let mut v = json!({

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use rein_engine::{End, Engine, EngineConfig, Gate};
@@ -23,6 +23,8 @@ const DEFAULT_MAX_TOKENS: u32 = 32_000;
 const DEFAULT_MAX_STOP_CONTINUATIONS: u32 = 8;
 /// Concurrency-safe tool calls run at once (as Claude Code).
 const DEFAULT_TOOL_CONCURRENCY: usize = 10;
+/// Retries of transient API failures (as Claude Code: really 10).
+const DEFAULT_MAX_RETRIES: u32 = 10;
 
 /// Everything a session needs before it talks to a model.
 pub struct Setup {
@@ -42,6 +44,8 @@ pub struct Setup {
     /// The conversation being resumed, if any, and the uuid of its last line.
     pub history: Vec<Message>,
     pub history_last: Option<String>,
+    pub fallback_model: Option<String>,
+    pub max_budget_usd: Option<f64>,
 }
 
 impl Setup {
@@ -105,6 +109,8 @@ impl Setup {
             transcript: None,
             history: Vec::new(),
             history_last: None,
+            fallback_model: args.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
+            max_budget_usd: args.max_budget_usd,
         })
     }
 
@@ -197,6 +203,11 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
             .iter()
             .find_map(|k| std::env::var(k).ok().and_then(|v| v.trim().parse().ok()))
             .unwrap_or(DEFAULT_TOOL_CONCURRENCY),
+        max_retries: env_number("REIN_MAX_RETRIES").unwrap_or(DEFAULT_MAX_RETRIES),
+        retry_base: Duration::from_millis(env_number("REIN_RETRY_BASE_MS").unwrap_or(500)),
+        idle_timeout: Duration::from_millis(env_number("REIN_STREAM_IDLE_TIMEOUT_MS").unwrap_or(90_000)),
+        fallback_model: setup.fallback_model.clone(),
+        max_budget_usd: setup.max_budget_usd,
         system: setup.system.clone(),
     };
     let mut gate = Gate::new(setup.policy.clone());
@@ -237,6 +248,11 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         return RunEnd::Interrupted;
     }
     if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok }
+}
+
+/// A number from the environment.
+fn env_number<T: std::str::FromStr>(key: &str) -> Option<T> {
+    std::env::var(key).ok().and_then(|v| v.trim().parse().ok())
 }
 
 /// `rein sessions`.

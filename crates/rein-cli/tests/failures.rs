@@ -12,7 +12,13 @@ use serde_json::json;
 fn fails(scenario: Scenario, format: &str) -> (String, String) {
     let env = Env::new();
     let server = serve(scenario);
-    let out = env.rein_at(&server).args(["-p", "x", "--verbose", "--output-format", format]).assert().failure();
+    // These failures are about reporting; retries are tested in recovery.rs.
+    let out = env
+        .rein_at(&server)
+        .env("REIN_MAX_RETRIES", "0")
+        .args(["-p", "x", "--verbose", "--output-format", format])
+        .assert()
+        .failure();
     let o = out.get_output();
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "{stderr}");
@@ -59,6 +65,7 @@ fn connection_refused() {
         .rein()
         .env("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{port}"))
         .env("ANTHROPIC_API_KEY", "k")
+        .env("REIN_MAX_RETRIES", "0")
         .args(["-p", "x"])
         .assert()
         .failure();

@@ -249,7 +249,7 @@ fn stop_hooks_do_not_run_after_an_api_error() {
     let env = Env::new();
     let stop = script(&env, "stop.sh", "#!/bin/sh\ntouch stop-ran\necho 'retry' >&2\nexit 2\n");
     settings(&env, json!({"Stop": [{"hooks": [{"type": "command", "command": stop}]}]}), json!({}));
-    let server = serve(Scenario::new([rein_testkit::Step::api_error(529, "overloaded_error", "Overloaded")]));
+    let server = serve(Scenario::new([rein_testkit::Step::api_error(400, "invalid_request_error", "bad")]));
     let (_, _, ok) = run(&env, &server, &[]);
     assert!(!ok);
     assert!(!env.cwd().join("stop-ran").exists(), "no error → hook → retry → error spiral");

@@ -37,6 +37,32 @@ impl Conversation {
         Ok(())
     }
 
+    /// Drop thinking blocks (their signatures only verify with the model that made
+    /// them), when switching to another model.
+    pub fn strip_thinking(&mut self) {
+        for slot in &mut self.messages {
+            let m = slot.message();
+            if m.content.iter().any(|b| {
+                matches!(
+                    b,
+                    rein_protocol::ContentBlock::Thinking { .. } | rein_protocol::ContentBlock::RedactedThinking { .. }
+                )
+            }) {
+                let mut stripped = m.clone();
+                stripped.content.retain(|b| {
+                    !matches!(
+                        b,
+                        rein_protocol::ContentBlock::Thinking { .. }
+                            | rein_protocol::ContentBlock::RedactedThinking { .. }
+                    )
+                });
+                if let Ok(c) = CachedMessage::new(stripped) {
+                    *slot = Arc::new(c);
+                }
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.messages.len()
     }

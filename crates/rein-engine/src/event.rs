@@ -12,6 +12,8 @@ pub enum EngineEvent {
     Assistant(AssistantMessage),
     /// A tool call is about to run.
     ToolStarted(ToolUse),
+    /// A failed request will be tried again after `delay`.
+    ApiRetry { attempt: u32, max_retries: u32, delay: std::time::Duration, status: Option<u16>, error: String },
     /// Something the user should see: a hook error, a hook's `systemMessage`.
     Notice(String),
     /// The permission verdict for a call (audit).

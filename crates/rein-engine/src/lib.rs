@@ -14,6 +14,7 @@ mod gate;
 mod outcome;
 mod pairing;
 mod query_loop;
+mod recovery;
 mod sample;
 mod session_hooks;
 

@@ -9,6 +9,8 @@ pub enum End {
     Completed,
     /// `--max-turns` was reached.
     MaxTurns,
+    /// `--max-budget-usd` was reached.
+    MaxBudget,
     /// The user interrupted; every unanswered call was answered "Interrupted by user".
     Interrupted,
     /// A hook said `continue: false`; the reason is for the user.

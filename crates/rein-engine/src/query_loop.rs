@@ -2,7 +2,6 @@
 //! the assistant's content holds a `tool_use` block, whatever `stop_reason` says.
 
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use rein_model::{Model, ModelRequest, cost_usd};
 use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
@@ -10,8 +9,7 @@ use rein_session::Transcript;
 use rein_tools::{Registry, ToolContext};
 
 use crate::chain::CallReport;
-use crate::executor::Executor;
-use crate::sample::{Sampled, sample};
+use crate::sample::Sampled;
 use crate::session_hooks::{self, StopVerdict};
 use crate::{Conversation, End, EngineEvent, Gate, Outcome};
 
@@ -26,18 +24,28 @@ pub struct EngineConfig {
     pub max_stop_continuations: u32,
     /// Concurrency-safe tool calls run at once, at most.
     pub max_tool_concurrency: usize,
+    /// Transient API failures are retried this many times.
+    pub max_retries: u32,
+    /// The first retry waits this long; each next one twice as long (capped at 32 s).
+    pub retry_base: std::time::Duration,
+    /// A stream with no event for this long is abandoned and retried.
+    pub idle_timeout: std::time::Duration,
+    /// The model to switch to after repeated overloads.
+    pub fallback_model: Option<String>,
+    /// End the session once it has cost this much.
+    pub max_budget_usd: Option<f64>,
     pub system: Arc<str>,
 }
 
 /// A session: the model, the tool table, the conversation.
 pub struct Engine {
-    model: Arc<dyn Model>,
-    registry: Arc<Registry>,
-    gate: Gate,
-    tools: Arc<[ToolSpec]>,
-    ctx: ToolContext,
-    config: EngineConfig,
-    conversation: Conversation,
+    pub(crate) model: Arc<dyn Model>,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) gate: Gate,
+    pub(crate) tools: Arc<[ToolSpec]>,
+    pub(crate) ctx: ToolContext,
+    pub(crate) config: EngineConfig,
+    pub(crate) conversation: Conversation,
     /// SessionStart's source for the first prompt of this process: startup or resume.
     session_start: Option<&'static str>,
     transcript: Option<Arc<Mutex<Transcript>>>,
@@ -140,22 +148,15 @@ impl Engine {
             sink(e)
         };
         let mut stop_blocks = 0;
+        let mut cut_offs = 0;
         loop {
             let request = match self.request() {
                 Ok(r) => r,
                 Err(e) => return out.failed(e),
             };
             out.num_turns += 1;
-            let started = Instant::now();
             let abort = self.ctx.abort.clone();
-            let mut exec = Executor::new(
-                self.registry.clone(),
-                self.gate.clone(),
-                self.ctx.clone(),
-                self.config.max_tool_concurrency,
-            );
-            let sampled = sample(self.model.as_ref(), request, &mut exec, &abort, sink).await;
-            out.api_duration += started.elapsed();
+            let (sampled, mut exec) = self.sample_recovering(request, &mut out, &abort, sink).await;
             let message = match sampled {
                 Sampled::Done(m) => m,
                 Sampled::Failed { partial, error } => {
@@ -181,6 +182,13 @@ impl Engine {
             self.record_assistant(&message, &mut out, sink);
             let calls: Vec<ToolUse> = message.to_message().tool_uses().cloned().collect();
             if calls.is_empty() {
+                // A response cut by max_tokens continues (a named recovery step).
+                if let Some(meta) = self.max_tokens_continuation(&message, &mut cut_offs) {
+                    if let Err(e) = self.push_user(meta, true) {
+                        return out.failed(e);
+                    }
+                    continue;
+                }
                 // A Stop hook may send the model back to work (the one other way to continue).
                 match self.stop_hooks(&message, stop_blocks, sink).await {
                     StopVerdict::Continue(feedback) => {
@@ -210,10 +218,13 @@ impl Engine {
             if self.config.max_turns.is_some_and(|max| out.num_turns >= max) {
                 return out.end(End::MaxTurns);
             }
+            if self.config.max_budget_usd.is_some_and(|max| out.cost_usd >= max) {
+                return out.end(End::MaxBudget);
+            }
         }
     }
 
-    fn request(&mut self) -> Result<ModelRequest, String> {
+    pub(crate) fn request(&mut self) -> Result<ModelRequest, String> {
         Ok(ModelRequest {
             model: self.config.model.clone(),
             max_tokens: self.config.max_tokens,

@@ -30,6 +30,7 @@ pub async fn sample(
     request: ModelRequest,
     executor: &mut Executor,
     abort: &CancellationToken,
+    idle_timeout: std::time::Duration,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
 ) -> Sampled {
     let mut stream = model.stream(request);
@@ -38,7 +39,10 @@ pub async fn sample(
         let item = tokio::select! {
             biased;
             _ = abort.cancelled() => return Sampled::Interrupted { partial: seen.into_partial(true) },
-            item = stream.next() => item,
+            item = tokio::time::timeout(idle_timeout, stream.next()) => match item {
+                Ok(item) => item,
+                Err(_) => Some(Err(ModelError::Stream(format!("no event for {} s; the stream was abandoned", idle_timeout.as_secs_f64())))),
+            },
             _ = executor.progress(sink) => continue,
         };
         match item {

@@ -95,6 +95,11 @@ async fn run(scenario: Scenario, cap: usize, interrupt_after: Option<Duration>) 
         max_turns: None,
         max_stop_continuations: 8,
         max_tool_concurrency: cap,
+        max_retries: 0,
+        retry_base: std::time::Duration::from_millis(1),
+        idle_timeout: std::time::Duration::from_secs(60),
+        fallback_model: None,
+        max_budget_usd: None,
         system: "s".into(),
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(root)));

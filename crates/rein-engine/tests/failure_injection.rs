@@ -163,6 +163,11 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
         max_turns: Some(10),
         max_stop_continuations: 8,
         max_tool_concurrency: 4,
+        max_retries: 0,
+        retry_base: std::time::Duration::from_millis(1),
+        idle_timeout: std::time::Duration::from_secs(60),
+        fallback_model: None,
+        max_budget_usd: None,
         system: "s".into(),
     };
     let mut engine =

@@ -91,6 +91,11 @@ async fn run_with(
         max_turns,
         max_stop_continuations: 8,
         max_tool_concurrency: 10,
+        max_retries: 0,
+        retry_base: std::time::Duration::from_millis(1),
+        idle_timeout: std::time::Duration::from_secs(60),
+        fallback_model: None,
+        max_budget_usd: None,
         system: "sys".into(),
     };
     let policy = match settings {

@@ -52,6 +52,8 @@ impl Env {
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
+            // Retries wait 1 ms (not 500) in tests.
+            .env("REIN_RETRY_BASE_MS", "1")
             .timeout(std::time::Duration::from_secs(60));
         c
     }
