@@ -54,6 +54,7 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
         idle_timeout: std::time::Duration::from_secs(60),
         fallback_model: None,
         max_budget_usd: None,
+        context: rein_engine::ContextLimits::for_model("m", None, None),
         system: "s".into(),
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(cwd.to_path_buf())));

@@ -55,7 +55,8 @@ impl Human {
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. }
             | EngineEvent::Notice(_)
-            | EngineEvent::ApiRetry { .. } => {}
+            | EngineEvent::ApiRetry { .. }
+            | EngineEvent::Compacted { .. } => {}
         }
     }
 

@@ -81,6 +81,17 @@ impl Frontend {
             eprintln!("rein: {n}");
             return;
         }
+        if let EngineEvent::Compacted { trigger, pre_tokens, post_tokens } = &event {
+            if let Mode::StreamJson = self.mode {
+                line(&json!({
+                    "type": "system", "subtype": "compact_boundary", "uuid": uuid(), "session_id": self.session_id,
+                    "compact_metadata": {"trigger": trigger, "pre_tokens": pre_tokens, "post_tokens": post_tokens},
+                }));
+            } else if let Mode::Human(_) = self.mode {
+                eprintln!("rein: compacted the conversation ({pre_tokens} → {post_tokens} tokens)");
+            }
+            return;
+        }
         if let EngineEvent::ApiRetry { attempt, max_retries, delay, status, error } = &event {
             if let Mode::StreamJson = self.mode {
                 line(&json!({
@@ -114,7 +125,8 @@ impl Frontend {
                 | EngineEvent::ToolFinished { .. }
                 | EngineEvent::Permission { .. }
                 | EngineEvent::Notice(_)
-                | EngineEvent::ApiRetry { .. } => {}
+                | EngineEvent::ApiRetry { .. }
+                | EngineEvent::Compacted { .. } => {}
             },
             Mode::Human(h) => h.event(&event),
             Mode::Text | Mode::Json => {}

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use rein_engine::{End, Engine, EngineConfig, Gate};
+use rein_engine::{ContextLimits, End, Engine, EngineConfig, Gate};
 use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::{AnthropicClient, AnthropicConfig, Model};
 use rein_policy::Policy;
@@ -208,6 +208,11 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         idle_timeout: Duration::from_millis(env_number("REIN_STREAM_IDLE_TIMEOUT_MS").unwrap_or(90_000)),
         fallback_model: setup.fallback_model.clone(),
         max_budget_usd: setup.max_budget_usd,
+        context: ContextLimits::for_model(
+            &setup.model,
+            env_number("REIN_CONTEXT_WINDOW"),
+            env_number("REIN_AUTOCOMPACT_PCT").map(|p: f64| p / 100.0),
+        ),
         system: setup.system.clone(),
     };
     let mut gate = Gate::new(setup.policy.clone());

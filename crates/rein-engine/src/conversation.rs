@@ -63,6 +63,30 @@ impl Conversation {
         }
     }
 
+    /// Change message `i` with `edit` (which returns a count it reports back).
+    pub fn rewrite(&mut self, i: usize, edit: impl FnOnce(&mut Message) -> usize) -> usize {
+        let Some(slot) = self.messages.get_mut(i) else { return 0 };
+        let mut m = slot.message().clone();
+        let n = edit(&mut m);
+        if n > 0
+            && let Ok(c) = CachedMessage::new(m)
+        {
+            *slot = Arc::new(c);
+        }
+        n
+    }
+
+    /// Replace the whole history (compaction).
+    pub fn replace(&mut self, messages: Vec<Message>) -> Result<(), ModelError> {
+        self.messages = messages.into_iter().map(|m| CachedMessage::new(m).map(Arc::new)).collect::<Result<_, _>>()?;
+        Ok(())
+    }
+
+    /// Bytes of the serialised history: the base of the token estimate.
+    pub fn json_bytes(&self) -> usize {
+        self.messages.iter().map(|m| m.json().get().len()).sum()
+    }
+
     pub fn len(&self) -> usize {
         self.messages.len()
     }

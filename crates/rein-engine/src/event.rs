@@ -14,6 +14,8 @@ pub enum EngineEvent {
     ToolStarted(ToolUse),
     /// A failed request will be tried again after `delay`.
     ApiRetry { attempt: u32, max_retries: u32, delay: std::time::Duration, status: Option<u16>, error: String },
+    /// The conversation was summarised to fit the window.
+    Compacted { trigger: String, pre_tokens: u64, post_tokens: u64 },
     /// Something the user should see: a hook error, a hook's `systemMessage`.
     Notice(String),
     /// The permission verdict for a call (audit).

@@ -7,6 +7,8 @@
 
 mod audit;
 pub mod chain;
+mod compact;
+mod context;
 mod conversation;
 mod event;
 mod executor;
@@ -18,6 +20,7 @@ mod recovery;
 mod sample;
 mod session_hooks;
 
+pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
 pub use conversation::Conversation;
 pub use event::EngineEvent;
 pub use gate::{Approver, Gate, Verdict};

@@ -34,6 +34,8 @@ pub struct EngineConfig {
     pub fallback_model: Option<String>,
     /// End the session once it has cost this much.
     pub max_budget_usd: Option<f64>,
+    /// The context window and the shapers' thresholds.
+    pub context: crate::ContextLimits,
     pub system: Arc<str>,
 }
 
@@ -49,6 +51,10 @@ pub struct Engine {
     /// SessionStart's source for the first prompt of this process: startup or resume.
     session_start: Option<&'static str>,
     transcript: Option<Arc<Mutex<Transcript>>>,
+    /// Size of the tools array, for the token estimate.
+    pub(crate) tools_json_bytes: usize,
+    /// Compactions that failed in a row (the circuit breaker).
+    pub(crate) compact_failures: u32,
 }
 
 impl Engine {
@@ -60,7 +66,9 @@ impl Engine {
         ctx: ToolContext,
         config: EngineConfig,
     ) -> Self {
-        let tools = registry.specs().into_iter().filter(|t| !gate.policy.removes_tool(&t.name)).collect();
+        let tools: Arc<[ToolSpec]> =
+            registry.specs().into_iter().filter(|t| !gate.policy.removes_tool(&t.name)).collect();
+        let tools_json_bytes = serde_json::to_string(&*tools).map(|s| s.len()).unwrap_or(0);
         Engine {
             model,
             registry,
@@ -71,6 +79,8 @@ impl Engine {
             conversation: Conversation::new(),
             session_start: Some("startup"),
             transcript: None,
+            tools_json_bytes,
+            compact_failures: 0,
         }
     }
 
@@ -97,7 +107,7 @@ impl Engine {
         self
     }
 
-    fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_session::SessionError>) {
+    pub(crate) fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_session::SessionError>) {
         if let Some(t) = &self.transcript {
             let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
             if let Err(e) = write(&mut t) {
@@ -150,7 +160,7 @@ impl Engine {
         let mut stop_blocks = 0;
         let mut cut_offs = 0;
         loop {
-            let request = match self.request() {
+            let request = match self.prepare_request(sink).await {
                 Ok(r) => r,
                 Err(e) => return out.failed(e),
             };

@@ -33,6 +33,10 @@ fn retryable(e: &ModelError) -> bool {
     }
 }
 
+fn prompt_too_long(e: &ModelError) -> bool {
+    matches!(e, ModelError::Api { status: Some(400), message, .. } if message.contains("prompt is too long"))
+}
+
 fn status(e: &ModelError) -> Option<u16> {
     match e {
         ModelError::Api { status, .. } => *status,
@@ -76,6 +80,7 @@ impl Engine {
     ) -> (Sampled, Executor) {
         let mut attempt = 0;
         let mut overloads = 0;
+        let mut reactive_compaction_done = false;
         loop {
             let mut exec = Executor::new(
                 self.registry.clone(),
@@ -88,6 +93,20 @@ impl Engine {
                 sample(self.model.as_ref(), request.clone(), &mut exec, abort, self.config.idle_timeout, sink).await;
             out.api_duration += started.elapsed();
             let Sampled::Failed { partial, error } = sampled else { return (sampled, exec) };
+            // Prompt too long: one reactive compaction per turn, then the request again.
+            if prompt_too_long(&error) && !reactive_compaction_done {
+                reactive_compaction_done = true;
+                exec.discard().await;
+                if let Err(e) = self.compact("auto", sink).await {
+                    let error = ModelError::Request(format!("the prompt is too long and compaction failed: {e}"));
+                    return (Sampled::Failed { partial: None, error }, exec);
+                }
+                request = match self.request() {
+                    Ok(r) => r,
+                    Err(e) => return (Sampled::Failed { partial: None, error: ModelError::Request(e) }, exec),
+                };
+                continue;
+            }
             if !retryable(&error) || attempt >= self.config.max_retries {
                 return (Sampled::Failed { partial, error }, exec);
             }

@@ -100,6 +100,7 @@ async fn run(scenario: Scenario, cap: usize, interrupt_after: Option<Duration>) 
         idle_timeout: std::time::Duration::from_secs(60),
         fallback_model: None,
         max_budget_usd: None,
+        context: rein_engine::ContextLimits::for_model("m", None, None),
         system: "s".into(),
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(root)));

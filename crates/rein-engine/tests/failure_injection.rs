@@ -139,7 +139,7 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
         steps.push(reply.into());
     }
     steps.push(reply([text("finished")]).into());
-    let server = FakeServer::start(Scenario { steps }).unwrap();
+    let server = FakeServer::start(Scenario { steps, summary: None }).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let mut registry = Registry::new();
@@ -168,6 +168,7 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
         idle_timeout: std::time::Duration::from_secs(60),
         fallback_model: None,
         max_budget_usd: None,
+        context: rein_engine::ContextLimits::for_model("m", None, None),
         system: "s".into(),
     };
     let mut engine =

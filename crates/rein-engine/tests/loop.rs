@@ -96,6 +96,7 @@ async fn run_with(
         idle_timeout: std::time::Duration::from_secs(60),
         fallback_model: None,
         max_budget_usd: None,
+        context: rein_engine::ContextLimits::for_model("m", None, None),
         system: "sys".into(),
     };
     let policy = match settings {

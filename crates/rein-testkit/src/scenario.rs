@@ -10,11 +10,21 @@ use serde_json::Value;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Scenario {
     pub steps: Vec<Step>,
+    /// The answer to every summary request (a request without tools, as compaction
+    /// sends), given without consuming a step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Reply>,
 }
 
 impl Scenario {
     pub fn new(steps: impl IntoIterator<Item = impl Into<Step>>) -> Self {
-        Scenario { steps: steps.into_iter().map(Into::into).collect() }
+        Scenario { steps: steps.into_iter().map(Into::into).collect(), summary: None }
+    }
+
+    /// Answer summary requests with `text`.
+    pub fn with_summary(mut self, text: &str) -> Self {
+        self.summary = Some(reply([ContentBlock::text(text)]));
+        self
     }
 
     /// Read a scenario file (JSON).

@@ -34,6 +34,7 @@ pub struct RecordedRequest {
 #[derive(Default)]
 struct Shared {
     steps: Mutex<VecDeque<Step>>,
+    summary: Option<crate::Reply>,
     requests: Mutex<Vec<RecordedRequest>>,
     record_to: Option<std::path::PathBuf>,
 }
@@ -65,7 +66,12 @@ impl FakeServer {
         let listener = std::net::TcpListener::bind(("127.0.0.1", port))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
-        let shared = Arc::new(Shared { steps: Mutex::new(scenario.steps.into()), record_to, ..Shared::default() });
+        let shared = Arc::new(Shared {
+            steps: Mutex::new(scenario.steps.into()),
+            summary: scenario.summary,
+            record_to,
+            ..Shared::default()
+        });
         let (stop, stopped) = oneshot::channel::<()>();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
         let app = axum::Router::new().route("/v1/messages", post(messages)).with_state(shared.clone());
@@ -128,7 +134,8 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
         reqs.push(RecordedRequest { body, headers, received_at, response_done_at: None, response_done_wall: None });
         reqs.len() - 1
     };
-    let step = lock(&shared.steps).pop_front();
+    let is_summary = shared.summary.is_some() && body_has_no_tools(&lock(&shared.requests)[index].body);
+    let step = if is_summary { shared.summary.clone().map(Step::Respond) } else { lock(&shared.steps).pop_front() };
     match step {
         None => error_response(
             500,
@@ -181,6 +188,10 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
             sse_response(Body::from_stream(stream))
         }
     }
+}
+
+fn body_has_no_tools(body: &Value) -> bool {
+    body.get("tools").and_then(Value::as_array).is_none_or(|t| t.is_empty())
 }
 
 fn mark_done(shared: &Shared, index: usize) {

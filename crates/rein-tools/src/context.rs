@@ -22,6 +22,11 @@ impl FileStateCache {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(path, identity);
     }
 
+    /// Every path read so far.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).keys().cloned().collect()
+    }
+
     pub fn get(&self, path: &Path) -> Option<FileIdentity> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).get(path).cloned()
     }

@@ -1,0 +1,115 @@
+//! Shaping the context before each request (also mid-turn): microcompact, then
+//! autocompact when the next request would pass the threshold. Compaction asks the
+//! model for a summary (no tools), runs the PreCompact and SessionStart(compact) hooks,
+//! replaces the history by the summary plus the exchange in progress, and writes a
+//! compact boundary to the transcript. Three failures in a row open a circuit breaker.
+
+use futures::StreamExt;
+use rein_model::{ModelEvent, ModelRequest};
+use rein_protocol::{ContentBlock, Message};
+use serde_json::json;
+
+use crate::context::{SUMMARY_PROMPT, compacted_history, estimate_tokens, microcompact};
+use crate::{Engine, EngineEvent};
+
+/// Compaction attempts that may fail in a row before rein stops trying.
+const MAX_COMPACT_FAILURES: u32 = 3;
+/// The summary's own output limit.
+const SUMMARY_MAX_TOKENS: u32 = 8_000;
+
+impl Engine {
+    /// The estimated size of the next request, in tokens.
+    pub fn estimated_tokens(&self) -> u64 {
+        estimate_tokens(self.config.system.len() + self.tools_json_bytes + self.conversation.json_bytes())
+    }
+
+    /// Run the shapers, then build the request.
+    pub(crate) async fn prepare_request(
+        &mut self,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Result<ModelRequest, String> {
+        let limits = self.config.context;
+        if self.estimated_tokens() > limits.microcompact_at {
+            let cleared = microcompact(&mut self.conversation, limits.keep_recent_results);
+            if cleared > 0 {
+                tracing::debug!(cleared, "microcompact cleared old tool results");
+            }
+        }
+        if self.estimated_tokens() > limits.autocompact_at
+            && self.compact_failures < MAX_COMPACT_FAILURES
+            && let Err(e) = self.compact("auto", sink).await
+        {
+            self.compact_failures += 1;
+            sink(EngineEvent::Notice(format!(
+                "compaction failed ({}/{MAX_COMPACT_FAILURES}): {e}",
+                self.compact_failures
+            )));
+        }
+        self.request()
+    }
+
+    /// Summarise the conversation and continue from the summary.
+    pub(crate) async fn compact(
+        &mut self,
+        trigger: &str,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Result<(), String> {
+        let pre_tokens = self.estimated_tokens();
+        if let Some(hooks) = &self.gate.hooks {
+            let out = hooks
+                .fire("PreCompact", Some(trigger), json!({"trigger": trigger, "custom_instructions": ""}), |_| true)
+                .await;
+            if let Some((reason, hook)) = out.block() {
+                return Err(format!("the PreCompact hook `{hook}` blocked compaction: {reason}"));
+            }
+        }
+        let mut messages = self.conversation.for_request().map_err(|e| e.to_string())?;
+        messages.push(std::sync::Arc::new(
+            rein_model::CachedMessage::new(Message::user_text(SUMMARY_PROMPT)).map_err(|e| e.to_string())?,
+        ));
+        let request = ModelRequest {
+            model: self.config.model.clone(),
+            max_tokens: self.config.max_tokens.min(SUMMARY_MAX_TOKENS),
+            system: "You write faithful, compact summaries of coding sessions.".into(),
+            tools: std::sync::Arc::new([]),
+            messages,
+        };
+        let mut stream = self.model.stream(request);
+        let mut summary = None;
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(ModelEvent::MessageDone(m)) => summary = Some(m.to_message().text()),
+                Ok(_) => {}
+                Err(e) => return Err(format!("the summary request failed: {e}")),
+            }
+        }
+        let mut summary = summary.filter(|s| !s.trim().is_empty()).ok_or("the summary was empty")?;
+        let files = self.ctx.file_state.paths();
+        if !files.is_empty() {
+            let list: Vec<String> = files.iter().rev().take(10).map(|p| p.display().to_string()).collect();
+            summary
+                .push_str(&format!("\n\nFiles read in this session (read them again if needed): {}", list.join(", ")));
+        }
+        let history: Vec<Message> = self.conversation.messages().cloned().collect();
+        let mut compacted = compacted_history(&history, &summary);
+        if let Some(hooks) = &self.gate.hooks {
+            let out = hooks.fire("SessionStart", Some("compact"), json!({"source": "compact"}), |_| true).await;
+            let context = out.context(true);
+            if let Some(first) = compacted.first_mut() {
+                first.content.extend(
+                    context
+                        .into_iter()
+                        .map(|c| ContentBlock::text(format!("<session-start-hook>\n{c}\n</session-start-hook>"))),
+                );
+            }
+        }
+        self.conversation.replace(compacted.clone()).map_err(|e| e.to_string())?;
+        self.log(|t| {
+            t.event("compact_boundary", json!({"trigger": trigger, "pre_tokens": pre_tokens}))?;
+            compacted.iter().try_for_each(|m| t.message(m))
+        });
+        self.compact_failures = 0;
+        sink(EngineEvent::Compacted { trigger: trigger.to_string(), pre_tokens, post_tokens: self.estimated_tokens() });
+        Ok(())
+    }
+}
