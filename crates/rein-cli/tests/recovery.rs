@@ -116,3 +116,21 @@ fn the_budget_ends_the_session_cleanly() {
     assert_eq!(r["subtype"], "error_max_budget_usd");
     assert_eq!(server.requests().len(), 2, "0.315 $ after one turn, 0.63 $ after two");
 }
+
+#[test]
+fn a_tool_call_cut_by_max_tokens_is_answered_as_incomplete() {
+    let env = Env::new();
+    let raw = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"x\"}}\n\n\
+               event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"cut\",\"name\":\"Write\",\"input\":{}}}\n\n\
+               event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"file_path\\\": \\\"/tmp/x\\\", \\\"content\\\": \\\"aaa\"}}\n\n\
+               event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n\
+               event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":10}}\n\n\
+               event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+    let server = serve(Scenario::new([Step::RawSse(raw.into()), reply([text("retrying with less")]).into()]));
+    let out = env.rein_at(&server).args(["-p", "x"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let result = server.requests()[1].body["messages"][2]["content"][0].clone();
+    assert_eq!(result["tool_use_id"], "cut");
+    assert_eq!(result["is_error"], true);
+    assert!(result["content"].as_str().unwrap().contains("cut off by the output token limit"), "{result}");
+}

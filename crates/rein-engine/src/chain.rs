@@ -55,6 +55,11 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
     let mut notices = Vec::new();
     let mut stop = None;
     let mut call = call.clone();
+    if call.input.get(rein_model::INCOMPLETE_INPUT_KEY).is_some() {
+        let message = "The input of this call was cut off by the output token limit (max_tokens) before it was complete, \
+                       so the call was not run. Send it again, with a shorter input if you can.";
+        return CallReport::stopped(&call, message.to_string(), notices);
+    }
     let mut prepared = match prepare(registry, &call, ctx) {
         Ok(p) => p,
         Err(message) => return CallReport::stopped(&call, message, notices),

@@ -238,7 +238,7 @@ fn sse_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEve
                     Err(e) => e,
                 },
                 Some(Err(e)) => ModelError::Stream(error_chain(&e)),
-                None => ModelError::Incomplete,
+                None => st.assembler.take_error().unwrap_or(ModelError::Incomplete),
             };
             st.over = true;
             return Some((Err(failure), st));

@@ -24,11 +24,20 @@ pub struct Assembler {
     open: BTreeMap<usize, Partial>,
     done: BTreeMap<usize, ContentBlock>,
     finished: bool,
+    /// A tool input that was not valid JSON: an error unless the response turns out to
+    /// have been cut by max_tokens.
+    bad_json: Option<ModelError>,
 }
 
 impl Assembler {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An error held back while the stream could still explain it (a tool input cut by
+    /// max_tokens); reported when the stream ends early instead.
+    pub fn take_error(&mut self) -> Option<ModelError> {
+        self.bad_json.take()
     }
 
     /// True once `message_stop` has been seen.
@@ -118,7 +127,7 @@ impl Assembler {
                     .open
                     .remove(&index)
                     .ok_or_else(|| ModelError::Protocol(format!("stop for block {index}, which is not open")))?;
-                let block = finish(partial)?;
+                let block = self.finish(partial);
                 self.done.insert(index, block.clone());
                 Ok(vec![ModelEvent::BlockComplete { index, block }])
             }
@@ -133,9 +142,15 @@ impl Assembler {
                 let mut out = Vec::new();
                 // Blocks never stopped are completed here rather than lost.
                 for (index, partial) in std::mem::take(&mut self.open) {
-                    let block = finish(partial)?;
+                    let block = self.finish(partial);
                     self.done.insert(index, block.clone());
                     out.push(ModelEvent::BlockComplete { index, block });
+                }
+                let cut = self.message.as_ref().and_then(|m| m.stop_reason.as_deref()) == Some("max_tokens");
+                if let Some(e) = self.bad_json.take()
+                    && !cut
+                {
+                    return Err(e);
                 }
                 let mut m = self
                     .message
@@ -153,12 +168,27 @@ impl Assembler {
         }
     }
 
+    /// Complete a block. A tool input that does not parse is kept under
+    /// [`INCOMPLETE_INPUT_KEY`] (a response cut by max_tokens), and the error is held.
+    fn finish(&mut self, partial: Partial) -> ContentBlock {
+        match finish(partial) {
+            Ok(b) => b,
+            Err((block, e)) => {
+                self.bad_json.get_or_insert(e);
+                block
+            }
+        }
+    }
+
     fn started(&mut self) -> Result<&mut AssistantMessage, ModelError> {
         self.message.as_mut().ok_or_else(|| ModelError::Protocol("content before message_start".into()))
     }
 }
 
-fn finish(partial: Partial) -> Result<ContentBlock, ModelError> {
+/// The input key of a tool call whose JSON was cut off (by max_tokens).
+pub const INCOMPLETE_INPUT_KEY: &str = "_rein_incomplete_input";
+
+fn finish(partial: Partial) -> Result<ContentBlock, (ContentBlock, ModelError)> {
     Ok(match partial {
         Partial::Text(text) => ContentBlock::Text { text },
         Partial::Thinking { thinking, signature } => ContentBlock::Thinking { thinking, signature },
@@ -167,9 +197,16 @@ fn finish(partial: Partial) -> Result<ContentBlock, ModelError> {
             let input = if json.trim().is_empty() {
                 if start_input.is_null() { Value::Object(Default::default()) } else { start_input }
             } else {
-                serde_json::from_str(&json).map_err(|e| {
-                    ModelError::Protocol(format!("the input of tool_use {id} ({name}) is not valid JSON: {e}"))
-                })?
+                match serde_json::from_str(&json) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        let error =
+                            ModelError::Protocol(format!("the input of tool_use {id} ({name}) is not valid JSON: {e}"));
+                        let mut kept = serde_json::Map::new();
+                        kept.insert(INCOMPLETE_INPUT_KEY.into(), Value::String(json));
+                        return Err((ContentBlock::ToolUse(ToolUse { id, name, input: Value::Object(kept) }), error));
+                    }
+                }
             };
             ContentBlock::ToolUse(ToolUse { id, name, input })
         }
@@ -256,6 +293,7 @@ mod tests {
                 ("content_block_start", json!({"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t9","name":"Glob","input":{}}})),
                 ("content_block_delta", json!({"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"pattern\": "}})),
                 ("content_block_stop", json!({"type":"content_block_stop","index":0})),
+                ("message_stop", json!({"type":"message_stop"})),
             ],
         )
         .unwrap_err();

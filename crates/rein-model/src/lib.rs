@@ -20,7 +20,7 @@ use std::pin::Pin;
 use futures::Stream;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicClient, AnthropicConfig, Auth};
-pub use assemble::Assembler;
+pub use assemble::{Assembler, INCOMPLETE_INPUT_KEY};
 pub use error::ModelError;
 pub use event::{BlockKind, ModelEvent};
 pub use pricing::cost_usd;
