@@ -173,7 +173,8 @@ impl Assembler {
     fn finish(&mut self, partial: Partial) -> ContentBlock {
         match finish(partial) {
             Ok(b) => b,
-            Err((block, e)) => {
+            Err(cut) => {
+                let (block, e) = *cut;
                 self.bad_json.get_or_insert(e);
                 block
             }
@@ -188,7 +189,7 @@ impl Assembler {
 /// The input key of a tool call whose JSON was cut off (by max_tokens).
 pub const INCOMPLETE_INPUT_KEY: &str = "_rein_incomplete_input";
 
-fn finish(partial: Partial) -> Result<ContentBlock, (ContentBlock, ModelError)> {
+fn finish(partial: Partial) -> Result<ContentBlock, Box<(ContentBlock, ModelError)>> {
     Ok(match partial {
         Partial::Text(text) => ContentBlock::Text { text },
         Partial::Thinking { thinking, signature } => ContentBlock::Thinking { thinking, signature },
@@ -204,7 +205,10 @@ fn finish(partial: Partial) -> Result<ContentBlock, (ContentBlock, ModelError)> 
                             ModelError::Protocol(format!("the input of tool_use {id} ({name}) is not valid JSON: {e}"));
                         let mut kept = serde_json::Map::new();
                         kept.insert(INCOMPLETE_INPUT_KEY.into(), Value::String(json));
-                        return Err((ContentBlock::ToolUse(ToolUse { id, name, input: Value::Object(kept) }), error));
+                        return Err(Box::new((
+                            ContentBlock::ToolUse(ToolUse { id, name, input: Value::Object(kept) }),
+                            error,
+                        )));
                     }
                 }
             };
