@@ -9,6 +9,7 @@
 mod executor;
 mod hooks;
 mod policy;
+mod sessions;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
+
+/// One line of the table: what, rein's figure, the target.
+pub type Row = (String, String, String);
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use};
 use serde_json::json;
 
@@ -175,6 +179,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);
+    rows.extend(sessions::rows(&bin, home.path())?);
     if !skip_tools {
         rows.extend(gigabyte);
         rows.extend(tools::rows()?);
