@@ -18,9 +18,16 @@ const MAX_COMPACT_FAILURES: u32 = 3;
 const SUMMARY_MAX_TOKENS: u32 = 8_000;
 
 impl Engine {
-    /// The estimated size of the next request, in tokens.
+    /// The estimated size of the next request, in tokens: the API's own count of the
+    /// history when there is one, plus a cheap estimate of what was added since; never
+    /// less than the estimate of the whole request.
     pub fn estimated_tokens(&self) -> u64 {
-        estimate_tokens(self.config.system.len() + self.tools_json_bytes + self.conversation.json_bytes())
+        let bytes = self.conversation.json_bytes();
+        let whole = estimate_tokens(self.config.system.len() + self.tools_json_bytes + bytes);
+        match self.counted {
+            Some((counted, at)) if bytes >= at => whole.max(counted + estimate_tokens(bytes - at)),
+            _ => whole,
+        }
     }
 
     /// Run the shapers, then build the request.
@@ -104,6 +111,7 @@ impl Engine {
             }
         }
         self.conversation.replace(compacted.clone()).map_err(|e| e.to_string())?;
+        self.counted = None;
         self.log(|t| {
             t.event("compact_boundary", json!({"trigger": trigger, "pre_tokens": pre_tokens}))?;
             compacted.iter().try_for_each(|m| t.message(m))

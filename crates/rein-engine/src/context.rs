@@ -46,6 +46,42 @@ pub fn estimate_tokens(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(4)
 }
 
+/// The per-message tool-result budget: when the results of one response add up to
+/// more than `limit` characters, the largest are saved to files (a preview and the
+/// path stay) until the message fits. Returns how many were spilled.
+pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::ToolContext) -> usize {
+    let size = |c: &ToolResultContent| match c {
+        ToolResultContent::Text(t) => t.len(),
+        ToolResultContent::Blocks(_) => 0,
+    };
+    let mut spilled = 0;
+    loop {
+        let total: usize = message
+            .content
+            .iter()
+            .map(|b| match b {
+                ContentBlock::ToolResult { content, .. } => size(content),
+                _ => 0,
+            })
+            .sum();
+        if total <= limit {
+            return spilled;
+        }
+        let largest = message.content.iter_mut().filter_map(|b| match b {
+            ContentBlock::ToolResult { content, .. } => Some(content),
+            _ => None,
+        });
+        let Some(content) = largest.max_by_key(|c| size(c)) else { return spilled };
+        let ToolResultContent::Text(text) = content else { return spilled };
+        if text.len() <= rein_tools::PREVIEW_BYTES + 400 {
+            return spilled;
+        }
+        *text =
+            rein_tools::spill("results", text, &format!("the {limit}-character budget of one response's results"), ctx);
+        spilled += 1;
+    }
+}
+
 /// Clear the content of tool results older than the `keep` most recent result
 /// messages. Returns how many were cleared. Pairing is untouched: ids stay.
 pub fn microcompact(conversation: &mut Conversation, keep: usize) -> usize {
@@ -166,6 +202,21 @@ mod tests {
             assert!(compacted[0].text().contains("SUMMARY"));
             assert_eq!(compacted.last().map(|m| m.role), Some(Role::User));
         }
+    }
+
+    #[test]
+    fn one_response_s_results_fit_their_budget() {
+        let d = tempfile::tempdir().unwrap();
+        let ctx = rein_tools::ToolContext::new(d.path().to_path_buf(), d.path().join("s"));
+        let mut m = Message::user(vec![
+            ContentBlock::tool_result("a", "a".repeat(60_000), false),
+            ContentBlock::tool_result("b", "b".repeat(90_000), false),
+            ContentBlock::tool_result("c", "c".repeat(1_000), false),
+        ]);
+        assert_eq!(budget_results(&mut m, 100_000, &ctx), 1);
+        let sizes: Vec<usize> = m.content.iter().map(|b| serde_json::to_string(b).unwrap().len()).collect();
+        assert!(sizes[1] < 3_000 && sizes[0] > 60_000, "{sizes:?}");
+        assert_eq!(m.content[1].tool_result_id(), Some("b"));
     }
 
     #[test]

@@ -55,6 +55,8 @@ pub struct Engine {
     pub(crate) tools_json_bytes: usize,
     /// Compactions that failed in a row (the circuit breaker).
     pub(crate) compact_failures: u32,
+    /// Tokens the API counted for the history, and the history's size then.
+    pub(crate) counted: Option<(u64, usize)>,
 }
 
 impl Engine {
@@ -81,6 +83,7 @@ impl Engine {
             transcript: None,
             tools_json_bytes,
             compact_failures: 0,
+            counted: None,
         }
     }
 
@@ -91,8 +94,19 @@ impl Engine {
             self.conversation.push(m).map_err(|e| e.to_string())?;
         }
         let repairs = self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
+        let interrupted =
+            !repairs.is_empty()
+                || self.conversation.messages().last().is_some_and(|m| {
+                    serde_json::to_string(&m.content).is_ok_and(|t| t.contains("Interrupted by user"))
+                });
         for r in repairs {
             tracing::info!(repair = %r.0, "repaired the resumed history");
+        }
+        if interrupted {
+            // The next prompt joins this note (one user message).
+            self.conversation
+                .push(Message::user_text("[The previous turn was interrupted before it finished. Continue from where it stopped if that still makes sense.]"))
+                .map_err(|e| e.to_string())?;
         }
         if !self.conversation.is_empty() {
             self.session_start = Some("resume");
@@ -258,6 +272,12 @@ impl Engine {
         if let Err(e) = self.conversation.push(m.to_message()) {
             tracing::error!(error = %e, "could not record an assistant message");
         }
+        // What the API counted: the request and this answer, at this length of history.
+        let u = &m.usage;
+        let counted = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens + u.output_tokens;
+        if counted > 0 {
+            self.counted = Some((counted, self.conversation.json_bytes()));
+        }
         sink(EngineEvent::Assistant(m.clone()));
     }
 
@@ -329,7 +349,11 @@ impl Engine {
             }
             results.push(report.result);
         }
-        let message = Message::user(results);
+        let mut message = Message::user(results);
+        let spilled = crate::context::budget_results(&mut message, self.config.context.window as usize, &self.ctx);
+        if spilled > 0 {
+            tracing::debug!(spilled, "spilled tool results over the per-message budget");
+        }
         sink(EngineEvent::ToolResults(message.clone()));
         if let Err(e) = self.push_user(message, false) {
             tracing::error!(error = %e, "could not record tool results");

@@ -17,6 +17,15 @@ pub fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: 
     if text.len() <= budget || text.chars().count() <= budget {
         return output;
     }
+    ToolOutput {
+        content: ToolResultContent::Text(spill(tool, text, &format!("this tool's {budget}"), ctx)),
+        is_error: output.is_error,
+    }
+}
+
+/// Save `text` under the session directory; return a preview with the path. `limit`
+/// names the budget it broke, for the note.
+pub fn spill(tool: &str, text: &str, limit: &str, ctx: &ToolContext) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let dir = ctx.session_dir.join("tool-results");
     let path = dir.join(format!("{tool}-{}-{}.txt", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
@@ -26,13 +35,13 @@ pub fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: 
     let total = text.chars().count();
     let note = match saved {
         Ok(()) => format!(
-            "\n\n[Output too large for the context: {total} characters, more than this tool's {budget}. The full \
-             output was saved to {}. Use Read with offset/limit, or Grep, to see the rest.]",
+            "\n\n[Output too large for the context: {total} characters, more than {limit}. The full output was saved \
+             to {}. Use Read with offset/limit, or Grep, to see the rest.]",
             path.display()
         ),
         Err(e) => format!("\n\n[Output too large: {total} characters; saving it to {} failed ({e}).]", path.display()),
     };
-    ToolOutput { content: ToolResultContent::Text(format!("{preview}{note}")), is_error: output.is_error }
+    format!("{preview}{note}")
 }
 
 #[cfg(test)]

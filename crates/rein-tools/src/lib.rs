@@ -13,7 +13,7 @@ mod registry;
 mod tool;
 mod workspace;
 
-pub use budget::PREVIEW_BYTES;
+pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, Todo, TodoStatus, TodoWrite,
     WebFetch, Write, register_builtins,
