@@ -189,7 +189,10 @@ fn kill_9_at_any_moment_then_continue_gives_a_valid_conversation() {
         assert_eq!(msgs.last().unwrap()["role"], "user");
         let last = msgs.last().unwrap().to_string();
         if last.contains("Interrupted") || last.contains("not answered") {
-            assert!(last.contains("previous turn was interrupted"), "round {round}: an interrupted turn resumes with a note: {last}");
+            assert!(
+                last.contains("previous turn was interrupted"),
+                "round {round}: an interrupted turn resumes with a note: {last}"
+            );
         }
     }
 }

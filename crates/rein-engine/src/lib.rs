@@ -19,6 +19,7 @@ mod query_loop;
 mod recovery;
 mod sample;
 mod session_hooks;
+mod turn_end;
 
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
 pub use conversation::Conversation;

@@ -10,7 +10,8 @@ use rein_tools::{Registry, ToolContext};
 
 use crate::chain::CallReport;
 use crate::sample::Sampled;
-use crate::session_hooks::{self, StopVerdict};
+use crate::session_hooks;
+use crate::turn_end::{Next, TurnCounters};
 use crate::{Conversation, End, EngineEvent, Gate, Outcome};
 
 /// Settings of one session.
@@ -131,7 +132,7 @@ impl Engine {
     }
 
     /// Push a user message to the conversation and the transcript.
-    fn push_user(&mut self, message: Message, is_meta: bool) -> Result<(), String> {
+    pub(crate) fn push_user(&mut self, message: Message, is_meta: bool) -> Result<(), String> {
         self.log(|t| t.user(&message, is_meta));
         self.conversation.push(message).map_err(|e| e.to_string())
     }
@@ -171,79 +172,31 @@ impl Engine {
             }
             sink(e)
         };
-        let mut stop_blocks = 0;
-        let mut cut_offs = 0;
+        let mut counters = TurnCounters::default();
+        let abort = self.ctx.abort.clone();
         loop {
             let request = match self.prepare_request(sink).await {
                 Ok(r) => r,
                 Err(e) => return out.failed(e),
             };
             out.num_turns += 1;
-            let abort = self.ctx.abort.clone();
             let (sampled, mut exec) = self.sample_recovering(request, &mut out, &abort, sink).await;
-            let message = match sampled {
-                Sampled::Done(m) => m,
-                Sampled::Failed { partial, error } => {
-                    // Calls started from a broken stream are cancelled and forgotten; the
-                    // partial message is shown but not sent back.
-                    exec.discard().await;
-                    if let Some(p) = partial {
-                        out.result_text = p.to_message().text();
-                        sink(EngineEvent::Assistant(p));
-                    }
-                    return out.failed(error.to_string());
-                }
-                Sampled::Interrupted { partial } => {
-                    let reports = exec.interrupt().await;
-                    if let Some(p) = partial {
-                        self.record_assistant(&p, &mut out, sink);
-                    }
-                    self.record_results(reports, &mut out, sink);
-                    self.log(|t| t.event("interrupted", serde_json::json!({"during": "the response"})));
-                    return out.end(End::Interrupted);
-                }
-            };
+            let Sampled::Done(message) = sampled else { return self.settle(sampled, exec, out, sink).await };
             self.record_assistant(&message, &mut out, sink);
             let calls: Vec<ToolUse> = message.to_message().tool_uses().cloned().collect();
             if calls.is_empty() {
-                // A response cut by max_tokens continues (a named recovery step).
-                if let Some(meta) = self.max_tokens_continuation(&message, &mut cut_offs) {
-                    if let Err(e) = self.push_user(meta, true) {
-                        return out.failed(e);
-                    }
-                    continue;
-                }
-                // A Stop hook may send the model back to work (the one other way to continue).
-                match self.stop_hooks(&message, stop_blocks, sink).await {
-                    StopVerdict::Continue(feedback) => {
-                        stop_blocks += 1;
-                        if let Err(e) = self.push_user(Message::user_text(feedback), true) {
-                            return out.failed(e);
-                        }
-                        continue;
-                    }
-                    StopVerdict::Halt(reason) => return out.end(End::Stopped(reason)),
-                    StopVerdict::End => return out.end(End::Completed),
+                // No tool call: the turn ends, unless a named step continues it.
+                match self.when_done(&message, &mut counters, sink).await {
+                    Next::Continue => continue,
+                    Next::End(end) => return out.end(end),
                 }
             }
-            stop_blocks = 0;
-            for call in calls {
-                exec.submit(call, sink);
-            }
+            counters.stop_blocks = 0;
+            calls.into_iter().for_each(|call| exec.submit(call, sink));
             let (reports, interrupted) = exec.finish(&abort, sink).await;
             let halt = self.record_results(reports, &mut out, sink);
-            if interrupted {
-                self.log(|t| t.event("interrupted", serde_json::json!({"during": "tool calls"})));
-                return out.end(End::Interrupted);
-            }
-            if let Some(reason) = halt {
-                return out.end(End::Stopped(reason));
-            }
-            if self.config.max_turns.is_some_and(|max| out.num_turns >= max) {
-                return out.end(End::MaxTurns);
-            }
-            if self.config.max_budget_usd.is_some_and(|max| out.cost_usd >= max) {
-                return out.end(End::MaxBudget);
+            if let Some(end) = self.stop_after_tools(interrupted, halt, &out) {
+                return out.end(end);
             }
         }
     }
@@ -258,7 +211,7 @@ impl Engine {
         })
     }
 
-    fn record_assistant(
+    pub(crate) fn record_assistant(
         &mut self,
         m: &AssistantMessage,
         out: &mut Outcome,
@@ -281,24 +234,6 @@ impl Engine {
         sink(EngineEvent::Assistant(m.clone()));
     }
 
-    /// Stop hooks, with the cap on consecutive continuations.
-    async fn stop_hooks(
-        &self,
-        message: &AssistantMessage,
-        blocks: u32,
-        sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> StopVerdict {
-        let Some(hooks) = &self.gate.hooks else { return StopVerdict::End };
-        if blocks >= self.config.max_stop_continuations {
-            sink(EngineEvent::Notice(format!(
-                "Stop hooks blocked the end of the turn {blocks} times in a row; rein stopped anyway (cap: {})",
-                self.config.max_stop_continuations
-            )));
-            return StopVerdict::End;
-        }
-        session_hooks::stop(hooks, blocks > 0, &message.to_message().text(), sink).await
-    }
-
     /// SessionEnd hooks.
     pub async fn end_session(&self, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         if let Some(h) = &self.gate.hooks {
@@ -308,7 +243,7 @@ impl Engine {
 
     /// Put the results (in call order) into the conversation; audit and report each.
     /// Returns a hook's `continue: false` reason, if one said so.
-    fn record_results(
+    pub(crate) fn record_results(
         &mut self,
         reports: Vec<CallReport>,
         out: &mut Outcome,

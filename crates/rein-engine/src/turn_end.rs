@@ -1,0 +1,123 @@
+//! How a turn ends or goes on, outside the loop: the continuations when the model
+//! stops without a tool call (max_tokens, Stop hooks), the limits checked after tool
+//! calls, and settling a response that failed or was interrupted.
+
+use rein_protocol::{AssistantMessage, Message};
+
+use crate::executor::Executor;
+use crate::sample::Sampled;
+use crate::session_hooks::{self, StopVerdict};
+use crate::{End, Engine, EngineEvent, Outcome};
+
+/// Counts that bound the continuations of one turn.
+#[derive(Default)]
+pub(crate) struct TurnCounters {
+    /// Consecutive Stop-hook continuations.
+    pub stop_blocks: u32,
+    /// Continuations after max_tokens cut-offs.
+    pub cut_offs: u32,
+}
+
+pub(crate) enum Next {
+    Continue,
+    End(End),
+}
+
+impl Engine {
+    /// The model answered without a tool call. A response cut by max_tokens goes on; a
+    /// Stop hook may send the model back to work; otherwise the turn ends.
+    pub(crate) async fn when_done(
+        &mut self,
+        message: &AssistantMessage,
+        counters: &mut TurnCounters,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Next {
+        if let Some(meta) = self.max_tokens_continuation(message, &mut counters.cut_offs) {
+            return self.go_on(meta);
+        }
+        match self.stop_hooks(message, counters.stop_blocks, sink).await {
+            StopVerdict::Continue(feedback) => {
+                counters.stop_blocks += 1;
+                self.go_on(Message::user_text(feedback))
+            }
+            StopVerdict::Halt(reason) => Next::End(End::Stopped(reason)),
+            StopVerdict::End => Next::End(End::Completed),
+        }
+    }
+
+    fn go_on(&mut self, meta: Message) -> Next {
+        match self.push_user(meta, true) {
+            Ok(()) => Next::Continue,
+            Err(e) => Next::End(End::Failed(e)),
+        }
+    }
+
+    /// Stop hooks, with the cap on consecutive continuations.
+    async fn stop_hooks(
+        &self,
+        message: &AssistantMessage,
+        blocks: u32,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> StopVerdict {
+        let Some(hooks) = &self.gate.hooks else { return StopVerdict::End };
+        if blocks >= self.config.max_stop_continuations {
+            sink(EngineEvent::Notice(format!(
+                "Stop hooks blocked the end of the turn {blocks} times in a row; rein stopped anyway (cap: {})",
+                self.config.max_stop_continuations
+            )));
+            return StopVerdict::End;
+        }
+        session_hooks::stop(hooks, blocks > 0, &message.to_message().text(), sink).await
+    }
+
+    /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.
+    pub(crate) fn stop_after_tools(&self, interrupted: bool, halt: Option<String>, out: &Outcome) -> Option<End> {
+        if interrupted {
+            self.log(|t| t.event("interrupted", serde_json::json!({"during": "tool calls"})));
+            return Some(End::Interrupted);
+        }
+        if let Some(reason) = halt {
+            return Some(End::Stopped(reason));
+        }
+        if self.config.max_turns.is_some_and(|max| out.num_turns >= max) {
+            return Some(End::MaxTurns);
+        }
+        if self.config.max_budget_usd.is_some_and(|max| out.cost_usd >= max) {
+            return Some(End::MaxBudget);
+        }
+        None
+    }
+
+    /// A response that failed or was interrupted. After a failure, calls started from
+    /// the broken stream are cancelled and forgotten, and the partial text is shown but
+    /// not sent back. After an interrupt, every call is answered and recorded.
+    pub(crate) async fn settle(
+        &mut self,
+        sampled: Sampled,
+        mut exec: Executor,
+        mut out: Outcome,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Outcome {
+        match sampled {
+            Sampled::Failed { partial, error } => {
+                exec.discard().await;
+                if let Some(p) = partial {
+                    out.result_text = p.to_message().text();
+                    sink(EngineEvent::Assistant(p));
+                }
+                out.end = End::Failed(error.to_string());
+            }
+            Sampled::Interrupted { partial } => {
+                let reports = exec.interrupt().await;
+                if let Some(p) = partial {
+                    self.record_assistant(&p, &mut out, sink);
+                }
+                self.record_results(reports, &mut out, sink);
+                self.log(|t| t.event("interrupted", serde_json::json!({"during": "the response"})));
+                out.end = End::Interrupted;
+            }
+            Sampled::Done(_) => {}
+        }
+        out
+    }
+}
