@@ -57,8 +57,11 @@ fn pairing_ok(messages: &[Value]) -> bool {
 #[test]
 fn a_long_session_is_compacted_before_it_overflows() {
     let env = Env::new();
+    env.write("notes.md", "REMEMBER-THIS-LINE\n");
     let turn = |i: usize| reply([call(&format!("t{i}"), "Bash", json!({"command": "seq 1 2500"}))]);
-    let mut steps: Vec<Step> = (0..6).map(|i| turn(i).into()).collect();
+    let mut steps: Vec<Step> =
+        vec![reply([call("r", "Read", json!({"file_path": env.cwd().join("notes.md")}))]).into()];
+    steps.extend((0..6).map(|i| Step::from(turn(i))));
     steps.push(reply([text("finished")]).into());
     let server =
         serve(Scenario { steps, summary: None }.with_summary("SUMMARY: the user asked for six listings; all ran."));
@@ -76,7 +79,12 @@ fn a_long_session_is_compacted_before_it_overflows() {
     let summaries: Vec<usize> = reqs.iter().enumerate().filter(|(_, r)| !has_tools(&r.body)).map(|(i, _)| i).collect();
     assert!(!summaries.is_empty());
     let after = &reqs[summaries[0] + 1].body["messages"];
-    assert!(after[0]["content"][0]["text"].as_str().unwrap().contains("SUMMARY: the user asked"), "{after}");
+    let summary = after[0]["content"][0]["text"].as_str().unwrap();
+    assert!(summary.contains("SUMMARY: the user asked"), "{after}");
+    assert!(
+        summary.contains("recently-read-file") && summary.contains("REMEMBER-THIS-LINE"),
+        "read files are re-attached: {summary}"
+    );
     for (i, r) in reqs.iter().enumerate() {
         let msgs = r.body["messages"].as_array().unwrap();
         assert!(pairing_ok(msgs), "request {i} breaks pairing");

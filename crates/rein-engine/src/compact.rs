@@ -14,6 +14,9 @@ use crate::{Engine, EngineEvent};
 
 /// Compaction attempts that may fail in a row before rein stops trying.
 const MAX_COMPACT_FAILURES: u32 = 3;
+/// Files re-attached after compaction, and how much of each.
+const RECENT_FILES: usize = 5;
+const RECENT_FILE_BYTES: usize = 8_000;
 /// The summary's own output limit.
 const SUMMARY_MAX_TOKENS: u32 = 8_000;
 
@@ -55,6 +58,23 @@ impl Engine {
         self.request()
     }
 
+    /// The most recently read files, re-attached after a compaction (current content,
+    /// capped), so the model does not start by reading them all again.
+    fn recent_files(&self) -> String {
+        let mut out = String::new();
+        for path in self.ctx.file_state.paths().iter().rev().take(RECENT_FILES) {
+            let Ok(text) = std::fs::read_to_string(path) else { continue };
+            let cut = (0..=RECENT_FILE_BYTES.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+            let more = if cut < text.len() { "\n[… truncated; Read the file for the rest]" } else { "" };
+            out.push_str(&format!(
+                "\n\n<recently-read-file path=\"{}\">\n{}{more}\n</recently-read-file>",
+                path.display(),
+                &text[..cut]
+            ));
+        }
+        out
+    }
+
     /// Summarise the conversation and continue from the summary.
     pub(crate) async fn compact(
         &mut self,
@@ -91,12 +111,7 @@ impl Engine {
             }
         }
         let mut summary = summary.filter(|s| !s.trim().is_empty()).ok_or("the summary was empty")?;
-        let files = self.ctx.file_state.paths();
-        if !files.is_empty() {
-            let list: Vec<String> = files.iter().rev().take(10).map(|p| p.display().to_string()).collect();
-            summary
-                .push_str(&format!("\n\nFiles read in this session (read them again if needed): {}", list.join(", ")));
-        }
+        summary.push_str(&self.recent_files());
         let history: Vec<Message> = self.conversation.messages().cloned().collect();
         let mut compacted = compacted_history(&history, &summary);
         if let Some(hooks) = &self.gate.hooks {

@@ -15,20 +15,25 @@ pub struct FileIdentity {
 
 /// Files read in this session, by canonical path.
 #[derive(Debug, Clone, Default)]
-pub struct FileStateCache(Arc<Mutex<HashMap<PathBuf, FileIdentity>>>);
+pub struct FileStateCache(Arc<Mutex<HashMap<PathBuf, (FileIdentity, u64)>>>);
 
 impl FileStateCache {
     pub fn record(&self, path: PathBuf, identity: FileIdentity) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).insert(path, identity);
+        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let seq = map.values().map(|(_, s)| *s).max().unwrap_or(0) + 1;
+        map.insert(path, (identity, seq));
     }
 
-    /// Every path read so far.
+    /// Every path read or written so far, the most recent last.
     pub fn paths(&self) -> Vec<PathBuf> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).keys().cloned().collect()
+        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut v: Vec<(&PathBuf, u64)> = map.iter().map(|(p, (_, s))| (p, *s)).collect();
+        v.sort_by_key(|(_, s)| *s);
+        v.into_iter().map(|(p, _)| p.clone()).collect()
     }
 
     pub fn get(&self, path: &Path) -> Option<FileIdentity> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).get(path).cloned()
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).get(path).map(|(i, _)| i.clone())
     }
 }
 
