@@ -41,8 +41,12 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
     let mut registry = Registry::new();
     register_builtins(&mut registry)?;
     registry.register(Instant0)?;
-    let client =
-        AnthropicClient::new(&AnthropicConfig { base_url: server.url(), auth: Auth::ApiKey("k".into()), beta: None })?;
+    let client = AnthropicClient::new(&AnthropicConfig {
+        base_url: server.url(),
+        auth: Auth::ApiKey("k".into()),
+        beta: None,
+        key_helper: None,
+    })?;
     let config = EngineConfig {
         model: "m".into(),
         max_tokens: 100,

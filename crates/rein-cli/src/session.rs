@@ -46,6 +46,8 @@ pub struct Setup {
     pub history_last: Option<String>,
     pub fallback_model: Option<String>,
     pub max_budget_usd: Option<f64>,
+    /// The settings' `apiKeyHelper`.
+    pub key_helper: Option<String>,
 }
 
 impl Setup {
@@ -58,6 +60,7 @@ impl Setup {
         let hooks = HookConfig::from_settings(&settings)?;
         let mut setup = Setup::new(cwd, args, model, policy)?;
         setup.open_session(args, home.as_deref())?;
+        setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         if !hooks.is_empty() {
             setup.hooks = Some(Arc::new(Hooks::new(
                 hooks,
@@ -111,6 +114,7 @@ impl Setup {
             history_last: None,
             fallback_model: args.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
             max_budget_usd: args.max_budget_usd,
+            key_helper: None,
         })
     }
 
@@ -152,9 +156,10 @@ impl Setup {
         Ok(())
     }
 
-    /// The Anthropic client, from `ANTHROPIC_*` variables.
+    /// The Anthropic client, from `ANTHROPIC_*` variables (or the settings'
+    /// `apiKeyHelper`).
     pub fn anthropic_model(&self) -> anyhow::Result<Arc<dyn Model>> {
-        let config = AnthropicConfig::from_vars(|k| std::env::var(k).ok())?;
+        let config = AnthropicConfig::from_vars_or_helper(|k| std::env::var(k).ok(), self.key_helper.as_deref())?;
         Ok(Arc::new(AnthropicClient::new(&config)?))
     }
 

@@ -134,3 +134,29 @@ fn a_tool_call_cut_by_max_tokens_is_answered_as_incomplete() {
     assert_eq!(result["is_error"], true);
     assert!(result["content"].as_str().unwrap().contains("cut off by the output token limit"), "{result}");
 }
+
+#[test]
+fn a_401_reads_the_key_again_from_the_api_key_helper_and_retries_once() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let helper = env.write(
+        ".claude/key-helper.sh",
+        "#!/bin/sh\nn=$(cat count 2>/dev/null || echo 0)\nn=$((n+1))\necho $n > count\necho \"key-$n\"\n",
+    );
+    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.write(".claude/settings.json", &json!({"apiKeyHelper": helper}).to_string());
+    let server = serve(Scenario::new([
+        Step::api_error(401, "authentication_error", "invalid x-api-key"),
+        reply([text("authenticated")]).into(),
+    ]));
+    let out = env.rein().env("ANTHROPIC_BASE_URL", server.url()).args(["-p", "x"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reqs = server.requests();
+    assert_eq!(reqs[0].headers["x-api-key"], "key-1");
+    assert_eq!(reqs[1].headers["x-api-key"], "key-2");
+    // A second 401 in a row is final.
+    let server =
+        serve(Scenario::new((0..3).map(|_| Step::api_error(401, "authentication_error", "invalid x-api-key"))));
+    env.rein().env("ANTHROPIC_BASE_URL", server.url()).args(["-p", "x"]).assert().failure();
+    assert_eq!(server.requests().len(), 2);
+}

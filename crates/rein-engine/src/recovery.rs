@@ -81,6 +81,7 @@ impl Engine {
         let mut attempt = 0;
         let mut overloads = 0;
         let mut reactive_compaction_done = false;
+        let mut credentials_refreshed = false;
         loop {
             let mut exec = Executor::new(
                 self.registry.clone(),
@@ -93,6 +94,15 @@ impl Engine {
                 sample(self.model.as_ref(), request.clone(), &mut exec, abort, self.config.idle_timeout, sink).await;
             out.api_duration += started.elapsed();
             let Sampled::Failed { partial, error } = sampled else { return (sampled, exec) };
+            // 401: one more try after reading the credentials again (apiKeyHelper).
+            if status(&error) == Some(401) && !credentials_refreshed {
+                credentials_refreshed = true;
+                if self.model.refresh_credentials() {
+                    exec.discard().await;
+                    sink(EngineEvent::Notice("the API rejected the key; read it again and retrying once".into()));
+                    continue;
+                }
+            }
             // Prompt too long: one reactive compaction per turn, then the request again.
             if prompt_too_long(&error) && !reactive_compaction_done {
                 reactive_compaction_done = true;

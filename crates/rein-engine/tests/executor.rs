@@ -77,9 +77,13 @@ async fn run(scenario: Scenario, cap: usize, interrupt_after: Option<Duration>) 
     let mut registry = Registry::new();
     register_builtins(&mut registry).unwrap();
     registry.register(ProbeTool(probe.clone())).unwrap();
-    let client =
-        AnthropicClient::new(&AnthropicConfig { base_url: server.url(), auth: Auth::ApiKey("k".into()), beta: None })
-            .unwrap();
+    let client = AnthropicClient::new(&AnthropicConfig {
+        base_url: server.url(),
+        auth: Auth::ApiKey("k".into()),
+        beta: None,
+        key_helper: None,
+    })
+    .unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let ctx = ToolContext::new(root.clone(), root.clone());
     if let Some(after) = interrupt_after {

@@ -146,9 +146,13 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
     register_builtins(&mut registry).unwrap();
     registry.register(Explode).unwrap();
     registry.register(Fail).unwrap();
-    let client =
-        AnthropicClient::new(&AnthropicConfig { base_url: server.url(), auth: Auth::ApiKey("k".into()), beta: None })
-            .unwrap();
+    let client = AnthropicClient::new(&AnthropicConfig {
+        base_url: server.url(),
+        auth: Auth::ApiKey("k".into()),
+        beta: None,
+        key_helper: None,
+    })
+    .unwrap();
     let ctx = ToolContext::new(root.clone(), root.clone());
     if let Some(ms) = interrupt_ms {
         let abort = ctx.abort.clone();

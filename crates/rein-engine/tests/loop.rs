@@ -82,6 +82,7 @@ async fn run_with(
         base_url: server.url(),
         auth: Auth::ApiKey("test".into()),
         beta: None,
+        key_helper: None,
     })
     .unwrap();
     let ctx = ToolContext::new(dir.path().to_path_buf(), dir.path().to_path_buf());

@@ -41,24 +41,36 @@ pub struct AnthropicConfig {
     pub auth: Auth,
     /// Comma-separated `anthropic-beta` values, if any.
     pub beta: Option<String>,
+    /// `apiKeyHelper`: a shell command that prints the API key (run again after a 401).
+    pub key_helper: Option<String>,
 }
 
 impl AnthropicConfig {
     /// Read `ANTHROPIC_API_KEY` / `ANTHROPIC_AUTH_TOKEN`, `ANTHROPIC_BASE_URL` and
     /// `ANTHROPIC_BETAS` through `var` (the process environment in the binary).
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        Self::from_vars_or_helper(var, None)
+    }
+
+    /// As [`from_vars`](Self::from_vars); without a key in the environment, the
+    /// `apiKeyHelper` command (if any) provides it.
+    pub fn from_vars_or_helper(
+        var: impl Fn(&str) -> Option<String>,
+        key_helper: Option<&str>,
+    ) -> Result<Self, ModelError> {
         let nonempty = |k: &str| var(k).filter(|v| !v.trim().is_empty());
-        let auth = if let Some(key) = nonempty("ANTHROPIC_API_KEY") {
-            Auth::ApiKey(key)
-        } else if let Some(token) = nonempty("ANTHROPIC_AUTH_TOKEN") {
-            Auth::Bearer(token)
-        } else {
-            return Err(ModelError::NoCredentials);
+        let auth = match (nonempty("ANTHROPIC_API_KEY"), nonempty("ANTHROPIC_AUTH_TOKEN"), key_helper) {
+            (Some(key), _, _) => Auth::ApiKey(key),
+            (None, Some(token), _) => Auth::Bearer(token),
+            (None, None, Some(helper)) => Auth::ApiKey(run_key_helper(helper)?),
+            (None, None, None) => return Err(ModelError::NoCredentials),
         };
+        let helper_in_use = matches!(auth, Auth::ApiKey(_)) && nonempty("ANTHROPIC_API_KEY").is_none();
         Ok(AnthropicConfig {
             base_url: nonempty("ANTHROPIC_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
             auth,
             beta: nonempty("ANTHROPIC_BETAS"),
+            key_helper: key_helper.filter(|_| helper_in_use).map(str::to_string),
         })
     }
 
@@ -67,12 +79,29 @@ impl AnthropicConfig {
     }
 }
 
+/// Run an `apiKeyHelper` command; its trimmed stdout is the key.
+fn run_key_helper(helper: &str) -> Result<String, ModelError> {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(helper)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| ModelError::Request(format!("apiKeyHelper `{helper}` could not run: {e}")))?;
+    let key = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || key.is_empty() {
+        let why = String::from_utf8_lossy(&out.stderr).lines().next().unwrap_or("no key printed").to_string();
+        return Err(ModelError::Request(format!("apiKeyHelper `{helper}` failed: {why}")));
+    }
+    Ok(key)
+}
+
 /// Streams responses from `POST {base}/v1/messages`.
 #[derive(Clone)]
 pub struct AnthropicClient {
     http: reqwest::Client,
     endpoint: reqwest::Url,
-    headers: HeaderMap,
+    headers: std::sync::Arc<std::sync::RwLock<HeaderMap>>,
+    key_helper: Option<String>,
 }
 
 impl AnthropicClient {
@@ -106,7 +135,12 @@ impl AnthropicClient {
             builder = builder.no_proxy();
         }
         let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
-        Ok(AnthropicClient { http, endpoint, headers })
+        Ok(AnthropicClient {
+            http,
+            endpoint,
+            headers: std::sync::Arc::new(std::sync::RwLock::new(headers)),
+            key_helper: config.key_helper.clone(),
+        })
     }
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
@@ -114,7 +148,7 @@ impl AnthropicClient {
         let response = self
             .http
             .post(self.endpoint.clone())
-            .headers(self.headers.clone())
+            .headers(self.headers.read().map(|h| h.clone()).unwrap_or_default())
             .body(body)
             .send()
             .await
@@ -175,6 +209,16 @@ fn error_chain(e: &dyn std::error::Error) -> String {
 }
 
 impl Model for AnthropicClient {
+    fn refresh_credentials(&self) -> bool {
+        let Some(helper) = &self.key_helper else { return false };
+        let Ok(key) = run_key_helper(helper) else { return false };
+        let Ok(value) = HeaderValue::from_str(&key) else { return false };
+        match self.headers.write() {
+            Ok(mut h) => h.insert("x-api-key", value.clone()) != Some(value),
+            Err(_) => false,
+        }
+    }
+
     fn stream(&self, request: ModelRequest) -> ModelStream {
         let client = self.clone();
         let opened = futures::stream::once(client.open(request));

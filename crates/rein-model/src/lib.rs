@@ -34,4 +34,10 @@ pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>>
 pub trait Model: Send + Sync {
     /// Start one request. Connection and HTTP errors arrive as the stream's first item.
     fn stream(&self, request: ModelRequest) -> ModelStream;
+
+    /// Read the credentials again (after a 401). True when they changed, so that one
+    /// more try makes sense.
+    fn refresh_credentials(&self) -> bool {
+        false
+    }
 }

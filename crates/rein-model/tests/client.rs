@@ -10,7 +10,13 @@ use rein_testkit::{FakeServer, Scenario, Step, reply, text, thinking, tool_use_w
 use serde_json::json;
 
 fn client(url: &str, auth: Auth) -> AnthropicClient {
-    AnthropicClient::new(&AnthropicConfig { base_url: url.to_string(), auth, beta: Some("b1,b2".into()) }).unwrap()
+    AnthropicClient::new(&AnthropicConfig {
+        base_url: url.to_string(),
+        auth,
+        beta: Some("b1,b2".into()),
+        key_helper: None,
+    })
+    .unwrap()
 }
 
 fn request() -> ModelRequest {
