@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use rein_engine::{ContextLimits, End, Engine, EngineConfig, Gate};
+use rein_engine::{AgentTool, ContextLimits, End, Engine, EngineConfig, Gate};
 use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::{AnthropicClient, AnthropicConfig, Model};
 use rein_policy::Policy;
@@ -223,7 +223,25 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     let mut gate = Gate::new(setup.policy.clone());
     gate.hooks = setup.hooks.clone();
     let interrupts = crate::interrupt::watch(ctx.abort.clone());
-    let mut engine = Engine::new(model, setup.registry.clone(), gate, ctx, config);
+    // Subagents get the same model, tools (bar Agent), permissions and hooks.
+    let mut registry = (*setup.registry).clone();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let agent = AgentTool {
+        model: model.clone(),
+        registry: setup.registry.clone(),
+        gate: gate.clone(),
+        config: config.clone(),
+        agents: rein_prompt::agents::load_agents(&setup.cwd, home.as_deref()),
+        environment: rein_prompt::environment_block(
+            &setup.cwd,
+            &setup.model,
+            &chrono::Local::now().format("%Y-%m-%d").to_string(),
+        ),
+    };
+    if let Err(e) = registry.register(agent) {
+        eprintln!("rein: warning: no Agent tool: {e}");
+    }
+    let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config);
     if !setup.history.is_empty() {
         engine = match engine.with_history(setup.history.clone()) {
             Ok(e) => e,

@@ -5,6 +5,7 @@
 //! ([`Conversation`]) guarantees that every `tool_use` is answered by exactly one
 //! `tool_result`, first in the next user message, in call order.
 
+mod agent_tool;
 mod audit;
 pub mod chain;
 mod compact;
@@ -21,10 +22,11 @@ mod sample;
 mod session_hooks;
 mod turn_end;
 
+pub use agent_tool::AgentTool;
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
 pub use conversation::Conversation;
 pub use event::EngineEvent;
 pub use gate::{Approver, Gate, Verdict};
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
-pub use query_loop::{Engine, EngineConfig};
+pub use query_loop::{Engine, EngineConfig, SubagentInfo, resolve_alias};

@@ -40,6 +40,23 @@ pub struct EngineConfig {
     pub system: Arc<str>,
 }
 
+/// Who a subagent is, for its hooks.
+#[derive(Debug, Clone)]
+pub struct SubagentInfo {
+    pub agent_id: String,
+    pub agent_type: String,
+}
+
+/// Model aliases: sonnet, opus, haiku.
+pub fn resolve_alias(model: &str) -> String {
+    match model {
+        "sonnet" => "claude-sonnet-4-5".into(),
+        "opus" => "claude-opus-4-5".into(),
+        "haiku" => "claude-haiku-4-5".into(),
+        other => other.to_string(),
+    }
+}
+
 /// A session: the model, the tool table, the conversation.
 pub struct Engine {
     pub(crate) model: Arc<dyn Model>,
@@ -58,6 +75,8 @@ pub struct Engine {
     pub(crate) compact_failures: u32,
     /// Tokens the API counted for the history, and the history's size then.
     pub(crate) counted: Option<(u64, usize)>,
+    /// Set when this engine runs a subagent.
+    pub(crate) subagent: Option<SubagentInfo>,
 }
 
 impl Engine {
@@ -85,6 +104,7 @@ impl Engine {
             tools_json_bytes,
             compact_failures: 0,
             counted: None,
+            subagent: None,
         }
     }
 
@@ -113,6 +133,13 @@ impl Engine {
             self.session_start = Some("resume");
         }
         Ok(self)
+    }
+
+    /// Run as a subagent: no session or prompt hooks; its end fires SubagentStop.
+    pub fn as_subagent(mut self, info: SubagentInfo) -> Self {
+        self.subagent = Some(info);
+        self.session_start = None;
+        self
     }
 
     /// Record the session in `transcript`: every message, each tool start, each
@@ -149,7 +176,7 @@ impl Engine {
     /// Run one user prompt to the end of its turn.
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
-        let prompt = match &self.gate.hooks {
+        let prompt = match self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
             Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {
                 Ok(p) => p,
                 Err(blocked) => return out.failed(blocked),

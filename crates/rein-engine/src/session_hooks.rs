@@ -51,23 +51,33 @@ pub async fn before_prompt(
 /// Stop hooks, when the model has finished.
 pub async fn stop(
     hooks: &Hooks,
+    subagent: Option<&crate::SubagentInfo>,
     active: bool,
     last_text: &str,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
 ) -> StopVerdict {
-    let fields = json!({
+    let mut fields = json!({
         "stop_hook_active": active,
         "last_assistant_message": last_text,
         "background_tasks": [],
         "session_crons": [],
     });
-    let out = hooks.fire("Stop", None, fields, |_| true).await;
-    notices(sink, out.notices("Stop"));
+    let (event, matcher) = match subagent {
+        Some(a) => {
+            fields["agent_id"] = json!(a.agent_id);
+            fields["agent_type"] = json!(a.agent_type);
+            fields["agent_transcript_path"] = json!(null);
+            ("SubagentStop", Some(a.agent_type.as_str()))
+        }
+        None => ("Stop", None),
+    };
+    let out = hooks.fire(event, matcher, fields, |_| true).await;
+    notices(sink, out.notices(event));
     if let Some(reason) = out.stop() {
         return StopVerdict::Halt(reason);
     }
     match out.block() {
-        Some((reason, hook)) => StopVerdict::Continue(format!("Stop hook `{hook}` feedback: {reason}")),
+        Some((reason, hook)) => StopVerdict::Continue(format!("{event} hook `{hook}` feedback: {reason}")),
         None => StopVerdict::End,
     }
 }

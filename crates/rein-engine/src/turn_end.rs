@@ -67,7 +67,7 @@ impl Engine {
             )));
             return StopVerdict::End;
         }
-        session_hooks::stop(hooks, blocks > 0, &message.to_message().text(), sink).await
+        session_hooks::stop(hooks, self.subagent.as_ref(), blocks > 0, &message.to_message().text(), sink).await
     }
 
     /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.

@@ -20,7 +20,7 @@ pub struct Call<'a> {
 }
 
 /// Tools whose calls change nothing outside the session.
-const NO_PERMISSION_NEEDED: &[&str] = &["TodoWrite", "BashOutput", "KillShell", "ExitPlanMode"];
+const NO_PERMISSION_NEEDED: &[&str] = &["TodoWrite", "BashOutput", "KillShell", "ExitPlanMode", "Agent", "Task"];
 const EDIT_TOOLS: &[&str] = &["Edit", "Write", "MultiEdit", "NotebookEdit"];
 const READ_TOOLS: &[&str] = &["Read", "Glob", "Grep"];
 /// File commands acceptEdits approves inside the workspace.

@@ -137,6 +137,17 @@ impl Registry {
         Ok(())
     }
 
+    /// Add the tools of `other` whose names `keep` accepts.
+    pub fn extend_from(&mut self, other: &Registry, keep: impl Fn(&str) -> bool) {
+        for t in &other.tools {
+            let name = t.spec().name.clone();
+            if keep(&name) && !self.by_name.contains_key(&name) {
+                self.by_name.insert(name, self.tools.len());
+                self.tools.push(t.clone());
+            }
+        }
+    }
+
     /// The definitions sent to the model, in registration order.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools.iter().map(|t| t.spec().clone()).collect()

@@ -8,7 +8,7 @@ use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 12] = [
+pub const ALL_TOOLS: [&str; 13] = [
     "Read",
     "Glob",
     "Grep",
@@ -21,6 +21,7 @@ pub const ALL_TOOLS: [&str; 12] = [
     "NotebookEdit",
     "WebFetch",
     "TodoWrite",
+    "Agent",
 ];
 
 /// A scratch project directory and a scratch HOME.

@@ -1,0 +1,65 @@
+//! Subagents through the real binary: the Agent tool, definitions, SubagentStop hooks.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::{Env, serve};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::{Value, json};
+
+#[test]
+fn a_subagent_runs_with_its_definition_and_its_end_fires_subagent_stop() {
+    let env = Env::new();
+    env.write(
+        ".claude/agents/reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\n---\nYou review code carefully.\n",
+    );
+    let hook = env.write(".claude/hooks/sub-stop.sh", "#!/bin/sh\ncat > subagent-stop.json\n");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let stop = env.write(".claude/hooks/stop.sh", "#!/bin/sh\necho main >> stops.txt\n");
+    std::fs::set_permissions(&stop, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {
+            "SubagentStop": [{"matcher": "code-reviewer", "hooks": [{"type": "command", "command": hook}]}],
+            "Stop": [{"hooks": [{"type": "command", "command": stop}]}]
+        }})
+        .to_string(),
+    );
+    let server = serve(Scenario::new([
+        reply([call(
+            "a",
+            "Agent",
+            json!({"description": "review", "prompt": "Review src for bugs", "subagent_type": "code-reviewer"}),
+        )]),
+        reply([text("Found one bug in src/lib.rs:3.")]),
+        reply([text("The reviewer found a bug.")]),
+    ]));
+    env.rein_at(&server).args(["-p", "review my code"]).assert().success().stdout("The reviewer found a bug.\n");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    let sub = &reqs[1].body;
+    assert!(sub["system"].as_str().unwrap().starts_with("You review code carefully."));
+    let tools: Vec<&str> = sub["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["Read", "Grep"], "the definition's tools, and never Agent");
+    assert_eq!(sub["messages"][0]["content"][0]["text"], "Review src for bugs");
+    let main_tools: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(main_tools.contains(&"Agent"));
+    let result = &reqs[2].body["messages"][2]["content"][0];
+    assert_eq!(result["tool_use_id"], "a");
+    assert_eq!(result["content"], "Found one bug in src/lib.rs:3.");
+    let input: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.cwd().join("subagent-stop.json")).unwrap()).unwrap();
+    assert_eq!(input["hook_event_name"], "SubagentStop");
+    assert_eq!(input["agent_type"], "code-reviewer");
+    assert_eq!(input["stop_hook_active"], false);
+    assert_eq!(input["last_assistant_message"], "Found one bug in src/lib.rs:3.");
+    assert_eq!(
+        std::fs::read_to_string(env.cwd().join("stops.txt")).unwrap(),
+        "main\n",
+        "Stop fires once, for the main agent only"
+    );
+}

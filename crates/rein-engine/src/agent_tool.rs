@@ -1,0 +1,114 @@
+//! The Agent tool (legacy name Task): runs a subagent — a fresh conversation with its
+//! own system prompt and the same model, tools (bar Agent itself) and permissions — and
+//! returns its final answer. Its end fires SubagentStop hooks instead of Stop.
+
+use std::sync::Arc;
+
+use rein_model::Model;
+use rein_prompt::agents::AgentDef;
+use rein_protocol::Message;
+use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::{End, Engine, EngineConfig, Gate};
+
+/// What a subagent needs from the session that starts it.
+pub struct AgentTool {
+    pub model: Arc<dyn Model>,
+    /// The tools a subagent may use (never Agent: subagents do not nest).
+    pub registry: Arc<Registry>,
+    pub gate: Gate,
+    pub config: EngineConfig,
+    pub agents: Vec<AgentDef>,
+    /// The environment block for subagents' system prompts.
+    pub environment: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AgentInput {
+    /// A short (3-5 word) description of the task.
+    pub description: String,
+    /// The task for the agent: everything it needs to know, since it sees nothing else.
+    pub prompt: String,
+    /// The kind of agent to use (default general-purpose).
+    pub subagent_type: Option<String>,
+    /// A model for this agent (sonnet, opus, haiku or an id).
+    pub model: Option<String>,
+}
+
+const GENERAL: &str = "You are a subagent of rein, a coding agent. Do the task you are given with the tools you \
+have, then answer with a concise, complete report: what you found or did, with file paths and line numbers. Your \
+answer is all the caller sees.";
+
+impl Tool for AgentTool {
+    type Input = AgentInput;
+
+    fn name(&self) -> &'static str {
+        "Agent"
+    }
+
+    fn description(&self) -> String {
+        let mut d = "Launches a subagent to do a task on its own — searching a codebase, researching a question, a \
+                     multi-step change — and returns its final report. It starts with an empty conversation: give it \
+                     the whole task in the prompt. Several can run in parallel."
+            .to_string();
+        d.push_str("\nAvailable agent types: general-purpose (all tools)");
+        for a in &self.agents {
+            d.push_str(&format!("; {} ({})", a.name, a.description));
+        }
+        d
+    }
+
+    fn validate(&self, input: &AgentInput, _: &ToolContext) -> Result<(), String> {
+        match input.subagent_type.as_deref() {
+            None | Some("general-purpose") => Ok(()),
+            Some(t) if self.agents.iter().any(|a| a.name == t) => Ok(()),
+            Some(t) => Err(format!("unknown subagent_type {t:?}")),
+        }
+    }
+
+    fn is_read_only(&self, _: &AgentInput) -> bool {
+        false
+    }
+
+    /// Subagents may run side by side, each under the permission checks of its calls.
+    fn is_concurrency_safe(&self, _: &AgentInput) -> bool {
+        true
+    }
+
+    async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let def = input.subagent_type.as_deref().and_then(|t| self.agents.iter().find(|a| a.name == t));
+        let agent_type = def.map(|d| d.name.clone()).unwrap_or_else(|| "general-purpose".into());
+        let prompt = def.map(|d| d.prompt.as_str()).unwrap_or(GENERAL);
+        let mut registry = Registry::new();
+        registry.extend_from(&self.registry, |name| {
+            def.and_then(|d| d.tools.as_ref()).is_none_or(|allowed| allowed.iter().any(|t| t == name))
+        });
+        let mut config = self.config.clone();
+        config.system = format!("{prompt}\n\n{}", self.environment).into();
+        if let Some(m) = input.model.as_deref().or(def.and_then(|d| d.model.as_deref())) {
+            config.model = crate::resolve_alias(m);
+        }
+        let mut sub_ctx = ctx.clone();
+        sub_ctx.abort = ctx.abort.child_token();
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let agent_id = format!("agent-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let mut engine = Engine::new(self.model.clone(), Arc::new(registry), self.gate.clone(), sub_ctx, config)
+            .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
+        let outcome = engine.run(Message::user_text(input.prompt), &mut |_| {}).await;
+        match outcome.end {
+            End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
+                "(the agent finished without a report)".to_string()
+            } else {
+                outcome.result_text
+            })),
+            End::MaxTurns | End::MaxBudget => Ok(ToolOutput::failure(format!(
+                "The {agent_type} agent hit its limit. Partial report: {}",
+                outcome.result_text
+            ))),
+            End::Interrupted => Err(ToolError::new("Interrupted by user")),
+            End::Failed(e) => Err(ToolError::new(format!("the {agent_type} agent failed: {e}"))),
+        }
+    }
+}
