@@ -4,54 +4,11 @@
 mod common;
 
 use common::{Env, json_lines, serve};
-use rein_testkit::{Scenario, Step, reply, text, tool_use_with_id as call};
+use rein_testkit::{Scenario, Step, check_pairing, reply, text, tool_use_with_id as call};
 use serde_json::{Value, json};
 
 fn has_tools(body: &Value) -> bool {
     body["tools"].as_array().is_some_and(|t| !t.is_empty())
-}
-
-fn pairing_ok(messages: &[Value]) -> bool {
-    messages.iter().enumerate().all(|(i, m)| {
-        let ids: Vec<&Value> = m["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_use")
-            .map(|b| &b["id"])
-            .collect();
-        let results: Vec<&Value> = m["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_result")
-            .map(|b| &b["tool_use_id"])
-            .collect();
-        let prev_ids: Vec<&Value> = i
-            .checked_sub(1)
-            .map(|p| {
-                messages[p]["content"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter(|b| b["type"] == "tool_use")
-                    .map(|b| &b["id"])
-                    .collect()
-            })
-            .unwrap_or_default();
-        let answered = ids.is_empty()
-            || messages.get(i + 1).is_some_and(|n| {
-                n["content"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .take_while(|b| b["type"] == "tool_result")
-                    .map(|b| &b["tool_use_id"])
-                    .collect::<Vec<_>>()
-                    == ids
-            });
-        answered && results.iter().all(|r| prev_ids.contains(r))
-    })
 }
 
 #[test]
@@ -87,7 +44,7 @@ fn a_long_session_is_compacted_before_it_overflows() {
     );
     for (i, r) in reqs.iter().enumerate() {
         let msgs = r.body["messages"].as_array().unwrap();
-        assert!(pairing_ok(msgs), "request {i} breaks pairing");
+        assert!(check_pairing(msgs).is_ok(), "request {i}: {:?}", check_pairing(msgs));
         if has_tools(&r.body) {
             let tokens = r.body.to_string().len() / 4;
             assert!(tokens < 12_000, "request {i} is {tokens} tokens, over the window");

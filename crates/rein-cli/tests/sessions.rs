@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{Env, json_lines, serve};
-use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use rein_testkit::{Scenario, check_pairing, reply, text, tool_use_with_id as call};
 use serde_json::{Value, json};
 
 fn project_dir(env: &Env) -> PathBuf {
@@ -114,31 +114,6 @@ fn continue_resume_fork_and_session_id() {
     env.rein().args(["-p", "x", "--resume", "no-such-session"]).assert().failure();
 }
 
-/// Whether every tool_use in `messages` is answered first, in order, by the next message.
-fn pairing_ok(messages: &[Value]) -> bool {
-    messages.iter().enumerate().all(|(i, m)| {
-        let ids: Vec<&Value> = m["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_use")
-            .map(|b| &b["id"])
-            .collect();
-        if m["role"] != "assistant" || ids.is_empty() {
-            return true;
-        }
-        let next: Vec<&Value> = messages
-            .get(i + 1)
-            .and_then(|n| n["content"].as_array())
-            .into_iter()
-            .flatten()
-            .take_while(|b| b["type"] == "tool_result")
-            .map(|b| &b["tool_use_id"])
-            .collect();
-        next == ids
-    })
-}
-
 #[test]
 fn kill_9_at_any_moment_then_continue_gives_a_valid_conversation() {
     for (round, delay_ms) in [30u64, 90, 160, 240, 330, 450, 600, 800].into_iter().enumerate() {
@@ -181,11 +156,7 @@ fn kill_9_at_any_moment_then_continue_gives_a_valid_conversation() {
         }
         let msgs = resumed.requests()[0].body["messages"].as_array().unwrap().clone();
         assert_eq!(msgs[0]["content"][0]["text"], "crash me", "round {round}: the first prompt survived");
-        assert!(
-            pairing_ok(&msgs),
-            "round {round} (kill after {delay_ms} ms): {}",
-            serde_json::to_string_pretty(&msgs).unwrap()
-        );
+        assert!(check_pairing(&msgs).is_ok(), "round {round} (kill after {delay_ms} ms): {:?}", check_pairing(&msgs));
         assert_eq!(msgs.last().unwrap()["role"], "user");
         let last = msgs.last().unwrap().to_string();
         if last.contains("Interrupted") || last.contains("not answered") {

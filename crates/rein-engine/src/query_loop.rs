@@ -40,6 +40,28 @@ pub struct EngineConfig {
     pub system: Arc<str>,
 }
 
+impl Default for EngineConfig {
+    /// Claude Code's defaults: 32 000 output tokens, 8 Stop continuations, 10 tools at
+    /// once, 10 retries from 500 ms, a 90 s idle stream, the model's window.
+    fn default() -> Self {
+        let model = "claude-sonnet-4-5";
+        EngineConfig {
+            model: model.into(),
+            max_tokens: 32_000,
+            max_turns: None,
+            max_stop_continuations: 8,
+            max_tool_concurrency: 10,
+            max_retries: 10,
+            retry_base: std::time::Duration::from_millis(500),
+            idle_timeout: std::time::Duration::from_secs(90),
+            fallback_model: None,
+            max_budget_usd: None,
+            context: crate::ContextLimits::for_model(model, None, None),
+            system: "".into(),
+        }
+    }
+}
+
 /// Who a subagent is, for its hooks.
 #[derive(Debug, Clone)]
 pub struct SubagentInfo {

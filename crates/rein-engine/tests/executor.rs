@@ -1,12 +1,13 @@
 //! The streaming executor: batching, streaming starts, sibling abort, interrupts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use rein_engine::{End, Engine, EngineConfig, EngineEvent, Gate, Outcome};
-use rein_model::{AnthropicClient, AnthropicConfig, Auth};
+use rein_engine::{End, Engine, EngineEvent, Gate, Outcome};
 use rein_policy::Policy;
 use rein_protocol::Message;
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id as call};
@@ -77,13 +78,7 @@ async fn run(scenario: Scenario, cap: usize, interrupt_after: Option<Duration>) 
     let mut registry = Registry::new();
     register_builtins(&mut registry).unwrap();
     registry.register(ProbeTool(probe.clone())).unwrap();
-    let client = AnthropicClient::new(&AnthropicConfig {
-        base_url: server.url(),
-        auth: Auth::ApiKey("k".into()),
-        beta: None,
-        key_helper: None,
-    })
-    .unwrap();
+    let client = common::client(&server.url());
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let ctx = ToolContext::new(root.clone(), root.clone());
     if let Some(after) = interrupt_after {
@@ -93,20 +88,7 @@ async fn run(scenario: Scenario, cap: usize, interrupt_after: Option<Duration>) 
             abort.cancel();
         });
     }
-    let config = EngineConfig {
-        model: "m".into(),
-        max_tokens: 100,
-        max_turns: None,
-        max_stop_continuations: 8,
-        max_tool_concurrency: cap,
-        max_retries: 0,
-        retry_base: std::time::Duration::from_millis(1),
-        idle_timeout: std::time::Duration::from_secs(60),
-        fallback_model: None,
-        max_budget_usd: None,
-        context: rein_engine::ContextLimits::for_model("m", None, None),
-        system: "s".into(),
-    };
+    let config = common::config(None, cap);
     let gate = Gate::new(Arc::new(Policy::allow_all(root)));
     let mut engine = Engine::new(Arc::new(client), Arc::new(registry), gate, ctx, config);
     let mut events = Vec::new();

@@ -4,56 +4,18 @@
 //! orphan tool_result exists, the final conversation is valid, and no child survives.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use rein_engine::{Engine, EngineConfig, Gate};
-use rein_model::{AnthropicClient, AnthropicConfig, Auth};
+use rein_engine::{Engine, Gate};
 use rein_policy::Policy;
 use rein_protocol::Message;
-use rein_testkit::{FakeServer, Reply, Scenario, Step, reply, text, tool_use_with_id};
-use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use rein_testkit::{FakeServer, Reply, Scenario, Step, check_pairing, reply, text, tool_use_with_id};
+use rein_tools::{Registry, ToolContext, register_builtins};
 use serde_json::{Value, json};
-
-#[derive(Deserialize, JsonSchema)]
-struct Nothing {}
-
-struct Explode;
-impl Tool for Explode {
-    type Input = Nothing;
-    fn name(&self) -> &'static str {
-        "Explode"
-    }
-    fn description(&self) -> String {
-        "panics".into()
-    }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        true
-    }
-    async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        panic!("injected panic")
-    }
-}
-
-struct Fail;
-impl Tool for Fail {
-    type Input = Nothing;
-    fn name(&self) -> &'static str {
-        "Fail"
-    }
-    fn description(&self) -> String {
-        "fails".into()
-    }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        false
-    }
-    async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Err(ToolError::new("injected failure"))
-    }
-}
 
 /// The calls a random response may make.
 fn a_call(id: String, kind: u8) -> rein_protocol::ContentBlock {
@@ -73,55 +35,6 @@ fn a_call(id: String, kind: u8) -> rein_protocol::ContentBlock {
 
 fn response() -> impl Strategy<Value = (Vec<u8>, bool, Option<usize>)> {
     (proptest::collection::vec(any::<u8>(), 0..5), any::<bool>(), proptest::option::weighted(0.2, 0usize..30))
-}
-
-/// Check the pairing invariant over a whole `messages` array.
-fn check_pairing(messages: &[Value]) -> Result<(), String> {
-    for (i, m) in messages.iter().enumerate() {
-        let blocks = m["content"].as_array().cloned().unwrap_or_default();
-        if m["role"] == "assistant" {
-            let ids: Vec<&str> =
-                blocks.iter().filter(|b| b["type"] == "tool_use").map(|b| b["id"].as_str().unwrap()).collect();
-            if ids.is_empty() {
-                continue;
-            }
-            let Some(next) = messages.get(i + 1) else {
-                return Err(format!("message {i}: tool_use without a following message"));
-            };
-            let results: Vec<&str> = next["content"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .take_while(|b| b["type"] == "tool_result")
-                .map(|b| b["tool_use_id"].as_str().unwrap())
-                .collect();
-            if results != ids {
-                return Err(format!("message {i}: tool_use ids {ids:?} answered by {results:?}"));
-            }
-        } else {
-            // Every tool_result answers the assistant message just before.
-            let prev: Vec<&str> = i
-                .checked_sub(1)
-                .and_then(|p| messages.get(p))
-                .map(|p| {
-                    p["content"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .filter(|b| b["type"] == "tool_use")
-                        .map(|b| b["id"].as_str().unwrap())
-                        .collect()
-                })
-                .unwrap_or_default();
-            for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
-                let id = b["tool_use_id"].as_str().unwrap();
-                if !prev.contains(&id) {
-                    return Err(format!("message {i}: orphan tool_result {id}"));
-                }
-            }
-        }
-    }
-    Ok(())
 }
 
 async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: Option<u64>) -> Result<(), String> {
@@ -144,15 +57,9 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let mut registry = Registry::new();
     register_builtins(&mut registry).unwrap();
-    registry.register(Explode).unwrap();
-    registry.register(Fail).unwrap();
-    let client = AnthropicClient::new(&AnthropicConfig {
-        base_url: server.url(),
-        auth: Auth::ApiKey("k".into()),
-        beta: None,
-        key_helper: None,
-    })
-    .unwrap();
+    registry.register(common::Explode).unwrap();
+    registry.register(common::Fail).unwrap();
+    let client = common::client(&server.url());
     let ctx = ToolContext::new(root.clone(), root.clone());
     if let Some(ms) = interrupt_ms {
         let abort = ctx.abort.clone();
@@ -161,20 +68,7 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
             abort.cancel();
         });
     }
-    let config = EngineConfig {
-        model: "m".into(),
-        max_tokens: 100,
-        max_turns: Some(10),
-        max_stop_continuations: 8,
-        max_tool_concurrency: 4,
-        max_retries: 0,
-        retry_base: std::time::Duration::from_millis(1),
-        idle_timeout: std::time::Duration::from_secs(60),
-        fallback_model: None,
-        max_budget_usd: None,
-        context: rein_engine::ContextLimits::for_model("m", None, None),
-        system: "s".into(),
-    };
+    let config = common::config(Some(10), 4);
     let mut engine =
         Engine::new(Arc::new(client), Arc::new(registry), Gate::new(Arc::new(Policy::allow_all(root))), ctx, config);
     engine.run(Message::user_text("go"), &mut |_| {}).await;

@@ -1,57 +1,17 @@
 //! The loop against the fake server, through the real Anthropic client.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::sync::Arc;
 
-use rein_engine::{Approver, End, Engine, EngineConfig, EngineEvent, Gate, Outcome};
-use rein_model::{AnthropicClient, AnthropicConfig, Auth};
+use rein_engine::{Approver, End, Engine, EngineEvent, Gate, Outcome};
 use rein_policy::{Decision, Policy, PolicyInputs};
 use rein_protocol::Message;
 use rein_settings::Settings;
 use rein_testkit::{FakeServer, Scenario, Step, reply, text, thinking, tool_use_with_id};
-use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
-use schemars::JsonSchema;
-use serde::Deserialize;
+use rein_tools::{Registry, ToolContext, register_builtins};
 use serde_json::{Value, json};
-
-#[derive(Deserialize, JsonSchema)]
-struct Nothing {}
-
-/// A tool that panics: the chain must still answer its call.
-struct Explode;
-impl Tool for Explode {
-    type Input = Nothing;
-    fn name(&self) -> &'static str {
-        "Explode"
-    }
-    fn description(&self) -> String {
-        "panics".into()
-    }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        true
-    }
-    async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        panic!("boom inside the tool")
-    }
-}
-
-/// A tool that fails with an error.
-struct Fail;
-impl Tool for Fail {
-    type Input = Nothing;
-    fn name(&self) -> &'static str {
-        "Fail"
-    }
-    fn description(&self) -> String {
-        "fails".into()
-    }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        true
-    }
-    async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        Err(ToolError::new("disk on fire"))
-    }
-}
 
 struct Run {
     server: FakeServer,
@@ -76,30 +36,11 @@ async fn run_with(
     std::fs::write(dir.path().join("hello.txt"), "hello\n").unwrap();
     let mut registry = Registry::new();
     register_builtins(&mut registry).unwrap();
-    registry.register(Explode).unwrap();
-    registry.register(Fail).unwrap();
-    let client = AnthropicClient::new(&AnthropicConfig {
-        base_url: server.url(),
-        auth: Auth::ApiKey("test".into()),
-        beta: None,
-        key_helper: None,
-    })
-    .unwrap();
+    registry.register(common::Explode).unwrap();
+    registry.register(common::Fail).unwrap();
+    let client = common::client(&server.url());
     let ctx = ToolContext::new(dir.path().to_path_buf(), dir.path().to_path_buf());
-    let config = EngineConfig {
-        model: "claude-test".into(),
-        max_tokens: 1000,
-        max_turns,
-        max_stop_continuations: 8,
-        max_tool_concurrency: 10,
-        max_retries: 0,
-        retry_base: std::time::Duration::from_millis(1),
-        idle_timeout: std::time::Duration::from_secs(60),
-        fallback_model: None,
-        max_budget_usd: None,
-        context: rein_engine::ContextLimits::for_model("m", None, None),
-        system: "sys".into(),
-    };
+    let config = common::config(max_turns, 10);
     let policy = match settings {
         None => Policy::allow_all(dir.path().to_path_buf()),
         Some(v) => {
