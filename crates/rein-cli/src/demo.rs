@@ -82,7 +82,7 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
     Ok(session::run(&setup, model, TASK, &mut frontend).await.exit_code())
 }
 
-/// The scripted model's six turns. Each reads the tool results so far, so the final
+/// The scripted model's seven turns. Each reads the tool results so far, so the final
 /// summary reports what the real tools found and did.
 fn script(project: &Path) -> Vec<ScriptedTurn> {
     let root = project.to_path_buf();
@@ -125,8 +125,17 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
                 )],
             )
         }),
+        Arc::new(|_: &[&Message]| {
+            // The script oversteps on purpose: the permission engine must refuse.
+            say(
+                &["Tests pass. I'll push the fix too."],
+                vec![("Bash", json!({"command": "git push origin main", "description": "Push the fix"}))],
+            )
+        }),
         Arc::new(move |history: &[&Message]| {
             let results = all_results(history);
+            let push_refused = results.last().is_some_and(|r| r.contains("has not granted"));
+            let results = &results[..results.len().saturating_sub(1)];
             let files = results.first().map(|r| r.lines().filter(|l| l.starts_with('/')).count()).unwrap_or(0);
             let todos: Vec<String> = results
                 .get(1)
@@ -146,7 +155,7 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
             let tests = results.last().map(|r| r.trim().replace('\n', " ")).unwrap_or_default();
             let summary = format!(
                 "Here is what I found and did.\n\nThe project has {files} files. Open TODOs:\n{}\n\n{}\n\nTest \
-                 suite: {}\n\nThe report TODO (sorting by value) is a feature request; I left it for you to decide.",
+                 suite: {}\n\n{}\n\nThe report TODO (sorting by value) is a feature request; I left it for you to decide.",
                 if todos.is_empty() { "- none".to_string() } else { todos.join("\n") },
                 if edits_ok {
                     "Fixed `Stockroom.remove` in `src/stockroom.py`: it now raises ValueError instead of going \
@@ -154,7 +163,12 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
                 } else {
                     "The edits did not apply; see the results above."
                 },
-                tests
+                tests,
+                if push_refused {
+                    "I did not push: that needs your permission, which this session does not have."
+                } else {
+                    "The fix is pushed."
+                }
             );
             ScriptedReply { blocks: vec![ContentBlock::text(summary)], stop_reason: "end_turn".into() }
         }),

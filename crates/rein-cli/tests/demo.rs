@@ -18,7 +18,10 @@ fn demo_runs_offline_with_the_scripted_model_and_real_tools() {
     assert!(stdout.contains("src/stockroom.py:15"), "{stdout}");
     // The fix was really applied and the real test suite (now 4 tests) passes.
     assert!(stdout.contains("Ran 4 tests") && stdout.contains("Fixed `Stockroom.remove`"), "{stdout}");
-    assert!(stdout.contains("6 model turns, 7 tool calls"), "{stdout}");
+    // It tried to push, and the permission engine refused.
+    assert!(stdout.contains("⏺ Bash(command: \"git push origin main\"") && stdout.contains("⊘  refused"), "{stdout}");
+    assert!(stdout.contains("I did not push"), "{stdout}");
+    assert!(stdout.contains("7 model turns, 8 tool calls"), "{stdout}");
 }
 
 #[test]
@@ -30,5 +33,6 @@ fn demo_speaks_stream_json_too() {
     assert_eq!(lines.first().unwrap()["model"], "rein-scripted-demo");
     let result = lines.last().unwrap();
     assert_eq!(result["subtype"], "success");
-    assert_eq!(result["num_turns"], 6);
+    assert_eq!(result["num_turns"], 7);
+    assert_eq!(result["permission_denials"][0]["tool_input"]["command"], "git push origin main");
 }
