@@ -55,6 +55,7 @@ impl Setup {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let (settings, policy) = crate::permissions::load(args, &cwd, home.as_deref())?;
+        apply_settings_env(&settings);
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(args.model.as_deref(), from_settings.as_deref());
         let hooks = HookConfig::from_settings(&settings)?;
@@ -276,6 +277,20 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         return RunEnd::Interrupted;
     }
     if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok }
+}
+
+/// The settings' `env` applies to the whole session (the model client, tools and
+/// hooks), as in Claude Code. Called before the runtime or any thread starts.
+fn apply_settings_env(settings: &rein_settings::Settings) {
+    for (key, value) in settings.merged_map("/env") {
+        if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
+            eprintln!("rein: warning: ignoring the settings env entry {key:?}");
+            continue;
+        }
+        // SAFETY: rein is still single-threaded here (no runtime, no thread spawned), so
+        // nothing reads the environment concurrently.
+        unsafe { std::env::set_var(&key, &value) };
+    }
 }
 
 /// A number from the environment.

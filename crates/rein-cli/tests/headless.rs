@@ -213,3 +213,20 @@ fn opening_a_repository_runs_nothing_of_its_own() {
     assert!(system_of(&server, 0).contains("Is directory a git repo: Yes"));
     assert!(!marker.exists(), "rein ran code the repository controls");
 }
+
+#[test]
+fn the_settings_env_applies_to_the_session() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("b", "Bash", json!({"command": "echo $PROJECT_FLAVOUR"}))]),
+        reply([text("ok")]),
+    ]));
+    env.write(
+        ".claude/settings.json",
+        &json!({"env": {"ANTHROPIC_MODEL": "claude-from-settings-env", "PROJECT_FLAVOUR": "vanilla"}}).to_string(),
+    );
+    env.rein_at(&server).args(["-p", "x", "--dangerously-skip-permissions"]).assert().success();
+    let reqs = server.requests();
+    assert_eq!(reqs[0].body["model"], "claude-from-settings-env");
+    assert_eq!(reqs[1].body["messages"][2]["content"][0]["content"], "vanilla");
+}

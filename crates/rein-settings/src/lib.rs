@@ -152,6 +152,23 @@ impl Settings {
         out
     }
 
+    /// An object setting merged key by key, the highest scope winning each key
+    /// (`env`). Values that are not strings are written as JSON.
+    pub fn merged_map(&self, pointer: &str) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for f in &self.files {
+            if let Some(map) = f.get(pointer).and_then(Value::as_object) {
+                for (k, v) in map {
+                    if !out.iter().any(|(seen, _)| seen == k) {
+                        let v = v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+                        out.push((k.clone(), v));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Items of an array setting that are not strings: (file, line of the key, item).
     pub fn non_strings(&self, pointer: &str) -> Vec<(String, Value)> {
         let mut out = Vec::new();
