@@ -154,6 +154,10 @@ impl Frontend {
             End::Completed => {}
             End::Stopped(reason) => eprintln!("rein: stopped by a hook: {reason}"),
             End::Interrupted => eprintln!("rein: interrupted"),
+            End::Deferred(call) => eprintln!(
+                "rein: a hook deferred the {} call {}; run `rein -p … --resume {}` to carry on",
+                call.name, call.id, setup.session_id
+            ),
             End::MaxBudget => eprintln!("rein: error: reached the budget of ${:.4}", o_cost(outcome)),
             End::MaxTurns => eprintln!("rein: error: reached the maximum number of turns ({})", outcome.num_turns),
             End::Failed(msg) => eprintln!("rein: error: {msg}"),
@@ -168,7 +172,7 @@ fn o_cost(o: &Outcome) -> f64 {
 /// The `result` line (spec §D2).
 fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
     let subtype = match o.end {
-        End::Completed | End::Stopped(_) => "success",
+        End::Completed | End::Stopped(_) | End::Deferred(_) => "success",
         End::MaxTurns => "error_max_turns",
         End::MaxBudget => "error_max_budget_usd",
         End::Failed(_) | End::Interrupted => "error_during_execution",
@@ -199,10 +203,14 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
             "tool_name": c.name, "tool_use_id": c.id, "tool_input": c.input,
         })).collect::<Vec<_>>(),
     });
-    if matches!(o.end, End::Completed | End::Stopped(_)) || !o.result_text.is_empty() {
+    if matches!(o.end, End::Completed | End::Stopped(_) | End::Deferred(_)) || !o.result_text.is_empty() {
         v["result"] = json!(o.result_text);
     }
     match &o.end {
+        End::Deferred(call) => {
+            v["stop_reason"] = json!("tool_deferred");
+            v["deferred_tool_use"] = json!({"id": call.id, "name": call.name, "input": call.input});
+        }
         End::Failed(msg) => v["errors"] = json!([msg]),
         End::Interrupted => v["errors"] = json!(["Interrupted by user"]),
         _ => {}

@@ -44,6 +44,8 @@ pub struct Setup {
     /// The conversation being resumed, if any, and the uuid of its last line.
     pub history: Vec<Message>,
     pub history_last: Option<String>,
+    /// Calls a hook deferred in the resumed session.
+    pub history_deferred: Vec<String>,
     pub fallback_model: Option<String>,
     pub max_budget_usd: Option<f64>,
     /// The settings' `apiKeyHelper`.
@@ -113,6 +115,7 @@ impl Setup {
             transcript: None,
             history: Vec::new(),
             history_last: None,
+            history_deferred: Vec::new(),
             fallback_model: args.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
             max_budget_usd: args.max_budget_usd,
             key_helper: None,
@@ -150,6 +153,7 @@ impl Setup {
                 self.history_last = loaded.last_uuid.clone();
             }
             self.history = loaded.messages;
+            self.history_deferred = loaded.deferred;
         }
         if !args.no_session_persistence {
             self.transcript = Some(rein_session::transcript_path(&rein_home, &self.cwd, &self.session_id));
@@ -244,7 +248,7 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     }
     let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config);
     if !setup.history.is_empty() {
-        engine = match engine.with_history(setup.history.clone()) {
+        engine = match engine.with_history_deferred(setup.history.clone(), &setup.history_deferred) {
             Ok(e) => e,
             Err(e) => {
                 eprintln!("rein: error: cannot resume: {e}");

@@ -418,3 +418,43 @@ fn if_rules_exec_form_and_the_hook_environment() {
         "only the git call matched the if rule"
     );
 }
+
+#[test]
+fn a_deferred_call_stops_the_session_and_runs_on_resume() {
+    let env = Env::new();
+    // Defers while the flag file says so (as an out-of-band approval would), then allows.
+    let gate = script(
+        &env,
+        "gate.sh",
+        "#!/bin/sh\nif [ -f defer-flag ]; then echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"defer\"}}'; else echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\",\"permissionDecision\":\"allow\"}}'; fi\n",
+    );
+    env.write("defer-flag", "");
+    settings(&env, pre_tool("Bash", &gate), json!({}));
+    let server = serve(Scenario::new([
+        reply([
+            call("g", "Glob", json!({"pattern": "*.txt"})),
+            call("d", "Bash", json!({"command": "touch deployed"})),
+        ]),
+        reply([text("never")]),
+    ]));
+    let out = env.rein_at(&server).args(["-p", "deploy", "--output-format", "json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = &json_lines(&out.stdout)[0];
+    assert_eq!(r["stop_reason"], "tool_deferred");
+    assert_eq!(r["deferred_tool_use"]["id"], "d");
+    assert_eq!(r["deferred_tool_use"]["input"]["command"], "touch deployed");
+    assert!(!env.cwd().join("deployed").exists());
+    assert_eq!(server.requests().len(), 1, "the session stopped at the deferral");
+    let id = r["session_id"].as_str().unwrap().to_string();
+
+    std::fs::remove_file(env.cwd().join("defer-flag")).unwrap();
+    let server = serve(Scenario::new([reply([text("deployed it")])]));
+    env.rein_at(&server).args(["-p", "carry on", "--resume", &id]).assert().success().stdout("deployed it\n");
+    assert!(env.cwd().join("deployed").exists(), "the deferred call ran on resume");
+    let msgs = server.requests()[0].body["messages"].as_array().unwrap().clone();
+    let last = msgs.last().unwrap()["content"].as_array().unwrap().clone();
+    let ids: Vec<&str> = last.iter().filter_map(|b| b["tool_use_id"].as_str()).collect();
+    assert_eq!(ids, ["g", "d"], "both calls answered, in call order");
+    assert_eq!(last.last().unwrap()["text"], "carry on");
+    assert!(rein_testkit::check_pairing(&msgs).is_ok());
+}

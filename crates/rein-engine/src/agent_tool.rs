@@ -108,6 +108,10 @@ impl Tool for AgentTool {
                 outcome.result_text
             ))),
             End::Interrupted => Err(ToolError::new("Interrupted by user")),
+            End::Deferred(call) => Err(ToolError::new(format!(
+                "a hook deferred the agent's {} call; subagents cannot be resumed",
+                call.name
+            ))),
             End::Failed(e) => Err(ToolError::new(format!("the {agent_type} agent failed: {e}"))),
         }
     }

@@ -25,6 +25,9 @@ pub struct CallReport {
     pub notices: Vec<String>,
     /// A hook said `continue: false`: stop the session, with this reason.
     pub stop: Option<String>,
+    /// A PreToolUse hook deferred the call (headless): the session stops here and the
+    /// call runs when the session is resumed.
+    pub deferred: bool,
 }
 
 impl CallReport {
@@ -35,11 +38,18 @@ impl CallReport {
             verdict: None,
             notices: Vec::new(),
             stop: None,
+            deferred: false,
         }
     }
 
     fn stopped(call: &ToolUse, message: String, notices: Vec<String>) -> Self {
-        CallReport { result: ContentBlock::tool_result(&call.id, message, true), verdict: None, notices, stop: None }
+        CallReport {
+            result: ContentBlock::tool_result(&call.id, message, true),
+            verdict: None,
+            notices,
+            stop: None,
+            deferred: false,
+        }
     }
 }
 
@@ -93,7 +103,15 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
                     asked: false,
                 };
                 let result = ContentBlock::tool_result(&call.id, message, true);
-                return CallReport { result, verdict: Some(verdict), notices, stop };
+                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false };
+            }
+            // Headless, `defer` stops the session with the call unanswered, to be run on resume.
+            if decision == HookDecision::Defer && gate.approver.is_none() {
+                let source = format!("PreToolUse hook `{hook}` deferred the call");
+                let verdict =
+                    Verdict { decision: Decision::new(Behavior::Ask, "Deferred by a hook.", source), asked: false };
+                let result = ContentBlock::tool_result(&call.id, "Deferred by a PreToolUse hook.", true);
+                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: true };
             }
             hook_say = Some(HookSay { decision, reason, hook });
         }
@@ -115,7 +133,7 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
     let (verdict, rewritten) = gate.check(&call, prepared.is_read_only(), hook_say).await;
     if !verdict.allowed() {
         let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
-        return CallReport { result, verdict: Some(verdict), notices, stop };
+        return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false };
     }
     if let Some(input) = rewritten {
         call.input = input;
@@ -155,6 +173,7 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
         verdict: Some(verdict),
         notices,
         stop,
+        deferred: false,
     }
 }
 

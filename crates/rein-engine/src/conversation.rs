@@ -37,6 +37,19 @@ impl Conversation {
         Ok(())
     }
 
+    /// The calls of the last assistant message that no result answers yet.
+    pub fn unanswered(&self) -> Vec<rein_protocol::ToolUse> {
+        let Some(a) = self.messages.iter().rposition(|m| m.message().role == Role::Assistant) else {
+            return Vec::new();
+        };
+        let answered: Vec<&str> = self
+            .messages
+            .get(a + 1)
+            .map(|m| m.message().content.iter().filter_map(|b| b.tool_result_id()).collect())
+            .unwrap_or_default();
+        self.messages[a].message().tool_uses().filter(|t| !answered.contains(&t.id.as_str())).cloned().collect()
+    }
+
     /// Drop thinking blocks (their signatures only verify with the model that made
     /// them), when switching to another model.
     pub fn strip_thinking(&mut self) {

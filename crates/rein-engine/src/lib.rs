@@ -17,6 +17,7 @@ mod gate;
 mod outcome;
 mod pairing;
 mod query_loop;
+mod record;
 mod recovery;
 mod sample;
 mod session_hooks;

@@ -13,6 +13,9 @@ pub enum End {
     MaxBudget,
     /// The user interrupted; every unanswered call was answered "Interrupted by user".
     Interrupted,
+    /// A PreToolUse hook deferred this call: the session stops with it unanswered, and
+    /// `--resume` runs it.
+    Deferred(rein_protocol::ToolUse),
     /// A hook said `continue: false`; the reason is for the user.
     Stopped(String),
     /// The model request failed; the message says why, on one line.
@@ -38,6 +41,6 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn is_error(&self) -> bool {
-        !matches!(self.end, End::Completed | End::Stopped(_))
+        !matches!(self.end, End::Completed | End::Stopped(_) | End::Deferred(_))
     }
 }

@@ -8,7 +8,6 @@ use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
 use rein_session::Transcript;
 use rein_tools::{Registry, ToolContext};
 
-use crate::chain::CallReport;
 use crate::sample::Sampled;
 use crate::session_hooks;
 use crate::turn_end::{Next, TurnCounters};
@@ -99,6 +98,8 @@ pub struct Engine {
     pub(crate) counted: Option<(u64, usize)>,
     /// Set when this engine runs a subagent.
     pub(crate) subagent: Option<SubagentInfo>,
+    /// Deferred calls of a resumed session, run before its next prompt.
+    pub(crate) resume_calls: Vec<ToolUse>,
 }
 
 impl Engine {
@@ -127,14 +128,27 @@ impl Engine {
             compact_failures: 0,
             counted: None,
             subagent: None,
+            resume_calls: Vec::new(),
         }
     }
 
     /// Continue an earlier conversation (resume). Calls it left unanswered get an
     /// "interrupted" result so that the history is valid before anything is sent.
-    pub fn with_history(mut self, messages: Vec<Message>) -> Result<Self, String> {
+    pub fn with_history(self, messages: Vec<Message>) -> Result<Self, String> {
+        self.with_history_deferred(messages, &[])
+    }
+
+    /// As [`with_history`](Self::with_history); calls whose ids are in `deferred`
+    /// (a hook deferred them) run before the next prompt instead of being answered
+    /// "interrupted".
+    pub fn with_history_deferred(mut self, messages: Vec<Message>, deferred: &[String]) -> Result<Self, String> {
         for m in messages {
             self.conversation.push(m).map_err(|e| e.to_string())?;
+        }
+        self.resume_calls = self.conversation.unanswered().into_iter().filter(|c| deferred.contains(&c.id)).collect();
+        if !self.resume_calls.is_empty() {
+            self.session_start = Some("resume");
+            return Ok(self);
         }
         let repairs = self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
         let interrupted =
@@ -206,6 +220,9 @@ impl Engine {
             None => prompt,
         };
         self.session_start = None;
+        if let Err(e) = self.run_deferred(&mut out, sink).await {
+            return out.failed(e);
+        }
         if let Err(e) = self.push_user(prompt, false) {
             return out.failed(e);
         }
@@ -243,8 +260,8 @@ impl Engine {
             counters.stop_blocks = 0;
             calls.into_iter().for_each(|call| exec.submit(call, sink));
             let (reports, interrupted) = exec.finish(&abort, sink).await;
-            let halt = self.record_results(reports, &mut out, sink);
-            if let Some(end) = self.stop_after_tools(interrupted, halt, &out) {
+            let recorded = self.record_results(reports, &mut out, sink);
+            if let Some(end) = self.stop_after_tools(interrupted, recorded, &out) {
                 return out.end(end);
             }
         }
@@ -283,66 +300,41 @@ impl Engine {
         sink(EngineEvent::Assistant(m.clone()));
     }
 
+    /// Run the calls a hook deferred in the session being resumed, through the whole
+    /// chain again (the hook may defer once more), and answer them in call order.
+    async fn run_deferred(
+        &mut self,
+        out: &mut Outcome,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Result<(), String> {
+        let calls = std::mem::take(&mut self.resume_calls);
+        if calls.is_empty() {
+            return Ok(());
+        }
+        let mut exec = crate::executor::Executor::new(
+            self.registry.clone(),
+            self.gate.clone(),
+            self.ctx.clone(),
+            self.config.max_tool_concurrency,
+        );
+        for call in calls {
+            exec.submit(call, sink);
+        }
+        let (reports, _) = exec.finish(&self.ctx.abort.clone(), sink).await;
+        let recorded = self.record_results(reports, out, sink);
+        if let Some(call) = recorded.deferred {
+            return Err(format!("the {} call {} was deferred again by a hook", call.name, call.id));
+        }
+        // Results join the ones already given, in call order.
+        self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
     /// SessionEnd hooks.
     pub async fn end_session(&self, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         if let Some(h) = &self.gate.hooks {
             session_hooks::end(h, reason, sink).await;
         }
-    }
-
-    /// Put the results (in call order) into the conversation; audit and report each.
-    /// Returns a hook's `continue: false` reason, if one said so.
-    pub(crate) fn record_results(
-        &mut self,
-        reports: Vec<CallReport>,
-        out: &mut Outcome,
-        sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> Option<String> {
-        if reports.is_empty() {
-            return None;
-        }
-        let mut halt = None;
-        let mut results = Vec::with_capacity(reports.len());
-        let calls: Vec<ToolUse> =
-            self.conversation.messages().last().map(|m| m.tool_uses().cloned().collect()).unwrap_or_default();
-        for report in reports {
-            let id = report.result.tool_result_id().unwrap_or_default().to_string();
-            let call = calls.iter().find(|c| c.id == id).cloned();
-            for n in report.notices {
-                sink(EngineEvent::Notice(n));
-            }
-            halt = halt.or(report.stop);
-            if let (Some(verdict), Some(call)) = (report.verdict, &call) {
-                crate::audit::record(call, &verdict);
-                self.log(|t| {
-                    t.event(
-                        "permission",
-                        serde_json::json!({
-                            "tool_use_id": call.id, "tool_name": call.name, "decision": verdict.decision.behavior.name(),
-                            "asked": verdict.asked, "source": verdict.decision.source, "reason": verdict.decision.reason,
-                        }),
-                    )
-                });
-                if !verdict.allowed() {
-                    out.permission_denials.push(call.clone());
-                }
-                sink(EngineEvent::Permission { call: call.clone(), verdict });
-            }
-            if let Some(call) = call {
-                sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
-            }
-            results.push(report.result);
-        }
-        let mut message = Message::user(results);
-        let spilled = crate::context::budget_results(&mut message, self.config.context.window as usize, &self.ctx);
-        if spilled > 0 {
-            tracing::debug!(spilled, "spilled tool results over the per-message budget");
-        }
-        sink(EngineEvent::ToolResults(message.clone()));
-        if let Err(e) = self.push_user(message, false) {
-            tracing::error!(error = %e, "could not record tool results");
-        }
-        halt
     }
 }
 

@@ -5,6 +5,7 @@
 use rein_protocol::{AssistantMessage, Message};
 
 use crate::executor::Executor;
+use crate::record::Recorded;
 use crate::sample::Sampled;
 use crate::session_hooks::{self, StopVerdict};
 use crate::{End, Engine, EngineEvent, Outcome};
@@ -71,12 +72,15 @@ impl Engine {
     }
 
     /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.
-    pub(crate) fn stop_after_tools(&self, interrupted: bool, halt: Option<String>, out: &Outcome) -> Option<End> {
+    pub(crate) fn stop_after_tools(&self, interrupted: bool, recorded: Recorded, out: &Outcome) -> Option<End> {
         if interrupted {
             self.log(|t| t.event("interrupted", serde_json::json!({"during": "tool calls"})));
             return Some(End::Interrupted);
         }
-        if let Some(reason) = halt {
+        if let Some(call) = recorded.deferred {
+            return Some(End::Deferred(call));
+        }
+        if let Some(reason) = recorded.halt {
             return Some(End::Stopped(reason));
         }
         if self.config.max_turns.is_some_and(|max| out.num_turns >= max) {

@@ -20,6 +20,8 @@ pub struct Loaded {
     pub last_uuid: Option<String>,
     /// Lines that could not be read (a torn last line after a crash).
     pub skipped: usize,
+    /// Tool calls a hook deferred, to run when the session resumes.
+    pub deferred: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -31,6 +33,8 @@ struct Line {
     message: Option<serde_json::Value>,
     #[serde(default)]
     subtype: Option<String>,
+    #[serde(default)]
+    content: Option<serde_json::Value>,
 }
 
 /// Load `path`. Message lines after the last compact boundary form the conversation.
@@ -39,6 +43,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
     let mut messages: Vec<Message> = Vec::new();
     let (mut last_uuid, mut skipped) = (None, 0);
+    let mut deferred: Vec<String> = Vec::new();
     for line in reader.split(b'\n') {
         let line = line.map_err(|e| SessionError::io(path, e))?;
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -74,7 +79,15 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
                 push_merged(&mut messages, message);
                 last_uuid = parsed.uuid;
             }
-            "system" if parsed.subtype.as_deref() == Some("compact_boundary") => messages.clear(),
+            "system" if parsed.subtype.as_deref() == Some("compact_boundary") => {
+                messages.clear();
+                deferred.clear();
+            }
+            "system" if parsed.subtype.as_deref() == Some("deferred") => {
+                if let Some(id) = parsed.content.as_ref().and_then(|c| c.get("tool_use_id")).and_then(|v| v.as_str()) {
+                    deferred.push(id.to_string());
+                }
+            }
             _ => {}
         }
     }
@@ -82,7 +95,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         tracing::warn!(path = %path.display(), skipped, "skipped unreadable transcript lines");
     }
     let session_id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Loaded { session_id, path: path.to_path_buf(), messages, last_uuid, skipped })
+    Ok(Loaded { session_id, path: path.to_path_buf(), messages, last_uuid, skipped, deferred })
 }
 
 /// Consecutive messages of one role become one (tool results written line by line).

@@ -1,0 +1,88 @@
+//! Recording the results of one response: the audit of each permission verdict, the
+//! per-response result budget, the user message with the results in call order.
+
+use rein_protocol::{Message, ToolUse};
+
+use crate::chain::CallReport;
+use crate::{Engine, EngineEvent, Outcome};
+
+/// What recording the results asks of the loop.
+#[derive(Default)]
+pub(crate) struct Recorded {
+    /// A hook said `continue: false`.
+    pub halt: Option<String>,
+    /// A hook deferred this call (headless): stop, and run it on resume.
+    pub deferred: Option<ToolUse>,
+}
+
+impl Engine {
+    /// Put the results (in call order) into the conversation; audit and report each.
+    pub(crate) fn record_results(
+        &mut self,
+        reports: Vec<CallReport>,
+        out: &mut Outcome,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Recorded {
+        let mut recorded = Recorded::default();
+        if reports.is_empty() {
+            return recorded;
+        }
+        let mut results = Vec::with_capacity(reports.len());
+        let calls: Vec<ToolUse> = self
+            .conversation
+            .messages()
+            .filter(|m| m.role == rein_protocol::Role::Assistant)
+            .last()
+            .map(|m| m.tool_uses().cloned().collect())
+            .unwrap_or_default();
+        for report in reports {
+            let id = report.result.tool_result_id().unwrap_or_default().to_string();
+            let call = calls.iter().find(|c| c.id == id).cloned();
+            for n in report.notices {
+                sink(EngineEvent::Notice(n));
+            }
+            recorded.halt = recorded.halt.or(report.stop);
+            if let (Some(verdict), Some(call)) = (report.verdict, &call) {
+                crate::audit::record(call, &verdict);
+                self.log(|t| {
+                    t.event(
+                        "permission",
+                        serde_json::json!({
+                            "tool_use_id": call.id, "tool_name": call.name, "decision": verdict.decision.behavior.name(),
+                            "asked": verdict.asked, "source": verdict.decision.source, "reason": verdict.decision.reason,
+                        }),
+                    )
+                });
+                if !verdict.allowed() && !report.deferred {
+                    out.permission_denials.push(call.clone());
+                }
+                sink(EngineEvent::Permission { call: call.clone(), verdict });
+            }
+            if report.deferred {
+                // Left unanswered on purpose: the transcript says so, and resume runs it.
+                if let Some(call) = call {
+                    self.log(|t| t.event("deferred", serde_json::json!({"tool_use_id": call.id})));
+                    recorded.deferred.get_or_insert(call);
+                }
+                continue;
+            }
+            if let Some(call) = call {
+                sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
+            }
+            results.push(report.result);
+        }
+        if results.is_empty() {
+            return recorded;
+        }
+        let mut message = Message::user(results);
+        let spilled = crate::context::budget_results(&mut message, self.config.context.window as usize, &self.ctx);
+        if spilled > 0 {
+            tracing::debug!(spilled, "spilled tool results over the per-message budget");
+        }
+        sink(EngineEvent::ToolResults(message.clone()));
+        if let Err(e) = self.push_user(message, false) {
+            tracing::error!(error = %e, "could not record tool results");
+        }
+        recorded
+    }
+}
