@@ -4,7 +4,6 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::config::{Handler, HandlerKind};
@@ -77,7 +76,8 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
             };
         }
     };
-    let group = child.id().and_then(|id| Pid::from_raw(id as i32));
+    // Registered while it lives (a second interrupt kills it), killed when done.
+    let mut group = rein_process::GroupGuard::new(child.id());
     let mut stdin = child.stdin.take();
     let input = input.to_string();
     let feed = async move {
@@ -109,9 +109,7 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
         (stdout, stderr, status)
     };
     let result = tokio::time::timeout(timeout, work).await;
-    if let Some(g) = group {
-        let _ = kill_process_group(g, Signal::KILL);
-    }
+    group.kill();
     match result {
         Ok((stdout, stderr, status)) => {
             let code = status.ok().and_then(|s| s.code());

@@ -8,7 +8,6 @@
 mod budget;
 mod builtin;
 mod context;
-mod groups;
 mod registry;
 mod tool;
 mod workspace;
@@ -19,7 +18,7 @@ pub use builtin::{
     WebFetch, Write, register_builtins,
 };
 pub use context::{FileIdentity, FileStateCache, ToolContext};
-pub use groups::{GroupGuard, kill_all_process_groups, live_process_groups};
 pub use registry::{PreparedCall, Registry, RegistryError, schema_for};
+pub use rein_process::{GroupGuard, kill_all_process_groups, live_process_groups};
 pub use tool::{Tool, ToolError, ToolOutput};
 pub use workspace::{canonical_target, inside_workspace};

@@ -1,6 +1,7 @@
-//! Every process group rein starts is registered here while it lives, so that nothing
-//! outlives rein: a group is killed when its command ends or its future is dropped
-//! (cancel, abort), and all live groups are killed on a second interrupt.
+//! Every process group rein starts — shell commands, background jobs, hooks — is
+//! registered here while it lives, so that nothing outlives rein: a group is killed
+//! when its command ends or its future is dropped (cancel, abort), and all live groups
+//! are killed on a second interrupt.
 
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
