@@ -246,6 +246,7 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     if let Err(e) = registry.register(agent) {
         eprintln!("rein: warning: no Agent tool: {e}");
     }
+    registry.alias("Task", "Agent");
     let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config);
     if !setup.history.is_empty() {
         engine = match engine.with_history_deferred(setup.history.clone(), &setup.history_deferred) {

@@ -63,3 +63,19 @@ fn a_subagent_runs_with_its_definition_and_its_end_fires_subagent_stop() {
         "Stop fires once, for the main agent only"
     );
 }
+
+#[test]
+fn the_legacy_name_task_runs_the_agent_tool() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("t", "Task", json!({"description": "look", "prompt": "Say hi"}))]),
+        reply([text("hi from the subagent")]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    let reqs = server.requests();
+    assert_eq!(reqs[2].body["messages"][2]["content"][0]["content"], "hi from the subagent");
+    let names: Vec<&str> =
+        reqs[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(!names.contains(&"Task"), "the model is offered Agent only");
+}

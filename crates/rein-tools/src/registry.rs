@@ -137,6 +137,18 @@ impl Registry {
         Ok(())
     }
 
+    /// Accept `alias` as another name of the registered tool `name` (legacy names such
+    /// as `Task` for `Agent`). The model is only offered the tool's own name.
+    pub fn alias(&mut self, alias: &str, name: &str) -> bool {
+        match self.by_name.get(name).copied() {
+            Some(i) if !self.by_name.contains_key(alias) => {
+                self.by_name.insert(alias.to_string(), i);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Add the tools of `other` whose names `keep` accepts.
     pub fn extend_from(&mut self, other: &Registry, keep: impl Fn(&str) -> bool) {
         for t in &other.tools {
