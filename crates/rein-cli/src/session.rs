@@ -237,6 +237,7 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         gate: gate.clone(),
         config: config.clone(),
         agents: rein_prompt::agents::load_agents(&setup.cwd, home.as_deref()),
+        transcripts: setup.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
         environment: rein_prompt::environment_block(
             &setup.cwd,
             &setup.model,

@@ -23,6 +23,8 @@ pub struct AgentTool {
     pub agents: Vec<AgentDef>,
     /// The environment block for subagents' system prompts.
     pub environment: String,
+    /// Where subagent transcripts go (`<session>/subagents/`), if the session has one.
+    pub transcripts: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -96,6 +98,13 @@ impl Tool for AgentTool {
         let agent_id = format!("agent-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         let mut engine = Engine::new(self.model.clone(), Arc::new(registry), self.gate.clone(), sub_ctx, config)
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
+        if let Some(dir) = &self.transcripts {
+            let path = dir.join(format!("{agent_id}.jsonl"));
+            match rein_session::Transcript::open(&path, &agent_id, &ctx.cwd, None) {
+                Ok(t) => engine = engine.with_transcript(t),
+                Err(e) => tracing::warn!(error = %e, "no subagent transcript"),
+            }
+        }
         let outcome = engine.run(Message::user_text(input.prompt), &mut |_| {}).await;
         match outcome.end {
             End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
