@@ -160,6 +160,16 @@ fn parse_spec(
             }
             Ok(Spec::Domain(domain.to_ascii_lowercase()))
         }
+        // `Agent(model:opus)`: a top-level input field (deny and ask lists only).
+        _ if s.contains(':') && !s.contains(' ') => {
+            if kind == ListKind::Allow {
+                return Err("`field:value` rules are for deny and ask lists only".into());
+            }
+            let (key, value) = s.split_once(':').unwrap_or((s, ""));
+            Ok(Spec::Param { key: key.to_string(), value: value.to_string() })
+        }
+        // `Agent(Explore)` (legacy `Task(Explore)`): the subagent type.
+        "Agent" | "Task" => Ok(Spec::Param { key: "subagent_type".into(), value: s.to_string() }),
         _ => Ok(Spec::Other),
     }
 }

@@ -287,3 +287,21 @@ fn benign_commands_are_allowed_without_a_prompt() {
     );
     let _ = &w.root;
 }
+
+#[test]
+fn field_rules_for_other_tools() {
+    let w = world();
+    let dir = tempfile::tempdir().unwrap();
+    let policy = Policy::new(&PolicyInputs {
+        disallowed_tools: vec!["Agent(model:opus)".into(), "Agent(Explore)".into()],
+        cwd: std::fs::canonicalize(dir.path()).unwrap(),
+        ..PolicyInputs::default()
+    })
+    .unwrap();
+    let decide =
+        |input: serde_json::Value| policy.decide(&Call { tool: "Agent", input: &input, read_only: false }).behavior;
+    assert_eq!(decide(json!({"prompt": "x", "description": "d", "model": "opus"})), Behavior::Deny);
+    assert_eq!(decide(json!({"prompt": "x", "description": "d", "subagent_type": "Explore"})), Behavior::Deny);
+    assert_eq!(decide(json!({"prompt": "x", "description": "d", "model": "haiku"})), Behavior::Allow);
+    let _ = &w.root;
+}
