@@ -188,12 +188,7 @@ pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String 
         .or(env)
         .or_else(|| from_settings.map(str::to_string))
         .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-    match chosen.as_str() {
-        "sonnet" => "claude-sonnet-4-5".into(),
-        "opus" => "claude-opus-4-5".into(),
-        "haiku" => "claude-haiku-4-5".into(),
-        _ => chosen,
-    }
+    rein_engine::resolve_alias(&chosen)
 }
 
 /// Run one prompt to its end.

@@ -45,14 +45,8 @@ fn interrupted(signals: usize) -> (std::process::Output, String, Duration) {
         ]),
         reply([text("never")]),
     ]));
-    let bin = assert_cmd::cargo::cargo_bin("rein");
-    let child = Command::new(bin)
-        .current_dir(env.cwd())
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", env.home.path())
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("ANTHROPIC_API_KEY", "k")
+    let child = env
+        .spawnable_at(&server)
         .args(["-p", "go", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -4,7 +4,7 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::{Env, json_lines, serve};
@@ -128,13 +128,8 @@ fn kill_9_at_any_moment_then_continue_gives_a_valid_conversation() {
             reply([call("c", "Bash", json!({"command": "sleep 0.3"}))]).event_delay_ms(15),
             reply([text("all done")]),
         ]));
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("rein"))
-            .current_dir(env.cwd())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", env.home.path())
-            .env("ANTHROPIC_BASE_URL", server.url())
-            .env("ANTHROPIC_API_KEY", "k")
+        let mut child = env
+            .spawnable_at(&server)
             .args(["-p", "crash me", "--dangerously-skip-permissions"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())

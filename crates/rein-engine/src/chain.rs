@@ -55,13 +55,28 @@ impl CallReport {
 
 /// Stages 1 and 2: the schema, then the tool's own validation.
 fn prepare(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, String> {
-    let prepared = registry.prepare(&call.name, &call.input)?;
+    validate(registry.prepare(&call.name, &call.input)?, call, ctx)
+}
+
+/// Stage 2 alone, for a call whose schema stage already ran.
+fn validate(
+    prepared: Box<dyn PreparedCall>,
+    call: &ToolUse,
+    ctx: &ToolContext,
+) -> Result<Box<dyn PreparedCall>, String> {
     prepared.validate(ctx).map_err(|reason| format!("{} refused this input: {reason}", call.name))?;
     Ok(prepared)
 }
 
-/// Run one call through the chain; always returns its `tool_result`.
-pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &ToolContext) -> CallReport {
+/// Run one call through the chain; always returns its `tool_result`. `checked` is the
+/// call already through stage 1 (the executor parses each call once, to batch it).
+pub async fn run_call(
+    registry: &Registry,
+    gate: &Gate,
+    call: &ToolUse,
+    ctx: &ToolContext,
+    checked: Option<Box<dyn PreparedCall>>,
+) -> CallReport {
     let mut notices = Vec::new();
     let mut stop = None;
     let mut call = call.clone();
@@ -70,7 +85,11 @@ pub async fn run_call(registry: &Registry, gate: &Gate, call: &ToolUse, ctx: &To
                        so the call was not run. Send it again, with a shorter input if you can.";
         return CallReport::stopped(&call, message.to_string(), notices);
     }
-    let mut prepared = match prepare(registry, &call, ctx) {
+    let first = match checked {
+        Some(p) => validate(p, &call, ctx),
+        None => prepare(registry, &call, ctx),
+    };
+    let mut prepared = match first {
         Ok(p) => p,
         Err(message) => return CallReport::stopped(&call, message, notices),
     };

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rein_protocol::{ContentBlock, ToolUse};
-use rein_tools::{Registry, ToolContext};
+use rein_tools::{PreparedCall, Registry, ToolContext};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -27,6 +27,8 @@ struct Entry {
     safe: bool,
     started: bool,
     cancel: CancellationToken,
+    /// The call through the schema stage, handed to the chain so it is parsed once.
+    checked: Option<Box<dyn PreparedCall>>,
     handle: Option<JoinHandle<()>>,
     report: Option<CallReport>,
 }
@@ -53,12 +55,14 @@ impl Executor {
             return;
         }
         // Safety is a property of the call: its parsed input decides. Bad input is unsafe.
-        let safe = self.registry.prepare(&call.name, &call.input).is_ok_and(|p| p.is_concurrency_safe());
+        let checked = self.registry.prepare(&call.name, &call.input).ok();
+        let safe = checked.as_ref().is_some_and(|p| p.is_concurrency_safe());
         self.entries.push(Entry {
             call,
             safe,
             started: false,
             cancel: CancellationToken::new(),
+            checked,
             handle: None,
             report: None,
         });
@@ -93,10 +97,11 @@ impl Executor {
         let entry = &mut self.entries[i];
         sink(EngineEvent::ToolStarted(entry.call.clone()));
         let call = entry.call.clone();
+        let checked = entry.checked.take();
         entry.started = true;
         entry.cancel = token;
         entry.handle = Some(tokio::spawn(async move {
-            let report = chain::run_call(&registry, &gate, &call, &ctx).await;
+            let report = chain::run_call(&registry, &gate, &call, &ctx, checked).await;
             let _ = tx.send((i, report));
         }));
     }

@@ -13,6 +13,18 @@ pub struct FileIdentity {
     pub hash: u64,
 }
 
+impl FileIdentity {
+    /// The identity of `bytes`, last modified at `modified`.
+    pub fn of(modified: Option<SystemTime>, bytes: &[u8]) -> Self {
+        FileIdentity { modified, size: bytes.len() as u64, hash: fnv1a(bytes) }
+    }
+}
+
+/// A fast content fingerprint (FNV-1a, 64 bit).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// Files read in this session, by canonical path.
 #[derive(Debug, Clone, Default)]
 pub struct FileStateCache(Arc<Mutex<HashMap<PathBuf, (FileIdentity, u64)>>>);

@@ -59,6 +59,19 @@ impl Env {
         c
     }
 
+    /// `rein` as a plain process (to signal or kill it), pointed at `server`, with the
+    /// same clean environment as [`rein`](Self::rein).
+    pub fn spawnable_at(&self, server: &FakeServer) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("rein"));
+        c.current_dir(self.dir.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.home.path())
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "k");
+        c
+    }
+
     /// `rein` pointed at `server` with a test key.
     pub fn rein_at(&self, server: &FakeServer) -> Command {
         let mut c = self.rein();

@@ -20,17 +20,7 @@ pub fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, St
 
 /// The identity of a file's current bytes.
 pub fn identity(path: &Path, bytes: &[u8]) -> FileIdentity {
-    let meta = std::fs::metadata(path).ok();
-    FileIdentity {
-        modified: meta.as_ref().and_then(|m| m.modified().ok()),
-        size: bytes.len() as u64,
-        hash: fnv1a(bytes),
-    }
-}
-
-/// A fast content fingerprint (FNV-1a, 64 bit).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+    FileIdentity::of(std::fs::metadata(path).ok().and_then(|m| m.modified().ok()), bytes)
 }
 
 /// An existing file may only be changed after it was Read in this session, and only if

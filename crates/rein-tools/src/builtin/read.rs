@@ -9,7 +9,6 @@ use serde::Deserialize;
 use base64::Engine as _;
 use rein_protocol::{ContentBlock, ImageSource};
 
-use super::files::fnv1a;
 use crate::{FileIdentity, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_LIMIT: usize = 2000;
@@ -106,7 +105,7 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
     }
     ctx.file_state.record(
         std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone()),
-        FileIdentity { modified: meta.modified().ok(), size: meta.len(), hash: fnv1a(&bytes) },
+        FileIdentity::of(meta.modified().ok(), &bytes),
     );
     if bytes.is_empty() {
         return Ok(ToolOutput::text(format!(
