@@ -11,7 +11,7 @@ use rein_model::{AnthropicClient, AnthropicConfig, Auth, ModelEvent};
 use rein_policy::Policy;
 use rein_protocol::{ContentBlock, Message};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id};
-use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
+use rein_tools::{Effects, Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -29,8 +29,8 @@ impl Tool for Instant0 {
     fn description(&self) -> String {
         "does nothing".into()
     }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        true
+    fn effects(&self, _: &Nothing, _: &ToolContext) -> Effects {
+        Effects::session_only(true)
     }
     async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Ok(ToolOutput::text("ok"))

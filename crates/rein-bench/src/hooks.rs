@@ -33,7 +33,7 @@ pub fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
     let mut times: Vec<Duration> = (0..50)
         .map(|_| {
             let t = Instant::now();
-            let out = rt.block_on(hooks.fire("PreToolUse", Some("Bash"), fields(), |_| true));
+            let out = rt.block_on(hooks.fire(rein_hooks::HookEvent::PreToolUse, Some("Bash"), fields(), |_| true));
             std::hint::black_box(out);
             t.elapsed()
         })

@@ -111,6 +111,8 @@ pub enum Command {
     },
     /// List this directory's sessions, newest first.
     Sessions,
+    /// List the environment variables rein reads, with their defaults.
+    Env,
     /// Inspect the permission rules in force here.
     Permissions {
         #[command(subcommand)]

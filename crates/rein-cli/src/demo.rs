@@ -39,21 +39,21 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         }
         std::fs::write(&target, text).with_context(|| format!("writing {}", target.display()))?;
     }
-    let has_key = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"]
-        .iter()
-        .any(|k| std::env::var(k).is_ok_and(|v| !v.trim().is_empty()));
+    let has_key = crate::env::Env::api_key_source() != "none";
     let scripted = force_scripted || !has_key;
     let model_name =
         if scripted { SCRIPTED_MODEL.to_string() } else { session::resolve_model(args.model.as_deref(), None) };
     // The demo's own permissions: edits inside the project, and the test command.
+    let (registry, tools) = session::builtin_tools()?;
     let policy = Policy::new(&PolicyInputs {
         allowed_tools: vec![TEST_RULE.to_string()],
         mode: Some(PermissionMode::AcceptEdits),
         cwd: scratch.path().to_path_buf(),
-        home: std::env::var_os("HOME").map(std::path::PathBuf::from),
+        home: crate::env::Env::read().home,
+        tools,
         ..PolicyInputs::default()
     })?;
-    let setup = Setup::new(scratch.path().to_path_buf(), args, model_name, policy)?;
+    let setup = Setup::new(scratch.path().to_path_buf(), args, model_name, policy, registry)?;
     let model: Arc<dyn Model> = if scripted {
         Arc::new(ScriptedModel::new(SCRIPTED_MODEL, script(scratch.path())))
     } else {

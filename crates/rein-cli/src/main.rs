@@ -3,6 +3,7 @@
 
 mod args;
 mod demo;
+mod env;
 mod human;
 mod interrupt;
 mod permissions;
@@ -36,6 +37,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Sessions) => {
             session::list()?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Env) => {
+            print!("{}", env::table());
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Permissions { action }) => {
@@ -84,10 +89,10 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn init_logging(debug: bool) {
-    if !debug && std::env::var_os("RUST_LOG").is_none() {
+    if !debug && env::Env::lookup("RUST_LOG").is_none() {
         return;
     }
-    let filter = if debug { "debug".into() } else { std::env::var("RUST_LOG").unwrap_or_default() };
+    let filter = if debug { "debug".into() } else { env::Env::lookup("RUST_LOG").unwrap_or_default() };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
         .with_writer(std::io::stderr)

@@ -1,31 +1,31 @@
 //! Settings and the permission policy for a session, and `rein permissions check|list`.
+//! Both read the tools' own declarations (rule kinds and effects), as the engine does.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use rein_policy::{Call, PermissionMode, Policy, PolicyInputs};
+use rein_policy::{Call, Effects, PermissionMode, Policy, PolicyInputs, ToolKinds};
 use rein_settings::{Locations, Settings};
-use serde_json::{Value, json};
+use rein_tools::{Registry, ToolContext};
+use serde_json::{Map, Value};
 
 use crate::args::{Args, PermissionsAction};
 
 /// Where settings live for a session in `cwd`.
 pub fn locations(args: &Args, cwd: &Path, home: Option<&Path>) -> Locations {
-    let managed_dir = std::env::var_os("REIN_MANAGED_SETTINGS_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/etc/claude-code"));
-    let user_dir = std::env::var_os("CLAUDE_CONFIG_DIR").map(PathBuf::from).or_else(|| home.map(|h| h.join(".claude")));
+    let env = crate::env::Env::read();
     Locations {
-        managed_dir: Some(managed_dir),
-        user_dir,
+        managed_dir: Some(env.managed_settings_dir.clone()),
+        user_dir: env.claude_config_dir.clone().or_else(|| home.map(|h| h.join(".claude"))),
         cwd: cwd.to_path_buf(),
         local_root: rein_prompt::find_git_root(cwd).unwrap_or_else(|| cwd.to_path_buf()),
         cli: args.settings.clone(),
     }
 }
 
-/// Load every settings file and build the policy. Any bad file or rule stops rein here.
-pub fn load(args: &Args, cwd: &Path, home: Option<&Path>) -> anyhow::Result<(Settings, Policy)> {
+/// Load every settings file and build the policy, reading rules as `tools` declare. Any
+/// bad file or rule stops rein here.
+pub fn load(args: &Args, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> anyhow::Result<(Settings, Policy)> {
     let settings = Settings::load(&locations(args, cwd, home))?;
     let mode = if args.dangerously_skip_permissions {
         Some(PermissionMode::BypassPermissions)
@@ -45,6 +45,7 @@ pub fn load(args: &Args, cwd: &Path, home: Option<&Path>) -> anyhow::Result<(Set
         cwd: cwd.to_path_buf(),
         home: home.map(Path::to_path_buf),
         add_dirs: args.add_dir.clone(),
+        tools,
     })?;
     Ok((settings, policy))
 }
@@ -52,53 +53,106 @@ pub fn load(args: &Args, cwd: &Path, home: Option<&Path>) -> anyhow::Result<(Set
 /// `rein permissions …`.
 pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let (_, policy) = load(args, &cwd, home.as_deref())?;
+    let home = crate::env::Env::read().home;
+    let (registry, kinds) = crate::session::builtin_tools()?;
+    let (_, policy) = load(args, &cwd, home.as_deref(), kinds.clone())?;
     match action {
         PermissionsAction::List => {
             println!("mode: {} (from {})", policy.mode.name(), policy.mode_source);
             let roots: Vec<String> = policy.roots.iter().map(|r| r.display().to_string()).collect();
             println!("workspace: {}", roots.join(", "));
             for rule in policy.rules() {
-                println!("{:5}  {:40}  {}", rule.kind.name(), rule.text, rule.origin);
+                let kind = if rule.is_bare() {
+                    "whole tool"
+                } else {
+                    policy.rule_kind(&rule.tool).map(|k| k.name()).unwrap_or("field")
+                };
+                println!("{:5}  {:40}  {:10}  {}", rule.kind.name(), rule.text, kind, rule.origin);
             }
             Ok(())
         }
         PermissionsAction::Check { call } => {
-            let (tool, input) = parse_call(call, &cwd)?;
-            let read_only = match tool.as_str() {
-                "Read" | "Glob" | "Grep" | "WebFetch" => true,
-                "Bash" => rein_bash::analyze(input["command"].as_str().unwrap_or_default()).is_read_only(),
-                _ => false,
+            let (tool, arg) = split_call(call)?;
+            let input = example_input(&registry, &kinds, &tool, &arg);
+            let mut ctx = ToolContext::new(cwd.clone(), std::env::temp_dir());
+            ctx.home = home;
+            let effects = match registry.prepare(&tool, &input) {
+                Ok(prepared) => prepared.effects(&ctx),
+                Err(_) => Effects::undeclared(),
             };
-            let d = policy.decide(&Call { tool: &tool, input: &input, read_only });
+            let d = policy.decide(&Call { tool: &tool, input: &input, effects: &effects });
             println!("{}: {tool} {input}", d.behavior.name().to_uppercase());
             println!("  why: {}", d.reason);
             println!("  decided by: {}", d.source);
             println!("  mode: {} (from {})", policy.mode.name(), policy.mode_source);
+            print_effects(&effects);
             Ok(())
         }
     }
 }
 
-/// `Tool(argument)` → the tool name and an input for it.
-fn parse_call(text: &str, cwd: &Path) -> anyhow::Result<(String, Value)> {
+/// What the call touches, as the tool declared it.
+fn print_effects(e: &Effects) {
+    let list = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    if !e.declared {
+        println!("  effects: not declared (treated as writing anywhere)");
+        return;
+    }
+    if !e.reads.is_empty() {
+        println!("  reads: {}", list(&e.reads));
+    }
+    if !e.writes.is_empty() {
+        println!("  writes: {}", list(&e.writes));
+    }
+    if !e.hosts.is_empty() {
+        println!("  hosts: {}", e.hosts.join(", "));
+    }
+    if let Some(shell) = &e.shell {
+        let commands: Vec<String> = shell.analysis.commands.iter().map(|c| c.allow_form()).collect();
+        println!("  commands: {}", commands.join(" | "));
+        for p in &shell.analysis.problems {
+            println!("  not understood: {p}");
+        }
+    }
+    println!("  read-only: {}", if e.read_only { "yes" } else { "no" });
+}
+
+/// `Tool(argument)` → the tool name and its argument.
+fn split_call(text: &str) -> anyhow::Result<(String, String)> {
     let t = text.trim();
-    let (tool, arg) = match t.find('(') {
+    match t.find('(') {
         Some(open) => match t[open + 1..].strip_suffix(')') {
-            Some(arg) => (&t[..open], arg),
+            Some(arg) => Ok((t[..open].to_string(), arg.to_string())),
             None => bail!("write the call as Tool(argument), e.g. 'Bash(git push)'"),
         },
-        None => (t, ""),
-    };
-    let path = |p: &str| if Path::new(p).is_absolute() { p.to_string() } else { cwd.join(p).display().to_string() };
-    let input = match tool {
-        "Bash" => json!({"command": arg}),
-        "Read" | "Edit" | "Write" | "MultiEdit" => json!({"file_path": path(arg)}),
-        "NotebookEdit" => json!({"notebook_path": path(arg)}),
-        "Glob" | "Grep" => json!({"path": path(if arg.is_empty() { "." } else { arg }), "pattern": "*"}),
-        "WebFetch" => json!({"url": arg, "prompt": ""}),
-        _ => json!({}),
-    };
-    Ok((tool.to_string(), input))
+        None => Ok((t.to_string(), String::new())),
+    }
+}
+
+/// An input for `tool` with `arg` in the field its rules are about, and every other
+/// required field filled with an empty value of its type.
+fn example_input(registry: &Registry, kinds: &ToolKinds, tool: &str, arg: &str) -> Value {
+    let mut input = Map::new();
+    if let Some(field) = kinds.get(tool).and_then(|k| k.kind.subject())
+        && !arg.is_empty()
+    {
+        input.insert(field.to_string(), Value::String(arg.to_string()));
+    }
+    let schema = registry.schema(tool);
+    let required = schema.and_then(|s| s.get("required")).and_then(Value::as_array).cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        if input.contains_key(name) {
+            continue;
+        }
+        let ty = schema.and_then(|s| s.pointer(&format!("/properties/{name}/type"))).and_then(Value::as_str);
+        let empty = match ty {
+            Some("boolean") => Value::Bool(false),
+            Some("integer" | "number") => Value::from(0),
+            Some("array") => Value::Array(Vec::new()),
+            Some("object") => Value::Object(Map::new()),
+            _ => Value::String(String::new()),
+        };
+        input.insert(name.to_string(), empty);
+    }
+    Value::Object(input)
 }

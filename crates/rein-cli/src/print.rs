@@ -212,7 +212,7 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
             v["deferred_tool_use"] = json!({"id": call.id, "name": call.name, "input": call.input});
         }
         End::Failed(msg) => v["errors"] = json!([msg]),
-        End::Interrupted => v["errors"] = json!(["Interrupted by user"]),
+        End::Interrupted => v["errors"] = json!([rein_protocol::INTERRUPTED]),
         _ => {}
     }
     v

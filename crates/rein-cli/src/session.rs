@@ -12,9 +12,10 @@ use rein_policy::Policy;
 use rein_prompt::{PromptOptions, build_system_prompt};
 use rein_protocol::Message;
 use rein_session::Transcript;
-use rein_tools::{Registry, ToolContext, register_builtins};
+use rein_tools::{Registry, ToolContext, ToolKinds, register_builtins};
 
 use crate::args::Args;
+use crate::env::Env;
 use crate::print::Frontend;
 
 const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
@@ -35,7 +36,11 @@ pub struct Setup {
     pub max_tokens: u32,
     pub system: Arc<str>,
     pub registry: Arc<Registry>,
+    /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
     pub session_dir: PathBuf,
+    /// Subagent definitions (`.claude/agents`).
+    pub agents: Vec<rein_prompt::agents::AgentDef>,
+    pub env: Env,
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
     pub hooks: Option<Arc<Hooks>>,
@@ -52,17 +57,31 @@ pub struct Setup {
     pub key_helper: Option<String>,
 }
 
+/// The built-in tools, and how each tool of a session (Agent included) reads its
+/// permission rules.
+pub fn builtin_tools() -> anyhow::Result<(Registry, ToolKinds)> {
+    let mut registry = Registry::new();
+    register_builtins(&mut registry)?;
+    let kinds = rein_engine::tool_kinds(&registry);
+    Ok((registry, kinds))
+}
+
 impl Setup {
     pub fn from_args(args: &Args) -> anyhow::Result<Setup> {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let (settings, policy) = crate::permissions::load(args, &cwd, home.as_deref())?;
+        let (registry, kinds) = builtin_tools()?;
+        let home = Env::read().home;
+        let (settings, policy) = crate::permissions::load(args, &cwd, home.as_deref(), kinds)?;
         apply_settings_env(&settings);
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(args.model.as_deref(), from_settings.as_deref());
         let hooks = HookConfig::from_settings(&settings)?;
-        let mut setup = Setup::new(cwd, args, model, policy)?;
-        setup.open_session(args, home.as_deref())?;
+        // Fail closed: a hook's `if` rule that does not parse stops rein, as rules do.
+        for (rule, origin) in &hooks.if_rules {
+            policy.parse_rule(rule, origin)?;
+        }
+        let mut setup = Setup::new(cwd, args, model, policy, registry)?;
+        setup.open_session(args)?;
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         if !hooks.is_empty() {
             setup.hooks = Some(Arc::new(Hooks::new(
@@ -82,10 +101,10 @@ impl Setup {
         Ok(setup)
     }
 
-    pub fn new(cwd: PathBuf, args: &Args, model: String, policy: Policy) -> anyhow::Result<Setup> {
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let mut registry = Registry::new();
-        register_builtins(&mut registry)?;
+    pub fn new(cwd: PathBuf, args: &Args, model: String, policy: Policy, registry: Registry) -> anyhow::Result<Setup> {
+        let env = Env::read();
+        let home = env.home.clone();
+        let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
         let prompt = build_system_prompt(&PromptOptions {
             cwd: cwd.clone(),
             home: home.clone(),
@@ -96,11 +115,8 @@ impl Setup {
             date: String::new(),
         });
         let session_id = uuid::Uuid::new_v4().to_string();
-        let session_dir = home.unwrap_or_else(std::env::temp_dir).join(".rein/sessions").join(&session_id);
-        let max_tokens = std::env::var("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(DEFAULT_MAX_TOKENS);
+        let session_dir = env.rein_home.join("sessions").join(&session_id);
+        let max_tokens = env.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
         Ok(Setup {
             cwd,
             session_id,
@@ -110,6 +126,8 @@ impl Setup {
             system: prompt.text.into(),
             registry: Arc::new(registry),
             session_dir,
+            agents,
+            env,
             policy: Arc::new(policy),
             hooks: None,
             transcript: None,
@@ -124,8 +142,8 @@ impl Setup {
 
     /// Pick the session id and transcript: new, --session-id, --resume, --continue,
     /// --fork-session.
-    fn open_session(&mut self, args: &Args, home: Option<&std::path::Path>) -> anyhow::Result<()> {
-        let rein_home = rein_session::rein_home(home);
+    fn open_session(&mut self, args: &Args) -> anyhow::Result<()> {
+        let rein_home = self.env.rein_home.clone();
         let resumed = match (&args.resume, args.continue_session) {
             (Some(id), _) => {
                 let path = rein_session::transcript_path(&rein_home, &self.cwd, id);
@@ -158,31 +176,27 @@ impl Setup {
         if !args.no_session_persistence {
             self.transcript = Some(rein_session::transcript_path(&rein_home, &self.cwd, &self.session_id));
         }
+        // Spilled results live under the session's own id, in the user's rein home.
+        self.session_dir = rein_home.join("sessions").join(&self.session_id);
         Ok(())
     }
 
     /// The Anthropic client, from `ANTHROPIC_*` variables (or the settings'
     /// `apiKeyHelper`).
     pub fn anthropic_model(&self) -> anyhow::Result<Arc<dyn Model>> {
-        let config = AnthropicConfig::from_vars_or_helper(|k| std::env::var(k).ok(), self.key_helper.as_deref())?;
+        let config = AnthropicConfig::from_vars_or_helper(Env::lookup, self.key_helper.as_deref())?;
         Ok(Arc::new(AnthropicClient::new(&config)?))
     }
 
     pub fn api_key_source(&self) -> &'static str {
-        if std::env::var("ANTHROPIC_API_KEY").is_ok_and(|v| !v.is_empty()) {
-            "ANTHROPIC_API_KEY"
-        } else if std::env::var("ANTHROPIC_AUTH_TOKEN").is_ok_and(|v| !v.is_empty()) {
-            "ANTHROPIC_AUTH_TOKEN"
-        } else {
-            "none"
-        }
+        Env::api_key_source()
     }
 }
 
 /// `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the default;
 /// aliases expanded.
 pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String {
-    let env = std::env::var("ANTHROPIC_MODEL").ok().filter(|m| !m.trim().is_empty());
+    let env = Env::read().model;
     let chosen = flag
         .map(str::to_string)
         .or(env)
@@ -194,30 +208,22 @@ pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String 
 /// Run one prompt to its end.
 pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
     let started = Instant::now();
+    let env = &setup.env;
     let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
     ctx.workspace_roots = setup.policy.roots.clone();
+    ctx.home = env.home.clone();
     let config = EngineConfig {
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,
         max_turns: setup.max_turns,
-        max_stop_continuations: std::env::var("REIN_MAX_STOP_CONTINUATIONS")
-            .ok()
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
-        max_tool_concurrency: ["REIN_MAX_TOOL_CONCURRENCY", "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY"]
-            .iter()
-            .find_map(|k| std::env::var(k).ok().and_then(|v| v.trim().parse().ok()))
-            .unwrap_or(DEFAULT_TOOL_CONCURRENCY),
-        max_retries: env_number("REIN_MAX_RETRIES").unwrap_or(DEFAULT_MAX_RETRIES),
-        retry_base: Duration::from_millis(env_number("REIN_RETRY_BASE_MS").unwrap_or(500)),
-        idle_timeout: Duration::from_millis(env_number("REIN_STREAM_IDLE_TIMEOUT_MS").unwrap_or(90_000)),
+        max_stop_continuations: env.max_stop_continuations.unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
+        max_tool_concurrency: env.max_tool_concurrency.unwrap_or(DEFAULT_TOOL_CONCURRENCY),
+        max_retries: env.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
+        retry_base: Duration::from_millis(env.retry_base_ms.unwrap_or(500)),
+        idle_timeout: Duration::from_millis(env.stream_idle_timeout_ms.unwrap_or(90_000)),
         fallback_model: setup.fallback_model.clone(),
         max_budget_usd: setup.max_budget_usd,
-        context: ContextLimits::for_model(
-            &setup.model,
-            env_number("REIN_CONTEXT_WINDOW"),
-            env_number("REIN_AUTOCOMPACT_PCT").map(|p: f64| p / 100.0),
-        ),
+        context: ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0)),
         system: setup.system.clone(),
     };
     let mut gate = Gate::new(setup.policy.clone());
@@ -225,13 +231,12 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     let interrupts = crate::interrupt::watch(ctx.abort.clone());
     // Subagents get the same model, tools (bar Agent), permissions and hooks.
     let mut registry = (*setup.registry).clone();
-    let home = std::env::var_os("HOME").map(PathBuf::from);
     let agent = AgentTool {
         model: model.clone(),
         registry: setup.registry.clone(),
         gate: gate.clone(),
         config: config.clone(),
-        agents: rein_prompt::agents::load_agents(&setup.cwd, home.as_deref()),
+        agents: setup.agents.clone(),
         transcripts: setup.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
         environment: rein_prompt::environment_block(
             &setup.cwd,
@@ -294,16 +299,10 @@ fn apply_settings_env(settings: &rein_settings::Settings) {
     }
 }
 
-/// A number from the environment.
-fn env_number<T: std::str::FromStr>(key: &str) -> Option<T> {
-    std::env::var(key).ok().and_then(|v| v.trim().parse().ok())
-}
-
 /// `rein sessions`.
 pub fn list() -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let sessions = rein_session::list_sessions(&rein_session::rein_home(home.as_deref()), &cwd);
+    let sessions = rein_session::list_sessions(&Env::read().rein_home, &cwd);
     if sessions.is_empty() {
         println!("no sessions in {}", cwd.display());
     }

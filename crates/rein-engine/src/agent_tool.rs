@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rein_model::Model;
 use rein_prompt::agents::AgentDef;
 use rein_protocol::Message;
-use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput};
+use rein_tools::{Effects, Registry, RuleKind, Tool, ToolContext, ToolError, ToolKinds, ToolOutput, ToolRules};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -37,6 +37,20 @@ pub struct AgentInput {
     pub subagent_type: Option<String>,
     /// A model for this agent (sonnet, opus, haiku or an id).
     pub model: Option<String>,
+}
+
+/// `Agent(Explore)` names the subagent type.
+const AGENT_RULES: RuleKind = RuleKind::Field { default: Some("subagent_type") };
+
+/// How every tool of a session reads its rules: the registry's tools, plus Agent and its
+/// legacy name Task (registered once the policy exists, since Agent needs the gate).
+pub fn tool_kinds(registry: &Registry) -> ToolKinds {
+    let mut kinds = registry.rule_kinds();
+    let fields = rein_tools::input_fields(&rein_tools::schema_for::<AgentInput>());
+    for name in ["Agent", "Task"] {
+        kinds.insert(name.to_string(), ToolRules { kind: AGENT_RULES, fields: fields.clone() });
+    }
+    kinds
 }
 
 const GENERAL: &str = "You are a subagent of rein, a coding agent. Do the task you are given with the tools you \
@@ -70,13 +84,13 @@ impl Tool for AgentTool {
         }
     }
 
-    fn is_read_only(&self, _: &AgentInput) -> bool {
-        false
+    /// A subagent's own calls pass the chain one by one; subagents may run side by side.
+    fn effects(&self, _: &AgentInput, _: &ToolContext) -> Effects {
+        Effects { concurrency_safe: true, ..Effects::subagent() }
     }
 
-    /// Subagents may run side by side, each under the permission checks of its calls.
-    fn is_concurrency_safe(&self, _: &AgentInput) -> bool {
-        true
+    fn rule_kind(&self) -> RuleKind {
+        AGENT_RULES
     }
 
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -116,7 +130,7 @@ impl Tool for AgentTool {
                 "The {agent_type} agent hit its limit. Partial report: {}",
                 outcome.result_text
             ))),
-            End::Interrupted => Err(ToolError::new("Interrupted by user")),
+            End::Interrupted => Err(ToolError::new(rein_protocol::INTERRUPTED)),
             End::Deferred(call) => Err(ToolError::new(format!(
                 "a hook deferred the agent's {} call; subagents cannot be resumed",
                 call.name

@@ -11,10 +11,11 @@ use futures::FutureExt;
 use rein_hooks::{HookDecision, Hooks};
 use rein_policy::{Behavior, Call, Decision};
 use rein_protocol::{ContentBlock, ToolResultContent, ToolUse};
-use rein_tools::{PreparedCall, Registry, ToolContext};
+use rein_tools::{Effects, PreparedCall, Registry, ToolContext};
 use serde_json::json;
 
 use crate::gate::{Gate, HookSay, Verdict};
+use rein_hooks::HookEvent;
 
 /// What happened to one call.
 pub struct CallReport {
@@ -28,6 +29,23 @@ pub struct CallReport {
     /// A PreToolUse hook deferred the call (headless): the session stops here and the
     /// call runs when the session is resumed.
     pub deferred: bool,
+    /// The call ran a shell command (its failure cancels its parallel siblings).
+    pub ran_shell: bool,
+}
+
+/// A call through stage 1 with what it touches, worked out when it was scheduled.
+pub struct Checked {
+    pub prepared: Box<dyn PreparedCall>,
+    pub effects: Effects,
+}
+
+impl Checked {
+    /// Stage 1 and the call's effects in `ctx` as it is now.
+    pub fn new(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+        let prepared = registry.prepare(&call.name, &call.input)?;
+        let effects = prepared.effects(ctx);
+        Ok(Checked { prepared, effects })
+    }
 }
 
 impl CallReport {
@@ -39,6 +57,7 @@ impl CallReport {
             notices: Vec::new(),
             stop: None,
             deferred: false,
+            ran_shell: false,
         }
     }
 
@@ -49,23 +68,20 @@ impl CallReport {
             notices,
             stop: None,
             deferred: false,
+            ran_shell: false,
         }
     }
 }
 
 /// Stages 1 and 2: the schema, then the tool's own validation.
-fn prepare(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Box<dyn PreparedCall>, String> {
-    validate(registry.prepare(&call.name, &call.input)?, call, ctx)
+fn prepare(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+    validate(Checked::new(registry, call, ctx)?, call, ctx)
 }
 
 /// Stage 2 alone, for a call whose schema stage already ran.
-fn validate(
-    prepared: Box<dyn PreparedCall>,
-    call: &ToolUse,
-    ctx: &ToolContext,
-) -> Result<Box<dyn PreparedCall>, String> {
-    prepared.validate(ctx).map_err(|reason| format!("{} refused this input: {reason}", call.name))?;
-    Ok(prepared)
+fn validate(checked: Checked, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+    checked.prepared.validate(ctx).map_err(|reason| format!("{} refused this input: {reason}", call.name))?;
+    Ok(checked)
 }
 
 /// Run one call through the chain; always returns its `tool_result`. `checked` is the
@@ -75,7 +91,7 @@ pub async fn run_call(
     gate: &Gate,
     call: &ToolUse,
     ctx: &ToolContext,
-    checked: Option<Box<dyn PreparedCall>>,
+    checked: Option<Checked>,
 ) -> CallReport {
     let mut notices = Vec::new();
     let mut stop = None;
@@ -89,7 +105,7 @@ pub async fn run_call(
         Some(p) => validate(p, &call, ctx),
         None => prepare(registry, &call, ctx),
     };
-    let mut prepared = match first {
+    let mut checked = match first {
         Ok(p) => p,
         Err(message) => return CallReport::stopped(&call, message, notices),
     };
@@ -100,16 +116,16 @@ pub async fn run_call(
     if let Some(hooks) = &gate.hooks {
         let fields = json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id});
         let policy = gate.policy.clone();
-        let read_only = prepared.is_read_only();
+        let effects = &checked.effects;
         let out = hooks
-            .fire("PreToolUse", Some(&call.name), fields, |h| {
-                if_passes(h.if_rule.as_deref(), &policy, &call, read_only)
+            .fire(HookEvent::PreToolUse, Some(&call.name), fields, |h| {
+                if_passes(h.if_rule.as_deref(), &policy, &call, effects)
             })
             .await;
-        notices.extend(out.notices("PreToolUse"));
+        notices.extend(out.notices(HookEvent::PreToolUse));
         stop = out.stop();
         context = out.context(false);
-        if let Some((decision, reason, hook)) = out.pre_tool_decision() {
+        if let Some(rein_hooks::PreToolDecision { decision, reason, hook }) = out.pre_tool_decision() {
             if decision == HookDecision::Deny {
                 let reason = if reason.is_empty() { "no reason given".to_string() } else { reason };
                 let message = format!("PreToolUse hook `{hook}` blocked this call: {reason}");
@@ -122,7 +138,7 @@ pub async fn run_call(
                     asked: false,
                 };
                 let result = ContentBlock::tool_result(&call.id, message, true);
-                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false };
+                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false, ran_shell: false };
             }
             // Headless, `defer` stops the session with the call unanswered, to be run on resume.
             if decision == HookDecision::Defer && gate.approver.is_none() {
@@ -130,13 +146,13 @@ pub async fn run_call(
                 let verdict =
                     Verdict { decision: Decision::new(Behavior::Ask, "Deferred by a hook.", source), asked: false };
                 let result = ContentBlock::tool_result(&call.id, "Deferred by a PreToolUse hook.", true);
-                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: true };
+                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: true, ran_shell: false };
             }
             hook_say = Some(HookSay { decision, reason, hook });
         }
         if let Some(input) = out.updated_input() {
             call.input = input;
-            prepared = match prepare(registry, &call, ctx) {
+            checked = match prepare(registry, &call, ctx) {
                 Ok(p) => p,
                 Err(message) => {
                     return CallReport::stopped(
@@ -149,21 +165,28 @@ pub async fn run_call(
         }
     }
     // 4. The permission decision: deny → ask → allow.
-    let (verdict, rewritten) = gate.check(&call, prepared.is_read_only(), hook_say).await;
-    if !verdict.allowed() {
-        let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
-        return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false };
-    }
-    if let Some(input) = rewritten {
+    let (mut verdict, rewritten) = gate.check(&call, &checked.effects, hook_say).await;
+    if let Some(input) = rewritten.filter(|_| verdict.allowed()) {
+        // A PermissionRequest hook rewrote the input: the new call is checked against
+        // the deny rules again.
         call.input = input;
-        prepared = match prepare(registry, &call, ctx) {
+        checked = match prepare(registry, &call, ctx) {
             Ok(p) => p,
             Err(message) => return CallReport::stopped(&call, message, notices),
         };
+        let again = gate.policy.decide(&Call { tool: &call.name, input: &call.input, effects: &checked.effects });
+        if again.behavior == Behavior::Deny {
+            verdict = Verdict { decision: again, asked: true };
+        }
+    }
+    let ran_shell = checked.effects.shell.is_some();
+    if !verdict.allowed() {
+        let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
+        return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false, ran_shell: false };
     }
     // 5. Execute. A panicking tool is a failed call, never a lost one.
     let started = Instant::now();
-    let result = AssertUnwindSafe(prepared.call(ctx.clone())).catch_unwind().await;
+    let result = AssertUnwindSafe(checked.prepared.call(ctx.clone())).catch_unwind().await;
     let (content, is_error) = match result {
         Ok(Ok(output)) => (output.content, output.is_error),
         Ok(Err(e)) => (ToolResultContent::Text(format!("Error: {e}")), true),
@@ -179,8 +202,8 @@ pub async fn run_call(
     };
     // 6. PostToolUse (or PostToolUseFailure) hooks: feedback and context for the model.
     if let Some(hooks) = &gate.hooks {
-        let extra =
-            post_hooks(hooks, &call, &content, is_error, started.elapsed().as_millis() as u64, &mut notices).await;
+        let ms = started.elapsed().as_millis() as u64;
+        let extra = post_hooks(hooks, &call, ran_shell, &content, is_error, ms, &mut notices).await;
         if stop.is_none() {
             stop = extra.1;
         }
@@ -193,14 +216,15 @@ pub async fn run_call(
         notices,
         stop,
         deferred: false,
+        ran_shell,
     }
 }
 
 /// A handler's `if` rule must match the call (tool events only).
-fn if_passes(rule: Option<&str>, policy: &rein_policy::Policy, call: &ToolUse, read_only: bool) -> bool {
+fn if_passes(rule: Option<&str>, policy: &rein_policy::Policy, call: &ToolUse, effects: &Effects) -> bool {
     match rule {
         None => true,
-        Some(r) => policy.rule_matches(r, &Call { tool: &call.name, input: &call.input, read_only }),
+        Some(r) => policy.rule_matches(r, &Call { tool: &call.name, input: &call.input, effects }),
     }
 }
 
@@ -208,6 +232,7 @@ fn if_passes(rule: Option<&str>, policy: &rein_policy::Policy, call: &ToolUse, r
 async fn post_hooks(
     hooks: &Hooks,
     call: &ToolUse,
+    ran_shell: bool,
     content: &ToolResultContent,
     is_error: bool,
     duration_ms: u64,
@@ -216,17 +241,18 @@ async fn post_hooks(
     let text = content.to_text();
     let (event, fields) = if is_error {
         (
-            "PostToolUseFailure",
+            HookEvent::PostToolUseFailure,
             json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}),
         )
     } else {
-        let response = if call.name == "Bash" {
+        // A shell command's response has Claude Code's Bash shape.
+        let response = if ran_shell {
             json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
         } else {
             json!(text)
         };
         (
-            "PostToolUse",
+            HookEvent::PostToolUse,
             json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}),
         )
     };

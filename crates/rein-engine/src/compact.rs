@@ -5,6 +5,7 @@
 //! compact boundary to the transcript. Three failures in a row open a circuit breaker.
 
 use futures::StreamExt;
+use rein_hooks::HookEvent;
 use rein_model::{ModelEvent, ModelRequest};
 use rein_protocol::{ContentBlock, Message};
 use serde_json::json;
@@ -84,7 +85,12 @@ impl Engine {
         let pre_tokens = self.estimated_tokens();
         if let Some(hooks) = &self.gate.hooks {
             let out = hooks
-                .fire("PreCompact", Some(trigger), json!({"trigger": trigger, "custom_instructions": ""}), |_| true)
+                .fire(
+                    HookEvent::PreCompact,
+                    Some(trigger),
+                    json!({"trigger": trigger, "custom_instructions": ""}),
+                    |_| true,
+                )
                 .await;
             if let Some((reason, hook)) = out.block() {
                 return Err(format!("the PreCompact hook `{hook}` blocked compaction: {reason}"));
@@ -115,7 +121,8 @@ impl Engine {
         let history: Vec<Message> = self.conversation.messages().cloned().collect();
         let mut compacted = compacted_history(&history, &summary);
         if let Some(hooks) = &self.gate.hooks {
-            let out = hooks.fire("SessionStart", Some("compact"), json!({"source": "compact"}), |_| true).await;
+            let out =
+                hooks.fire(HookEvent::SessionStart, Some("compact"), json!({"source": "compact"}), |_| true).await;
             let context = out.context(true);
             if let Some(first) = compacted.first_mut() {
                 first.content.extend(
@@ -128,7 +135,7 @@ impl Engine {
         self.conversation.replace(compacted.clone()).map_err(|e| e.to_string())?;
         self.counted = None;
         self.log(|t| {
-            t.event("compact_boundary", json!({"trigger": trigger, "pre_tokens": pre_tokens}))?;
+            t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: trigger.to_string(), pre_tokens })?;
             compacted.iter().try_for_each(|m| t.message(m))
         });
         self.compact_failures = 0;

@@ -2,20 +2,21 @@
 //! arrives, while the model is still streaming, and start as soon as the batching rules
 //! allow: consecutive concurrency-safe calls run together (up to a cap); an unsafe call
 //! runs alone and holds the queue behind it. Results come back in call order. When a
-//! Bash call of a concurrent batch fails, its running siblings are cancelled; on an
+//! shell call of a concurrent batch fails, its running siblings are cancelled; on an
 //! interrupt every unanswered call gets an "Interrupted by user" result; after a broken
 //! stream, calls started from it are cancelled and their results discarded.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_protocol::{ContentBlock, ToolUse};
+use rein_protocol::ContentBlock;
+use rein_protocol::{INTERRUPTED, ToolUse};
 use rein_tools::{PreparedCall, Registry, ToolContext};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::chain::{self, CallReport};
+use crate::chain::{self, CallReport, Checked};
 use crate::{EngineEvent, Gate};
 
 /// How long cancelled calls get to clean up (kill their process groups) before their
@@ -24,11 +25,16 @@ const CANCEL_GRACE: Duration = Duration::from_secs(3);
 
 struct Entry {
     call: ToolUse,
-    safe: bool,
+    /// The call through the schema stage (parsed once, at submit).
+    prepared: Option<Box<dyn PreparedCall>>,
+    /// The call with its effects, worked out when it reaches the head of the queue —
+    /// after every call before it that could change the session (a `cd`) has finished —
+    /// and handed to the chain.
+    checked: Option<Checked>,
+    /// Whether it may run beside other concurrency-safe calls; known at the head.
+    safe: Option<bool>,
     started: bool,
     cancel: CancellationToken,
-    /// The call through the schema stage, handed to the chain so it is parsed once.
-    checked: Option<Box<dyn PreparedCall>>,
     handle: Option<JoinHandle<()>>,
     report: Option<CallReport>,
 }
@@ -54,15 +60,14 @@ impl Executor {
         if self.entries.iter().any(|e| e.call.id == call.id) {
             return;
         }
-        // Safety is a property of the call: its parsed input decides. Bad input is unsafe.
-        let checked = self.registry.prepare(&call.name, &call.input).ok();
-        let safe = checked.as_ref().is_some_and(|p| p.is_concurrency_safe());
+        let prepared = self.registry.prepare(&call.name, &call.input).ok();
         self.entries.push(Entry {
             call,
-            safe,
+            prepared,
+            checked: None,
+            safe: None,
             started: false,
             cancel: CancellationToken::new(),
-            checked,
             handle: None,
             report: None,
         });
@@ -73,11 +78,28 @@ impl Executor {
         self.entries.iter().filter(|e| e.started && e.report.is_none())
     }
 
+    /// Safety is a property of the call: its effects, in the session as it is now,
+    /// decide. Bad input is unsafe.
+    fn assess(&mut self, i: usize) -> bool {
+        let entry = &mut self.entries[i];
+        if let Some(safe) = entry.safe {
+            return safe;
+        }
+        let checked = entry.prepared.take().map(|prepared| {
+            let effects = prepared.effects(&self.ctx);
+            Checked { prepared, effects }
+        });
+        let safe = checked.as_ref().is_some_and(|c| c.effects.concurrency_safe);
+        entry.checked = checked;
+        entry.safe = Some(safe);
+        safe
+    }
+
     /// Start queued calls, in order, while the rules allow.
     fn schedule(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         while let Some(i) = self.entries.iter().position(|e| !e.started) {
-            let running: Vec<bool> = self.running().map(|e| e.safe).collect();
-            let may = if self.entries[i].safe {
+            let running: Vec<bool> = self.running().map(|e| e.safe == Some(true)).collect();
+            let may = if self.assess(i) {
                 running.iter().all(|s| *s) && running.len() < self.cap
             } else {
                 running.is_empty()
@@ -121,16 +143,16 @@ impl Executor {
         if self.entries[i].report.is_some() {
             return;
         }
-        let failed_bash = self.entries[i].call.name == "Bash"
-            && self.entries[i].safe
+        let failed_shell = report.ran_shell
+            && self.entries[i].safe == Some(true)
             && matches!(report.result, ContentBlock::ToolResult { is_error: true, .. })
             && report.verdict.as_ref().is_some_and(|v| v.allowed());
         self.entries[i].report = Some(report);
-        if failed_bash {
+        if failed_shell {
             let failed = &self.entries[i].call;
             let why = format!(
-                "Cancelled: the parallel Bash call {} failed, so this call was stopped. Run it again if it is still needed.",
-                failed.id
+                "Cancelled: the parallel {} call {} failed, so this call was stopped. Run it again if it is still needed.",
+                failed.name, failed.id
             );
             let siblings: Vec<usize> = (0..self.entries.len())
                 .filter(|j| self.entries[*j].started && self.entries[*j].report.is_none())
@@ -189,9 +211,9 @@ impl Executor {
     pub async fn interrupt(&mut self) -> Vec<CallReport> {
         let running: Vec<usize> =
             (0..self.entries.len()).filter(|j| self.entries[*j].started && self.entries[*j].report.is_none()).collect();
-        self.cancel(&running, "Interrupted by user").await;
+        self.cancel(&running, INTERRUPTED).await;
         for e in self.entries.iter_mut().filter(|e| e.report.is_none()) {
-            e.report = Some(CallReport::synthetic(&e.call.id, "Interrupted by user"));
+            e.report = Some(CallReport::synthetic(&e.call.id, INTERRUPTED));
         }
         self.take()
     }

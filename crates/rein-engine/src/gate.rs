@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use rein_hooks::{HookDecision, Hooks};
-use rein_policy::{Behavior, Call, Decision, Policy};
+use rein_hooks::{HookDecision, HookEvent, Hooks};
+use rein_policy::{Behavior, Call, Decision, Effects, Policy};
 use rein_protocol::ToolUse;
 use serde_json::{Value, json};
 
@@ -51,10 +51,11 @@ impl Gate {
         Gate { policy, approver: None, hooks: None }
     }
 
-    /// Decide `call`; `hook` is what PreToolUse hooks said (deny was handled before).
-    /// Returns the verdict and, when a PermissionRequest hook rewrote it, the new input.
-    pub async fn check(&self, call: &ToolUse, read_only: bool, hook: Option<HookSay>) -> (Verdict, Option<Value>) {
-        let mut decision = self.policy.decide(&Call { tool: &call.name, input: &call.input, read_only });
+    /// Decide `call`, which touches `effects`; `hook` is what PreToolUse hooks said (deny
+    /// was handled before). Returns the verdict and, when a PermissionRequest hook
+    /// rewrote it, the new input (which the chain checks against the rules again).
+    pub async fn check(&self, call: &ToolUse, effects: &Effects, hook: Option<HookSay>) -> (Verdict, Option<Value>) {
+        let mut decision = self.policy.decide(&Call { tool: &call.name, input: &call.input, effects });
         if decision.behavior == Behavior::Deny {
             return (Verdict { decision, asked: false }, None);
         }
@@ -84,42 +85,37 @@ impl Gate {
         if decision.behavior != Behavior::Ask {
             return (Verdict { decision, asked: false }, None);
         }
-        self.ask(call, decision, read_only).await
+        self.ask(call, decision).await
     }
 
-    async fn ask(&self, call: &ToolUse, decision: Decision, read_only: bool) -> (Verdict, Option<Value>) {
+    async fn ask(&self, call: &ToolUse, decision: Decision) -> (Verdict, Option<Value>) {
         if let Some(hooks) = &self.hooks {
             let fields = json!({"tool_name": call.name, "tool_input": call.input});
-            let out = hooks.fire("PermissionRequest", Some(&call.name), fields, |_| true).await;
-            if let Some((allow, updated, message, hook)) = permission_request_answer(&out) {
-                if !allow {
-                    let reason = if message.is_empty() {
+            let out = hooks.fire(HookEvent::PermissionRequest, Some(&call.name), fields, |_| true).await;
+            if let Some(answer) = out.permission_answer() {
+                let hook = answer.hook;
+                if !answer.allow {
+                    let reason = if answer.message.is_empty() {
                         format!("{} The PermissionRequest hook refused.", decision.reason)
                     } else {
-                        message
+                        answer.message
                     };
                     let d = Decision::new(Behavior::Deny, reason, format!("PermissionRequest hook `{hook}` denied"));
                     return (Verdict { decision: d, asked: true }, None);
-                }
-                // The rewritten input is checked against deny and ask rules again.
-                let input = updated.clone().unwrap_or_else(|| call.input.clone());
-                let again = self.policy.decide(&Call { tool: &call.name, input: &input, read_only });
-                if again.behavior == Behavior::Deny {
-                    return (Verdict { decision: again, asked: true }, None);
                 }
                 let d = Decision::new(
                     Behavior::Allow,
                     "Allowed by a PermissionRequest hook.",
                     format!("PermissionRequest hook `{hook}` allowed"),
                 );
-                return (Verdict { decision: d, asked: true }, updated);
+                return (Verdict { decision: d, asked: true }, answer.updated_input);
             }
             let note = json!({
                 "message": format!("rein needs your permission to use {}", call.name),
                 "title": "Permission needed",
                 "notification_type": "permission_prompt",
             });
-            hooks.fire("Notification", Some("permission_prompt"), note, |_| true).await;
+            hooks.fire(HookEvent::Notification, Some("permission_prompt"), note, |_| true).await;
         }
         let granted = match &self.approver {
             Some(a) => a.approve(call, &decision).await,
@@ -147,24 +143,4 @@ impl Gate {
         };
         (Verdict { decision, asked: true }, None)
     }
-}
-
-/// A PermissionRequest hook's `decision`: (allow?, updatedInput, message, hook).
-fn permission_request_answer(out: &rein_hooks::Outcome) -> Option<(bool, Option<Value>, String, String)> {
-    for run in &out.runs {
-        if run.exit != rein_hooks::Exit::Code(Some(0)) {
-            continue;
-        }
-        let Ok(json) = serde_json::from_str::<Value>(run.stdout.trim()) else { continue };
-        let Some(d) = json.get("hookSpecificOutput").and_then(|h| h.get("decision")) else { continue };
-        let allow = match d.get("behavior").and_then(Value::as_str) {
-            Some("allow") => true,
-            Some("deny") => false,
-            _ => continue,
-        };
-        let updated = d.get("updatedInput").filter(|v| v.is_object()).cloned();
-        let message = d.get("message").and_then(Value::as_str).unwrap_or_default().to_string();
-        return Some((allow, updated, message, run.handler.clone()));
-    }
-    None
 }

@@ -14,6 +14,7 @@ mod conversation;
 mod event;
 mod executor;
 mod gate;
+mod journal;
 mod outcome;
 mod pairing;
 mod query_loop;
@@ -23,7 +24,7 @@ mod sample;
 mod session_hooks;
 mod turn_end;
 
-pub use agent_tool::AgentTool;
+pub use agent_tool::{AgentTool, tool_kinds};
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
 pub use conversation::Conversation;
 pub use event::EngineEvent;

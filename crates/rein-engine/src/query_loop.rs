@@ -1,13 +1,14 @@
 //! The loop. It continues on facts, not claims: another request is made exactly when
 //! the assistant's content holds a `tool_use` block, whatever `stop_reason` says.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use rein_model::{Model, ModelRequest, cost_usd};
-use rein_protocol::{AssistantMessage, Message, ToolSpec, ToolUse};
-use rein_session::Transcript;
+use rein_protocol::{AssistantMessage, ContentBlock, Message, ToolSpec, ToolUse};
+use rein_session::{Transcript, TranscriptEvent};
 use rein_tools::{Registry, ToolContext};
 
+use crate::journal::Journal;
 use crate::sample::Sampled;
 use crate::session_hooks;
 use crate::turn_end::{Next, TurnCounters};
@@ -89,7 +90,7 @@ pub struct Engine {
     pub(crate) conversation: Conversation,
     /// SessionStart's source for the first prompt of this process: startup or resume.
     session_start: Option<&'static str>,
-    transcript: Option<Arc<Mutex<Transcript>>>,
+    transcript: Journal,
     /// Size of the tools array, for the token estimate.
     pub(crate) tools_json_bytes: usize,
     /// Compactions that failed in a row (the circuit breaker).
@@ -123,7 +124,7 @@ impl Engine {
             config,
             conversation: Conversation::new(),
             session_start: Some("startup"),
-            transcript: None,
+            transcript: Journal::default(),
             tools_json_bytes,
             compact_failures: 0,
             counted: None,
@@ -151,11 +152,8 @@ impl Engine {
             return Ok(self);
         }
         let repairs = self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
-        let interrupted =
-            !repairs.is_empty()
-                || self.conversation.messages().last().is_some_and(|m| {
-                    serde_json::to_string(&m.content).is_ok_and(|t| t.contains("Interrupted by user"))
-                });
+        let interrupted = !repairs.is_empty()
+            || self.conversation.messages().last().is_some_and(|m| m.content.iter().any(ContentBlock::is_interrupted));
         for r in repairs {
             tracing::info!(repair = %r.0, "repaired the resumed history");
         }
@@ -181,17 +179,12 @@ impl Engine {
     /// Record the session in `transcript`: every message, each tool start, each
     /// permission decision, interrupts.
     pub fn with_transcript(mut self, transcript: Transcript) -> Self {
-        self.transcript = Some(Arc::new(Mutex::new(transcript)));
+        self.transcript = Journal::new(transcript);
         self
     }
 
     pub(crate) fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_session::SessionError>) {
-        if let Some(t) = &self.transcript {
-            let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
-            if let Err(e) = write(&mut t) {
-                tracing::error!(error = %e, "could not write the transcript");
-            }
-        }
+        self.transcript.write(write);
     }
 
     /// Push a user message to the conversation and the transcript.
@@ -226,15 +219,21 @@ impl Engine {
         if let Err(e) = self.push_user(prompt, false) {
             return out.failed(e);
         }
-        // Tool starts go to the transcript before the tool runs.
-        let transcript = self.transcript.clone();
+        // Tool starts go to the transcript before the tool runs; a failed write is
+        // reported once, with the next event.
+        let journal = self.transcript.clone();
         let sink = &mut |e: EngineEvent| {
-            if let (EngineEvent::ToolStarted(call), Some(t)) = (&e, &transcript) {
-                let mut t = t.lock().unwrap_or_else(|p| p.into_inner());
-                let _ = t.event(
-                    "tool_started",
-                    serde_json::json!({"tool_use_id": call.id, "name": call.name, "input": call.input}),
-                );
+            if let EngineEvent::ToolStarted(call) = &e {
+                journal.write(|t| {
+                    t.event(&TranscriptEvent::ToolStarted {
+                        tool_use_id: call.id.clone(),
+                        name: call.name.clone(),
+                        input: call.input.clone(),
+                    })
+                });
+            }
+            if let Some(warning) = journal.take_warning() {
+                sink(EngineEvent::Notice(warning));
             }
             sink(e)
         };

@@ -2,6 +2,7 @@
 //! per-response result budget, the user message with the results in call order.
 
 use rein_protocol::{Message, ToolUse};
+use rein_session::TranscriptEvent;
 
 use crate::chain::CallReport;
 use crate::{Engine, EngineEvent, Outcome};
@@ -45,13 +46,14 @@ impl Engine {
             if let (Some(verdict), Some(call)) = (report.verdict, &call) {
                 crate::audit::record(call, &verdict);
                 self.log(|t| {
-                    t.event(
-                        "permission",
-                        serde_json::json!({
-                            "tool_use_id": call.id, "tool_name": call.name, "decision": verdict.decision.behavior.name(),
-                            "asked": verdict.asked, "source": verdict.decision.source, "reason": verdict.decision.reason,
-                        }),
-                    )
+                    t.event(&TranscriptEvent::Permission {
+                        tool_use_id: call.id.clone(),
+                        tool_name: call.name.clone(),
+                        decision: verdict.decision.behavior.name().to_string(),
+                        asked: verdict.asked,
+                        source: verdict.decision.source.clone(),
+                        reason: verdict.decision.reason.clone(),
+                    })
                 });
                 if !verdict.allowed() && !report.deferred {
                     out.permission_denials.push(call.clone());
@@ -61,7 +63,7 @@ impl Engine {
             if report.deferred {
                 // Left unanswered on purpose: the transcript says so, and resume runs it.
                 if let Some(call) = call {
-                    self.log(|t| t.event("deferred", serde_json::json!({"tool_use_id": call.id})));
+                    self.log(|t| t.event(&TranscriptEvent::Deferred { tool_use_id: call.id.clone() }));
                     recorded.deferred.get_or_insert(call);
                 }
                 continue;

@@ -63,9 +63,7 @@ fn backoff(attempt: u32, base: Duration, server: Option<Duration>) -> Duration {
         return s.min(Duration::from_secs(600));
     }
     let exp = base.saturating_mul(2u32.saturating_pow(attempt.saturating_sub(1))).min(MAX_BACKOFF);
-    let nanos = Instant::now().elapsed().subsec_nanos() ^ std::process::id();
-    let jitter = 0.8 + f64::from(nanos % 400) / 1000.0;
-    exp.mul_f64(jitter)
+    exp.mul_f64(fastrand::f64().mul_add(0.4, 0.8))
 }
 
 impl Engine {
@@ -186,6 +184,15 @@ mod tests {
         assert!(d3 >= Duration::from_millis(1600) && d3 <= Duration::from_millis(2400), "{d3:?}");
         assert!(backoff(20, base, None) <= Duration::from_secs(39));
         assert_eq!(backoff(1, base, Some(Duration::from_secs(7))), Duration::from_secs(7));
+    }
+
+    #[test]
+    fn jitter_differs_between_retries_of_one_process() {
+        let base = Duration::from_millis(500);
+        let mut seen: Vec<Duration> = (0..16).map(|_| backoff(2, base, None)).collect();
+        seen.sort();
+        seen.dedup();
+        assert!(seen.len() > 4, "the same delays again and again: {seen:?}");
     }
 
     #[test]

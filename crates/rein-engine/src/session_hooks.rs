@@ -1,6 +1,7 @@
 //! Hooks around the turn: SessionStart and UserPromptSubmit before the prompt, Stop when
 //! the loop would end, SessionEnd at the end.
 
+use rein_hooks::HookEvent;
 use rein_hooks::Hooks;
 use rein_protocol::{ContentBlock, Message};
 use serde_json::json;
@@ -27,14 +28,14 @@ pub async fn before_prompt(
 ) -> Result<Message, String> {
     let mut context = Vec::new();
     if let Some(source) = session_start {
-        let out = hooks.fire("SessionStart", Some(source), json!({"source": source}), |_| true).await;
-        notices(sink, out.notices("SessionStart"));
+        let out = hooks.fire(HookEvent::SessionStart, Some(source), json!({"source": source}), |_| true).await;
+        notices(sink, out.notices(HookEvent::SessionStart));
         context
             .extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
     }
     let text = prompt.text();
-    let out = hooks.fire("UserPromptSubmit", None, json!({"prompt": text}), |_| true).await;
-    notices(sink, out.notices("UserPromptSubmit"));
+    let out = hooks.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": text}), |_| true).await;
+    notices(sink, out.notices(HookEvent::UserPromptSubmit));
     if let Some((reason, hook)) = out.block() {
         return Err(format!("the prompt was blocked by the UserPromptSubmit hook `{hook}`: {reason}"));
     }
@@ -67,9 +68,9 @@ pub async fn stop(
             fields["agent_id"] = json!(a.agent_id);
             fields["agent_type"] = json!(a.agent_type);
             fields["agent_transcript_path"] = json!(null);
-            ("SubagentStop", Some(a.agent_type.as_str()))
+            (HookEvent::SubagentStop, Some(a.agent_type.as_str()))
         }
-        None => ("Stop", None),
+        None => (HookEvent::Stop, None),
     };
     let out = hooks.fire(event, matcher, fields, |_| true).await;
     notices(sink, out.notices(event));
@@ -84,8 +85,8 @@ pub async fn stop(
 
 /// SessionEnd, with why the session ended.
 pub async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
-    let out = hooks.fire("SessionEnd", Some(reason), json!({"reason": reason}), |_| true).await;
-    notices(sink, out.notices("SessionEnd"));
+    let out = hooks.fire(HookEvent::SessionEnd, Some(reason), json!({"reason": reason}), |_| true).await;
+    notices(sink, out.notices(HookEvent::SessionEnd));
 }
 
 fn notices(sink: &mut (dyn FnMut(EngineEvent) + Send), list: Vec<String>) {

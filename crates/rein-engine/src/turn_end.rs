@@ -3,6 +3,7 @@
 //! calls, and settling a response that failed or was interrupted.
 
 use rein_protocol::{AssistantMessage, Message};
+use rein_session::TranscriptEvent;
 
 use crate::executor::Executor;
 use crate::record::Recorded;
@@ -74,7 +75,7 @@ impl Engine {
     /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.
     pub(crate) fn stop_after_tools(&self, interrupted: bool, recorded: Recorded, out: &Outcome) -> Option<End> {
         if interrupted {
-            self.log(|t| t.event("interrupted", serde_json::json!({"during": "tool calls"})));
+            self.log(|t| t.event(&TranscriptEvent::Interrupted { during: "tool calls".into() }));
             return Some(End::Interrupted);
         }
         if let Some(call) = recorded.deferred {
@@ -117,7 +118,7 @@ impl Engine {
                     self.record_assistant(&p, &mut out, sink);
                 }
                 self.record_results(reports, &mut out, sink);
-                self.log(|t| t.event("interrupted", serde_json::json!({"during": "the response"})));
+                self.log(|t| t.event(&TranscriptEvent::Interrupted { during: "the response".into() }));
                 out.end = End::Interrupted;
             }
             Sampled::Done(_) => {}

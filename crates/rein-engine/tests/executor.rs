@@ -11,7 +11,7 @@ use rein_engine::{End, Engine, EngineEvent, Gate, Outcome};
 use rein_policy::Policy;
 use rein_protocol::Message;
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id as call};
-use rein_tools::{Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
+use rein_tools::{Effects, Registry, Tool, ToolContext, ToolError, ToolOutput, register_builtins};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -44,8 +44,8 @@ impl Tool for ProbeTool {
     fn description(&self) -> String {
         "records concurrency".into()
     }
-    fn is_read_only(&self, i: &ProbeInput) -> bool {
-        i.safe
+    fn effects(&self, i: &ProbeInput, _: &ToolContext) -> Effects {
+        Effects::session_only(i.safe)
     }
     async fn call(&self, input: ProbeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let now = self.0.running.fetch_add(1, Ordering::SeqCst) + 1;

@@ -37,6 +37,7 @@ async fn run_with(
     let mut registry = Registry::new();
     register_builtins(&mut registry).unwrap();
     registry.register(common::Explode).unwrap();
+    registry.register(common::Undeclared).unwrap();
     registry.register(common::Fail).unwrap();
     let client = common::client(&server.url());
     let ctx = ToolContext::new(dir.path().to_path_buf(), dir.path().to_path_buf());
@@ -52,7 +53,8 @@ async fn run_with(
                 ..Default::default()
             })
             .unwrap();
-            Policy::new(&PolicyInputs { settings, cwd: dir.path().to_path_buf(), ..Default::default() }).unwrap()
+            let tools = rein_engine::tool_kinds(&registry);
+            Policy::new(&PolicyInputs { settings, cwd: dir.path().to_path_buf(), tools, ..Default::default() }).unwrap()
         }
     };
     let mut gate = Gate::new(Arc::new(policy));
@@ -308,4 +310,29 @@ async fn seed_d4_an_approver_that_says_yes_cannot_open_a_deny() {
     assert!(!r._dir.path().join("denied-file").exists());
     assert!(r._dir.path().join("asked-file").exists(), "the approver answers questions the deny list left open");
     assert_eq!(yes.0.load(std::sync::atomic::Ordering::SeqCst), 1, "the denied call never reached the approver");
+}
+
+/// Invariant 6: a tool that declares nothing is treated as writing everything — asked in
+/// every mode (bypassPermissions and acceptEdits included), never allowed on its own.
+#[tokio::test]
+async fn a_tool_that_declares_no_effects_is_asked_never_allowed() {
+    let scenario = || {
+        Scenario::new([
+            reply([tool_use_with_id("u", "Undeclared", json!({"name": "forgotten.txt"}))]),
+            reply([text("ok")]),
+        ])
+    };
+    for settings in [None, Some(json!({"permissions": {"defaultMode": "acceptEdits"}}))] {
+        let r = run_with(scenario(), None, settings.clone(), None).await;
+        let res = results(&r, 1);
+        assert_eq!(res[0]["is_error"], json!(true), "{settings:?}");
+        assert!(res[0]["content"].as_str().unwrap().contains("does not declare"), "{res:?}");
+        assert!(!r._dir.path().join("forgotten.txt").exists(), "{settings:?}");
+        assert_eq!(r.outcome.permission_denials.len(), 1);
+    }
+    // It is a question, not a denial: a person who says yes lets it run.
+    let yes = Arc::new(CountingYes(std::sync::atomic::AtomicUsize::new(0)));
+    let r = run_with(scenario(), None, Some(json!({})), Some(yes.clone())).await;
+    assert!(r._dir.path().join("forgotten.txt").exists());
+    assert_eq!(yes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
 }

@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 use rein_settings::{Scope, Settings};
 use serde_json::Value;
 
+use crate::HookEvent;
+
 /// How a handler is run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HandlerKind {
@@ -21,7 +23,8 @@ pub struct Handler {
     pub kind: HandlerKind,
     /// Seconds; 600 by default.
     pub timeout: Option<f64>,
-    /// A permission-rule string (`Bash(git *)`) that must match for tool events.
+    /// A permission-rule string (`Bash(git *)`) that must match for tool events; on
+    /// other events a handler with `if` never runs.
     pub if_rule: Option<String>,
     pub is_async: bool,
     /// The settings file it came from.
@@ -89,10 +92,13 @@ pub struct HookConfigError {
     pub reason: String,
 }
 
-/// All hooks of a session, by event name.
+/// All hooks of a session, by event.
 #[derive(Debug, Clone, Default)]
 pub struct HookConfig {
-    pub events: BTreeMap<String, Vec<Group>>,
+    pub events: BTreeMap<HookEvent, Vec<Group>>,
+    /// Every handler's `if` rule with where it is written (`file:line`), for the policy
+    /// to check at start.
+    pub if_rules: Vec<(String, String)>,
 }
 
 impl HookConfig {
@@ -116,8 +122,15 @@ impl HookConfig {
                 continue;
             }
             let Some(hooks) = file.get("/hooks").and_then(Value::as_object) else { continue };
-            for (event, groups) in hooks {
-                let err = |reason: String| HookConfigError { origin: file.origin(), event: event.clone(), reason };
+            for (name, groups) in hooks {
+                let origin = match file.line_of(name) {
+                    Some(line) => format!("{}:{line}", file.origin()),
+                    None => file.origin(),
+                };
+                let err = |reason: String| HookConfigError { origin: origin.clone(), event: name.clone(), reason };
+                let Some(event) = HookEvent::parse(name) else {
+                    return Err(err("unknown hook event (names are Claude Code's, e.g. PreToolUse, Stop)".into()));
+                };
                 let Some(groups) = groups.as_array() else {
                     return Err(err("expected a list of matcher groups".into()));
                 };
@@ -128,9 +141,14 @@ impl HookConfig {
                     };
                     let mut handlers = Vec::new();
                     for h in list {
-                        handlers.push(parse_handler(h, &file.origin(), managed).map_err(err)?);
+                        let handler = parse_handler(h, &file.origin(), managed).map_err(err)?;
+                        if let Some(rule) = &handler.if_rule {
+                            let at = file.line_of(rule).map(|l| format!("{}:{l}", file.origin()));
+                            config.if_rules.push((rule.clone(), at.unwrap_or_else(|| origin.clone())));
+                        }
+                        handlers.push(handler);
                     }
-                    config.events.entry(event.clone()).or_default().push(Group { matcher, handlers });
+                    config.events.entry(event).or_default().push(Group { matcher, handlers });
                 }
             }
         }
@@ -138,15 +156,19 @@ impl HookConfig {
     }
 
     /// The handlers of `event` whose matcher accepts `value`, duplicates removed.
-    pub fn matching(&self, event: &str, value: Option<&str>) -> Vec<Handler> {
+    pub fn matching(&self, event: HookEvent, value: Option<&str>) -> Vec<Handler> {
         let mut out: Vec<Handler> = Vec::new();
-        for g in self.events.get(event).into_iter().flatten() {
+        for g in self.events.get(&event).into_iter().flatten() {
             if let Some(v) = value
                 && !g.matcher.matches(v)
             {
                 continue;
             }
             for h in &g.handlers {
+                // `if` is only checked on tool events; elsewhere such a handler never runs.
+                if h.if_rule.is_some() && !event.is_tool_event() {
+                    continue;
+                }
                 if h.is_async || !out.iter().any(|o| o.identity() == h.identity()) {
                     out.push(h.clone());
                 }
@@ -184,7 +206,11 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
     Ok(Handler {
         kind,
         timeout,
-        if_rule: h.get("if").and_then(Value::as_str).map(str::to_string),
+        if_rule: match h.get("if") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err("`if` must be a permission rule string".into()),
+        },
         is_async: h.get("async").and_then(Value::as_bool).unwrap_or(false),
         origin: origin.to_string(),
         managed,

@@ -5,6 +5,7 @@
 //! the engine applies a hook's "allow" only where no deny or ask rule matched.
 
 mod config;
+mod event;
 mod output;
 mod run;
 
@@ -13,7 +14,8 @@ use std::path::PathBuf;
 use serde_json::{Map, Value, json};
 
 pub use config::{Group, Handler, HandlerKind, HookConfig, HookConfigError, Matcher};
-pub use output::{HookDecision, Outcome};
+pub use event::HookEvent;
+pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
 pub use run::{DEFAULT_TIMEOUT, Exit, Run};
 
 /// The session facts every hook input carries.
@@ -40,15 +42,15 @@ impl Hooks {
     }
 
     /// Whether any handler is configured for `event`.
-    pub fn has(&self, event: &str) -> bool {
-        self.config.events.contains_key(event)
+    pub fn has(&self, event: HookEvent) -> bool {
+        self.config.events.contains_key(&event)
     }
 
     /// Fire `event`: run every handler whose matcher accepts `match_value` (and whose
     /// `if` rule passes `keep`) in parallel, with the common input fields plus `fields`.
     pub async fn fire(
         &self,
-        event: &str,
+        event: HookEvent,
         match_value: Option<&str>,
         fields: Value,
         keep: impl Fn(&Handler) -> bool,
@@ -62,18 +64,18 @@ impl Hooks {
         let runs =
             futures::future::join_all(handlers.iter().map(|h| run::run(h, &input, &self.session.cwd, &env))).await;
         for r in &runs {
-            tracing::debug!(target: "rein::hooks", event, hook = %r.handler, exit = ?r.exit, stderr = %r.stderr.trim(), "hook ran");
+            tracing::debug!(target: "rein::hooks", event = event.name(), hook = %r.handler, exit = ?r.exit, stderr = %r.stderr.trim(), "hook ran");
         }
         Outcome { runs }
     }
 
-    fn input(&self, event: &str, fields: Value) -> Value {
+    fn input(&self, event: HookEvent, fields: Value) -> Value {
         let s = &self.session;
         let mut map = Map::new();
         map.insert("session_id".into(), json!(s.session_id));
         map.insert("transcript_path".into(), json!(s.transcript_path));
         map.insert("cwd".into(), json!(s.cwd));
-        map.insert("hook_event_name".into(), json!(event));
+        map.insert("hook_event_name".into(), json!(event.name()));
         map.insert("permission_mode".into(), json!(s.permission_mode));
         if let Value::Object(extra) = fields {
             map.extend(extra);

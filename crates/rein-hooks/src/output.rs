@@ -1,5 +1,8 @@
-//! What hooks said (spec §A5–A6), merged across the handlers of one event.
+//! What hooks said (spec §A5–A6): each handler's stdout parsed once into a typed
+//! [`HookOutput`], then merged across the handlers of one event. Fields of the wrong type
+//! are ignored one by one, so a stray field never hides a decision.
 
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use crate::run::{Exit, Run};
@@ -13,6 +16,88 @@ pub enum HookDecision {
     Deny,
 }
 
+impl HookDecision {
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "allow" | "approve" => HookDecision::Allow,
+            "ask" => HookDecision::Ask,
+            "defer" => HookDecision::Defer,
+            "deny" | "block" => HookDecision::Deny,
+            _ => return None,
+        })
+    }
+}
+
+/// A value of the expected type, or `None` when it has another type.
+fn lenient<'de, D: Deserializer<'de>, T: serde::de::DeserializeOwned>(d: D) -> Result<Option<T>, D::Error> {
+    Ok(serde_json::from_value(Value::deserialize(d)?).ok())
+}
+
+/// The JSON a handler prints (spec §A6).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookOutput {
+    #[serde(rename = "continue", default, deserialize_with = "lenient")]
+    pub continue_: Option<bool>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub stop_reason: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub system_message: Option<String>,
+    /// `block` (and the deprecated PreToolUse `approve`).
+    #[serde(default, deserialize_with = "lenient")]
+    pub decision: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub reason: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub hook_specific_output: Option<SpecificOutput>,
+}
+
+/// `hookSpecificOutput`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SpecificOutput {
+    #[serde(default, deserialize_with = "lenient")]
+    pub permission_decision: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub permission_decision_reason: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub updated_input: Option<serde_json::Map<String, Value>>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub additional_context: Option<String>,
+    /// PermissionRequest's answer.
+    #[serde(default, deserialize_with = "lenient")]
+    pub decision: Option<PermissionAnswerJson>,
+}
+
+/// PermissionRequest's `decision`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionAnswerJson {
+    #[serde(default, deserialize_with = "lenient")]
+    pub behavior: Option<String>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub updated_input: Option<serde_json::Map<String, Value>>,
+    #[serde(default, deserialize_with = "lenient")]
+    pub message: Option<String>,
+}
+
+/// A PermissionRequest hook's answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PermissionAnswer {
+    pub allow: bool,
+    pub updated_input: Option<Value>,
+    pub message: String,
+    pub hook: String,
+}
+
+/// A PreToolUse hook's say on a call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreToolDecision {
+    pub decision: HookDecision,
+    pub reason: String,
+    pub hook: String,
+}
+
 /// The merged outcome of one event's handlers.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -22,9 +107,28 @@ pub struct Outcome {
 /// One handler's parsed result.
 struct Parsed<'a> {
     run: &'a Run,
-    json: Option<Value>,
-    /// Exit 0 with stdout that starts with `{` but is not JSON.
+    json: Option<HookOutput>,
+    /// Exit 0 with stdout that starts with `{` but is not a JSON object.
     bad_json: Option<String>,
+}
+
+impl Parsed<'_> {
+    fn ok(&self) -> bool {
+        self.run.exit == Exit::Code(Some(0))
+    }
+
+    fn specific(&self) -> Option<&SpecificOutput> {
+        self.json.as_ref()?.hook_specific_output.as_ref()
+    }
+
+    /// Exit 2: the message (the JSON `reason`, else stderr).
+    fn blocking_message(&self) -> Option<String> {
+        if self.run.exit != Exit::Code(Some(2)) {
+            return None;
+        }
+        let reason = self.json.as_ref().and_then(|j| j.reason.clone());
+        Some(reason.unwrap_or_else(|| self.run.stderr.trim().to_string()))
+    }
 }
 
 impl Outcome {
@@ -33,7 +137,10 @@ impl Outcome {
             let trimmed = run.stdout.trim_start();
             let (json, bad_json) = if trimmed.starts_with('{') {
                 match serde_json::from_str::<Value>(trimmed) {
-                    Ok(v) if v.is_object() => (Some(v), None),
+                    Ok(v @ Value::Object(_)) => match serde_json::from_value::<HookOutput>(v) {
+                        Ok(out) => (Some(out), None),
+                        Err(e) => (None, Some(format!("invalid JSON output: {e}"))),
+                    },
                     Ok(_) => (None, Some("the output is not a JSON object".to_string())),
                     Err(e) => (None, Some(format!("invalid JSON output: {e}"))),
                 }
@@ -44,55 +151,31 @@ impl Outcome {
         })
     }
 
-    /// Exit 2: the message (the JSON `reason`, else stderr).
-    fn blocking_message(p: &Parsed<'_>) -> Option<String> {
-        if p.run.exit != Exit::Code(Some(2)) {
-            return None;
-        }
-        let reason = p.json.as_ref().and_then(|j| j.get("reason")).and_then(Value::as_str).map(str::to_string);
-        Some(reason.unwrap_or_else(|| p.run.stderr.trim().to_string()))
-    }
-
     /// PreToolUse: the strongest decision among the handlers (deny > defer > ask > allow),
     /// its reason and the handler that gave it. Exit 2 is a deny.
-    pub fn pre_tool_decision(&self) -> Option<(HookDecision, String, String)> {
-        let mut best: Option<(HookDecision, String, String)> = None;
+    pub fn pre_tool_decision(&self) -> Option<PreToolDecision> {
+        let mut best: Option<PreToolDecision> = None;
         for p in self.parsed() {
-            let decision = if let Some(msg) = Self::blocking_message(&p) {
+            let decision = if let Some(msg) = p.blocking_message() {
                 Some((HookDecision::Deny, msg))
-            } else if p.run.exit != Exit::Code(Some(0)) {
+            } else if !p.ok() {
                 None
             } else {
                 p.json.as_ref().and_then(|j| {
-                    let hso = j.get("hookSpecificOutput");
+                    let hso = j.hook_specific_output.as_ref();
                     let reason = hso
-                        .and_then(|h| h.get("permissionDecisionReason"))
-                        .or_else(|| j.get("reason"))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
-                        .to_string();
-                    let d = hso.and_then(|h| h.get("permissionDecision")).and_then(Value::as_str).or_else(|| {
-                        // Deprecated top-level form.
-                        match j.get("decision").and_then(Value::as_str) {
-                            Some("approve") => Some("allow"),
-                            Some("block") => Some("deny"),
-                            _ => None,
-                        }
-                    })?;
-                    let d = match d {
-                        "allow" => HookDecision::Allow,
-                        "ask" => HookDecision::Ask,
-                        "defer" => HookDecision::Defer,
-                        "deny" => HookDecision::Deny,
-                        _ => return None,
-                    };
-                    Some((d, reason))
+                        .and_then(|h| h.permission_decision_reason.clone())
+                        .or_else(|| j.reason.clone())
+                        .unwrap_or_default();
+                    // The deprecated top-level `decision` (approve/block) counts too.
+                    let d = hso.and_then(|h| h.permission_decision.as_deref()).or(j.decision.as_deref())?;
+                    Some((HookDecision::parse(d)?, reason))
                 })
             };
-            if let Some((d, reason)) = decision
-                && best.as_ref().is_none_or(|(b, _, _)| d > *b)
+            if let Some((decision, reason)) = decision
+                && best.as_ref().is_none_or(|b| decision > b.decision)
             {
-                best = Some((d, reason, p.run.handler.clone()));
+                best = Some(PreToolDecision { decision, reason, hook: p.run.handler.clone() });
             }
         }
         best
@@ -100,25 +183,39 @@ impl Outcome {
 
     /// The last `updatedInput` given with allow or ask.
     pub fn updated_input(&self) -> Option<Value> {
-        self.parsed()
-            .filter(|p| p.run.exit == Exit::Code(Some(0)))
-            .filter_map(|p| p.json.as_ref()?.get("hookSpecificOutput")?.get("updatedInput").cloned())
-            .filter(Value::is_object)
-            .last()
+        self.parsed().filter(Parsed::ok).filter_map(|p| p.specific()?.updated_input.clone()).last().map(Value::Object)
+    }
+
+    /// PermissionRequest: the first handler that answered allow or deny.
+    pub fn permission_answer(&self) -> Option<PermissionAnswer> {
+        self.parsed().filter(Parsed::ok).find_map(|p| {
+            let d = p.specific()?.decision.clone()?;
+            let allow = match d.behavior.as_deref() {
+                Some("allow") => true,
+                Some("deny") => false,
+                _ => return None,
+            };
+            Some(PermissionAnswer {
+                allow,
+                updated_input: d.updated_input.map(Value::Object),
+                message: d.message.unwrap_or_default(),
+                hook: p.run.handler.clone(),
+            })
+        })
     }
 
     /// A block (`decision: "block"` with its reason, or exit 2 with stderr): the reason
     /// and the handler.
     pub fn block(&self) -> Option<(String, String)> {
         for p in self.parsed() {
-            if let Some(msg) = Self::blocking_message(&p) {
+            if let Some(msg) = p.blocking_message() {
                 return Some((msg, p.run.handler.clone()));
             }
-            if p.run.exit == Exit::Code(Some(0))
+            if p.ok()
                 && let Some(j) = &p.json
-                && j.get("decision").and_then(Value::as_str) == Some("block")
+                && j.decision.as_deref() == Some("block")
             {
-                let reason = j.get("reason").and_then(Value::as_str).unwrap_or("blocked by a hook").to_string();
+                let reason = j.reason.clone().unwrap_or_else(|| "blocked by a hook".to_string());
                 return Some((reason, p.run.handler.clone()));
             }
         }
@@ -129,9 +226,8 @@ impl Outcome {
     pub fn stop(&self) -> Option<String> {
         self.parsed().find_map(|p| {
             let j = p.json.as_ref()?;
-            (j.get("continue").and_then(Value::as_bool) == Some(false)).then(|| {
-                j.get("stopReason").and_then(Value::as_str).unwrap_or("a hook stopped the session").to_string()
-            })
+            (j.continue_ == Some(false))
+                .then(|| j.stop_reason.clone().unwrap_or_else(|| "a hook stopped the session".to_string()))
         })
     }
 
@@ -139,15 +235,10 @@ impl Outcome {
     /// takes it (UserPromptSubmit, SessionStart).
     pub fn context(&self, plain_stdout_is_context: bool) -> Vec<String> {
         let mut out = Vec::new();
-        for p in self.parsed() {
-            if p.run.exit != Exit::Code(Some(0)) {
-                continue;
-            }
+        for p in self.parsed().filter(Parsed::ok) {
             match &p.json {
-                Some(j) => {
-                    if let Some(c) =
-                        j.get("hookSpecificOutput").and_then(|h| h.get("additionalContext")).and_then(Value::as_str)
-                    {
+                Some(_) => {
+                    if let Some(c) = p.specific().and_then(|h| h.additional_context.as_deref()) {
                         out.push(cap(c));
                     }
                 }
@@ -162,7 +253,7 @@ impl Outcome {
 
     /// Messages for the user: `systemMessage`s and hook errors (non-blocking codes,
     /// hooks that could not start, timeouts, invalid JSON), each naming the hook.
-    pub fn notices(&self, event: &str) -> Vec<String> {
+    pub fn notices(&self, event: crate::HookEvent) -> Vec<String> {
         let mut out = Vec::new();
         for p in self.parsed() {
             let h = &p.run.handler;
@@ -181,8 +272,8 @@ impl Outcome {
             if let Some(bad) = &p.bad_json {
                 out.push(format!("{event} hook `{h}`: {bad}"));
             }
-            if let Some(m) = p.json.as_ref().and_then(|j| j.get("systemMessage")).and_then(Value::as_str) {
-                out.push(m.to_string());
+            if let Some(m) = p.json.as_ref().and_then(|j| j.system_message.clone()) {
+                out.push(m);
             }
         }
         out
@@ -194,5 +285,43 @@ fn cap(s: &str) -> String {
     match s.char_indices().nth(10_000) {
         Some((i, _)) => format!("{}… [hook output truncated]", &s[..i]),
         None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(stdout: &str, code: i32) -> Outcome {
+        let run =
+            Run { handler: "h".into(), exit: Exit::Code(Some(code)), stdout: stdout.into(), stderr: "err".into() };
+        Outcome { runs: vec![run] }
+    }
+
+    #[test]
+    fn a_field_of_the_wrong_type_does_not_hide_a_deny() {
+        let o = outcome(
+            r#"{"hookSpecificOutput": {"permissionDecision": "deny", "additionalContext": 5}, "continue": "yes"}"#,
+            0,
+        );
+        assert_eq!(o.pre_tool_decision().map(|d| d.decision), Some(HookDecision::Deny));
+        assert_eq!(o.stop(), None);
+    }
+
+    #[test]
+    fn exit_two_blocks_with_stderr_or_the_reason() {
+        assert_eq!(outcome("", 2).pre_tool_decision().map(|d| d.reason), Some("err".into()));
+        assert_eq!(outcome(r#"{"reason": "no"}"#, 2).block().map(|b| b.0), Some("no".into()));
+    }
+
+    #[test]
+    fn permission_request_answers() {
+        let o = outcome(
+            r#"{"hookSpecificOutput": {"decision": {"behavior": "allow", "updatedInput": {"command": "ls"}}}}"#,
+            0,
+        );
+        let a = o.permission_answer().unwrap();
+        assert!(a.allow);
+        assert_eq!(a.updated_input, Some(serde_json::json!({"command": "ls"})));
     }
 }

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 pub use decide::Call;
 pub use mode::PermissionMode;
+pub use rein_effects::{Access, Effects, RuleKind, ToolKinds, ToolRules};
 pub use rules::{ListKind, Rule, RuleError};
 
 use rein_settings::Settings;
@@ -75,6 +76,8 @@ pub struct PolicyInputs {
     pub home: Option<PathBuf>,
     /// `--add-dir` directories.
     pub add_dirs: Vec<PathBuf>,
+    /// How each tool reads its rules (from the tool registry).
+    pub tools: ToolKinds,
 }
 
 /// The rules, the mode and the workspace of one session.
@@ -90,6 +93,8 @@ pub struct Policy {
     pub home: Option<PathBuf>,
     /// Canonical workspace roots: cwd, `--add-dir`s, `additionalDirectories`.
     pub roots: Vec<PathBuf>,
+    /// How each tool reads its rules.
+    pub(crate) tools: ToolKinds,
 }
 
 impl Policy {
@@ -111,6 +116,7 @@ impl Policy {
             roots: vec![std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone())],
             cwd,
             home: None,
+            tools: ToolKinds::new(),
         }
     }
 
@@ -119,13 +125,22 @@ impl Policy {
         self.deny.iter().any(|r| r.is_bare() && r.matches_tool(tool))
     }
 
-    /// Whether the rule written as `rule` (e.g. a hook's `if`) matches `call`.
+    /// Parse a rule written somewhere else (a hook's `if`), as a deny rule; `origin`
+    /// says where, for the error.
+    pub fn parse_rule(&self, text: &str, origin: &str) -> Result<Rule, RuleError> {
+        let at = rules::Anchors { cwd: &self.cwd, home: self.home.as_deref() };
+        Rule::parse(text, ListKind::Deny, origin, &at, &self.cwd, &self.tools)
+    }
+
+    /// Whether the rule written as `rule` (e.g. a hook's `if`, checked by
+    /// [`parse_rule`](Self::parse_rule) at start) matches `call`.
     pub fn rule_matches(&self, rule: &str, call: &Call<'_>) -> bool {
-        let home = self.home.as_deref();
-        match Rule::parse(rule, ListKind::Deny, "hook if", &self.cwd, &self.cwd, home) {
-            Ok(r) => self.hits(&r, call),
-            Err(_) => false,
-        }
+        self.parse_rule(rule, "hook if").is_ok_and(|r| self.hits(&r, call))
+    }
+
+    /// How `tool` reads its rules, if the registry declared it.
+    pub fn rule_kind(&self, tool: &str) -> Option<RuleKind> {
+        self.tools.get(tool).map(|t| t.kind)
     }
 
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use rein_effects::lexical;
+
 use crate::ListKind;
 
 /// A compiled path pattern.
@@ -82,21 +84,6 @@ pub fn canonical_guess(path: &Path) -> PathBuf {
             out.pop();
         } else if *part != "." {
             out.push(part);
-        }
-    }
-    out
-}
-
-/// `.` and `..` removed without touching the disk.
-pub fn lexical(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            std::path::Component::ParentDir => {
-                out.pop();
-            }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
         }
     }
     out

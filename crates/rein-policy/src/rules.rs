@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use regex::Regex;
+use rein_effects::{Access, RuleKind, ToolKinds};
 use rein_settings::SettingsFile;
 
 use crate::paths::PathPattern;
@@ -26,20 +27,18 @@ impl ListKind {
     }
 }
 
-/// Bash input fields a `Bash(param:value)` rule may test (never the command itself).
-const BASH_PARAMS: &[&str] = &["run_in_background", "dangerouslyDisableSandbox", "timeout", "description"];
-
 #[derive(Debug, Clone)]
 pub(crate) enum Spec {
-    /// A Bash command pattern, compiled.
+    /// A command pattern, compiled: matched against every command of a shell effect.
     Command(Regex),
     /// A top-level input field equal to a value (deny/ask only).
     Param { key: String, value: String },
-    /// A Read/Edit path pattern.
-    Path(PathPattern),
-    /// `WebFetch(domain:…)`.
+    /// A path pattern, matched against the paths read (Read rules) or written (Edit).
+    Path(PathPattern, Access),
+    /// `domain:HOST`, matched against the hosts contacted.
     Domain(String),
-    /// Any other specifier: matched against nothing rein knows yet.
+    /// A specifier rein cannot read for this tool: in deny and ask lists it covers the
+    /// whole tool (fail closed); in the allow list it allows nothing.
     Other,
 }
 
@@ -66,14 +65,15 @@ pub struct RuleError {
 }
 
 impl Rule {
-    /// Parse `text`; `anchor` is where `/path` patterns are relative to.
+    /// Parse `text`; `anchor` is where `/path` patterns are relative to; `tools` says how
+    /// each tool reads its specifiers.
     pub fn parse(
         text: &str,
         kind: ListKind,
         origin: &str,
-        cwd: &Path,
+        at: &Anchors<'_>,
         anchor: &Path,
-        home: Option<&Path>,
+        tools: &ToolKinds,
     ) -> Result<Rule, RuleError> {
         let err =
             |reason: &str| RuleError { origin: origin.to_string(), rule: text.to_string(), reason: reason.to_string() };
@@ -98,7 +98,7 @@ impl Rule {
             None => None,
             Some(s) if s.trim().is_empty() => return Err(err("the specifier is empty")),
             Some("*") => None,
-            Some(s) => Some(parse_spec(tool, s, kind, cwd, anchor, home).map_err(|r| err(&r))?),
+            Some(s) => Some(parse_spec(tool, s, kind, at, anchor, tools).map_err(|r| err(&r))?),
         };
         Ok(Rule { text: t.to_string(), kind, tool: tool.to_string(), spec, origin: origin.to_string() })
     }
@@ -128,48 +128,56 @@ impl Rule {
     }
 }
 
-const FILE_TOOLS: &[&str] = &["Read", "Edit", "Write", "MultiEdit", "NotebookEdit", "Glob", "Grep"];
+/// Where rule paths are relative to: the working directory and the home directory.
+#[derive(Debug, Clone, Copy)]
+pub struct Anchors<'a> {
+    pub cwd: &'a Path,
+    pub home: Option<&'a Path>,
+}
 
+/// Read a specifier as the tool's declared rule kind says. Tools rein does not know (yet)
+/// take `field:value`; anything else is [`Spec::Other`].
 fn parse_spec(
     tool: &str,
     s: &str,
     kind: ListKind,
-    cwd: &Path,
+    at: &Anchors<'_>,
     anchor: &Path,
-    home: Option<&Path>,
+    tools: &ToolKinds,
 ) -> Result<Spec, String> {
-    match tool {
-        "Bash" => {
-            if let Some((key, value)) = s.split_once(':')
-                && BASH_PARAMS.contains(&key)
-            {
-                if kind == ListKind::Allow {
-                    return Err(format!("`{key}:` rules are for deny and ask lists only"));
-                }
-                return Ok(Spec::Param { key: key.to_string(), value: value.to_string() });
-            }
-            command_pattern(s).map(Spec::Command)
+    let declared = tools.get(tool);
+    let field = s.split_once(':').filter(|(k, _)| declared.is_some_and(|t| t.fields.iter().any(|f| f == k)));
+    let param = |key: &str, value: &str| {
+        if kind == ListKind::Allow {
+            return Err(format!("`{key}:` rules are for deny and ask lists only"));
         }
-        t if FILE_TOOLS.contains(&t) => PathPattern::new(s, kind, cwd, anchor, home).map(Spec::Path),
-        "WebFetch" => {
+        Ok(Spec::Param { key: key.to_string(), value: value.to_string() })
+    };
+    // `Bash(run_in_background:true)`: a field of the input, never the command.
+    if let Some((key, value)) = field {
+        return param(key, value);
+    }
+    match declared.map(|t| t.kind) {
+        Some(RuleKind::Command { .. }) => command_pattern(s).map(Spec::Command),
+        Some(RuleKind::Path { access, .. }) => {
+            PathPattern::new(s, kind, at.cwd, anchor, at.home).map(|p| Spec::Path(p, access))
+        }
+        Some(RuleKind::Domain { .. }) => {
             let Some(domain) = s.strip_prefix("domain:") else {
-                return Err("WebFetch rules take `domain:HOST`".into());
+                return Err(format!("{tool} rules take `domain:HOST`"));
             };
             if domain.is_empty() {
                 return Err("the domain is empty".into());
             }
             Ok(Spec::Domain(domain.to_ascii_lowercase()))
         }
-        // `Agent(model:opus)`: a top-level input field (deny and ask lists only).
+        // `Agent(Explore)`: the value of the tool's main field.
+        Some(RuleKind::Field { default: Some(key) }) if !s.contains(':') => param(key, s),
+        // `mcp__x__y(key:value)` for a tool not started yet: any top-level field.
         _ if s.contains(':') && !s.contains(' ') => {
-            if kind == ListKind::Allow {
-                return Err("`field:value` rules are for deny and ask lists only".into());
-            }
             let (key, value) = s.split_once(':').unwrap_or((s, ""));
-            Ok(Spec::Param { key: key.to_string(), value: value.to_string() })
+            param(key, value)
         }
-        // `Agent(Explore)` (legacy `Task(Explore)`): the subagent type.
-        "Agent" | "Task" => Ok(Spec::Param { key: "subagent_type".into(), value: s.to_string() }),
         _ => Ok(Spec::Other),
     }
 }
@@ -239,6 +247,7 @@ fn origin_of(file: &SettingsFile, rule: &str) -> String {
 /// Build the policy from settings and flags.
 pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
     let home = inputs.home.as_deref();
+    let at = Anchors { cwd: &inputs.cwd, home };
     let (mut deny, mut ask, mut allow) = (Vec::new(), Vec::new(), Vec::new());
     for (kind, key, list) in [
         (ListKind::Deny, "/permissions/deny", &mut deny),
@@ -249,7 +258,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
             return Err(RuleError { origin, rule: item.to_string(), reason: "a rule must be a string".into() });
         }
         for (text, file) in inputs.settings.strings(key) {
-            list.push(Rule::parse(&text, kind, &origin_of(file, &text), &inputs.cwd, &file.anchor, home)?);
+            list.push(Rule::parse(&text, kind, &origin_of(file, &text), &at, &file.anchor, &inputs.tools)?);
         }
     }
     for (kind, flag, values) in [
@@ -257,7 +266,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         (ListKind::Allow, "--allowedTools", &inputs.allowed_tools),
     ] {
         for text in split_tool_list(values) {
-            let rule = Rule::parse(&text, kind, flag, &inputs.cwd, &inputs.cwd, home)?;
+            let rule = Rule::parse(&text, kind, flag, &at, &inputs.cwd, &inputs.tools)?;
             if kind == ListKind::Deny { deny.push(rule) } else { allow.push(rule) }
         }
     }
@@ -296,15 +305,38 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         roots.push(p);
     }
     let roots = roots.into_iter().map(|r| std::fs::canonicalize(&r).unwrap_or(r)).collect();
-    Ok(Policy { deny, ask, allow, mode, mode_source, cwd: inputs.cwd.clone(), home: inputs.home.clone(), roots })
+    Ok(Policy {
+        deny,
+        ask,
+        allow,
+        mode,
+        mode_source,
+        cwd: inputs.cwd.clone(),
+        home: inputs.home.clone(),
+        roots,
+        tools: inputs.tools.clone(),
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn kinds() -> ToolKinds {
+        let t = |kind, fields: &[&str]| rein_effects::ToolRules {
+            kind,
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+        };
+        ToolKinds::from([
+            ("Bash".to_string(), t(RuleKind::Command { field: "command" }, &["command", "run_in_background"])),
+            ("WebFetch".to_string(), t(RuleKind::Domain { field: "url" }, &["url"])),
+            ("Read".to_string(), t(RuleKind::Path { access: Access::Read, field: "file_path" }, &["file_path"])),
+        ])
+    }
+
     fn rule(s: &str) -> Result<Rule, RuleError> {
-        Rule::parse(s, ListKind::Allow, "test", Path::new("/w"), Path::new("/w"), None)
+        let at = Anchors { cwd: Path::new("/w"), home: None };
+        Rule::parse(s, ListKind::Allow, "test", &at, Path::new("/w"), &kinds())
     }
 
     #[test]

@@ -4,12 +4,27 @@
 
 use std::path::PathBuf;
 
-use rein_policy::{Behavior, Call, Policy, PolicyInputs};
+use rein_policy::{Behavior, Call, Effects, Policy, PolicyInputs, ToolKinds};
 use rein_settings::{Locations, Settings};
+use rein_tools::{Registry, ShellCommand, register_builtins};
 use serde_json::json;
+
+/// How the built-in tools (and Agent) read their rules, as the binary builds it.
+fn kinds() -> ToolKinds {
+    let mut registry = Registry::new();
+    register_builtins(&mut registry).unwrap();
+    let mut kinds = registry.rule_kinds();
+    let agent = rein_tools::ToolRules {
+        kind: rein_tools::RuleKind::Field { default: Some("subagent_type") },
+        fields: ["description", "prompt", "subagent_type", "model"].map(String::from).to_vec(),
+    };
+    kinds.insert("Agent".into(), agent);
+    kinds
+}
 
 struct World {
     policy: Policy,
+    home: PathBuf,
     _dir: tempfile::TempDir,
     root: PathBuf,
 }
@@ -36,15 +51,21 @@ fn world() -> World {
     .unwrap();
     let settings =
         Settings::load(&Locations { cwd: root.clone(), local_root: root.clone(), ..Default::default() }).unwrap();
-    let policy =
-        Policy::new(&PolicyInputs { settings, cwd: root.clone(), home: Some(home), ..Default::default() }).unwrap();
-    World { policy, _dir: dir, root }
+    let policy = Policy::new(&PolicyInputs {
+        settings,
+        cwd: root.clone(),
+        home: Some(home.clone()),
+        tools: kinds(),
+        ..Default::default()
+    })
+    .unwrap();
+    World { policy, home, _dir: dir, root }
 }
 
 fn decide(w: &World, command: &str) -> (Behavior, String) {
     let input = json!({"command": command});
-    let read_only = rein_bash::analyze(command).is_read_only();
-    let d = w.policy.decide(&Call { tool: "Bash", input: &input, read_only });
+    let effects = Effects::running(ShellCommand::new(command, &w.root, Some(&w.home)));
+    let d = w.policy.decide(&Call { tool: "Bash", input: &input, effects: &effects });
     (d.behavior, format!("{} [{}]", d.reason, d.source))
 }
 
@@ -295,11 +316,13 @@ fn field_rules_for_other_tools() {
     let policy = Policy::new(&PolicyInputs {
         disallowed_tools: vec!["Agent(model:opus)".into(), "Agent(Explore)".into()],
         cwd: std::fs::canonicalize(dir.path()).unwrap(),
+        tools: kinds(),
         ..PolicyInputs::default()
     })
     .unwrap();
+    let effects = Effects::subagent();
     let decide =
-        |input: serde_json::Value| policy.decide(&Call { tool: "Agent", input: &input, read_only: false }).behavior;
+        |input: serde_json::Value| policy.decide(&Call { tool: "Agent", input: &input, effects: &effects }).behavior;
     assert_eq!(decide(json!({"prompt": "x", "description": "d", "model": "opus"})), Behavior::Deny);
     assert_eq!(decide(json!({"prompt": "x", "description": "d", "subagent_type": "Explore"})), Behavior::Deny);
     assert_eq!(decide(json!({"prompt": "x", "description": "d", "model": "haiku"})), Behavior::Allow);

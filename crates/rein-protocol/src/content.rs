@@ -60,6 +60,9 @@ pub enum ImageSource {
     Url { url: String },
 }
 
+/// What an interrupted call's result says (Claude Code's wording, which models know).
+pub const INTERRUPTED: &str = "Interrupted by user";
+
 impl ContentBlock {
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }
@@ -71,6 +74,22 @@ impl ContentBlock {
             tool_use_id: tool_use_id.into(),
             content: ToolResultContent::Text(content.into()),
             is_error,
+        }
+    }
+
+    /// The result of a call the user interrupted.
+    pub fn interrupted(tool_use_id: impl Into<String>) -> Self {
+        ContentBlock::tool_result(tool_use_id, INTERRUPTED, true)
+    }
+
+    /// Whether this is the result of an interrupted call (made by
+    /// [`interrupted`](Self::interrupted), or a tool's output ending with [`INTERRUPTED`]).
+    pub fn is_interrupted(&self) -> bool {
+        match self {
+            ContentBlock::ToolResult { content: ToolResultContent::Text(t), is_error: true, .. } => {
+                t == INTERRUPTED || t.ends_with(&format!("\n{INTERRUPTED}"))
+            }
+            _ => false,
         }
     }
 

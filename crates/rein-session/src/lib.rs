@@ -5,11 +5,13 @@
 //! crash at any point leaves every acknowledged line on disk. Loading tolerates a torn
 //! last line and rebuilds the conversation; the engine repairs dangling tool calls.
 
+mod event;
 mod load;
 mod write;
 
 use std::path::{Path, PathBuf};
 
+pub use event::TranscriptEvent;
 pub use load::{Loaded, SessionInfo, list_sessions, load};
 pub use write::Transcript;
 
@@ -25,14 +27,6 @@ pub enum SessionError {
 impl SessionError {
     fn io(path: &Path, e: impl std::fmt::Display) -> Self {
         SessionError::Io { path: path.display().to_string(), reason: e.to_string() }
-    }
-}
-
-/// `~/.rein` (or `$REIN_HOME`).
-pub fn rein_home(home: Option<&Path>) -> PathBuf {
-    match std::env::var_os("REIN_HOME") {
-        Some(h) => PathBuf::from(h),
-        None => home.map(|h| h.join(".rein")).unwrap_or_else(|| std::env::temp_dir().join(".rein")),
     }
 }
 

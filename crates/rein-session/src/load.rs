@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use rein_protocol::{AssistantMessage, Message, Role};
 use serde::Deserialize;
 
-use crate::{SessionError, project_dir};
+use crate::{SessionError, TranscriptEvent, project_dir};
 
 /// A loaded session.
 #[derive(Debug, Clone)]
@@ -31,10 +31,9 @@ struct Line {
     uuid: Option<String>,
     #[serde(default)]
     message: Option<serde_json::Value>,
-    #[serde(default)]
-    subtype: Option<String>,
-    #[serde(default)]
-    content: Option<serde_json::Value>,
+    /// A `system` line's event, when it is one rein knows.
+    #[serde(flatten)]
+    event: Option<TranscriptEvent>,
 }
 
 /// Load `path`. Message lines after the last compact boundary form the conversation.
@@ -79,15 +78,14 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
                 push_merged(&mut messages, message);
                 last_uuid = parsed.uuid;
             }
-            "system" if parsed.subtype.as_deref() == Some("compact_boundary") => {
-                messages.clear();
-                deferred.clear();
-            }
-            "system" if parsed.subtype.as_deref() == Some("deferred") => {
-                if let Some(id) = parsed.content.as_ref().and_then(|c| c.get("tool_use_id")).and_then(|v| v.as_str()) {
-                    deferred.push(id.to_string());
+            "system" => match parsed.event {
+                Some(TranscriptEvent::CompactBoundary { .. }) => {
+                    messages.clear();
+                    deferred.clear();
                 }
-            }
+                Some(TranscriptEvent::Deferred { tool_use_id }) => deferred.push(tool_use_id),
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -153,7 +151,7 @@ mod tests {
         let mut a = AssistantMessage::new("msg_1", "m");
         a.content = vec![ContentBlock::text("hi")];
         t.assistant(&a).unwrap();
-        t.event("permission", serde_json::json!({"decision": "allow"})).unwrap();
+        t.event(&crate::TranscriptEvent::Interrupted { during: "the response".into() }).unwrap();
         drop(t);
         std::fs::OpenOptions::new()
             .append(true)

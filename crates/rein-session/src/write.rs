@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rein_protocol::{AssistantMessage, Message};
 use serde_json::{Value, json};
 
-use crate::SessionError;
+use crate::{SessionError, TranscriptEvent};
 
 /// An open transcript. Every append is written and flushed before it returns.
 pub struct Transcript {
@@ -91,8 +91,9 @@ impl Transcript {
     }
 
     /// An event that is not part of the conversation (a tool starting, a permission
-    /// decision, an interrupt): `subtype` names it, `content` describes it.
-    pub fn event(&mut self, subtype: &str, content: Value) -> Result<(), SessionError> {
-        self.line("system", json!({"subtype": subtype, "content": content}), false)
+    /// decision, an interrupt).
+    pub fn event(&mut self, event: &TranscriptEvent) -> Result<(), SessionError> {
+        let extra = serde_json::to_value(event).map_err(|e| SessionError::io(&self.path, e))?;
+        self.line("system", extra, false)
     }
 }

@@ -54,6 +54,8 @@ impl FileStateCache {
 pub struct ToolContext {
     /// The session's working directory.
     pub cwd: PathBuf,
+    /// The user's home directory, for `~` in paths.
+    pub home: Option<PathBuf>,
     /// Directories the session may write in: cwd plus `--add-dir`s.
     pub workspace_roots: Vec<PathBuf>,
     /// Where this session keeps its own files (spilled results, logs).
@@ -68,6 +70,7 @@ impl ToolContext {
         ToolContext {
             workspace_roots: vec![cwd.clone()],
             cwd,
+            home: None,
             session_dir,
             abort: CancellationToken::new(),
             file_state: FileStateCache::default(),
@@ -78,5 +81,10 @@ impl ToolContext {
     pub fn resolve(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
         if p.is_absolute() { p.to_path_buf() } else { self.cwd.join(p) }
+    }
+
+    /// `path` as an effect: absolute (`~` expanded), `.` and `..` removed.
+    pub fn effect_path(&self, path: &str) -> PathBuf {
+        rein_effects::absolute(path, &self.cwd, self.home.as_deref())
     }
 }

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
+use rein_effects::{Effects, RuleKind, ToolKinds, ToolRules};
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
@@ -12,8 +13,9 @@ use crate::{Tool, ToolContext, ToolError, ToolOutput};
 /// A tool call whose input passed the schema and was deserialised into the tool's type.
 pub trait PreparedCall: Send {
     fn tool_name(&self) -> &'static str;
-    fn is_read_only(&self) -> bool;
-    fn is_concurrency_safe(&self) -> bool;
+    /// What the call touches, in `ctx` as it is now (the session shell's directory may
+    /// have changed since the call arrived).
+    fn effects(&self, ctx: &ToolContext) -> Effects;
     /// The tool's own semantic validation.
     fn validate(&self, ctx: &ToolContext) -> Result<(), String>;
     fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
@@ -22,6 +24,7 @@ pub trait PreparedCall: Send {
 /// The object-safe face of a registered tool.
 trait DynTool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
+    fn rule_kind(&self) -> RuleKind;
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
 }
 
@@ -40,11 +43,8 @@ impl<T: Tool> PreparedCall for Prepared<T> {
     fn tool_name(&self) -> &'static str {
         self.tool.name()
     }
-    fn is_read_only(&self) -> bool {
-        self.tool.is_read_only(&self.input)
-    }
-    fn is_concurrency_safe(&self) -> bool {
-        self.tool.is_concurrency_safe(&self.input)
+    fn effects(&self, ctx: &ToolContext) -> Effects {
+        self.tool.effects(&self.input, ctx)
     }
     fn validate(&self, ctx: &ToolContext) -> Result<(), String> {
         self.tool.validate(&self.input, ctx)
@@ -61,6 +61,10 @@ impl<T: Tool> PreparedCall for Prepared<T> {
 impl<T: Tool> DynTool for Registered<T> {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        self.tool.rule_kind()
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
@@ -82,6 +86,11 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> String {
 
 fn input_error(tool: &str, problems: &[String]) -> String {
     format!("InputValidationError: {tool} failed due to the following issue(s):\n- {}", problems.join("\n- "))
+}
+
+/// The top-level fields of an input schema.
+pub fn input_fields(schema: &Value) -> Vec<String> {
+    schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default()
 }
 
 /// The `input_schema` for `T`: draft 2020-12, subschemas inlined, no `$schema`/`title`.
@@ -173,6 +182,26 @@ impl Registry {
         self.by_name.contains_key(name)
     }
 
+    /// How each tool (and alias) reads its permission rules, with the top-level fields
+    /// of its input: what the policy parses rules with.
+    pub fn rule_kinds(&self) -> ToolKinds {
+        let mut out = ToolKinds::new();
+        for (name, i) in &self.by_name {
+            if let Some(t) = self.tools.get(*i) {
+                out.insert(
+                    name.clone(),
+                    ToolRules { kind: t.rule_kind(), fields: input_fields(&t.spec().input_schema) },
+                );
+            }
+        }
+        out
+    }
+
+    /// The input schema of `name`.
+    pub fn schema(&self, name: &str) -> Option<&Value> {
+        self.by_name.get(name).and_then(|i| self.tools.get(*i)).map(|t| &t.spec().input_schema)
+    }
+
     /// Look the tool up and check `input` against its schema, then its type. The error is
     /// the message for the paired `is_error` result.
     pub fn prepare(&self, name: &str, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
@@ -209,8 +238,8 @@ mod tests {
         fn description(&self) -> String {
             "Echo a message".into()
         }
-        fn is_read_only(&self, _: &EchoInput) -> bool {
-            true
+        fn effects(&self, _: &EchoInput, _: &ToolContext) -> Effects {
+            Effects::session_only(true)
         }
         async fn call(&self, input: EchoInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
             Ok(ToolOutput::text(input.message.repeat(input.times.unwrap_or(1) as usize)))
@@ -246,8 +275,10 @@ mod tests {
     #[tokio::test]
     async fn a_prepared_call_runs_with_the_typed_input() {
         let call = registry().prepare("Echo", &json!({"message": "ab", "times": 2})).unwrap();
-        assert!(call.is_read_only() && call.is_concurrency_safe());
-        let out = call.call(ToolContext::new("/".into(), "/tmp".into())).await.unwrap();
+        let ctx = ToolContext::new("/".into(), "/tmp".into());
+        let effects = call.effects(&ctx);
+        assert!(effects.read_only && effects.concurrency_safe);
+        let out = call.call(ctx).await.unwrap();
         assert_eq!(out, ToolOutput::text("abab"));
     }
 

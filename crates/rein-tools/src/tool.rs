@@ -1,5 +1,6 @@
 use std::future::Future;
 
+use rein_effects::{Effects, RuleKind};
 use rein_protocol::{ContentBlock, ToolResultContent};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -21,12 +22,18 @@ pub trait Tool: Send + Sync + 'static {
         Ok(())
     }
 
-    /// Whether this call only reads.
-    fn is_read_only(&self, input: &Self::Input) -> bool;
+    /// What this call touches: paths read and written, hosts, a shell command, other
+    /// effects, and whether it is read-only and concurrency-safe. The permission engine
+    /// decides on this. A tool that does not say is treated as writing everything, and
+    /// every call of it is asked.
+    fn effects(&self, _input: &Self::Input, _ctx: &ToolContext) -> Effects {
+        Effects::undeclared()
+    }
 
-    /// Whether this call may run concurrently with other concurrency-safe calls.
-    fn is_concurrency_safe(&self, input: &Self::Input) -> bool {
-        self.is_read_only(input)
+    /// How `Name(specifier)` permission rules for this tool are read. By default a
+    /// specifier is `field:value`, matched against the input.
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Field { default: None }
     }
 
     /// The largest result, in characters, that reaches the model inline; a larger one is

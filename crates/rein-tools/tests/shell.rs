@@ -101,10 +101,22 @@ async fn background_commands_report_output_and_can_be_killed() {
 #[tokio::test]
 async fn read_only_commands_are_concurrency_safe() {
     let t = Tools::new();
-    let safe = |c: &str| t.registry.prepare("Bash", &json!({"command": c})).unwrap().is_concurrency_safe();
+    let safe = |c: &str| t.registry.prepare("Bash", &json!({"command": c})).unwrap().effects(&t.ctx).concurrency_safe;
     assert!(safe("git status && ls -la | head"));
     assert!(!safe("rm -rf target"));
     assert!(!safe("ls > listing.txt"));
+    assert!(!safe("cd src"), "a cd changes where the next command runs");
     let bg = t.registry.prepare("Bash", &json!({"command": "ls", "run_in_background": true})).unwrap();
-    assert!(!bg.is_concurrency_safe());
+    assert!(!bg.effects(&t.ctx).concurrency_safe);
+}
+
+#[tokio::test]
+async fn a_commands_files_are_resolved_in_the_shells_current_directory() {
+    let t = Tools::new();
+    std::fs::create_dir_all(t.root().join("src")).unwrap();
+    t.call("Bash", json!({"command": "cd src"})).await.unwrap();
+    let effects = t.registry.prepare("Bash", &json!({"command": "cat ../.env"})).unwrap().effects(&t.ctx);
+    assert_eq!(effects.reads, vec![t.root().join(".env")]);
+    let shell = effects.shell.unwrap();
+    assert_eq!(shell.cwd, t.root().join("src"));
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use rein_engine::EngineConfig;
 use rein_model::{AnthropicClient, AnthropicConfig, Auth};
-use rein_tools::{Tool, ToolContext, ToolError, ToolOutput};
+use rein_tools::{Effects, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -23,8 +23,8 @@ impl Tool for Explode {
     fn description(&self) -> String {
         "panics".into()
     }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        true
+    fn effects(&self, _: &Nothing, _: &ToolContext) -> Effects {
+        Effects::session_only(true)
     }
     async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         panic!("boom inside the tool")
@@ -41,11 +41,32 @@ impl Tool for Fail {
     fn description(&self) -> String {
         "fails".into()
     }
-    fn is_read_only(&self, _: &Nothing) -> bool {
-        false
+    fn effects(&self, _: &Nothing, _: &ToolContext) -> Effects {
+        Effects::session_only(false)
     }
     async fn call(&self, _: Nothing, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         Err(ToolError::new("disk on fire"))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct FileName {
+    pub name: String,
+}
+
+/// A tool that forgot to declare its effects: it writes a file in the working directory.
+pub struct Undeclared;
+impl Tool for Undeclared {
+    type Input = FileName;
+    fn name(&self) -> &'static str {
+        "Undeclared"
+    }
+    fn description(&self) -> String {
+        "writes a file, and says nothing of it".into()
+    }
+    async fn call(&self, input: FileName, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        std::fs::write(ctx.cwd.join(&input.name), "written").map_err(|e| ToolError::new(e.to_string()))?;
+        Ok(ToolOutput::text("written"))
     }
 }
 

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::shell::{Ending, Shell};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Effects, RuleKind, ShellCommand, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -63,8 +63,15 @@ impl Tool for Bash {
         Ok(())
     }
 
-    fn is_read_only(&self, input: &BashInput) -> bool {
-        input.run_in_background != Some(true) && rein_bash::analyze(&input.command).is_read_only()
+    /// The line as the session shell will run it: from its current directory.
+    fn effects(&self, input: &BashInput, ctx: &ToolContext) -> Effects {
+        let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
+        let effects = Effects::running(ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()));
+        if input.run_in_background == Some(true) { effects.not_read_only() } else { effects }
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Command { field: "command" }
     }
 
     fn max_result_chars(&self) -> Option<usize> {
@@ -100,7 +107,7 @@ impl Tool for Bash {
                 "{output}{sep}Command timed out after {} ms; it and everything it started were killed",
                 timeout.as_millis()
             )),
-            Ending::Cancelled => ToolOutput::failure(format!("{output}{sep}Interrupted by user")),
+            Ending::Cancelled => ToolOutput::failure(format!("{output}{sep}{}", rein_protocol::INTERRUPTED)),
         })
     }
 }

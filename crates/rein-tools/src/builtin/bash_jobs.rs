@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::bash::MAX_OUTPUT_CHARS;
 use super::shell::{JobStatus, Shell};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Effects, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct BashOutput {
     shell: Arc<Shell>,
@@ -80,8 +80,8 @@ impl Tool for BashOutput {
         }
     }
 
-    fn is_read_only(&self, _: &BashOutputInput) -> bool {
-        true
+    fn effects(&self, _: &BashOutputInput, _: &ToolContext) -> Effects {
+        Effects::session_only(true)
     }
 
     async fn call(&self, input: BashOutputInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -110,8 +110,8 @@ impl Tool for KillShell {
         "Stops a background Bash command and everything it started.".to_string()
     }
 
-    fn is_read_only(&self, _: &KillShellInput) -> bool {
-        false
+    fn effects(&self, _: &KillShellInput, _: &ToolContext) -> Effects {
+        Effects::session_only(false)
     }
 
     async fn call(&self, input: KillShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::files::{numbered, read_for_change, writable_target, write_atomic};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Lines of context shown around an edit.
 const SNIPPET_CONTEXT: usize = 4;
@@ -64,8 +64,12 @@ impl Tool for Edit {
         writable_target(&input.file_path, ctx).map(|_| ())
     }
 
-    fn is_read_only(&self, _: &EditInput) -> bool {
-        false
+    fn effects(&self, input: &EditInput, ctx: &ToolContext) -> Effects {
+        Effects::writing([ctx.effect_path(&input.file_path)])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Write, field: "file_path" }
     }
 
     async fn call(&self, input: EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -98,8 +102,12 @@ impl Tool for MultiEdit {
         writable_target(&input.file_path, ctx).map(|_| ())
     }
 
-    fn is_read_only(&self, _: &MultiEditInput) -> bool {
-        false
+    fn effects(&self, input: &MultiEditInput, ctx: &ToolContext) -> Effects {
+        Effects::writing([ctx.effect_path(&input.file_path)])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Write, field: "file_path" }
     }
 
     async fn call(&self, input: MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

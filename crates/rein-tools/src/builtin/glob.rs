@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::walk::{Collected, for_each_file, walker};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const MAX_RESULTS: usize = 100;
 /// A walk stops after this many matches, so a pattern matching millions returns fast.
@@ -40,8 +40,12 @@ impl Tool for Glob {
         )
     }
 
-    fn is_read_only(&self, _: &GlobInput) -> bool {
-        true
+    fn effects(&self, input: &GlobInput, ctx: &ToolContext) -> Effects {
+        Effects::reading([ctx.effect_path(input.path.as_deref().unwrap_or("."))])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Read, field: "path" }
     }
 
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

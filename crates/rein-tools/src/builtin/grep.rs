@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::grep_sink::{FileHits, HitSink};
 use super::walk::{Collected, for_each_file, walker};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_HEAD_LIMIT: usize = 250;
 
@@ -87,8 +87,12 @@ impl Tool for Grep {
         matcher(input).map(|_| ()).map_err(|e| e.0)
     }
 
-    fn is_read_only(&self, _: &GrepInput) -> bool {
-        true
+    fn effects(&self, input: &GrepInput, ctx: &ToolContext) -> Effects {
+        Effects::reading([ctx.effect_path(input.path.as_deref().unwrap_or("."))])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Read, field: "path" }
     }
 
     fn max_result_chars(&self) -> Option<usize> {

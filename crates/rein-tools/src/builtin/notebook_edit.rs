@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::files::{read_for_change, writable_target, write_atomic};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct NotebookEdit;
 
@@ -69,8 +69,12 @@ impl Tool for NotebookEdit {
         writable_target(&input.notebook_path, ctx).map(|_| ())
     }
 
-    fn is_read_only(&self, _: &NotebookEditInput) -> bool {
-        false
+    fn effects(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Effects {
+        Effects::writing([ctx.effect_path(&input.notebook_path)])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Write, field: "notebook_path" }
     }
 
     async fn call(&self, input: NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

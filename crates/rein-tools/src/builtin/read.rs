@@ -9,7 +9,7 @@ use serde::Deserialize;
 use base64::Engine as _;
 use rein_protocol::{ContentBlock, ImageSource};
 
-use crate::{FileIdentity, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, FileIdentity, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
@@ -57,8 +57,12 @@ impl Tool for Read {
         Ok(())
     }
 
-    fn is_read_only(&self, _: &ReadInput) -> bool {
-        true
+    fn effects(&self, input: &ReadInput, ctx: &ToolContext) -> Effects {
+        Effects::reading([ctx.effect_path(&input.file_path)])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Read, field: "file_path" }
     }
 
     /// Never spilled: reading a spilled result must not spill it again.

@@ -21,7 +21,7 @@ use super::capped::CappedText;
 const WRAPPER: &str = r#"__rein_state=$1; __rein_cmd=$3
 if [ -s "$__rein_state" ]; then . "$__rein_state" 2>/dev/null; else cd -- "$2" 2>/dev/null; fi
 if [ "$4" = save ]; then
-  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; }
+  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; }
   trap __rein_save EXIT
 fi
 set --
@@ -72,6 +72,16 @@ impl Shell {
 
     fn state_file(&self) -> PathBuf {
         self.dir.path().join("state.sh")
+    }
+
+    /// The directory the next command starts in, once a command has run (`None` before).
+    pub fn current_dir(&self) -> Option<PathBuf> {
+        let mut path = self.state_file().into_os_string();
+        path.push(".cwd");
+        std::fs::read(path).ok().filter(|b| !b.is_empty()).map(|b| {
+            use std::os::unix::ffi::OsStringExt as _;
+            PathBuf::from(std::ffi::OsString::from_vec(b))
+        })
     }
 
     fn command(&self, cwd: &Path, command: &str, save: bool) -> tokio::process::Command {

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Effects, Tool, ToolContext, ToolError, ToolOutput};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -65,8 +65,8 @@ impl Tool for TodoWrite {
         Ok(())
     }
 
-    fn is_read_only(&self, _: &TodoWriteInput) -> bool {
-        false
+    fn effects(&self, _: &TodoWriteInput, _: &ToolContext) -> Effects {
+        Effects::session_only(false)
     }
 
     async fn call(&self, input: TodoWriteInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {

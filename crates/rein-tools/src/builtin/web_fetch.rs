@@ -6,7 +6,7 @@ use futures::StreamExt;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 /// Bodies are read up to this many bytes.
 const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
@@ -42,15 +42,19 @@ impl Tool for WebFetch {
         target_url(&input.url).map(|_| ())
     }
 
-    fn is_read_only(&self, _: &WebFetchInput) -> bool {
-        true
+    fn effects(&self, input: &WebFetchInput, _: &ToolContext) -> Effects {
+        Effects::contacting(url::Url::parse(&input.url).ok().and_then(|u| u.host_str().map(str::to_string)))
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Domain { field: "url" }
     }
 
     async fn call(&self, input: WebFetchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let url = target_url(&input.url).map_err(ToolError::new)?;
         tokio::select! {
             result = fetch(url, &input.prompt) => result,
-            _ = ctx.abort.cancelled() => Err(ToolError::new("Interrupted by user")),
+            _ = ctx.abort.cancelled() => Err(ToolError::new(rein_protocol::INTERRUPTED)),
         }
     }
 }

@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::files::{read_for_change, writable_target, write_atomic};
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct Write;
 
@@ -35,8 +35,12 @@ impl Tool for Write {
         writable_target(&input.file_path, ctx).map(|_| ())
     }
 
-    fn is_read_only(&self, _: &WriteInput) -> bool {
-        false
+    fn effects(&self, input: &WriteInput, ctx: &ToolContext) -> Effects {
+        Effects::writing([ctx.effect_path(&input.file_path)])
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Path { access: Access::Write, field: "file_path" }
     }
 
     async fn call(&self, input: WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -1,0 +1,159 @@
+//! Every environment variable rein reads, in one place, with its default and what it
+//! does. No flag has a variable of its own: `ANTHROPIC_MODEL` is read here rather than
+//! through clap's `env`, because the settings' `env` block may set it after the command
+//! line was parsed. The README's table of variables is checked against [`VARS`] by a test.
+
+use std::path::PathBuf;
+
+/// One variable: its name, its default, and what it does.
+pub struct Var {
+    pub name: &'static str,
+    pub default: &'static str,
+    pub doc: &'static str,
+}
+
+/// Every variable rein reads (the model client's are read by `rein-model` through the
+/// lookup this binary gives it).
+pub const VARS: &[Var] = &[
+    Var { name: "ANTHROPIC_API_KEY", default: "", doc: "API key (`x-api-key`)" },
+    Var { name: "ANTHROPIC_AUTH_TOKEN", default: "", doc: "bearer token, instead of a key" },
+    Var {
+        name: "ANTHROPIC_BASE_URL",
+        default: "https://api.anthropic.com",
+        doc: "another endpoint (a proxy, the fake server)",
+    },
+    Var { name: "ANTHROPIC_BETAS", default: "", doc: "comma-separated `anthropic-beta` values" },
+    Var { name: "ANTHROPIC_MODEL", default: "claude-sonnet-4-5", doc: "the model, when `--model` is not given" },
+    Var { name: "CLAUDE_CODE_MAX_OUTPUT_TOKENS", default: "32000", doc: "`max_tokens` of each request" },
+    Var { name: "CLAUDE_CONFIG_DIR", default: "~/.claude", doc: "the user's Claude Code settings directory" },
+    Var { name: "HOME", default: "", doc: "the home directory (`~`, `~/.claude`, `~/.rein`)" },
+    Var { name: "REIN_HOME", default: "~/.rein", doc: "where rein keeps sessions and spilled tool results" },
+    Var { name: "REIN_MANAGED_SETTINGS_DIR", default: "/etc/claude-code", doc: "the managed settings directory" },
+    Var {
+        name: "REIN_MAX_STOP_CONTINUATIONS",
+        default: "8",
+        doc: "consecutive Stop-hook continuations before rein stops",
+    },
+    Var {
+        name: "REIN_MAX_TOOL_CONCURRENCY",
+        default: "10",
+        doc: "concurrency-safe tool calls run at once (also `CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY`)",
+    },
+    Var {
+        name: "CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY",
+        default: "10",
+        doc: "Claude Code's name for `REIN_MAX_TOOL_CONCURRENCY`",
+    },
+    Var { name: "REIN_MAX_RETRIES", default: "10", doc: "retries of a failed model request" },
+    Var {
+        name: "REIN_RETRY_BASE_MS",
+        default: "500",
+        doc: "the first retry's delay; each next one doubles (capped at 32 s)",
+    },
+    Var {
+        name: "REIN_STREAM_IDLE_TIMEOUT_MS",
+        default: "90000",
+        doc: "a stream silent this long is abandoned and retried",
+    },
+    Var { name: "REIN_CONTEXT_WINDOW", default: "the model's", doc: "the context window, in tokens" },
+    Var { name: "REIN_AUTOCOMPACT_PCT", default: "83", doc: "compact the conversation past this share of the window" },
+    Var { name: "RUST_LOG", default: "", doc: "log filter (`--debug` logs everything, permission decisions included)" },
+];
+
+/// The README's table of variables (`rein env` prints it).
+pub fn table() -> String {
+    let mut out = String::from("| variable | default | meaning |\n|---|---|---|\n");
+    for v in VARS {
+        let default = if v.default.is_empty() { "—".to_string() } else { format!("`{}`", v.default) };
+        out.push_str(&format!("| `{}` | {} | {} |\n", v.name, default, v.doc));
+    }
+    out
+}
+
+/// The values of [`VARS`], read once (after the settings' `env` block was applied).
+#[derive(Debug, Clone)]
+pub struct Env {
+    pub home: Option<PathBuf>,
+    /// `REIN_HOME`, else `~/.rein`.
+    pub rein_home: PathBuf,
+    pub managed_settings_dir: PathBuf,
+    pub claude_config_dir: Option<PathBuf>,
+    pub model: Option<String>,
+    pub max_output_tokens: Option<u32>,
+    pub max_stop_continuations: Option<u32>,
+    pub max_tool_concurrency: Option<usize>,
+    pub max_retries: Option<u32>,
+    pub retry_base_ms: Option<u64>,
+    pub stream_idle_timeout_ms: Option<u64>,
+    pub context_window: Option<u64>,
+    pub autocompact_pct: Option<f64>,
+}
+
+/// A variable's value; empty counts as unset.
+fn text(name: &str) -> Option<String> {
+    debug_assert!(VARS.iter().any(|v| v.name == name), "{name} is not in VARS");
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+fn number<T: std::str::FromStr>(name: &str) -> Option<T> {
+    text(name).and_then(|v| v.trim().parse().ok())
+}
+
+impl Env {
+    pub fn read() -> Env {
+        let home = text("HOME").map(PathBuf::from);
+        let rein_home = text("REIN_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.clone().unwrap_or_else(std::env::temp_dir).join(".rein"));
+        Env {
+            rein_home,
+            managed_settings_dir: text("REIN_MANAGED_SETTINGS_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("/etc/claude-code")),
+            claude_config_dir: text("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            model: text("ANTHROPIC_MODEL"),
+            max_output_tokens: number("CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
+            max_stop_continuations: number("REIN_MAX_STOP_CONTINUATIONS"),
+            max_tool_concurrency: number("REIN_MAX_TOOL_CONCURRENCY")
+                .or_else(|| number("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")),
+            max_retries: number("REIN_MAX_RETRIES"),
+            retry_base_ms: number("REIN_RETRY_BASE_MS"),
+            stream_idle_timeout_ms: number("REIN_STREAM_IDLE_TIMEOUT_MS"),
+            context_window: number("REIN_CONTEXT_WINDOW"),
+            autocompact_pct: number("REIN_AUTOCOMPACT_PCT"),
+            home,
+        }
+    }
+
+    /// Whether a key or token for the Anthropic API is set.
+    pub fn api_key_source() -> &'static str {
+        if text("ANTHROPIC_API_KEY").is_some() {
+            "ANTHROPIC_API_KEY"
+        } else if text("ANTHROPIC_AUTH_TOKEN").is_some() {
+            "ANTHROPIC_AUTH_TOKEN"
+        } else {
+            "none"
+        }
+    }
+
+    /// The lookup the model client reads its variables through.
+    pub fn lookup(name: &str) -> Option<String> {
+        text(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The README's table of variables is exactly [`table`] (`rein env` prints it).
+    #[test]
+    fn the_readme_lists_every_variable() {
+        let readme = include_str!("../../../README.md");
+        let expected = table();
+        assert!(
+            readme.contains(&expected),
+            "README.md's environment table is out of date; replace it with the output of `rein env`:\n{expected}"
+        );
+    }
+}

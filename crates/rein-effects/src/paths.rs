@@ -1,0 +1,73 @@
+//! Paths as a tool call names them: made absolute against a working directory, `~`
+//! expanded, `.` and `..` removed without touching the disk.
+
+use std::path::{Component, Path, PathBuf};
+
+/// `p` made absolute: `~` and `~/…` against `home`, relative paths against `cwd`.
+pub fn absolute(p: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    let path = match (p.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ if p == "~" => home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("~")),
+        _ if Path::new(p).is_absolute() => PathBuf::from(p),
+        _ => cwd.join(p),
+    };
+    lexical(&path)
+}
+
+/// `.` and `..` removed without touching the disk.
+pub fn lexical(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Expand a one-segment glob (`src/*.rs`, `.e*`) against its directory, as the shell
+/// would. `None` for patterns that span directories; an unmatched glob names itself.
+pub(crate) fn expand_glob(path: &Path) -> Option<Vec<PathBuf>> {
+    let dir = path.parent()?;
+    let pattern = path.file_name()?.to_str()?;
+    if dir.to_string_lossy().contains(['*', '?', '[']) {
+        return None;
+    }
+    let matcher = globset::GlobBuilder::new(pattern).literal_separator(true).build().ok()?.compile_matcher();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|it| it.flatten().filter(|e| matcher.is_match(e.file_name())).map(|e| e.path()).collect())
+        .unwrap_or_default();
+    if found.is_empty() {
+        found.push(path.to_path_buf());
+    }
+    Some(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths() {
+        let cwd = Path::new("/w/sub");
+        let home = Some(Path::new("/home/u"));
+        assert_eq!(absolute("../.env", cwd, home), PathBuf::from("/w/.env"));
+        assert_eq!(absolute("~/.ssh/id", cwd, home), PathBuf::from("/home/u/.ssh/id"));
+        assert_eq!(absolute("/etc/./passwd", cwd, home), PathBuf::from("/etc/passwd"));
+    }
+
+    #[test]
+    fn globs_expand_like_the_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".env"), "").unwrap();
+        std::fs::write(dir.path().join("a.rs"), "").unwrap();
+        let found = expand_glob(&dir.path().join(".e*")).unwrap();
+        assert_eq!(found, vec![dir.path().join(".env")]);
+        assert_eq!(expand_glob(&dir.path().join("*.md")).unwrap(), vec![dir.path().join("*.md")]);
+        assert!(expand_glob(&dir.path().join("*/x")).is_none());
+    }
+}

@@ -1,0 +1,167 @@
+//! A shell command line as an effect: its text, the directory it starts in, its analysis,
+//! and the files its words name.
+
+use std::path::{Path, PathBuf};
+
+use rein_bash::{Analysis, Command, Word, analyze, file_reads, file_writes};
+
+use crate::paths::{absolute, expand_glob};
+
+/// Commands that change the session shell's own state (directory, variables, functions,
+/// options): such a line never runs beside other calls.
+const SHELL_STATE: &[&str] = &[
+    "cd", "pushd", "popd", "export", "unset", "alias", "unalias", "set", "shopt", "source", ".", "declare", "typeset",
+    "readonly", "local", "hash", "enable", "trap", "builtin", "umask", "ulimit",
+];
+
+/// A command line a call runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCommand {
+    pub command: String,
+    /// Where the line starts: the session shell's current directory.
+    pub cwd: PathBuf,
+    pub home: Option<PathBuf>,
+    pub analysis: Analysis,
+    /// Directories relative paths may be relative to: `cwd`, and every literal target of
+    /// a `cd`/`pushd` in the line. `None` when a `cd` goes somewhere only known at run
+    /// time (relative paths are then unknown).
+    bases: Option<Vec<PathBuf>>,
+}
+
+impl ShellCommand {
+    /// Analyse `command`, to be run in `cwd`.
+    pub fn new(command: &str, cwd: &Path, home: Option<&Path>) -> Self {
+        let analysis = analyze(command);
+        let bases = bases(&analysis, cwd, home);
+        ShellCommand {
+            command: command.to_string(),
+            cwd: cwd.to_path_buf(),
+            home: home.map(Path::to_path_buf),
+            analysis,
+            bases,
+        }
+    }
+
+    /// The paths a word names: made absolute (against every directory the line may be
+    /// in), globs expanded as the shell would. `None` when only known at run time.
+    pub fn paths_of(&self, w: &Word) -> Option<Vec<PathBuf>> {
+        if !w.literal {
+            return None;
+        }
+        let relative = !(w.text.starts_with('/') || w.text.starts_with('~'));
+        let bases: Vec<&Path> = if relative {
+            self.bases.as_ref()?.iter().map(PathBuf::as_path).collect()
+        } else {
+            vec![self.cwd.as_path()]
+        };
+        let mut out = Vec::new();
+        for base in bases {
+            let path = absolute(&w.text, base, self.home.as_deref());
+            if w.glob {
+                out.extend(expand_glob(&path)?);
+            } else {
+                out.push(path);
+            }
+        }
+        out.dedup();
+        Some(out)
+    }
+
+    /// The files the line reads and writes (by argument and by redirection), and whether
+    /// some are only known at run time.
+    pub fn files(&self) -> (Vec<PathBuf>, Vec<PathBuf>, bool) {
+        let (mut reads, mut writes, mut dynamic) = (Vec::new(), Vec::new(), false);
+        let mut add = |w: &Word, write: bool| match self.paths_of(w) {
+            Some(ps) if write => writes.extend(ps),
+            Some(ps) => reads.extend(ps),
+            None => dynamic = true,
+        };
+        for cmd in &self.analysis.commands {
+            file_reads(cmd).iter().filter(|w| w.text != "-").for_each(|w| add(w, false));
+            file_writes(cmd).iter().for_each(|w| add(w, true));
+        }
+        for r in &self.analysis.redirects {
+            if r.writes_file() {
+                add(&r.target, true);
+            } else if r.reads_file() {
+                add(&r.target, false);
+            }
+        }
+        (reads, writes, dynamic)
+    }
+
+    /// Whether the line changes the session shell's directory, variables, functions or
+    /// options.
+    pub fn changes_shell_state(&self) -> bool {
+        self.analysis.commands.iter().any(|c| c.program().is_some_and(|p| SHELL_STATE.contains(&p)))
+    }
+}
+
+/// `cwd` and every literal `cd`/`pushd` target (against every base so far); `None` when a
+/// target is only known at run time (`cd "$X"`, `cd -`, `popd`).
+fn bases(a: &Analysis, cwd: &Path, home: Option<&Path>) -> Option<Vec<PathBuf>> {
+    let mut bases = vec![cwd.to_path_buf()];
+    for cmd in a.commands.iter().filter(|c| matches!(c.program(), Some("cd" | "pushd" | "popd"))) {
+        let target = cd_target(cmd)?;
+        let more: Vec<PathBuf> = match target {
+            None => vec![home?.to_path_buf()],
+            Some(t) => bases.iter().map(|b| absolute(&t, b, home)).collect(),
+        };
+        for m in more {
+            if !bases.contains(&m) {
+                bases.push(m);
+            }
+        }
+    }
+    Some(bases)
+}
+
+/// `Some(None)` for a bare `cd` (home), `Some(Some(dir))` for a literal target, `None`
+/// when the target is only known at run time.
+fn cd_target(cmd: &Command) -> Option<Option<String>> {
+    if cmd.program() == Some("popd") {
+        return None;
+    }
+    let args: Vec<&Word> = cmd.words[1..].iter().filter(|w| !(w.text.starts_with('-') && w.text.len() > 1)).collect();
+    match args.first() {
+        None => Some(None),
+        Some(w) if w.literal && !w.glob && w.text != "-" => Some(Some(w.text.clone())),
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(cmd: &str) -> (Vec<PathBuf>, Vec<PathBuf>, bool) {
+        ShellCommand::new(cmd, Path::new("/w"), Some(Path::new("/home/u"))).files()
+    }
+
+    #[test]
+    fn arguments_and_redirections_are_files() {
+        let (r, w, d) = files("cat a.txt > out.txt < in.txt");
+        assert_eq!(r, vec![PathBuf::from("/w/a.txt"), PathBuf::from("/w/in.txt")]);
+        assert_eq!(w, vec![PathBuf::from("/w/out.txt")]);
+        assert!(!d);
+        assert!(files("cat \"$F\"").2, "a variable is only known at run time");
+    }
+
+    #[test]
+    fn relative_paths_after_cd_are_resolved_against_every_directory() {
+        let (r, _, _) = files("cd src && cat ../.env");
+        assert!(r.contains(&PathBuf::from("/w/.env")), "{r:?}");
+        assert!(r.contains(&PathBuf::from("/.env")), "{r:?}");
+        assert!(files("cd \"$D\" && cat .env").2);
+        assert!(files("cd - && cat .env").2);
+        let (r, _, _) = files("cd && cat .env");
+        assert!(r.contains(&PathBuf::from("/home/u/.env")), "{r:?}");
+    }
+
+    #[test]
+    fn shell_state() {
+        let s = |c: &str| ShellCommand::new(c, Path::new("/w"), None).changes_shell_state();
+        assert!(s("cd src") && s("export A=1") && s("ls && source x.sh"));
+        assert!(!s("ls -la && git status"));
+    }
+}

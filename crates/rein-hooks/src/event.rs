@@ -1,0 +1,107 @@
+//! Hook event names (spec §A4): the events rein fires, and the other events of Claude
+//! Code's that a user's configuration may name (accepted, never fired yet). Any other
+//! name in a `hooks` block is a mistake and stops rein at start.
+
+use std::fmt;
+
+macro_rules! events {
+    ($($name:ident $fired:literal),* $(,)?) => {
+        /// A hook event.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum HookEvent {
+            $($name),*
+        }
+
+        impl HookEvent {
+            /// Every event, in the order of spec §A4.
+            pub const ALL: &'static [HookEvent] = &[$(HookEvent::$name),*];
+
+            /// The name used in settings and in `hook_event_name`.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(HookEvent::$name => stringify!($name)),*
+                }
+            }
+
+            /// Whether rein fires this event (the others are accepted in settings).
+            pub fn fired_by_rein(self) -> bool {
+                match self {
+                    $(HookEvent::$name => $fired),*
+                }
+            }
+        }
+    };
+}
+
+events! {
+    SessionStart true,
+    Setup false,
+    InstructionsLoaded false,
+    UserPromptSubmit true,
+    UserPromptExpansion false,
+    MessageDisplay false,
+    PreToolUse true,
+    PermissionRequest true,
+    PermissionDenied false,
+    PostToolUse true,
+    PostToolUseFailure true,
+    PostToolBatch false,
+    Notification true,
+    SubagentStart false,
+    SubagentStop true,
+    TaskCreated false,
+    TaskCompleted false,
+    Stop true,
+    StopFailure false,
+    TeammateIdle false,
+    ConfigChange false,
+    CwdChanged false,
+    DirectoryAdded false,
+    FileChanged false,
+    WorktreeCreate false,
+    WorktreeRemove false,
+    PreCompact true,
+    PostCompact false,
+    Elicitation false,
+    ElicitationResult false,
+    SessionEnd true,
+}
+
+impl HookEvent {
+    /// The event named `name`, exactly as Claude Code spells it.
+    pub fn parse(name: &str) -> Option<HookEvent> {
+        HookEvent::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// Whether the event is about one tool call (a handler's `if` rule applies).
+    pub fn is_tool_event(self) -> bool {
+        matches!(
+            self,
+            HookEvent::PreToolUse
+                | HookEvent::PostToolUse
+                | HookEvent::PostToolUseFailure
+                | HookEvent::PermissionRequest
+                | HookEvent::PermissionDenied
+        )
+    }
+}
+
+impl fmt::Display for HookEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for e in HookEvent::ALL {
+            assert_eq!(HookEvent::parse(e.name()), Some(*e));
+        }
+        assert_eq!(HookEvent::parse("PreToolUsee"), None);
+        assert_eq!(HookEvent::parse("pretooluse"), None);
+    }
+}
