@@ -211,7 +211,7 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
             v["stop_reason"] = json!("tool_deferred");
             v["deferred_tool_use"] = json!({"id": call.id, "name": call.name, "input": call.input});
         }
-        End::Failed(msg) => v["errors"] = json!([msg]),
+        End::Failed(e) => v["errors"] = json!([e.to_string()]),
         End::Interrupted => v["errors"] = json!([rein_protocol::INTERRUPTED]),
         _ => {}
     }

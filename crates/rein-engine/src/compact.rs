@@ -11,7 +11,7 @@ use rein_protocol::{ContentBlock, Message};
 use serde_json::json;
 
 use crate::context::{SUMMARY_PROMPT, compacted_history, estimate_tokens, microcompact};
-use crate::{Engine, EngineEvent};
+use crate::{Engine, EngineError, EngineEvent};
 
 /// Compaction attempts that may fail in a row before rein stops trying.
 const MAX_COMPACT_FAILURES: u32 = 3;
@@ -38,7 +38,7 @@ impl Engine {
     pub(crate) async fn prepare_request(
         &mut self,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> Result<ModelRequest, String> {
+    ) -> Result<ModelRequest, EngineError> {
         let limits = self.config.context;
         if self.estimated_tokens() > limits.microcompact_at {
             let cleared = microcompact(&mut self.conversation, limits.keep_recent_results);
@@ -81,7 +81,7 @@ impl Engine {
         &mut self,
         trigger: &str,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> Result<(), String> {
+    ) -> Result<(), EngineError> {
         let pre_tokens = self.estimated_tokens();
         if let Some(hooks) = &self.gate.hooks {
             let out = hooks
@@ -93,13 +93,13 @@ impl Engine {
                 )
                 .await;
             if let Some((reason, hook)) = out.block() {
-                return Err(format!("the PreCompact hook `{hook}` blocked compaction: {reason}"));
+                return Err(EngineError::Compaction(format!(
+                    "the PreCompact hook `{hook}` blocked compaction: {reason}"
+                )));
             }
         }
-        let mut messages = self.conversation.for_request().map_err(|e| e.to_string())?;
-        messages.push(std::sync::Arc::new(
-            rein_model::CachedMessage::new(Message::user_text(SUMMARY_PROMPT)).map_err(|e| e.to_string())?,
-        ));
+        let mut messages = self.conversation.for_request()?;
+        messages.push(std::sync::Arc::new(rein_model::CachedMessage::new(Message::user_text(SUMMARY_PROMPT))?));
         let request = ModelRequest {
             model: self.config.model.clone(),
             max_tokens: self.config.max_tokens.min(SUMMARY_MAX_TOKENS),
@@ -113,10 +113,12 @@ impl Engine {
             match item {
                 Ok(ModelEvent::MessageDone(m)) => summary = Some(m.to_message().text()),
                 Ok(_) => {}
-                Err(e) => return Err(format!("the summary request failed: {e}")),
+                Err(e) => return Err(EngineError::Compaction(format!("the summary request failed: {e}"))),
             }
         }
-        let mut summary = summary.filter(|s| !s.trim().is_empty()).ok_or("the summary was empty")?;
+        let mut summary = summary
+            .filter(|s| !s.trim().is_empty())
+            .ok_or_else(|| EngineError::Compaction("the summary was empty".into()))?;
         summary.push_str(&self.recent_files());
         let history: Vec<Message> = self.conversation.messages().cloned().collect();
         let mut compacted = compacted_history(&history, &summary);
@@ -132,7 +134,7 @@ impl Engine {
                 );
             }
         }
-        self.conversation.replace(compacted.clone()).map_err(|e| e.to_string())?;
+        self.conversation.replace(compacted.clone())?;
         self.counted = None;
         self.log(|t| {
             t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: trigger.to_string(), pre_tokens })?;

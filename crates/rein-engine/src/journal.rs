@@ -40,3 +40,25 @@ impl Journal {
         self.warning.lock().unwrap_or_else(|p| p.into_inner()).take()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A transcript that cannot be written warns once; the session is not stopped.
+    #[test]
+    fn a_failed_write_warns_once() {
+        let full = std::path::Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let Ok(t) = Transcript::open(full, "s", std::path::Path::new("/"), None) else { return };
+        let journal = Journal::new(t);
+        let user = rein_protocol::Message::user_text("hi");
+        journal.write(|t| t.user(&user, false));
+        let warning = journal.take_warning();
+        assert!(warning.as_deref().is_some_and(|w| w.contains("could not be written")), "{warning:?}");
+        journal.write(|t| t.user(&user, false));
+        assert_eq!(journal.take_warning(), None, "only once");
+    }
+}

@@ -18,8 +18,8 @@ pub enum End {
     Deferred(rein_protocol::ToolUse),
     /// A hook said `continue: false`; the reason is for the user.
     Stopped(String),
-    /// The model request failed; the message says why, on one line.
-    Failed(String),
+    /// The run failed; the error says why, on one line.
+    Failed(crate::EngineError),
 }
 
 /// The record of one run, for the result line.

@@ -12,7 +12,7 @@ use crate::journal::Journal;
 use crate::sample::Sampled;
 use crate::session_hooks;
 use crate::turn_end::{Next, TurnCounters};
-use crate::{Conversation, End, EngineEvent, Gate, Outcome};
+use crate::{Conversation, End, EngineError, EngineEvent, Gate, Outcome};
 
 /// Settings of one session.
 #[derive(Debug, Clone)]
@@ -135,23 +135,23 @@ impl Engine {
 
     /// Continue an earlier conversation (resume). Calls it left unanswered get an
     /// "interrupted" result so that the history is valid before anything is sent.
-    pub fn with_history(self, messages: Vec<Message>) -> Result<Self, String> {
+    pub fn with_history(self, messages: Vec<Message>) -> Result<Self, EngineError> {
         self.with_history_deferred(messages, &[])
     }
 
     /// As [`with_history`](Self::with_history); calls whose ids are in `deferred`
     /// (a hook deferred them) run before the next prompt instead of being answered
     /// "interrupted".
-    pub fn with_history_deferred(mut self, messages: Vec<Message>, deferred: &[String]) -> Result<Self, String> {
+    pub fn with_history_deferred(mut self, messages: Vec<Message>, deferred: &[String]) -> Result<Self, EngineError> {
         for m in messages {
-            self.conversation.push(m).map_err(|e| e.to_string())?;
+            self.conversation.push(m)?;
         }
         self.resume_calls = self.conversation.unanswered().into_iter().filter(|c| deferred.contains(&c.id)).collect();
         if !self.resume_calls.is_empty() {
             self.session_start = Some("resume");
             return Ok(self);
         }
-        let repairs = self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
+        let repairs = self.conversation.enforce_pairing()?;
         let interrupted = !repairs.is_empty()
             || self.conversation.messages().last().is_some_and(|m| m.content.iter().any(ContentBlock::is_interrupted));
         for r in repairs {
@@ -161,7 +161,7 @@ impl Engine {
             // The next prompt joins this note (one user message).
             self.conversation
                 .push(Message::user_text("[The previous turn was interrupted before it finished. Continue from where it stopped if that still makes sense.]"))
-                .map_err(|e| e.to_string())?;
+?;
         }
         if !self.conversation.is_empty() {
             self.session_start = Some("resume");
@@ -188,9 +188,9 @@ impl Engine {
     }
 
     /// Push a user message to the conversation and the transcript.
-    pub(crate) fn push_user(&mut self, message: Message, is_meta: bool) -> Result<(), String> {
+    pub(crate) fn push_user(&mut self, message: Message, is_meta: bool) -> Result<(), EngineError> {
         self.log(|t| t.user(&message, is_meta));
-        self.conversation.push(message).map_err(|e| e.to_string())
+        Ok(self.conversation.push(message)?)
     }
 
     /// The tools offered to the model.
@@ -266,13 +266,13 @@ impl Engine {
         }
     }
 
-    pub(crate) fn request(&mut self) -> Result<ModelRequest, String> {
+    pub(crate) fn request(&mut self) -> Result<ModelRequest, EngineError> {
         Ok(ModelRequest {
             model: self.config.model.clone(),
             max_tokens: self.config.max_tokens,
             system: self.config.system.clone(),
             tools: self.tools.clone(),
-            messages: self.conversation.for_request().map_err(|e| e.to_string())?,
+            messages: self.conversation.for_request()?,
         })
     }
 
@@ -305,7 +305,7 @@ impl Engine {
         &mut self,
         out: &mut Outcome,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> Result<(), String> {
+    ) -> Result<(), EngineError> {
         let calls = std::mem::take(&mut self.resume_calls);
         if calls.is_empty() {
             return Ok(());
@@ -322,10 +322,10 @@ impl Engine {
         let (reports, _) = exec.finish(&self.ctx.abort.clone(), sink).await;
         let recorded = self.record_results(reports, out, sink);
         if let Some(call) = recorded.deferred {
-            return Err(format!("the {} call {} was deferred again by a hook", call.name, call.id));
+            return Err(EngineError::DeferredAgain { tool: call.name, id: call.id });
         }
         // Results join the ones already given, in call order.
-        self.conversation.enforce_pairing().map_err(|e| e.to_string())?;
+        self.conversation.enforce_pairing()?;
         Ok(())
     }
 
@@ -356,7 +356,7 @@ impl Outcome {
         self
     }
 
-    fn failed(self, message: String) -> Self {
-        self.end(End::Failed(message))
+    fn failed(self, error: EngineError) -> Self {
+        self.end(End::Failed(error))
     }
 }

@@ -111,7 +111,9 @@ impl Engine {
                 }
                 request = match self.request() {
                     Ok(r) => r,
-                    Err(e) => return (Sampled::Failed { partial: None, error: ModelError::Request(e) }, exec),
+                    Err(e) => {
+                        return (Sampled::Failed { partial: None, error: ModelError::Request(e.to_string()) }, exec);
+                    }
                 };
                 continue;
             }
@@ -133,7 +135,9 @@ impl Engine {
                 self.conversation.strip_thinking();
                 request = match self.request() {
                     Ok(r) => r,
-                    Err(e) => return (Sampled::Failed { partial: None, error: ModelError::Request(e) }, exec),
+                    Err(e) => {
+                        return (Sampled::Failed { partial: None, error: ModelError::Request(e.to_string()) }, exec);
+                    }
                 };
                 overloads = 0;
             }

@@ -6,7 +6,7 @@ use rein_hooks::Hooks;
 use rein_protocol::{ContentBlock, Message};
 use serde_json::json;
 
-use crate::EngineEvent;
+use crate::{EngineError, EngineEvent};
 
 /// What Stop hooks decided.
 pub enum StopVerdict {
@@ -25,7 +25,7 @@ pub async fn before_prompt(
     session_start: Option<&str>,
     mut prompt: Message,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
-) -> Result<Message, String> {
+) -> Result<Message, EngineError> {
     let mut context = Vec::new();
     if let Some(source) = session_start {
         let out = hooks.fire(HookEvent::SessionStart, Some(source), json!({"source": source}), |_| true).await;
@@ -37,10 +37,10 @@ pub async fn before_prompt(
     let out = hooks.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": text}), |_| true).await;
     notices(sink, out.notices(HookEvent::UserPromptSubmit));
     if let Some((reason, hook)) = out.block() {
-        return Err(format!("the prompt was blocked by the UserPromptSubmit hook `{hook}`: {reason}"));
+        return Err(EngineError::PromptBlocked { hook, reason });
     }
     if let Some(reason) = out.stop() {
-        return Err(format!("a UserPromptSubmit hook stopped the session: {reason}"));
+        return Err(EngineError::PromptStopped(reason));
     }
     context.extend(
         out.context(true).into_iter().map(|c| format!("<user-prompt-submit-hook>\n{c}\n</user-prompt-submit-hook>")),

@@ -9,7 +9,7 @@ use crate::executor::Executor;
 use crate::record::Recorded;
 use crate::sample::Sampled;
 use crate::session_hooks::{self, StopVerdict};
-use crate::{End, Engine, EngineEvent, Outcome};
+use crate::{End, Engine, EngineError, EngineEvent, Outcome};
 
 /// Counts that bound the continuations of one turn.
 #[derive(Default)]
@@ -110,7 +110,7 @@ impl Engine {
                     out.result_text = p.to_message().text();
                     sink(EngineEvent::Assistant(p));
                 }
-                out.end = End::Failed(error.to_string());
+                out.end = End::Failed(EngineError::Model(error.to_string()));
             }
             Sampled::Interrupted { partial } => {
                 let reports = exec.interrupt().await;

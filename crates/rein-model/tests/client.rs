@@ -131,3 +131,30 @@ async fn connection_refused_names_the_endpoint() {
     let msg = err.unwrap().to_string();
     assert!(msg.contains(&format!("127.0.0.1:{port}")), "{msg}");
 }
+
+/// The fake server holds every request to the pairing invariant, as the real API does.
+#[tokio::test]
+async fn the_fake_server_refuses_a_history_that_breaks_pairing() {
+    let server = FakeServer::start(Scenario::new([reply([text("never sent")])])).unwrap();
+    let c = client(&server.url(), Auth::ApiKey("k".into()));
+    let call = rein_protocol::ContentBlock::ToolUse(rein_protocol::ToolUse {
+        id: "toolu_1".into(),
+        name: "Read".into(),
+        input: json!({}),
+    });
+    let mut req = request();
+    req.messages.push(Arc::new(CachedMessage::new(Message::assistant(vec![call])).unwrap()));
+    req.messages.push(Arc::new(CachedMessage::new(Message::user_text("no result")).unwrap()));
+    let mut s = c.stream(req);
+    let mut error = None;
+    while let Some(item) = s.next().await {
+        if let Err(e) = item {
+            error = Some(e);
+            break;
+        }
+    }
+    let error = error.expect("a 400").to_string();
+    assert!(error.contains("400") && error.contains("pairing"), "{error}");
+    assert_eq!(server.pairing_violations().len(), 1);
+    assert_eq!(server.remaining_steps(), 1, "the scripted reply was not spent");
+}

@@ -37,6 +37,8 @@ struct Shared {
     summary: Option<crate::Reply>,
     requests: Mutex<Vec<RecordedRequest>>,
     record_to: Option<std::path::PathBuf>,
+    /// Requests that broke the pairing invariant (answered 400, as the real API does).
+    pairing_violations: Mutex<Vec<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -102,6 +104,12 @@ impl FakeServer {
         lock(&self.shared.requests).clone()
     }
 
+    /// Every request whose `messages` broke the pairing invariant, with how. The server
+    /// answers such a request 400 `invalid_request_error`, as the real API does.
+    pub fn pairing_violations(&self) -> Vec<String> {
+        lock(&self.shared.pairing_violations).clone()
+    }
+
     /// How many scripted steps have not been served.
     pub fn remaining_steps(&self) -> usize {
         lock(&self.shared.steps).len()
@@ -134,6 +142,17 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
         reqs.push(RecordedRequest { body, headers, received_at, response_done_at: None, response_done_wall: None });
         reqs.len() - 1
     };
+    let broken = match lock(&shared.requests)[index].body.get("messages").and_then(Value::as_array) {
+        Some(msgs) => crate::check_pairing(msgs).err(),
+        None => None,
+    };
+    if let Some(why) = broken {
+        lock(&shared.pairing_violations).push(format!("request {index}: {why}"));
+        mark_done(&shared, index);
+        let body = serde_json::json!({"type": "error", "error": {"type": "invalid_request_error",
+            "message": format!("fake server: the pairing invariant is broken: {why}. Each `tool_use` block must have a corresponding `tool_result` block in the next message.")}});
+        return error_response(400, body.to_string(), None);
+    }
     let is_summary = shared.summary.is_some() && body_has_no_tools(&lock(&shared.requests)[index].body);
     let step = if is_summary { shared.summary.clone().map(Step::Respond) } else { lock(&shared.steps).pop_front() };
     match step {

@@ -1,7 +1,7 @@
 //! `rein demo`: the offline main job.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, json_lines};
 

@@ -1,7 +1,7 @@
 //! Bash, BashOutput and KillShell through the registry, with real bash.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

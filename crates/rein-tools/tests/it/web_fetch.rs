@@ -1,7 +1,7 @@
 //! WebFetch against a local HTTP server.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};

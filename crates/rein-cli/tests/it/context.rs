@@ -1,7 +1,7 @@
 //! Context management through the real binary: autocompact and reactive compaction.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, json_lines, serve};
 use rein_testkit::{Scenario, Step, check_pairing, reply, text, tool_use_with_id as call};

@@ -1,7 +1,7 @@
 //! Settings, rules, modes and the audit through the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, json_lines, serve};
 use predicates::prelude::*;

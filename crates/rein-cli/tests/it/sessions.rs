@@ -1,7 +1,7 @@
 //! Transcripts, resume and crash safety through the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::process::Stdio;

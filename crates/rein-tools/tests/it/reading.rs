@@ -1,7 +1,7 @@
 //! Read's limits and bad inputs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Tools;
 use serde_json::json;

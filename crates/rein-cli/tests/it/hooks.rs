@@ -1,7 +1,7 @@
 //! Hooks written the way users write them, run by the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 

@@ -1,7 +1,7 @@
 //! Every built-in tool through the real binary, driven by the fake model server.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::{Read, Write};
 
@@ -145,4 +145,34 @@ fn the_wall_holds_through_the_binary() {
     let (text, is_error) = result(&messages, "w");
     assert!(is_error && text.contains("outside the workspace"), "{text}");
     assert!(!target.exists());
+}
+
+/// A result too large for the model is saved under `$REIN_HOME/sessions/<session id>/`,
+/// where the session's own id finds it.
+#[test]
+fn large_results_are_spilled_under_rein_home_and_the_session_id() {
+    let env = Env::new();
+    let rein_home = tempfile::tempdir().unwrap();
+    let lines: String = (1..=20000).map(|i| format!("match {i}\n")).collect();
+    env.write("big.txt", &lines);
+    let server = serve(Scenario::new([
+        reply([call("big", "Grep", json!({"pattern": "match", "output_mode": "content", "head_limit": 20000}))]),
+        reply([text("done")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .env("REIN_HOME", rein_home.path())
+        .args(["-p", "go", "--output-format", "json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let session_id = serde_json::from_slice::<Value>(&out.stdout).unwrap()["session_id"].as_str().unwrap().to_string();
+    let msgs = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let (text, _) = result(&msgs, "big");
+    let dir = rein_home.path().join("sessions").join(&session_id).join("tool-results");
+    assert!(text.contains(&dir.display().to_string()), "{text}");
+    let saved: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+    assert_eq!(saved.len(), 1);
+    assert!(std::fs::read_to_string(saved[0].path()).unwrap().contains("match 19999\n"));
+    assert!(!env.home.path().join(".rein/sessions").exists(), "nothing lands outside REIN_HOME");
 }

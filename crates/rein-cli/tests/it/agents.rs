@@ -1,7 +1,7 @@
 //! Subagents through the real binary: the Agent tool, definitions, SubagentStop hooks.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::os::unix::fs::PermissionsExt;
 

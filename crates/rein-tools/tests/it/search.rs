@@ -1,7 +1,7 @@
 //! Glob and Grep through the registry.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Tools;
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! and what the session produced so far kept in the output.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, json_lines, serve};
 use rein_testkit::{Scenario, Step, reply, text, tool_use_with_id};

@@ -1,7 +1,7 @@
 //! The loop against the fake server, through the real Anthropic client.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 
@@ -183,7 +183,7 @@ async fn a_failed_request_keeps_the_partial_text() {
     )
     .await;
     let End::Failed(msg) = &r.outcome.end else { panic!("{:?}", r.outcome.end) };
-    assert!(!msg.contains('\n'), "one line: {msg}");
+    assert!(!msg.to_string().contains('\n'), "one line: {msg}");
     assert!(!r.outcome.result_text.is_empty());
     let last_assistant = r
         .events
@@ -200,7 +200,8 @@ async fn a_failed_request_keeps_the_partial_text() {
 #[tokio::test]
 async fn api_errors_end_the_run_with_one_line() {
     let r = run(Scenario::new([Step::api_error(400, "invalid_request_error", "messages: bad")]), None).await;
-    assert_eq!(r.outcome.end, End::Failed("API error 400 invalid_request_error: messages: bad".into()));
+    let expected = rein_engine::EngineError::Model("API error 400 invalid_request_error: messages: bad".into());
+    assert_eq!(r.outcome.end, End::Failed(expected));
 }
 
 #[tokio::test]

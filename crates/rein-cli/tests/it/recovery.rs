@@ -1,7 +1,7 @@
 //! Recovery from API failures through the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, json_lines, serve};
 use rein_testkit::{Scenario, Step, reply, text, tool_use_with_id as call};

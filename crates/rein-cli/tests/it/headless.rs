@@ -1,7 +1,7 @@
 //! `rein -p` end to end: the real binary against the fake model server.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{Env, json_lines, serve, system_of};
 use predicates::prelude::*;

@@ -1,7 +1,7 @@
 //! Write, Edit and MultiEdit: the wall, read-before-write, exactness, atomicity.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Tools;
 use serde_json::json;

@@ -4,7 +4,7 @@
 //! orphan tool_result exists, the final conversation is valid, and no child survives.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

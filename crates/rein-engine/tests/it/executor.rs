@@ -1,7 +1,7 @@
 //! The streaming executor: batching, streaming starts, sibling abort, interrupts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

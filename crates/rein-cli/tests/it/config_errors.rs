@@ -1,0 +1,68 @@
+//! Configuration that does not parse stops rein at start, naming the file and line,
+//! before any request is made: hooks (unknown events, `if` rules), agent definitions.
+
+use crate::common::{Env, serve};
+use rein_testkit::{FakeServer, Scenario, reply, text};
+use serde_json::json;
+
+/// Run a prompt; (exit code, stderr).
+fn run(env: &Env, server: &FakeServer) -> (Option<i32>, String) {
+    let out = env.rein_at(server).args(["-p", "go"]).output().unwrap();
+    (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn hook(command: &str) -> serde_json::Value {
+    json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}])
+}
+
+#[test]
+fn an_unknown_hook_event_stops_rein_with_its_file_and_line() {
+    let env = Env::new();
+    let settings = serde_json::to_string_pretty(&json!({"hooks": {"PreToolUsee": hook("true")}})).unwrap();
+    let path = env.write(".claude/settings.json", &settings);
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let (code, stderr) = run(&env, &server);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("{}:3", path.display())), "{stderr}");
+    assert!(stderr.contains("PreToolUsee") && stderr.contains("unknown hook event"), "{stderr}");
+    assert!(server.requests().is_empty(), "nothing was sent");
+}
+
+#[test]
+fn claude_codes_other_events_are_accepted() {
+    let env = Env::new();
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"PostCompact": hook("true"), "CwdChanged": hook("true")}}).to_string(),
+    );
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let (code, stderr) = run(&env, &server);
+    assert_eq!(code, Some(0), "{stderr}");
+}
+
+#[test]
+fn a_hook_if_rule_that_does_not_parse_stops_rein() {
+    let env = Env::new();
+    let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true", "if": "Bash(git *"}]}]});
+    let settings = serde_json::to_string_pretty(&json!({"hooks": hooks})).unwrap();
+    let path = env.write(".claude/settings.json", &settings);
+    let line = settings.lines().position(|l| l.contains("Bash(git *")).unwrap() + 1;
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let (code, stderr) = run(&env, &server);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("{}:{line}", path.display())), "{stderr}");
+    assert!(stderr.contains("Bash(git *"), "{stderr}");
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn an_agent_definition_that_does_not_parse_stops_rein() {
+    let env = Env::new();
+    let path =
+        env.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription reviews code\n---\nYou review.\n");
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let (code, stderr) = run(&env, &server);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains(&format!("{}:3", path.display())), "{stderr}");
+    assert!(server.requests().is_empty());
+}

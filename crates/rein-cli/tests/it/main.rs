@@ -1,0 +1,17 @@
+//! The integration tests of rein-cli, in one test binary (one link on a 2-core
+//! machine instead of one per file).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod agents;
+mod common;
+mod config_errors;
+mod context;
+mod demo;
+mod executor;
+mod failures;
+mod headless;
+mod hooks;
+mod permissions;
+mod recovery;
+mod sessions;
+mod tools;

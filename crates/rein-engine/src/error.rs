@@ -1,0 +1,32 @@
+//! The ways a turn can fail, typed. Each renders as the one line the user sees.
+
+/// Why a run ended in failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineError {
+    /// The model request failed (after its retries and recoveries).
+    #[error("{0}")]
+    Model(String),
+    /// The conversation could not be recorded or serialised for a request.
+    #[error("the conversation cannot be sent: {0}")]
+    History(String),
+    /// A UserPromptSubmit hook blocked the prompt.
+    #[error("the prompt was blocked by the UserPromptSubmit hook `{hook}`: {reason}")]
+    PromptBlocked { hook: String, reason: String },
+    /// A UserPromptSubmit hook said `continue: false`.
+    #[error("a UserPromptSubmit hook stopped the session: {0}")]
+    PromptStopped(String),
+    /// A call deferred by a hook was deferred again when the session was resumed.
+    #[error("the {tool} call {id} was deferred again by a hook")]
+    DeferredAgain { tool: String, id: String },
+    /// Summarising the conversation failed (a PreCompact hook blocked it, the summary
+    /// request failed, or it came back empty).
+    #[error("{0}")]
+    Compaction(String),
+}
+
+impl From<rein_model::ModelError> for EngineError {
+    /// A model-layer error met while keeping the conversation (serialising a message).
+    fn from(e: rein_model::ModelError) -> Self {
+        EngineError::History(e.to_string())
+    }
+}
