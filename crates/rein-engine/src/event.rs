@@ -1,3 +1,7 @@
+//! What the engine tells its frontends as a turn happens: stream deltas, complete
+//! messages, tool starts and results, retries, compactions, notices and permission
+//! verdicts. Frontends (print, TUI, SDK) see the engine through these events only.
+
 use rein_model::ModelEvent;
 use rein_protocol::{AssistantMessage, ContentBlock, Message, ToolUse};
 

@@ -1,3 +1,6 @@
+//! How a run ended ([`End`]) and its record ([`Outcome`]): turns, usage, cost, the last
+//! text and the calls the permission stage refused — what the result line reports.
+
 use std::time::Duration;
 
 use rein_protocol::{ToolUse, Usage};

@@ -1,3 +1,6 @@
+//! Why a model request failed, typed, with what the recovery steps need to decide
+//! (status, error type, `retry-after`).
+
 use std::time::Duration;
 
 /// Why a model request failed. Every variant renders as one readable line.

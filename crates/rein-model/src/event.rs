@@ -1,3 +1,6 @@
+//! What a model stream yields: text and thinking deltas, complete blocks, usage, and the
+//! finished message.
+
 use rein_protocol::{AssistantMessage, ContentBlock, Usage};
 
 /// What kind of content block has started streaming.

@@ -1,3 +1,6 @@
+//! A model request and its messages, each serialised once and kept (`CachedMessage`), so
+//! a long session never re-serialises its whole history per turn.
+
 use std::sync::Arc;
 
 use rein_protocol::{Message, ToolSpec};

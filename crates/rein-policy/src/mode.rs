@@ -1,3 +1,5 @@
+//! Permission modes (spec §B5): default, acceptEdits, plan, dontAsk, bypassPermissions.
+
 /// Permission modes (spec §B5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PermissionMode {

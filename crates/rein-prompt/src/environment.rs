@@ -1,3 +1,6 @@
+//! The environment block of the system prompt: working directory, platform, date,
+//! model, and whether the directory is a git repository (read without running git).
+
 use std::path::{Path, PathBuf};
 
 /// The nearest directory at or above `dir` that holds a `.git` entry (directory, or file

@@ -1,3 +1,6 @@
+//! The runtime every tool call receives ([`ToolContext`]): working directory, home,
+//! workspace roots, session directory, the abort token, and the files read so far.
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

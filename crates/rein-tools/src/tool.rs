@@ -1,3 +1,6 @@
+//! The [`Tool`] trait: a name, a description, an input type (its schema is what the
+//! model sees), the call's declared effects and rule kind, and the handler.
+
 use std::future::Future;
 
 use rein_effects::{Effects, RuleKind};
