@@ -61,3 +61,81 @@ pub fn file_writes(cmd: &Command) -> Vec<Word> {
     };
     found.into_iter().cloned().collect()
 }
+
+/// Directories a command reads every file of, recursively (`grep -r`, `rg`, `find …
+/// -exec`, `tar c`, `cp -r`): a Read deny rule for any file inside them denies the
+/// command. A recursive search without a path searches `.`.
+pub fn recursive_reads(cmd: &Command) -> Vec<Word> {
+    let Some(program) = cmd.program() else { return Vec::new() };
+    let args = &cmd.words[1..];
+    let flag = |long: &[&str], short: &[char]| {
+        args.iter().any(|a| {
+            long.contains(&a.text.as_str())
+                || (a.text.starts_with('-') && !a.text.starts_with("--") && a.text[1..].contains(short))
+        })
+    };
+    let ops = operands(cmd);
+    let or_dot = |v: Vec<&Word>| if v.is_empty() { vec![Word::literal(".")] } else { v.into_iter().cloned().collect() };
+    // grep and rg take the pattern as their first operand unless -e/-f give it.
+    let pattern_given = flag(&["--regexp", "--file"], &['e', 'f'])
+        || args.iter().any(|a| a.text.starts_with("--regexp=") || a.text.starts_with("--file="));
+    let skip = usize::from(!pattern_given);
+    match program {
+        "grep" | "egrep" | "fgrep" if flag(&["--recursive", "--dereference-recursive"], &['r', 'R']) => {
+            or_dot(ops.into_iter().skip(skip).collect())
+        }
+        "rg" | "ag" | "ack" => or_dot(ops.into_iter().skip(skip).collect()),
+        "find" if cmd.words.iter().any(|w| matches!(w.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")) => {
+            let roots: Vec<&Word> =
+                args.iter().take_while(|w| !(w.text.starts_with('-') || w.text == "(" || w.text == "!")).collect();
+            or_dot(roots)
+        }
+        "tar" if tar_creates(args) => tar_inputs(args),
+        "cp" | "rsync" | "scp" if flag(&["--recursive", "--archive"], &['r', 'R', 'a']) => {
+            let n = ops.len().saturating_sub(1);
+            ops.into_iter().take(n).cloned().collect()
+        }
+        "zip" if flag(&["--recurse-paths"], &['r']) => ops.into_iter().skip(1).cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `tar c…`, `tar -c…`, `tar --create`.
+fn tar_creates(args: &[Word]) -> bool {
+    args.iter().enumerate().any(|(i, a)| {
+        let t = a.text.as_str();
+        t == "--create"
+            || (t.starts_with('-') && !t.starts_with("--") && t.contains('c'))
+            || (i == 0 && !t.starts_with('-') && t.contains('c'))
+    })
+}
+
+/// What `tar c` archives: its operands, not the archive (`-f NAME`). With `-C DIR`
+/// they are relative to a directory rein does not follow: only known at run time.
+fn tar_inputs(args: &[Word]) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut archive_next = false;
+    for (i, w) in args.iter().enumerate() {
+        let t = w.text.as_str();
+        if archive_next {
+            archive_next = false;
+            continue;
+        }
+        if t == "-C" || t.starts_with("--directory") {
+            return vec![Word { text: t.to_string(), literal: false, glob: false }];
+        }
+        if i == 0 && !t.starts_with('-') {
+            // Old style: `tar czf archive.tgz dir`.
+            archive_next = t.contains('f');
+            continue;
+        }
+        if t == "--file" || (t.starts_with('-') && !t.starts_with("--") && t.ends_with('f')) {
+            archive_next = true;
+            continue;
+        }
+        if !t.starts_with('-') {
+            out.push(w.clone());
+        }
+    }
+    out
+}

@@ -6,13 +6,19 @@
 //! command is literal; its redirections; the files it reads and writes; and anything it
 //! could not fully understand, so that the permission engine can ask instead of guess.
 
+mod arith;
+mod assign;
 mod files;
+mod options;
 mod readonly;
 mod unwrap;
 mod walk;
 mod words;
 
-pub use files::{file_reads, file_writes};
+pub use assign::{assigned_name, is_inert};
+
+pub use files::{file_reads, file_writes, recursive_reads};
+pub use options::{Risk, risky_options};
 pub use readonly::is_read_only_command;
 pub use walk::analyze;
 
@@ -97,13 +103,62 @@ fn is_device(path: &str) -> bool {
     matches!(path, "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/stdin" | "/dev/tty")
 }
 
+/// Which kind of thing made a line not understood.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProblemClass {
+    /// Syntax rein does not analyse, parse errors, control characters, sheer size.
+    Syntax,
+    /// A program or script only known at run time.
+    Dynamic,
+    /// Loops, conditionals, functions.
+    ControlFlow,
+    /// An assignment that can change what a program runs (`PATH=…`, `env GIT_…=`).
+    Assignment,
+    /// Arithmetic that can execute through array subscripts.
+    Arithmetic,
+    /// A change to how the session shell parses or finds commands.
+    ShellState,
+}
+
+impl ProblemClass {
+    pub fn name(self) -> &'static str {
+        match self {
+            ProblemClass::Syntax => "syntax",
+            ProblemClass::Dynamic => "run-time names",
+            ProblemClass::ControlFlow => "control flow",
+            ProblemClass::Assignment => "assignment",
+            ProblemClass::Arithmetic => "arithmetic",
+            ProblemClass::ShellState => "shell state",
+        }
+    }
+}
+
+/// Why a line is not fully understood.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub class: ProblemClass,
+    pub text: String,
+}
+
+impl Problem {
+    pub fn new(class: ProblemClass, text: impl Into<String>) -> Self {
+        Problem { class, text: text.into() }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
 /// What a command line does.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Analysis {
     pub commands: Vec<Command>,
     pub redirects: Vec<Redirect>,
     /// Why the line is not fully understood; empty when it is.
-    pub problems: Vec<String>,
+    pub problems: Vec<Problem>,
 }
 
 impl Analysis {

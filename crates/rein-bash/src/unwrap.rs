@@ -1,7 +1,7 @@
 //! Wrappers and runners: what a command really runs.
 
 use crate::walk::analyze_into;
-use crate::{AllowBy, Analysis, Command, Word, join};
+use crate::{AllowBy, Analysis, Command, Problem, ProblemClass, Word, join};
 
 /// Directories whose programs are the ones a bare name finds.
 const SYSTEM_BIN: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
@@ -13,7 +13,10 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
     loop {
         let Some(first) = words.first() else { return };
         if !first.literal {
-            a.problems.push(format!("the program name `{}` is only known at run time", first.text));
+            a.problems.push(Problem::new(
+                ProblemClass::Dynamic,
+                format!("the program name `{}` is only known at run time", first.text),
+            ));
             forms.push(join(&words));
             push(a, words, forms, AllowBy::ExactRuleOnly);
             return;
@@ -35,6 +38,9 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
             }
         }
         let program = words[0].text.clone();
+        if program == "env" {
+            env_problems(&words, a);
+        }
         match strip_wrapper(&program, &words) {
             Some(Stripped::Inner(rest)) => {
                 if rest.is_empty() {
@@ -51,7 +57,10 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
                     let script = args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
                     analyze_into(&script, depth + 1, a);
                 } else {
-                    a.problems.push(format!("`{program}` runs a script that is only known at run time"));
+                    a.problems.push(Problem::new(
+                        ProblemClass::Dynamic,
+                        format!("`{program}` runs a script that is only known at run time"),
+                    ));
                 }
                 return;
             }
@@ -66,14 +75,35 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
                         c.allow_by = AllowBy::DenyCheckOnly;
                         a.commands.push(c);
                     }
-                    a.problems.extend(sub.problems.into_iter().filter(|p| !p.contains("only known at run time")));
+                    a.problems.extend(sub.problems.into_iter().filter(|p| p.class != ProblemClass::Dynamic));
                 }
                 return;
             }
             None => break,
         }
     }
+    if let Some(p) = crate::assign::shell_state_problem(&words)
+        && !a.problems.contains(&p)
+    {
+        a.problems.push(p);
+    }
     push(a, words, forms, AllowBy::Rules);
+}
+
+/// `env VAR=value cmd` sets variables like `VAR=value cmd` does; `env -C dir` runs the
+/// command somewhere else.
+fn env_problems(words: &[Word], a: &mut Analysis) {
+    for w in &words[1..] {
+        if w.text == "-C" || w.text.starts_with("--chdir") || (w.text.starts_with("-C") && !w.text.starts_with("--")) {
+            a.problems.push(Problem::new(ProblemClass::Dynamic, "`env -C` runs the command in another directory"));
+        } else if let Some(name) = crate::assign::assigned_name(w) {
+            a.problems.extend(crate::assign::assignment_problem(name));
+        } else if !w.literal && w.text.contains('=') {
+            a.problems.push(Problem::new(ProblemClass::Assignment, "`env` sets a variable only known at run time"));
+        } else if !w.text.starts_with('-') {
+            break;
+        }
+    }
 }
 
 fn push(a: &mut Analysis, words: Vec<Word>, forms: Vec<String>, allow_by: AllowBy) {

@@ -6,7 +6,7 @@ use tree_sitter::{Node, Parser};
 
 use crate::unwrap::unwrap;
 use crate::words::word;
-use crate::{Analysis, Redirect, Word};
+use crate::{Analysis, Problem, ProblemClass, Redirect, Word};
 
 /// More commands than this in one line are not analysed further.
 pub const MAX_COMMANDS: usize = 50;
@@ -24,7 +24,7 @@ pub fn analyze(src: &str) -> Analysis {
     let mut a = Analysis::default();
     analyze_into(src, 0, &mut a);
     if a.commands.len() > MAX_COMMANDS {
-        a.problems.push(format!("more than {MAX_COMMANDS} commands"));
+        a.problems.push(Problem::new(ProblemClass::Syntax, format!("more than {MAX_COMMANDS} commands")));
     }
     a
 }
@@ -32,17 +32,17 @@ pub fn analyze(src: &str) -> Analysis {
 /// Analyse `src` (possibly an inner `bash -c` script) into `a`.
 pub(crate) fn analyze_into(src: &str, depth: usize, a: &mut Analysis) {
     if depth > MAX_DEPTH {
-        a.problems.push("commands nested too deeply".into());
+        a.problems.push(Problem::new(ProblemClass::Syntax, "commands nested too deeply"));
         return;
     }
     if src.len() > MAX_LEN {
-        a.problems.push(format!("the command is longer than {MAX_LEN} characters"));
+        a.problems.push(Problem::new(ProblemClass::Syntax, format!("the command is longer than {MAX_LEN} characters")));
     }
     if src.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
-        a.problems.push("the command contains control characters".into());
+        a.problems.push(Problem::new(ProblemClass::Syntax, "the command contains control characters"));
     }
     if src.chars().any(|c| c.is_whitespace() && !c.is_ascii()) {
-        a.problems.push("the command contains Unicode whitespace".into());
+        a.problems.push(Problem::new(ProblemClass::Syntax, "the command contains Unicode whitespace"));
     }
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
@@ -55,12 +55,12 @@ pub(crate) fn analyze_into(src: &str, depth: usize, a: &mut Analysis) {
         slot.as_mut().and_then(|p| p.parse(src, None))
     });
     let Some(tree) = tree else {
-        a.problems.push("the command could not be parsed".into());
+        a.problems.push(Problem::new(ProblemClass::Syntax, "the command could not be parsed"));
         return;
     };
     let root = tree.root_node();
     if root.has_error() {
-        a.problems.push("the command has a syntax error".into());
+        a.problems.push(Problem::new(ProblemClass::Syntax, "the command has a syntax error"));
     }
     let mut w = Walker { src, depth, a };
     w.node(root);
@@ -101,7 +101,10 @@ impl Walker<'_, '_> {
                 self.substitutions_in(node)
             }
             "command_substitution" | "process_substitution" => self.children(node),
-            "variable_assignment" | "variable_assignments" => self.substitutions_in(node),
+            "variable_assignment" | "variable_assignments" => {
+                self.assignments(node);
+                self.substitutions_in(node)
+            }
             "declaration_command" | "unset_command" => self.declaration(node),
             "test_command" => self.substitutions_in(node),
             "for_statement"
@@ -113,11 +116,14 @@ impl Walker<'_, '_> {
             | "elif_clause"
             | "else_clause"
             | "case_item" => {
-                self.problem(format!("it uses shell control flow ({})", node.kind()));
+                self.problem(Problem::new(
+                    ProblemClass::ControlFlow,
+                    format!("it uses shell control flow ({})", node.kind()),
+                ));
                 self.children(node);
             }
             "ERROR" => {
-                self.problem("the command has a syntax error".into());
+                self.problem(Problem::new(ProblemClass::Syntax, "the command has a syntax error"));
                 self.children(node);
             }
             "word"
@@ -130,22 +136,29 @@ impl Walker<'_, '_> {
             | "ansi_c_string"
             | "arithmetic_expansion" => self.substitutions_in(node),
             other => {
-                self.problem(format!("it uses shell syntax rein does not analyse ({other})"));
+                self.problem(Problem::new(
+                    ProblemClass::Syntax,
+                    format!("it uses shell syntax rein does not analyse ({other})"),
+                ));
                 self.children(node);
             }
         }
     }
 
-    fn problem(&mut self, p: String) {
+    fn problem(&mut self, p: Problem) {
         if !self.a.problems.contains(&p) {
             self.a.problems.push(p);
         }
     }
 
-    /// Walk into every command or process substitution below `node`.
+    /// Walk into every command or process substitution below `node`, and note
+    /// arithmetic that could execute.
     fn substitutions_in(&mut self, node: Node<'_>) {
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
+            if let Some(p) = crate::arith::problem(n, self.src) {
+                self.problem(p);
+            }
             if matches!(n.kind(), "command_substitution" | "process_substitution") {
                 self.children(n);
                 continue;
@@ -161,7 +174,10 @@ impl Walker<'_, '_> {
         let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in kids {
             match child.kind() {
-                "variable_assignment" => self.substitutions_in(child),
+                "variable_assignment" => {
+                    self.assignments(child);
+                    self.substitutions_in(child)
+                }
                 "file_redirect" | "herestring_redirect" | "heredoc_redirect" => self.node(child),
                 _ => {
                     self.substitutions_in(child);
@@ -173,6 +189,28 @@ impl Walker<'_, '_> {
             return;
         }
         unwrap(words, self.depth, self.a);
+    }
+
+    /// `NAME=value` (before a command, or alone): only inert names are understood.
+    fn assignments(&mut self, node: Node<'_>) {
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if n.kind() == "variable_assignment" {
+                let name = n.child_by_field_name("name");
+                let text = name.and_then(|c| c.utf8_text(self.src.as_bytes()).ok()).unwrap_or_default();
+                let simple = name.is_some_and(|c| c.kind() == "variable_name");
+                match crate::assign::assignment_problem(text) {
+                    Some(p) => self.problem(p),
+                    None if !simple => {
+                        self.problem(Problem::new(ProblemClass::Arithmetic, format!("it assigns `{text}`")))
+                    }
+                    None => {}
+                }
+                continue;
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
     }
 
     fn declaration(&mut self, node: Node<'_>) {

@@ -8,7 +8,7 @@ use crate::Word;
 pub fn word(node: Node<'_>, src: &str) -> Word {
     let text = node.utf8_text(src.as_bytes()).unwrap_or_default();
     match node.kind() {
-        "word" | "number" => {
+        "word" | "number" | "variable_name" => {
             let glob = has_unescaped_glob(text);
             Word { text: unescape(text), literal: true, glob }
         }

@@ -122,9 +122,12 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum PermissionsAction {
-    /// Explain the decision for a call written like a rule: 'Bash(git push)',
+    /// Explain the decision for calls written like rules: 'Bash(git push)',
     /// 'Read(./.env)', 'WebFetch(https://example.com)', 'Edit(src/main.rs)'.
-    Check { call: String },
+    Check {
+        #[arg(required = true)]
+        calls: Vec<String>,
+    },
     /// List every rule with the file it comes from, the mode and the workspace.
     List,
 }

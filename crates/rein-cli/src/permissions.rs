@@ -71,21 +71,23 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        PermissionsAction::Check { call } => {
-            let (tool, arg) = split_call(call)?;
-            let input = example_input(&registry, &kinds, &tool, &arg);
+        PermissionsAction::Check { calls } => {
             let mut ctx = ToolContext::new(cwd.clone(), std::env::temp_dir());
             ctx.home = home;
-            let effects = match registry.prepare(&tool, &input) {
-                Ok(prepared) => prepared.effects(&ctx),
-                Err(_) => Effects::undeclared(),
-            };
-            let d = policy.decide(&Call { tool: &tool, input: &input, effects: &effects });
-            println!("{}: {tool} {input}", d.behavior.name().to_uppercase());
-            println!("  why: {}", d.reason);
-            println!("  decided by: {}", d.source);
-            println!("  mode: {} (from {})", policy.mode.name(), policy.mode_source);
-            print_effects(&effects);
+            for call in calls {
+                let (tool, arg) = split_call(call)?;
+                let input = example_input(&registry, &kinds, &tool, &arg);
+                let effects = match registry.prepare(&tool, &input) {
+                    Ok(prepared) => prepared.effects(&ctx),
+                    Err(_) => Effects::undeclared(),
+                };
+                let d = policy.decide(&Call { tool: &tool, input: &input, effects: &effects });
+                println!("{}: {tool} {input}", d.behavior.name().to_uppercase());
+                println!("  why: {}", d.reason);
+                println!("  decided by: {}", d.source);
+                println!("  mode: {} (from {})", policy.mode.name(), policy.mode_source);
+                print_effects(&effects);
+            }
             Ok(())
         }
     }
@@ -104,6 +106,9 @@ fn print_effects(e: &Effects) {
     if !e.writes.is_empty() {
         println!("  writes: {}", list(&e.writes));
     }
+    if !e.reads_within.is_empty() {
+        println!("  reads every file in: {}", list(&e.reads_within));
+    }
     if !e.hosts.is_empty() {
         println!("  hosts: {}", e.hosts.join(", "));
     }
@@ -111,7 +116,7 @@ fn print_effects(e: &Effects) {
         let commands: Vec<String> = shell.analysis.commands.iter().map(|c| c.allow_form()).collect();
         println!("  commands: {}", commands.join(" | "));
         for p in &shell.analysis.problems {
-            println!("  not understood: {p}");
+            println!("  not understood ({}): {p}", p.class.name());
         }
     }
     println!("  read-only: {}", if e.read_only { "yes" } else { "no" });

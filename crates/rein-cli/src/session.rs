@@ -212,6 +212,8 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
     ctx.workspace_roots = setup.policy.roots.clone();
     ctx.home = env.home.clone();
+    // Walks (Grep, Glob) leave out what Read deny rules protect.
+    ctx.read_guard = Some(setup.policy.clone());
     let config = EngineConfig {
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,

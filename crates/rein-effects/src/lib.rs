@@ -6,13 +6,14 @@
 //! same facts. A tool that declares nothing gets [`Effects::undeclared`]: it is treated
 //! as writing everything, and asked.
 
+mod git_config;
 mod paths;
 mod shell;
 
 use std::path::PathBuf;
 
 pub use paths::{absolute, lexical};
-pub use shell::ShellCommand;
+pub use shell::{ShellCommand, ShellFiles, ShellState};
 
 /// Which kind of access a path rule is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,13 @@ impl RuleKind {
     }
 }
 
+/// Says whether a file may not be read (a Read deny rule covers it, by any of its
+/// names). Tools that walk directories (Grep, Glob) leave such files out of what they
+/// return; `ino` is the file's inode when the walk already knows it.
+pub trait ReadGuard: Send + Sync + std::fmt::Debug {
+    fn denies(&self, path: &std::path::Path, ino: Option<u64>) -> bool;
+}
+
 /// How one tool's permission rules are read: its rule kind and its input's top-level
 /// fields (which `Tool(field:value)` rules may name).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -90,6 +98,9 @@ pub struct Effects {
     pub reads: Vec<PathBuf>,
     /// Paths written, created, moved or deleted.
     pub writes: Vec<PathBuf>,
+    /// Directories whose every file the call may read (recursive readers): a Read deny
+    /// rule for a file inside one denies the call.
+    pub reads_within: Vec<PathBuf>,
     /// Hosts contacted, lower case.
     pub hosts: Vec<String>,
     /// The shell command line the call runs.
@@ -117,6 +128,7 @@ impl Effects {
         Effects {
             reads: Vec::new(),
             writes: Vec::new(),
+            reads_within: Vec::new(),
             hosts: Vec::new(),
             shell: None,
             other: Vec::new(),
@@ -150,10 +162,19 @@ impl Effects {
 
     /// Runs `shell`: its files and read-only-ness come from the command's analysis.
     pub fn running(shell: ShellCommand) -> Self {
-        let (reads, writes, dynamic_paths) = shell.files();
+        let files = shell.files();
         let read_only = shell.analysis.is_read_only();
         let concurrency_safe = read_only && !shell.changes_shell_state();
-        Effects { reads, writes, dynamic_paths, read_only, concurrency_safe, shell: Some(shell), ..Effects::none() }
+        Effects {
+            reads: files.reads,
+            writes: files.writes,
+            reads_within: files.reads_within,
+            dynamic_paths: files.dynamic,
+            read_only,
+            concurrency_safe,
+            shell: Some(shell),
+            ..Effects::none()
+        }
     }
 
     /// Only the session's own state changes (or nothing, when `read_only`).
@@ -172,6 +193,7 @@ impl Effects {
         self.declared
             && self.reads.is_empty()
             && self.writes.is_empty()
+            && self.reads_within.is_empty()
             && self.hosts.is_empty()
             && self.shell.is_none()
             && !self.dynamic_paths

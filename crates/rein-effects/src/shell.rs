@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_bash::{Analysis, Command, Word, analyze, file_reads, file_writes};
+use rein_bash::{Analysis, Command, Word, analyze, file_reads, file_writes, recursive_reads};
 
 use crate::paths::{absolute, expand_glob};
 
@@ -13,6 +13,27 @@ const SHELL_STATE: &[&str] = &[
     "cd", "pushd", "popd", "export", "unset", "alias", "unalias", "set", "shopt", "source", ".", "declare", "typeset",
     "readonly", "local", "hash", "enable", "trap", "builtin", "umask", "ulimit",
 ];
+
+/// What earlier commands left in the session shell: functions, and exported variables
+/// that differ from rein's own environment. An allowed name that the state shadows is
+/// not the same program any more.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellState {
+    pub functions: Vec<String>,
+    /// Variables (not inert ones) added or changed since the session started.
+    pub changed_env: Vec<String>,
+}
+
+/// The files a line touches.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellFiles {
+    pub reads: Vec<PathBuf>,
+    pub writes: Vec<PathBuf>,
+    /// Directories read recursively.
+    pub reads_within: Vec<PathBuf>,
+    /// Some file is only known at run time.
+    pub dynamic: bool,
+}
 
 /// A command line a call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +47,10 @@ pub struct ShellCommand {
     /// a `cd`/`pushd` in the line. `None` when a `cd` goes somewhere only known at run
     /// time (relative paths are then unknown).
     bases: Option<Vec<PathBuf>>,
+    /// Keys of the repository's git config that name programs (read when the line runs
+    /// git).
+    pub git_programs: Vec<String>,
+    pub state: ShellState,
 }
 
 impl ShellCommand {
@@ -33,13 +58,23 @@ impl ShellCommand {
     pub fn new(command: &str, cwd: &Path, home: Option<&Path>) -> Self {
         let analysis = analyze(command);
         let bases = bases(&analysis, cwd, home);
+        let runs_git = analysis.commands.iter().any(|c| c.program() == Some("git"));
+        let git_programs = if runs_git { crate::git_config::programs_named(cwd) } else { Vec::new() };
         ShellCommand {
             command: command.to_string(),
             cwd: cwd.to_path_buf(),
             home: home.map(Path::to_path_buf),
             analysis,
             bases,
+            git_programs,
+            state: ShellState::default(),
         }
+    }
+
+    /// The same line, in a session shell left in `state` by earlier commands.
+    pub fn with_state(mut self, state: ShellState) -> Self {
+        self.state = state;
+        self
     }
 
     /// The paths a word names: made absolute (against every directory the line may be
@@ -67,27 +102,35 @@ impl ShellCommand {
         Some(out)
     }
 
-    /// The files the line reads and writes (by argument and by redirection), and whether
-    /// some are only known at run time.
-    pub fn files(&self) -> (Vec<PathBuf>, Vec<PathBuf>, bool) {
-        let (mut reads, mut writes, mut dynamic) = (Vec::new(), Vec::new(), false);
-        let mut add = |w: &Word, write: bool| match self.paths_of(w) {
-            Some(ps) if write => writes.extend(ps),
-            Some(ps) => reads.extend(ps),
-            None => dynamic = true,
+    /// The files the line reads and writes (by argument and by redirection), the
+    /// directories it reads recursively, and whether some are only known at run time.
+    pub fn files(&self) -> ShellFiles {
+        let mut f = ShellFiles::default();
+        #[derive(Clone, Copy)]
+        enum How {
+            Read,
+            Write,
+            Within,
+        }
+        let mut add = |w: &Word, how: How| match (self.paths_of(w), how) {
+            (Some(ps), How::Read) => f.reads.extend(ps),
+            (Some(ps), How::Write) => f.writes.extend(ps),
+            (Some(ps), How::Within) => f.reads_within.extend(ps),
+            (None, _) => f.dynamic = true,
         };
         for cmd in &self.analysis.commands {
-            file_reads(cmd).iter().filter(|w| w.text != "-").for_each(|w| add(w, false));
-            file_writes(cmd).iter().for_each(|w| add(w, true));
+            file_reads(cmd).iter().filter(|w| w.text != "-").for_each(|w| add(w, How::Read));
+            file_writes(cmd).iter().for_each(|w| add(w, How::Write));
+            recursive_reads(cmd).iter().for_each(|w| add(w, How::Within));
         }
         for r in &self.analysis.redirects {
             if r.writes_file() {
-                add(&r.target, true);
+                add(&r.target, How::Write);
             } else if r.reads_file() {
-                add(&r.target, false);
+                add(&r.target, How::Read);
             }
         }
-        (reads, writes, dynamic)
+        f
     }
 
     /// Whether the line changes the session shell's directory, variables, functions or
@@ -135,7 +178,8 @@ mod tests {
     use super::*;
 
     fn files(cmd: &str) -> (Vec<PathBuf>, Vec<PathBuf>, bool) {
-        ShellCommand::new(cmd, Path::new("/w"), Some(Path::new("/home/u"))).files()
+        let f = ShellCommand::new(cmd, Path::new("/w"), Some(Path::new("/home/u"))).files();
+        (f.reads, f.writes, f.dynamic)
     }
 
     #[test]
@@ -156,6 +200,18 @@ mod tests {
         assert!(files("cd - && cat .env").2);
         let (r, _, _) = files("cd && cat .env");
         assert!(r.contains(&PathBuf::from("/home/u/.env")), "{r:?}");
+    }
+
+    #[test]
+    fn recursive_readers() {
+        let within = |c: &str| ShellCommand::new(c, Path::new("/w"), None).files().reads_within;
+        assert_eq!(within("grep -r KEY ."), [PathBuf::from("/w")]);
+        assert_eq!(within("grep -rn KEY"), [PathBuf::from("/w")]);
+        assert_eq!(within("rg KEY sub"), [PathBuf::from("/w/sub")]);
+        assert_eq!(within("find . -name x -exec cat {} ;"), [PathBuf::from("/w")]);
+        assert_eq!(within("tar czf /tmp/a.tgz ."), [PathBuf::from("/w")]);
+        assert_eq!(within("cp -r src /tmp/x"), [PathBuf::from("/w/src")]);
+        assert!(within("grep KEY file.txt").is_empty());
     }
 
     #[test]

@@ -58,6 +58,9 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
             };
         }
     };
+    for var in rein_process::CREDENTIAL_VARS {
+        cmd.env_remove(var);
+    }
     cmd.current_dir(cwd)
         .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         .stdin(Stdio::piped())

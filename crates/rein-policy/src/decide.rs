@@ -2,13 +2,12 @@
 //! deny rules → ask rules → undeclared effects → protected paths → what could not be
 //! understood → mode → allow rules, the workspace and read-only facts → ask.
 
-use std::path::PathBuf;
-
-use rein_bash::{AllowBy, Command, file_reads, file_writes, is_read_only_command};
-use rein_effects::{Access, Effects, ShellCommand};
+use rein_bash::{AllowBy, Command, file_reads, file_writes, is_read_only_command, risky_options};
+use rein_effects::{Effects, ShellCommand};
 use serde_json::Value;
 
-use crate::paths::{PathPattern, inside, spellings};
+use crate::matching::{command_hits, domain_hits};
+use crate::paths::{inside, spellings};
 use crate::protected::protected_reason;
 use crate::rules::Spec;
 use crate::{Behavior, Decision, PermissionMode, Policy, Rule};
@@ -76,13 +75,19 @@ impl Policy {
                 .explicit();
             }
         }
+        // bypassPermissions skips asking: what is not understood then runs.
         if let Some(shell) = &effects.shell
             && !shell.analysis.understood()
+            && self.mode != PermissionMode::BypassPermissions
         {
+            let problems = &shell.analysis.problems;
+            let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            let mut classes: Vec<&str> = problems.iter().map(|p| p.class.name()).collect();
+            classes.dedup();
             return Decision::new(
                 Behavior::Ask,
-                format!("This command needs approval because {}.", shell.analysis.problems.join("; ")),
-                "bash analysis",
+                format!("This command needs approval because {}.", texts.join("; ")),
+                format!("bash analysis: {}", classes.join(", ")),
             );
         }
         let path_rules = self.deny.iter().chain(&self.ask).any(|r| matches!(r.spec, Some(Spec::Path(..))));
@@ -167,21 +172,36 @@ impl Policy {
     }
 
     fn allow_shell(&self, shell: &ShellCommand) -> Decision {
+        // Variables an earlier command exported change what every program here runs.
+        if !shell.state.changed_env.is_empty() {
+            return Decision::new(
+                Behavior::Ask,
+                format!(
+                    "This command needs approval: an earlier command changed the session shell's environment ({}), \
+                     which can change what any program runs.",
+                    shell.state.changed_env.join(", ")
+                ),
+                "shell state: changed environment",
+            );
+        }
         let mut missing: Vec<String> = Vec::new();
         let mut used: Vec<String> = Vec::new();
+        let mut sources: Vec<&str> = Vec::new();
         for cmd in &shell.analysis.commands {
+            let form = cmd.allow_form();
             match cmd.allow_by {
                 AllowBy::DenyCheckOnly => continue,
                 AllowBy::ExactRuleOnly => {
-                    let form = cmd.allow_form();
                     match self.command_allow_rules().find(|r| !r.text.contains('*') && command_hits(r, &form)) {
                         Some(r) => used.push(r.describe()),
-                        None => missing.push(form),
+                        None => missing.push(format!("`{form}`")),
                     }
                 }
                 AllowBy::Rules => {
-                    let form = cmd.allow_form();
-                    if let Some(r) = self.command_allow_rules().find(|r| command_hits(r, &form)) {
+                    if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd) {
+                        missing.push(format!("`{form}` ({why})"));
+                        sources.push(source);
+                    } else if let Some(r) = self.command_allow_rules().find(|r| command_hits(r, &form)) {
                         used.push(r.describe());
                     } else if is_read_only_command(cmd) && self.reads_inside(shell, cmd) {
                         used.push("read-only command".into());
@@ -193,7 +213,7 @@ impl Policy {
                     {
                         used.push("mode acceptEdits".into());
                     } else {
-                        missing.push(form);
+                        missing.push(format!("`{form}`"));
                     }
                 }
             }
@@ -213,14 +233,38 @@ impl Policy {
             used.dedup();
             return Decision::new(Behavior::Allow, "Allowed: every part of the command is allowed.", used.join("; "));
         }
+        sources.dedup();
+        let source = if sources.is_empty() { "default".to_string() } else { sources.join(", ") };
         Decision::new(
             Behavior::Ask,
-            format!(
-                "This command needs approval: no rule allows {}.",
-                missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
-            ),
-            "default",
+            format!("This command needs approval: no rule allows {}.", missing.join(", ")),
+            source,
         )
+    }
+
+    /// Why a command is more than the reading an allow rule or the read-only facts
+    /// cover: an option that writes or runs, a repository config that names programs,
+    /// a name the session shell now defines as a function. With the source to report.
+    fn not_the_reader_allowed(&self, shell: &ShellCommand, cmd: &Command) -> Option<(String, &'static str)> {
+        let program = cmd.program()?;
+        if shell.state.functions.iter().any(|f| f == program) {
+            let why = format!("`{program}` is a shell function an earlier command defined");
+            return Some((why, "shell state: function"));
+        }
+        for risk in risky_options(cmd) {
+            let harmless = risk
+                .unless_inside
+                .as_ref()
+                .is_some_and(|w| shell.paths_of(w).is_some_and(|ps| ps.iter().all(|p| inside(p, &self.roots))));
+            if !harmless {
+                return Some((format!("`{}` {}", risk.option, risk.why), "risky option"));
+            }
+        }
+        if program == "git" && !shell.git_programs.is_empty() {
+            let why = format!("the repository's git config names programs: {}", shell.git_programs.join(", "));
+            return Some((why, "repository config"));
+        }
+        None
     }
 
     fn command_allow_rules(&self) -> impl Iterator<Item = &Rule> {
@@ -244,79 +288,5 @@ impl Policy {
 
     fn roots_list(&self) -> String {
         self.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
-    }
-
-    /// Whether a rule applies to the call (deny and ask lists; a hook's `if`).
-    pub(crate) fn hits(&self, rule: &Rule, call: &Call<'_>) -> bool {
-        let effects = call.effects;
-        match &rule.spec {
-            None => rule.matches_tool(call.tool),
-            Some(Spec::Command(_)) => effects
-                .shell
-                .as_ref()
-                .is_some_and(|s| s.analysis.commands.iter().any(|c| c.forms.iter().any(|f| command_hits(rule, f)))),
-            Some(Spec::Param { key, value }) => {
-                rule.matches_tool(call.tool)
-                    && call.input.get(key).is_some_and(|v| match v {
-                        Value::String(s) => s == value,
-                        other => value.parse::<Value>().is_ok_and(|v| v == *other),
-                    })
-            }
-            Some(Spec::Path(p, access)) => {
-                // A Read deny also blocks writing the same path.
-                let targets: Vec<&PathBuf> = match access {
-                    Access::Read => effects.reads.iter().chain(&effects.writes).collect(),
-                    Access::Write => effects.writes.iter().collect(),
-                };
-                let reads = *access == Access::Read;
-                targets.iter().any(|t| spellings(t).iter().any(|s| p.matches(s) || (reads && p.matches_within(s))))
-            }
-            Some(Spec::Domain(d)) => effects.hosts.iter().any(|h| domain_hits(d, h)),
-            Some(Spec::Other) => rule.matches_tool(call.tool),
-        }
-    }
-
-    /// An allow rule covers every spelling of every path (link and target). An Edit
-    /// allow implies read access; a Read allow does not allow writes.
-    fn path_allow(&self, rule: &Rule, paths: &[PathBuf], for_write: bool) -> bool {
-        let Some(Spec::Path(p, access)) = &rule.spec else { return false };
-        if for_write && *access != Access::Write {
-            return false;
-        }
-        !paths.is_empty() && paths.iter().all(|t| spellings(t).iter().all(|s| path_hits(p, s)))
-    }
-}
-
-fn path_hits(p: &PathPattern, path: &std::path::Path) -> bool {
-    p.matches(path)
-}
-
-fn command_hits(rule: &Rule, form: &str) -> bool {
-    match &rule.spec {
-        Some(Spec::Command(re)) => re.is_match(form),
-        _ => false,
-    }
-}
-
-fn domain_hits(rule: &str, host: &str) -> bool {
-    match rule.strip_prefix("*.") {
-        _ if rule == "*" => true,
-        Some(suffix) => host.ends_with(&format!(".{suffix}")),
-        None => host == rule,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn domains() {
-        assert!(domain_hits("example.com", "example.com"));
-        assert!(!domain_hits("example.com", "api.example.com"));
-        assert!(domain_hits("*.example.com", "api.example.com"));
-        assert!(!domain_hits("*.example.com", "example.com"));
-        assert!(!domain_hits("*.example.com", "evilexample.com"));
-        assert!(domain_hits("*", "anything.org"));
     }
 }

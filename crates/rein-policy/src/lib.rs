@@ -7,6 +7,8 @@
 //! line, and what cannot be understood is asked — after deny rules were checked.
 
 mod decide;
+mod denied;
+mod matching;
 mod mode;
 mod paths;
 mod protected;

@@ -4,12 +4,19 @@ use std::path::{Path, PathBuf};
 
 use rein_effects::lexical;
 
+use crate::denied::DeniedFiles;
+
 use crate::ListKind;
 
 /// A compiled path pattern.
 #[derive(Debug, Clone)]
 pub struct PathPattern {
     matcher: globset::GlobMatcher,
+    /// The absolute pattern's literal start (up to its first glob character): where
+    /// the files it names can be found.
+    pub base: PathBuf,
+    /// The files it names, found the first time a decision needs them.
+    files: std::sync::Arc<std::sync::OnceLock<DeniedFiles>>,
 }
 
 impl PathPattern {
@@ -40,7 +47,23 @@ impl PathPattern {
             .literal_separator(true)
             .build()
             .map_err(|e| format!("bad path pattern: {e}"))?;
-        Ok(PathPattern { matcher: glob.compile_matcher() })
+        let literal = absolute.find(['*', '?', '[', '{']).map_or(absolute.as_str(), |i| &absolute[..i]);
+        let base = match literal.rfind('/') {
+            Some(i) if literal.len() < absolute.len() => PathBuf::from(&literal[..i.max(1)]),
+            _ => PathBuf::from(literal),
+        };
+        Ok(PathPattern { matcher: glob.compile_matcher(), base, files: Default::default() })
+    }
+
+    /// The files the pattern names now (found once; below `roots` when it names no
+    /// directory of its own).
+    pub fn files(&self, roots: &[PathBuf]) -> &DeniedFiles {
+        self.files.get_or_init(|| DeniedFiles::find(&[self], roots))
+    }
+
+    /// The pattern matches `path` itself.
+    pub fn matches_exactly(&self, path: &Path) -> bool {
+        self.matcher.is_match(path)
     }
 
     /// The pattern matches `path` or a directory above it.

@@ -3,6 +3,11 @@
 //! when its command ends or its future is dropped (cancel, abort), and all live groups
 //! are killed on a second interrupt.
 
+/// rein's own credentials: removed from the environment of every process rein starts
+/// (commands, hooks), so that a command the model runs never sees them (ARCHITECTURE
+/// invariant 11).
+pub const CREDENTIAL_VARS: &[&str] = &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"];
+
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
 

@@ -66,6 +66,8 @@ pub struct ToolContext {
     /// Cancelled when the user interrupts; tools stop promptly.
     pub abort: CancellationToken,
     pub file_state: FileStateCache,
+    /// Files the policy forbids reading: walks (Grep, Glob) leave them out.
+    pub read_guard: Option<std::sync::Arc<dyn rein_effects::ReadGuard>>,
 }
 
 impl ToolContext {
@@ -77,6 +79,7 @@ impl ToolContext {
             session_dir,
             abort: CancellationToken::new(),
             file_state: FileStateCache::default(),
+            read_guard: None,
         }
     }
 
@@ -84,6 +87,11 @@ impl ToolContext {
     pub fn resolve(&self, path: &str) -> PathBuf {
         let p = Path::new(path);
         if p.is_absolute() { p.to_path_buf() } else { self.cwd.join(p) }
+    }
+
+    /// Whether the policy forbids reading `path` (inode `ino`, when known).
+    pub fn read_denied(&self, path: &Path, ino: Option<u64>) -> bool {
+        self.read_guard.as_ref().is_some_and(|g| g.denies(path, ino))
     }
 
     /// `path` as an effect: absolute (`~` expanded), `.` and `..` removed.

@@ -19,7 +19,7 @@ pub use builtin::{
 };
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use registry::{PreparedCall, Registry, RegistryError, input_fields, schema_for};
-pub use rein_effects::{Access, Effects, Other, RuleKind, ShellCommand, ToolKinds, ToolRules};
+pub use rein_effects::{Access, Effects, Other, ReadGuard, RuleKind, ShellCommand, ToolKinds, ToolRules};
 pub use rein_process::{GroupGuard, kill_all_process_groups, live_process_groups};
 pub use tool::{Tool, ToolError, ToolOutput};
 pub use workspace::{canonical_target, inside_workspace};

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agents;
+mod attack_corpus;
 mod common;
 mod config_errors;
 mod context;

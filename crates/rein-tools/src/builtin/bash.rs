@@ -66,7 +66,8 @@ impl Tool for Bash {
     /// The line as the session shell will run it: from its current directory.
     fn effects(&self, input: &BashInput, ctx: &ToolContext) -> Effects {
         let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
-        let effects = Effects::running(ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()));
+        let shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()).with_state(self.shell.state());
+        let effects = Effects::running(shell);
         if input.run_in_background == Some(true) { effects.not_read_only() } else { effects }
     }
 

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::walk::{Collected, for_each_file, walker};
-use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, ReadGuard, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const MAX_RESULTS: usize = 100;
 /// A walk stops after this many matches, so a pattern matching millions returns fast.
@@ -50,7 +50,8 @@ impl Tool for Glob {
 
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = input.path.as_deref().map(|p| ctx.resolve(p)).unwrap_or_else(|| ctx.cwd.clone());
-        tokio::task::spawn_blocking(move || glob(&root, &input.pattern))
+        let guard = ctx.read_guard.clone();
+        tokio::task::spawn_blocking(move || glob(&root, &input.pattern, guard.as_deref()))
             .await
             .map_err(|e| ToolError::new(format!("Glob failed: {e}")))?
     }
@@ -69,7 +70,7 @@ fn literal_prefix(pattern: &str) -> PathBuf {
     prefix
 }
 
-pub fn glob(root: &Path, pattern: &str) -> Result<ToolOutput, ToolError> {
+pub fn glob(root: &Path, pattern: &str, guard: Option<&dyn ReadGuard>) -> Result<ToolOutput, ToolError> {
     if !root.is_dir() {
         return Err(ToolError::new(format!("{} is not a directory", root.display())));
     }
@@ -87,7 +88,7 @@ pub fn glob(root: &Path, pattern: &str) -> Result<ToolOutput, ToolError> {
     }
     let found: Collected<(SystemTime, PathBuf)> = Collected::new();
     let seen = AtomicUsize::new(0);
-    for_each_file(&walker(&start), |entry| {
+    for_each_file(&walker(&start), guard, |entry| {
         let Ok(rel) = entry.path().strip_prefix(root) else { return true };
         if !matcher.is_match(rel) {
             return true;
@@ -144,16 +145,16 @@ mod tests {
         std::fs::write(d.path().join("top.rs"), "").unwrap();
         std::fs::write(d.path().join("ignored.rs"), "").unwrap();
         std::fs::write(d.path().join(".gitignore"), "ignored.rs\n").unwrap();
-        let all = text(glob(d.path(), "**/*.rs").unwrap());
+        let all = text(glob(d.path(), "**/*.rs", None).unwrap());
         assert_eq!(all.lines().count(), 3, "{all}");
         assert!(!all.contains("ignored.rs") && !all.contains(".git/"));
-        let shallow = text(glob(d.path(), "*.rs").unwrap());
+        let shallow = text(glob(d.path(), "*.rs", None).unwrap());
         assert_eq!(shallow.trim(), d.path().join("top.rs").display().to_string());
-        let prefixed = text(glob(d.path(), "src/inner/*.rs").unwrap());
+        let prefixed = text(glob(d.path(), "src/inner/*.rs", None).unwrap());
         assert!(prefixed.ends_with("src/inner/b.rs"), "{prefixed}");
-        assert_eq!(text(glob(d.path(), "*.py").unwrap()), "No files found");
-        assert_eq!(text(glob(d.path(), "nowhere/*.py").unwrap()), "No files found");
-        assert!(glob(d.path(), "a[").is_err());
+        assert_eq!(text(glob(d.path(), "*.py", None).unwrap()), "No files found");
+        assert_eq!(text(glob(d.path(), "nowhere/*.py", None).unwrap()), "No files found");
+        assert!(glob(d.path(), "a[", None).is_err());
     }
 
     #[test]
@@ -165,7 +166,7 @@ mod tests {
         let newest = d.path().join("f007.txt");
         let later = SystemTime::now() + std::time::Duration::from_secs(60);
         std::fs::File::options().write(true).open(&newest).unwrap().set_modified(later).unwrap();
-        let out = text(glob(d.path(), "*.txt").unwrap());
+        let out = text(glob(d.path(), "*.txt", None).unwrap());
         assert_eq!(out.lines().next().unwrap(), newest.display().to_string());
         assert_eq!(out.lines().count(), 101);
         assert!(out.contains("showing 100 of 130 files, 30 more"), "{out}");

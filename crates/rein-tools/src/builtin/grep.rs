@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::grep_sink::{FileHits, HitSink};
 use super::walk::{Collected, for_each_file, walker};
-use crate::{Access, Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, ReadGuard, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_HEAD_LIMIT: usize = 250;
 
@@ -101,7 +101,8 @@ impl Tool for Grep {
 
     async fn call(&self, input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = input.path.as_deref().map(|p| ctx.resolve(p)).unwrap_or_else(|| ctx.cwd.clone());
-        tokio::task::spawn_blocking(move || grep(&root, &input))
+        let guard = ctx.read_guard.clone();
+        tokio::task::spawn_blocking(move || grep(&root, &input, guard.as_deref()))
             .await
             .map_err(|e| ToolError::new(format!("Grep failed: {e}")))?
     }
@@ -134,7 +135,7 @@ fn searcher(input: &GrepInput, mode: OutputMode) -> Searcher {
         .build()
 }
 
-pub fn grep(root: &Path, input: &GrepInput) -> Result<ToolOutput, ToolError> {
+pub fn grep(root: &Path, input: &GrepInput, guard: Option<&dyn ReadGuard>) -> Result<ToolOutput, ToolError> {
     let matcher = matcher(input)?;
     let mode = input.output_mode.unwrap_or_default();
     if !root.exists() {
@@ -176,7 +177,7 @@ pub fn grep(root: &Path, input: &GrepInput) -> Result<ToolOutput, ToolError> {
     if single_file {
         search(root);
     } else {
-        for_each_file(&builder, |entry| {
+        for_each_file(&builder, guard, |entry| {
             search(entry.path());
             true
         });

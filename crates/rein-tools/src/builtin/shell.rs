@@ -21,7 +21,7 @@ use super::capped::CappedText;
 const WRAPPER: &str = r#"__rein_state=$1; __rein_cmd=$3
 if [ -s "$__rein_state" ]; then . "$__rein_state" 2>/dev/null; else cd -- "$2" 2>/dev/null; fi
 if [ "$4" = save ]; then
-  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; }
+  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; compgen -A function > "$__rein_state.functions" 2>/dev/null; env -0 > "$__rein_state.env" 2>/dev/null; }
   trap __rein_save EXIT
 fi
 set --
@@ -53,6 +53,9 @@ pub enum JobStatus {
 /// Shared by Bash, BashOutput and KillShell for one session.
 pub struct Shell {
     dir: tempfile::TempDir,
+    /// The environment the first command started from (rein's own, credentials
+    /// removed): what later changes are measured against.
+    baseline: std::sync::OnceLock<HashMap<std::ffi::OsString, std::ffi::OsString>>,
     jobs: Mutex<HashMap<String, Job>>,
     next_job: AtomicU32,
 }
@@ -65,6 +68,7 @@ impl Shell {
     pub fn new() -> std::io::Result<Self> {
         Ok(Shell {
             dir: tempfile::Builder::new().prefix("rein-shell-").tempdir()?,
+            baseline: std::sync::OnceLock::new(),
             jobs: Default::default(),
             next_job: AtomicU32::new(1),
         })
@@ -74,18 +78,56 @@ impl Shell {
         self.dir.path().join("state.sh")
     }
 
+    /// A file the wrapper writes beside the state file after each command.
+    fn saved(&self, suffix: &str) -> Option<Vec<u8>> {
+        let mut path = self.state_file().into_os_string();
+        path.push(suffix);
+        std::fs::read(path).ok()
+    }
+
     /// The directory the next command starts in, once a command has run (`None` before).
     pub fn current_dir(&self) -> Option<PathBuf> {
-        let mut path = self.state_file().into_os_string();
-        path.push(".cwd");
-        std::fs::read(path).ok().filter(|b| !b.is_empty()).map(|b| {
-            use std::os::unix::ffi::OsStringExt as _;
-            PathBuf::from(std::ffi::OsString::from_vec(b))
-        })
+        use std::os::unix::ffi::OsStringExt as _;
+        self.saved(".cwd").filter(|b| !b.is_empty()).map(|b| PathBuf::from(std::ffi::OsString::from_vec(b)))
+    }
+
+    /// What earlier commands left in the shell: functions, and exported variables (not
+    /// inert ones) that differ from the environment the session started with.
+    pub fn state(&self) -> rein_effects::ShellState {
+        use std::os::unix::ffi::OsStrExt as _;
+        let mut state = rein_effects::ShellState::default();
+        if let Some(f) = self.saved(".functions") {
+            state.functions = String::from_utf8_lossy(&f)
+                .lines()
+                .filter(|n| !n.is_empty() && !n.starts_with("__rein"))
+                .map(str::to_string)
+                .collect();
+        }
+        let (Some(env), Some(baseline)) = (self.saved(".env"), self.baseline.get()) else { return state };
+        for entry in env.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+            let Some(eq) = entry.iter().position(|b| *b == b'=') else { continue };
+            let (key, value) =
+                (std::ffi::OsStr::from_bytes(&entry[..eq]), std::ffi::OsStr::from_bytes(&entry[eq + 1..]));
+            let name = key.to_string_lossy();
+            if matches!(name.as_ref(), "PWD" | "OLDPWD" | "SHLVL" | "_") || rein_bash::is_inert(&name) {
+                continue;
+            }
+            if baseline.get(key).map(|v| v.as_os_str()) != Some(value) {
+                state.changed_env.push(name.into_owned());
+            }
+        }
+        state
     }
 
     fn command(&self, cwd: &Path, command: &str, save: bool) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new("bash");
+        // rein's own credentials never reach a command.
+        for var in rein_process::CREDENTIAL_VARS {
+            cmd.env_remove(var);
+        }
+        self.baseline.get_or_init(|| {
+            std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
+        });
         cmd.arg("--noprofile")
             .arg("--norc")
             .arg("-c")

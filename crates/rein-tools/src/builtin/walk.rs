@@ -5,6 +5,7 @@ use std::path::Path;
 use std::sync::Mutex;
 
 use ignore::{WalkBuilder, WalkState};
+use rein_effects::ReadGuard;
 
 /// How many threads a walk uses.
 fn threads() -> usize {
@@ -23,13 +24,16 @@ pub fn walker(root: &Path) -> WalkBuilder {
 /// with scripts/bench).
 const SMALL_TREE: usize = 2_000;
 
-/// Visit every file under the walk, in parallel when the tree is large. `visit` returns
-/// `false` to stop the whole walk early. Results are gathered by the caller through
-/// `visit`'s captures.
-pub fn for_each_file<F>(builder: &WalkBuilder, visit: F)
+/// Visit every file under the walk, in parallel when the tree is large, leaving out
+/// the files `guard` forbids reading (a Read deny rule, by any name of the file).
+/// `visit` returns `false` to stop the whole walk early. Results are gathered by the
+/// caller through `visit`'s captures.
+pub fn for_each_file<F>(builder: &WalkBuilder, guard: Option<&dyn ReadGuard>, visit: F)
 where
     F: Fn(&ignore::DirEntry) -> bool + Sync,
 {
+    let denied = |e: &ignore::DirEntry| guard.is_some_and(|g| g.denies(e.path(), e.ino()));
+    let visit = |e: &ignore::DirEntry| denied(e) || visit(e);
     let mut small = Vec::new();
     let mut large = false;
     for entry in builder.build().flatten() {

@@ -1,0 +1,118 @@
+//! What a repository's own git configuration makes git run (issue class 4). `git
+//! status`, `diff`, `log`, `show`, `blame` and `grep` run programs the repository's
+//! config names — `core.fsmonitor`, `core.pager`, `diff.external`, textconv and filter
+//! drivers, `!` aliases, … A checkout is untrusted input, so a git command is taken as
+//! read-only only when the repository's config (read here as text, never by running
+//! git) names no program. The user's own `~/.gitconfig` is trusted and not read.
+
+use std::path::{Path, PathBuf};
+
+/// The keys of the repository's config that name a program (or pull in more config),
+/// as `section.key`, for the repository containing `dir`.
+pub fn programs_named(dir: &Path) -> Vec<String> {
+    let Some(git_dir) = git_dir(dir) else { return Vec::new() };
+    let mut found = Vec::new();
+    for file in ["config", "config.worktree"] {
+        if let Ok(text) = std::fs::read_to_string(git_dir.join(file)) {
+            found.extend(risky_keys(&text));
+        }
+    }
+    found
+}
+
+/// The repository's git directory: `.git`, or where a `.git` file points.
+fn git_dir(dir: &Path) -> Option<PathBuf> {
+    let top = dir.ancestors().find(|d| d.join(".git").exists())?;
+    let dot_git = top.join(".git");
+    if dot_git.is_dir() {
+        return Some(dot_git);
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    Some(top.join(target))
+}
+
+/// Keys that name programs, read from config text: `[section "sub"]` headers, `key =
+/// value` lines, `#`/`;` comments.
+fn risky_keys(text: &str) -> Vec<String> {
+    let mut section = String::new();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            continue;
+        }
+        let mut rest = line;
+        if let Some(header) = line.strip_prefix('[') {
+            let (head, after) = header.split_once(']').unwrap_or((header, ""));
+            // `[diff "tool"]` → `diff.tool`; `[core]` → `core`.
+            section = match head.split_once(char::is_whitespace) {
+                Some((name, sub)) => format!("{}.{}", name.to_ascii_lowercase(), sub.trim().trim_matches('"')),
+                None => head.to_ascii_lowercase(),
+            };
+            rest = after.trim();
+            if rest.is_empty() {
+                continue;
+            }
+        }
+        let (key, value) = match rest.split_once('=') {
+            Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim()),
+            None => (rest.trim().to_ascii_lowercase(), "true"),
+        };
+        let full = format!("{section}.{key}");
+        if names_program(&section, &key, value) {
+            out.push(full);
+        }
+    }
+    out
+}
+
+fn names_program(section: &str, key: &str, value: &str) -> bool {
+    let name = section.split('.').next().unwrap_or(section);
+    let sub = section.contains('.');
+    let boolean =
+        matches!(value.to_ascii_lowercase().as_str(), "true" | "false" | "yes" | "no" | "on" | "off" | "1" | "0" | "");
+    match (name, key) {
+        ("core", "fsmonitor") => !boolean,
+        ("core", "pager" | "editor" | "sshcommand" | "hookspath" | "askpass" | "gitproxy") => true,
+        ("include", "path") | ("includeif", "path") => true,
+        ("alias", _) => value.trim_start_matches('"').starts_with('!'),
+        ("diff", "external") => true,
+        ("diff", "textconv" | "command") if sub => true,
+        ("filter", "clean" | "smudge" | "process") if sub => true,
+        ("merge", "driver") if sub => true,
+        ("gpg", "program") => true,
+        ("pager", _) => !boolean,
+        ("interactive", "difffilter") | ("sequence", "editor") | ("credential", "helper") => true,
+        ("uploadpack", "packobjectshook") => true,
+        ("remote", "uploadpack" | "receivepack" | "vcs") if sub => true,
+        ("difftool" | "mergetool", "cmd" | "path") if sub => true,
+        ("web", "browser") | ("browser", _) | ("man", _) => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn program_keys_are_found() {
+        let text = "[core]\n\tbare = false\n\tfsmonitor = ./hook.sh\n[diff \"x\"]\n\ttextconv = ./conv\n[alias]\n\tst = status\n\tevil = !sh -c id\n[include]\n\tpath = ../other\n";
+        assert_eq!(risky_keys(text), ["core.fsmonitor", "diff.x.textconv", "alias.evil", "include.path"]);
+        assert!(
+            risky_keys("[core]\n\tfsmonitor = false\n\trepositoryformatversion = 0\n[remote \"origin\"]\n\turl = x\n")
+                .is_empty()
+        );
+        assert_eq!(risky_keys("[Core] Pager = less"), ["core.pager"]);
+    }
+
+    #[test]
+    fn the_repository_is_found_from_a_subdirectory() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(".git")).unwrap();
+        std::fs::create_dir_all(d.path().join("src")).unwrap();
+        std::fs::write(d.path().join(".git/config"), "[core]\n\tpager = ./p\n").unwrap();
+        assert_eq!(programs_named(&d.path().join("src")), ["core.pager"]);
+    }
+}

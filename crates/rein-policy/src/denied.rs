@@ -1,0 +1,81 @@
+//! The files Read deny rules protect, found once per session: their paths and their
+//! identities (device and inode). A file is the same file under any name — a hard link,
+//! a bind mount, `/proc/self/root/…`, `/dev/fd/N` — so reads are compared by identity as
+//! well as by path, and a recursive reader of a directory that holds a protected file
+//! is denied.
+
+use std::collections::HashSet;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+
+use crate::paths::PathPattern;
+
+/// At most this many directory entries are looked at to find protected files.
+const MAX_ENTRIES: usize = 50_000;
+/// Directories deeper than this below a pattern's base are not searched.
+const MAX_DEPTH: usize = 24;
+
+/// The protected files that exist now.
+#[derive(Debug, Clone, Default)]
+pub struct DeniedFiles {
+    pub paths: Vec<PathBuf>,
+    /// (device, inode) of each.
+    pub ids: HashSet<(u64, u64)>,
+    /// Inodes alone, for walks that know a file's inode but not its device.
+    pub inodes: HashSet<u64>,
+}
+
+impl DeniedFiles {
+    /// Find the files `patterns` match: below each pattern's literal base, or below the
+    /// workspace `roots` when the base is `/`.
+    pub fn find(patterns: &[&PathPattern], roots: &[PathBuf]) -> DeniedFiles {
+        let mut out = DeniedFiles::default();
+        let mut budget = MAX_ENTRIES;
+        for p in patterns {
+            let bases: Vec<PathBuf> = if p.base == Path::new("/") { roots.to_vec() } else { vec![p.base.clone()] };
+            for base in bases {
+                out.walk(&base, p, 0, &mut budget);
+            }
+        }
+        out
+    }
+
+    fn walk(&mut self, path: &Path, p: &PathPattern, depth: usize, budget: &mut usize) {
+        if *budget == 0 || depth > MAX_DEPTH {
+            return;
+        }
+        *budget -= 1;
+        let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+        if meta.is_dir() {
+            if p.matches_exactly(path) {
+                // A protected directory: everything in it is protected.
+                self.add(path, &meta);
+            }
+            let Ok(entries) = std::fs::read_dir(path) else { return };
+            for e in entries.flatten() {
+                self.walk(&e.path(), p, depth + 1, budget);
+            }
+        } else if p.matches(path) {
+            // Through a symlink, the file it names is protected too.
+            let meta = std::fs::metadata(path).unwrap_or(meta);
+            self.add(path, &meta);
+        }
+    }
+
+    fn add(&mut self, path: &Path, meta: &std::fs::Metadata) {
+        self.paths.push(path.to_path_buf());
+        self.ids.insert((meta.dev(), meta.ino()));
+        self.inodes.insert(meta.ino());
+    }
+
+    /// Whether `path` (following symlinks) is one of the protected files.
+    pub fn is_same_file(&self, path: &Path) -> bool {
+        !self.ids.is_empty() && std::fs::metadata(path).is_ok_and(|m| self.ids.contains(&(m.dev(), m.ino())))
+    }
+
+    /// Whether a protected file lies inside `dir` (by path, or `dir` is protected itself).
+    pub fn inside(&self, dir: &Path) -> bool {
+        let canonical = std::fs::canonicalize(dir).ok();
+        self.paths.iter().any(|p| p.starts_with(dir) || canonical.as_ref().is_some_and(|c| p.starts_with(c)))
+    }
+}
