@@ -13,6 +13,7 @@ mod failures;
 mod headless;
 mod hooks;
 mod permissions;
+mod protected_reads;
 mod recovery;
 mod sessions;
 mod tools;
