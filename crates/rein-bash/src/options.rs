@@ -38,8 +38,8 @@ const fn risky(program: &'static str, spelling: Spelling, place: Place, why: &'s
     Risky { program, spelling, place, why, harmless_inside_workspace: false }
 }
 
-const fn risky_outside(program: &'static str, spelling: Spelling, why: &'static str) -> Risky {
-    Risky { program, spelling, place: Place::Anywhere, why, harmless_inside_workspace: true }
+const fn risky_outside(program: &'static str, spelling: Spelling, place: Place, why: &'static str) -> Risky {
+    Risky { program, spelling, place, why, harmless_inside_workspace: true }
 }
 
 /// A risky option found in a command.
@@ -59,7 +59,7 @@ const TABLE: &[Risky] = &[
     risky("git", Short('c'), BeforeSubcommand, "sets configuration, which can name programs to run"),
     risky("git", Long("--config-env"), BeforeSubcommand, "sets configuration, which can name programs to run"),
     risky("git", Long("--exec-path"), BeforeSubcommand, "runs git's helper programs from another directory"),
-    risky("git", Short('C'), BeforeSubcommand, "runs in another repository, whose configuration can name programs"),
+    risky_outside("git", Short('C'), BeforeSubcommand, "runs in a repository outside the workspace"),
     risky("git", Long("--git-dir"), BeforeSubcommand, "uses another repository, whose configuration can name programs"),
     risky("git", Long("--work-tree"), BeforeSubcommand, "works on another directory"),
     risky("git", Long("--output"), Anywhere, "writes its output to a file"),
@@ -93,8 +93,8 @@ const TABLE: &[Risky] = &[
     risky("npm", Long("--script-shell"), Anywhere, "runs scripts with the given program"),
     risky("npm", Long("--userconfig"), Anywhere, "reads configuration that can name programs"),
     risky("npm", Long("--globalconfig"), Anywhere, "reads configuration that can name programs"),
-    risky_outside("npm", Long("--prefix"), "runs the package scripts of a directory outside the workspace"),
-    risky_outside("npx", Long("--prefix"), "runs the package scripts of a directory outside the workspace"),
+    risky_outside("npm", Long("--prefix"), Anywhere, "runs the package scripts of a directory outside the workspace"),
+    risky_outside("npx", Long("--prefix"), Anywhere, "runs the package scripts of a directory outside the workspace"),
     risky("tar", Long("--to-command"), Anywhere, "runs the given program"),
     risky("tar", Long("--use-compress-program"), Anywhere, "runs the given program"),
     risky("tar", Short('I'), Anywhere, "runs the given compression program"),

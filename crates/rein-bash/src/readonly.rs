@@ -84,13 +84,61 @@ const READ_ONLY: &[&str] = &[
     "locale",
 ];
 
-const GIT_READ_ONLY: &[&str] =
-    &["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree"];
+const GIT_READ_ONLY: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "rev-parse",
+    "ls-files",
+    "blame",
+    "describe",
+    "shortlog",
+    "grep",
+    "ls-tree",
+    "rev-list",
+    "cat-file",
+    "merge-base",
+    "for-each-ref",
+    "show-ref",
+    "name-rev",
+    "count-objects",
+];
+
+/// `git branch` / `git tag` options that only list.
+const GIT_LIST_OPTIONS: &[&str] = &[
+    "--show-current",
+    "-a",
+    "--all",
+    "-r",
+    "--remotes",
+    "-v",
+    "-vv",
+    "--verbose",
+    "-l",
+    "--list",
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--column",
+    "--no-column",
+    "--color",
+    "--no-color",
+    "-i",
+    "--ignore-case",
+    "-n",
+];
+/// Listing options that take a value (and make operands patterns, not new names).
+const GIT_LIST_WITH_VALUE: &[&str] =
+    &["-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"];
 
 /// True when the command only reads (its redirections are judged separately).
 pub fn is_read_only_command(cmd: &Command) -> bool {
     let Some(program) = cmd.program() else { return false };
-    if !READ_ONLY.contains(&program) || !risky_options(cmd).is_empty() {
+    // Options harmless inside the workspace (`git -C DIR`) are the policy's to judge.
+    if !READ_ONLY.contains(&program) || risky_options(cmd).iter().any(|r| r.unless_inside.is_none()) {
         return false;
     }
     let args = &cmd.words[1..];
@@ -108,9 +156,31 @@ pub fn is_read_only_command(cmd: &Command) -> bool {
     }
 }
 
+/// The subcommand (after global options such as `-C DIR`, checked as risky options)
+/// only reads.
 fn git_read_only(args: &[Word]) -> bool {
-    let Some(sub) = args.first() else { return false };
-    sub.literal && GIT_READ_ONLY.contains(&sub.text.as_str())
+    let mut i = 0;
+    while i < args.len() && args[i].text.starts_with('-') {
+        i += if args[i].text == "-C" || args[i].text == "-c" { 2 } else { 1 };
+    }
+    let Some(sub) = args.get(i).filter(|w| w.literal) else { return false };
+    let rest = &args[i + 1..];
+    match sub.text.as_str() {
+        "branch" | "tag" => git_lists(rest),
+        "remote" => rest.iter().all(|a| a.text == "-v" || a.text == "--verbose"),
+        s => GIT_READ_ONLY.contains(&s),
+    }
+}
+
+/// `git branch`/`git tag` that only list: listing options only, and names only as
+/// patterns of `--list`, `--contains` and friends (a bare name would create one).
+fn git_lists(rest: &[Word]) -> bool {
+    let option = |t: &str| {
+        let name = t.split('=').next().unwrap_or(t);
+        GIT_LIST_OPTIONS.contains(&name) || name == "--sort" || name == "--format" || name == "--abbrev"
+    };
+    let listing = rest.iter().any(|a| GIT_LIST_WITH_VALUE.contains(&a.text.split('=').next().unwrap_or("")));
+    rest.iter().all(|a| if a.text.starts_with('-') { option(&a.text) } else { listing })
 }
 
 /// `sed` with literal scripts that only print: no `w`/`W`/`e`/`r`/`R` command, no `w` or
@@ -193,7 +263,7 @@ fn sed_script_safe(script: &str) -> bool {
                     i += 1;
                 }
             }
-            'p' | 'P' | 'd' | 'D' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | '=' | 'l' | 'q' | 'Q' | 'z' => i += 1,
+            'p' | 'P' | 'd' | 'D' | 'n' | 'N' | '=' | 'l' | 'q' | 'Q' => i += 1,
             // w, W, e, r, R, F, v and anything else.
             _ => return false,
         }
@@ -210,7 +280,7 @@ mod tests {
         for s in ["1,5p", "/re/p", "s/a/b/g", "s|a/b|c|", "$d", "/x/,/y/{p;d}", "y/abc/xyz/", "10q", "s/w/e/"] {
             assert!(sed_script_safe(s), "{s}");
         }
-        for s in ["w out.txt", "s/a/b/w out", "s/a/b/e", "e id", "r /etc/passwd", "1W x", "s/a/b/;w x"] {
+        for s in ["w out.txt", "s/a/b/w out", "s/a/b/e", "e id", "r /etc/passwd", "1W x", "s/a/b/;w x", "xp"] {
             assert!(!sed_script_safe(s), "{s}");
         }
     }

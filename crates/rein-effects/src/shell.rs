@@ -58,17 +58,41 @@ impl ShellCommand {
     pub fn new(command: &str, cwd: &Path, home: Option<&Path>) -> Self {
         let analysis = analyze(command);
         let bases = bases(&analysis, cwd, home);
-        let runs_git = analysis.commands.iter().any(|c| c.program() == Some("git"));
-        let git_programs = if runs_git { crate::git_config::programs_named(cwd) } else { Vec::new() };
-        ShellCommand {
+        let mut shell = ShellCommand {
             command: command.to_string(),
             cwd: cwd.to_path_buf(),
             home: home.map(Path::to_path_buf),
             analysis,
             bases,
-            git_programs,
+            git_programs: Vec::new(),
             state: ShellState::default(),
+        };
+        shell.git_programs = shell.git_config_programs();
+        shell
+    }
+
+    /// What the config of each repository the line's git commands run in (the working
+    /// directory, `git -C DIR`) names as programs.
+    fn git_config_programs(&self) -> Vec<String> {
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for cmd in self.analysis.commands.iter().filter(|c| c.program() == Some("git")) {
+            dirs.push(self.cwd.clone());
+            let words = &cmd.words;
+            for (i, w) in words.iter().enumerate().skip(1) {
+                if !w.text.starts_with('-') {
+                    break;
+                }
+                if w.text == "-C"
+                    && let Some(paths) = words.get(i + 1).and_then(|d| self.paths_of(d))
+                {
+                    dirs.extend(paths);
+                }
+            }
         }
+        dirs.dedup();
+        let mut found: Vec<String> = dirs.iter().flat_map(|d| crate::git_config::programs_named(d)).collect();
+        found.dedup();
+        found
     }
 
     /// The same line, in a session shell left in `state` by earlier commands.
