@@ -96,14 +96,15 @@ impl Executor {
     }
 
     /// Start queued calls, in order, while the rules allow.
+    /// The next call is judged only when no unsafe call is running: an unsafe call
+    /// (a `cd`, say) may change what the next one touches.
     fn schedule(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         while let Some(i) = self.entries.iter().position(|e| !e.started) {
             let running: Vec<bool> = self.running().map(|e| e.safe == Some(true)).collect();
-            let may = if self.assess(i) {
-                running.iter().all(|s| *s) && running.len() < self.cap
-            } else {
-                running.is_empty()
-            };
+            if running.iter().any(|safe| !safe) {
+                return;
+            }
+            let may = if self.assess(i) { running.len() < self.cap } else { running.is_empty() };
             if !may {
                 return;
             }

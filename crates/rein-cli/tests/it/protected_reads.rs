@@ -138,3 +138,26 @@ fn reins_credentials_never_reach_a_command() {
     let (text, _) = result(&server, "env");
     assert_eq!(text, "key=[] token=[]");
 }
+
+/// Paths are resolved where the session shell is when the command runs: after an
+/// earlier call's `cd`, even one in the same response.
+#[test]
+fn a_shell_reader_is_judged_in_the_shells_current_directory() {
+    let (env, root) = project();
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let server = serve(Scenario::new([
+        reply([
+            call("cd", "Bash", json!({"command": "cd sub"})),
+            call("cat", "Bash", json!({"command": "cat ../.env"})),
+        ]),
+        reply([text("done")]),
+    ]));
+    let out =
+        env.rein_at(&server).current_dir(&root).args(["-p", "go", "--allowedTools", "Bash(cat:*)"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (cd, cd_failed) = result(&server, "cd");
+    assert!(!cd_failed, "{cd}");
+    let (cat, denied) = result(&server, "cat");
+    assert!(denied && cat.contains("Read(./.env)"), "{cat}");
+    assert!(!cat.contains("secret-value"));
+}
