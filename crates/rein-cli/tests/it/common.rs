@@ -97,3 +97,19 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
 pub fn system_of(server: &FakeServer, n: usize) -> String {
     server.requests()[n].body["system"].as_str().unwrap_or_default().to_string()
 }
+
+/// The tool_result for `id` in `messages`: its text and whether it is an error.
+pub fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
+    for m in messages {
+        for b in m["content"].as_array().into_iter().flatten() {
+            if b["tool_use_id"] == id {
+                let text = match &b["content"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                return (text, b["is_error"] == serde_json::json!(true));
+            }
+        }
+    }
+    panic!("no result for {id}");
+}

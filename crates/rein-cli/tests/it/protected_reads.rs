@@ -4,24 +4,12 @@
 
 use crate::common::{Env, serve};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id as call};
-use serde_json::{Value, json};
+use serde_json::json;
 
 /// The text of the tool result `id` in the last request.
 fn result(server: &FakeServer, id: &str) -> (String, bool) {
     let reqs = server.requests();
-    let last = reqs.last().unwrap();
-    for m in last.body["messages"].as_array().unwrap() {
-        for b in m["content"].as_array().into_iter().flatten() {
-            if b["tool_use_id"] == id {
-                let text = match &b["content"] {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                return (text, b["is_error"] == json!(true));
-            }
-        }
-    }
-    panic!("no result for {id}");
+    crate::common::tool_result(reqs.last().unwrap().body["messages"].as_array().unwrap(), id)
 }
 
 /// A project in `proj/` of the test directory (so that its parent holds nothing else).
@@ -105,16 +93,7 @@ fn an_earlier_export_makes_later_commands_asked() {
     let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let reqs = server.requests();
-    let find = |n: usize, id: &str| -> (String, bool) {
-        for m in reqs[n].body["messages"].as_array().unwrap() {
-            for b in m["content"].as_array().into_iter().flatten() {
-                if b["tool_use_id"] == id {
-                    return (b["content"].as_str().unwrap_or_default().to_string(), b["is_error"] == json!(true));
-                }
-            }
-        }
-        panic!("no {id}");
-    };
+    let find = |n: usize, id: &str| crate::common::tool_result(reqs[n].body["messages"].as_array().unwrap(), id);
     assert!(!find(1, "before").1, "ls runs before: {:?}", find(1, "before"));
     assert!(!find(2, "export").1, "the hook let the export run: {:?}", find(2, "export"));
     let (after, denied) = find(3, "after");

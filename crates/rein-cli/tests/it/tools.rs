@@ -31,18 +31,7 @@ fn web_page() -> String {
 
 /// The tool_result for `id` anywhere in the last request.
 fn result(messages: &[Value], id: &str) -> (String, bool) {
-    for m in messages {
-        for b in m["content"].as_array().into_iter().flatten() {
-            if b["tool_use_id"] == id {
-                let text = match &b["content"] {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
-                return (text, b["is_error"] == json!(true));
-            }
-        }
-    }
-    panic!("no result for {id}");
+    common::tool_result(messages, id)
 }
 
 #[test]

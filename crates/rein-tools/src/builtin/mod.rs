@@ -11,6 +11,7 @@ mod grep_sink;
 mod notebook_edit;
 mod read;
 mod shell;
+mod shell_state;
 mod todo_write;
 mod walk;
 mod web_fetch;

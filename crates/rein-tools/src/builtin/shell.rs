@@ -21,7 +21,7 @@ use super::capped::CappedText;
 const WRAPPER: &str = r#"__rein_state=$1; __rein_cmd=$3
 if [ -s "$__rein_state" ]; then . "$__rein_state" 2>/dev/null; else cd -- "$2" 2>/dev/null; fi
 if [ "$4" = save ]; then
-  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; compgen -A function > "$__rein_state.functions" 2>/dev/null; env -0 > "$__rein_state.env" 2>/dev/null; }
+  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; }
   trap __rein_save EXIT
 fi
 set --
@@ -92,28 +92,22 @@ impl Shell {
     }
 
     /// What earlier commands left in the shell: functions, and exported variables (not
-    /// inert ones) that differ from the environment the session started with.
+    /// inert ones) that differ from the environment the session started with. Read from
+    /// the saved state (`export -p`, `declare -f`), so that saving costs no process.
     pub fn state(&self) -> rein_effects::ShellState {
-        use std::os::unix::ffi::OsStrExt as _;
         let mut state = rein_effects::ShellState::default();
-        if let Some(f) = self.saved(".functions") {
-            state.functions = String::from_utf8_lossy(&f)
-                .lines()
-                .filter(|n| !n.is_empty() && !n.starts_with("__rein"))
-                .map(str::to_string)
-                .collect();
-        }
-        let (Some(env), Some(baseline)) = (self.saved(".env"), self.baseline.get()) else { return state };
-        for entry in env.split(|b| *b == 0).filter(|e| !e.is_empty()) {
-            let Some(eq) = entry.iter().position(|b| *b == b'=') else { continue };
-            let (key, value) =
-                (std::ffi::OsStr::from_bytes(&entry[..eq]), std::ffi::OsStr::from_bytes(&entry[eq + 1..]));
-            let name = key.to_string_lossy();
-            if matches!(name.as_ref(), "PWD" | "OLDPWD" | "SHLVL" | "_") || rein_bash::is_inert(&name) {
+        let Some(saved) = self.saved("") else { return state };
+        let saved = String::from_utf8_lossy(&saved);
+        let (exported, functions) = super::shell_state::parse(&saved);
+        state.functions = functions.into_iter().filter(|f| !f.starts_with("__rein")).collect();
+        let Some(baseline) = self.baseline.get() else { return state };
+        for (name, value) in exported {
+            if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_") || rein_bash::is_inert(&name) {
                 continue;
             }
-            if baseline.get(key).map(|v| v.as_os_str()) != Some(value) {
-                state.changed_env.push(name.into_owned());
+            let before = baseline.get(std::ffi::OsStr::new(&name)).map(|v| v.to_string_lossy());
+            if before.as_deref() != value.as_deref() {
+                state.changed_env.push(name);
             }
         }
         state

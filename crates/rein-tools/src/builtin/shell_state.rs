@@ -1,0 +1,80 @@
+//! Reading the session shell's saved state (`export -p` then `declare -f`, as bash
+//! prints them): the exported variables with their values, and the function names.
+
+/// (exported variables with their values, function names).
+pub fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
+    let mut exported = Vec::new();
+    let mut functions = Vec::new();
+    let mut rest = saved;
+    while !rest.is_empty() {
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        rest = after;
+        if let Some(decl) = line.strip_prefix("declare -") {
+            // `declare -x NAME="value"` (flags may be `-x`, `-rx`, …).
+            let Some((_flags, body)) = decl.split_once(' ') else { continue };
+            match body.split_once('=') {
+                None => exported.push((body.to_string(), None)),
+                Some((name, value)) => {
+                    let (value, remaining) = quoted(value, rest);
+                    rest = remaining;
+                    exported.push((name.to_string(), Some(value)));
+                }
+            }
+        } else if let Some(name) = line.strip_suffix(" () ")
+            && !name.contains(char::is_whitespace)
+        {
+            functions.push(name.to_string());
+        }
+    }
+    (exported, functions)
+}
+
+/// A double-quoted value that may continue on the following lines; returns it unescaped
+/// and what follows it.
+fn quoted<'a>(first: &str, rest: &'a str) -> (String, &'a str) {
+    let Some(body) = first.strip_prefix('"') else { return (first.to_string(), rest) };
+    let mut out = String::new();
+    let mut text = body.to_string();
+    let mut rest = rest;
+    loop {
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => match chars.next() {
+                    Some(n @ ('"' | '\\' | '$' | '`')) => out.push(n),
+                    Some(n) => {
+                        out.push('\\');
+                        out.push(n);
+                    }
+                    None => out.push('\\'),
+                },
+                '"' => return (out, rest),
+                c => out.push(c),
+            }
+        }
+        // The value goes on: a newline inside the quotes.
+        if rest.is_empty() {
+            return (out, rest);
+        }
+        out.push('\n');
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        text = line.to_string();
+        rest = after;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exports_and_functions() {
+        let saved = "declare -x HOME=\"/root\"\ndeclare -x MULTI=\"a\nb \\\"q\\\" \\$x\"\ndeclare -x EMPTY\ndeclare -rx RO=\"1\"\ngreet () \n{ \n    echo hi\n}\ncd -- /tmp\n";
+        let (exported, functions) = parse(saved);
+        assert_eq!(exported[0], ("HOME".into(), Some("/root".into())));
+        assert_eq!(exported[1], ("MULTI".into(), Some("a\nb \"q\" $x".into())));
+        assert_eq!(exported[2], ("EMPTY".into(), None));
+        assert_eq!(exported[3], ("RO".into(), Some("1".into())));
+        assert_eq!(functions, ["greet"]);
+    }
+}
