@@ -74,19 +74,18 @@ fn reading_a_protected_file_by_another_name_is_denied() {
     }
 }
 
-/// A hook lets an `export` run (hooks may skip a question the rules did not ask
-/// explicitly); the changed environment then makes even a read-only `ls` a question.
-#[test]
-fn an_earlier_export_makes_later_commands_asked() {
+/// A hook lets a shell-state change run (hooks may skip a question the rules did not
+/// ask explicitly); the changed shell then makes even a read-only `ls` a question.
+fn later_ls_after(change: &str, reason: &str) {
     let env = Env::new();
     env.write("README.md", "hi\n");
-    let hook = "jq -r .tool_input.command | grep -q '^export' && echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}' || true";
+    let hook = "jq -r .tool_input.command | grep -q -e '^export' -e '()' && echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"allow\"}}' || true";
     let settings =
         json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]}});
     env.write(".claude/settings.json", &settings.to_string());
     let server = serve(Scenario::new([
         reply([call("before", "Bash", json!({"command": "ls"}))]),
-        reply([call("export", "Bash", json!({"command": "export PATH=/tmp/evil-bin:$PATH"}))]),
+        reply([call("change", "Bash", json!({"command": change}))]),
         reply([call("after", "Bash", json!({"command": "ls"}))]),
         reply([text("done")]),
     ]));
@@ -95,9 +94,19 @@ fn an_earlier_export_makes_later_commands_asked() {
     let reqs = server.requests();
     let find = |n: usize, id: &str| crate::common::tool_result(reqs[n].body["messages"].as_array().unwrap(), id);
     assert!(!find(1, "before").1, "ls runs before: {:?}", find(1, "before"));
-    assert!(!find(2, "export").1, "the hook let the export run: {:?}", find(2, "export"));
+    assert!(!find(2, "change").1, "the hook let the change run: {:?}", find(2, "change"));
     let (after, denied) = find(3, "after");
-    assert!(denied && after.contains("PATH"), "{after}");
+    assert!(denied && after.contains(reason), "{after}");
+}
+
+#[test]
+fn an_earlier_export_makes_later_commands_asked() {
+    later_ls_after("export PATH=/tmp/evil-bin:$PATH", "PATH");
+}
+
+#[test]
+fn an_earlier_function_shadowing_a_program_makes_it_asked() {
+    later_ls_after("ls() { cat README.md; }", "shell function");
 }
 
 #[test]
