@@ -98,6 +98,13 @@ fn main() -> anyhow::Result<()> {
     if args.get(1).map(String::as_str) == Some("--measure") {
         return measure_mode(&args[2..]);
     }
+    // Only the permission-decision row (quick, for working on the policy).
+    if args.get(1).map(String::as_str) == Some("--policy") {
+        for (name, value, target) in policy::rows()? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     let bin = std::fs::canonicalize(PathBuf::from(std::env::args().nth(1).context("usage: rein-bench PATH/TO/rein")?))
         .context("cannot find the rein binary")?;
     let work = tempfile::tempdir()?;

@@ -154,6 +154,11 @@ impl ShellCommand {
                 add(&r.target, How::Read);
             }
         }
+        // Each path once: the policy checks every one against the disk.
+        for list in [&mut f.reads, &mut f.writes, &mut f.reads_within] {
+            list.sort();
+            list.dedup();
+        }
         f
     }
 

@@ -2,6 +2,9 @@
 //! deny rules → ask rules → undeclared effects → protected paths → what could not be
 //! understood → mode → allow rules, the workspace and read-only facts → ask.
 
+use std::collections::HashMap;
+use std::path::PathBuf;
+
 use rein_bash::{AllowBy, Command, file_reads, file_writes, is_read_only_command, risky_options};
 use rein_effects::{Effects, ShellCommand};
 use serde_json::Value;
@@ -187,6 +190,7 @@ impl Policy {
         let mut missing: Vec<String> = Vec::new();
         let mut used: Vec<String> = Vec::new();
         let mut sources: Vec<&str> = Vec::new();
+        let mut readable = HashMap::new();
         for cmd in &shell.analysis.commands {
             let form = cmd.allow_form();
             match cmd.allow_by {
@@ -203,7 +207,7 @@ impl Policy {
                         sources.push(source);
                     } else if let Some(r) = self.command_allow_rules().find(|r| command_hits(r, &form)) {
                         used.push(r.describe());
-                    } else if is_read_only_command(cmd) && self.reads_inside(shell, cmd) {
+                    } else if is_read_only_command(cmd) && self.reads_inside(shell, cmd, &mut readable) {
                         used.push("read-only command".into());
                     } else if self.mode == PermissionMode::AcceptEdits
                         && cmd.program().is_some_and(|p| FS_COMMANDS.contains(&p))
@@ -273,14 +277,18 @@ impl Policy {
 
     /// A read-only command's files must be inside the workspace (or allowed by a rule);
     /// a `cd` must stay inside it.
-    fn reads_inside(&self, shell: &ShellCommand, cmd: &Command) -> bool {
+    /// `readable` remembers each path's answer: a line names the same file many times.
+    fn reads_inside(&self, shell: &ShellCommand, cmd: &Command, readable: &mut HashMap<PathBuf, bool>) -> bool {
         if matches!(cmd.program(), Some("cd" | "pushd")) {
             let target = cmd.words.get(1).filter(|w| w.text != "-");
             return target.and_then(|w| shell.paths_of(w)).is_some_and(|ps| ps.iter().all(|p| inside(p, &self.roots)));
         }
         file_reads(cmd).iter().filter(|w| w.text != "-").all(|w| match shell.paths_of(w) {
-            Some(ps) => ps.iter().all(|p| {
-                inside(p, &self.roots) || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
+            Some(ps) => ps.into_iter().all(|p| {
+                *readable.entry(p).or_insert_with_key(|p| {
+                    inside(p, &self.roots)
+                        || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
+                })
             }),
             None => false,
         })
