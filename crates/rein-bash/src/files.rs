@@ -24,12 +24,40 @@ pub fn file_reads(cmd: &Command) -> Vec<Word> {
     let ops = operands(cmd);
     let found: Vec<&Word> = match program {
         "cat" | "head" | "tail" | "less" | "more" | "nl" | "od" | "hexdump" | "xxd" | "strings" | "source" | "."
-        | "base64" | "sha256sum" | "md5sum" | "wc" | "cp" | "diff" | "cmp" | "file" | "stat" | "tac" => ops,
+        | "base64" | "sha1sum" | "sha256sum" | "sha512sum" | "md5sum" | "cksum" | "b2sum" | "wc" | "cp" | "diff"
+        | "cmp" | "file" | "stat" | "tac" | "sort" | "uniq" | "cut" | "paste" | "column" | "comm" | "join" | "fold"
+        | "fmt" | "rev" | "expand" | "unexpand" | "pr" | "iconv" | "look" | "split" | "csplit" => ops,
         // The first operand is the pattern or script.
         "grep" | "egrep" | "fgrep" | "rg" | "sed" | "awk" | "jq" => ops.into_iter().skip(1).collect(),
+        "git" => return git_paths(cmd),
         _ => Vec::new(),
     };
     found.into_iter().cloned().collect()
+}
+
+/// Paths a git command reads: `--no-index` operands, pathspecs after `--`, the file of
+/// `blame`, and the path of an object spec (`HEAD:.env`, `:.env`).
+fn git_paths(cmd: &Command) -> Vec<Word> {
+    let args = &cmd.words[1..];
+    let mut out = Vec::new();
+    let mut after_dashdash = false;
+    for (i, w) in args.iter().enumerate() {
+        if w.text == "--" {
+            after_dashdash = true;
+            continue;
+        }
+        if w.text.starts_with('-') && !after_dashdash {
+            continue;
+        }
+        if let Some((_, path)) = w.text.split_once(':').filter(|(rev, p)| !p.is_empty() && !rev.contains('/')) {
+            out.push(Word { text: path.to_string(), ..w.clone() });
+        } else if after_dashdash || i > 0 {
+            // Operands after the subcommand that name files (revisions do not exist as
+            // files and are harmless to check).
+            out.push(w.clone());
+        }
+    }
+    out
 }
 
 /// Files the command writes (or deletes, moves, changes).
@@ -91,6 +119,7 @@ pub fn recursive_reads(cmd: &Command) -> Vec<Word> {
             or_dot(roots)
         }
         "tar" if tar_creates(args) => tar_inputs(args),
+        "diff" if flag(&["--recursive"], &['r']) => ops.into_iter().cloned().collect(),
         "cp" | "rsync" | "scp" if flag(&["--recursive", "--archive"], &['r', 'R', 'a']) => {
             let n = ops.len().saturating_sub(1);
             ops.into_iter().take(n).cloned().collect()

@@ -70,6 +70,8 @@ const TABLE: &[Risky] = &[
     risky("git", Long("--exec"), Anywhere, "runs the given program"),
     risky("git", Long("--open-files-in-pager"), Anywhere, "runs a pager program"),
     risky("git", Short('O'), Anywhere, "runs a pager program (`git grep -O`) or reads an order file"),
+    risky("git", Long("--no-index"), Anywhere, "compares files outside the repository"),
+    risky("printf", Short('v'), Anywhere, "assigns a shell variable, which can change what later commands run"),
     risky("rg", Long("--pre"), Anywhere, "runs a preprocessor program on every file"),
     risky("rg", Long("--hostname-bin"), Anywhere, "runs the given program"),
     risky("rg", Long("--search-zip"), Anywhere, "runs decompression programs"),

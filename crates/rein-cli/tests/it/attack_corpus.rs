@@ -32,6 +32,7 @@ const ASSIGNMENTS: &[&str] = &[
     "EDITOR=./evil git log",
     "declare -x LD_LIBRARY_PATH=.; cat README.md",
     "FOO=bar cat README.md",
+    "printf -v PATH /tmp/evil; git log",
     "timeout 5 env GIT_DIR=/tmp/x git log",
 ];
 
@@ -109,6 +110,14 @@ const READERS: &[&str] = &[
     "Bash(base64 .env)",
     "Bash(tac .env)",
     "Bash(sed -n p .env)",
+    "Bash(sort .env)",
+    "Bash(cut -d= -f2 .env)",
+    "Bash(paste .env)",
+    "Bash(rev .env)",
+    "Bash(git show HEAD:.env)",
+    "Bash(git log -p -- .env)",
+    "Bash(git diff --no-index .env /dev/null)",
+    "Bash(diff -r . /tmp)",
 ];
 
 /// Class 7: session-shell state that makes an allowed name another program.
