@@ -203,7 +203,8 @@ pub async fn run_call(
     // 6. PostToolUse (or PostToolUseFailure) hooks: feedback and context for the model.
     if let Some(hooks) = &gate.hooks {
         let ms = started.elapsed().as_millis() as u64;
-        let extra = post_hooks(hooks, &call, ran_shell, &content, is_error, ms, &mut notices).await;
+        let post = Post { gate, call: &call, effects: &checked.effects, duration_ms: ms };
+        let extra = post.run(hooks, &content, is_error, &mut notices).await;
         if stop.is_none() {
             stop = extra.1;
         }
@@ -228,41 +229,53 @@ fn if_passes(rule: Option<&str>, policy: &rein_policy::Policy, call: &ToolUse, e
     }
 }
 
-/// Run PostToolUse or PostToolUseFailure; returns the text for the model and a stop.
-async fn post_hooks(
-    hooks: &Hooks,
-    call: &ToolUse,
-    ran_shell: bool,
-    content: &ToolResultContent,
-    is_error: bool,
+/// What PostToolUse hooks are told of a call that ran.
+struct Post<'a> {
+    gate: &'a Gate,
+    call: &'a ToolUse,
+    effects: &'a Effects,
     duration_ms: u64,
-    notices: &mut Vec<String>,
-) -> (Vec<String>, Option<String>) {
-    let text = content.to_text();
-    let (event, fields) = if is_error {
-        (
-            HookEvent::PostToolUseFailure,
-            json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}),
-        )
-    } else {
-        // A shell command's response has Claude Code's Bash shape.
-        let response = if ran_shell {
-            json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
+}
+
+impl Post<'_> {
+    /// Run PostToolUse or PostToolUseFailure (handlers whose `if` matches the call);
+    /// returns the text for the model and a stop.
+    async fn run(
+        &self,
+        hooks: &Hooks,
+        content: &ToolResultContent,
+        is_error: bool,
+        notices: &mut Vec<String>,
+    ) -> (Vec<String>, Option<String>) {
+        let (call, duration_ms) = (self.call, self.duration_ms);
+        let text = content.to_text();
+        let (event, fields) = if is_error {
+            (
+                HookEvent::PostToolUseFailure,
+                json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}),
+            )
         } else {
-            json!(text)
+            // A shell command's response has Claude Code's Bash shape.
+            let response = if self.effects.shell.is_some() {
+                json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
+            } else {
+                json!(text)
+            };
+            (
+                HookEvent::PostToolUse,
+                json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}),
+            )
         };
-        (
-            HookEvent::PostToolUse,
-            json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}),
-        )
-    };
-    let out = hooks.fire(event, Some(&call.name), fields, |_| true).await;
-    notices.extend(out.notices(event));
-    let mut extra = out.context(false);
-    if let Some((reason, hook)) = out.block() {
-        extra.push(format!("{event} hook `{hook}` says: {reason}"));
+        let policy = &self.gate.policy;
+        let keep = |h: &rein_hooks::Handler| if_passes(h.if_rule.as_deref(), policy, call, self.effects);
+        let out = hooks.fire(event, Some(&call.name), fields, keep).await;
+        notices.extend(out.notices(event));
+        let mut extra = out.context(false);
+        if let Some((reason, hook)) = out.block() {
+            extra.push(format!("{event} hook `{hook}` says: {reason}"));
+        }
+        (extra, out.stop())
     }
-    (extra, out.stop())
 }
 
 /// Hook context travels with the result it is about.

@@ -458,3 +458,19 @@ fn a_deferred_call_stops_the_session_and_runs_on_resume() {
     assert_eq!(last.last().unwrap()["text"], "carry on");
     assert!(rein_testkit::check_pairing(&msgs).is_ok());
 }
+
+#[test]
+fn a_post_tool_use_handler_runs_only_when_its_if_rule_matches() {
+    let env = Env::new();
+    let log = env.cwd().join("post.log");
+    let hook = format!("jq -r .tool_input.command >> {}", log.display());
+    let post = json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": hook, "if": "Bash(git *)"}]}]);
+    settings(&env, json!({"PostToolUse": post}), json!({"allow": ["Bash"]}));
+    let server = serve(Scenario::new([
+        reply([call("ls", "Bash", json!({"command": "ls"})), call("git", "Bash", json!({"command": "git --version"}))]),
+        reply([text("done")]),
+    ]));
+    let (_, stderr, ok) = run(&env, &server, &[]);
+    assert!(ok, "{stderr}");
+    assert_eq!(std::fs::read_to_string(&log).unwrap(), "git --version\n");
+}
