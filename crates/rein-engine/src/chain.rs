@@ -115,7 +115,7 @@ pub async fn run_call(
     let mut context = Vec::new();
     if let Some(hooks) = &gate.hooks {
         let fields = json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id});
-        let policy = gate.policy.clone();
+        let policy = gate.policy.get();
         let effects = &checked.effects;
         let out = hooks
             .fire(HookEvent::PreToolUse, Some(&call.name), fields, |h| {
@@ -174,7 +174,7 @@ pub async fn run_call(
             Ok(p) => p,
             Err(message) => return CallReport::stopped(&call, message, notices),
         };
-        let again = gate.policy.decide(&Call { tool: &call.name, input: &call.input, effects: &checked.effects });
+        let again = gate.policy.get().decide(&Call { tool: &call.name, input: &call.input, effects: &checked.effects });
         if again.behavior == Behavior::Deny {
             verdict = Verdict { decision: again, asked: true };
         }
@@ -266,8 +266,8 @@ impl Post<'_> {
                 json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}),
             )
         };
-        let policy = &self.gate.policy;
-        let keep = |h: &rein_hooks::Handler| if_passes(h.if_rule.as_deref(), policy, call, self.effects);
+        let policy = self.gate.policy.get();
+        let keep = |h: &rein_hooks::Handler| if_passes(h.if_rule.as_deref(), &policy, call, self.effects);
         let out = hooks.fire(event, Some(&call.name), fields, keep).await;
         notices.extend(out.notices(event));
         let mut extra = out.context(false);

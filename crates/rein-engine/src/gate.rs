@@ -7,13 +7,36 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rein_hooks::{HookDecision, HookEvent, Hooks};
-use rein_policy::{Behavior, Call, Decision, Effects, Policy};
+use rein_policy::{Behavior, Call, Decision, Effects, SharedPolicy};
 use rein_protocol::ToolUse;
 use serde_json::{Value, json};
 
+/// A person's answer to a question.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Answer {
+    pub allow: bool,
+    /// Rules (as written in settings) to allow for the rest of the session; the
+    /// frontend keeps them where the person asked (`.claude/settings.local.json`).
+    pub remember: Vec<String>,
+    /// For the model: what to do instead, or a note with an approval.
+    pub message: Option<String>,
+    /// The call's input as the person edited it.
+    pub updated_input: Option<Value>,
+}
+
+impl Answer {
+    pub fn yes() -> Self {
+        Answer { allow: true, ..Answer::default() }
+    }
+
+    pub fn no() -> Self {
+        Answer::default()
+    }
+}
+
 /// Answers the questions the policy asks (the TUI dialog, a permission-prompt tool).
 pub trait Approver: Send + Sync {
-    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision) -> BoxFuture<'a, bool>;
+    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision) -> BoxFuture<'a, Answer>;
 }
 
 /// The outcome of the permission stage.
@@ -41,21 +64,21 @@ pub struct HookSay {
 /// Policy, hooks and approver.
 #[derive(Clone)]
 pub struct Gate {
-    pub policy: Arc<Policy>,
+    pub policy: SharedPolicy,
     pub approver: Option<Arc<dyn Approver>>,
     pub hooks: Option<Arc<Hooks>>,
 }
 
 impl Gate {
-    pub fn new(policy: Arc<Policy>) -> Self {
-        Gate { policy, approver: None, hooks: None }
+    pub fn new(policy: impl Into<SharedPolicy>) -> Self {
+        Gate { policy: policy.into(), approver: None, hooks: None }
     }
 
     /// Decide `call`, which touches `effects`; `hook` is what PreToolUse hooks said (deny
     /// was handled before). Returns the verdict and, when a PermissionRequest hook
     /// rewrote it, the new input (which the chain checks against the rules again).
     pub async fn check(&self, call: &ToolUse, effects: &Effects, hook: Option<HookSay>) -> (Verdict, Option<Value>) {
-        let mut decision = self.policy.decide(&Call { tool: &call.name, input: &call.input, effects });
+        let mut decision = self.policy.get().decide(&Call { tool: &call.name, input: &call.input, effects });
         if decision.behavior == Behavior::Deny {
             return (Verdict { decision, asked: false }, None);
         }
@@ -117,16 +140,26 @@ impl Gate {
             });
             hooks.fire(HookEvent::Notification, Some("permission_prompt"), note, |_| true).await;
         }
-        let granted = match &self.approver {
+        let answer = match &self.approver {
             Some(a) => a.approve(call, &decision).await,
-            None => false,
+            None => Answer::no(),
         };
-        let decision = if granted {
-            Decision::new(Behavior::Allow, "Allowed by the user.", format!("user approval; {}", decision.source))
+        for rule in &answer.remember {
+            if let Err(e) = self.policy.remember(rule, "this session (approved)") {
+                tracing::warn!(error = %e, "could not remember a rule");
+            }
+        }
+        let note = answer.message.as_deref().map(|m| format!(" The user says: {m}")).unwrap_or_default();
+        let decision = if answer.allow {
+            Decision::new(
+                Behavior::Allow,
+                format!("Allowed by the user.{note}"),
+                format!("user approval; {}", decision.source),
+            )
         } else if self.approver.is_some() {
             Decision::new(
                 Behavior::Deny,
-                format!("{} The user declined.", decision.reason),
+                format!("{} The user declined.{note}", decision.reason),
                 format!("user refusal; {}", decision.source),
             )
         } else {
@@ -141,6 +174,6 @@ impl Gate {
                 format!("no approver (headless); {}", decision.source),
             )
         };
-        (Verdict { decision, asked: true }, None)
+        (Verdict { decision, asked: true }, answer.updated_input.filter(|_| answer.allow))
     }
 }

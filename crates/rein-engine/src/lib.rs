@@ -30,7 +30,7 @@ pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompac
 pub use conversation::Conversation;
 pub use error::EngineError;
 pub use event::EngineEvent;
-pub use gate::{Approver, Gate, Verdict};
+pub use gate::{Answer, Approver, Gate, Verdict};
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
 pub use query_loop::{Engine, EngineConfig, SubagentInfo, resolve_alias};

@@ -113,7 +113,7 @@ impl Engine {
         config: EngineConfig,
     ) -> Self {
         let tools: Arc<[ToolSpec]> =
-            registry.specs().into_iter().filter(|t| !gate.policy.removes_tool(&t.name)).collect();
+            registry.specs().into_iter().filter(|t| !gate.policy.get().removes_tool(&t.name)).collect();
         let tools_json_bytes = serde_json::to_string(&*tools).map(|s| s.len()).unwrap_or(0);
         Engine {
             model,

@@ -13,6 +13,7 @@ mod mode;
 mod paths;
 mod protected;
 mod rules;
+mod shared;
 
 use std::path::PathBuf;
 
@@ -20,6 +21,7 @@ pub use decide::Call;
 pub use mode::PermissionMode;
 pub use rein_effects::{Access, Effects, RuleKind, ToolKinds, ToolRules};
 pub use rules::{ListKind, Rule, RuleError};
+pub use shared::SharedPolicy;
 
 use rein_settings::Settings;
 
@@ -130,8 +132,13 @@ impl Policy {
     /// Parse a rule written somewhere else (a hook's `if`), as a deny rule; `origin`
     /// says where, for the error.
     pub fn parse_rule(&self, text: &str, origin: &str) -> Result<Rule, RuleError> {
+        self.parse_rule_as(text, ListKind::Deny, origin)
+    }
+
+    /// Parse a rule for the `kind` list.
+    pub fn parse_rule_as(&self, text: &str, kind: ListKind, origin: &str) -> Result<Rule, RuleError> {
         let at = rules::Anchors { cwd: &self.cwd, home: self.home.as_deref() };
-        Rule::parse(text, ListKind::Deny, origin, &at, &self.cwd, &self.tools)
+        Rule::parse(text, kind, origin, &at, &self.cwd, &self.tools)
     }
 
     /// Whether the rule written as `rule` (e.g. a hook's `if`, checked by

@@ -5,7 +5,7 @@ use crate::common;
 
 use std::sync::Arc;
 
-use rein_engine::{Approver, End, Engine, EngineEvent, Gate, Outcome};
+use rein_engine::{Answer, Approver, End, Engine, EngineEvent, Gate, Outcome};
 use rein_policy::{Decision, Policy, PolicyInputs};
 use rein_protocol::Message;
 use rein_settings::Settings;
@@ -255,8 +255,8 @@ async fn the_chain_checks_schema_and_validation_before_permission() {
 
 struct Yes;
 impl Approver for Yes {
-    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, bool> {
-        Box::pin(async { true })
+    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+        Box::pin(async { Answer::yes() })
     }
 }
 
@@ -283,9 +283,9 @@ async fn questions_go_to_the_approver_and_headless_means_no() {
 /// Counts the questions it is asked and says yes to all.
 struct CountingYes(std::sync::atomic::AtomicUsize);
 impl Approver for CountingYes {
-    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, bool> {
+    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        Box::pin(async { true })
+        Box::pin(async { Answer::yes() })
     }
 }
 
@@ -336,4 +336,39 @@ async fn a_tool_that_declares_no_effects_is_asked_never_allowed() {
     let r = run_with(scenario(), None, Some(json!({})), Some(yes.clone())).await;
     assert!(r._dir.path().join("forgotten.txt").exists());
     assert_eq!(yes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+/// An answer that remembers a rule: the next call it covers is not asked again.
+struct Remembering(std::sync::atomic::AtomicUsize);
+impl Approver for Remembering {
+    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Answer { remember: vec!["Bash(touch:*)".into()], ..Answer::yes() } })
+    }
+}
+
+/// A refusal with a message: the model reads what to do instead.
+struct NoWithMessage;
+impl Approver for NoWithMessage {
+    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+        Box::pin(async { Answer { message: Some("use the Write tool".into()), ..Answer::no() } })
+    }
+}
+
+#[tokio::test]
+async fn an_answer_can_remember_a_rule_and_carry_a_message() {
+    let scenario = || {
+        Scenario::new([
+            reply([tool_use_with_id("a", "Bash", json!({"command": "touch one"}))]),
+            reply([tool_use_with_id("b", "Bash", json!({"command": "touch two"}))]),
+            reply([text("ok")]),
+        ])
+    };
+    let remembering = Arc::new(Remembering(std::sync::atomic::AtomicUsize::new(0)));
+    let r = run_with(scenario(), None, Some(json!({})), Some(remembering.clone())).await;
+    assert!(r._dir.path().join("one").exists() && r._dir.path().join("two").exists());
+    assert_eq!(remembering.0.load(std::sync::atomic::Ordering::SeqCst), 1, "the second call was not asked");
+    let refused = run_with(scenario(), None, Some(json!({})), Some(Arc::new(NoWithMessage))).await;
+    let res = results(&refused, 1);
+    assert!(res[0]["content"].as_str().unwrap().contains("use the Write tool"), "{res:?}");
 }
