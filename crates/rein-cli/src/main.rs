@@ -3,8 +3,10 @@
 
 mod args;
 mod demo;
+mod engine;
 mod env;
 mod human;
+mod interactive;
 mod interrupt;
 mod permissions;
 mod print;
@@ -50,7 +52,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         None => {}
     }
     if !args.print {
-        bail!("interactive mode is not available yet: use `rein -p \"PROMPT\"`, or `rein demo` for an offline demo");
+        if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
+            bail!("the interactive session needs a terminal: use `rein -p \"PROMPT\"` for headless runs");
+        }
+        return interactive::run(&args, runtime()?);
     }
     if args.output_format == OutputFormat::StreamJson && !args.verbose {
         bail!("When using --print, --output-format=stream-json requires --verbose");

@@ -2,17 +2,17 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::Context;
-use rein_engine::{AgentTool, ContextLimits, End, Engine, EngineConfig, Gate};
+use rein_engine::End;
 use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::{AnthropicClient, AnthropicConfig, Model};
 use rein_policy::Policy;
+use rein_policy::SharedPolicy;
 use rein_prompt::{PromptOptions, build_system_prompt};
 use rein_protocol::Message;
-use rein_session::Transcript;
-use rein_tools::{Registry, ToolContext, ToolKinds, register_builtins};
+use rein_tools::{Registry, ToolKinds, register_builtins};
 
 use crate::args::Args;
 use crate::env::Env;
@@ -20,12 +20,6 @@ use crate::print::Frontend;
 
 const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
 const DEFAULT_MAX_TOKENS: u32 = 32_000;
-/// Consecutive Stop-hook continuations before rein stops anyway (as Claude Code).
-const DEFAULT_MAX_STOP_CONTINUATIONS: u32 = 8;
-/// Concurrency-safe tool calls run at once (as Claude Code).
-const DEFAULT_TOOL_CONCURRENCY: usize = 10;
-/// Retries of transient API failures (as Claude Code: really 10).
-const DEFAULT_MAX_RETRIES: u32 = 10;
 
 /// Everything a session needs before it talks to a model.
 pub struct Setup {
@@ -208,73 +202,15 @@ pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String 
 /// Run one prompt to its end.
 pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
     let started = Instant::now();
-    let env = &setup.env;
-    let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
-    ctx.workspace_roots = setup.policy.roots.clone();
-    ctx.home = env.home.clone();
-    // Walks (Grep, Glob) leave out what Read deny rules protect.
-    ctx.read_guard = Some(setup.policy.clone());
-    let config = EngineConfig {
-        model: setup.model.clone(),
-        max_tokens: setup.max_tokens,
-        max_turns: setup.max_turns,
-        max_stop_continuations: env.max_stop_continuations.unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
-        max_tool_concurrency: env.max_tool_concurrency.unwrap_or(DEFAULT_TOOL_CONCURRENCY),
-        max_retries: env.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-        retry_base: Duration::from_millis(env.retry_base_ms.unwrap_or(500)),
-        idle_timeout: Duration::from_millis(env.stream_idle_timeout_ms.unwrap_or(90_000)),
-        fallback_model: setup.fallback_model.clone(),
-        max_budget_usd: setup.max_budget_usd,
-        context: ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0)),
-        system: setup.system.clone(),
-    };
-    let mut gate = Gate::new(setup.policy.clone());
-    gate.hooks = setup.hooks.clone();
-    let interrupts = crate::interrupt::watch(ctx.abort.clone());
-    // Subagents get the same model, tools (bar Agent), permissions and hooks.
-    let mut registry = (*setup.registry).clone();
-    let agent = AgentTool {
-        model: model.clone(),
-        registry: setup.registry.clone(),
-        gate: gate.clone(),
-        config: config.clone(),
-        agents: setup.agents.clone(),
-        transcripts: setup.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
-        environment: rein_prompt::environment_block(
-            &setup.cwd,
-            &setup.model,
-            &chrono::Local::now().format("%Y-%m-%d").to_string(),
-        ),
-    };
-    if let Err(e) = registry.register(agent) {
-        eprintln!("rein: warning: no Agent tool: {e}");
-    }
-    registry.alias("Task", "Agent");
-    let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config);
-    if !setup.history.is_empty() {
-        engine = match engine.with_history_deferred(setup.history.clone(), &setup.history_deferred) {
-            Ok(e) => e,
-            Err(e) => {
-                eprintln!("rein: error: cannot resume: {e}");
-                return RunEnd::Failed;
-            }
-        };
-    }
-    if let Some(path) = &setup.transcript {
-        let fresh = !path.exists();
-        match Transcript::open(path, &setup.session_id, &setup.cwd, setup.history_last.clone()) {
-            Ok(mut t) => {
-                // A forked session starts its own file with the history it continues.
-                if fresh && !setup.history.is_empty() {
-                    for m in engine.conversation().messages() {
-                        let _ = t.message(m);
-                    }
-                }
-                engine = engine.with_transcript(t);
-            }
-            Err(e) => eprintln!("rein: warning: no transcript: {e}"),
+    let policy = SharedPolicy::from(setup.policy.clone());
+    let mut engine = match crate::engine::build(setup, model, policy, None) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("rein: error: {e}");
+            return RunEnd::Failed;
         }
-    }
+    };
+    let interrupts = crate::interrupt::watch(engine.fresh_abort());
     frontend.set_tools(engine.tool_names());
     frontend.start(setup);
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;

@@ -34,9 +34,10 @@ impl Answer {
     }
 }
 
-/// Answers the questions the policy asks (the TUI dialog, a permission-prompt tool).
+/// Answers the questions the policy asks (the TUI dialog, a permission-prompt tool),
+/// seeing the call, why it is asked, and what it touches.
 pub trait Approver: Send + Sync {
-    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision) -> BoxFuture<'a, Answer>;
+    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision, effects: &'a Effects) -> BoxFuture<'a, Answer>;
 }
 
 /// The outcome of the permission stage.
@@ -108,10 +109,10 @@ impl Gate {
         if decision.behavior != Behavior::Ask {
             return (Verdict { decision, asked: false }, None);
         }
-        self.ask(call, decision).await
+        self.ask(call, decision, effects).await
     }
 
-    async fn ask(&self, call: &ToolUse, decision: Decision) -> (Verdict, Option<Value>) {
+    async fn ask(&self, call: &ToolUse, decision: Decision, effects: &Effects) -> (Verdict, Option<Value>) {
         if let Some(hooks) = &self.hooks {
             let fields = json!({"tool_name": call.name, "tool_input": call.input});
             let out = hooks.fire(HookEvent::PermissionRequest, Some(&call.name), fields, |_| true).await;
@@ -141,7 +142,7 @@ impl Gate {
             hooks.fire(HookEvent::Notification, Some("permission_prompt"), note, |_| true).await;
         }
         let answer = match &self.approver {
-            Some(a) => a.approve(call, &decision).await,
+            Some(a) => a.approve(call, &decision, effects).await,
             None => Answer::no(),
         };
         for rule in &answer.remember {

@@ -193,6 +193,18 @@ impl Engine {
         Ok(self.conversation.push(message)?)
     }
 
+    /// A new interrupt token for the next turn (an interactive session goes on after an
+    /// interrupt); cancelling it interrupts that turn.
+    pub fn fresh_abort(&mut self) -> tokio_util::sync::CancellationToken {
+        self.ctx.abort = tokio_util::sync::CancellationToken::new();
+        self.ctx.abort.clone()
+    }
+
+    /// The session's shared policy (the mode and remembered rules can change).
+    pub fn policy(&self) -> &rein_policy::SharedPolicy {
+        &self.gate.policy
+    }
+
     /// The tools offered to the model.
     pub fn tool_names(&self) -> Vec<String> {
         self.tools.iter().map(|t| t.name.clone()).collect()

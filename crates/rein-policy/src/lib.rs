@@ -14,6 +14,7 @@ mod paths;
 mod protected;
 mod rules;
 mod shared;
+mod suggest;
 
 use std::path::PathBuf;
 

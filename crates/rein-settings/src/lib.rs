@@ -7,6 +7,10 @@
 //! not valid JSON stops the load with its path, line, column and reason: rein never
 //! silently drops settings.
 
+mod local;
+
+pub use local::add_local_allow_rules;
+
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;

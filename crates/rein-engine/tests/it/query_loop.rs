@@ -255,7 +255,12 @@ async fn the_chain_checks_schema_and_validation_before_permission() {
 
 struct Yes;
 impl Approver for Yes {
-    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(
+        &'a self,
+        _: &'a rein_protocol::ToolUse,
+        _: &'a Decision,
+        _: &'a rein_policy::Effects,
+    ) -> futures::future::BoxFuture<'a, Answer> {
         Box::pin(async { Answer::yes() })
     }
 }
@@ -283,7 +288,12 @@ async fn questions_go_to_the_approver_and_headless_means_no() {
 /// Counts the questions it is asked and says yes to all.
 struct CountingYes(std::sync::atomic::AtomicUsize);
 impl Approver for CountingYes {
-    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(
+        &'a self,
+        _: &'a rein_protocol::ToolUse,
+        _: &'a Decision,
+        _: &'a rein_policy::Effects,
+    ) -> futures::future::BoxFuture<'a, Answer> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async { Answer::yes() })
     }
@@ -341,7 +351,12 @@ async fn a_tool_that_declares_no_effects_is_asked_never_allowed() {
 /// An answer that remembers a rule: the next call it covers is not asked again.
 struct Remembering(std::sync::atomic::AtomicUsize);
 impl Approver for Remembering {
-    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(
+        &'a self,
+        _: &'a rein_protocol::ToolUse,
+        _: &'a Decision,
+        _: &'a rein_policy::Effects,
+    ) -> futures::future::BoxFuture<'a, Answer> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async { Answer { remember: vec!["Bash(touch:*)".into()], ..Answer::yes() } })
     }
@@ -350,7 +365,12 @@ impl Approver for Remembering {
 /// A refusal with a message: the model reads what to do instead.
 struct NoWithMessage;
 impl Approver for NoWithMessage {
-    fn approve<'a>(&'a self, _: &'a rein_protocol::ToolUse, _: &'a Decision) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(
+        &'a self,
+        _: &'a rein_protocol::ToolUse,
+        _: &'a Decision,
+        _: &'a rein_policy::Effects,
+    ) -> futures::future::BoxFuture<'a, Answer> {
         Box::pin(async { Answer { message: Some("use the Write tool".into()), ..Answer::no() } })
     }
 }

@@ -1,0 +1,73 @@
+//! Remembering an approval: allow rules added to `.claude/settings.local.json` at the
+//! project root, keeping everything else in the file, written atomically (a temporary
+//! file renamed over the old one), as Claude Code's "don't ask again" does.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::SettingsError;
+
+/// Add `rules` to `permissions.allow` of `<root>/.claude/settings.local.json` (each
+/// once); returns the file's path.
+pub fn add_local_allow_rules(root: &Path, rules: &[String]) -> Result<PathBuf, SettingsError> {
+    let dir = root.join(".claude");
+    let path = dir.join("settings.local.json");
+    let io = |e: std::io::Error| SettingsError::Io { path: path.display().to_string(), reason: e.to_string() };
+    let mut value: Value = match std::fs::read_to_string(&path) {
+        Ok(text) if !text.trim().is_empty() => serde_json::from_str(&text).map_err(|e| SettingsError::Json {
+            origin: path.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            reason: e.to_string(),
+        })?,
+        Ok(_) => Value::Object(Map::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Value::Object(Map::new()),
+        Err(e) => return Err(io(e)),
+    };
+    let Some(top) = value.as_object_mut() else {
+        return Err(SettingsError::NotObject { origin: path.display().to_string() });
+    };
+    let permissions = top.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
+    let Some(permissions) = permissions.as_object_mut() else {
+        return Err(SettingsError::NotObject { origin: format!("{} (permissions)", path.display()) });
+    };
+    let allow = permissions.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
+    let Some(allow) = allow.as_array_mut() else {
+        return Err(SettingsError::NotObject { origin: format!("{} (permissions.allow)", path.display()) });
+    };
+    for rule in rules {
+        if !allow.iter().any(|r| r.as_str() == Some(rule)) {
+            allow.push(Value::String(rule.clone()));
+        }
+    }
+    std::fs::create_dir_all(&dir).map_err(io)?;
+    let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    text.push('\n');
+    let tmp = dir.join(format!(".settings.local.json.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rules_are_added_once_and_the_rest_is_kept() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(".claude")).unwrap();
+        std::fs::write(
+            d.path().join(".claude/settings.local.json"),
+            r#"{"model": "opus", "permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}}"#,
+        )
+        .unwrap();
+        add_local_allow_rules(d.path(), &["Bash(npm test *)".into(), "Read".into()]).unwrap();
+        let path = add_local_allow_rules(d.path(), &["Bash(npm test *)".into()]).unwrap();
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(v["model"], "opus");
+        assert_eq!(v["permissions"]["deny"][0], "Bash(rm:*)");
+        assert_eq!(v["permissions"]["allow"], serde_json::json!(["Read", "Bash(npm test *)"]));
+    }
+}

@@ -1,0 +1,322 @@
+//! The interactive session's state and what each key, paste and engine event does to
+//! it. Handlers only change state; `view` draws it and `term` writes finished lines
+//! into the terminal's scrollback once.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use rein_engine::{Answer, End, EngineEvent};
+use rein_model::ModelEvent;
+use rein_policy::{PermissionMode, SharedPolicy};
+use rein_protocol::{ContentBlock, ToolUse, Usage};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::approver::Question;
+use crate::composer::{Composer, Edit};
+use crate::stream::Stream;
+use crate::worker::FromEngine;
+use crate::{dialog, slash, summary};
+
+/// A second Ctrl+C or Ctrl+D within this time exits.
+const EXIT_WINDOW: Duration = Duration::from_secs(2);
+
+/// A turn in progress.
+pub struct Busy {
+    pub since: Instant,
+    pub token: CancellationToken,
+}
+
+/// Totals of the session, for `/cost`.
+#[derive(Default)]
+pub struct Totals {
+    pub usage: Usage,
+    pub cost_usd: f64,
+    pub api: Duration,
+    pub turns: u32,
+}
+
+pub struct App {
+    pub cwd: PathBuf,
+    /// Where "don't ask again" rules are kept (`.claude/settings.local.json`).
+    pub project_root: PathBuf,
+    pub model: String,
+    pub policy: SharedPolicy,
+    /// Shift+Tab may reach bypassPermissions (it was allowed at start).
+    pub allow_bypass: bool,
+    pub composer: Composer,
+    pub stream: Stream,
+    /// Finished lines not yet written into scrollback.
+    pub pending: Vec<Line<'static>>,
+    pub busy: Option<Busy>,
+    /// Tokens of the turn in progress.
+    pub turn_tokens: u64,
+    pub thinking: bool,
+    pub running: Vec<(ToolUse, Instant)>,
+    pub question: Option<(Question, usize)>,
+    /// Messages typed while the model works, sent when it is done.
+    pub queue: Vec<String>,
+    pub totals: Totals,
+    /// A one-line hint in the footer (`Press Ctrl-C again to exit`).
+    pub hint: Option<(String, Instant)>,
+    exit_armed: Option<Instant>,
+    /// Ring the terminal bell at the next draw (a question waits).
+    pub bell: bool,
+    pub quit: bool,
+    prompts: mpsc::UnboundedSender<String>,
+}
+
+impl App {
+    pub fn new(
+        cwd: PathBuf,
+        project_root: PathBuf,
+        model: String,
+        policy: SharedPolicy,
+        prompts: mpsc::UnboundedSender<String>,
+    ) -> Self {
+        App {
+            cwd,
+            project_root,
+            model,
+            policy,
+            allow_bypass: false,
+            composer: Composer::default(),
+            stream: Stream::default(),
+            pending: Vec::new(),
+            busy: None,
+            turn_tokens: 0,
+            thinking: false,
+            running: Vec::new(),
+            question: None,
+            queue: Vec::new(),
+            totals: Totals::default(),
+            hint: None,
+            exit_armed: None,
+            bell: false,
+            quit: false,
+            prompts,
+        }
+    }
+
+    fn note(&mut self, text: impl Into<String>) {
+        self.pending.push(Line::from(Span::styled(
+            format!("  ⎿  {}", text.into()),
+            Style::default().add_modifier(Modifier::DIM),
+        )));
+    }
+
+    /// Send a message, or queue it while a turn runs; slash commands run here.
+    pub fn submit(&mut self, text: String) {
+        if let Some(command) = text.strip_prefix('/') {
+            slash::run(self, command.trim());
+            return;
+        }
+        if self.busy.is_some() {
+            self.queue.push(text);
+            return;
+        }
+        self.pending.push(Line::from(""));
+        for (i, l) in text.lines().enumerate() {
+            let prefix = if i == 0 { "> " } else { "  " };
+            self.pending.push(Line::from(Span::styled(
+                format!("{prefix}{l}"),
+                Style::default().fg(Color::Gray).add_modifier(Modifier::BOLD),
+            )));
+        }
+        if self.prompts.send(text).is_err() {
+            self.note("the session has ended");
+        }
+    }
+
+    pub fn on_engine(&mut self, m: FromEngine) {
+        match m {
+            FromEngine::Started(token) => {
+                self.busy = Some(Busy { since: Instant::now(), token });
+                self.turn_tokens = 0;
+            }
+            FromEngine::Event(e) => self.on_event(*e),
+            FromEngine::Finished(outcome) => {
+                let lines = self.stream.finish();
+                self.pending.extend(lines);
+                self.busy = None;
+                self.thinking = false;
+                self.running.clear();
+                let t = &mut self.totals;
+                t.usage.add(&outcome.usage);
+                t.cost_usd += outcome.cost_usd;
+                t.api += outcome.api_duration;
+                t.turns += outcome.num_turns;
+                match &outcome.end {
+                    End::Interrupted => self.note("Interrupted · What should rein do instead?"),
+                    End::Failed(e) => self.note(format!("Error: {e}")),
+                    End::MaxTurns => self.note("Stopped: the maximum number of turns was reached"),
+                    End::MaxBudget => self.note("Stopped: the budget was reached"),
+                    End::Stopped(why) => self.note(format!("Stopped by a hook: {why}")),
+                    End::Completed | End::Deferred(_) => {}
+                }
+                if !self.queue.is_empty() {
+                    let next = self.queue.remove(0);
+                    self.submit(next);
+                }
+            }
+        }
+    }
+
+    fn on_event(&mut self, e: EngineEvent) {
+        match e {
+            EngineEvent::Stream(ModelEvent::TextDelta { text, .. }) => {
+                self.thinking = false;
+                self.turn_tokens += (text.len() / 4).max(1) as u64;
+                let lines = self.stream.push(&text);
+                self.pending.extend(lines);
+            }
+            EngineEvent::Stream(ModelEvent::ThinkingDelta { thinking, .. }) => {
+                self.thinking = true;
+                self.turn_tokens += (thinking.len() / 4).max(1) as u64;
+            }
+            EngineEvent::Assistant(_) => {
+                let lines = self.stream.finish();
+                self.pending.extend(lines);
+            }
+            EngineEvent::ToolStarted(call) => {
+                let lines = self.stream.finish();
+                self.pending.extend(lines);
+                self.running.push((call, Instant::now()));
+            }
+            EngineEvent::ToolFinished { call, result } => {
+                self.running.retain(|(c, _)| c.id != call.id);
+                let (text, is_error) = match &result {
+                    ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), *is_error),
+                    _ => (String::new(), false),
+                };
+                let colour = if is_error { Color::Red } else { Color::Green };
+                self.pending.push(Line::from(vec![
+                    Span::styled("⏺ ", Style::default().fg(colour)),
+                    Span::styled(summary::header(&call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),
+                ]));
+                for (i, line) in summary::summary(&call, &text, is_error).into_iter().enumerate() {
+                    let indent = if i == 0 { "  ⎿  " } else { "     " };
+                    let mut spans = vec![Span::raw(indent)];
+                    spans.extend(line.spans);
+                    self.pending.push(Line::from(spans));
+                }
+            }
+            EngineEvent::Notice(text) => self.note(text),
+            EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
+                self.note(format!("retrying ({attempt}/{max_retries}): {error}"))
+            }
+            EngineEvent::Compacted { pre_tokens, post_tokens, .. } => {
+                self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"))
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_question(&mut self, q: Question) {
+        self.question = Some((q, 0));
+        self.bell = true;
+    }
+
+    pub fn on_paste(&mut self, text: &str) {
+        if self.question.is_none() {
+            self.composer.paste(text);
+        }
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if self.question.is_some() {
+            self.dialog_key(key);
+            return;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Esc => {
+                if let Some(b) = &self.busy {
+                    b.token.cancel();
+                }
+            }
+            KeyCode::Char('c') if ctrl => {
+                if let Some(b) = &self.busy {
+                    b.token.cancel();
+                } else if !self.composer.is_empty() {
+                    self.composer.clear();
+                } else {
+                    self.arm_exit("Press Ctrl-C again to exit");
+                }
+            }
+            KeyCode::Char('d') if ctrl && self.composer.is_empty() => self.arm_exit("Press Ctrl-D again to exit"),
+            KeyCode::BackTab => self.cycle_mode(),
+            KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
+            _ => {
+                if let Edit::Submit(text) = self.composer.key(key) {
+                    self.submit(text);
+                }
+            }
+        }
+    }
+
+    fn arm_exit(&mut self, hint: &str) {
+        if self.exit_armed.is_some_and(|t| t.elapsed() < EXIT_WINDOW) {
+            self.quit = true;
+            return;
+        }
+        self.exit_armed = Some(Instant::now());
+        self.hint = Some((hint.to_string(), Instant::now()));
+    }
+
+    /// default → acceptEdits → plan (→ bypassPermissions when allowed at start) → default.
+    pub fn cycle_mode(&mut self) {
+        let next = match self.policy.get().mode {
+            PermissionMode::Default => PermissionMode::AcceptEdits,
+            PermissionMode::AcceptEdits => PermissionMode::Plan,
+            PermissionMode::Plan if self.allow_bypass => PermissionMode::BypassPermissions,
+            _ => PermissionMode::Default,
+        };
+        self.policy.set_mode(next, "shift+tab");
+    }
+
+    fn dialog_key(&mut self, key: KeyEvent) {
+        let Some((q, selected)) = &mut self.question else { return };
+        let project = self.project_root.display().to_string();
+        let options = dialog::options(q, &project);
+        let chosen = match key.code {
+            KeyCode::Up => {
+                *selected = selected.saturating_sub(1);
+                None
+            }
+            KeyCode::Down => {
+                *selected = (*selected + 1).min(options.len() - 1);
+                None
+            }
+            KeyCode::Enter => options.get(*selected).map(|o| o.0),
+            KeyCode::Esc | KeyCode::Char('n') => Some('3'),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some('3'),
+            KeyCode::Char('y') => Some('1'),
+            KeyCode::BackTab if q.edits => Some('2'),
+            KeyCode::Char(c) if options.iter().any(|o| o.0 == c) => Some(c),
+            _ => None,
+        };
+        let Some(choice) = chosen else { return };
+        let Some((q, _)) = self.question.take() else { return };
+        let answer = match choice {
+            '1' => Answer::yes(),
+            '2' if q.edits => {
+                self.policy.set_mode(PermissionMode::AcceptEdits, "the permission dialog");
+                self.note("Edits are allowed for the rest of this session");
+                Answer::yes()
+            }
+            '2' => {
+                match rein_settings::add_local_allow_rules(&self.project_root, &q.remember) {
+                    Ok(path) => self.note(format!("Remembered {} in {}", q.remember.join(", "), path.display())),
+                    Err(e) => self.note(format!("Could not save the rule: {e}")),
+                }
+                Answer { remember: q.remember.clone(), ..Answer::yes() }
+            }
+            _ => Answer::no(),
+        };
+        let _ = q.reply.send(answer);
+    }
+}

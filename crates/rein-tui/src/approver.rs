@@ -1,0 +1,42 @@
+//! The `Approver` the engine asks: each question goes to the UI with the options the
+//! dialog offers, and the engine's task waits for the person's answer.
+
+use futures::future::BoxFuture;
+use rein_engine::{Answer, Approver};
+use rein_policy::{Call, Decision, Effects, SharedPolicy};
+use rein_protocol::ToolUse;
+use tokio::sync::{mpsc, oneshot};
+
+/// A question waiting for the person.
+pub struct Question {
+    pub call: ToolUse,
+    pub decision: Decision,
+    /// The rules "don't ask again" would remember (empty for file edits).
+    pub remember: Vec<String>,
+    /// The call writes files: option 2 allows all edits for the session instead.
+    pub edits: bool,
+    pub reply: oneshot::Sender<Answer>,
+}
+
+/// Sends questions to the UI.
+pub struct TuiApprover {
+    pub questions: mpsc::UnboundedSender<Question>,
+    pub policy: SharedPolicy,
+}
+
+impl Approver for TuiApprover {
+    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision, effects: &'a Effects) -> BoxFuture<'a, Answer> {
+        let policy = self.policy.get();
+        let remember = policy.suggested_rules(&Call { tool: &call.name, input: &call.input, effects });
+        let edits = effects.shell.is_none() && !effects.writes.is_empty();
+        let (reply, answer) = oneshot::channel();
+        let question = Question { call: call.clone(), decision: decision.clone(), remember, edits, reply };
+        let sent = self.questions.send(question).is_ok();
+        Box::pin(async move {
+            if !sent {
+                return Answer::no();
+            }
+            answer.await.unwrap_or_else(|_| Answer::no())
+        })
+    }
+}

@@ -1,0 +1,65 @@
+//! The interactive terminal UI: where a person works with rein. A ratatui frontend over
+//! the engine's events and the `Approver` seam — the engine runs on its own task and
+//! knows no screen. Finished history goes into the terminal's own scrollback once (an
+//! inline viewport at the bottom holds the live area: streaming line, running calls,
+//! spinner, the permission dialog or the input box, the footer).
+
+mod app;
+mod approver;
+mod composer;
+mod dialog;
+mod slash;
+mod stream;
+mod summary;
+mod term;
+mod view;
+mod worker;
+
+use std::path::PathBuf;
+
+use rein_engine::Engine;
+use rein_policy::SharedPolicy;
+use tokio::sync::mpsc;
+
+pub use approver::{Question, TuiApprover};
+
+/// The questions a [`TuiApprover`] sends, for [`run`].
+pub type Questions = mpsc::UnboundedReceiver<Question>;
+
+/// An approver for an engine, and where its questions arrive.
+pub fn approver(policy: SharedPolicy) -> (TuiApprover, Questions) {
+    let (questions, rx) = mpsc::unbounded_channel();
+    (TuiApprover { questions, policy }, rx)
+}
+
+/// What the interactive session starts from.
+pub struct Options {
+    pub engine: Engine,
+    pub questions: Questions,
+    pub cwd: PathBuf,
+    /// Where "don't ask again" rules are written (`.claude/settings.local.json`).
+    pub project_root: PathBuf,
+    pub model: String,
+    pub first_prompt: Option<String>,
+    /// Shift+Tab may reach bypassPermissions.
+    pub allow_bypass: bool,
+}
+
+/// Run the interactive session until the person exits.
+pub async fn run(options: Options) -> std::io::Result<()> {
+    let policy = options.engine.policy().clone();
+    let (prompts, prompt_rx) = mpsc::unbounded_channel();
+    let (ui, ui_rx) = mpsc::unbounded_channel();
+    let engine_task = tokio::spawn(worker::run(options.engine, prompt_rx, ui));
+    let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
+    app.allow_bypass = options.allow_bypass;
+    if let Some(p) = options.first_prompt {
+        app.submit(p);
+    }
+    let result = term::run(app, ui_rx, options.questions).await;
+    // The prompts channel is closed: the engine ends the session (SessionEnd hooks).
+    if tokio::time::timeout(std::time::Duration::from_secs(3), engine_task).await.is_err() {
+        tracing::warn!("the engine did not end in time");
+    }
+    result
+}

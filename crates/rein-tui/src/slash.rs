@@ -1,0 +1,56 @@
+//! Built-in slash commands: `/help`, `/cost`, `/status`, `/model`, `/permissions`,
+//! `/exit`. Their output goes into the history like any other line.
+
+use ratatui::text::Line;
+
+use crate::app::App;
+
+const HELP: &[(&str, &str)] = &[
+    ("/help", "this list"),
+    ("/cost", "tokens, cost and API time of this session"),
+    ("/status", "model, mode, working directory"),
+    ("/model", "the model in use"),
+    ("/permissions", "the rules in force, with where they come from"),
+    ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
+];
+
+pub fn run(app: &mut App, command: &str) {
+    let (name, _args) = command.split_once(' ').unwrap_or((command, ""));
+    let mut out: Vec<String> = Vec::new();
+    match name {
+        "help" | "?" => {
+            out.push("Commands:".into());
+            out.extend(HELP.iter().map(|(c, d)| format!("  {c:<14} {d}")));
+            out.push("Keys: Enter sends · \\+Enter, Shift+Enter or Ctrl+J new line · Esc interrupts · Shift+Tab cycles the mode".into());
+        }
+        "cost" | "usage" => {
+            let t = &app.totals;
+            let u = &t.usage;
+            out.push(format!("Total cost:            ${:.4}", t.cost_usd));
+            out.push(format!("Total duration (API):  {:.1}s", t.api.as_secs_f64()));
+            out.push(format!(
+                "Usage:                 {} input, {} output, {} cache read, {} cache write",
+                u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens
+            ));
+            out.push(format!("Model requests:        {}", t.turns));
+        }
+        "status" => {
+            let p = app.policy.get();
+            out.push(format!("Model: {}", app.model));
+            out.push(format!("Mode: {} (from {})", p.mode.name(), p.mode_source));
+            out.push(format!("Working directory: {}", app.cwd.display()));
+        }
+        "model" => out.push(format!("Model: {}", app.model)),
+        "permissions" => {
+            let p = app.policy.get();
+            out.push(format!("Mode: {}", p.mode.name()));
+            for rule in p.rules() {
+                out.push(format!("  {:5} {}  ({})", rule.kind.name(), rule.text, rule.origin));
+            }
+        }
+        "exit" | "quit" => app.quit = true,
+        other => out.push(format!("Unknown command /{other}; /help lists them")),
+    }
+    app.pending.push(Line::from(format!("> /{command}")));
+    app.pending.extend(out.into_iter().map(|l| Line::from(format!("  ⎿  {l}"))));
+}

@@ -1,0 +1,209 @@
+//! How a finished tool call reads in the history: `⏺ Tool(main argument)` and an
+//! indented `⎿` summary — lines read, lines written, a numbered diff for edits, the
+//! first lines of a command's output with `… +N lines (ctrl+o to expand)`.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use rein_protocol::ToolUse;
+use serde_json::Value;
+
+/// Output lines of a command shown before the rest is folded.
+const SHOWN_OUTPUT_LINES: usize = 3;
+/// Diff lines shown for an edit.
+const SHOWN_DIFF_LINES: usize = 12;
+
+/// The name a tool is shown with, and its main argument.
+pub fn header(call: &ToolUse, cwd: &std::path::Path) -> String {
+    let s = |k: &str| call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let rel = |p: String| std::path::Path::new(&p).strip_prefix(cwd).map(|r| r.display().to_string()).unwrap_or(p);
+    match call.name.as_str() {
+        "Bash" => format!("Bash({})", one_line(&s("command"), 100)),
+        "Read" => format!("Read({})", rel(s("file_path"))),
+        "Write" => format!("Write({})", rel(s("file_path"))),
+        "Edit" | "MultiEdit" => format!("Update({})", rel(s("file_path"))),
+        "NotebookEdit" => format!("Update({})", rel(s("notebook_path"))),
+        "Grep" => {
+            let path = s("path");
+            if path.is_empty() {
+                format!("Search(pattern: \"{}\")", s("pattern"))
+            } else {
+                format!("Search(pattern: \"{}\", path: \"{}\")", s("pattern"), rel(path))
+            }
+        }
+        "Glob" => format!("Search(pattern: \"{}\")", s("pattern")),
+        "WebFetch" => format!("Fetch({})", s("url")),
+        "TodoWrite" => "Update Todos".to_string(),
+        "Agent" | "Task" => format!("Agent({})", s("description")),
+        other => {
+            let arg = call.input.as_object().and_then(|o| o.values().find_map(Value::as_str)).unwrap_or_default();
+            if arg.is_empty() { other.to_string() } else { format!("{other}({})", one_line(arg, 80)) }
+        }
+    }
+}
+
+/// The summary lines under the header (without the `⎿` indent).
+pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>> {
+    if is_error {
+        let first = text.lines().next().unwrap_or("failed");
+        let first = if first.starts_with("Error") { first.to_string() } else { format!("Error: {first}") };
+        let mut out = vec![Line::from(Span::styled(one_line(&first, 200), Style::default().fg(Color::Red)))];
+        let rest: Vec<&str> = text.lines().skip(1).collect();
+        if !rest.is_empty() {
+            out.extend(folded(rest, 2));
+        }
+        return out;
+    }
+    let input = &call.input;
+    let s = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
+    let count = |t: &str| t.lines().count();
+    match call.name.as_str() {
+        "Read" => vec![Line::from(format!("Read {} lines", count(text)))],
+        "Write" => vec![Line::from(format!("Wrote {} lines to {}", count(s("content")), s("file_path")))],
+        "Edit" => diff_summary(s("file_path"), &[(s("old_string"), s("new_string"))]),
+        "MultiEdit" => {
+            let edits: Vec<(&str, &str)> = input
+                .get("edits")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .map(|e| {
+                    let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default();
+                    (g("old_string"), g("new_string"))
+                })
+                .collect();
+            diff_summary(s("file_path"), &edits)
+        }
+        "Grep" | "Glob" => {
+            let n = text.lines().filter(|l| !l.trim().is_empty()).count();
+            let what =
+                if input.get("output_mode").and_then(Value::as_str) == Some("content") { "lines" } else { "files" };
+            vec![Line::from(format!("Found {n} {what}"))]
+        }
+        "TodoWrite" => todos(input),
+        "WebFetch" => vec![Line::from(format!("Received {} characters", text.chars().count()))],
+        _ => folded(text.lines().collect(), SHOWN_OUTPUT_LINES),
+    }
+}
+
+/// The first lines, then `… +N lines (ctrl+o to expand)`.
+fn folded(lines: Vec<&str>, shown: usize) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = lines.iter().take(shown).map(|l| Line::from(one_line(l, 200))).collect();
+    if lines.len() > shown {
+        let more = format!("… +{} lines (ctrl+o to expand)", lines.len() - shown);
+        out.push(Line::from(Span::styled(more, Style::default().add_modifier(Modifier::DIM))));
+    }
+    if out.is_empty() {
+        out.push(Line::from("(no output)"));
+    }
+    out
+}
+
+/// `Updated path with A additions and R removals` and a numbered, coloured diff.
+fn diff_summary(path: &str, edits: &[(&str, &str)]) -> Vec<Line<'static>> {
+    let (mut added, mut removed) = (0, 0);
+    let mut body: Vec<Line<'static>> = Vec::new();
+    for (old, new) in edits {
+        let diff = similar::TextDiff::from_lines(*old, *new);
+        for change in diff.iter_all_changes() {
+            let line = change.value().trim_end_matches('\n').to_string();
+            let (sign, style, number) = match change.tag() {
+                similar::ChangeTag::Delete => {
+                    removed += 1;
+                    ("-", Style::default().fg(Color::Red), change.old_index())
+                }
+                similar::ChangeTag::Insert => {
+                    added += 1;
+                    ("+", Style::default().fg(Color::Green), change.new_index())
+                }
+                similar::ChangeTag::Equal => (" ", Style::default().add_modifier(Modifier::DIM), change.new_index()),
+            };
+            let n = number.map(|n| n + 1).unwrap_or(0);
+            body.push(Line::from(Span::styled(format!("{n:>4} {sign} {line}"), style)));
+        }
+    }
+    let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut out = vec![Line::from(format!(
+        "Updated {path} with {} and {}",
+        plural(added, "addition", "additions"),
+        plural(removed, "removal", "removals")
+    ))];
+    let total = body.len();
+    out.extend(body.into_iter().take(SHOWN_DIFF_LINES));
+    if total > SHOWN_DIFF_LINES {
+        let more = format!("… +{} lines (ctrl+o to expand)", total - SHOWN_DIFF_LINES);
+        out.push(Line::from(Span::styled(more, Style::default().add_modifier(Modifier::DIM))));
+    }
+    out
+}
+
+/// `☐` pending, `☒` done (dimmed), the one in progress in bold.
+fn todos(input: &Value) -> Vec<Line<'static>> {
+    input
+        .get("todos")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|t| {
+            let content = t.get("content").and_then(Value::as_str).unwrap_or_default().to_string();
+            match t.get("status").and_then(Value::as_str) {
+                Some("completed") => {
+                    Line::from(Span::styled(format!("☒ {content}"), Style::default().add_modifier(Modifier::DIM)))
+                }
+                Some("in_progress") => {
+                    Line::from(Span::styled(format!("☐ {content}"), Style::default().add_modifier(Modifier::BOLD)))
+                }
+                _ => Line::from(format!("☐ {content}")),
+            }
+        })
+        .collect()
+}
+
+/// The first line of `s`, at most `max` characters.
+pub fn one_line(s: &str, max: usize) -> String {
+    let first = s.lines().next().unwrap_or_default();
+    let more = s.lines().nth(1).is_some();
+    let mut out: String = first.chars().take(max).collect();
+    if more || first.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn text(lines: &[Line<'_>]) -> String {
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn call(name: &str, input: Value) -> ToolUse {
+        ToolUse { id: "t".into(), name: name.into(), input }
+    }
+
+    #[test]
+    fn summaries() {
+        let cwd = std::path::Path::new("/w");
+        let read = call("Read", json!({"file_path": "/w/src/a.rs"}));
+        assert_eq!(header(&read, cwd), "Read(src/a.rs)");
+        assert_eq!(text(&summary(&read, "     1\ta\n     2\tb\n", false)), "Read 2 lines");
+        let bash = call("Bash", json!({"command": "seq 10"}));
+        insta::assert_snapshot!("bash_folded", text(&summary(&bash, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10", false)));
+        let edit =
+            call("Edit", json!({"file_path": "src/a.rs", "old_string": "a\nb\nc\n", "new_string": "a\nB\nc\nd\n"}));
+        assert_eq!(header(&edit, cwd), "Update(src/a.rs)");
+        insta::assert_snapshot!("edit_diff", text(&summary(&edit, "ok", false)));
+        let failed = call("Bash", json!({"command": "false"}));
+        assert_eq!(text(&summary(&failed, "Exit code 1", true)), "Error: Exit code 1");
+        let todo = call(
+            "TodoWrite",
+            json!({"todos": [{"content": "a", "status": "completed"}, {"content": "b", "status": "pending"}]}),
+        );
+        assert_eq!(text(&summary(&todo, "", false)), "☒ a\n☐ b");
+    }
+}
