@@ -17,3 +17,4 @@ mod protected_reads;
 mod recovery;
 mod sessions;
 mod tools;
+mod tui;

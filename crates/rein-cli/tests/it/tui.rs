@@ -1,0 +1,190 @@
+//! The interactive session in a real terminal: the real binary in a fixed-size tmux
+//! pane against the fake model server, driven with send-keys, read with capture-pane
+//! (polled with a deadline, never a fixed sleep).
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::common::{Env, serve};
+use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+/// A rein session in its own tmux server.
+struct Pane {
+    socket: String,
+}
+
+impl Pane {
+    fn start(env: &Env, server: &FakeServer, args: &[&str]) -> Pane {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let rein = assert_cmd::cargo::cargo_bin("rein");
+        let command = format!(
+            "cd '{}' && exec env -i PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k '{}' {}",
+            env.cwd().display(),
+            std::env::var("PATH").unwrap_or_default(),
+            env.home.path().display(),
+            server.url(),
+            rein.display(),
+            args.join(" ")
+        );
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", &command])
+            .status()
+            .expect("tmux is needed for the terminal tests (.ci/run installs it)")
+            .success();
+        assert!(ok, "tmux did not start");
+        let pane = Pane { socket };
+        pane.tmux(&["set-option", "-t", "t", "remain-on-exit", "on"]);
+        pane
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let out = Command::new("tmux").args(["-L", &self.socket]).args(args).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-t", "t", "-S", "-"])
+    }
+
+    /// Wait until the screen shows `text`.
+    fn wait_for(&self, text: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(Instant::now() < deadline, "waited for {text:?}; the screen shows:\n{screen}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.tmux(&["send-keys", "-t", "t", k]);
+        }
+    }
+
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    fn dead(&self) -> bool {
+        self.tmux(&["display-message", "-p", "-t", "t", "#{pane_dead}"]).trim() == "1"
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+    }
+}
+
+fn settings_local(root: &Path) -> String {
+    std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap_or_default()
+}
+
+#[test]
+fn a_prompt_streams_a_question_is_answered_and_remembered() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([
+            text("Let me look.\nI will create a file.\n"),
+            call("a", "Bash", json!({"command": "touch first.txt"})),
+        ]),
+        reply([call("b", "Bash", json!({"command": "touch second.txt"}))]),
+        reply([call("c", "Bash", json!({"command": "touch third.txt"}))]),
+        reply([text("All done.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("make some files");
+    pane.keys(&["Enter"]);
+    pane.wait_for("I will create a file.");
+    pane.wait_for("Do you want to proceed?");
+    pane.keys(&["1"]);
+    // The second call asks again (1 was "yes, this time"); 2 remembers the rule.
+    pane.wait_for("touch second.txt");
+    pane.wait_for("2. Yes, and don't ask again for Bash(touch *)");
+    pane.keys(&["2"]);
+    let screen = pane.wait_for("All done.");
+    assert!(env.cwd().join("first.txt").exists() && env.cwd().join("second.txt").exists());
+    assert!(env.cwd().join("third.txt").exists(), "the remembered rule let the third call run:\n{screen}");
+    assert!(settings_local(env.cwd()).contains("Bash(touch *)"), "{}", settings_local(env.cwd()));
+    assert_eq!(screen.matches("Do you want to proceed?").count(), 0, "no dialog is left:\n{screen}");
+    assert_eq!(screen.matches("All done.").count(), 1, "the answer is shown once:\n{screen}");
+    pane.keys(&["C-c", "C-c"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pane.dead() {
+        assert!(Instant::now() < deadline, "Ctrl+C twice did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn esc_on_the_dialog_refuses_and_the_model_reads_it() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": "touch nope.txt"}))]),
+        reply([text("Understood, I will not.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["'try it'"]);
+    pane.wait_for("Do you want to proceed?");
+    pane.keys(&["Escape"]);
+    pane.wait_for("Understood, I will not.");
+    assert!(!env.cwd().join("nope.txt").exists());
+    let reqs = server.requests();
+    let result = reqs[1].body["messages"][2]["content"][0].clone();
+    assert_eq!(result["is_error"], true);
+    assert!(result["content"].as_str().unwrap().contains("declined"), "{result}");
+}
+
+#[test]
+fn esc_interrupts_a_long_call_and_the_session_goes_on() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("s", "Bash", json!({"command": "sleep 30"}))]),
+        reply([text("Second answer.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--allowedTools", "'Bash(sleep:*)'"]);
+    pane.wait_for("manual mode on");
+    pane.type_text("wait a while");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Bash(sleep 30)");
+    let started = Instant::now();
+    pane.keys(&["Escape"]);
+    pane.wait_for("Interrupted");
+    assert!(started.elapsed() < Duration::from_secs(10), "the interrupt took too long");
+    pane.type_text("go on");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Second answer.");
+    let reqs = server.requests();
+    let text = reqs[1].body["messages"].to_string();
+    assert!(text.contains("Interrupted by user"), "the interrupted call was answered: {text}");
+}
+
+#[test]
+fn shift_tab_cycles_the_mode_and_slash_commands_answer() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.keys(&["BTab"]);
+    pane.wait_for("accept edits on");
+    pane.keys(&["BTab"]);
+    pane.wait_for("plan mode on");
+    pane.type_text("/cost");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Total cost:");
+    pane.type_text("/exit");
+    pane.keys(&["Enter"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pane.dead() {
+        assert!(Instant::now() < deadline, "/exit did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
