@@ -63,3 +63,5 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     }
     result
 }
+#[cfg(test)]
+mod view_tests;

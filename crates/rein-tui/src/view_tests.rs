@@ -1,0 +1,77 @@
+//! Snapshots of the live area, drawn into ratatui's `TestBackend` from engine events, at
+//! 40 and 80 columns: the input box and footer, the spinner with a running call, the
+//! permission dialog, the accept-edits footer.
+
+use std::path::PathBuf;
+
+use ratatui::backend::TestBackend;
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use rein_engine::EngineEvent;
+use rein_policy::{Behavior, Decision, PermissionMode, Policy, SharedPolicy};
+use rein_protocol::ToolUse;
+use serde_json::json;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::app::App;
+use crate::approver::Question;
+use crate::view;
+use crate::worker::FromEngine;
+
+fn app() -> App {
+    let (tx, _rx) = mpsc::unbounded_channel();
+    let policy = SharedPolicy::new(Policy::allow_all(PathBuf::from("/w")));
+    policy.set_mode(PermissionMode::Default, "test");
+    App::new(PathBuf::from("/w"), PathBuf::from("/w"), "claude-test".into(), policy, tx)
+}
+
+fn screen(app: &App, width: u16) -> String {
+    let backend = TestBackend::new(width, 14);
+    let mut term = Terminal::with_options(backend, TerminalOptions { viewport: Viewport::Inline(14) }).unwrap();
+    term.draw(|f| view::draw(app, f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..buf.area.height)
+        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn bash(command: &str) -> ToolUse {
+    ToolUse { id: "b".into(), name: "Bash".into(), input: json!({"command": command, "description": "Run the tests"}) }
+}
+
+#[test]
+fn idle_input_box_and_footer() {
+    let mut a = app();
+    a.composer.insert("fix the failing test");
+    insta::assert_snapshot!("idle_80", screen(&a, 80));
+    a.policy.set_mode(PermissionMode::AcceptEdits, "test");
+    insta::assert_snapshot!("accept_edits_40", screen(&a, 40));
+}
+
+#[test]
+fn a_running_call_shows_with_the_spinner() {
+    let mut a = app();
+    a.on_engine(FromEngine::Started(CancellationToken::new()));
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(bash("npm test")))));
+    let s = screen(&a, 80);
+    assert!(s.contains("⏺ Bash(npm test) (0s)"), "{s}");
+    assert!(s.contains("Working… (0s · ↓ 0 tokens)"), "{s}");
+    assert!(s.contains("esc to interrupt"), "{s}");
+}
+
+#[test]
+fn the_permission_dialog() {
+    for width in [80u16, 40] {
+        let mut a = app();
+        let (reply, _answer) = oneshot::channel();
+        a.on_question(Question {
+            call: bash("npm test"),
+            decision: Decision::new(Behavior::Ask, "This command needs approval: no rule allows `npm test`.", "default"),
+            remember: vec!["Bash(npm test *)".into()],
+            edits: false,
+            reply,
+        });
+        insta::assert_snapshot!(format!("dialog_{width}"), screen(&a, width));
+    }
+}
