@@ -28,6 +28,8 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             model: setup.model.clone(),
             first_prompt: args.prompt.clone(),
             allow_bypass,
+            commands: setup.commands.clone(),
+            session_id: setup.session_id.clone(),
         })
         .await?;
         Ok(ExitCode::SUCCESS)

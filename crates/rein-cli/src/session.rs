@@ -34,6 +34,8 @@ pub struct Setup {
     pub session_dir: PathBuf,
     /// Subagent definitions (`.claude/agents`).
     pub agents: Vec<rein_prompt::agents::AgentDef>,
+    /// Custom slash commands (`.claude/commands`).
+    pub commands: Vec<rein_prompt::commands::CommandDef>,
     pub env: Env,
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
@@ -99,6 +101,7 @@ impl Setup {
         let env = Env::read();
         let home = env.home.clone();
         let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
+        let commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
         let prompt = build_system_prompt(&PromptOptions {
             cwd: cwd.clone(),
             home: home.clone(),
@@ -121,6 +124,7 @@ impl Setup {
             registry: Arc::new(registry),
             session_dir,
             agents,
+            commands,
             env,
             policy: Arc::new(policy),
             hooks: None,
@@ -175,6 +179,13 @@ impl Setup {
         Ok(())
     }
 
+    /// The custom command `text` calls (`/name args`), with its arguments.
+    pub fn command_for<'a>(&self, text: &'a str) -> Option<(rein_prompt::commands::CommandDef, &'a str)> {
+        let rest = text.trim_start().strip_prefix('/')?;
+        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        self.commands.iter().find(|c| c.name == name).map(|c| (c.clone(), args.trim()))
+    }
+
     /// The Anthropic client, from `ANTHROPIC_*` variables (or the settings'
     /// `apiKeyHelper`).
     pub fn anthropic_model(&self) -> anyhow::Result<Arc<dyn Model>> {
@@ -213,7 +224,16 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     let interrupts = crate::interrupt::watch(engine.fresh_abort());
     frontend.set_tools(engine.tool_names());
     frontend.start(setup);
+    // `/name args` runs a custom command: its expansion is the prompt.
+    let command = setup.command_for(prompt);
+    let prompt = match &command {
+        Some((def, args)) => engine.expand_command(def, args, &setup.cwd, &setup.session_id).await,
+        None => prompt.to_string(),
+    };
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
+    if let Some((def, _)) = &command {
+        engine.end_command_turn(def);
+    }
     engine.end_session("other", &mut |event| frontend.event(event)).await;
     frontend.finish(setup, &outcome, started.elapsed());
     interrupts.abort();

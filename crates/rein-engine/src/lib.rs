@@ -11,6 +11,7 @@ pub mod chain;
 mod compact;
 mod context;
 mod conversation;
+mod direct;
 mod error;
 mod event;
 mod executor;

@@ -148,6 +148,11 @@ impl Policy {
         self.parse_rule(rule, "hook if").is_ok_and(|r| self.hits(&r, call))
     }
 
+    /// Drop the allow rules that came from `origin` (a command's turn-only rules).
+    pub fn forget(&mut self, origin: &str) {
+        self.allow.retain(|r| r.origin != origin);
+    }
+
     /// How `tool` reads its rules, if the registry declared it.
     pub fn rule_kind(&self, tool: &str) -> Option<RuleKind> {
         self.tools.get(tool).map(|t| t.kind)

@@ -65,6 +65,8 @@ pub struct App {
     exit_armed: Option<Instant>,
     /// Ring the terminal bell at the next draw (a question waits).
     pub bell: bool,
+    /// Custom commands: name and description.
+    pub commands: Vec<(String, String)>,
     pub quit: bool,
     prompts: mpsc::UnboundedSender<String>,
 }
@@ -96,6 +98,7 @@ impl App {
             hint: None,
             exit_armed: None,
             bell: false,
+            commands: Vec::new(),
             quit: false,
             prompts,
         }
@@ -108,10 +111,22 @@ impl App {
         )));
     }
 
-    /// Send a message, or queue it while a turn runs; slash commands run here.
+    /// Send a message, or queue it while a turn runs; built-in slash commands run here,
+    /// custom ones and `!cmd` on the engine's task.
     pub fn submit(&mut self, text: String) {
         if let Some(command) = text.strip_prefix('/') {
-            slash::run(self, command.trim());
+            let name = command.split_whitespace().next().unwrap_or_default();
+            if !self.commands.iter().any(|(n, _)| n == name) {
+                slash::run(self, command.trim());
+                return;
+            }
+        }
+        if text.starts_with('!') && self.busy.is_none() {
+            self.pending.push(Line::from(""));
+            self.pending.push(Line::from(Span::styled(text.clone(), Style::default().fg(Color::Magenta))));
+            if self.prompts.send(text).is_err() {
+                self.note("the session has ended");
+            }
             return;
         }
         if self.busy.is_some() {
@@ -138,6 +153,11 @@ impl App {
                 self.turn_tokens = 0;
             }
             FromEngine::Event(e) => self.on_event(*e),
+            FromEngine::Shell { command, output, failed } => {
+                let call =
+                    ToolUse { id: String::new(), name: "Bash".into(), input: serde_json::json!({"command": command}) };
+                self.tool_lines(&call, &output, failed);
+            }
             FromEngine::Finished(outcome) => {
                 let lines = self.stream.finish();
                 self.pending.extend(lines);
@@ -192,17 +212,7 @@ impl App {
                     ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), *is_error),
                     _ => (String::new(), false),
                 };
-                let colour = if is_error { Color::Red } else { Color::Green };
-                self.pending.push(Line::from(vec![
-                    Span::styled("⏺ ", Style::default().fg(colour)),
-                    Span::styled(summary::header(&call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),
-                ]));
-                for (i, line) in summary::summary(&call, &text, is_error).into_iter().enumerate() {
-                    let indent = if i == 0 { "  ⎿  " } else { "     " };
-                    let mut spans = vec![Span::raw(indent)];
-                    spans.extend(line.spans);
-                    self.pending.push(Line::from(spans));
-                }
+                self.tool_lines(&call, &text, is_error);
             }
             EngineEvent::Notice(text) => self.note(text),
             EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
@@ -212,6 +222,21 @@ impl App {
                 self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"))
             }
             _ => {}
+        }
+    }
+
+    /// `⏺ Tool(arg)` and its `⎿` summary.
+    fn tool_lines(&mut self, call: &ToolUse, text: &str, is_error: bool) {
+        let colour = if is_error { Color::Red } else { Color::Green };
+        self.pending.push(Line::from(vec![
+            Span::styled("⏺ ", Style::default().fg(colour)),
+            Span::styled(summary::header(call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),
+        ]));
+        for (i, line) in summary::summary(call, text, is_error).into_iter().enumerate() {
+            let indent = if i == 0 { "  ⎿  " } else { "     " };
+            let mut spans = vec![Span::raw(indent)];
+            spans.extend(line.spans);
+            self.pending.push(Line::from(spans));
         }
     }
 

@@ -43,6 +43,9 @@ pub struct Options {
     pub first_prompt: Option<String>,
     /// Shift+Tab may reach bypassPermissions.
     pub allow_bypass: bool,
+    /// Custom slash commands (`.claude/commands`).
+    pub commands: Vec<rein_prompt::commands::CommandDef>,
+    pub session_id: String,
 }
 
 /// Run the interactive session until the person exits.
@@ -50,9 +53,17 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     let policy = options.engine.policy().clone();
     let (prompts, prompt_rx) = mpsc::unbounded_channel();
     let (ui, ui_rx) = mpsc::unbounded_channel();
-    let engine_task = tokio::spawn(worker::run(options.engine, prompt_rx, ui));
+    let commands: Vec<(String, String)> =
+        options.commands.iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
+    let session = worker::Session {
+        commands: options.commands,
+        project_dir: options.cwd.clone(),
+        session_id: options.session_id,
+    };
+    let engine_task = tokio::spawn(worker::run(options.engine, session, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
+    app.commands = commands;
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }

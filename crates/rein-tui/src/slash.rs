@@ -21,6 +21,7 @@ pub fn run(app: &mut App, command: &str) {
         "help" | "?" => {
             out.push("Commands:".into());
             out.extend(HELP.iter().map(|(c, d)| format!("  {c:<14} {d}")));
+            out.extend(app.commands.iter().map(|(c, d)| format!("  /{c:<13} {d}")));
             out.push("Keys: Enter sends · \\+Enter, Shift+Enter or Ctrl+J new line · Esc interrupts · Shift+Tab cycles the mode".into());
         }
         "cost" | "usage" => {

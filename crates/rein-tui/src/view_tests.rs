@@ -31,7 +31,9 @@ fn screen(app: &App, width: u16) -> String {
     term.draw(|f| view::draw(app, f)).unwrap();
     let buf = term.backend().buffer().clone();
     (0..buf.area.height)
-        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string())
+        .map(|y| {
+            (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string()
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -67,7 +69,11 @@ fn the_permission_dialog() {
         let (reply, _answer) = oneshot::channel();
         a.on_question(Question {
             call: bash("npm test"),
-            decision: Decision::new(Behavior::Ask, "This command needs approval: no rule allows `npm test`.", "default"),
+            decision: Decision::new(
+                Behavior::Ask,
+                "This command needs approval: no rule allows `npm test`.",
+                "default",
+            ),
             remember: vec!["Bash(npm test *)".into()],
             edits: false,
             reply,

@@ -1,7 +1,10 @@
 //! The engine on its own task: it takes prompts, runs each turn to its end with a fresh
 //! interrupt token, and reports every engine event to the UI, which never waits on it.
 
+use std::path::PathBuf;
+
 use rein_engine::{Engine, EngineEvent, Outcome};
+use rein_prompt::commands::CommandDef;
 use rein_protocol::Message;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -13,23 +16,60 @@ pub enum FromEngine {
     Event(Box<EngineEvent>),
     /// The turn ended.
     Finished(Box<Outcome>),
+    /// A `!cmd` the person ran: its output joins the next prompt.
+    Shell {
+        command: String,
+        output: String,
+        failed: bool,
+    },
+}
+
+/// What the engine's task needs besides the engine.
+pub struct Session {
+    pub commands: Vec<CommandDef>,
+    pub project_dir: PathBuf,
+    pub session_id: String,
 }
 
 /// Run prompts until the channel closes, then end the session (SessionEnd hooks).
+/// `!cmd` runs the command through the chain; `/name args` expands a custom command.
 pub async fn run(
     mut engine: Engine,
+    session: Session,
     mut prompts: mpsc::UnboundedReceiver<String>,
     ui: mpsc::UnboundedSender<FromEngine>,
 ) {
+    let mut context: Vec<String> = Vec::new();
     while let Some(prompt) = prompts.recv().await {
+        if let Some(command) = prompt.strip_prefix('!') {
+            let command = command.trim().to_string();
+            let (output, failed) = engine.run_shell(&command).await;
+            context.push(format!("<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"));
+            let _ = ui.send(FromEngine::Shell { command, output, failed });
+            continue;
+        }
         let token = engine.fresh_abort();
         let _ = ui.send(FromEngine::Started(token));
+        let called = prompt.strip_prefix('/').and_then(|rest| {
+            let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            session.commands.iter().find(|c| c.name == name).map(|c| (c.clone(), args.trim().to_string()))
+        });
+        let mut text = match &called {
+            Some((def, args)) => engine.expand_command(def, args, &session.project_dir, &session.session_id).await,
+            None => prompt,
+        };
+        if !context.is_empty() {
+            text = format!("{}\n\n{text}", std::mem::take(&mut context).join("\n"));
+        }
         let sender = ui.clone();
         let outcome = engine
-            .run(Message::user_text(prompt), &mut |e| {
+            .run(Message::user_text(text), &mut |e| {
                 let _ = sender.send(FromEngine::Event(Box::new(e)));
             })
             .await;
+        if let Some((def, _)) = &called {
+            engine.end_command_turn(def);
+        }
         let _ = ui.send(FromEngine::Finished(Box::new(outcome)));
     }
     engine.end_session("prompt_input_exit", &mut |_| {}).await;

@@ -188,3 +188,21 @@ fn shift_tab_cycles_the_mode_and_slash_commands_answer() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[test]
+fn custom_commands_and_bang_commands_work_in_the_terminal() {
+    let env = Env::new();
+    env.write(".claude/commands/hello.md", "---\ndescription: Say hello\n---\nSay hello to $ARGUMENTS\n");
+    let server = serve(Scenario::new([reply([text("Hello, Ada!")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("!echo bang-output");
+    pane.keys(&["Enter"]);
+    pane.wait_for("bang-output");
+    pane.type_text("/hello Ada");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Hello, Ada!");
+    let first = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(first.contains("Say hello to Ada"), "{first}");
+    assert!(first.contains("bang-output"), "the !cmd output joins the next prompt: {first}");
+}

@@ -1,0 +1,95 @@
+//! Calls the person makes directly — `!cmd` in the interactive session, a custom
+//! command's `` !`cmd` `` snippets and `@file` mentions — run through the same chain as
+//! the model's calls (schema, hooks, permissions), and custom commands expanded with them.
+
+use std::path::Path;
+
+use rein_policy::{Access, RuleKind};
+use rein_prompt::commands::CommandDef;
+use rein_protocol::{ContentBlock, ToolUse};
+use serde_json::json;
+
+use crate::Engine;
+
+/// Where a command's turn-only rules come from (removed when the turn ends).
+pub fn turn_origin(name: &str) -> String {
+    format!("command /{name} (this turn)")
+}
+
+impl Engine {
+    /// Run one call through the whole chain; the result's text and whether it failed.
+    pub async fn run_direct(&mut self, call: ToolUse) -> (String, bool) {
+        let report = crate::chain::run_call(&self.registry, &self.gate, &call, &self.ctx, None).await;
+        if let Some(verdict) = &report.verdict {
+            crate::audit::record(&call, verdict);
+        }
+        match report.result {
+            ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), is_error),
+            other => (format!("{other:?}"), true),
+        }
+    }
+
+    /// The tool that reads rules of `kind`: the shell (command rules) or the file reader.
+    fn tool_for(&self, wanted: impl Fn(RuleKind) -> bool) -> Option<String> {
+        self.registry.rule_kinds().into_iter().find(|(_, r)| wanted(r.kind)).map(|(name, _)| name)
+    }
+
+    /// Run a shell command line as the person asked (`!cmd`).
+    pub async fn run_shell(&mut self, command: &str) -> (String, bool) {
+        let Some(tool) = self.tool_for(|k| matches!(k, RuleKind::Command { .. })) else {
+            return ("no shell tool is available".into(), true);
+        };
+        let call = ToolUse { id: format!("direct_{}", uuid_like()), name: tool, input: json!({"command": command}) };
+        self.run_direct(call).await
+    }
+
+    /// Expand a custom command: its arguments, then its `` !`cmd` `` snippets (run
+    /// through the chain) and its `@file` mentions (read through the chain). Its
+    /// `allowed-tools` hold for the turn that follows.
+    pub async fn expand_command(
+        &mut self,
+        def: &CommandDef,
+        args: &str,
+        project_dir: &Path,
+        session_id: &str,
+    ) -> String {
+        let e = def.expand(args, project_dir, session_id);
+        let origin = turn_origin(&def.name);
+        for rule in &def.allowed_tools {
+            if let Err(err) = self.gate.policy.remember(rule, &origin) {
+                tracing::warn!(error = %err, "a command's allowed-tools rule does not parse");
+            }
+        }
+        let mut outputs = Vec::new();
+        for cmd in &e.shell {
+            outputs.push(self.run_shell(cmd).await.0);
+        }
+        let mut text = e.fill(&outputs);
+        let reader = self.tool_for(|k| matches!(k, RuleKind::Path { access: Access::Read, field: "file_path" }));
+        for file in &e.files {
+            let Some(tool) = reader.clone() else { break };
+            let path = self.ctx.effect_path(file);
+            let call = ToolUse {
+                id: format!("direct_{}", uuid_like()),
+                name: tool,
+                input: json!({"file_path": path.display().to_string()}),
+            };
+            let (content, failed) = self.run_direct(call).await;
+            if !failed {
+                text.push_str(&format!("\n\n<file path=\"{file}\">\n{content}\n</file>"));
+            }
+        }
+        text
+    }
+
+    /// The turn a command ran is over: its `allowed-tools` no longer hold.
+    pub fn end_command_turn(&mut self, def: &CommandDef) {
+        let origin = turn_origin(&def.name);
+        self.gate.policy.update(|p| p.forget(&origin));
+    }
+}
+
+/// A short unique id for direct calls.
+fn uuid_like() -> String {
+    format!("{:016x}", fastrand::u64(..))
+}

@@ -1,0 +1,316 @@
+//! Custom slash commands (spec §C5, tui.md §1.12): Markdown files in
+//! `.claude/commands/` (project; a subfolder only labels it) and `~/.claude/commands/`
+//! (user; a project command wins), with frontmatter `description`, `argument-hint`,
+//! `allowed-tools` (for the turn that runs it), `model`, `disable-model-invocation`.
+//! Expansion here is pure: `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (0-based: `$0` is the
+//! first argument; shell-like quoting; `\$1` is a literal), `${CLAUDE_PROJECT_DIR}` and
+//! `${CLAUDE_SESSION_ID}`; the `` !`cmd` `` snippets and `@path` mentions it finds are
+//! returned for the caller to run through the permission chain.
+
+use std::path::{Path, PathBuf};
+
+/// One command definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CommandDef {
+    pub name: String,
+    pub description: String,
+    pub argument_hint: Option<String>,
+    /// Permission rules allowed for the turn that runs the command.
+    pub allowed_tools: Vec<String>,
+    pub model: Option<String>,
+    pub body: String,
+    /// `project`, `project:frontend`, `user`.
+    pub label: String,
+    pub path: PathBuf,
+}
+
+/// What expanding a command gives: the prompt text with placeholders (`\u{0}N\u{0}`)
+/// where the output of shell snippet N goes, the snippets, and the files mentioned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expansion {
+    pub text: String,
+    pub shell: Vec<String>,
+    pub files: Vec<String>,
+}
+
+impl Expansion {
+    /// The prompt with each snippet's output in its place.
+    pub fn fill(&self, outputs: &[String]) -> String {
+        let mut text = self.text.clone();
+        for (i, out) in outputs.iter().enumerate() {
+            text = text.replace(&format!("\u{0}{i}\u{0}"), out.trim_end());
+        }
+        text
+    }
+}
+
+/// Every command, project ones first (nearest directory), then the user's.
+pub fn load_commands(cwd: &Path, home: Option<&Path>) -> Vec<CommandDef> {
+    let mut dirs: Vec<(PathBuf, &str)> = cwd.ancestors().map(|d| (d.join(".claude/commands"), "project")).collect();
+    if let Some(h) = home {
+        dirs.push((h.join(".claude/commands"), "user"));
+    }
+    let mut out: Vec<CommandDef> = Vec::new();
+    for (dir, scope) in dirs {
+        let mut stack = vec![dir.clone()];
+        let mut files = Vec::new();
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else { continue };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "md") {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        for f in files {
+            if let Some(def) = parse(&f, &dir, scope)
+                && !out.iter().any(|c| c.name == def.name)
+            {
+                out.push(def);
+            }
+        }
+    }
+    out
+}
+
+fn parse(path: &Path, root: &Path, scope: &str) -> Option<CommandDef> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let name = path.file_stem()?.to_string_lossy().into_owned();
+    let folder = path.parent().and_then(|p| p.strip_prefix(root).ok()).map(|p| p.to_string_lossy().replace('/', ":"));
+    let label = match folder.filter(|f| !f.is_empty()) {
+        Some(f) => format!("{scope}:{f}"),
+        None => scope.to_string(),
+    };
+    let (front, body) = match text.strip_prefix("---\n").and_then(|r| r.split_once("\n---")) {
+        Some((front, body)) => (front.to_string(), body.trim_start_matches(['-', '\r', '\n']).to_string()),
+        None => (String::new(), text.clone()),
+    };
+    let field = |key: &str| {
+        front.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key).then(|| v.trim().trim_matches('"').trim_matches('\'').to_string())
+        })
+    };
+    let allowed_tools = field("allowed-tools")
+        .map(|v| split_rules(v.trim_start_matches('[').trim_end_matches(']')))
+        .unwrap_or_default();
+    let description =
+        field("description").unwrap_or_else(|| body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string());
+    Some(CommandDef {
+        name,
+        description,
+        argument_hint: field("argument-hint"),
+        allowed_tools,
+        model: field("model").filter(|m| !m.is_empty()),
+        body,
+        label,
+        path: path.to_path_buf(),
+    })
+}
+
+/// `Bash(git add:*), Bash(git status:*)` → the rules (commas inside parentheses kept).
+fn split_rules(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut cur) = (0i32, String::new());
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out.into_iter().map(|r| r.trim().trim_matches('"').to_string()).filter(|r| !r.is_empty()).collect()
+}
+
+/// Arguments split like a shell would (`"two words"` is one).
+fn split_args(args: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut quote: Option<char> = None;
+    let mut any = false;
+    for c in args.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), c) => cur.push(c),
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                any = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if !cur.is_empty() || any {
+                    out.push(std::mem::take(&mut cur));
+                    any = false;
+                }
+            }
+            (None, c) => cur.push(c),
+        }
+    }
+    if !cur.is_empty() || any {
+        out.push(cur);
+    }
+    out
+}
+
+impl CommandDef {
+    /// Expand the body with `args`.
+    pub fn expand(&self, args: &str, project_dir: &Path, session_id: &str) -> Expansion {
+        let argv = split_args(args);
+        let mut text = String::new();
+        let body = self
+            .body
+            .replace("${CLAUDE_PROJECT_DIR}", &project_dir.display().to_string())
+            .replace("${CLAUDE_SESSION_ID}", session_id);
+        let has_arguments = body.contains("$ARGUMENTS");
+        let chars: Vec<char> = body.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let rest: String = chars[i..chars.len().min(i + 12)].iter().collect();
+            if chars[i] == '\\' && chars.get(i + 1) == Some(&'$') {
+                text.push('$');
+                i += 2;
+            } else if rest.starts_with("$ARGUMENTS[") {
+                let close = chars[i..].iter().position(|c| *c == ']').map(|p| i + p);
+                let index: Option<usize> = close.and_then(|c| chars[i + 11..c].iter().collect::<String>().parse().ok());
+                match (index, close) {
+                    (Some(n), Some(c)) => {
+                        text.push_str(argv.get(n).map(String::as_str).unwrap_or(""));
+                        i = c + 1;
+                    }
+                    _ => {
+                        text.push('$');
+                        i += 1;
+                    }
+                }
+            } else if rest.starts_with("$ARGUMENTS") {
+                text.push_str(args.trim());
+                i += "$ARGUMENTS".len();
+            } else if chars[i] == '$' && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+                let digits: String = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).collect();
+                let n: usize = digits.parse().unwrap_or(usize::MAX);
+                match argv.get(n) {
+                    Some(a) => text.push_str(a),
+                    None => text.push_str(&format!("${digits}")),
+                }
+                i += 1 + digits.len();
+            } else {
+                text.push(chars[i]);
+                i += 1;
+            }
+        }
+        if !has_arguments && !args.trim().is_empty() {
+            text.push_str(&format!("\n\nARGUMENTS: {}", args.trim()));
+        }
+        let (text, shell) = shell_snippets(&text);
+        let files = text
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix('@'))
+            .map(|p| p.trim_end_matches([',', '.', ';', ':', ')']).to_string())
+            .filter(|p| !p.is_empty())
+            .collect();
+        Expansion { text, shell, files }
+    }
+}
+
+/// `` !`cmd` `` at a line start or after whitespace, and ```` ```! ```` blocks: replaced
+/// by placeholders, returned in order.
+fn shell_snippets(text: &str) -> (String, Vec<String>) {
+    let mut out = String::new();
+    let mut shell = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let inline = rest.find("!`").filter(|&i| i == 0 || rest[..i].ends_with(char::is_whitespace));
+        let fenced = rest.find("```!");
+        let next = match (inline, fenced) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let Some(at) = next else {
+            out.push_str(rest);
+            break;
+        };
+        out.push_str(&rest[..at]);
+        let (cmd, after) = if rest[at..].starts_with("```!") {
+            let body = &rest[at + 4..];
+            match body.find("```") {
+                Some(end) => (body[..end].trim().to_string(), &body[end + 3..]),
+                None => (body.trim().to_string(), ""),
+            }
+        } else {
+            let body = &rest[at + 2..];
+            match body.find('`') {
+                Some(end) => (body[..end].to_string(), &body[end + 1..]),
+                None => (body.to_string(), ""),
+            }
+        };
+        out.push_str(&format!("\u{0}{}\u{0}", shell.len()));
+        shell.push(cmd);
+        rest = after;
+    }
+    (out, shell)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(body: &str) -> CommandDef {
+        CommandDef {
+            name: "x".into(),
+            description: String::new(),
+            argument_hint: None,
+            allowed_tools: Vec::new(),
+            model: None,
+            body: body.into(),
+            label: "project".into(),
+            path: PathBuf::new(),
+        }
+    }
+
+    #[test]
+    fn arguments() {
+        let e = def("Review $ARGUMENTS now: $0 then $1, $ARGUMENTS[1]; $7 stays; \\$0 too").expand(
+            "456 \"high prio\"",
+            Path::new("/p"),
+            "s",
+        );
+        assert_eq!(e.text, "Review 456 \"high prio\" now: 456 then high prio, high prio; $7 stays; $0 too");
+        assert_eq!(def("Do it").expand("a b", Path::new("/p"), "s").text, "Do it\n\nARGUMENTS: a b");
+    }
+
+    #[test]
+    fn shell_and_files() {
+        let e =
+            def("Status: !`git status`\n```!\nls\n```\nSee @src/lib.rs, and a!`not`").expand("", Path::new("/p"), "s");
+        assert_eq!(e.shell, ["git status", "ls"]);
+        assert_eq!(e.files, ["src/lib.rs,".trim_end_matches(',')]);
+        assert_eq!(e.fill(&["clean\n".into(), "a b".into()]), "Status: clean\na b\nSee @src/lib.rs, and a!`not`");
+    }
+
+    #[test]
+    fn definitions_with_frontmatter_and_folders() {
+        let d = tempfile::tempdir().unwrap();
+        let dir = d.path().join(".claude/commands/frontend");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("review.md"),
+            "---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Bash(git diff:*), Read\n---\nReview $ARGUMENTS\n",
+        )
+        .unwrap();
+        let cmds = load_commands(d.path(), None);
+        assert_eq!(cmds.len(), 1);
+        assert_eq!(cmds[0].name, "review");
+        assert_eq!(cmds[0].label, "project:frontend");
+        assert_eq!(cmds[0].allowed_tools, ["Bash(git diff:*)", "Read"]);
+        assert_eq!(cmds[0].body, "Review $ARGUMENTS\n");
+    }
+}
