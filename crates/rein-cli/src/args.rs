@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(name = "rein", version, about = "A fast, safe coding-agent harness", long_about = None)]
 pub struct Args {
     /// The prompt (for -p; read from stdin when absent).
@@ -72,8 +72,8 @@ pub struct Args {
     #[arg(long = "add-dir", num_args = 1.., global = true)]
     pub add_dir: Vec<std::path::PathBuf>,
 
-    /// Resume the session with this id.
-    #[arg(short = 'r', long)]
+    /// Resume the session with this id (interactive: without an id, pick one).
+    #[arg(short = 'r', long, num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
 
     /// Continue the most recent session in this directory.
@@ -96,7 +96,7 @@ pub struct Args {
     pub command: Option<Command>,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Run a real session on a scratch copy of a bundled sample project, driven by a
     /// built-in scripted model (no key, no network); uses the real model when
@@ -120,7 +120,7 @@ pub enum Command {
     },
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Debug, Clone, Subcommand)]
 pub enum PermissionsAction {
     /// Explain the decision for calls written like rules: 'Bash(git push)',
     /// 'Read(./.env)', 'WebFetch(https://example.com)', 'Edit(src/main.rs)'.

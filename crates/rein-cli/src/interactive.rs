@@ -10,6 +10,14 @@ use crate::args::Args;
 use crate::session::Setup;
 
 pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
+    let mut args = args.clone();
+    if args.resume.as_deref() == Some("") {
+        match pick_session()? {
+            Some(id) => args.resume = Some(id),
+            None => return Ok(ExitCode::SUCCESS),
+        }
+    }
+    let args = &args;
     let setup = Setup::from_args(args)?;
     runtime.block_on(async move {
         let model = setup.anthropic_model()?;
@@ -34,4 +42,33 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         .await?;
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// `rein -r` without an id: the sessions of this directory, newest first, with their
+/// first prompt and age; the person types a number.
+fn pick_session() -> anyhow::Result<Option<String>> {
+    use std::io::{BufRead, Write};
+    let cwd = std::env::current_dir()?;
+    let sessions = rein_session::list_sessions(&crate::env::Env::read().rein_home, &cwd);
+    if sessions.is_empty() {
+        println!("No earlier sessions in {}", cwd.display());
+        return Ok(None);
+    }
+    println!("Resume a session:");
+    for (i, s) in sessions.iter().take(20).enumerate() {
+        let age = s.modified.elapsed().map(|d| d.as_secs()).unwrap_or(0);
+        let age = match age {
+            a if a < 3600 => format!("{}m ago", a / 60),
+            a if a < 86_400 => format!("{}h ago", a / 3600),
+            a => format!("{}d ago", a / 86_400),
+        };
+        let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
+        println!("  {:>2}. {prompt}  ({age}, {} turns)", i + 1, s.turns);
+    }
+    print!("Number (Enter to cancel): ");
+    std::io::stdout().flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let choice: Option<usize> = line.trim().parse().ok();
+    Ok(choice.and_then(|n| sessions.get(n.wrapping_sub(1))).map(|s| s.session_id.clone()))
 }

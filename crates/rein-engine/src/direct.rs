@@ -93,3 +93,27 @@ impl Engine {
 fn uuid_like() -> String {
     format!("{:016x}", fastrand::u64(..))
 }
+
+impl Engine {
+    /// `/compact`: summarise the conversation now.
+    pub async fn compact_now(
+        &mut self,
+        sink: &mut (dyn FnMut(crate::EngineEvent) + Send),
+    ) -> Result<(), crate::EngineError> {
+        self.compact("manual", sink).await
+    }
+
+    /// `/context`: tokens in use (estimated), the window, and where compaction starts.
+    pub fn context_usage(&self) -> (u64, u64, u64) {
+        let limits = self.config.context;
+        (self.estimated_tokens(), limits.window, limits.autocompact_at)
+    }
+
+    /// `/clear`: a new conversation; the next prompt fires SessionStart with source
+    /// `clear`.
+    pub fn clear_conversation(&mut self) {
+        self.conversation = crate::Conversation::new();
+        self.counted = None;
+        self.restart_session("clear");
+    }
+}

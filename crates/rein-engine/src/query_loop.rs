@@ -200,6 +200,11 @@ impl Engine {
         self.ctx.abort.clone()
     }
 
+    /// The next prompt starts the session again (SessionStart with `source`).
+    pub(crate) fn restart_session(&mut self, source: &'static str) {
+        self.session_start = Some(source);
+    }
+
     /// The session's shared policy (the mode and remembered rules can change).
     pub fn policy(&self) -> &rein_policy::SharedPolicy {
         &self.gate.policy

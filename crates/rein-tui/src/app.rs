@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use crate::approver::Question;
 use crate::composer::{Composer, Edit};
 use crate::stream::Stream;
-use crate::worker::FromEngine;
+use crate::worker::{FromEngine, ToEngine};
 use crate::{dialog, slash, summary};
 
 /// A second Ctrl+C or Ctrl+D within this time exits.
@@ -68,7 +68,7 @@ pub struct App {
     /// Custom commands: name and description.
     pub commands: Vec<(String, String)>,
     pub quit: bool,
-    prompts: mpsc::UnboundedSender<String>,
+    prompts: mpsc::UnboundedSender<ToEngine>,
 }
 
 impl App {
@@ -77,7 +77,7 @@ impl App {
         project_root: PathBuf,
         model: String,
         policy: SharedPolicy,
-        prompts: mpsc::UnboundedSender<String>,
+        prompts: mpsc::UnboundedSender<ToEngine>,
     ) -> Self {
         App {
             cwd,
@@ -104,7 +104,16 @@ impl App {
         }
     }
 
-    fn note(&mut self, text: impl Into<String>) {
+    /// Ask the engine's task for housekeeping (`/compact`, `/context`, `/clear`).
+    pub fn ask_engine(&mut self, what: ToEngine) {
+        if self.busy.is_some() {
+            self.note("wait for the turn to end (or press Esc)");
+        } else if self.prompts.send(what).is_err() {
+            self.note("the session has ended");
+        }
+    }
+
+    pub(crate) fn note(&mut self, text: impl Into<String>) {
         self.pending.push(Line::from(Span::styled(
             format!("  ⎿  {}", text.into()),
             Style::default().add_modifier(Modifier::DIM),
@@ -124,7 +133,7 @@ impl App {
         if text.starts_with('!') && self.busy.is_none() {
             self.pending.push(Line::from(""));
             self.pending.push(Line::from(Span::styled(text.clone(), Style::default().fg(Color::Magenta))));
-            if self.prompts.send(text).is_err() {
+            if self.prompts.send(ToEngine::Prompt(text)).is_err() {
                 self.note("the session has ended");
             }
             return;
@@ -141,7 +150,7 @@ impl App {
                 Style::default().fg(Color::Gray).add_modifier(Modifier::BOLD),
             )));
         }
-        if self.prompts.send(text).is_err() {
+        if self.prompts.send(ToEngine::Prompt(text)).is_err() {
             self.note("the session has ended");
         }
     }
@@ -153,6 +162,11 @@ impl App {
                 self.turn_tokens = 0;
             }
             FromEngine::Event(e) => self.on_event(*e),
+            FromEngine::Info(lines) => {
+                for l in lines {
+                    self.note(l);
+                }
+            }
             FromEngine::Shell { command, output, failed } => {
                 let call =
                     ToolUse { id: String::new(), name: "Bash".into(), input: serde_json::json!({"command": command}) };
@@ -222,6 +236,38 @@ impl App {
                 self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"))
             }
             _ => {}
+        }
+    }
+
+    /// Show an earlier conversation (a resumed session) in the scrollback.
+    pub fn replay(&mut self, messages: &[rein_protocol::Message]) {
+        for m in messages {
+            for block in &m.content {
+                match (m.role, block) {
+                    (rein_protocol::Role::User, ContentBlock::Text { text }) => {
+                        self.pending.push(Line::from(""));
+                        let first = text.lines().next().unwrap_or_default().to_string();
+                        self.pending
+                            .push(Line::from(Span::styled(format!("> {first}"), Style::default().fg(Color::Gray))));
+                    }
+                    (rein_protocol::Role::Assistant, ContentBlock::Text { text }) => {
+                        let mut stream = Stream::default();
+                        let mut lines = stream.push(text);
+                        lines.extend(stream.finish());
+                        self.pending.extend(lines);
+                    }
+                    (_, ContentBlock::ToolUse(call)) => {
+                        self.pending.push(Line::from(vec![
+                            Span::styled("⏺ ", Style::default().fg(Color::Green)),
+                            Span::raw(summary::header(call, &self.cwd)),
+                        ]));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if !messages.is_empty() {
+            self.note(format!("Resumed a conversation of {} messages", messages.len()));
         }
     }
 

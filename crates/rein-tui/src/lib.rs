@@ -51,6 +51,7 @@ pub struct Options {
 /// Run the interactive session until the person exits.
 pub async fn run(options: Options) -> std::io::Result<()> {
     let policy = options.engine.policy().clone();
+    let history: Vec<rein_protocol::Message> = options.engine.conversation().messages().cloned().collect();
     let (prompts, prompt_rx) = mpsc::unbounded_channel();
     let (ui, ui_rx) = mpsc::unbounded_channel();
     let commands: Vec<(String, String)> =
@@ -64,6 +65,7 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
     app.commands = commands;
+    app.replay(&history);
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }

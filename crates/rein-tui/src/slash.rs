@@ -4,6 +4,7 @@
 use ratatui::text::Line;
 
 use crate::app::App;
+use crate::worker::ToEngine;
 
 const HELP: &[(&str, &str)] = &[
     ("/help", "this list"),
@@ -11,6 +12,9 @@ const HELP: &[(&str, &str)] = &[
     ("/status", "model, mode, working directory"),
     ("/model", "the model in use"),
     ("/permissions", "the rules in force, with where they come from"),
+    ("/context", "how full the context window is"),
+    ("/compact", "summarise the conversation now"),
+    ("/clear", "start a new conversation"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
 
@@ -50,6 +54,9 @@ pub fn run(app: &mut App, command: &str) {
             }
         }
         "exit" | "quit" => app.quit = true,
+        "context" => app.ask_engine(ToEngine::Context),
+        "compact" => app.ask_engine(ToEngine::Compact),
+        "clear" => app.ask_engine(ToEngine::Clear),
         other => out.push(format!("Unknown command /{other}; /help lists them")),
     }
     app.pending.push(Line::from(format!("> /{command}")));

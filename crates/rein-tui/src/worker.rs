@@ -22,6 +22,17 @@ pub enum FromEngine {
         output: String,
         failed: bool,
     },
+    /// Lines answering `/context`, `/compact` or `/clear`.
+    Info(Vec<String>),
+}
+
+/// What the UI asks of the engine's task.
+pub enum ToEngine {
+    /// A message (or `!cmd`, or `/name args` of a custom command).
+    Prompt(String),
+    Compact,
+    Context,
+    Clear,
 }
 
 /// What the engine's task needs besides the engine.
@@ -36,11 +47,18 @@ pub struct Session {
 pub async fn run(
     mut engine: Engine,
     session: Session,
-    mut prompts: mpsc::UnboundedReceiver<String>,
+    mut prompts: mpsc::UnboundedReceiver<ToEngine>,
     ui: mpsc::UnboundedSender<FromEngine>,
 ) {
     let mut context: Vec<String> = Vec::new();
-    while let Some(prompt) = prompts.recv().await {
+    while let Some(asked) = prompts.recv().await {
+        let prompt = match asked {
+            ToEngine::Prompt(p) => p,
+            other => {
+                let _ = ui.send(FromEngine::Info(housekeeping(&mut engine, other, &ui).await));
+                continue;
+            }
+        };
         if let Some(command) = prompt.strip_prefix('!') {
             let command = command.trim().to_string();
             let (output, failed) = engine.run_shell(&command).await;
@@ -73,4 +91,37 @@ pub async fn run(
         let _ = ui.send(FromEngine::Finished(Box::new(outcome)));
     }
     engine.end_session("prompt_input_exit", &mut |_| {}).await;
+}
+
+/// `/compact`, `/context`, `/clear`.
+async fn housekeeping(engine: &mut Engine, asked: ToEngine, ui: &mpsc::UnboundedSender<FromEngine>) -> Vec<String> {
+    match asked {
+        ToEngine::Compact => {
+            let sender = ui.clone();
+            let result = engine
+                .compact_now(&mut |e| {
+                    let _ = sender.send(FromEngine::Event(Box::new(e)));
+                })
+                .await;
+            match result {
+                Ok(()) => vec!["Compacted the conversation".into()],
+                Err(e) => vec![format!("Could not compact: {e}")],
+            }
+        }
+        ToEngine::Context => {
+            let (used, window, compact_at) = engine.context_usage();
+            let width = 40usize;
+            let filled = ((used as f64 / window.max(1) as f64) * width as f64).round() as usize;
+            let bar: String = (0..width).map(|i| if i < filled.min(width) { '█' } else { '░' }).collect();
+            vec![
+                format!("{bar} {used} / {window} tokens ({:.0}%)", used as f64 * 100.0 / window.max(1) as f64),
+                format!("Compaction starts at {compact_at} tokens ({} left)", compact_at.saturating_sub(used)),
+            ]
+        }
+        ToEngine::Clear => {
+            engine.clear_conversation();
+            vec!["Started a new conversation".into()]
+        }
+        ToEngine::Prompt(_) => Vec::new(),
+    }
 }

@@ -206,3 +206,38 @@ fn custom_commands_and_bang_commands_work_in_the_terminal() {
     assert!(first.contains("Say hello to Ada"), "{first}");
     assert!(first.contains("bang-output"), "the !cmd output joins the next prompt: {first}");
 }
+
+#[test]
+fn continue_shows_the_earlier_conversation_and_carries_it_on() {
+    let env = Env::new();
+    let first = serve(Scenario::new([reply([text("The first answer.")])]));
+    let out = env.rein_at(&first).args(["-p", "the first question"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let server = serve(Scenario::new([reply([text("The second answer.")])]));
+    let pane = Pane::start(&env, &server, &["-c"]);
+    pane.wait_for("the first question");
+    pane.wait_for("The first answer.");
+    pane.wait_for("Resumed a conversation");
+    pane.type_text("/context");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Compaction starts at");
+    pane.type_text("and now?");
+    pane.keys(&["Enter"]);
+    pane.wait_for("The second answer.");
+    let messages = server.requests()[0].body["messages"].to_string();
+    assert!(messages.contains("the first question") && messages.contains("and now?"), "{messages}");
+}
+
+#[test]
+fn resume_without_an_id_offers_the_sessions() {
+    let env = Env::new();
+    let first = serve(Scenario::new([reply([text("Old answer.")])]));
+    env.rein_at(&first).args(["-p", "an old question"]).output().unwrap();
+    let server = serve(Scenario::new([reply([text("New answer.")])]));
+    let pane = Pane::start(&env, &server, &["-r"]);
+    pane.wait_for("1. an old question");
+    pane.type_text("1");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Old answer.");
+    pane.wait_for("manual mode on");
+}
