@@ -38,6 +38,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             allow_bypass,
             commands: setup.commands.clone(),
             session_id: setup.session_id.clone(),
+            status_line: setup.status_line.clone(),
         })
         .await?;
         Ok(ExitCode::SUCCESS)

@@ -36,6 +36,8 @@ pub struct Setup {
     pub agents: Vec<rein_prompt::agents::AgentDef>,
     /// Custom slash commands (`.claude/commands`).
     pub commands: Vec<rein_prompt::commands::CommandDef>,
+    /// The `statusLine` setting's command.
+    pub status_line: Option<String>,
     pub env: Env,
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
@@ -79,6 +81,9 @@ impl Setup {
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
         setup.open_session(args)?;
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
+        setup.status_line = settings
+            .scalar("/statusLine")
+            .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
         if !hooks.is_empty() {
             setup.hooks = Some(Arc::new(Hooks::new(
                 hooks,
@@ -125,6 +130,7 @@ impl Setup {
             session_dir,
             agents,
             commands,
+            status_line: None,
             env,
             policy: Arc::new(policy),
             hooks: None,

@@ -67,6 +67,12 @@ pub struct App {
     pub bell: bool,
     /// Custom commands: name and description.
     pub commands: Vec<(String, String)>,
+    /// A desktop notification to send at the next draw (OSC 9), when a long turn ends.
+    pub notify: Option<String>,
+    /// Clear the screen and draw again (Ctrl+L).
+    pub redraw: bool,
+    /// The `statusLine` setting's command, when set.
+    pub status_line: Option<crate::status_line::StatusLine>,
     pub quit: bool,
     prompts: mpsc::UnboundedSender<ToEngine>,
 }
@@ -99,6 +105,9 @@ impl App {
             exit_armed: None,
             bell: false,
             commands: Vec::new(),
+            status_line: None,
+            notify: None,
+            redraw: false,
             quit: false,
             prompts,
         }
@@ -175,6 +184,9 @@ impl App {
             FromEngine::Finished(outcome) => {
                 let lines = self.stream.finish();
                 self.pending.extend(lines);
+                if self.busy.as_ref().is_some_and(|b| b.since.elapsed() > Duration::from_secs(10)) {
+                    self.notify = Some("rein is done and waiting for you".into());
+                }
                 self.busy = None;
                 self.thinking = false;
                 self.running.clear();
@@ -190,6 +202,9 @@ impl App {
                     End::MaxBudget => self.note("Stopped: the budget was reached"),
                     End::Stopped(why) => self.note(format!("Stopped by a hook: {why}")),
                     End::Completed | End::Deferred(_) => {}
+                }
+                if let Some(s) = &mut self.status_line {
+                    s.invalidate();
                 }
                 if !self.queue.is_empty() {
                     let next = self.queue.remove(0);
@@ -211,9 +226,22 @@ impl App {
                 self.thinking = true;
                 self.turn_tokens += (thinking.len() / 4).max(1) as u64;
             }
-            EngineEvent::Assistant(_) => {
+            EngineEvent::Assistant(m) => {
                 let lines = self.stream.finish();
                 self.pending.extend(lines);
+                let thought: usize = m
+                    .content
+                    .iter()
+                    .map(|b| match b {
+                        ContentBlock::Thinking { thinking, .. } => thinking.chars().count(),
+                        _ => 0,
+                    })
+                    .sum();
+                if thought > 0 {
+                    let line = format!("✻ Thought for {thought} characters (not shown)");
+                    self.pending.push(Line::from(Span::styled(line, Style::default().add_modifier(Modifier::DIM))));
+                }
+                self.thinking = false;
             }
             EngineEvent::ToolStarted(call) => {
                 let lines = self.stream.finish();
@@ -320,11 +348,35 @@ impl App {
             }
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => self.arm_exit("Press Ctrl-D again to exit"),
             KeyCode::BackTab => self.cycle_mode(),
+            KeyCode::Char('l') if ctrl => self.redraw = true,
+            KeyCode::Tab if self.composer.text().starts_with('/') => self.complete_command(),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {
                 if let Edit::Submit(text) = self.composer.key(key) {
                     self.submit(text);
                 }
+            }
+        }
+    }
+
+    /// Tab after `/na`: the command's whole name, or the names it could be.
+    fn complete_command(&mut self) {
+        let typed = self.composer.text().trim_start_matches('/').to_string();
+        if typed.contains(char::is_whitespace) {
+            return;
+        }
+        let mut names: Vec<String> = crate::slash::NAMES.iter().map(|n| n.to_string()).collect();
+        names.extend(self.commands.iter().map(|(n, _)| n.clone()));
+        let matching: Vec<&String> = names.iter().filter(|n| n.starts_with(&typed)).collect();
+        match matching.as_slice() {
+            [] => {}
+            [one] => {
+                self.composer.clear();
+                self.composer.insert(&format!("/{one} "));
+            }
+            many => {
+                let list: Vec<String> = many.iter().map(|n| format!("/{n}")).collect();
+                self.hint = Some((list.join("  "), Instant::now()));
             }
         }
     }
@@ -347,6 +399,18 @@ impl App {
             _ => PermissionMode::Default,
         };
         self.policy.set_mode(next, "shift+tab");
+        if let Some(s) = &mut self.status_line {
+            s.invalidate();
+        }
+    }
+
+    /// Refresh the status line if it is due.
+    pub fn tick_status_line(&mut self) {
+        let mode = self.policy.get().mode.name();
+        let facts = crate::status_line::facts(&self.model, &self.cwd, &self.project_root, self.totals.cost_usd, mode);
+        if let Some(s) = &mut self.status_line {
+            s.tick(facts);
+        }
     }
 
     fn dialog_key(&mut self, key: KeyEvent) {

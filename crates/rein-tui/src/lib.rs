@@ -9,6 +9,7 @@ mod approver;
 mod composer;
 mod dialog;
 mod slash;
+mod status_line;
 mod stream;
 mod summary;
 mod term;
@@ -46,6 +47,8 @@ pub struct Options {
     /// Custom slash commands (`.claude/commands`).
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     pub session_id: String,
+    /// The `statusLine` setting's command.
+    pub status_line: Option<String>,
 }
 
 /// Run the interactive session until the person exits.
@@ -66,6 +69,7 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     app.allow_bypass = options.allow_bypass;
     app.commands = commands;
     app.replay(&history);
+    app.status_line = options.status_line.map(status_line::StatusLine::new);
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }

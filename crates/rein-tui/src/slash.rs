@@ -18,6 +18,9 @@ const HELP: &[(&str, &str)] = &[
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
 
+/// Built-in command names, for Tab completion.
+pub const NAMES: &[&str] = &["help", "cost", "status", "model", "permissions", "context", "compact", "clear", "exit"];
+
 pub fn run(app: &mut App, command: &str) {
     let (name, _args) = command.split_once(' ').unwrap_or((command, ""));
     let mut out: Vec<String> = Vec::new();

@@ -71,6 +71,7 @@ async fn event_loop(
     let mut last_draw = Instant::now() - FRAME;
     let mut dirty = true;
     loop {
+        app.tick_status_line();
         if dirty && last_draw.elapsed() >= FRAME {
             draw(app, term)?;
             last_draw = Instant::now();
@@ -94,7 +95,7 @@ async fn event_loop(
                 None => return Ok(()),
             },
             Some(q) = questions.recv() => app.on_question(q),
-            _ = tick.tick(), if app.busy.is_some() || app.hint.is_some() => {}
+            _ = tick.tick(), if app.busy.is_some() || app.hint.is_some() || app.status_line.is_some() => {}
             _ = tokio::time::sleep(wait) => {}
         }
         dirty = true;
@@ -109,6 +110,12 @@ fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
     flush_history(app, term)?;
     if std::mem::take(&mut app.bell) {
         out.write_all(b"\x07")?;
+    }
+    if let Some(text) = app.notify.take() {
+        write!(out, "\x1b]9;{text}\x07")?;
+    }
+    if std::mem::take(&mut app.redraw) {
+        term.clear()?;
     }
     term.draw(|f| view::draw(app, f))?;
     execute!(out, EndSynchronizedUpdate)?;

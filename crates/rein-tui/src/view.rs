@@ -67,6 +67,13 @@ fn footer(app: &App) -> Line<'static> {
         PermissionMode::BypassPermissions => "⏵⏵ bypass permissions on",
         PermissionMode::DontAsk => "⏵⏵ don't ask on",
     };
+    // A configured status line replaces the hints.
+    if let Some(line) = app.status_line.as_ref().and_then(|s| s.text()) {
+        return Line::from(vec![
+            Span::raw(line),
+            Span::styled(format!("  {mode}"), Style::default().add_modifier(Modifier::DIM)),
+        ]);
+    }
     let mut text = format!("{mode} (shift+tab to cycle)");
     if app.busy.is_some() {
         text.push_str(" · esc to interrupt");

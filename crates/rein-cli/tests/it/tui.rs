@@ -241,3 +241,29 @@ fn resume_without_an_id_offers_the_sessions() {
     pane.wait_for("Old answer.");
     pane.wait_for("manual mode on");
 }
+
+#[test]
+fn the_status_line_setting_runs_its_command_with_the_session_facts() {
+    let env = Env::new();
+    let settings = json!({"statusLine": {"type": "command", "command": "jq -r '\"status: \" + .model.id + \" $\" + (.cost.total_cost_usd|tostring)'"}});
+    env.write(".claude/settings.json", &settings.to_string());
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start(&env, &server, &["--model", "claude-status-test"]);
+    pane.wait_for("status: claude-status-test $0");
+}
+
+#[test]
+fn tab_completes_a_slash_command() {
+    let env = Env::new();
+    env.write(".claude/commands/deploy-check.md", "Check the deploy\n");
+    let server = serve(Scenario::new([reply([text("Checked.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/depl");
+    pane.keys(&["Tab"]);
+    pane.wait_for("❯ /deploy-check");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Checked.");
+    let first = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(first.contains("Check the deploy"), "{first}");
+}
