@@ -11,6 +11,7 @@ mod hooks;
 mod policy;
 mod sessions;
 mod tools;
+mod tui;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -97,6 +98,15 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--measure") {
         return measure_mode(&args[2..]);
+    }
+    // Only the interactive rows: `rein-bench --tui PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--tui") {
+        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --tui PATH/TO/rein")?)?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in tui::rows(&bin, work.path(), home.path())? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
     }
     // Only the permission-decision row (quick, for working on the policy).
     if args.get(1).map(String::as_str) == Some("--policy") {
@@ -187,6 +197,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);
     rows.extend(sessions::rows(&bin, home.path())?);
+    rows.extend(tui::rows(&bin, work.path(), home.path())?);
     if !skip_tools {
         rows.extend(gigabyte);
         rows.extend(tools::rows()?);

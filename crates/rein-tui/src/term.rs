@@ -24,8 +24,10 @@ use crate::worker::FromEngine;
 
 /// Rows of the live area (input box, spinner, dialog).
 const LIVE_ROWS: u16 = 14;
-/// At most one frame in this time (60 fps).
+/// At most one frame in this time (60 fps) for streaming and ticks…
 const FRAME: Duration = Duration::from_millis(16);
+/// …and this for what the person types, whose echo is worth the extra frames.
+const KEY_FRAME: Duration = Duration::from_millis(4);
 
 type Term = Terminal<CrosstermBackend<io::Stdout>>;
 
@@ -70,21 +72,30 @@ async fn event_loop(
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     let mut last_draw = Instant::now() - FRAME;
     let mut dirty = true;
+    let mut typed = false;
     loop {
         app.tick_status_line();
-        if dirty && last_draw.elapsed() >= FRAME {
+        let gap = if typed { KEY_FRAME } else { FRAME };
+        if dirty && last_draw.elapsed() >= gap {
             draw(app, term)?;
             last_draw = Instant::now();
             dirty = false;
+            typed = false;
         }
         if app.quit {
             return Ok(());
         }
-        let wait = if dirty { FRAME.saturating_sub(last_draw.elapsed()) } else { Duration::from_secs(3600) };
+        let wait = if dirty { gap.saturating_sub(last_draw.elapsed()) } else { Duration::from_secs(3600) };
         tokio::select! {
             ev = events.next() => match ev {
-                Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => app.on_key(k),
-                Some(Ok(Event::Paste(text))) => app.on_paste(&text),
+                Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => {
+                    app.on_key(k);
+                    typed = true;
+                }
+                Some(Ok(Event::Paste(text))) => {
+                    app.on_paste(&text);
+                    typed = true;
+                }
                 Some(Ok(Event::Resize(..))) => term.autoresize()?,
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(e),
