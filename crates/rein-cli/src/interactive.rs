@@ -39,6 +39,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             commands: setup.commands.clone(),
             session_id: setup.session_id.clone(),
             status_line: setup.status_line.clone(),
+            info: info(&setup),
         })
         .await?;
         Ok(ExitCode::SUCCESS)
@@ -72,4 +73,26 @@ fn pick_session() -> anyhow::Result<Option<String>> {
     std::io::stdin().lock().read_line(&mut line)?;
     let choice: Option<usize> = line.trim().parse().ok();
     Ok(choice.and_then(|n| sessions.get(n.wrapping_sub(1))).map(|s| s.session_id.clone()))
+}
+
+/// What `/hooks`, `/agents` and `/memory` list.
+fn info(setup: &Setup) -> rein_tui::Info {
+    let mut hooks = Vec::new();
+    if let Some(h) = &setup.hooks {
+        for (event, groups) in &h.config.events {
+            for g in groups {
+                for handler in &g.handlers {
+                    let matcher = match &g.matcher {
+                        rein_hooks::Matcher::All => "*".to_string(),
+                        rein_hooks::Matcher::Names(n) => n.join("|"),
+                        rein_hooks::Matcher::Regex(r) => r.as_str().to_string(),
+                    };
+                    hooks.push(format!("{event} [{matcher}] {} ({})", handler.display(), handler.origin));
+                }
+            }
+        }
+    }
+    let agents = setup.agents.iter().map(|a| format!("{}: {} ({})", a.name, a.description, a.path.display())).collect();
+    let memory = setup.memory.iter().map(|(p, kind)| format!("{kind}: {}", p.display())).collect();
+    rein_tui::Info { hooks, agents, memory }
 }

@@ -38,6 +38,8 @@ pub struct Setup {
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
+    /// The memory files in the system prompt (path and kind), for `/memory`.
+    pub memory: Vec<(PathBuf, &'static str)>,
     pub env: Env,
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
@@ -125,6 +127,7 @@ impl Setup {
             model,
             max_turns: args.max_turns,
             max_tokens,
+            memory: prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect(),
             system: prompt.text.into(),
             registry: Arc::new(registry),
             session_dir,

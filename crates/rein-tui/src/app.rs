@@ -67,6 +67,8 @@ pub struct App {
     pub bell: bool,
     /// Custom commands: name and description.
     pub commands: Vec<(String, String)>,
+    /// What `/hooks`, `/agents` and `/memory` list.
+    pub info: crate::Info,
     /// A desktop notification to send at the next draw (OSC 9), when a long turn ends.
     pub notify: Option<String>,
     /// Clear the screen and draw again (Ctrl+L).
@@ -105,6 +107,7 @@ impl App {
             exit_armed: None,
             bell: false,
             commands: Vec::new(),
+            info: crate::Info::default(),
             status_line: None,
             notify: None,
             redraw: false,

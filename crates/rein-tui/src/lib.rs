@@ -33,6 +33,14 @@ pub fn approver(policy: SharedPolicy) -> (TuiApprover, Questions) {
     (TuiApprover { questions, policy }, rx)
 }
 
+/// Lists the session shows on request (`/hooks`, `/agents`, `/memory`).
+#[derive(Debug, Clone, Default)]
+pub struct Info {
+    pub hooks: Vec<String>,
+    pub agents: Vec<String>,
+    pub memory: Vec<String>,
+}
+
 /// What the interactive session starts from.
 pub struct Options {
     pub engine: Engine,
@@ -49,6 +57,7 @@ pub struct Options {
     pub session_id: String,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
+    pub info: Info,
 }
 
 /// Run the interactive session until the person exits.
@@ -70,6 +79,7 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     app.commands = commands;
     app.replay(&history);
     app.status_line = options.status_line.map(status_line::StatusLine::new);
+    app.info = options.info;
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }

@@ -15,11 +15,34 @@ const HELP: &[(&str, &str)] = &[
     ("/context", "how full the context window is"),
     ("/compact", "summarise the conversation now"),
     ("/clear", "start a new conversation"),
+    ("/hooks", "the hooks configured, with where they come from"),
+    ("/agents", "the subagents defined in .claude/agents"),
+    ("/memory", "the memory files (CLAUDE.md …) in the prompt"),
+    ("/init", "ask rein to write a CLAUDE.md for this project"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
 
 /// Built-in command names, for Tab completion.
-pub const NAMES: &[&str] = &["help", "cost", "status", "model", "permissions", "context", "compact", "clear", "exit"];
+pub const NAMES: &[&str] = &[
+    "help",
+    "cost",
+    "status",
+    "model",
+    "permissions",
+    "context",
+    "compact",
+    "clear",
+    "hooks",
+    "agents",
+    "memory",
+    "init",
+    "exit",
+];
+
+/// What `/init` asks.
+const INIT: &str = "Look at this project (its layout, build and test commands, conventions) and write a concise \
+CLAUDE.md at its root for future sessions: how to build, test and run it, the architecture in a few lines, and the \
+conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead.";
 
 pub fn run(app: &mut App, command: &str) {
     let (name, _args) = command.split_once(' ').unwrap_or((command, ""));
@@ -60,8 +83,23 @@ pub fn run(app: &mut App, command: &str) {
         "context" => app.ask_engine(ToEngine::Context),
         "compact" => app.ask_engine(ToEngine::Compact),
         "clear" => app.ask_engine(ToEngine::Clear),
+        "hooks" => list(&mut out, "No hooks are configured.", &app.info.hooks),
+        "agents" => list(&mut out, "No subagents are defined (.claude/agents/*.md).", &app.info.agents),
+        "memory" => list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory),
+        "init" => {
+            app.pending.push(Line::from(format!("> /{command}")));
+            app.submit(INIT.to_string());
+            return;
+        }
         other => out.push(format!("Unknown command /{other}; /help lists them")),
     }
     app.pending.push(Line::from(format!("> /{command}")));
     app.pending.extend(out.into_iter().map(|l| Line::from(format!("  ⎿  {l}"))));
+}
+
+fn list(out: &mut Vec<String>, empty: &str, items: &[String]) {
+    if items.is_empty() {
+        out.push(empty.to_string());
+    }
+    out.extend(items.iter().cloned());
 }

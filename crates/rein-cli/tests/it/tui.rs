@@ -267,3 +267,22 @@ fn tab_completes_a_slash_command() {
     let first = server.requests()[0].body["messages"][0]["content"].to_string();
     assert!(first.contains("Check the deploy"), "{first}");
 }
+
+#[test]
+fn hooks_agents_and_memory_are_listed() {
+    let env = Env::new();
+    env.write("CLAUDE.md", "Use tabs.\n");
+    env.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription: Reviews diffs\n---\nYou review.\n");
+    let hooks = json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]});
+    env.write(".claude/settings.json", &json!({"hooks": hooks}).to_string());
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    for (command, expected) in
+        [("/hooks", "PreToolUse [Bash] true"), ("/agents", "reviewer: Reviews diffs"), ("/memory", "CLAUDE.md")]
+    {
+        pane.type_text(command);
+        pane.keys(&["Enter"]);
+        pane.wait_for(expected);
+    }
+}
