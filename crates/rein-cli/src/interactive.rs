@@ -40,6 +40,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             session_id: setup.session_id.clone(),
             status_line: setup.status_line.clone(),
             info: info(&setup),
+            rein_home: setup.env.rein_home.clone(),
         })
         .await?;
         Ok(ExitCode::SUCCESS)

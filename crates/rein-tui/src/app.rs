@@ -69,6 +69,10 @@ pub struct App {
     pub commands: Vec<(String, String)>,
     /// What `/hooks`, `/agents` and `/memory` list.
     pub info: crate::Info,
+    /// Where prompts are kept across sessions.
+    pub history: Option<crate::history::History>,
+    /// Ctrl+R: the query and the entry it found.
+    pub search: Option<(String, Option<usize>)>,
     /// A desktop notification to send at the next draw (OSC 9), when a long turn ends.
     pub notify: Option<String>,
     /// Clear the screen and draw again (Ctrl+L).
@@ -108,6 +112,8 @@ impl App {
             bell: false,
             commands: Vec::new(),
             info: crate::Info::default(),
+            history: None,
+            search: None,
             status_line: None,
             notify: None,
             redraw: false,
@@ -333,6 +339,10 @@ impl App {
             self.dialog_key(key);
             return;
         }
+        if self.search.is_some() {
+            self.search_key(key);
+            return;
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => {
@@ -352,14 +362,60 @@ impl App {
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => self.arm_exit("Press Ctrl-D again to exit"),
             KeyCode::BackTab => self.cycle_mode(),
             KeyCode::Char('l') if ctrl => self.redraw = true,
+            KeyCode::Char('r') if ctrl => self.search = Some((String::new(), None)),
             KeyCode::Tab if self.composer.text().starts_with('/') => self.complete_command(),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {
                 if let Edit::Submit(text) = self.composer.key(key) {
+                    if let Some(h) = &self.history {
+                        h.append(&text);
+                    }
                     self.submit(text);
                 }
             }
         }
+    }
+
+    /// Ctrl+R: type to search earlier prompts; Ctrl+R again for an older match; Enter
+    /// sends the match, Tab or Esc puts it in the input box, Ctrl+C cancels.
+    fn search_key(&mut self, key: KeyEvent) {
+        let Some((query, found)) = &mut self.search else { return };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let entries = self.composer.history();
+        match key.code {
+            KeyCode::Char('r') if ctrl => {
+                *found = crate::history::search(entries, query, found.unwrap_or(entries.len())).or(*found);
+            }
+            KeyCode::Char('c') if ctrl => self.search = None,
+            KeyCode::Char(c) if !ctrl => {
+                query.push(c);
+                *found = crate::history::search(entries, query, entries.len());
+            }
+            KeyCode::Backspace => {
+                query.pop();
+                *found = crate::history::search(entries, query, entries.len());
+            }
+            KeyCode::Enter | KeyCode::Tab | KeyCode::Esc => {
+                let text = found.and_then(|i| entries.get(i)).cloned();
+                self.search = None;
+                if let Some(text) = text {
+                    if key.code == KeyCode::Enter {
+                        self.composer.clear();
+                        self.submit(text);
+                    } else {
+                        self.composer.set_text(&text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What the search shows in place of the input box.
+    pub fn search_line(&self) -> Option<String> {
+        let (query, found) = self.search.as_ref()?;
+        let text = found.and_then(|i| self.composer.history().get(i)).map(String::as_str).unwrap_or("");
+        Some(format!("(reverse-i-search)`{query}': {}", text.lines().next().unwrap_or_default()))
     }
 
     /// Tab after `/na`: the command's whole name, or the names it could be.

@@ -33,6 +33,21 @@ pub struct Composer {
 }
 
 impl Composer {
+    /// Earlier prompts (oldest first), for Up/Down and Ctrl+R.
+    pub fn set_history(&mut self, entries: Vec<String>) {
+        self.history = entries;
+    }
+
+    pub fn history(&self) -> &[String] {
+        &self.history
+    }
+
+    /// Replace the text (a recalled or found prompt).
+    pub fn set_text(&mut self, text: &str) {
+        self.clear();
+        self.insert(text);
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

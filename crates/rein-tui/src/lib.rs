@@ -8,6 +8,7 @@ mod app;
 mod approver;
 mod composer;
 mod dialog;
+mod history;
 mod slash;
 mod status_line;
 mod stream;
@@ -58,6 +59,8 @@ pub struct Options {
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
     pub info: Info,
+    /// rein's home (`~/.rein`): prompt history is kept there.
+    pub rein_home: PathBuf,
 }
 
 /// Run the interactive session until the person exits.
@@ -80,6 +83,9 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     app.replay(&history);
     app.status_line = options.status_line.map(status_line::StatusLine::new);
     app.info = options.info;
+    let history = history::History::new(&options.rein_home, &app.cwd);
+    app.composer.set_history(history.load());
+    app.history = Some(history);
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }

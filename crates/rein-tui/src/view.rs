@@ -105,6 +105,14 @@ pub fn draw(app: &App, frame: &mut Frame<'_>) {
     let rule = "─".repeat(width);
     lines.push(Line::from(Span::styled(rule.clone(), Style::default().add_modifier(Modifier::DIM))));
     let input_top = lines.len();
+    if let Some(search) = app.search_line() {
+        lines.push(Line::from(search));
+        lines.push(Line::from(Span::styled(rule, Style::default().add_modifier(Modifier::DIM))));
+        lines.push(footer(app));
+        let skip = lines.len().saturating_sub(area.height as usize);
+        frame.render_widget(Paragraph::new(lines.into_iter().skip(skip).collect::<Vec<_>>()), area);
+        return;
+    }
     for (i, l) in app.composer.text().split('\n').enumerate() {
         let prefix = if i == 0 { "❯ " } else { "  " };
         lines.push(Line::from(format!("{prefix}{l}")));

@@ -286,3 +286,25 @@ fn hooks_agents_and_memory_are_listed() {
         pane.wait_for(expected);
     }
 }
+
+#[test]
+fn prompts_are_remembered_across_sessions_and_found_with_ctrl_r() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("first done")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("remember this prompt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("first done");
+    drop(pane);
+    let server = serve(Scenario::new([reply([text("second done")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.keys(&["C-r"]);
+    pane.type_text("remember");
+    pane.wait_for("(reverse-i-search)`remember': remember this prompt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("second done");
+    let first = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(first.contains("remember this prompt"), "{first}");
+}
