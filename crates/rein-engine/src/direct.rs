@@ -64,9 +64,25 @@ impl Engine {
         for cmd in &e.shell {
             outputs.push(self.run_shell(cmd).await.0);
         }
-        let mut text = e.fill(&outputs);
+        let text = e.fill(&outputs);
+        self.attach_files(text, &e.files).await
+    }
+
+    /// A prompt with the files its `@path` mentions name attached (read through the
+    /// chain); mentions of what is not a file stay as written.
+    pub async fn attach_mentions(&mut self, text: String) -> String {
+        let files: Vec<String> = text
+            .split_whitespace()
+            .filter_map(|w| w.strip_prefix('@'))
+            .map(|p| p.trim_end_matches([',', '.', ';', ':', ')', '?', '!']).to_string())
+            .filter(|p| !p.is_empty() && self.ctx.effect_path(p).is_file())
+            .collect();
+        self.attach_files(text, &files).await
+    }
+
+    async fn attach_files(&mut self, mut text: String, files: &[String]) -> String {
         let reader = self.tool_for(|k| matches!(k, RuleKind::Path { access: Access::Read, field: "file_path" }));
-        for file in &e.files {
+        for file in files {
             let Some(tool) = reader.clone() else { break };
             let path = self.ctx.effect_path(file);
             let call = ToolUse {

@@ -73,6 +73,8 @@ pub struct App {
     pub history: Option<crate::history::History>,
     /// Ctrl+R: the query and the entry it found.
     pub search: Option<(String, Option<usize>)>,
+    /// The project's files, for `@` mentions (walked on first use).
+    files: Option<Vec<String>>,
     /// A desktop notification to send at the next draw (OSC 9), when a long turn ends.
     pub notify: Option<String>,
     /// Clear the screen and draw again (Ctrl+L).
@@ -114,6 +116,7 @@ impl App {
             info: crate::Info::default(),
             history: None,
             search: None,
+            files: None,
             status_line: None,
             notify: None,
             redraw: false,
@@ -364,6 +367,7 @@ impl App {
             KeyCode::Char('l') if ctrl => self.redraw = true,
             KeyCode::Char('r') if ctrl => self.search = Some((String::new(), None)),
             KeyCode::Tab if self.composer.text().starts_with('/') => self.complete_command(),
+            KeyCode::Tab if crate::mentions::current(self.composer.text()).is_some() => self.complete_mention(),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {
                 if let Edit::Submit(text) = self.composer.key(key) {
@@ -437,6 +441,23 @@ impl App {
                 let list: Vec<String> = many.iter().map(|n| format!("/{n}")).collect();
                 self.hint = Some((list.join("  "), Instant::now()));
             }
+        }
+    }
+
+    /// The files an `@` mention being typed could name.
+    pub fn mention_candidates(&mut self) -> Vec<String> {
+        let Some((_, query)) = crate::mentions::current(self.composer.text()) else { return Vec::new() };
+        let root = self.cwd.clone();
+        let files = self.files.get_or_insert_with(|| crate::mentions::project_files(&root));
+        crate::mentions::matches(files, &query).into_iter().map(str::to_string).collect()
+    }
+
+    /// Tab on `@que`: the best file.
+    fn complete_mention(&mut self) {
+        let Some((start, _)) = crate::mentions::current(self.composer.text()) else { return };
+        if let Some(best) = self.mention_candidates().into_iter().next() {
+            let kept = self.composer.text()[..start].to_string();
+            self.composer.set_text(&format!("{kept}@{best} "));
         }
     }
 

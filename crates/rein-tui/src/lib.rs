@@ -9,6 +9,7 @@ mod approver;
 mod composer;
 mod dialog;
 mod history;
+mod mentions;
 mod slash;
 mod status_line;
 mod stream;

@@ -82,7 +82,12 @@ fn footer(app: &App) -> Line<'static> {
 }
 
 /// Draw the live area into `area` (the inline viewport).
-pub fn draw(app: &App, frame: &mut Frame<'_>) {
+pub fn draw(app: &mut App, frame: &mut Frame<'_>) {
+    let mentions = app.mention_candidates();
+    draw_with(app, frame, &mentions);
+}
+
+fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
     let area = frame.area();
     let width = area.width as usize;
     let mut lines = live_lines(app, width);
@@ -120,6 +125,9 @@ pub fn draw(app: &App, frame: &mut Frame<'_>) {
     let (row, col) = app.composer.cursor();
     cursor = cursor.or(Some((col as u16 + 2, (input_top + row) as u16)));
     lines.push(Line::from(Span::styled(rule, Style::default().add_modifier(Modifier::DIM))));
+    for m in mentions {
+        lines.push(Line::from(Span::styled(format!("  @{m}"), Style::default().fg(Color::Cyan))));
+    }
     lines.push(footer(app));
     // Keep the input box and footer in view when the live area is tall.
     let skip = lines.len().saturating_sub(area.height as usize);

@@ -25,7 +25,7 @@ fn app() -> App {
     App::new(PathBuf::from("/w"), PathBuf::from("/w"), "claude-test".into(), policy, tx)
 }
 
-fn screen(app: &App, width: u16) -> String {
+fn screen(app: &mut App, width: u16) -> String {
     let backend = TestBackend::new(width, 14);
     let mut term = Terminal::with_options(backend, TerminalOptions { viewport: Viewport::Inline(14) }).unwrap();
     term.draw(|f| view::draw(app, f)).unwrap();
@@ -46,9 +46,9 @@ fn bash(command: &str) -> ToolUse {
 fn idle_input_box_and_footer() {
     let mut a = app();
     a.composer.insert("fix the failing test");
-    insta::assert_snapshot!("idle_80", screen(&a, 80));
+    insta::assert_snapshot!("idle_80", screen(&mut a, 80));
     a.policy.set_mode(PermissionMode::AcceptEdits, "test");
-    insta::assert_snapshot!("accept_edits_40", screen(&a, 40));
+    insta::assert_snapshot!("accept_edits_40", screen(&mut a, 40));
 }
 
 #[test]
@@ -56,7 +56,7 @@ fn a_running_call_shows_with_the_spinner() {
     let mut a = app();
     a.on_engine(FromEngine::Started(CancellationToken::new()));
     a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(bash("npm test")))));
-    let s = screen(&a, 80);
+    let s = screen(&mut a, 80);
     assert!(s.contains("⏺ Bash(npm test) (0s)"), "{s}");
     assert!(s.contains("Working… (0s · ↓ 0 tokens)"), "{s}");
     assert!(s.contains("esc to interrupt"), "{s}");
@@ -78,6 +78,6 @@ fn the_permission_dialog() {
             edits: false,
             reply,
         });
-        insta::assert_snapshot!(format!("dialog_{width}"), screen(&a, width));
+        insta::assert_snapshot!(format!("dialog_{width}"), screen(&mut a, width));
     }
 }

@@ -74,7 +74,7 @@ pub async fn run(
         });
         let mut text = match &called {
             Some((def, args)) => engine.expand_command(def, args, &session.project_dir, &session.session_id).await,
-            None => prompt,
+            None => engine.attach_mentions(prompt).await,
         };
         if !context.is_empty() {
             text = format!("{}\n\n{text}", std::mem::take(&mut context).join("\n"));

@@ -308,3 +308,21 @@ fn prompts_are_remembered_across_sessions_and_found_with_ctrl_r() {
     let first = server.requests()[0].body["messages"][0]["content"].to_string();
     assert!(first.contains("remember this prompt"), "{first}");
 }
+
+#[test]
+fn an_at_mention_completes_and_attaches_the_file() {
+    let env = Env::new();
+    env.write("src/parser_helpers.rs", "fn helper() {} // the helper body\n");
+    env.write("README.md", "readme\n");
+    let server = serve(Scenario::new([reply([text("Seen it.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("explain @prshlp");
+    pane.wait_for("@src/parser_helpers.rs");
+    pane.keys(&["Tab"]);
+    pane.wait_for("❯ explain @src/parser_helpers.rs");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Seen it.");
+    let first = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(first.contains("the helper body"), "the mentioned file is attached: {first}");
+}
