@@ -50,7 +50,11 @@ pub struct App {
     pub composer: Composer,
     pub stream: Stream,
     /// Finished lines not yet written into scrollback.
-    pub pending: Vec<Line<'static>>,
+    pub pending: crate::out::Out,
+    /// Every finished line, tool outputs in full (Ctrl+O), the newest last.
+    pub log: std::collections::VecDeque<Line<'static>>,
+    /// Ctrl+O was pressed: open the full transcript view.
+    pub open_log: bool,
     pub busy: Option<Busy>,
     /// Tokens of the turn in progress.
     pub turn_tokens: u64,
@@ -101,7 +105,9 @@ impl App {
             allow_bypass: false,
             composer: Composer::default(),
             stream: Stream::default(),
-            pending: Vec::new(),
+            pending: crate::out::Out::default(),
+            log: std::collections::VecDeque::new(),
+            open_log: false,
             busy: None,
             turn_tokens: 0,
             thinking: false,
@@ -322,7 +328,12 @@ impl App {
             let indent = if i == 0 { "  ⎿  " } else { "     " };
             let mut spans = vec![Span::raw(indent)];
             spans.extend(line.spans);
-            self.pending.push(Line::from(spans));
+            self.pending.push_to(Line::from(spans), crate::out::Where::Screen);
+        }
+        // The whole output, for Ctrl+O (capped).
+        for (i, l) in text.lines().take(2_000).enumerate() {
+            let indent = if i == 0 { "  ⎿  " } else { "     " };
+            self.pending.push_to(Line::from(format!("{indent}{l}")), crate::out::Where::Log);
         }
     }
 
@@ -365,6 +376,7 @@ impl App {
             KeyCode::Char('d') if ctrl && self.composer.is_empty() => self.arm_exit("Press Ctrl-D again to exit"),
             KeyCode::BackTab => self.cycle_mode(),
             KeyCode::Char('l') if ctrl => self.redraw = true,
+            KeyCode::Char('o') if ctrl => self.open_log = true,
             KeyCode::Char('r') if ctrl => self.search = Some((String::new(), None)),
             KeyCode::Tab if self.composer.text().starts_with('/') => self.complete_command(),
             KeyCode::Tab if crate::mentions::current(self.composer.text()).is_some() => self.complete_mention(),

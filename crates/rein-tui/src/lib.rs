@@ -10,6 +10,8 @@ mod composer;
 mod dialog;
 mod history;
 mod mentions;
+mod out;
+mod overlay;
 mod slash;
 mod status_line;
 mod stream;

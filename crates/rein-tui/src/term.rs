@@ -19,11 +19,14 @@ use unicode_width::UnicodeWidthStr;
 
 use crate::app::App;
 use crate::approver::Question;
+use crate::out::Where;
 use crate::view;
 use crate::worker::FromEngine;
 
 /// Rows of the live area (input box, spinner, dialog).
 const LIVE_ROWS: u16 = 14;
+/// Lines the Ctrl+O view keeps.
+const LOG_LINES: usize = 20_000;
 /// At most one frame in this time (60 fps) for streaming and ticks…
 const FRAME: Duration = Duration::from_millis(16);
 /// …and this for what the person types, whose echo is worth the extra frames.
@@ -85,6 +88,13 @@ async fn event_loop(
         if app.quit {
             return Ok(());
         }
+        if std::mem::take(&mut app.open_log) {
+            flush_history(app, term)?;
+            crate::overlay::show(&app.log, &mut events).await?;
+            term.clear()?;
+            dirty = true;
+            continue;
+        }
         let wait = if dirty { gap.saturating_sub(last_draw.elapsed()) } else { Duration::from_secs(3600) };
         tokio::select! {
             ev = events.next() => match ev {
@@ -139,7 +149,21 @@ fn flush_history(app: &mut App, term: &mut Term) -> io::Result<()> {
         return Ok(());
     }
     let width = term.size()?.width.max(1) as usize;
-    let lines: Vec<Line<'static>> = std::mem::take(&mut app.pending).into_iter().flat_map(|l| wrap(l, width)).collect();
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    for (line, to) in app.pending.take() {
+        if to != Where::Screen {
+            app.log.push_back(line.clone());
+            if app.log.len() > LOG_LINES {
+                app.log.pop_front();
+            }
+        }
+        if to != Where::Log {
+            lines.extend(wrap(line, width));
+        }
+    }
+    if lines.is_empty() {
+        return Ok(());
+    }
     let height = lines.len() as u16;
     term.insert_before(height, |buf| Paragraph::new(lines).render(buf.area, buf))
 }

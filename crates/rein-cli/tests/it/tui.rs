@@ -326,3 +326,23 @@ fn an_at_mention_completes_and_attaches_the_file() {
     let first = server.requests()[0].body["messages"][0]["content"].to_string();
     assert!(first.contains("the helper body"), "the mentioned file is attached: {first}");
 }
+
+#[test]
+fn ctrl_o_shows_the_whole_output_and_q_closes_it() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("s", "Bash", json!({"command": "seq 101 112"}))]),
+        reply([text("Counted.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--allowedTools", "'Bash(seq:*)'"]);
+    pane.wait_for("manual mode on");
+    pane.type_text("count");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Counted.");
+    assert!(screen.contains("… +9 lines (ctrl+o to expand)") && !screen.contains("     112"), "{screen}");
+    pane.keys(&["C-o"]);
+    let overlay = pane.wait_for("transcript: lines");
+    assert!(overlay.contains("     112"), "the whole output: {overlay}");
+    pane.keys(&["q"]);
+    pane.wait_for("manual mode on");
+}
