@@ -133,3 +133,47 @@ impl Engine {
         self.restart_session("clear");
     }
 }
+
+impl Engine {
+    /// The prompts the person wrote, in order (tool results and notes left out).
+    pub fn user_prompts(&self) -> Vec<String> {
+        self.conversation
+            .messages()
+            .filter(|m| m.role == rein_protocol::Role::User && m.tool_uses().next().is_none())
+            .filter(|m| m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. })))
+            .filter(|m| !m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. })))
+            .map(|m| m.text())
+            .collect()
+    }
+
+    /// Go back to before the `n`th prompt (Esc Esc): later messages are dropped, and the
+    /// transcript records the new history after a boundary, so that a resume agrees.
+    pub fn rewind_to(&mut self, n: usize) -> Result<(), crate::EngineError> {
+        let mut seen = 0;
+        let mut kept = Vec::new();
+        for m in self.conversation.messages() {
+            let is_prompt = m.role == rein_protocol::Role::User
+                && m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
+                && !m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }));
+            if is_prompt {
+                if seen == n {
+                    break;
+                }
+                seen += 1;
+            }
+            kept.push(m.clone());
+        }
+        self.conversation.replace(kept.clone())?;
+        self.counted = None;
+        self.log(|t| {
+            t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: "rewind".into(), pre_tokens: 0 })?;
+            kept.iter().try_for_each(|m| t.message(m))
+        });
+        Ok(())
+    }
+
+    /// `/model NAME`: the model for the turns that follow.
+    pub fn set_model(&mut self, model: &str) {
+        self.config.model = crate::resolve_alias(model);
+    }
+}

@@ -55,6 +55,9 @@ pub struct App {
     pub log: std::collections::VecDeque<Line<'static>>,
     /// Ctrl+O was pressed: open the full transcript view.
     pub open_log: bool,
+    /// Esc Esc: earlier prompts to go back to, and the one selected.
+    pub picker: Option<(Vec<String>, usize)>,
+    esc_armed: Option<Instant>,
     pub busy: Option<Busy>,
     /// Tokens of the turn in progress.
     pub turn_tokens: u64,
@@ -108,6 +111,8 @@ impl App {
             pending: crate::out::Out::default(),
             log: std::collections::VecDeque::new(),
             open_log: false,
+            picker: None,
+            esc_armed: None,
             busy: None,
             turn_tokens: 0,
             thinking: false,
@@ -189,6 +194,14 @@ impl App {
                 self.turn_tokens = 0;
             }
             FromEngine::Event(e) => self.on_event(*e),
+            FromEngine::Prompts(list) => {
+                if list.is_empty() {
+                    self.note("No earlier prompts to go back to");
+                } else {
+                    let last = list.len() - 1;
+                    self.picker = Some((list, last));
+                }
+            }
             FromEngine::Info(lines) => {
                 for l in lines {
                     self.note(l);
@@ -357,11 +370,22 @@ impl App {
             self.search_key(key);
             return;
         }
+        if self.picker.is_some() {
+            self.picker_key(key);
+            return;
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => {
                 if let Some(b) = &self.busy {
                     b.token.cancel();
+                } else if self.composer.is_empty() {
+                    // Esc Esc: pick an earlier prompt to go back to.
+                    if self.esc_armed.take().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+                        self.ask_engine(ToEngine::Prompts);
+                    } else {
+                        self.esc_armed = Some(Instant::now());
+                    }
                 }
             }
             KeyCode::Char('c') if ctrl => {
@@ -423,6 +447,25 @@ impl App {
                     }
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// The Esc Esc picker: Up/Down choose, Enter goes back to before that prompt (and
+    /// puts it in the input box to edit), Esc closes.
+    fn picker_key(&mut self, key: KeyEvent) {
+        let Some((list, selected)) = &mut self.picker else { return };
+        match key.code {
+            KeyCode::Up => *selected = selected.saturating_sub(1),
+            KeyCode::Down => *selected = (*selected + 1).min(list.len().saturating_sub(1)),
+            KeyCode::Enter => {
+                let n = *selected;
+                let text = list.get(n).cloned().unwrap_or_default();
+                self.picker = None;
+                self.ask_engine(ToEngine::Rewind(n));
+                self.composer.set_text(&text);
+            }
+            KeyCode::Esc => self.picker = None,
             _ => {}
         }
     }

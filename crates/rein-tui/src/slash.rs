@@ -45,7 +45,7 @@ CLAUDE.md at its root for future sessions: how to build, test and run it, the ar
 conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead.";
 
 pub fn run(app: &mut App, command: &str) {
-    let (name, _args) = command.split_once(' ').unwrap_or((command, ""));
+    let (name, args) = command.split_once(' ').unwrap_or((command, ""));
     let mut out: Vec<String> = Vec::new();
     match name {
         "help" | "?" => {
@@ -71,7 +71,11 @@ pub fn run(app: &mut App, command: &str) {
             out.push(format!("Mode: {} (from {})", p.mode.name(), p.mode_source));
             out.push(format!("Working directory: {}", app.cwd.display()));
         }
-        "model" => out.push(format!("Model: {}", app.model)),
+        "model" if !args.trim().is_empty() => {
+            app.model = args.trim().to_string();
+            app.ask_engine(ToEngine::Model(args.trim().to_string()));
+        }
+        "model" => out.push(format!("Model: {} (/model NAME changes it)", app.model)),
         "permissions" => {
             let p = app.policy.get();
             out.push(format!("Mode: {}", p.mode.name()));

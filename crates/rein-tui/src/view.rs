@@ -108,6 +108,18 @@ fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
         return;
     }
     let rule = "─".repeat(width);
+    if let Some((list, selected)) = &app.picker {
+        lines.push(Line::from(Span::styled(
+            "Go back to before which prompt? (enter, esc)",
+            Style::default().fg(Color::Yellow),
+        )));
+        let start = list.len().saturating_sub(8).min(*selected);
+        for (i, p) in list.iter().enumerate().skip(start).take(8) {
+            let marker = if i == *selected { "❯ " } else { "  " };
+            let style = if i == *selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+            lines.push(Line::from(Span::styled(summary::one_line(&format!("{marker}{}. {p}", i + 1), width), style)));
+        }
+    }
     lines.push(Line::from(Span::styled(rule.clone(), Style::default().add_modifier(Modifier::DIM))));
     let input_top = lines.len();
     if let Some(search) = app.search_line() {

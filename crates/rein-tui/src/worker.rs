@@ -24,6 +24,8 @@ pub enum FromEngine {
     },
     /// Lines answering `/context`, `/compact` or `/clear`.
     Info(Vec<String>),
+    /// The prompts of the conversation, for the Esc Esc picker.
+    Prompts(Vec<String>),
 }
 
 /// What the UI asks of the engine's task.
@@ -33,6 +35,12 @@ pub enum ToEngine {
     Compact,
     Context,
     Clear,
+    /// The prompts so far (Esc Esc).
+    Prompts,
+    /// Go back to before prompt N.
+    Rewind(usize),
+    /// The model for later turns.
+    Model(String),
 }
 
 /// What the engine's task needs besides the engine.
@@ -54,6 +62,10 @@ pub async fn run(
     while let Some(asked) = prompts.recv().await {
         let prompt = match asked {
             ToEngine::Prompt(p) => p,
+            ToEngine::Prompts => {
+                let _ = ui.send(FromEngine::Prompts(engine.user_prompts()));
+                continue;
+            }
             other => {
                 let _ = ui.send(FromEngine::Info(housekeeping(&mut engine, other, &ui).await));
                 continue;
@@ -122,6 +134,14 @@ async fn housekeeping(engine: &mut Engine, asked: ToEngine, ui: &mpsc::Unbounded
             engine.clear_conversation();
             vec!["Started a new conversation".into()]
         }
-        ToEngine::Prompt(_) => Vec::new(),
+        ToEngine::Rewind(n) => match engine.rewind_to(n) {
+            Ok(()) => vec![format!("Went back to before prompt {}", n + 1)],
+            Err(e) => vec![format!("Could not go back: {e}")],
+        },
+        ToEngine::Model(name) => {
+            engine.set_model(&name);
+            vec![format!("The model is now {name}")]
+        }
+        ToEngine::Prompt(_) | ToEngine::Prompts => Vec::new(),
     }
 }

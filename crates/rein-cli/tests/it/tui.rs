@@ -346,3 +346,29 @@ fn ctrl_o_shows_the_whole_output_and_q_closes_it() {
     pane.keys(&["q"]);
     pane.wait_for("manual mode on");
 }
+
+#[test]
+fn esc_esc_goes_back_to_an_earlier_prompt() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([text("Answer one.")]),
+        reply([text("Answer two.")]),
+        reply([text("Answer again.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    for (prompt, answer) in [("the first prompt", "Answer one."), ("the second prompt", "Answer two.")] {
+        pane.type_text(prompt);
+        pane.keys(&["Enter"]);
+        pane.wait_for(answer);
+    }
+    pane.keys(&["Escape", "Escape"]);
+    pane.wait_for("Go back to before which prompt?");
+    pane.wait_for("2. the second prompt");
+    pane.keys(&["Up", "Enter"]);
+    pane.wait_for("❯ the first prompt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Answer again.");
+    let messages = server.requests()[2].body["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 1, "the conversation went back to before the first prompt: {messages:?}");
+}
