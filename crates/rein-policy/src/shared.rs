@@ -35,6 +35,26 @@ impl SharedPolicy {
         });
     }
 
+    /// Add `rule` to the `kind` list for the rest of the session.
+    pub fn add_rule(&self, rule: &str, kind: ListKind, origin: &str) -> Result<(), RuleError> {
+        let parsed = self.get().parse_rule_as(rule, kind, origin)?;
+        self.update(|p| match kind {
+            ListKind::Allow => p.allow.push(parsed),
+            ListKind::Ask => p.ask.push(parsed),
+            ListKind::Deny => p.deny.push(parsed),
+        });
+        Ok(())
+    }
+
+    /// Drop every rule written `rule`.
+    pub fn remove_rule(&self, rule: &str) {
+        self.update(|p| {
+            for list in [&mut p.allow, &mut p.ask, &mut p.deny] {
+                list.retain(|r| r.text != rule);
+            }
+        });
+    }
+
     /// Allow `rule` (written as in settings) for the rest of the session.
     pub fn remember(&self, rule: &str, origin: &str) -> Result<(), RuleError> {
         let policy = self.get();

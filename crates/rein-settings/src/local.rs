@@ -11,6 +11,36 @@ use crate::SettingsError;
 /// Add `rules` to `permissions.allow` of `<root>/.claude/settings.local.json` (each
 /// once); returns the file's path.
 pub fn add_local_allow_rules(root: &Path, rules: &[String]) -> Result<PathBuf, SettingsError> {
+    edit_local_rules(root, "allow", |list| {
+        for rule in rules {
+            if !list.iter().any(|r| r.as_str() == Some(rule)) {
+                list.push(Value::String(rule.clone()));
+            }
+        }
+    })
+}
+
+/// Add `rule` to the `list` (`allow`, `ask`, `deny`) of the local settings.
+pub fn add_local_rule(root: &Path, list: &str, rule: &str) -> Result<PathBuf, SettingsError> {
+    edit_local_rules(root, list, |l| {
+        if !l.iter().any(|r| r.as_str() == Some(rule)) {
+            l.push(Value::String(rule.to_string()));
+        }
+    })
+}
+
+/// Remove `rule` from every list of the local settings.
+pub fn remove_local_rule(root: &Path, rule: &str) -> Result<PathBuf, SettingsError> {
+    let mut path = PathBuf::new();
+    for list in ["allow", "ask", "deny"] {
+        path = edit_local_rules(root, list, |l| l.retain(|r| r.as_str() != Some(rule)))?;
+    }
+    Ok(path)
+}
+
+/// Change one list of `permissions` in `<root>/.claude/settings.local.json`, keeping the
+/// rest of the file, written atomically.
+fn edit_local_rules(root: &Path, list: &str, change: impl FnOnce(&mut Vec<Value>)) -> Result<PathBuf, SettingsError> {
     let dir = root.join(".claude");
     let path = dir.join("settings.local.json");
     let io = |e: std::io::Error| SettingsError::Io { path: path.display().to_string(), reason: e.to_string() };
@@ -32,15 +62,11 @@ pub fn add_local_allow_rules(root: &Path, rules: &[String]) -> Result<PathBuf, S
     let Some(permissions) = permissions.as_object_mut() else {
         return Err(SettingsError::NotObject { origin: format!("{} (permissions)", path.display()) });
     };
-    let allow = permissions.entry("allow").or_insert_with(|| Value::Array(Vec::new()));
-    let Some(allow) = allow.as_array_mut() else {
-        return Err(SettingsError::NotObject { origin: format!("{} (permissions.allow)", path.display()) });
+    let entry = permissions.entry(list).or_insert_with(|| Value::Array(Vec::new()));
+    let Some(entry) = entry.as_array_mut() else {
+        return Err(SettingsError::NotObject { origin: format!("{} (permissions.{list})", path.display()) });
     };
-    for rule in rules {
-        if !allow.iter().any(|r| r.as_str() == Some(rule)) {
-            allow.push(Value::String(rule.clone()));
-        }
-    }
+    change(entry);
     std::fs::create_dir_all(&dir).map_err(io)?;
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');

@@ -55,6 +55,8 @@ pub struct App {
     pub log: std::collections::VecDeque<Line<'static>>,
     /// Ctrl+O was pressed: open the full transcript view.
     pub open_log: bool,
+    /// A file to open in `$EDITOR` at the next frame (`/memory`).
+    pub edit: Option<PathBuf>,
     /// Esc Esc: earlier prompts to go back to, and the one selected.
     pub picker: Option<(Vec<String>, usize)>,
     esc_armed: Option<Instant>,
@@ -113,6 +115,7 @@ impl App {
             open_log: false,
             picker: None,
             esc_armed: None,
+            edit: None,
             busy: None,
             turn_tokens: 0,
             thinking: false,

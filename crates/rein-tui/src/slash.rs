@@ -11,13 +11,13 @@ const HELP: &[(&str, &str)] = &[
     ("/cost", "tokens, cost and API time of this session"),
     ("/status", "model, mode, working directory"),
     ("/model", "the model in use"),
-    ("/permissions", "the rules in force, with where they come from"),
+    ("/permissions", "the rules in force; `allow|ask|deny RULE` adds one, `remove RULE` drops it"),
     ("/context", "how full the context window is"),
     ("/compact", "summarise the conversation now"),
     ("/clear", "start a new conversation"),
     ("/hooks", "the hooks configured, with where they come from"),
     ("/agents", "the subagents defined in .claude/agents"),
-    ("/memory", "the memory files (CLAUDE.md …) in the prompt"),
+    ("/memory", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)"),
     ("/init", "ask rein to write a CLAUDE.md for this project"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
@@ -76,6 +76,7 @@ pub fn run(app: &mut App, command: &str) {
             app.ask_engine(ToEngine::Model(args.trim().to_string()));
         }
         "model" => out.push(format!("Model: {} (/model NAME changes it)", app.model)),
+        "permissions" if !args.trim().is_empty() => permissions(app, args.trim(), &mut out),
         "permissions" => {
             let p = app.policy.get();
             out.push(format!("Mode: {}", p.mode.name()));
@@ -89,7 +90,17 @@ pub fn run(app: &mut App, command: &str) {
         "clear" => app.ask_engine(ToEngine::Clear),
         "hooks" => list(&mut out, "No hooks are configured.", &app.info.hooks),
         "agents" => list(&mut out, "No subagents are defined (.claude/agents/*.md).", &app.info.agents),
-        "memory" => list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory),
+        "memory" if args.trim() == "list" => {
+            list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory)
+        }
+        "memory" => {
+            // The file named, else the project's CLAUDE.md (made if missing).
+            let path =
+                if args.trim().is_empty() { app.project_root.join("CLAUDE.md") } else { app.cwd.join(args.trim()) };
+            list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory);
+            out.push(format!("Opening {} in your editor (new sessions read it)", path.display()));
+            app.edit = Some(path);
+        }
         "init" => {
             app.pending.push(Line::from(format!("> /{command}")));
             app.submit(INIT.to_string());
@@ -106,4 +117,41 @@ fn list(out: &mut Vec<String>, empty: &str, items: &[String]) {
         out.push(empty.to_string());
     }
     out.extend(items.iter().cloned());
+}
+
+/// `/permissions allow|ask|deny RULE` and `/permissions remove RULE`: the session and
+/// the project's `.claude/settings.local.json` change together.
+fn permissions(app: &mut App, args: &str, out: &mut Vec<String>) {
+    use rein_policy::ListKind;
+    let (verb, rule) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
+    let rule = rule.trim();
+    if rule.is_empty() {
+        out.push("Usage: /permissions allow|ask|deny RULE, or /permissions remove RULE".into());
+        return;
+    }
+    let kind = match verb {
+        "allow" => ListKind::Allow,
+        "ask" => ListKind::Ask,
+        "deny" => ListKind::Deny,
+        "remove" => {
+            app.policy.remove_rule(rule);
+            match rein_settings::remove_local_rule(&app.project_root, rule) {
+                Ok(path) => out.push(format!("Removed {rule} (from this session and {})", path.display())),
+                Err(e) => out.push(format!("Could not change the settings: {e}")),
+            }
+            return;
+        }
+        other => {
+            out.push(format!("Unknown /permissions action {other:?}"));
+            return;
+        }
+    };
+    if let Err(e) = app.policy.add_rule(rule, kind, "/permissions (this session)") {
+        out.push(format!("Not added: {e}"));
+        return;
+    }
+    match rein_settings::add_local_rule(&app.project_root, kind.name(), rule) {
+        Ok(path) => out.push(format!("Added {rule} to the {} list ({})", kind.name(), path.display())),
+        Err(e) => out.push(format!("Added for this session; could not change the settings: {e}")),
+    }
 }

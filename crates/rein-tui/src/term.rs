@@ -88,6 +88,13 @@ async fn event_loop(
         if app.quit {
             return Ok(());
         }
+        if let Some(path) = app.edit.take() {
+            flush_history(app, term)?;
+            edit(&path).await?;
+            term.clear()?;
+            dirty = true;
+            continue;
+        }
         if std::mem::take(&mut app.open_log) {
             flush_history(app, term)?;
             crate::overlay::show(&app.log, &mut events).await?;
@@ -121,6 +128,23 @@ async fn event_loop(
         }
         dirty = true;
     }
+}
+
+/// Open `path` in `$VISUAL`/`$EDITOR` (vi when unset), with the terminal given back to
+/// it meanwhile.
+async fn edit(path: &std::path::Path) -> io::Result<()> {
+    restore();
+    let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
+    let status = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("rein-editor")
+        .arg(path)
+        .status()
+        .await;
+    terminal::enable_raw_mode()?;
+    execute!(io::stdout(), EnableBracketedPaste)?;
+    status.map(|_| ())
 }
 
 /// One frame: finished lines into scrollback, then the live area, in one synchronized

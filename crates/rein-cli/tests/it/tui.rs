@@ -18,11 +18,16 @@ struct Pane {
 
 impl Pane {
     fn start(env: &Env, server: &FakeServer, args: &[&str]) -> Pane {
+        Pane::start_with(env, server, "", args)
+    }
+
+    /// With `vars` (`NAME='value' …`) in rein's environment too.
+    fn start_with(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let rein = assert_cmd::cargo::cargo_bin("rein");
         let command = format!(
-            "cd '{}' && exec env -i PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k '{}' {}",
+            "cd '{}' && exec env -i {vars} PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k '{}' {}",
             env.cwd().display(),
             std::env::var("PATH").unwrap_or_default(),
             env.home.path().display(),
@@ -279,7 +284,7 @@ fn hooks_agents_and_memory_are_listed() {
     let pane = Pane::start(&env, &server, &[]);
     pane.wait_for("manual mode on");
     for (command, expected) in
-        [("/hooks", "PreToolUse [Bash] true"), ("/agents", "reviewer: Reviews diffs"), ("/memory", "CLAUDE.md")]
+        [("/hooks", "PreToolUse [Bash] true"), ("/agents", "reviewer: Reviews diffs"), ("/memory list", "CLAUDE.md")]
     {
         pane.type_text(command);
         pane.keys(&["Enter"]);
@@ -371,4 +376,35 @@ fn esc_esc_goes_back_to_an_earlier_prompt() {
     pane.wait_for("Answer again.");
     let messages = server.requests()[2].body["messages"].as_array().unwrap().clone();
     assert_eq!(messages.len(), 1, "the conversation went back to before the first prompt: {messages:?}");
+}
+
+#[test]
+fn permissions_and_memory_are_edited_from_the_session() {
+    let env = Env::new();
+    let editor = env.write("edit.sh", "#!/bin/sh\necho '- written in the editor' >> \"$1\"\n");
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let server = serve(Scenario::new([
+        reply([call("t", "Bash", json!({"command": "touch allowed.txt"}))]),
+        reply([text("Touched.")]),
+    ]));
+    let pane = Pane::start_with(&env, &server, &format!("EDITOR='{}'", editor.display()), &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/memory");
+    pane.keys(&["Enter"]);
+    pane.wait_for("new sessions read it");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(env.cwd().join("CLAUDE.md")).unwrap_or_default().contains("written in the editor") {
+        assert!(Instant::now() < deadline, "the editor did not run");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    pane.wait_for("manual mode on");
+    pane.type_text("/permissions allow Bash(touch:*)");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Added Bash(touch:*) to the allow list");
+    assert!(settings_local(env.cwd()).contains("Bash(touch:*)"));
+    pane.type_text("touch it");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Touched.");
+    assert!(env.cwd().join("allowed.txt").exists(), "{screen}");
+    assert!(!screen.contains("Do you want to proceed?"), "{screen}");
 }
