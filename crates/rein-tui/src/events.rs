@@ -1,0 +1,181 @@
+//! What the engine's events do to the interactive session: streamed text committed
+//! line by line, tool calls shown with their summaries, the end of a turn, a resumed
+//! conversation replayed into the scrollback.
+
+use std::time::{Duration, Instant};
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use rein_engine::{End, EngineEvent};
+use rein_model::ModelEvent;
+use rein_protocol::{ContentBlock, ToolUse};
+
+use crate::app::{App, Busy};
+use crate::stream::Stream;
+use crate::summary;
+use crate::worker::FromEngine;
+
+impl App {
+    pub fn on_engine(&mut self, m: FromEngine) {
+        match m {
+            FromEngine::Started(token) => {
+                self.busy = Some(Busy { since: Instant::now(), token });
+                self.turn_tokens = 0;
+            }
+            FromEngine::Event(e) => self.on_event(*e),
+            FromEngine::Prompts(list) => {
+                if list.is_empty() {
+                    self.note("No earlier prompts to go back to");
+                } else {
+                    let last = list.len() - 1;
+                    self.picker = Some((list, last));
+                }
+            }
+            FromEngine::Info(lines) => {
+                for l in lines {
+                    self.note(l);
+                }
+            }
+            FromEngine::Shell { command, output, failed } => {
+                let call =
+                    ToolUse { id: String::new(), name: "Bash".into(), input: serde_json::json!({"command": command}) };
+                self.tool_lines(&call, &output, failed);
+            }
+            FromEngine::Finished(outcome) => {
+                let lines = self.stream.finish();
+                self.pending.extend(lines);
+                if self.busy.as_ref().is_some_and(|b| b.since.elapsed() > Duration::from_secs(10)) {
+                    self.notify = Some("rein is done and waiting for you".into());
+                }
+                self.busy = None;
+                self.thinking = false;
+                self.running.clear();
+                let t = &mut self.totals;
+                t.usage.add(&outcome.usage);
+                t.cost_usd += outcome.cost_usd;
+                t.api += outcome.api_duration;
+                t.turns += outcome.num_turns;
+                match &outcome.end {
+                    End::Interrupted => self.note("Interrupted · What should rein do instead?"),
+                    End::Failed(e) => self.note(format!("Error: {e}")),
+                    End::MaxTurns => self.note("Stopped: the maximum number of turns was reached"),
+                    End::MaxBudget => self.note("Stopped: the budget was reached"),
+                    End::Stopped(why) => self.note(format!("Stopped by a hook: {why}")),
+                    End::Completed | End::Deferred(_) => {}
+                }
+                if let Some(s) = &mut self.status_line {
+                    s.invalidate();
+                }
+                if !self.queue.is_empty() {
+                    let next = self.queue.remove(0);
+                    self.submit(next);
+                }
+            }
+        }
+    }
+
+    pub(crate) fn on_event(&mut self, e: EngineEvent) {
+        match e {
+            EngineEvent::Stream(ModelEvent::TextDelta { text, .. }) => {
+                self.thinking = false;
+                self.turn_tokens += (text.len() / 4).max(1) as u64;
+                let lines = self.stream.push(&text);
+                self.pending.extend(lines);
+            }
+            EngineEvent::Stream(ModelEvent::ThinkingDelta { thinking, .. }) => {
+                self.thinking = true;
+                self.turn_tokens += (thinking.len() / 4).max(1) as u64;
+            }
+            EngineEvent::Assistant(m) => {
+                let lines = self.stream.finish();
+                self.pending.extend(lines);
+                let thought: usize = m
+                    .content
+                    .iter()
+                    .map(|b| match b {
+                        ContentBlock::Thinking { thinking, .. } => thinking.chars().count(),
+                        _ => 0,
+                    })
+                    .sum();
+                if thought > 0 {
+                    let line = format!("✻ Thought for {thought} characters (not shown)");
+                    self.pending.push(Line::from(Span::styled(line, Style::default().add_modifier(Modifier::DIM))));
+                }
+                self.thinking = false;
+            }
+            EngineEvent::ToolStarted(call) => {
+                let lines = self.stream.finish();
+                self.pending.extend(lines);
+                self.running.push((call, Instant::now()));
+            }
+            EngineEvent::ToolFinished { call, result } => {
+                self.running.retain(|(c, _)| c.id != call.id);
+                let (text, is_error) = match &result {
+                    ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), *is_error),
+                    _ => (String::new(), false),
+                };
+                self.tool_lines(&call, &text, is_error);
+            }
+            EngineEvent::Notice(text) => self.note(text),
+            EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
+                self.note(format!("retrying ({attempt}/{max_retries}): {error}"))
+            }
+            EngineEvent::Compacted { pre_tokens, post_tokens, .. } => {
+                self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"))
+            }
+            _ => {}
+        }
+    }
+
+    /// Show an earlier conversation (a resumed session) in the scrollback.
+    pub fn replay(&mut self, messages: &[rein_protocol::Message]) {
+        for m in messages {
+            for block in &m.content {
+                match (m.role, block) {
+                    (rein_protocol::Role::User, ContentBlock::Text { text }) => {
+                        self.pending.push(Line::from(""));
+                        let first = text.lines().next().unwrap_or_default().to_string();
+                        self.pending
+                            .push(Line::from(Span::styled(format!("> {first}"), Style::default().fg(Color::Gray))));
+                    }
+                    (rein_protocol::Role::Assistant, ContentBlock::Text { text }) => {
+                        let mut stream = Stream::default();
+                        let mut lines = stream.push(text);
+                        lines.extend(stream.finish());
+                        self.pending.extend(lines);
+                    }
+                    (_, ContentBlock::ToolUse(call)) => {
+                        self.pending.push(Line::from(vec![
+                            Span::styled("⏺ ", Style::default().fg(Color::Green)),
+                            Span::raw(summary::header(call, &self.cwd)),
+                        ]));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if !messages.is_empty() {
+            self.note(format!("Resumed a conversation of {} messages", messages.len()));
+        }
+    }
+
+    /// `⏺ Tool(arg)` and its `⎿` summary.
+    pub(crate) fn tool_lines(&mut self, call: &ToolUse, text: &str, is_error: bool) {
+        let colour = if is_error { Color::Red } else { Color::Green };
+        self.pending.push(Line::from(vec![
+            Span::styled("⏺ ", Style::default().fg(colour)),
+            Span::styled(summary::header(call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),
+        ]));
+        for (i, line) in summary::summary(call, text, is_error).into_iter().enumerate() {
+            let indent = if i == 0 { "  ⎿  " } else { "     " };
+            let mut spans = vec![Span::raw(indent)];
+            spans.extend(line.spans);
+            self.pending.push_to(Line::from(spans), crate::out::Where::Screen);
+        }
+        // The whole output, for Ctrl+O (capped).
+        for (i, l) in text.lines().take(2_000).enumerate() {
+            let indent = if i == 0 { "  ⎿  " } else { "     " };
+            self.pending.push_to(Line::from(format!("{indent}{l}")), crate::out::Where::Log);
+        }
+    }
+}

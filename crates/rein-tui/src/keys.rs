@@ -1,0 +1,150 @@
+//! Keys in the interactive session's dialogs and helpers: the permission dialog, Ctrl+R
+//! search, the Esc Esc picker, Tab completion of commands and `@` mentions, exiting.
+
+use std::time::Instant;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use rein_engine::Answer;
+use rein_policy::PermissionMode;
+
+use crate::app::{App, EXIT_WINDOW};
+use crate::dialog;
+use crate::worker::ToEngine;
+
+impl App {
+    /// Ctrl+R: type to search earlier prompts; Ctrl+R again for an older match; Enter
+    /// sends the match, Tab or Esc puts it in the input box, Ctrl+C cancels.
+    pub(crate) fn search_key(&mut self, key: KeyEvent) {
+        let Some((query, found)) = &mut self.search else { return };
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let entries = self.composer.history();
+        match key.code {
+            KeyCode::Char('r') if ctrl => {
+                *found = crate::history::search(entries, query, found.unwrap_or(entries.len())).or(*found);
+            }
+            KeyCode::Char('c') if ctrl => self.search = None,
+            KeyCode::Char(c) if !ctrl => {
+                query.push(c);
+                *found = crate::history::search(entries, query, entries.len());
+            }
+            KeyCode::Backspace => {
+                query.pop();
+                *found = crate::history::search(entries, query, entries.len());
+            }
+            KeyCode::Enter | KeyCode::Tab | KeyCode::Esc => {
+                let text = found.and_then(|i| entries.get(i)).cloned();
+                self.search = None;
+                if let Some(text) = text {
+                    if key.code == KeyCode::Enter {
+                        self.composer.clear();
+                        self.submit(text);
+                    } else {
+                        self.composer.set_text(&text);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The Esc Esc picker: Up/Down choose, Enter goes back to before that prompt (and
+    /// puts it in the input box to edit), Esc closes.
+    pub(crate) fn picker_key(&mut self, key: KeyEvent) {
+        let Some((list, selected)) = &mut self.picker else { return };
+        match key.code {
+            KeyCode::Up => *selected = selected.saturating_sub(1),
+            KeyCode::Down => *selected = (*selected + 1).min(list.len().saturating_sub(1)),
+            KeyCode::Enter => {
+                let n = *selected;
+                let text = list.get(n).cloned().unwrap_or_default();
+                self.picker = None;
+                self.ask_engine(ToEngine::Rewind(n));
+                self.composer.set_text(&text);
+            }
+            KeyCode::Esc => self.picker = None,
+            _ => {}
+        }
+    }
+
+    /// Tab after `/na`: the command's whole name, or the names it could be.
+    pub(crate) fn complete_command(&mut self) {
+        let typed = self.composer.text().trim_start_matches('/').to_string();
+        if typed.contains(char::is_whitespace) {
+            return;
+        }
+        let mut names: Vec<String> = crate::slash::NAMES.iter().map(|n| n.to_string()).collect();
+        names.extend(self.commands.iter().map(|(n, _)| n.clone()));
+        let matching: Vec<&String> = names.iter().filter(|n| n.starts_with(&typed)).collect();
+        match matching.as_slice() {
+            [] => {}
+            [one] => {
+                self.composer.clear();
+                self.composer.insert(&format!("/{one} "));
+            }
+            many => {
+                let list: Vec<String> = many.iter().map(|n| format!("/{n}")).collect();
+                self.hint = Some((list.join("  "), Instant::now()));
+            }
+        }
+    }
+
+    /// Tab on `@que`: the best file.
+    pub(crate) fn complete_mention(&mut self) {
+        let Some((start, _)) = crate::mentions::current(self.composer.text()) else { return };
+        if let Some(best) = self.mention_candidates().into_iter().next() {
+            let kept = self.composer.text()[..start].to_string();
+            self.composer.set_text(&format!("{kept}@{best} "));
+        }
+    }
+
+    pub(crate) fn arm_exit(&mut self, hint: &str) {
+        if self.exit_armed.is_some_and(|t| t.elapsed() < EXIT_WINDOW) {
+            self.quit = true;
+            return;
+        }
+        self.exit_armed = Some(Instant::now());
+        self.hint = Some((hint.to_string(), Instant::now()));
+    }
+
+    pub(crate) fn dialog_key(&mut self, key: KeyEvent) {
+        let Some((q, selected)) = &mut self.question else { return };
+        let project = self.project_root.display().to_string();
+        let options = dialog::options(q, &project);
+        let chosen = match key.code {
+            KeyCode::Up => {
+                *selected = selected.saturating_sub(1);
+                None
+            }
+            KeyCode::Down => {
+                *selected = (*selected + 1).min(options.len() - 1);
+                None
+            }
+            KeyCode::Enter => options.get(*selected).map(|o| o.0),
+            KeyCode::Esc | KeyCode::Char('n') => Some('3'),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some('3'),
+            KeyCode::Char('y') => Some('1'),
+            KeyCode::BackTab if q.edits => Some('2'),
+            KeyCode::Char(c) if options.iter().any(|o| o.0 == c) => Some(c),
+            _ => None,
+        };
+        let Some(choice) = chosen else { return };
+        let Some((q, _)) = self.question.take() else { return };
+        let answer = match choice {
+            '1' => Answer::yes(),
+            '2' if q.edits => {
+                self.policy.set_mode(PermissionMode::AcceptEdits, "the permission dialog");
+                self.note("Edits are allowed for the rest of this session");
+                Answer::yes()
+            }
+            '2' => {
+                match rein_settings::add_local_allow_rules(&self.project_root, &q.remember) {
+                    Ok(path) => self.note(format!("Remembered {} in {}", q.remember.join(", "), path.display())),
+                    Err(e) => self.note(format!("Could not save the rule: {e}")),
+                }
+                Answer { remember: q.remember.clone(), ..Answer::yes() }
+            }
+            _ => Answer::no(),
+        };
+        let _ = q.reply.send(answer);
+    }
+}
