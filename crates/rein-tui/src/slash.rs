@@ -109,7 +109,8 @@ pub fn run(app: &mut App, command: &str) {
         other => out.push(format!("Unknown command /{other}; /help lists them")),
     }
     app.pending.push(Line::from(format!("> /{command}")));
-    app.pending.extend(out.into_iter().map(|l| Line::from(format!("  ⎿  {l}"))));
+    let indent = |i: usize| if i == 0 { "  ⎿  " } else { "     " };
+    app.pending.extend(out.into_iter().enumerate().map(|(i, l)| Line::from(format!("{}{l}", indent(i)))));
 }
 
 fn list(out: &mut Vec<String>, empty: &str, items: &[String]) {

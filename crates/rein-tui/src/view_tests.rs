@@ -81,3 +81,78 @@ fn the_permission_dialog() {
         insta::assert_snapshot!(format!("dialog_{width}"), screen(&mut a, width));
     }
 }
+
+/// The history lines a sequence of engine events produces, as text.
+fn history(a: &mut App) -> String {
+    a.pending
+        .take()
+        .into_iter()
+        .filter(|(_, to)| *to != crate::out::Where::Log)
+        .map(|(l, _)| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn finished(a: &mut App, call: ToolUse, output: &str, is_error: bool) {
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(call.clone()))));
+    let result = rein_protocol::ContentBlock::tool_result(&call.id, output, is_error);
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolFinished { call, result })));
+}
+
+#[test]
+fn a_streamed_answer_with_code() {
+    let mut a = app();
+    for delta in ["# Plan\nRun `cargo test` first", ".\n```rust\nfn main() {\n", "    println!(\"hi\");\n}\n```\nDone."]
+    {
+        a.on_engine(FromEngine::Event(Box::new(EngineEvent::Stream(rein_model::ModelEvent::TextDelta {
+            index: 0,
+            text: delta.into(),
+        }))));
+    }
+    a.on_engine(FromEngine::Finished(Box::new(outcome())));
+    insta::assert_snapshot!("streamed_answer", history(&mut a));
+}
+
+fn outcome() -> rein_engine::Outcome {
+    rein_engine::Outcome {
+        end: rein_engine::End::Completed,
+        num_turns: 1,
+        usage: Default::default(),
+        cost_usd: 0.0,
+        api_duration: Default::default(),
+        result_text: String::new(),
+        stop_reason: None,
+        permission_denials: Vec::new(),
+    }
+}
+
+#[test]
+fn tool_summaries() {
+    let mut a = app();
+    let t = |name: &str, input: serde_json::Value| ToolUse { id: name.into(), name: name.into(), input };
+    finished(&mut a, t("Read", json!({"file_path": "/w/src/lib.rs"})), "     1\tuse x;\n     2\tfn a() {}\n", false);
+    finished(&mut a, t("Write", json!({"file_path": "/w/notes.md", "content": "a\nb\nc\n"})), "Created", false);
+    finished(
+        &mut a,
+        t("Grep", json!({"pattern": "TODO", "output_mode": "content"})),
+        "a.rs:1:TODO\nb.rs:9:TODO",
+        false,
+    );
+    finished(&mut a, t("Glob", json!({"pattern": "**/*.rs"})), "/w/a.rs\n/w/b.rs\n/w/c.rs", false);
+    finished(&mut a, t("Bash", json!({"command": "false"})), "Exit code 1", true);
+    let todos = json!({"todos": [
+        {"content": "Fix the parser", "status": "completed", "activeForm": "Fixing"},
+        {"content": "Add a test", "status": "in_progress", "activeForm": "Adding"},
+        {"content": "Update docs", "status": "pending", "activeForm": "Updating"}]});
+    finished(&mut a, t("TodoWrite", todos), "ok", false);
+    insta::assert_snapshot!("tool_summaries", history(&mut a));
+}
+
+#[test]
+fn slash_command_outputs() {
+    let mut a = app();
+    for command in ["/help", "/status", "/cost", "/model", "/nope"] {
+        a.submit(command.to_string());
+    }
+    insta::assert_snapshot!("slash_outputs", history(&mut a));
+}
