@@ -28,7 +28,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         let allow_bypass = args.dangerously_skip_permissions
             || args.permission_mode.as_deref().and_then(PermissionMode::parse)
                 == Some(PermissionMode::BypassPermissions);
-        rein_tui::run(rein_tui::Options {
+        let ending = rein_tui::run(rein_tui::Options {
             engine,
             questions,
             cwd: setup.cwd.clone(),
@@ -43,6 +43,13 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             rein_home: setup.env.rein_home.clone(),
         })
         .await?;
+        if let rein_tui::Ending::Resume(id) = ending {
+            // `/resume`: this process becomes `rein --resume ID`.
+            use std::os::unix::process::CommandExt;
+            let exe = std::env::current_exe()?;
+            let err = std::process::Command::new(exe).arg("--resume").arg(&id).exec();
+            anyhow::bail!("cannot resume {id}: {err}");
+        }
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -95,5 +102,5 @@ fn info(setup: &Setup) -> rein_tui::Info {
     }
     let agents = setup.agents.iter().map(|a| format!("{}: {} ({})", a.name, a.description, a.path.display())).collect();
     let memory = setup.memory.iter().map(|(p, kind)| format!("{kind}: {}", p.display())).collect();
-    rein_tui::Info { hooks, agents, memory }
+    rein_tui::Info { hooks, agents, memory, settings: setup.settings_files.clone() }
 }

@@ -38,6 +38,8 @@ pub struct Setup {
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
+    /// The settings files read, with their scope, for `/config`.
+    pub settings_files: Vec<String>,
     /// The memory files in the system prompt (path and kind), for `/memory`.
     pub memory: Vec<(PathBuf, &'static str)>,
     pub env: Env,
@@ -83,6 +85,7 @@ impl Setup {
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
         setup.open_session(args)?;
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
+        setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.status_line = settings
             .scalar("/statusLine")
             .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
@@ -134,6 +137,7 @@ impl Setup {
             agents,
             commands,
             status_line: None,
+            settings_files: Vec::new(),
             env,
             policy: Arc::new(policy),
             hooks: None,
@@ -239,6 +243,9 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         Some((def, args)) => engine.expand_command(def, args, &setup.cwd, &setup.session_id).await,
         None => prompt.to_string(),
     };
+    if let Some(model) = command.as_ref().and_then(|(def, _)| def.model.as_deref()) {
+        engine.set_model(model);
+    }
     let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
     if let Some((def, _)) = &command {
         engine.end_command_turn(def);

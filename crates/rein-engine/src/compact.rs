@@ -88,7 +88,7 @@ impl Engine {
                 .fire(
                     HookEvent::PreCompact,
                     Some(trigger),
-                    json!({"trigger": trigger, "custom_instructions": ""}),
+                    json!({"trigger": trigger, "custom_instructions": self.compact_instructions.clone().unwrap_or_default()}),
                     |_| true,
                 )
                 .await;
@@ -99,7 +99,11 @@ impl Engine {
             }
         }
         let mut messages = self.conversation.for_request()?;
-        messages.push(std::sync::Arc::new(rein_model::CachedMessage::new(Message::user_text(SUMMARY_PROMPT))?));
+        let ask = match self.compact_instructions.take() {
+            Some(extra) if !extra.trim().is_empty() => format!("{SUMMARY_PROMPT}\n\nAlso: {extra}"),
+            _ => SUMMARY_PROMPT.to_string(),
+        };
+        messages.push(std::sync::Arc::new(rein_model::CachedMessage::new(Message::user_text(ask))?));
         let request = ModelRequest {
             model: self.config.model.clone(),
             max_tokens: self.config.max_tokens.min(SUMMARY_MAX_TOKENS),

@@ -111,12 +111,17 @@ fn uuid_like() -> String {
 }
 
 impl Engine {
-    /// `/compact`: summarise the conversation now.
+    /// `/compact [instructions]`: summarise the conversation now, keeping what the
+    /// instructions ask for.
     pub async fn compact_now(
         &mut self,
+        instructions: &str,
         sink: &mut (dyn FnMut(crate::EngineEvent) + Send),
     ) -> Result<(), crate::EngineError> {
-        self.compact("manual", sink).await
+        self.compact_instructions = Some(instructions.to_string());
+        let result = self.compact("manual", sink).await;
+        self.compact_instructions = None;
+        result
     }
 
     /// `/context`: tokens in use (estimated), the window, and where compaction starts.

@@ -95,6 +95,8 @@ pub struct Engine {
     pub(crate) tools_json_bytes: usize,
     /// Compactions that failed in a row (the circuit breaker).
     pub(crate) compact_failures: u32,
+    /// What the person asked `/compact` to keep (for the next compaction only).
+    pub(crate) compact_instructions: Option<String>,
     /// Tokens the API counted for the history, and the history's size then.
     pub(crate) counted: Option<(u64, usize)>,
     /// Set when this engine runs a subagent.
@@ -127,6 +129,7 @@ impl Engine {
             transcript: Journal::default(),
             tools_json_bytes,
             compact_failures: 0,
+            compact_instructions: None,
             counted: None,
             subagent: None,
             resume_calls: Vec::new(),
@@ -198,6 +201,11 @@ impl Engine {
     pub fn fresh_abort(&mut self) -> tokio_util::sync::CancellationToken {
         self.ctx.abort = tokio_util::sync::CancellationToken::new();
         self.ctx.abort.clone()
+    }
+
+    /// The model the next turn uses.
+    pub fn model(&self) -> &str {
+        &self.config.model
     }
 
     /// The next prompt starts the session again (SessionStart with `source`).

@@ -53,6 +53,16 @@ pub struct App {
     pub log: std::collections::VecDeque<Line<'static>>,
     /// Ctrl+O was pressed: open the full transcript view.
     pub open_log: bool,
+    /// `/resume`: sessions to pick from (id, label), and the one selected.
+    pub sessions: Option<(Vec<(String, String)>, usize)>,
+    /// The session to continue in place of this one.
+    pub resume_to: Option<String>,
+    pub rein_home: PathBuf,
+    pub session_id: String,
+    /// A comment typed in the permission dialog (Tab), for the model.
+    pub comment: Option<String>,
+    /// Tokens in use, the window, where compaction starts (as of the last turn).
+    pub context: Option<(u64, u64, u64)>,
     /// A file to open in `$EDITOR` at the next frame (`/memory`).
     pub edit: Option<PathBuf>,
     /// Esc Esc: earlier prompts to go back to, and the one selected.
@@ -114,6 +124,12 @@ impl App {
             picker: None,
             esc_armed: None,
             edit: None,
+            context: None,
+            sessions: None,
+            resume_to: None,
+            rein_home: PathBuf::new(),
+            session_id: String::new(),
+            comment: None,
             busy: None,
             turn_tokens: 0,
             thinking: false,
@@ -210,6 +226,10 @@ impl App {
         }
         if self.picker.is_some() {
             self.picker_key(key);
+            return;
+        }
+        if self.sessions.is_some() {
+            self.sessions_key(key);
             return;
         }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);

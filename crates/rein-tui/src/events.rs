@@ -23,6 +23,7 @@ impl App {
                 self.turn_tokens = 0;
             }
             FromEngine::Event(e) => self.on_event(*e),
+            FromEngine::Context(used, window, at) => self.context = Some((used, window, at)),
             FromEngine::Prompts(list) => {
                 if list.is_empty() {
                     self.note("No earlier prompts to go back to");

@@ -12,6 +12,22 @@ use crate::dialog;
 use crate::worker::ToEngine;
 
 impl App {
+    /// `/resume`: Up/Down choose, Enter continues that session (this one ends), Esc closes.
+    pub(crate) fn sessions_key(&mut self, key: KeyEvent) {
+        let Some((list, selected)) = &mut self.sessions else { return };
+        match key.code {
+            KeyCode::Up => *selected = selected.saturating_sub(1),
+            KeyCode::Down => *selected = (*selected + 1).min(list.len().saturating_sub(1)),
+            KeyCode::Enter => {
+                self.resume_to = list.get(*selected).map(|(id, _)| id.clone());
+                self.sessions = None;
+                self.quit = true;
+            }
+            KeyCode::Esc => self.sessions = None,
+            _ => {}
+        }
+    }
+
     /// Ctrl+R: type to search earlier prompts; Ctrl+R again for an older match; Enter
     /// sends the match, Tab or Esc puts it in the input box, Ctrl+C cancels.
     pub(crate) fn search_key(&mut self, key: KeyEvent) {
@@ -107,6 +123,23 @@ impl App {
     }
 
     pub(crate) fn dialog_key(&mut self, key: KeyEvent) {
+        // Tab opens a comment for the model; while it is open, keys type into it.
+        if let Some(comment) = &mut self.comment {
+            match key.code {
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    comment.push(c);
+                    return;
+                }
+                KeyCode::Backspace => {
+                    comment.pop();
+                    return;
+                }
+                _ => {}
+            }
+        } else if key.code == KeyCode::Tab {
+            self.comment = Some(String::new());
+            return;
+        }
         let Some((q, selected)) = &mut self.question else { return };
         let project = self.project_root.display().to_string();
         let options = dialog::options(q, &project);
@@ -129,6 +162,7 @@ impl App {
         };
         let Some(choice) = chosen else { return };
         let Some((q, _)) = self.question.take() else { return };
+        let message = self.comment.take().filter(|c| !c.trim().is_empty());
         let answer = match choice {
             '1' => Answer::yes(),
             '2' if q.edits => {
@@ -145,6 +179,6 @@ impl App {
             }
             _ => Answer::no(),
         };
-        let _ = q.reply.send(answer);
+        let _ = q.reply.send(Answer { message, ..answer });
     }
 }

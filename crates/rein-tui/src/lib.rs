@@ -45,6 +45,16 @@ pub struct Info {
     pub hooks: Vec<String>,
     pub agents: Vec<String>,
     pub memory: Vec<String>,
+    /// The settings files read, with their scope.
+    pub settings: Vec<String>,
+}
+
+/// How the interactive session ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    Quit,
+    /// `/resume`: continue that session instead.
+    Resume(String),
 }
 
 /// What the interactive session starts from.
@@ -69,7 +79,7 @@ pub struct Options {
 }
 
 /// Run the interactive session until the person exits.
-pub async fn run(options: Options) -> std::io::Result<()> {
+pub async fn run(options: Options) -> std::io::Result<Ending> {
     let policy = options.engine.policy().clone();
     let history: Vec<rein_protocol::Message> = options.engine.conversation().messages().cloned().collect();
     let (prompts, prompt_rx) = mpsc::unbounded_channel();
@@ -79,7 +89,7 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     let session = worker::Session {
         commands: options.commands,
         project_dir: options.cwd.clone(),
-        session_id: options.session_id,
+        session_id: options.session_id.clone(),
     };
     let engine_task = tokio::spawn(worker::run(options.engine, session, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
@@ -91,6 +101,8 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     let history = history::History::new(&options.rein_home, &app.cwd);
     app.composer.set_history(history.load());
     app.history = Some(history);
+    app.rein_home = options.rein_home.clone();
+    app.session_id = options.session_id.clone();
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }
@@ -99,7 +111,7 @@ pub async fn run(options: Options) -> std::io::Result<()> {
     if tokio::time::timeout(std::time::Duration::from_secs(3), engine_task).await.is_err() {
         tracing::warn!("the engine did not end in time");
     }
-    result
+    result.map(|resume| resume.map_or(Ending::Quit, Ending::Resume))
 }
 #[cfg(test)]
 mod view_tests;

@@ -19,6 +19,8 @@ const HELP: &[(&str, &str)] = &[
     ("/agents", "the subagents defined in .claude/agents"),
     ("/memory", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)"),
     ("/init", "ask rein to write a CLAUDE.md for this project"),
+    ("/config", "the settings files read, by scope"),
+    ("/resume", "pick an earlier session of this directory to continue"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
 
@@ -86,7 +88,7 @@ pub fn run(app: &mut App, command: &str) {
         }
         "exit" | "quit" => app.quit = true,
         "context" => app.ask_engine(ToEngine::Context),
-        "compact" => app.ask_engine(ToEngine::Compact),
+        "compact" => app.ask_engine(ToEngine::Compact(args.trim().to_string())),
         "clear" => app.ask_engine(ToEngine::Clear),
         "hooks" => list(&mut out, "No hooks are configured.", &app.info.hooks),
         "agents" => list(&mut out, "No subagents are defined (.claude/agents/*.md).", &app.info.agents),
@@ -100,6 +102,24 @@ pub fn run(app: &mut App, command: &str) {
             list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory);
             out.push(format!("Opening {} in your editor (new sessions read it)", path.display()));
             app.edit = Some(path);
+        }
+        "config" => {
+            list(&mut out, "No settings files were read.", &app.info.settings);
+            out.push(format!("Mode: {}", app.policy.get().mode.name()));
+        }
+        "resume" => {
+            let sessions = rein_session::list_sessions(&app.rein_home, &app.cwd);
+            let list: Vec<(String, String)> = sessions
+                .into_iter()
+                .filter(|s| s.session_id != app.session_id)
+                .take(20)
+                .map(|s| (s.session_id, s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect()))
+                .collect();
+            if list.is_empty() {
+                out.push("No earlier sessions in this directory.".into());
+            } else {
+                app.sessions = Some((list, 0));
+            }
         }
         "init" => {
             app.pending.push(Line::from(format!("> /{command}")));

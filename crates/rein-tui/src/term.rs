@@ -40,12 +40,12 @@ fn restore() {
     let _ = terminal::disable_raw_mode();
 }
 
-/// Run the UI until the person exits.
+/// Run the UI until the person exits; the session to resume instead, if they asked.
 pub async fn run(
     mut app: App,
     mut engine: mpsc::UnboundedReceiver<FromEngine>,
     mut questions: mpsc::UnboundedReceiver<Question>,
-) -> io::Result<()> {
+) -> io::Result<Option<String>> {
     terminal::enable_raw_mode()?;
     execute!(io::stdout(), EnableBracketedPaste)?;
     let hook = std::panic::take_hook();
@@ -62,7 +62,7 @@ pub async fn run(
     let _ = term.clear();
     restore();
     println!();
-    result
+    result.map(|()| app.resume_to.take())
 }
 
 async fn event_loop(

@@ -75,6 +75,12 @@ fn footer(app: &App) -> Line<'static> {
         ]);
     }
     let mut text = format!("{mode} (shift+tab to cycle)");
+    if let Some((used, _, at)) = app.context
+        && at > 0
+    {
+        let left = 100u64.saturating_sub(used.saturating_mul(100) / at);
+        text.push_str(&format!(" · {left}% until compaction"));
+    }
     if app.busy.is_some() {
         text.push_str(" · esc to interrupt");
     }
@@ -94,7 +100,14 @@ fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
     let mut cursor = None;
     if let Some((q, selected)) = &app.question {
         let project = app.project_root.display().to_string();
-        let body = dialog::lines(q, &project, *selected, width.saturating_sub(4));
+        let mut body = dialog::lines(q, &project, *selected, width.saturating_sub(4));
+        match &app.comment {
+            Some(c) => body.push(Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan)))),
+            None => body.push(Line::from(Span::styled(
+                "tab: add a note for rein",
+                Style::default().add_modifier(Modifier::DIM),
+            ))),
+        }
         let top = lines.len() as u16;
         let height = (body.len() as u16 + 2).min(area.height.saturating_sub(top));
         let rect = Rect { x: area.x, y: area.y + top, width: area.width, height };
@@ -108,6 +121,17 @@ fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
         return;
     }
     let rule = "─".repeat(width);
+    if let Some((list, selected)) = &app.sessions {
+        lines.push(Line::from(Span::styled("Resume which session? (enter, esc)", Style::default().fg(Color::Yellow))));
+        for (i, (_, label)) in list.iter().enumerate().take(10) {
+            let marker = if i == *selected { "❯ " } else { "  " };
+            let style = if i == *selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+            lines.push(Line::from(Span::styled(
+                summary::one_line(&format!("{marker}{}. {label}", i + 1), width),
+                style,
+            )));
+        }
+    }
     if let Some((list, selected)) = &app.picker {
         lines.push(Line::from(Span::styled(
             "Go back to before which prompt? (enter, esc)",

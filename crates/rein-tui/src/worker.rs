@@ -26,13 +26,15 @@ pub enum FromEngine {
     Info(Vec<String>),
     /// The prompts of the conversation, for the Esc Esc picker.
     Prompts(Vec<String>),
+    /// Tokens in use, the window, where compaction starts (after each turn).
+    Context(u64, u64, u64),
 }
 
 /// What the UI asks of the engine's task.
 pub enum ToEngine {
     /// A message (or `!cmd`, or `/name args` of a custom command).
     Prompt(String),
-    Compact,
+    Compact(String),
     Context,
     Clear,
     /// The prompts so far (Esc Esc).
@@ -84,6 +86,12 @@ pub async fn run(
             let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
             session.commands.iter().find(|c| c.name == name).map(|c| (c.clone(), args.trim().to_string()))
         });
+        // A command's `model` holds for its turn.
+        let previous_model = called.as_ref().and_then(|(def, _)| def.model.clone()).map(|m| {
+            let before = engine.model().to_string();
+            engine.set_model(&m);
+            before
+        });
         let mut text = match &called {
             Some((def, args)) => engine.expand_command(def, args, &session.project_dir, &session.session_id).await,
             None => engine.attach_mentions(prompt).await,
@@ -100,6 +108,11 @@ pub async fn run(
         if let Some((def, _)) = &called {
             engine.end_command_turn(def);
         }
+        if let Some(model) = previous_model {
+            engine.set_model(&model);
+        }
+        let (used, window, compact_at) = engine.context_usage();
+        let _ = ui.send(FromEngine::Context(used, window, compact_at));
         let _ = ui.send(FromEngine::Finished(Box::new(outcome)));
     }
     engine.end_session("prompt_input_exit", &mut |_| {}).await;
@@ -108,10 +121,10 @@ pub async fn run(
 /// `/compact`, `/context`, `/clear`.
 async fn housekeeping(engine: &mut Engine, asked: ToEngine, ui: &mpsc::UnboundedSender<FromEngine>) -> Vec<String> {
     match asked {
-        ToEngine::Compact => {
+        ToEngine::Compact(instructions) => {
             let sender = ui.clone();
             let result = engine
-                .compact_now(&mut |e| {
+                .compact_now(&instructions, &mut |e| {
                     let _ = sender.send(FromEngine::Event(Box::new(e)));
                 })
                 .await;

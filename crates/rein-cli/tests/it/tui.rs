@@ -408,3 +408,42 @@ fn permissions_and_memory_are_edited_from_the_session() {
     assert!(env.cwd().join("allowed.txt").exists(), "{screen}");
     assert!(!screen.contains("Do you want to proceed?"), "{screen}");
 }
+
+#[test]
+fn a_refusal_can_carry_a_note_for_the_model() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": "touch nope.txt"}))]),
+        reply([text("I will use echo.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["'try it'"]);
+    pane.wait_for("Do you want to proceed?");
+    pane.keys(&["Tab"]);
+    pane.type_text("use echo instead");
+    pane.wait_for("✎ use echo instead");
+    pane.keys(&["Escape"]);
+    let screen = pane.wait_for("I will use echo.");
+    assert!(screen.contains("until compaction"), "the footer shows the context left: {screen}");
+    let result = server.requests()[1].body["messages"][2]["content"][0].clone();
+    assert!(result["content"].as_str().unwrap().contains("use echo instead"), "{result}");
+}
+
+#[test]
+fn config_lists_settings_and_resume_switches_sessions() {
+    let env = Env::new();
+    env.write(".claude/settings.json", "{}");
+    let first = serve(Scenario::new([reply([text("Earlier answer.")])]));
+    env.rein_at(&first).args(["-p", "an earlier question"]).output().unwrap();
+    let server = serve(Scenario::new([reply([text("unused")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/config");
+    pane.keys(&["Enter"]);
+    pane.wait_for("project:");
+    pane.type_text("/resume");
+    pane.keys(&["Enter"]);
+    pane.wait_for("1. an earlier question");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Earlier answer.");
+    pane.wait_for("Resumed a conversation");
+}
