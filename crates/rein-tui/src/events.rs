@@ -90,17 +90,24 @@ impl App {
             EngineEvent::Assistant(m) => {
                 let lines = self.stream.finish();
                 self.pending.extend(lines);
-                let thought: usize = m
+                let thinking: String = m
                     .content
                     .iter()
-                    .map(|b| match b {
-                        ContentBlock::Thinking { thinking, .. } => thinking.chars().count(),
-                        _ => 0,
+                    .filter_map(|b| match b {
+                        ContentBlock::Thinking { thinking, .. } => Some(thinking.as_str()),
+                        _ => None,
                     })
-                    .sum();
-                if thought > 0 {
-                    let line = format!("✻ Thought for {thought} characters (not shown)");
-                    self.pending.push(Line::from(Span::styled(line, Style::default().add_modifier(Modifier::DIM))));
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                if !thinking.is_empty() {
+                    // Collapsed in the scrollback; whole in the Ctrl+O view.
+                    let dim = Style::default().add_modifier(Modifier::DIM);
+                    let note = format!("✻ Thought for {} characters (ctrl+o to expand)", thinking.chars().count());
+                    self.pending.push_to(Line::from(Span::styled(note, dim)), crate::out::Where::Screen);
+                    self.pending.push_to(Line::from(Span::styled("✻ Thinking:", dim)), crate::out::Where::Log);
+                    for l in thinking.lines() {
+                        self.pending.push_to(Line::from(Span::styled(format!("  {l}"), dim)), crate::out::Where::Log);
+                    }
                 }
                 self.thinking = false;
             }

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::{Env, serve};
-use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id as call};
+use rein_testkit::{FakeServer, Scenario, reply, text, thinking, tool_use_with_id as call};
 use serde_json::json;
 
 /// A rein session in its own tmux server.
@@ -179,6 +179,9 @@ fn shift_tab_cycles_the_mode_and_slash_commands_answer() {
     let pane = Pane::start(&env, &server, &[]);
     pane.wait_for("manual mode on");
     pane.keys(&["BTab"]);
+    pane.wait_for("accept edits on");
+    // A narrower terminal: the live area is drawn again at the new width.
+    pane.tmux(&["resize-window", "-t", "t", "-x", "60"]);
     pane.wait_for("accept edits on");
     pane.keys(&["BTab"]);
     pane.wait_for("plan mode on");
@@ -446,4 +449,17 @@ fn config_lists_settings_and_resume_switches_sessions() {
     pane.keys(&["Enter"]);
     pane.wait_for("Earlier answer.");
     pane.wait_for("Resumed a conversation");
+}
+
+#[test]
+fn thinking_is_collapsed_and_ctrl_o_shows_it() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([thinking("weighing the secret plan", "sig"), text("Decided.")])]));
+    let pane = Pane::start(&env, &server, &["'think'"]);
+    let screen = pane.wait_for("Decided.");
+    assert!(screen.contains("✻ Thought for 24 characters") && !screen.contains("weighing"), "{screen}");
+    pane.keys(&["C-o"]);
+    pane.wait_for("weighing the secret plan");
+    pane.keys(&["Escape"]);
+    pane.wait_for("manual mode on");
 }
