@@ -15,6 +15,7 @@ mod headless;
 mod hooks;
 mod permissions;
 mod protected_reads;
+mod pty;
 mod recovery;
 mod sessions;
 mod tools;
