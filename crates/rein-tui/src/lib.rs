@@ -9,6 +9,7 @@ mod approver;
 mod composer;
 mod dialog;
 mod events;
+mod highlight;
 mod history;
 mod keys;
 mod mentions;

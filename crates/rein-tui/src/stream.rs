@@ -11,8 +11,8 @@ use ratatui::text::{Line, Span};
 pub struct Stream {
     /// What has arrived after the last newline.
     partial: String,
-    /// Inside a fenced code block.
-    in_code: bool,
+    /// Inside a fenced code block of this language.
+    in_code: Option<String>,
     /// The message produced a line already (the first one gets the `⏺` bullet).
     started: bool,
 }
@@ -46,13 +46,16 @@ impl Stream {
         let bullet = if self.started { "  " } else { "⏺ " };
         self.started = true;
         let mut spans = vec![Span::raw(bullet.to_string())];
-        if line.trim_start().starts_with("```") {
-            self.in_code = !self.in_code;
+        if let Some(fence) = line.trim_start().strip_prefix("```") {
+            self.in_code = match self.in_code {
+                Some(_) => None,
+                None => Some(fence.trim().to_string()),
+            };
             spans.push(Span::styled(line.to_string(), Style::default().add_modifier(Modifier::DIM)));
             return Line::from(spans);
         }
-        if self.in_code {
-            spans.push(Span::styled(line.to_string(), Style::default().fg(Color::Cyan)));
+        if let Some(lang) = &self.in_code {
+            spans.extend(crate::highlight::line(line, lang));
             return Line::from(spans);
         }
         if line.starts_with('#') {
