@@ -33,6 +33,25 @@ impl std::fmt::Display for AgentError {
 
 impl std::error::Error for AgentError {}
 
+/// The `.md` files below `dir`, sorted (none when it does not exist).
+pub(crate) fn markdown_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// All definitions, project ones (nearest directory first) before the user's; a name
 /// defined twice keeps its first definition. A file that does not parse stops here
 /// (fail closed: a definition is never dropped silently).
@@ -43,20 +62,7 @@ pub fn load_agents(cwd: &Path, home: Option<&Path>) -> Result<Vec<AgentDef>, Age
     }
     let mut out: Vec<AgentDef> = Vec::new();
     for dir in dirs {
-        let mut files: Vec<PathBuf> = Vec::new();
-        let mut stack = vec![dir];
-        while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else { continue };
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "md") {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
+        let files = markdown_files(&dir);
         for f in files {
             let def = parse(&f)?;
             if !out.iter().any(|d| d.name == def.name) {

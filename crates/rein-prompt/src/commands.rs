@@ -52,20 +52,7 @@ pub fn load_commands(cwd: &Path, home: Option<&Path>) -> Vec<CommandDef> {
     }
     let mut out: Vec<CommandDef> = Vec::new();
     for (dir, scope) in dirs {
-        let mut stack = vec![dir.clone()];
-        let mut files = Vec::new();
-        while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else { continue };
-            for e in entries.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "md") {
-                    files.push(p);
-                }
-            }
-        }
-        files.sort();
+        let files = crate::agents::markdown_files(&dir);
         for f in files {
             if let Some(def) = parse(&f, &dir, scope)
                 && !out.iter().any(|c| c.name == def.name)
