@@ -41,6 +41,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             status_line: setup.status_line.clone(),
             info: info(&setup),
             rein_home: setup.env.rein_home.clone(),
+            persist: setup.transcript.is_some(),
         })
         .await?;
         if let rein_tui::Ending::Resume(id) = ending {

@@ -186,6 +186,11 @@ impl Engine {
         self
     }
 
+    /// Record the session from now on in `transcript` (a new session after `/clear`).
+    pub fn set_transcript(&mut self, transcript: Transcript) {
+        self.transcript = Journal::new(transcript);
+    }
+
     pub(crate) fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_session::SessionError>) {
         self.transcript.write(write);
     }

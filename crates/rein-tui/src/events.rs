@@ -24,6 +24,11 @@ impl App {
             }
             FromEngine::Event(e) => self.on_event(*e),
             FromEngine::Context(used, window, at) => self.context = Some((used, window, at)),
+            FromEngine::NewSession(id) => {
+                self.session_id = id;
+                self.context = None;
+                self.totals = Default::default();
+            }
             FromEngine::Prompts(list) => {
                 if list.is_empty() {
                     self.note("No earlier prompts to go back to");

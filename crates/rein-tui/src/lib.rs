@@ -77,6 +77,8 @@ pub struct Options {
     pub info: Info,
     /// rein's home (`~/.rein`): prompt history is kept there.
     pub rein_home: PathBuf,
+    /// Sessions are written to transcripts (not `--no-session-persistence`).
+    pub persist: bool,
 }
 
 /// Run the interactive session until the person exits.
@@ -91,6 +93,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
         commands: options.commands,
         project_dir: options.cwd.clone(),
         session_id: options.session_id.clone(),
+        rein_home: options.persist.then(|| options.rein_home.clone()),
     };
     let engine_task = tokio::spawn(worker::run(options.engine, session, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);

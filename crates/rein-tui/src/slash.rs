@@ -14,7 +14,7 @@ const HELP: &[(&str, &str)] = &[
     ("/permissions", "the rules in force; `allow|ask|deny RULE` adds one, `remove RULE` drops it"),
     ("/context", "how full the context window is"),
     ("/compact", "summarise the conversation now"),
-    ("/clear", "start a new conversation"),
+    ("/clear", "start a new session (a new conversation and transcript)"),
     ("/hooks", "the hooks configured, with where they come from"),
     ("/agents", "the subagents defined in .claude/agents"),
     ("/memory", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)"),

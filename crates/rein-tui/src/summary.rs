@@ -59,7 +59,10 @@ pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>>
     match call.name.as_str() {
         "Read" => vec![Line::from(format!("Read {} lines", count(text)))],
         "Write" => vec![Line::from(format!("Wrote {} lines to {}", count(s("content")), s("file_path")))],
-        "Edit" => diff_summary(s("file_path"), &[(s("old_string"), s("new_string"))]),
+        "Edit" => {
+            let base = file_line_of(text, s("new_string"));
+            diff_summary(s("file_path"), &[(s("old_string"), s("new_string"))], base)
+        }
         "MultiEdit" => {
             let edits: Vec<(&str, &str)> = input
                 .get("edits")
@@ -71,7 +74,7 @@ pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>>
                     (g("old_string"), g("new_string"))
                 })
                 .collect();
-            diff_summary(s("file_path"), &edits)
+            diff_summary(s("file_path"), &edits, None)
         }
         "Grep" | "Glob" => {
             let n = text.lines().filter(|l| !l.trim().is_empty()).count();
@@ -98,8 +101,18 @@ fn folded(lines: Vec<&str>, shown: usize) -> Vec<Line<'static>> {
     out
 }
 
-/// `Updated path with A additions and R removals` and a numbered, coloured diff.
-fn diff_summary(path: &str, edits: &[(&str, &str)]) -> Vec<Line<'static>> {
+/// Where `new` starts in the file, read off the `cat -n` region an Edit result shows.
+fn file_line_of(result: &str, new: &str) -> Option<usize> {
+    let first = new.lines().next().filter(|l| !l.trim().is_empty())?;
+    result.lines().find_map(|l| {
+        let (number, content) = l.trim_start().split_once('\t')?;
+        (content == first).then(|| number.trim().parse::<usize>().ok()).flatten()
+    })
+}
+
+/// `Updated path with A additions and R removals` and a coloured diff, numbered by file
+/// line when `base` (the file line of the first new line) is known.
+fn diff_summary(path: &str, edits: &[(&str, &str)], base: Option<usize>) -> Vec<Line<'static>> {
     let (mut added, mut removed) = (0, 0);
     let mut body: Vec<Line<'static>> = Vec::new();
     for (old, new) in edits {
@@ -117,7 +130,7 @@ fn diff_summary(path: &str, edits: &[(&str, &str)]) -> Vec<Line<'static>> {
                 }
                 similar::ChangeTag::Equal => (" ", Style::default().add_modifier(Modifier::DIM), change.new_index()),
             };
-            let n = number.map(|n| n + 1).unwrap_or(0);
+            let n = number.map(|n| n + base.unwrap_or(1)).unwrap_or(0);
             body.push(Line::from(Span::styled(format!("{n:>4} {sign} {line}"), style)));
         }
     }
@@ -198,6 +211,10 @@ mod tests {
             call("Edit", json!({"file_path": "src/a.rs", "old_string": "a\nb\nc\n", "new_string": "a\nB\nc\nd\n"}));
         assert_eq!(header(&edit, cwd), "Update(src/a.rs)");
         insta::assert_snapshot!("edit_diff", text(&summary(&edit, "ok", false)));
+        let updated =
+            "The file src/a.rs has been updated. Here is the edited region:\n    40\tx\n    41\ta\n    42\tB\n";
+        let numbered = text(&summary(&edit, updated, false));
+        assert!(numbered.contains("  41   a") && numbered.contains("  42 + B"), "{numbered}");
         let failed = call("Bash", json!({"command": "false"}));
         assert_eq!(text(&summary(&failed, "Exit code 1", true)), "Error: Exit code 1");
         let todo = call(

@@ -28,6 +28,8 @@ pub enum FromEngine {
     Prompts(Vec<String>),
     /// Tokens in use, the window, where compaction starts (after each turn).
     Context(u64, u64, u64),
+    /// `/clear` started a new session with this id.
+    NewSession(String),
 }
 
 /// What the UI asks of the engine's task.
@@ -50,6 +52,8 @@ pub struct Session {
     pub commands: Vec<CommandDef>,
     pub project_dir: PathBuf,
     pub session_id: String,
+    /// Where transcripts go (`/clear` starts a new one); `None` without persistence.
+    pub rein_home: Option<PathBuf>,
 }
 
 /// Run prompts until the channel closes, then end the session (SessionEnd hooks).
@@ -66,6 +70,21 @@ pub async fn run(
             ToEngine::Prompt(p) => p,
             ToEngine::Prompts => {
                 let _ = ui.send(FromEngine::Prompts(engine.user_prompts()));
+                continue;
+            }
+            ToEngine::Clear => {
+                // A new session: its own id and transcript.
+                let id = uuid::Uuid::new_v4().to_string();
+                if let Some(home) = &session.rein_home {
+                    let path = rein_session::transcript_path(home, &session.project_dir, &id);
+                    match rein_session::Transcript::open(&path, &id, &session.project_dir, None) {
+                        Ok(t) => engine.set_transcript(t),
+                        Err(e) => tracing::warn!(error = %e, "no transcript for the new session"),
+                    }
+                }
+                engine.clear_conversation();
+                let _ = ui.send(FromEngine::NewSession(id));
+                let _ = ui.send(FromEngine::Info(vec!["Started a new session".into()]));
                 continue;
             }
             other => {
@@ -143,10 +162,6 @@ async fn housekeeping(engine: &mut Engine, asked: ToEngine, ui: &mpsc::Unbounded
                 format!("Compaction starts at {compact_at} tokens ({} left)", compact_at.saturating_sub(used)),
             ]
         }
-        ToEngine::Clear => {
-            engine.clear_conversation();
-            vec!["Started a new conversation".into()]
-        }
         ToEngine::Rewind(n) => match engine.rewind_to(n) {
             Ok(()) => vec![format!("Went back to before prompt {}", n + 1)],
             Err(e) => vec![format!("Could not go back: {e}")],
@@ -155,6 +170,6 @@ async fn housekeeping(engine: &mut Engine, asked: ToEngine, ui: &mpsc::Unbounded
             engine.set_model(&name);
             vec![format!("The model is now {name}")]
         }
-        ToEngine::Prompt(_) | ToEngine::Prompts => Vec::new(),
+        ToEngine::Prompt(_) | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }
 }

@@ -463,3 +463,35 @@ fn thinking_is_collapsed_and_ctrl_o_shows_it() {
     pane.keys(&["Escape"]);
     pane.wait_for("manual mode on");
 }
+
+#[test]
+fn clear_starts_a_new_session() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("One.")]), reply([text("Two.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("first");
+    pane.keys(&["Enter"]);
+    pane.wait_for("One.");
+    pane.type_text("/clear");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Started a new session");
+    pane.type_text("second");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Two.");
+    let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    assert_eq!(messages.len(), 1, "{messages:?}");
+    let projects = env.home.path().join(".rein/projects");
+    let transcripts: usize = std::fs::read_dir(&projects)
+        .unwrap()
+        .flatten()
+        .map(|d| {
+            std::fs::read_dir(d.path())
+                .unwrap()
+                .flatten()
+                .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
+                .count()
+        })
+        .sum();
+    assert_eq!(transcripts, 2, "each session has its transcript");
+}
