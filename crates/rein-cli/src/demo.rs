@@ -2,6 +2,7 @@
 //! project — driven by a built-in scripted model, offline. With an API key set (and
 //! without `--scripted`) the same task goes to the real model instead.
 
+use std::io::IsTerminal;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -60,6 +61,11 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         setup.anthropic_model()?
     };
 
+    // In a terminal, the demo is the interactive session: watch it work, answer its
+    // questions (it will ask to push).
+    if format.is_none() && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return interactive(setup, model, scratch.path()).await;
+    }
     let mut frontend = match format {
         None => {
             println!("rein demo — a real session: real tools on a scratch copy of a sample project.");
@@ -134,7 +140,9 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
         }),
         Arc::new(move |history: &[&Message]| {
             let results = all_results(history);
-            let push_refused = results.last().is_some_and(|r| r.contains("has not granted"));
+            let push = results.last().cloned().unwrap_or_default();
+            let push_refused = push.contains("has not granted") || push.contains("declined");
+            let push_failed = push.contains("Exit code") || push.contains("fatal:");
             let results = &results[..results.len().saturating_sub(1)];
             let files = results.first().map(|r| r.lines().filter(|l| l.starts_with('/')).count()).unwrap_or(0);
             let todos: Vec<String> = results
@@ -165,9 +173,11 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
                 },
                 tests,
                 if push_refused {
-                    "I did not push: that needs your permission, which this session does not have."
+                    "I did not push: that needs your permission, which this session does not have.".to_string()
+                } else if push_failed {
+                    format!("The push failed: {}", push.lines().next().unwrap_or_default())
                 } else {
-                    "The fix is pushed."
+                    "The fix is pushed.".to_string()
                 }
             );
             ScriptedReply { blocks: vec![ContentBlock::text(summary)], stop_reason: "end_turn".into() }
@@ -213,4 +223,28 @@ fn all_results(history: &[&Message]) -> Vec<String> {
             _ => None,
         })
         .collect()
+}
+
+/// The demo in the interactive session, its task as the first prompt.
+async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> anyhow::Result<ExitCode> {
+    let policy = rein_policy::SharedPolicy::from(setup.policy.clone());
+    let (approver, questions) = rein_tui::approver(policy.clone());
+    let engine = crate::engine::build(&setup, model, policy, Some(Arc::new(approver)))?;
+    rein_tui::run(rein_tui::Options {
+        engine,
+        questions,
+        cwd: project.to_path_buf(),
+        project_root: project.to_path_buf(),
+        model: setup.model.clone(),
+        first_prompt: Some(TASK.to_string()),
+        allow_bypass: false,
+        commands: Vec::new(),
+        session_id: setup.session_id.clone(),
+        status_line: None,
+        info: rein_tui::Info::default(),
+        rein_home: setup.env.rein_home.clone(),
+        persist: false,
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
 }

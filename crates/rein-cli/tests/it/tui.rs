@@ -495,3 +495,16 @@ fn clear_starts_a_new_session() {
         .sum();
     assert_eq!(transcripts, 2, "each session has its transcript");
 }
+
+/// `rein demo` in a terminal is the interactive session, offline on the scripted model.
+#[test]
+fn the_demo_runs_in_the_interactive_session() {
+    let env = Env::new();
+    let server = serve(Scenario::new(Vec::<rein_testkit::Step>::new()));
+    let pane = Pane::start(&env, &server, &["demo", "--scripted"]);
+    pane.wait_for("Ran 4 tests");
+    pane.wait_for("Do you want to proceed?");
+    pane.keys(&["3"]);
+    pane.wait_for("I did not push");
+    assert!(server.requests().is_empty(), "the scripted model sends nothing");
+}
