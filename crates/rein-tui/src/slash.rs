@@ -113,7 +113,10 @@ pub fn run(app: &mut App, command: &str) {
                 .into_iter()
                 .filter(|s| s.session_id != app.session_id)
                 .take(20)
-                .map(|s| (s.session_id, s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect()))
+                .map(|s| {
+                    let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
+                    (s.session_id, format!("{prompt}  ({}, {} turns)", age(s.modified), s.turns))
+                })
                 .collect();
             if list.is_empty() {
                 out.push("No earlier sessions in this directory.".into());
@@ -174,5 +177,16 @@ fn permissions(app: &mut App, args: &str, out: &mut Vec<String>) {
     match rein_settings::add_local_rule(&app.project_root, kind.name(), rule) {
         Ok(path) => out.push(format!("Added {rule} to the {} list ({})", kind.name(), path.display())),
         Err(e) => out.push(format!("Added for this session; could not change the settings: {e}")),
+    }
+}
+
+/// How long ago, roughly.
+fn age(when: std::time::SystemTime) -> String {
+    let secs = when.elapsed().map(|d| d.as_secs()).unwrap_or(0);
+    match secs {
+        s if s < 60 => "just now".into(),
+        s if s < 3600 => format!("{}m ago", s / 60),
+        s if s < 86_400 => format!("{}h ago", s / 3600),
+        s => format!("{}d ago", s / 86_400),
     }
 }
