@@ -135,13 +135,13 @@ async fn event_loop(
 async fn edit(path: &std::path::Path) -> io::Result<()> {
     restore();
     let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
-    let status = tokio::process::Command::new("sh")
-        .arg("-c")
-        .arg(format!("{editor} \"$1\""))
-        .arg("rein-editor")
-        .arg(path)
-        .status()
-        .await;
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.arg("-c").arg(format!("{editor} \"$1\"")).arg("rein-editor").arg(path);
+    // rein's own credentials stay out of every process it starts.
+    for var in rein_process::CREDENTIAL_VARS {
+        cmd.env_remove(var);
+    }
+    let status = cmd.status().await;
     terminal::enable_raw_mode()?;
     execute!(io::stdout(), EnableBracketedPaste)?;
     status.map(|_| ())
