@@ -149,3 +149,16 @@ fn a_shell_reader_is_judged_in_the_shells_current_directory() {
     assert!(denied && cat.contains("Read(./.env)"), "{cat}");
     assert!(!cat.contains("secret-value"));
 }
+
+#[test]
+fn reins_credentials_never_reach_a_hook() {
+    let env = Env::new();
+    let out_file = env.cwd().join("hook-saw.txt");
+    let hook = format!("echo \"key=[$ANTHROPIC_API_KEY]\" > '{}'", out_file.display());
+    let settings = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]}});
+    env.write(".claude/settings.json", &settings.to_string());
+    let server = serve(Scenario::new([reply([text("done")])]));
+    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&out_file).unwrap(), "key=[]\n");
+}
