@@ -47,6 +47,7 @@ pub fn build(
         max_budget_usd: setup.max_budget_usd,
         context: ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0)),
         system: setup.system.clone(),
+        cache: env.prompt_cache,
     };
     let mut gate = Gate::new(policy);
     gate.hooks = setup.hooks.clone();

@@ -25,6 +25,16 @@ pub const VARS: &[Var] = &[
     Var { name: "ANTHROPIC_BETAS", default: "", doc: "comma-separated `anthropic-beta` values" },
     Var { name: "ANTHROPIC_MODEL", default: "claude-sonnet-4-5", doc: "the model, when `--model` is not given" },
     Var { name: "CLAUDE_CODE_MAX_OUTPUT_TOKENS", default: "32000", doc: "`max_tokens` of each request" },
+    Var {
+        name: "DISABLE_PROMPT_CACHING",
+        default: "",
+        doc: "`1` sends no `cache_control` breakpoints (prompt caching off)",
+    },
+    Var {
+        name: "ENABLE_PROMPT_CACHING_1H",
+        default: "",
+        doc: "`1` asks for the 1-hour cache lifetime instead of 5 minutes",
+    },
     Var { name: "CLAUDE_CONFIG_DIR", default: "~/.claude", doc: "the user's Claude Code settings directory" },
     Var { name: "HOME", default: "", doc: "the home directory (`~`, `~/.claude`, `~/.rein`)" },
     Var { name: "REIN_HOME", default: "~/.rein", doc: "where rein keeps sessions and spilled tool results" },
@@ -87,12 +97,19 @@ pub struct Env {
     pub stream_idle_timeout_ms: Option<u64>,
     pub context_window: Option<u64>,
     pub autocompact_pct: Option<f64>,
+    /// Prompt-cache breakpoints and their lifetime; `None` when caching is off.
+    pub prompt_cache: Option<rein_model::CacheTtl>,
 }
 
 /// A variable's value; empty counts as unset.
 fn text(name: &str) -> Option<String> {
     debug_assert!(VARS.iter().any(|v| v.name == name), "{name} is not in VARS");
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// `1`, `true` or `yes` (any case).
+fn flag(name: &str) -> bool {
+    text(name).is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
 }
 
 fn number<T: std::str::FromStr>(name: &str) -> Option<T> {
@@ -121,6 +138,11 @@ impl Env {
             stream_idle_timeout_ms: number("REIN_STREAM_IDLE_TIMEOUT_MS"),
             context_window: number("REIN_CONTEXT_WINDOW"),
             autocompact_pct: number("REIN_AUTOCOMPACT_PCT"),
+            prompt_cache: match (flag("DISABLE_PROMPT_CACHING"), flag("ENABLE_PROMPT_CACHING_1H")) {
+                (true, _) => None,
+                (false, true) => Some(rein_model::CacheTtl::OneHour),
+                (false, false) => Some(rein_model::CacheTtl::FiveMinutes),
+            },
             home,
         }
     }

@@ -28,7 +28,7 @@ pub struct Setup {
     pub model: String,
     pub max_turns: Option<u32>,
     pub max_tokens: u32,
-    pub system: Arc<str>,
+    pub system: rein_model::System,
     pub registry: Arc<Registry>,
     /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
     pub session_dir: PathBuf,
@@ -131,7 +131,7 @@ impl Setup {
             max_turns: args.max_turns,
             max_tokens,
             memory: prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect(),
-            system: prompt.text.into(),
+            system: rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]),
             registry: Arc::new(registry),
             session_dir,
             agents,

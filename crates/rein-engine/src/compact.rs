@@ -110,6 +110,7 @@ impl Engine {
             system: "You write faithful, compact summaries of coding sessions.".into(),
             tools: std::sync::Arc::new([]),
             messages,
+            cache: self.config.cache,
         };
         let mut stream = self.model.stream(request);
         let mut summary = None;

@@ -37,7 +37,9 @@ pub struct EngineConfig {
     pub max_budget_usd: Option<f64>,
     /// The context window and the shapers' thresholds.
     pub context: crate::ContextLimits,
-    pub system: Arc<str>,
+    pub system: rein_model::System,
+    /// Prompt-cache breakpoints; `None` when caching is off.
+    pub cache: Option<rein_model::CacheTtl>,
 }
 
 impl Default for EngineConfig {
@@ -58,6 +60,7 @@ impl Default for EngineConfig {
             max_budget_usd: None,
             context: crate::ContextLimits::for_model(model, None, None),
             system: "".into(),
+            cache: Some(rein_model::CacheTtl::FiveMinutes),
         }
     }
 }
@@ -303,6 +306,7 @@ impl Engine {
             system: self.config.system.clone(),
             tools: self.tools.clone(),
             messages: self.conversation.for_request()?,
+            cache: self.config.cache,
         })
     }
 

@@ -14,6 +14,7 @@ mod event;
 mod pricing;
 mod request;
 mod scripted;
+mod system;
 
 use std::pin::Pin;
 
@@ -26,6 +27,7 @@ pub use event::{BlockKind, ModelEvent};
 pub use pricing::cost_usd;
 pub use request::{CachedMessage, ModelRequest};
 pub use scripted::{ScriptedModel, ScriptedReply, ScriptedTurn};
+pub use system::{CacheTtl, System};
 
 /// The typed event stream of one model response.
 pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;

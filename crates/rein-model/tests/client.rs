@@ -26,6 +26,7 @@ fn request() -> ModelRequest {
         system: "sys".into(),
         tools: Arc::new([]),
         messages: vec![Arc::new(CachedMessage::new(Message::user_text("hi")).unwrap())],
+        cache: None,
     }
 }
 

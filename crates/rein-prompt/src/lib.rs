@@ -38,6 +38,9 @@ pub struct PromptOptions {
 #[derive(Debug, Clone)]
 pub struct SystemPrompt {
     pub text: String,
+    /// The first `stable_len` bytes of `text` (the instructions) are the same in every
+    /// session; the rest (environment, memory, appended text) belongs to this one.
+    pub stable_len: usize,
     pub memory: Vec<MemoryFile>,
 }
 
@@ -49,6 +52,7 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
     });
     let mut text = opts.system_prompt.clone().unwrap_or_else(|| BASE_PROMPT.trim_end().to_string());
     text.push_str("\n\n");
+    let stable_len = text.len();
     let date =
         if opts.date.is_empty() { chrono::Local::now().format("%Y-%m-%d").to_string() } else { opts.date.clone() };
     text.push_str(&environment_block(&opts.cwd, &opts.model, &date));
@@ -65,7 +69,7 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
         text.push_str("\n\n");
         text.push_str(extra);
     }
-    SystemPrompt { text, memory }
+    SystemPrompt { text, stable_len, memory }
 }
 
 #[cfg(test)]
@@ -88,5 +92,8 @@ mod tests {
         assert!(!p.text.contains(BASE_PROMPT.lines().next().unwrap()));
         assert!(p.text.contains("2026-01-02"));
         assert!(p.text.trim_end().ends_with("Always answer in French."));
+        let (stable, session) = p.text.split_at(p.stable_len);
+        assert_eq!(stable, "You are a pirate.\n\n");
+        assert!(session.contains("2026-01-02"), "the date belongs to the session part");
     }
 }

@@ -31,6 +31,17 @@ pub struct RecordedRequest {
     pub response_done_wall: Option<std::time::SystemTime>,
 }
 
+impl RecordedRequest {
+    /// The system prompt's text, whether sent as a string or as blocks.
+    pub fn system_text(&self) -> String {
+        match &self.body["system"] {
+            Value::String(s) => s.clone(),
+            Value::Array(blocks) => blocks.iter().filter_map(|b| b["text"].as_str()).collect(),
+            _ => String::new(),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Shared {
     steps: Mutex<VecDeque<Step>>,

@@ -41,7 +41,7 @@ fn a_subagent_runs_with_its_definition_and_its_end_fires_subagent_stop() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 3);
     let sub = &reqs[1].body;
-    assert!(sub["system"].as_str().unwrap().starts_with("You review code carefully."));
+    assert!(reqs[1].system_text().starts_with("You review code carefully."));
     let tools: Vec<&str> = sub["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(tools, ["Read", "Grep"], "the definition's tools, and never Agent");
     assert_eq!(sub["messages"][0]["content"][0]["text"], "Review src for bugs");

@@ -95,7 +95,7 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
 
 /// The system prompt of request `n`.
 pub fn system_of(server: &FakeServer, n: usize) -> String {
-    server.requests()[n].body["system"].as_str().unwrap_or_default().to_string()
+    server.requests()[n].system_text()
 }
 
 /// The tool_result for `id` in `messages`: its text and whether it is an error.

@@ -32,8 +32,10 @@ fn text_output_prints_the_final_answer_after_running_real_tools() {
     assert_eq!(results[0]["tool_use_id"], "t1");
     assert_eq!(results[0]["content"], "from-bash\n2");
     assert!(results[1]["content"].as_str().unwrap().ends_with("notes.txt:2:beta"), "{results:?}");
+    // Sent again in the next turn, the first message no longer carries the newest
+    // message's cache breakpoint.
     assert_eq!(
-        reqs[0].body["messages"][0],
+        reqs[1].body["messages"][0],
         json!({"role":"user","content":[{"type":"text","text":"how many lines?"}]})
     );
 }

@@ -4,6 +4,7 @@
 
 mod agents;
 mod attack_corpus;
+mod caching;
 mod commands;
 mod common;
 mod config_errors;
