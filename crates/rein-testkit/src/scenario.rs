@@ -100,6 +100,10 @@ pub struct Reply {
     /// End the stream without `message_stop`.
     #[serde(default)]
     pub omit_message_stop: bool,
+    /// Keep the body open this long (ms) after the last event before ending it: a
+    /// server whose chunked terminator arrives late.
+    #[serde(default)]
+    pub end_body_after_ms: u64,
     /// Size of each `partial_json` fragment of tool inputs (default 12).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub json_chunk: Option<usize>,
@@ -121,6 +125,7 @@ pub fn reply(blocks: impl IntoIterator<Item = ContentBlock>) -> Reply {
         pause_after_event: None,
         drop_after_events: None,
         omit_message_stop: false,
+        end_body_after_ms: 0,
         json_chunk: None,
         model: default_model(),
     }
@@ -150,6 +155,12 @@ impl Reply {
 
     pub fn drop_after_events(mut self, n: usize) -> Self {
         self.drop_after_events = Some(n);
+        self
+    }
+
+    /// End the body only `ms` after `message_stop` was sent.
+    pub fn end_body_after_ms(mut self, ms: u64) -> Self {
+        self.end_body_after_ms = ms;
         self
     }
 

@@ -29,6 +29,8 @@ pub struct RecordedRequest {
     pub response_done_at: Option<Instant>,
     /// The same, as wall-clock time (to compare with file times).
     pub response_done_wall: Option<std::time::SystemTime>,
+    /// When the response body was ended (its chunked terminator handed over).
+    pub body_ended_at: Option<Instant>,
 }
 
 impl RecordedRequest {
@@ -150,7 +152,14 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
     }
     let index = {
         let mut reqs = lock(&shared.requests);
-        reqs.push(RecordedRequest { body, headers, received_at, response_done_at: None, response_done_wall: None });
+        reqs.push(RecordedRequest {
+            body,
+            headers,
+            received_at,
+            response_done_at: None,
+            response_done_wall: None,
+            body_ended_at: None,
+        });
         reqs.len() - 1
     };
     let broken = match lock(&shared.requests)[index].body.get("messages").and_then(Value::as_array) {
@@ -191,6 +200,7 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
             let delay = Duration::from_millis(reply.event_delay_ms);
             let pause = reply.pause_after_event;
             let drop_after = reply.drop_after_events;
+            let end_after = Duration::from_millis(reply.end_body_after_ms);
             let stream = futures::stream::unfold(0usize, move |i| {
                 let events = events.clone();
                 let shared = shared.clone();
@@ -199,6 +209,13 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
                         // Let what was sent reach the client first: a drop *mid*-stream.
                         tokio::time::sleep(Duration::from_millis(50)).await;
                         return Some((Err(std::io::Error::other("fake server: connection dropped")), usize::MAX));
+                    }
+                    if i == events.len() {
+                        tokio::time::sleep(end_after).await;
+                        if let Some(r) = lock(&shared.requests).get_mut(index) {
+                            r.body_ended_at = Some(Instant::now());
+                        }
+                        return None;
                     }
                     let event = events.get(i)?;
                     if !delay.is_zero() {

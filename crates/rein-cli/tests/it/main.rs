@@ -20,4 +20,5 @@ mod pty;
 mod recovery;
 mod sessions;
 mod tools;
+mod transport;
 mod tui;
