@@ -23,8 +23,15 @@ pub const VARS: &[Var] = &[
         doc: "another endpoint (a proxy, the fake server)",
     },
     Var { name: "ANTHROPIC_BETAS", default: "", doc: "comma-separated `anthropic-beta` values" },
-    Var { name: "ANTHROPIC_MODEL", default: "claude-sonnet-4-5", doc: "the model, when `--model` is not given" },
-    Var { name: "CLAUDE_CODE_MAX_OUTPUT_TOKENS", default: "32000", doc: "`max_tokens` of each request" },
+    Var { name: "ANTHROPIC_MODEL", default: "claude-opus-5-5", doc: "the model, when `--model` is not given" },
+    Var { name: "ANTHROPIC_DEFAULT_OPUS_MODEL", default: "claude-opus-5-5", doc: "what `opus` and `best` mean" },
+    Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-5", doc: "what `sonnet` means" },
+    Var { name: "ANTHROPIC_DEFAULT_HAIKU_MODEL", default: "claude-haiku-4-5", doc: "what `haiku` means" },
+    Var {
+        name: "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
+        default: "the model's",
+        doc: "`max_tokens` of each request (128000 on the default model)",
+    },
     Var {
         name: "DISABLE_PROMPT_CACHING",
         default: "",

@@ -18,9 +18,6 @@ use crate::args::Args;
 use crate::env::Env;
 use crate::print::Frontend;
 
-const DEFAULT_MODEL: &str = "claude-sonnet-4-5";
-const DEFAULT_MAX_TOKENS: u32 = 32_000;
-
 /// Everything a session needs before it talks to a model.
 pub struct Setup {
     pub cwd: PathBuf,
@@ -123,7 +120,7 @@ impl Setup {
         });
         let session_id = uuid::Uuid::new_v4().to_string();
         let session_dir = env.rein_home.join("sessions").join(&session_id);
-        let max_tokens = env.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
+        let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
             cwd,
             session_id,
@@ -219,7 +216,7 @@ pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String 
         .map(str::to_string)
         .or(env)
         .or_else(|| from_settings.map(str::to_string))
-        .unwrap_or_else(|| DEFAULT_MODEL.to_string());
+        .unwrap_or_else(rein_model::default_model);
     rein_engine::resolve_alias(&chosen)
 }
 

@@ -38,7 +38,7 @@ impl ContextLimits {
 
 /// The context window of a model id.
 pub fn window_of(model: &str) -> u64 {
-    if model.ends_with("[1m]") || model.contains("-1m") { 1_000_000 } else { 200_000 }
+    rein_model::context_window(model)
 }
 
 /// A cheap estimate: four characters a token.

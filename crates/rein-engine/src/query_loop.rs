@@ -72,14 +72,10 @@ pub struct SubagentInfo {
     pub agent_type: String,
 }
 
-/// Model aliases: sonnet, opus, haiku.
+/// Model aliases (`opus`, `sonnet`, `haiku`, `best`) as ids, from the model table and
+/// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`.
 pub fn resolve_alias(model: &str) -> String {
-    match model {
-        "sonnet" => "claude-sonnet-4-5".into(),
-        "opus" => "claude-opus-4-5".into(),
-        "haiku" => "claude-haiku-4-5".into(),
-        other => other.to_string(),
-    }
+    rein_model::resolve_alias(model, |name| std::env::var(name).ok())
 }
 
 /// A session: the model, the tool table, the conversation.

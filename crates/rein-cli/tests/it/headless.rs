@@ -62,7 +62,23 @@ fn the_request_carries_tools_with_schemas_model_and_environment() {
         .args(["-p", "x", "--model", "opus"])
         .assert()
         .success();
-    assert_eq!(server.requests()[0].body["model"], "claude-opus-4-5", "--model wins and aliases expand");
+    assert_eq!(server.requests()[0].body["model"], "claude-opus-5-5", "--model wins and aliases expand");
+
+    // Claude Code's default model and its output limit; the alias follows
+    // ANTHROPIC_DEFAULT_SONNET_MODEL.
+    let server = serve(Scenario::new([reply([text("hi")]), reply([text("hi")])]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    env.rein_at(&server)
+        .env("ANTHROPIC_DEFAULT_SONNET_MODEL", "claude-sonnet-4-20250514")
+        .args(["-p", "x", "--model", "sonnet"])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    assert_eq!((&reqs[0].body["model"], &reqs[0].body["max_tokens"]), (&json!("claude-opus-5-5"), &json!(128_000)));
+    assert_eq!(
+        (&reqs[1].body["model"], &reqs[1].body["max_tokens"]),
+        (&json!("claude-sonnet-4-20250514"), &json!(64_000))
+    );
 }
 
 #[test]

@@ -93,7 +93,7 @@ fn repeated_overloads_switch_to_the_fallback_model() {
     let out = env.rein_at(&server).args(["-p", "x", "--model", "opus", "--fallback-model", "haiku"]).output().unwrap();
     assert!(out.status.success());
     let reqs = server.requests();
-    assert_eq!(reqs[0].body["model"], "claude-opus-4-5");
+    assert_eq!(reqs[0].body["model"], "claude-opus-5-5");
     assert_eq!(reqs[3].body["model"], "claude-haiku-4-5");
     assert!(String::from_utf8_lossy(&out.stderr).contains("switching to the fallback model claude-haiku-4-5"));
 }
