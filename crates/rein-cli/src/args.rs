@@ -28,6 +28,18 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_turns: Option<u32>,
 
+    /// Thinking: adaptive, enabled or disabled (the model's way by default).
+    #[arg(long, value_parser = rein_model::ThinkingMode::parse_arg)]
+    pub thinking: Option<rein_model::ThinkingMode>,
+
+    /// Thinking budget in tokens for models that take one; 0 turns thinking off.
+    #[arg(long)]
+    pub max_thinking_tokens: Option<u32>,
+
+    /// Reasoning effort for models that take it: low, medium, high, xhigh, max.
+    #[arg(long, value_parser = rein_model::Effort::parse_arg)]
+    pub effort: Option<rein_model::Effort>,
+
     /// Switch to this model after repeated overloads.
     #[arg(long)]
     pub fallback_model: Option<String>,

@@ -48,6 +48,7 @@ pub fn build(
         context: ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0)),
         system: setup.system.clone(),
         cache: env.prompt_cache,
+        thinking: setup.thinking.clone(),
     };
     let mut gate = Gate::new(policy);
     gate.hooks = setup.hooks.clone();

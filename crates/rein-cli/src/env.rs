@@ -44,6 +44,11 @@ pub const VARS: &[Var] = &[
     },
     Var { name: "CLAUDE_CONFIG_DIR", default: "~/.claude", doc: "the user's Claude Code settings directory" },
     Var { name: "HOME", default: "", doc: "the home directory (`~`, `~/.claude`, `~/.rein`)" },
+    Var {
+        name: "MAX_THINKING_TOKENS",
+        default: "",
+        doc: "thinking budget for models that take one (`--max-thinking-tokens`); 0 turns thinking off",
+    },
     Var { name: "REIN_HOME", default: "~/.rein", doc: "where rein keeps sessions and spilled tool results" },
     Var { name: "REIN_MANAGED_SETTINGS_DIR", default: "/etc/claude-code", doc: "the managed settings directory" },
     Var {
@@ -106,6 +111,7 @@ pub struct Env {
     pub autocompact_pct: Option<f64>,
     /// Prompt-cache breakpoints and their lifetime; `None` when caching is off.
     pub prompt_cache: Option<rein_model::CacheTtl>,
+    pub max_thinking_tokens: Option<u32>,
 }
 
 /// A variable's value; empty counts as unset.
@@ -150,6 +156,7 @@ impl Env {
                 (false, true) => Some(rein_model::CacheTtl::OneHour),
                 (false, false) => Some(rein_model::CacheTtl::FiveMinutes),
             },
+            max_thinking_tokens: number("MAX_THINKING_TOKENS"),
             home,
         }
     }

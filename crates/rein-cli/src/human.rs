@@ -13,16 +13,39 @@ pub struct Human {
     out: Box<dyn Write + Send>,
     mid_line: bool,
     tool_calls: usize,
+    /// Inside a thinking block.
+    thinking: bool,
+    /// Dim thinking with ANSI codes (the output is a terminal).
+    color: bool,
 }
 
 impl Human {
-    pub fn new(out: Box<dyn Write + Send>) -> Self {
-        Human { out, mid_line: false, tool_calls: 0 }
+    /// `color`: whether `out` is a terminal, so that thinking can be shown dimmed.
+    pub fn new(out: Box<dyn Write + Send>, color: bool) -> Self {
+        Human { out, mid_line: false, tool_calls: 0, thinking: false, color }
+    }
+
+    /// Thinking, dimmed, under a `✻ Thinking…` header.
+    fn thinking(&mut self, text: &str) {
+        if !self.thinking {
+            self.end_line();
+            let _ = writeln!(self.out, "\n✻ Thinking…");
+            self.thinking = true;
+        }
+        let (on, off) = if self.color { ("\x1b[2m", "\x1b[0m") } else { ("", "") };
+        let _ = write!(self.out, "{on}{text}{off}");
+        self.mid_line = !text.ends_with('\n');
+        let _ = self.out.flush();
     }
 
     pub fn event(&mut self, event: &EngineEvent) {
         match event {
+            EngineEvent::Stream(ModelEvent::ThinkingDelta { thinking, .. }) => self.thinking(thinking),
             EngineEvent::Stream(ModelEvent::TextDelta { text, .. }) => {
+                if self.thinking {
+                    self.end_line();
+                    self.thinking = false;
+                }
                 if !self.mid_line {
                     let _ = write!(self.out, "\n● ");
                 }
@@ -30,9 +53,13 @@ impl Human {
                 self.mid_line = !text.ends_with('\n');
                 let _ = self.out.flush();
             }
-            EngineEvent::Assistant(_) => self.end_line(),
+            EngineEvent::Assistant(_) => {
+                self.end_line();
+                self.thinking = false;
+            }
             EngineEvent::ToolStarted(call) => {
                 self.end_line();
+                self.thinking = false;
                 self.tool_calls += 1;
                 let args = match call.input.as_object() {
                     Some(map) => map

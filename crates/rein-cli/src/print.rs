@@ -1,6 +1,7 @@
 //! Headless frontends: `text`, `json` and `stream-json` output (spec §D2), and the
 //! human-readable transcript used by `rein demo` and `-p --verbose`.
 
+use std::io::IsTerminal;
 use std::io::Write;
 use std::time::Duration;
 
@@ -30,7 +31,9 @@ pub struct Frontend {
 impl Frontend {
     pub fn new(format: OutputFormat, verbose: bool) -> Self {
         let mode = match format {
-            OutputFormat::Text if verbose => Mode::Human(Human::new(Box::new(std::io::stderr()))),
+            OutputFormat::Text if verbose => {
+                Mode::Human(Human::new(Box::new(std::io::stderr()), std::io::stderr().is_terminal()))
+            }
             OutputFormat::Text => Mode::Text,
             OutputFormat::Json => Mode::Json,
             OutputFormat::StreamJson => Mode::StreamJson,
@@ -41,7 +44,7 @@ impl Frontend {
     /// The readable transcript on stdout, for the demo.
     pub fn human() -> Self {
         Frontend {
-            mode: Mode::Human(Human::new(Box::new(std::io::stdout()))),
+            mode: Mode::Human(Human::new(Box::new(std::io::stdout()), std::io::stdout().is_terminal())),
             session_id: String::new(),
             tools: Vec::new(),
             result_on_stdout: false,

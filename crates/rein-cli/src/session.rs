@@ -26,6 +26,8 @@ pub struct Setup {
     pub max_turns: Option<u32>,
     pub max_tokens: u32,
     pub system: rein_model::System,
+    /// Thinking and effort as asked for by flags, environment and settings.
+    pub thinking: rein_model::ThinkingChoice,
     pub registry: Arc<Registry>,
     /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
     pub session_dir: PathBuf,
@@ -81,6 +83,11 @@ impl Setup {
         }
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
         setup.open_session(args)?;
+        setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
+        if setup.thinking.effort.is_none() {
+            setup.thinking.effort =
+                settings.scalar("/effortLevel").and_then(|(v, _)| v.as_str().and_then(rein_model::Effort::parse));
+        }
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.status_line = settings
@@ -119,6 +126,7 @@ impl Setup {
             date: String::new(),
         });
         let session_id = uuid::Uuid::new_v4().to_string();
+        let max_thinking_tokens = env.max_thinking_tokens;
         let session_dir = env.rein_home.join("sessions").join(&session_id);
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
@@ -145,6 +153,12 @@ impl Setup {
             fallback_model: args.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
             max_budget_usd: args.max_budget_usd,
             key_helper: None,
+            thinking: rein_model::ThinkingChoice {
+                mode: args.thinking,
+                max_thinking_tokens: args.max_thinking_tokens.or(max_thinking_tokens),
+                always: None,
+                effort: args.effort,
+            },
         })
     }
 

@@ -111,6 +111,7 @@ impl Engine {
             tools: std::sync::Arc::new([]),
             messages,
             cache: self.config.cache,
+            reasoning: rein_model::Reasoning::default(),
         };
         let mut stream = self.model.stream(request);
         let mut summary = None;

@@ -40,6 +40,9 @@ pub struct EngineConfig {
     pub system: rein_model::System,
     /// Prompt-cache breakpoints; `None` when caching is off.
     pub cache: Option<rein_model::CacheTtl>,
+    /// What the person asked for about thinking and effort; each request applies it to
+    /// its model (which changes on fallback, `/model` and in subagents).
+    pub thinking: rein_model::ThinkingChoice,
 }
 
 impl Default for EngineConfig {
@@ -61,6 +64,7 @@ impl Default for EngineConfig {
             context: crate::ContextLimits::for_model(model, None, None),
             system: "".into(),
             cache: Some(rein_model::CacheTtl::FiveMinutes),
+            thinking: rein_model::ThinkingChoice::default(),
         }
     }
 }
@@ -303,6 +307,7 @@ impl Engine {
             tools: self.tools.clone(),
             messages: self.conversation.for_request()?,
             cache: self.config.cache,
+            reasoning: rein_model::Reasoning::choose(&self.config.model, self.config.max_tokens, &self.config.thinking),
         })
     }
 

@@ -145,10 +145,20 @@ impl AnthropicClient {
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
         let body = request.to_body()?;
+        let mut headers = self.headers.read().map(|h| h.clone()).unwrap_or_default();
+        let betas = request.betas();
+        if !betas.is_empty() {
+            let configured = headers.get("anthropic-beta").and_then(|v| v.to_str().ok()).unwrap_or("");
+            let mut all: Vec<&str> = configured.split(',').map(str::trim).filter(|b| !b.is_empty()).collect();
+            all.extend(betas.iter().filter(|b| !configured.split(',').any(|c| c.trim() == **b)));
+            if let Ok(value) = HeaderValue::from_str(&all.join(",")) {
+                headers.insert("anthropic-beta", value);
+            }
+        }
         let response = self
             .http
             .post(self.endpoint.clone())
-            .headers(self.headers.read().map(|h| h.clone()).unwrap_or_default())
+            .headers(headers)
             .body(body)
             .send()
             .await

@@ -16,6 +16,7 @@ mod pricing;
 mod request;
 mod scripted;
 mod system;
+mod thinking;
 
 use std::pin::Pin;
 
@@ -30,6 +31,9 @@ pub use pricing::cost_usd;
 pub use request::{CachedMessage, ModelRequest};
 pub use scripted::{ScriptedModel, ScriptedReply, ScriptedTurn};
 pub use system::{CacheTtl, System};
+pub use thinking::{
+    BETA_CONTEXT_MANAGEMENT, BETA_EFFORT, BETA_INTERLEAVED, Effort, Reasoning, Thinking, ThinkingChoice, ThinkingMode,
+};
 
 /// The typed event stream of one model response.
 pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;

@@ -9,6 +9,7 @@ use serde_json::value::RawValue;
 
 use crate::ModelError;
 use crate::system::{CacheControl, CacheTtl, System, SystemBlock};
+use crate::thinking::{BETA_CONTEXT_MANAGEMENT, BETA_EFFORT, BETA_INTERLEAVED, Effort, Reasoning, Thinking};
 
 /// A message together with its JSON, serialised once when it enters the conversation so
 /// that a request never re-serialises the whole history.
@@ -44,6 +45,25 @@ pub struct ModelRequest {
     /// Prompt-cache breakpoints and their lifetime; `None` sends no `cache_control`
     /// (`DISABLE_PROMPT_CACHING`).
     pub cache: Option<CacheTtl>,
+    /// Thinking and effort.
+    pub reasoning: Reasoning,
+}
+
+#[derive(Serialize)]
+struct OutputConfig {
+    effort: Effort,
+}
+
+/// Clear the thinking of old turns (the API keeps the most recent).
+#[derive(Serialize)]
+struct ContextManagement {
+    edits: [Edit; 1],
+}
+
+#[derive(Serialize)]
+struct Edit {
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 #[derive(Serialize)]
@@ -55,6 +75,12 @@ struct Body<'a> {
     messages: Vec<&'a RawValue>,
     #[serde(skip_serializing_if = "<[CachedTool]>::is_empty")]
     tools: Vec<CachedTool<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thinking: Option<&'a Thinking>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_config: Option<OutputConfig>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    context_management: Option<ContextManagement>,
     stream: bool,
 }
 
@@ -105,8 +131,34 @@ impl ModelRequest {
             Some(cache) => SystemField::Blocks(self.system.blocks(cache)),
             None => SystemField::Text(self.system.text()),
         };
-        let body = Body { model: &self.model, max_tokens: self.max_tokens, system, messages, tools, stream: true };
+        let thinks = self.reasoning.thinks();
+        let body = Body {
+            model: &self.model,
+            max_tokens: self.max_tokens,
+            system,
+            messages,
+            tools,
+            thinking: self.reasoning.thinking.as_ref(),
+            output_config: self.reasoning.effort.map(|effort| OutputConfig { effort }),
+            context_management: thinks
+                .then_some(ContextManagement { edits: [Edit { kind: "clear_thinking_20251015" }] }),
+            stream: true,
+        };
         serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
+    }
+}
+
+impl ModelRequest {
+    /// The `anthropic-beta` values this request's fields need.
+    pub fn betas(&self) -> Vec<&'static str> {
+        let mut betas = Vec::new();
+        if self.reasoning.thinks() {
+            betas.extend([BETA_INTERLEAVED, BETA_CONTEXT_MANAGEMENT]);
+        }
+        if self.reasoning.effort.is_some() {
+            betas.push(BETA_EFFORT);
+        }
+        betas
     }
 }
 
@@ -152,6 +204,7 @@ mod tests {
             .into(),
             messages: vec![Arc::new(CachedMessage::new(Message::user_text("hi")).unwrap())],
             cache: None,
+            reasoning: Reasoning::default(),
         };
         let body: serde_json::Value = serde_json::from_slice(&req.to_body().unwrap()).unwrap();
         assert_eq!(
@@ -186,6 +239,7 @@ mod cache_tests {
             tools: vec![tool("Read"), tool("Glob")].into(),
             messages,
             cache,
+            reasoning: Reasoning::default(),
         }
     }
 

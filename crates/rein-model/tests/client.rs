@@ -27,6 +27,7 @@ fn request() -> ModelRequest {
         tools: Arc::new([]),
         messages: vec![Arc::new(CachedMessage::new(Message::user_text("hi")).unwrap())],
         cache: None,
+        reasoning: Default::default(),
     }
 }
 

@@ -19,6 +19,7 @@ mod protected_reads;
 mod pty;
 mod recovery;
 mod sessions;
+mod thinking;
 mod tools;
 mod transport;
 mod tui;
