@@ -49,6 +49,13 @@ pub const VARS: &[Var] = &[
         default: "",
         doc: "thinking budget for models that take one (`--max-thinking-tokens`); 0 turns thinking off",
     },
+    Var { name: "OPENAI_API_KEY", default: "", doc: "key for `--provider openai-chat` (optional for local servers)" },
+    Var {
+        name: "OPENAI_BASE_URL",
+        default: "https://api.openai.com/v1",
+        doc: "Chat Completions endpoint base (`http://localhost:11434/v1` for Ollama)",
+    },
+    Var { name: "REIN_PROVIDER", default: "anthropic", doc: "the model API, when `--provider` is not given" },
     Var { name: "REIN_HOME", default: "~/.rein", doc: "where rein keeps sessions and spilled tool results" },
     Var { name: "REIN_MANAGED_SETTINGS_DIR", default: "/etc/claude-code", doc: "the managed settings directory" },
     Var {

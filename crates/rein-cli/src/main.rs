@@ -10,6 +10,7 @@ mod interactive;
 mod interrupt;
 mod permissions;
 mod print;
+mod provider;
 mod session;
 
 use std::io::{IsTerminal, Read};

@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use rein_engine::End;
 use rein_hooks::{HookConfig, Hooks, Session as HookSession};
-use rein_model::{AnthropicClient, AnthropicConfig, Model};
+use rein_model::Model;
 use rein_policy::Policy;
 use rein_policy::SharedPolicy;
 use rein_prompt::{PromptOptions, build_system_prompt};
@@ -28,6 +28,8 @@ pub struct Setup {
     pub system: rein_model::System,
     /// Thinking and effort as asked for by flags, environment and settings.
     pub thinking: rein_model::ThinkingChoice,
+    /// The model API.
+    pub provider: crate::provider::Provider,
     pub registry: Arc<Registry>,
     /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
     pub session_dir: PathBuf,
@@ -88,6 +90,8 @@ impl Setup {
             setup.thinking.effort =
                 settings.scalar("/effortLevel").and_then(|(v, _)| v.as_str().and_then(rein_model::Effort::parse));
         }
+        let provider_setting = settings.scalar("/provider").and_then(|(v, _)| v.as_str().map(str::to_string));
+        setup.provider = crate::provider::Provider::choose(args.provider, provider_setting.as_deref())?;
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.status_line = settings
@@ -159,6 +163,7 @@ impl Setup {
                 always: None,
                 effort: args.effort,
             },
+            provider: args.provider.unwrap_or_default(),
         })
     }
 
@@ -210,11 +215,10 @@ impl Setup {
         self.commands.iter().find(|c| c.name == name).map(|c| (c.clone(), args.trim()))
     }
 
-    /// The Anthropic client, from `ANTHROPIC_*` variables (or the settings'
-    /// `apiKeyHelper`).
+    /// The model client of the chosen provider (Anthropic: `ANTHROPIC_*` variables or
+    /// the settings' `apiKeyHelper`).
     pub fn anthropic_model(&self) -> anyhow::Result<Arc<dyn Model>> {
-        let config = AnthropicConfig::from_vars_or_helper(Env::lookup, self.key_helper.as_deref())?;
-        Ok(Arc::new(AnthropicClient::new(&config)?))
+        self.provider.client(self.key_helper.as_deref())
     }
 
     pub fn api_key_source(&self) -> &'static str {

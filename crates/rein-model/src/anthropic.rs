@@ -163,20 +163,25 @@ impl AnthropicClient {
             .send()
             .await
             .map_err(|e| ModelError::Connect { url: self.endpoint.to_string(), reason: error_chain(&e) })?;
-        let status = response.status();
-        if status.is_success() {
+        if response.status().is_success() {
             return Ok(response);
         }
-        let retry_after = response
-            .headers()
-            .get(reqwest::header::RETRY_AFTER)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(Duration::from_secs_f64);
-        let text = response.text().await.unwrap_or_default();
-        Err(http_error(status.as_u16(), &text, retry_after))
+        Err(error_response(response).await)
     }
+}
+
+/// A failed response as one error, with its `retry-after`.
+pub(crate) async fn error_response(response: reqwest::Response) -> ModelError {
+    let status = response.status();
+    let retry_after = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64);
+    let text = response.text().await.unwrap_or_default();
+    http_error(status.as_u16(), &text, retry_after)
 }
 
 /// An HTTP error status turned into one readable error, using the API's error JSON when
@@ -204,7 +209,7 @@ fn http_error(status: u16, body: &str, retry_after: Option<Duration>) -> ModelEr
 }
 
 /// The message of an error with its sources, on one line.
-fn error_chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut cur = e.source();
     while let Some(inner) = cur {
@@ -241,7 +246,7 @@ impl Model for AnthropicClient {
     }
 }
 
-type SseStream = std::pin::Pin<
+pub(crate) type SseStream = std::pin::Pin<
     Box<
         dyn Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>
             + Send,
@@ -254,7 +259,7 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// Read what is left of a response after `message_stop` (normally just the end of the
 /// chunked body) so that its connection goes back to the pool and the next turn skips
 /// a new TCP and TLS handshake.
-fn drain_in_background(sse: &mut SseStream) {
+pub(crate) fn drain_in_background(sse: &mut SseStream) {
     let mut rest: SseStream = std::mem::replace(sse, Box::pin(futures::stream::empty()));
     tokio::spawn(async move {
         let _ = tokio::time::timeout(DRAIN_TIMEOUT, async { while rest.next().await.is_some() {} }).await;

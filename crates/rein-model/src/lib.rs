@@ -9,9 +9,11 @@
 
 mod anthropic;
 mod assemble;
+mod chat_stream;
 mod error;
 mod event;
 mod models;
+mod openai_chat;
 mod pricing;
 mod request;
 mod scripted;
@@ -27,6 +29,7 @@ pub use assemble::{Assembler, INCOMPLETE_INPUT_KEY};
 pub use error::ModelError;
 pub use event::{BlockKind, ModelEvent};
 pub use models::{ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias};
+pub use openai_chat::{OpenAiChatClient, OpenAiConfig};
 pub use pricing::cost_usd;
 pub use request::{CachedMessage, ModelRequest};
 pub use scripted::{ScriptedModel, ScriptedReply, ScriptedTurn};

@@ -7,11 +7,13 @@
 //! Scenarios read like the conversation they fake:
 //! `Scenario::new([reply([text("Listing."), tool_use("Glob", json!({"pattern": "*"}))]), reply([text("Done.")])])`.
 
+mod chat;
 mod pairing;
 mod scenario;
 mod server;
 mod sse;
 
+pub use chat::chat_chunks;
 pub use pairing::check_pairing;
 pub use scenario::{Reply, Scenario, Step, reply, text, thinking, tool_use, tool_use_with_id};
 pub use server::{FakeServer, RecordedRequest};

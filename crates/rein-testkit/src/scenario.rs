@@ -100,6 +100,9 @@ pub struct Reply {
     /// End the stream without `message_stop`.
     #[serde(default)]
     pub omit_message_stop: bool,
+    /// Chat Completions only: send no usage at all (as some local servers do).
+    #[serde(default)]
+    pub omit_usage: bool,
     /// Keep the body open this long (ms) after the last event before ending it: a
     /// server whose chunked terminator arrives late.
     #[serde(default)]
@@ -126,6 +129,7 @@ pub fn reply(blocks: impl IntoIterator<Item = ContentBlock>) -> Reply {
         drop_after_events: None,
         omit_message_stop: false,
         end_body_after_ms: 0,
+        omit_usage: false,
         json_chunk: None,
         model: default_model(),
     }
@@ -155,6 +159,12 @@ impl Reply {
 
     pub fn drop_after_events(mut self, n: usize) -> Self {
         self.drop_after_events = Some(n);
+        self
+    }
+
+    /// Chat Completions only: no usage chunk.
+    pub fn without_usage(mut self) -> Self {
+        self.omit_usage = true;
         self
     }
 

@@ -89,7 +89,10 @@ impl FakeServer {
         });
         let (stop, stopped) = oneshot::channel::<()>();
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-        let app = axum::Router::new().route("/v1/messages", post(messages)).with_state(shared.clone());
+        let app = axum::Router::new()
+            .route("/v1/messages", post(messages))
+            .route("/v1/chat/completions", post(chat_completions))
+            .with_state(shared.clone());
         let thread = std::thread::Builder::new().name("rein-fake-server".into()).spawn(move || {
             runtime.block_on(async move {
                 let Ok(listener) = tokio::net::TcpListener::from_std(listener) else { return };
@@ -140,7 +143,22 @@ impl Drop for FakeServer {
     }
 }
 
-async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+/// The wire format a request came in.
+#[derive(Clone, Copy)]
+enum Wire {
+    Messages,
+    ChatCompletions,
+}
+
+async fn messages(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, headers, body, Wire::Messages).await
+}
+
+async fn chat_completions(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, headers, body, Wire::ChatCompletions).await
+}
+
+async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes, wire: Wire) -> Response {
     let received_at = Instant::now();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let headers = headers
@@ -196,7 +214,10 @@ async fn messages(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: B
         }
         Some(Step::Respond(reply)) => {
             let message_id = format!("msg_fake_{index:05}");
-            let events: Vec<String> = reply_events(&reply, &message_id).iter().map(encode).collect();
+            let events: Vec<String> = match wire {
+                Wire::Messages => reply_events(&reply, &message_id).iter().map(encode).collect(),
+                Wire::ChatCompletions => crate::chat::chat_chunks(&reply, &message_id),
+            };
             let delay = Duration::from_millis(reply.event_delay_ms);
             let pause = reply.pause_after_event;
             let drop_after = reply.drop_after_events;

@@ -14,6 +14,7 @@ mod executor;
 mod failures;
 mod headless;
 mod hooks;
+mod openai_chat;
 mod permissions;
 mod protected_reads;
 mod pty;

@@ -1,0 +1,53 @@
+//! Which model API rein talks to, chosen by `--provider`, `REIN_PROVIDER` or the
+//! settings' `provider`, and the client for it.
+
+use std::sync::Arc;
+
+use rein_model::{AnthropicClient, AnthropicConfig, Model, OpenAiChatClient, OpenAiConfig};
+
+use crate::env::Env;
+
+/// A model API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Provider {
+    /// The Anthropic Messages API.
+    #[default]
+    Anthropic,
+    /// An OpenAI-compatible Chat Completions server.
+    OpenAiChat,
+}
+
+impl Provider {
+    pub fn parse_arg(text: &str) -> Result<Provider, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "anthropic" => Ok(Provider::Anthropic),
+            "openai-chat" | "openai" => Ok(Provider::OpenAiChat),
+            other => Err(format!("`{other}` is not a provider: anthropic or openai-chat")),
+        }
+    }
+
+    /// The flag, else `REIN_PROVIDER`, else the settings' value, else Anthropic.
+    pub fn choose(flag: Option<Provider>, from_settings: Option<&str>) -> anyhow::Result<Provider> {
+        if let Some(p) = flag {
+            return Ok(p);
+        }
+        if let Some(v) = Env::lookup("REIN_PROVIDER") {
+            return Provider::parse_arg(&v).map_err(|e| anyhow::anyhow!("REIN_PROVIDER: {e}"));
+        }
+        match from_settings {
+            Some(v) => Provider::parse_arg(v).map_err(|e| anyhow::anyhow!("settings `provider`: {e}")),
+            None => Ok(Provider::Anthropic),
+        }
+    }
+
+    /// The client, from the provider's variables (and `apiKeyHelper` for Anthropic).
+    pub fn client(self, key_helper: Option<&str>) -> anyhow::Result<Arc<dyn Model>> {
+        Ok(match self {
+            Provider::Anthropic => {
+                let config = AnthropicConfig::from_vars_or_helper(Env::lookup, key_helper)?;
+                Arc::new(AnthropicClient::new(&config)?)
+            }
+            Provider::OpenAiChat => Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup))?),
+        })
+    }
+}

@@ -1,0 +1,272 @@
+//! The OpenAI-compatible Chat Completions provider (`POST {base}/chat/completions` with
+//! streamed `tool_calls`), which OpenAI, Ollama, vLLM, llama.cpp's server, LM Studio,
+//! OpenRouter, DeepSeek and Groq all speak. Requests are translated from the Messages
+//! shape; the stream is translated back into Messages events (see `chat_stream`), so
+//! the engine, its recovery steps and the cost accounting see one format.
+
+use std::sync::{Arc, Mutex};
+
+use eventsource_stream::Eventsource;
+use futures::{Stream, StreamExt};
+use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolResultContent, ToolSpec};
+use reqwest::header::{HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+
+use crate::anthropic::{SseStream, drain_in_background, error_chain, error_response};
+use crate::chat_stream::ChatTranslator;
+use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
+
+const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// Endpoint and optional key (local servers need none).
+#[derive(Clone)]
+pub struct OpenAiConfig {
+    pub base_url: String,
+    pub api_key: Option<String>,
+}
+
+impl std::fmt::Debug for OpenAiConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiConfig").field("base_url", &self.base_url).finish_non_exhaustive()
+    }
+}
+
+impl OpenAiConfig {
+    /// `OPENAI_BASE_URL` (default the OpenAI API) and `OPENAI_API_KEY`, read through `var`.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Self {
+        let nonempty = |k: &str| var(k).filter(|v| !v.trim().is_empty());
+        OpenAiConfig {
+            base_url: nonempty("OPENAI_BASE_URL").unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
+            api_key: nonempty("OPENAI_API_KEY"),
+        }
+    }
+}
+
+/// Streams responses from `POST {base}/chat/completions`.
+#[derive(Clone)]
+pub struct OpenAiChatClient {
+    http: reqwest::Client,
+    endpoint: reqwest::Url,
+    headers: HeaderMap,
+    /// `max_completion_tokens` (OpenAI's own API) or `max_tokens` (everyone else).
+    completion_tokens_field: &'static str,
+    /// The tools array translated once, for the request's `tools` it was made from.
+    tools: Arc<Mutex<Option<TranslatedTools>>>,
+}
+
+/// A tools array and its Chat Completions form.
+type TranslatedTools = (Arc<[ToolSpec]>, Arc<Value>);
+
+impl OpenAiChatClient {
+    pub fn new(config: &OpenAiConfig) -> Result<Self, ModelError> {
+        let text = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+        let bad = |reason: String| ModelError::BadBaseUrl { url: config.base_url.clone(), reason };
+        let endpoint = reqwest::Url::parse(&text).map_err(|e| bad(e.to_string()))?;
+        if !matches!(endpoint.scheme(), "http" | "https") {
+            return Err(bad("only http and https are supported".into()));
+        }
+        let mut headers = HeaderMap::new();
+        if let Some(key) = &config.api_key {
+            let value = HeaderValue::from_str(&format!("Bearer {key}"))
+                .map_err(|_| ModelError::Request("OPENAI_API_KEY has invalid characters".into()))?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let host = endpoint.host_str().unwrap_or("");
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(std::time::Duration::from_secs(30))
+            .read_timeout(std::time::Duration::from_secs(600))
+            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")));
+        if matches!(host, "127.0.0.1" | "localhost" | "[::1]" | "::1") {
+            builder = builder.no_proxy();
+        }
+        let completion_tokens_field = if host == "api.openai.com" { "max_completion_tokens" } else { "max_tokens" };
+        let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
+        Ok(OpenAiChatClient { http, endpoint, headers, completion_tokens_field, tools: Arc::default() })
+    }
+
+    fn tools_json(&self, tools: &Arc<[ToolSpec]>) -> Arc<Value> {
+        let mut cache = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((source, json)) = cache.as_ref()
+            && Arc::ptr_eq(source, tools)
+        {
+            return json.clone();
+        }
+        let json = Arc::new(Value::Array(tools.iter().map(tool_json).collect()));
+        *cache = Some((tools.clone(), json.clone()));
+        json
+    }
+
+    /// The request body in the Chat Completions shape.
+    pub fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
+        let mut messages = Vec::with_capacity(request.messages.len() + 1);
+        if !request.system.is_empty() {
+            messages.push(json!({"role": "system", "content": request.system.text()}));
+        }
+        for m in &request.messages {
+            push_message(&mut messages, m.message());
+        }
+        let mut body = json!({
+            "model": request.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        body[self.completion_tokens_field] = json!(request.max_tokens);
+        if !request.tools.is_empty() {
+            body["tools"] = (*self.tools_json(&request.tools)).clone();
+        }
+        serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
+    }
+
+    async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
+        let body = self.body(&request)?;
+        let response = self
+            .http
+            .post(self.endpoint.clone())
+            .headers(self.headers.clone())
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| ModelError::Connect { url: self.endpoint.to_string(), reason: error_chain(&e) })?;
+        if response.status().is_success() { Ok(response) } else { Err(error_response(response).await) }
+    }
+}
+
+fn tool_json(t: &ToolSpec) -> Value {
+    json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
+}
+
+fn result_text(content: &ToolResultContent) -> String {
+    match content {
+        ToolResultContent::Text(t) => t.clone(),
+        ToolResultContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// One Messages message as Chat messages: tool results become `tool` messages (first,
+/// right after the calls), the rest one `user` or `assistant` message. Thinking is the
+/// Anthropic model's own and is left out.
+fn push_message(out: &mut Vec<Value>, m: &Message) {
+    let mut parts = Vec::new();
+    let mut calls = Vec::new();
+    for block in &m.content {
+        match block {
+            ContentBlock::Text { text } if !text.is_empty() => parts.push(json!({"type": "text", "text": text})),
+            ContentBlock::Image { source } => {
+                let url = match source {
+                    ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+                    ImageSource::Url { url } => url.clone(),
+                };
+                parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
+            ContentBlock::ToolUse(u) => calls.push(json!({"id": u.id, "type": "function",
+                "function": {"name": u.name, "arguments": u.input.to_string()}})),
+            ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+                let text = result_text(content);
+                let text = if *is_error { format!("Error: {text}") } else { text };
+                out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": text}));
+            }
+            _ => {}
+        }
+    }
+    let only_text = parts.iter().all(|p| p["type"] == "text");
+    let content = if parts.is_empty() {
+        Value::Null
+    } else if only_text || m.role == Role::Assistant {
+        Value::String(parts.iter().filter_map(|p| p["text"].as_str()).collect::<Vec<_>>().join("\n"))
+    } else {
+        Value::Array(parts)
+    };
+    match m.role {
+        Role::Assistant => {
+            let mut msg = json!({"role": "assistant", "content": content});
+            if !calls.is_empty() {
+                msg["tool_calls"] = Value::Array(calls);
+            }
+            out.push(msg);
+        }
+        Role::User if !content.is_null() => out.push(json!({"role": "user", "content": content})),
+        Role::User => {}
+    }
+}
+
+impl Model for OpenAiChatClient {
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let client = self.clone();
+        let opened = futures::stream::once(client.open(request));
+        Box::pin(opened.flat_map(|result| -> ModelStream {
+            match result {
+                Ok(response) => Box::pin(chat_events(response)),
+                Err(e) => Box::pin(futures::stream::iter([Err(e)])),
+            }
+        }))
+    }
+}
+
+/// Parse a 200 body of chunks into model events; stop at `[DONE]`.
+fn chat_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
+    struct State {
+        sse: SseStream,
+        translator: ChatTranslator,
+        assembler: Assembler,
+        pending: std::collections::VecDeque<ModelEvent>,
+        over: bool,
+    }
+    let sse: SseStream = Box::pin(response.bytes_stream().eventsource());
+    let state = State {
+        sse,
+        translator: ChatTranslator::default(),
+        assembler: Assembler::new(),
+        pending: Default::default(),
+        over: false,
+    };
+    futures::stream::unfold(state, |mut st| async move {
+        loop {
+            if let Some(ev) = st.pending.pop_front() {
+                return Some((Ok(ev), st));
+            }
+            if st.over {
+                return None;
+            }
+            let events = match st.sse.next().await {
+                Some(Ok(event)) if event.data.trim() == "[DONE]" => {
+                    drain_in_background(&mut st.sse);
+                    Ok(st.translator.finish())
+                }
+                Some(Ok(event)) if event.data.trim().is_empty() => continue,
+                Some(Ok(event)) => st.translator.push(&event.data),
+                Some(Err(e)) => Err(ModelError::Stream(error_chain(&e))),
+                None if st.translator.has_finished() => Ok(st.translator.finish()),
+                None => Err(ModelError::Incomplete),
+            };
+            let fed = events.and_then(|events| {
+                let mut out = Vec::new();
+                for e in events {
+                    out.extend(st.assembler.on_event(e)?);
+                }
+                Ok(out)
+            });
+            match fed {
+                Ok(events) => {
+                    st.pending.extend(events);
+                    if st.assembler.is_finished() {
+                        st.over = true;
+                    }
+                }
+                Err(e) => {
+                    st.over = true;
+                    return Some((Err(e), st));
+                }
+            }
+        }
+    })
+}
