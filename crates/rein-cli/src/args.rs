@@ -40,8 +40,8 @@ pub struct Args {
     #[arg(long, value_parser = rein_model::Effort::parse_arg)]
     pub effort: Option<rein_model::Effort>,
 
-    /// The model API: anthropic (default) or openai-chat (any OpenAI-compatible Chat
-    /// Completions server; OPENAI_BASE_URL, OPENAI_API_KEY). Also $REIN_PROVIDER and the
+    /// The model API: anthropic (default), openai-chat (any OpenAI-compatible Chat
+    /// Completions server) or openai-responses (OPENAI_BASE_URL, OPENAI_API_KEY). Also $REIN_PROVIDER and the
     /// settings key `provider`.
     #[arg(long, value_parser = crate::provider::Provider::parse_arg)]
     pub provider: Option<crate::provider::Provider>,

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rein_model::{AnthropicClient, AnthropicConfig, Model, OpenAiChatClient, OpenAiConfig};
+use rein_model::{AnthropicClient, AnthropicConfig, Model, OpenAiChatClient, OpenAiConfig, OpenAiWire};
 
 use crate::env::Env;
 
@@ -15,6 +15,8 @@ pub enum Provider {
     Anthropic,
     /// An OpenAI-compatible Chat Completions server.
     OpenAiChat,
+    /// The OpenAI Responses API.
+    OpenAiResponses,
 }
 
 impl Provider {
@@ -22,7 +24,8 @@ impl Provider {
         match text.trim().to_ascii_lowercase().as_str() {
             "anthropic" => Ok(Provider::Anthropic),
             "openai-chat" | "openai" => Ok(Provider::OpenAiChat),
-            other => Err(format!("`{other}` is not a provider: anthropic or openai-chat")),
+            "openai-responses" => Ok(Provider::OpenAiResponses),
+            other => Err(format!("`{other}` is not a provider: anthropic, openai-chat or openai-responses")),
         }
     }
 
@@ -47,7 +50,12 @@ impl Provider {
                 let config = AnthropicConfig::from_vars_or_helper(Env::lookup, key_helper)?;
                 Arc::new(AnthropicClient::new(&config)?)
             }
-            Provider::OpenAiChat => Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup))?),
+            Provider::OpenAiChat => {
+                Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup), OpenAiWire::ChatCompletions)?)
+            }
+            Provider::OpenAiResponses => {
+                Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup), OpenAiWire::Responses)?)
+            }
         })
     }
 }

@@ -14,7 +14,9 @@ use serde_json::{Value, json};
 
 use crate::anthropic::{SseStream, drain_in_background, error_chain, error_response};
 use crate::chat_stream::ChatTranslator;
+use crate::responses_stream::ResponsesTranslator;
 use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
+use rein_protocol::StreamEvent;
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -42,9 +44,19 @@ impl OpenAiConfig {
     }
 }
 
-/// Streams responses from `POST {base}/chat/completions`.
+/// Which OpenAI API a client speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenAiWire {
+    /// `POST {base}/chat/completions`.
+    ChatCompletions,
+    /// `POST {base}/responses`.
+    Responses,
+}
+
+/// Streams responses from `POST {base}/chat/completions` or `{base}/responses`.
 #[derive(Clone)]
 pub struct OpenAiChatClient {
+    wire: OpenAiWire,
     http: reqwest::Client,
     endpoint: reqwest::Url,
     headers: HeaderMap,
@@ -58,8 +70,12 @@ pub struct OpenAiChatClient {
 type TranslatedTools = (Arc<[ToolSpec]>, Arc<Value>);
 
 impl OpenAiChatClient {
-    pub fn new(config: &OpenAiConfig) -> Result<Self, ModelError> {
-        let text = format!("{}/chat/completions", config.base_url.trim_end_matches('/'));
+    pub fn new(config: &OpenAiConfig, wire: OpenAiWire) -> Result<Self, ModelError> {
+        let path = match wire {
+            OpenAiWire::ChatCompletions => "chat/completions",
+            OpenAiWire::Responses => "responses",
+        };
+        let text = format!("{}/{path}", config.base_url.trim_end_matches('/'));
         let bad = |reason: String| ModelError::BadBaseUrl { url: config.base_url.clone(), reason };
         let endpoint = reqwest::Url::parse(&text).map_err(|e| bad(e.to_string()))?;
         if !matches!(endpoint.scheme(), "http" | "https") {
@@ -83,7 +99,7 @@ impl OpenAiChatClient {
         }
         let completion_tokens_field = if host == "api.openai.com" { "max_completion_tokens" } else { "max_tokens" };
         let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
-        Ok(OpenAiChatClient { http, endpoint, headers, completion_tokens_field, tools: Arc::default() })
+        Ok(OpenAiChatClient { wire, http, endpoint, headers, completion_tokens_field, tools: Arc::default() })
     }
 
     fn tools_json(&self, tools: &Arc<[ToolSpec]>) -> Arc<Value> {
@@ -93,13 +109,20 @@ impl OpenAiChatClient {
         {
             return json.clone();
         }
-        let json = Arc::new(Value::Array(tools.iter().map(tool_json).collect()));
+        let json = Arc::new(match self.wire {
+            OpenAiWire::ChatCompletions => Value::Array(tools.iter().map(tool_json).collect()),
+            OpenAiWire::Responses => crate::responses_body::responses_tools(tools),
+        });
         *cache = Some((tools.clone(), json.clone()));
         json
     }
 
     /// The request body in the Chat Completions shape.
     pub fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
+        if self.wire == OpenAiWire::Responses {
+            let body = crate::responses_body::responses_body(request, &self.tools_json(&request.tools));
+            return serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()));
+        }
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
         if !request.system.is_empty() {
             messages.push(json!({"role": "system", "content": request.system.text()}));
@@ -138,7 +161,7 @@ fn tool_json(t: &ToolSpec) -> Value {
     json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
 }
 
-fn result_text(content: &ToolResultContent) -> String {
+pub(crate) fn result_text(content: &ToolResultContent) -> String {
     match content {
         ToolResultContent::Text(t) => t.clone(),
         ToolResultContent::Blocks(blocks) => blocks
@@ -202,21 +225,49 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
 impl Model for OpenAiChatClient {
     fn stream(&self, request: ModelRequest) -> ModelStream {
         let client = self.clone();
+        let wire = self.wire;
         let opened = futures::stream::once(client.open(request));
-        Box::pin(opened.flat_map(|result| -> ModelStream {
+        Box::pin(opened.flat_map(move |result| -> ModelStream {
             match result {
-                Ok(response) => Box::pin(chat_events(response)),
+                Ok(response) => Box::pin(chat_events(response, wire)),
                 Err(e) => Box::pin(futures::stream::iter([Err(e)])),
             }
         }))
     }
 }
 
-/// Parse a 200 body of chunks into model events; stop at `[DONE]`.
-fn chat_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
+/// One of the two stream translations.
+enum Translator {
+    Chat(ChatTranslator),
+    Responses(ResponsesTranslator),
+}
+
+impl Translator {
+    fn push(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
+        match self {
+            Translator::Chat(t) => t.push(data),
+            Translator::Responses(t) => t.push(data),
+        }
+    }
+
+    /// The closing events at `[DONE]` or the end of the body, if the response is whole.
+    fn end(&mut self) -> Result<Vec<StreamEvent>, ModelError> {
+        match self {
+            Translator::Chat(t) if t.has_finished() => Ok(t.finish()),
+            Translator::Responses(t) if t.is_ended() => Ok(Vec::new()),
+            _ => Err(ModelError::Incomplete),
+        }
+    }
+}
+
+/// Parse a 200 body into model events; stop at the response's end.
+fn chat_events(
+    response: reqwest::Response,
+    wire: OpenAiWire,
+) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
     struct State {
         sse: SseStream,
-        translator: ChatTranslator,
+        translator: Translator,
         assembler: Assembler,
         pending: std::collections::VecDeque<ModelEvent>,
         over: bool,
@@ -224,7 +275,10 @@ fn chat_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEv
     let sse: SseStream = Box::pin(response.bytes_stream().eventsource());
     let state = State {
         sse,
-        translator: ChatTranslator::default(),
+        translator: match wire {
+            OpenAiWire::ChatCompletions => Translator::Chat(ChatTranslator::default()),
+            OpenAiWire::Responses => Translator::Responses(ResponsesTranslator::default()),
+        },
         assembler: Assembler::new(),
         pending: Default::default(),
         over: false,
@@ -240,13 +294,12 @@ fn chat_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEv
             let events = match st.sse.next().await {
                 Some(Ok(event)) if event.data.trim() == "[DONE]" => {
                     drain_in_background(&mut st.sse);
-                    Ok(st.translator.finish())
+                    st.translator.end()
                 }
                 Some(Ok(event)) if event.data.trim().is_empty() => continue,
                 Some(Ok(event)) => st.translator.push(&event.data),
                 Some(Err(e)) => Err(ModelError::Stream(error_chain(&e))),
-                None if st.translator.has_finished() => Ok(st.translator.finish()),
-                None => Err(ModelError::Incomplete),
+                None => st.translator.end(),
             };
             let fed = events.and_then(|events| {
                 let mut out = Vec::new();
@@ -260,6 +313,7 @@ fn chat_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEv
                     st.pending.extend(events);
                     if st.assembler.is_finished() {
                         st.over = true;
+                        drain_in_background(&mut st.sse);
                     }
                 }
                 Err(e) => {

@@ -9,12 +9,14 @@
 
 mod chat;
 mod pairing;
+mod responses;
 mod scenario;
 mod server;
 mod sse;
 
 pub use chat::chat_chunks;
 pub use pairing::check_pairing;
+pub use responses::responses_events;
 pub use scenario::{Reply, Scenario, Step, reply, text, thinking, tool_use, tool_use_with_id};
 pub use server::{FakeServer, RecordedRequest};
 pub use sse::reply_events;

@@ -92,6 +92,7 @@ impl FakeServer {
         let app = axum::Router::new()
             .route("/v1/messages", post(messages))
             .route("/v1/chat/completions", post(chat_completions))
+            .route("/v1/responses", post(responses))
             .with_state(shared.clone());
         let thread = std::thread::Builder::new().name("rein-fake-server".into()).spawn(move || {
             runtime.block_on(async move {
@@ -148,6 +149,7 @@ impl Drop for FakeServer {
 enum Wire {
     Messages,
     ChatCompletions,
+    Responses,
 }
 
 async fn messages(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -156,6 +158,10 @@ async fn messages(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) ->
 
 async fn chat_completions(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
     respond(state, headers, body, Wire::ChatCompletions).await
+}
+
+async fn responses(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, headers, body, Wire::Responses).await
 }
 
 async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes, wire: Wire) -> Response {
@@ -217,6 +223,7 @@ async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             let events: Vec<String> = match wire {
                 Wire::Messages => reply_events(&reply, &message_id).iter().map(encode).collect(),
                 Wire::ChatCompletions => crate::chat::chat_chunks(&reply, &message_id),
+                Wire::Responses => crate::responses::responses_events(&reply, &message_id),
             };
             let delay = Duration::from_millis(reply.event_delay_ms);
             let pause = reply.pause_after_event;

@@ -15,6 +15,7 @@ mod failures;
 mod headless;
 mod hooks;
 mod openai_chat;
+mod openai_responses;
 mod permissions;
 mod protected_reads;
 mod pty;

@@ -1,0 +1,86 @@
+//! A request in the OpenAI Responses shape (`POST {base}/responses`): the system prompt
+//! as `instructions`, the conversation as input items — user messages, assistant
+//! messages, `function_call` / `function_call_output` pairs and the `reasoning` items
+//! the model produced, sent back unchanged — and the tools as functions.
+
+use rein_protocol::{ContentBlock, ImageSource, Message, Role};
+use serde_json::{Value, json};
+
+use crate::ModelRequest;
+use crate::openai_chat::result_text;
+use crate::responses_stream::REASONING_BLOCK;
+
+/// The body; `tools` is the translated tools array.
+pub(crate) fn responses_body(request: &ModelRequest, tools: &Value) -> Value {
+    let mut input = Vec::with_capacity(request.messages.len());
+    for m in &request.messages {
+        push_items(&mut input, m.message());
+    }
+    let mut body = json!({
+        "model": request.model,
+        "input": input,
+        "stream": true,
+        "store": false,
+        "max_output_tokens": request.max_tokens,
+        "include": ["reasoning.encrypted_content"],
+    });
+    if !request.system.is_empty() {
+        body["instructions"] = json!(request.system.text());
+    }
+    if tools.as_array().is_some_and(|t| !t.is_empty()) {
+        body["tools"] = tools.clone();
+    }
+    body
+}
+
+/// The tools as Responses functions.
+pub(crate) fn responses_tools(tools: &[rein_protocol::ToolSpec]) -> Value {
+    Value::Array(
+        tools
+            .iter()
+            .map(|t| json!({"type": "function", "name": t.name, "description": t.description, "parameters": t.input_schema}))
+            .collect(),
+    )
+}
+
+fn push_items(out: &mut Vec<Value>, m: &Message) {
+    let mut parts = Vec::new();
+    let flush_text = |out: &mut Vec<Value>, parts: &mut Vec<Value>| {
+        if !parts.is_empty() {
+            let role = if m.role == Role::Assistant { "assistant" } else { "user" };
+            out.push(json!({"type": "message", "role": role, "content": std::mem::take(parts)}));
+        }
+    };
+    for block in &m.content {
+        match block {
+            ContentBlock::Text { text } if !text.is_empty() => {
+                let kind = if m.role == Role::Assistant { "output_text" } else { "input_text" };
+                parts.push(json!({"type": kind, "text": text}));
+            }
+            ContentBlock::Image { source } => {
+                let url = match source {
+                    ImageSource::Base64 { media_type, data } => format!("data:{media_type};base64,{data}"),
+                    ImageSource::Url { url } => url.clone(),
+                };
+                parts.push(json!({"type": "input_image", "image_url": url}));
+            }
+            ContentBlock::ToolUse(u) => {
+                flush_text(out, &mut parts);
+                out.push(
+                    json!({"type": "function_call", "call_id": u.id, "name": u.name, "arguments": u.input.to_string()}),
+                );
+            }
+            ContentBlock::ToolResult { tool_use_id, content, is_error } => {
+                let text = result_text(content);
+                let output = if *is_error { format!("Error: {text}") } else { text };
+                out.push(json!({"type": "function_call_output", "call_id": tool_use_id, "output": output}));
+            }
+            ContentBlock::Other(v) if v["type"] == REASONING_BLOCK => {
+                flush_text(out, &mut parts);
+                out.push(v["item"].clone());
+            }
+            _ => {}
+        }
+    }
+    flush_text(out, &mut parts);
+}
