@@ -29,7 +29,11 @@ fn request() -> ModelRequest {
             msg(Message::assistant(vec![
                 ContentBlock::Thinking { thinking: "Glob first.".into(), signature: "sig==".into() },
                 ContentBlock::text("Looking."),
-                ContentBlock::ToolUse(ToolUse { id: "toolu_1".into(), name: "Glob".into(), input: json!({"pattern": "*.rs"}) }),
+                ContentBlock::ToolUse(ToolUse {
+                    id: "toolu_1".into(),
+                    name: "Glob".into(),
+                    input: json!({"pattern": "*.rs"}),
+                }),
             ])),
             msg(Message::user(vec![ContentBlock::tool_result("toolu_1", "src/main.rs", false)])),
         ],
