@@ -9,6 +9,7 @@
 mod executor;
 mod hooks;
 mod policy;
+mod providers;
 mod sessions;
 mod tools;
 mod tui;
@@ -60,7 +61,7 @@ fn measure_mode(args: &[String]) -> anyhow::Result<()> {
 }
 
 /// Run a command prepared by [`rein`] through the measuring process.
-fn run(cmd: &mut Command) -> anyhow::Result<Run> {
+pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<Run> {
     let out = cmd.stdin(Stdio::null()).stderr(Stdio::inherit()).output()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut parts = text.split_whitespace();
@@ -72,7 +73,7 @@ fn run(cmd: &mut Command) -> anyhow::Result<Run> {
 }
 
 /// `rein` in `cwd` with a clean environment, launched through the measuring process.
-fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> anyhow::Result<Command> {
+pub(crate) fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> anyhow::Result<Command> {
     let mut c = Command::new(std::env::current_exe()?);
     c.arg("--measure").arg(bin);
     c.current_dir(cwd).env_clear().env("PATH", std::env::var_os("PATH").unwrap_or_default()).env("HOME", home);
@@ -82,7 +83,7 @@ fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> any
     Ok(c)
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
+pub(crate) fn percentile(sorted: &[Duration], p: f64) -> Duration {
     if sorted.is_empty() {
         return Duration::ZERO;
     }
@@ -90,7 +91,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[i.min(sorted.len() - 1)]
 }
 
-fn ms(d: Duration) -> String {
+pub(crate) fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
@@ -193,6 +194,7 @@ fn main() -> anyhow::Result<()> {
         ));
     }
 
+    rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);

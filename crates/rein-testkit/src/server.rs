@@ -31,6 +31,8 @@ pub struct RecordedRequest {
     pub response_done_wall: Option<std::time::SystemTime>,
     /// When the response body was ended (its chunked terminator handed over).
     pub body_ended_at: Option<Instant>,
+    /// The size of the request body in bytes, as sent.
+    pub body_len: usize,
 }
 
 impl RecordedRequest {
@@ -166,6 +168,7 @@ async fn responses(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -
 
 async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes, wire: Wire) -> Response {
     let received_at = Instant::now();
+    let body_len = body.len();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let headers = headers
         .iter()
@@ -183,6 +186,7 @@ async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             response_done_at: None,
             response_done_wall: None,
             body_ended_at: None,
+            body_len,
         });
         reqs.len() - 1
     };

@@ -1,0 +1,59 @@
+//! Each provider's 50-turn Glob session against its fake wire format: harness time per
+//! turn and the bytes sent; and the Messages fake writing its chunked terminator 40 ms
+//! after `message_stop` (as a server without `TCP_NODELAY` does), which must add nothing.
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::bail;
+use rein_testkit::{FakeServer, Scenario, Step, reply, text, tool_use};
+use serde_json::json;
+
+use crate::{Row, ms, percentile, rein, run};
+
+const TURNS: usize = 50;
+
+fn session(late_end_ms: u64) -> Scenario {
+    let mut steps: Vec<Step> = (0..TURNS)
+        .map(|_| reply([tool_use("Glob", json!({"pattern": "*.txt"}))]).end_body_after_ms(late_end_ms).into())
+        .collect();
+    steps.push(reply([text("done")]).into());
+    Scenario { steps, summary: None }
+}
+
+pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+    let mut rows = Vec::new();
+    let cases: [(&str, &[&str], u64); 4] = [
+        ("anthropic", &[], 0),
+        ("anthropic, terminator 40 ms late", &[], 40),
+        ("openai-chat", &["--provider", "openai-chat"], 0),
+        ("openai-responses", &["--provider", "openai-responses"], 0),
+    ];
+    for (name, args, late) in cases {
+        let server = FakeServer::start(session(late))?;
+        let mut cmd = rein(bin, cwd, home, Some(&server))?;
+        cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url())).args(args).args(["-p", "go", "--max-turns", "1000"]);
+        let r = run(&mut cmd)?;
+        let reqs = server.requests();
+        if !r.ok || reqs.len() != TURNS + 1 {
+            bail!("{name}: the {TURNS}-turn session failed ({} requests)", reqs.len());
+        }
+        let mut gaps: Vec<Duration> =
+            reqs.windows(2).filter_map(|w| Some(w[1].received_at.duration_since(w[0].response_done_at?))).collect();
+        gaps.sort();
+        rows.push((
+            format!("{TURNS}-turn Glob session, {name}: per turn (median / p95)"),
+            format!("{} / {}", ms(percentile(&gaps, 0.5)), ms(percentile(&gaps, 0.95))),
+            "< 1 ms".into(),
+        ));
+        if late == 0 {
+            let bytes: usize = reqs.iter().map(|r| r.body_len).sum();
+            rows.push((
+                format!("{TURNS}-turn Glob session, {name}: bytes sent"),
+                format!("{:.2} MB", bytes as f64 / 1e6),
+                "≤ 1 MB".into(),
+            ));
+        }
+    }
+    Ok(rows)
+}
