@@ -13,6 +13,7 @@ mod chat_stream;
 mod error;
 mod event;
 mod models;
+mod openai_cache;
 mod openai_chat;
 mod pricing;
 mod request;

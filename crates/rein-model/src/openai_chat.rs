@@ -14,9 +14,12 @@ use serde_json::{Value, json};
 
 use crate::anthropic::{SseStream, drain_in_background, error_chain, error_response};
 use crate::chat_stream::ChatTranslator;
+use crate::openai_cache::{TranslationCache, array};
 use crate::responses_stream::ResponsesTranslator;
 use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
 use rein_protocol::StreamEvent;
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -62,12 +65,28 @@ pub struct OpenAiChatClient {
     headers: HeaderMap,
     /// `max_completion_tokens` (OpenAI's own API) or `max_tokens` (everyone else).
     completion_tokens_field: &'static str,
-    /// The tools array translated once, for the request's `tools` it was made from.
-    tools: Arc<Mutex<Option<TranslatedTools>>>,
+    /// The tools and messages translated once.
+    cache: Arc<Mutex<TranslationCache>>,
 }
 
-/// A tools array and its Chat Completions form.
-type TranslatedTools = (Arc<[ToolSpec]>, Arc<Value>);
+#[derive(Serialize)]
+struct ChatBody<'a> {
+    model: &'a str,
+    messages: &'a RawValue,
+    stream: bool,
+    stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a RawValue>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
 
 impl OpenAiChatClient {
     pub fn new(config: &OpenAiConfig, wire: OpenAiWire) -> Result<Self, ModelError> {
@@ -99,48 +118,43 @@ impl OpenAiChatClient {
         }
         let completion_tokens_field = if host == "api.openai.com" { "max_completion_tokens" } else { "max_tokens" };
         let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
-        Ok(OpenAiChatClient { wire, http, endpoint, headers, completion_tokens_field, tools: Arc::default() })
+        Ok(OpenAiChatClient { wire, http, endpoint, headers, completion_tokens_field, cache: Arc::default() })
     }
 
-    fn tools_json(&self, tools: &Arc<[ToolSpec]>) -> Arc<Value> {
-        let mut cache = self.tools.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((source, json)) = cache.as_ref()
-            && Arc::ptr_eq(source, tools)
-        {
-            return json.clone();
-        }
-        let json = Arc::new(match self.wire {
-            OpenAiWire::ChatCompletions => Value::Array(tools.iter().map(tool_json).collect()),
-            OpenAiWire::Responses => crate::responses_body::responses_tools(tools),
-        });
-        *cache = Some((tools.clone(), json.clone()));
-        json
-    }
-
-    /// The request body in the Chat Completions shape.
+    /// The request body in the Chat Completions or Responses shape.
     pub fn body(&self, request: &ModelRequest) -> Result<Vec<u8>, ModelError> {
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        let bad = |e: serde_json::Error| ModelError::Request(e.to_string());
+        let tools = if request.tools.is_empty() {
+            None
+        } else {
+            Some(cache.tools(&request.tools, |tools| match self.wire {
+                OpenAiWire::ChatCompletions => Value::Array(tools.iter().map(tool_json).collect()),
+                OpenAiWire::Responses => crate::responses_body::responses_tools(tools),
+            })?)
+        };
         if self.wire == OpenAiWire::Responses {
-            let body = crate::responses_body::responses_body(request, &self.tools_json(&request.tools));
-            return serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()));
+            let items = cache.items(&request.messages, crate::responses_body::push_items)?;
+            let input = array(None, &items)?;
+            return crate::responses_body::responses_body(request, tools.as_deref(), &input);
         }
-        let mut messages = Vec::with_capacity(request.messages.len() + 1);
-        if !request.system.is_empty() {
-            messages.push(json!({"role": "system", "content": request.system.text()}));
-        }
-        for m in &request.messages {
-            push_message(&mut messages, m.message());
-        }
-        let mut body = json!({
-            "model": request.model,
-            "messages": messages,
-            "stream": true,
-            "stream_options": {"include_usage": true},
-        });
-        body[self.completion_tokens_field] = json!(request.max_tokens);
-        if !request.tools.is_empty() {
-            body["tools"] = (*self.tools_json(&request.tools)).clone();
-        }
-        serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
+        let items = cache.items(&request.messages, push_message)?;
+        let system = (!request.system.is_empty())
+            .then(|| serde_json::to_string(&json!({"role": "system", "content": request.system.text()})))
+            .transpose()
+            .map_err(bad)?;
+        let messages = array(system, &items)?;
+        let openai = self.completion_tokens_field == "max_completion_tokens";
+        let body = ChatBody {
+            model: &request.model,
+            messages: &messages,
+            stream: true,
+            stream_options: StreamOptions { include_usage: true },
+            max_completion_tokens: openai.then_some(request.max_tokens),
+            max_tokens: (!openai).then_some(request.max_tokens),
+            tools: tools.as_deref(),
+        };
+        serde_json::to_vec(&body).map_err(bad)
     }
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {

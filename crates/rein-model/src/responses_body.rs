@@ -6,31 +6,44 @@
 use rein_protocol::{ContentBlock, ImageSource, Message, Role};
 use serde_json::{Value, json};
 
-use crate::ModelRequest;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
 use crate::openai_chat::result_text;
 use crate::responses_stream::REASONING_BLOCK;
+use crate::{ModelError, ModelRequest};
 
-/// The body; `tools` is the translated tools array.
-pub(crate) fn responses_body(request: &ModelRequest, tools: &Value) -> Value {
-    let mut input = Vec::with_capacity(request.messages.len());
-    for m in &request.messages {
-        push_items(&mut input, m.message());
-    }
-    let mut body = json!({
-        "model": request.model,
-        "input": input,
-        "stream": true,
-        "store": false,
-        "max_output_tokens": request.max_tokens,
-        "include": ["reasoning.encrypted_content"],
-    });
-    if !request.system.is_empty() {
-        body["instructions"] = json!(request.system.text());
-    }
-    if tools.as_array().is_some_and(|t| !t.is_empty()) {
-        body["tools"] = tools.clone();
-    }
-    body
+#[derive(Serialize)]
+struct ResponsesBody<'a> {
+    model: &'a str,
+    input: &'a RawValue,
+    stream: bool,
+    store: bool,
+    max_output_tokens: u32,
+    include: [&'static str; 1],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instructions: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<&'a RawValue>,
+}
+
+/// The body, from the translated tools array and input items.
+pub(crate) fn responses_body(
+    request: &ModelRequest,
+    tools: Option<&RawValue>,
+    input: &RawValue,
+) -> Result<Vec<u8>, ModelError> {
+    let body = ResponsesBody {
+        model: &request.model,
+        input,
+        stream: true,
+        store: false,
+        max_output_tokens: request.max_tokens,
+        include: ["reasoning.encrypted_content"],
+        instructions: (!request.system.is_empty()).then(|| request.system.text()),
+        tools,
+    };
+    serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
 }
 
 /// The tools as Responses functions.
@@ -43,7 +56,8 @@ pub(crate) fn responses_tools(tools: &[rein_protocol::ToolSpec]) -> Value {
     )
 }
 
-fn push_items(out: &mut Vec<Value>, m: &Message) {
+/// One message as Responses input items.
+pub(crate) fn push_items(out: &mut Vec<Value>, m: &Message) {
     let mut parts = Vec::new();
     let flush_text = |out: &mut Vec<Value>, parts: &mut Vec<Value>| {
         if !parts.is_empty() {
