@@ -243,7 +243,10 @@ async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
                         return Some((Err(std::io::Error::other("fake server: connection dropped")), usize::MAX));
                     }
                     if i == events.len() {
-                        tokio::time::sleep(end_after).await;
+                        // A zero sleep still waits for the timer's next tick (≈ 1 ms).
+                        if !end_after.is_zero() {
+                            tokio::time::sleep(end_after).await;
+                        }
                         if let Some(r) = lock(&shared.requests).get_mut(index) {
                             r.body_ended_at = Some(Instant::now());
                         }
