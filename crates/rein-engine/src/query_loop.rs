@@ -302,13 +302,20 @@ impl Engine {
     pub(crate) fn request(&mut self) -> Result<ModelRequest, EngineError> {
         Ok(ModelRequest {
             model: self.config.model.clone(),
-            max_tokens: self.config.max_tokens,
+            max_tokens: self.output_limit(),
             system: self.config.system.clone(),
             tools: self.tools.clone(),
             messages: self.conversation.for_request()?,
             cache: self.config.cache,
-            reasoning: rein_model::Reasoning::choose(&self.config.model, self.config.max_tokens, &self.config.thinking),
+            reasoning: rein_model::Reasoning::choose(&self.config.model, self.output_limit(), &self.config.thinking),
         })
+    }
+
+    /// `max_tokens`, within what the model can write when the table knows it (after a
+    /// fallback to a smaller model, say).
+    fn output_limit(&self) -> u32 {
+        let info = rein_model::model_info(&self.config.model);
+        if info.id.is_empty() { self.config.max_tokens } else { self.config.max_tokens.min(info.max_output_tokens) }
     }
 
     pub(crate) fn record_assistant(

@@ -95,6 +95,7 @@ fn repeated_overloads_switch_to_the_fallback_model() {
     let reqs = server.requests();
     assert_eq!(reqs[0].body["model"], "claude-opus-5-5");
     assert_eq!(reqs[3].body["model"], "claude-haiku-4-5");
+    assert_eq!((&reqs[0].body["max_tokens"], &reqs[3].body["max_tokens"]), (&json!(128_000), &json!(64_000)));
     assert!(String::from_utf8_lossy(&out.stderr).contains("switching to the fallback model claude-haiku-4-5"));
 }
 
