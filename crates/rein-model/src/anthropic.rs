@@ -1,12 +1,11 @@
 //! The Anthropic Messages API streaming client.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
-use eventsource_stream::Eventsource;
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 
+use crate::sse_body::{Wire, model_events};
 use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
 
 /// The `anthropic-version` header rein sends.
@@ -239,70 +238,24 @@ impl Model for AnthropicClient {
         let opened = futures::stream::once(client.open(request));
         Box::pin(opened.flat_map(|result| -> ModelStream {
             match result {
-                Ok(response) => Box::pin(sse_events(response)),
+                Ok(response) => Box::pin(model_events(response, MessagesWire)),
                 Err(e) => Box::pin(futures::stream::iter([Err(e)])),
             }
         }))
     }
 }
 
-pub(crate) type SseStream = std::pin::Pin<
-    Box<
-        dyn Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>
-            + Send,
-    >,
->;
+/// The Messages API's events go to the assembler as they are.
+struct MessagesWire;
 
-/// How long to wait for the end of a body after `message_stop`.
-const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Read what is left of a response after `message_stop` (normally just the end of the
-/// chunked body) so that its connection goes back to the pool and the next turn skips
-/// a new TCP and TLS handshake.
-pub(crate) fn drain_in_background(sse: &mut SseStream) {
-    let mut rest: SseStream = std::mem::replace(sse, Box::pin(futures::stream::empty()));
-    tokio::spawn(async move {
-        let _ = tokio::time::timeout(DRAIN_TIMEOUT, async { while rest.next().await.is_some() {} }).await;
-    });
-}
-
-/// Parse the body of a 200 response into model events; stop after `message_stop`.
-fn sse_events(response: reqwest::Response) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
-    struct State<S> {
-        sse: S,
-        assembler: Assembler,
-        pending: VecDeque<ModelEvent>,
-        over: bool,
+impl Wire for MessagesWire {
+    fn event(&mut self, assembler: &mut Assembler, name: &str, data: &str) -> Result<Vec<ModelEvent>, ModelError> {
+        assembler.on_sse(name, data)
     }
-    let sse: SseStream = Box::pin(response.bytes_stream().eventsource());
-    let state = State { sse, assembler: Assembler::new(), pending: VecDeque::new(), over: false };
-    futures::stream::unfold(state, |mut st| async move {
-        loop {
-            if let Some(ev) = st.pending.pop_front() {
-                return Some((Ok(ev), st));
-            }
-            if st.over {
-                return None;
-            }
-            let failure = match st.sse.next().await {
-                Some(Ok(event)) => match st.assembler.on_sse(&event.event, &event.data) {
-                    Ok(events) => {
-                        st.pending.extend(events);
-                        if st.assembler.is_finished() {
-                            st.over = true;
-                            drain_in_background(&mut st.sse);
-                        }
-                        continue;
-                    }
-                    Err(e) => e,
-                },
-                Some(Err(e)) => ModelError::Stream(error_chain(&e)),
-                None => st.assembler.take_error().unwrap_or(ModelError::Incomplete),
-            };
-            st.over = true;
-            return Some((Err(failure), st));
-        }
-    })
+
+    fn end(&mut self, assembler: &mut Assembler) -> Result<Vec<ModelEvent>, ModelError> {
+        Err(assembler.take_error().unwrap_or(ModelError::Incomplete))
+    }
 }
 
 #[cfg(test)]

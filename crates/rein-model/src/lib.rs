@@ -20,6 +20,7 @@ mod request;
 mod responses_body;
 mod responses_stream;
 mod scripted;
+mod sse_body;
 mod system;
 mod thinking;
 

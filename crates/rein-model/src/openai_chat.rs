@@ -6,16 +6,16 @@
 
 use std::sync::{Arc, Mutex};
 
-use eventsource_stream::Eventsource;
-use futures::{Stream, StreamExt};
-use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolResultContent, ToolSpec};
+use futures::StreamExt;
+use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolSpec};
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 
-use crate::anthropic::{SseStream, drain_in_background, error_chain, error_response};
+use crate::anthropic::{error_chain, error_response};
 use crate::chat_stream::ChatTranslator;
 use crate::openai_cache::{TranslationCache, array};
 use crate::responses_stream::ResponsesTranslator;
+use crate::sse_body::{Wire, model_events};
 use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
 use rein_protocol::StreamEvent;
 use serde::Serialize;
@@ -175,20 +175,6 @@ fn tool_json(t: &ToolSpec) -> Value {
     json!({"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}})
 }
 
-pub(crate) fn result_text(content: &ToolResultContent) -> String {
-    match content {
-        ToolResultContent::Text(t) => t.clone(),
-        ToolResultContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
-}
-
 /// One Messages message as Chat messages: tool results become `tool` messages (first,
 /// right after the calls), the rest one `user` or `assistant` message. Thinking is the
 /// Anthropic model's own and is left out.
@@ -208,7 +194,7 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
             ContentBlock::ToolUse(u) => calls.push(json!({"id": u.id, "type": "function",
                 "function": {"name": u.name, "arguments": u.input.to_string()}})),
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
-                let text = result_text(content);
+                let text = content.to_text();
                 let text = if *is_error { format!("Error: {text}") } else { text };
                 out.push(json!({"role": "tool", "tool_call_id": tool_use_id, "content": text}));
             }
@@ -243,98 +229,52 @@ impl Model for OpenAiChatClient {
         let opened = futures::stream::once(client.open(request));
         Box::pin(opened.flat_map(move |result| -> ModelStream {
             match result {
-                Ok(response) => Box::pin(chat_events(response, wire)),
+                Ok(response) => Box::pin(model_events(
+                    response,
+                    match wire {
+                        OpenAiWire::ChatCompletions => Translator::Chat(ChatTranslator::default()),
+                        OpenAiWire::Responses => Translator::Responses(ResponsesTranslator::default()),
+                    },
+                )),
                 Err(e) => Box::pin(futures::stream::iter([Err(e)])),
             }
         }))
     }
 }
 
-/// One of the two stream translations.
+/// One of the two stream translations, fed to the assembler.
 enum Translator {
     Chat(ChatTranslator),
     Responses(ResponsesTranslator),
 }
 
-impl Translator {
-    fn push(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
-        match self {
-            Translator::Chat(t) => t.push(data),
-            Translator::Responses(t) => t.push(data),
-        }
+fn assemble(assembler: &mut Assembler, events: Vec<StreamEvent>) -> Result<Vec<ModelEvent>, ModelError> {
+    let mut out = Vec::new();
+    for e in events {
+        out.extend(assembler.on_event(e)?);
+    }
+    Ok(out)
+}
+
+impl Wire for Translator {
+    fn event(&mut self, assembler: &mut Assembler, _name: &str, data: &str) -> Result<Vec<ModelEvent>, ModelError> {
+        let events = match self {
+            _ if data.trim() == "[DONE]" => return self.end(assembler),
+            _ if data.trim().is_empty() => Vec::new(),
+            Translator::Chat(t) => t.push(data)?,
+            Translator::Responses(t) => t.push(data)?,
+        };
+        assemble(assembler, events)
     }
 
     /// The closing events at `[DONE]` or the end of the body, if the response is whole.
-    fn end(&mut self) -> Result<Vec<StreamEvent>, ModelError> {
-        match self {
-            Translator::Chat(t) if t.has_finished() => Ok(t.finish()),
-            Translator::Responses(t) if t.is_ended() => Ok(Vec::new()),
-            _ => Err(ModelError::Incomplete),
-        }
+    fn end(&mut self, assembler: &mut Assembler) -> Result<Vec<ModelEvent>, ModelError> {
+        let events = match self {
+            Translator::Chat(t) if t.has_finished() => t.finish(),
+            Translator::Responses(t) if t.is_ended() => Vec::new(),
+            _ if assembler.is_finished() => Vec::new(),
+            _ => return Err(ModelError::Incomplete),
+        };
+        assemble(assembler, events)
     }
-}
-
-/// Parse a 200 body into model events; stop at the response's end.
-fn chat_events(
-    response: reqwest::Response,
-    wire: OpenAiWire,
-) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
-    struct State {
-        sse: SseStream,
-        translator: Translator,
-        assembler: Assembler,
-        pending: std::collections::VecDeque<ModelEvent>,
-        over: bool,
-    }
-    let sse: SseStream = Box::pin(response.bytes_stream().eventsource());
-    let state = State {
-        sse,
-        translator: match wire {
-            OpenAiWire::ChatCompletions => Translator::Chat(ChatTranslator::default()),
-            OpenAiWire::Responses => Translator::Responses(ResponsesTranslator::default()),
-        },
-        assembler: Assembler::new(),
-        pending: Default::default(),
-        over: false,
-    };
-    futures::stream::unfold(state, |mut st| async move {
-        loop {
-            if let Some(ev) = st.pending.pop_front() {
-                return Some((Ok(ev), st));
-            }
-            if st.over {
-                return None;
-            }
-            let events = match st.sse.next().await {
-                Some(Ok(event)) if event.data.trim() == "[DONE]" => {
-                    drain_in_background(&mut st.sse);
-                    st.translator.end()
-                }
-                Some(Ok(event)) if event.data.trim().is_empty() => continue,
-                Some(Ok(event)) => st.translator.push(&event.data),
-                Some(Err(e)) => Err(ModelError::Stream(error_chain(&e))),
-                None => st.translator.end(),
-            };
-            let fed = events.and_then(|events| {
-                let mut out = Vec::new();
-                for e in events {
-                    out.extend(st.assembler.on_event(e)?);
-                }
-                Ok(out)
-            });
-            match fed {
-                Ok(events) => {
-                    st.pending.extend(events);
-                    if st.assembler.is_finished() {
-                        st.over = true;
-                        drain_in_background(&mut st.sse);
-                    }
-                }
-                Err(e) => {
-                    st.over = true;
-                    return Some((Err(e), st));
-                }
-            }
-        }
-    })
 }

@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use crate::openai_chat::result_text;
 use crate::responses_stream::REASONING_BLOCK;
 use crate::{ModelError, ModelRequest};
 
@@ -85,7 +84,7 @@ pub(crate) fn push_items(out: &mut Vec<Value>, m: &Message) {
                 );
             }
             ContentBlock::ToolResult { tool_use_id, content, is_error } => {
-                let text = result_text(content);
+                let text = content.to_text();
                 let output = if *is_error { format!("Error: {text}") } else { text };
                 out.push(json!({"type": "function_call_output", "call_id": tool_use_id, "output": output}));
             }
