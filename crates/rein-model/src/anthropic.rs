@@ -105,12 +105,7 @@ pub struct AnthropicClient {
 
 impl AnthropicClient {
     pub fn new(config: &AnthropicConfig) -> Result<Self, ModelError> {
-        let endpoint_text = config.endpoint();
-        let bad = |reason: String| ModelError::BadBaseUrl { url: config.base_url.clone(), reason };
-        let endpoint = reqwest::Url::parse(&endpoint_text).map_err(|e| bad(e.to_string()))?;
-        if !matches!(endpoint.scheme(), "http" | "https") {
-            return Err(bad("only http and https are supported".into()));
-        }
+        let endpoint = crate::http::endpoint(&config.base_url, &config.endpoint())?;
         let mut headers = HeaderMap::new();
         let header = |v: &str| {
             HeaderValue::from_str(v).map_err(|_| ModelError::Request("a header value has invalid characters".into()))
@@ -125,15 +120,7 @@ impl AnthropicClient {
         if let Some(beta) = &config.beta {
             headers.insert("anthropic-beta", header(beta)?);
         }
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(30))
-            .read_timeout(Duration::from_secs(600))
-            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")));
-        let loopback = matches!(endpoint.host_str(), Some("127.0.0.1" | "localhost" | "[::1]" | "::1"));
-        if loopback {
-            builder = builder.no_proxy();
-        }
-        let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
+        let http = crate::http::client(&endpoint)?;
         Ok(AnthropicClient {
             http,
             endpoint,

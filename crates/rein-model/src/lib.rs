@@ -12,6 +12,7 @@ mod assemble;
 mod chat_stream;
 mod error;
 mod event;
+mod http;
 mod models;
 mod openai_cache;
 mod openai_chat;

@@ -95,11 +95,7 @@ impl OpenAiChatClient {
             OpenAiWire::Responses => "responses",
         };
         let text = format!("{}/{path}", config.base_url.trim_end_matches('/'));
-        let bad = |reason: String| ModelError::BadBaseUrl { url: config.base_url.clone(), reason };
-        let endpoint = reqwest::Url::parse(&text).map_err(|e| bad(e.to_string()))?;
-        if !matches!(endpoint.scheme(), "http" | "https") {
-            return Err(bad("only http and https are supported".into()));
-        }
+        let endpoint = crate::http::endpoint(&config.base_url, &text)?;
         let mut headers = HeaderMap::new();
         if let Some(key) = &config.api_key {
             let value = HeaderValue::from_str(&format!("Bearer {key}"))
@@ -108,16 +104,9 @@ impl OpenAiChatClient {
         }
         headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let host = endpoint.host_str().unwrap_or("");
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(std::time::Duration::from_secs(30))
-            .read_timeout(std::time::Duration::from_secs(600))
-            .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")));
-        if matches!(host, "127.0.0.1" | "localhost" | "[::1]" | "::1") {
-            builder = builder.no_proxy();
-        }
-        let completion_tokens_field = if host == "api.openai.com" { "max_completion_tokens" } else { "max_tokens" };
-        let http = builder.build().map_err(|e| ModelError::Request(e.to_string()))?;
+        let openai = endpoint.host_str() == Some("api.openai.com");
+        let completion_tokens_field = if openai { "max_completion_tokens" } else { "max_tokens" };
+        let http = crate::http::client(&endpoint)?;
         Ok(OpenAiChatClient { wire, http, endpoint, headers, completion_tokens_field, cache: Arc::default() })
     }
 
