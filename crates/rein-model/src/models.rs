@@ -75,7 +75,8 @@ pub fn model_info(model: &str) -> ModelInfo {
     table
         .models
         .iter()
-        .filter(|m| id.starts_with(&m.id) || id.contains(&format!(".{}", m.id)))
+        // `claude-…` itself, or after a provider prefix such as `us.anthropic.`.
+        .filter(|m| id.match_indices(&m.id).any(|(at, _)| at == 0 || id.as_bytes()[at - 1] == b'.'))
         .max_by_key(|m| m.id.len())
         .cloned()
         .unwrap_or_else(|| table.unknown.clone())
