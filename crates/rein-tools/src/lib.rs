@@ -7,6 +7,7 @@
 
 mod budget;
 mod builtin;
+mod compact_schema;
 mod context;
 mod registry;
 mod tool;
@@ -17,6 +18,7 @@ pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, Todo, TodoStatus, TodoWrite,
     WebFetch, Write, register_builtins,
 };
+pub use compact_schema::compact_for_model;
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use registry::{PreparedCall, Registry, RegistryError, input_fields, schema_for};
 pub use rein_effects::{Access, Effects, Other, ReadGuard, RuleKind, ShellCommand, ToolKinds, ToolRules};

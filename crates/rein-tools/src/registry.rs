@@ -8,7 +8,7 @@ use rein_effects::{Effects, RuleKind, ToolKinds, ToolRules};
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Tool, ToolContext, ToolError, ToolOutput, compact_for_model};
 
 /// A tool call whose input passed the schema and was deserialised into the tool's type.
 pub trait PreparedCall: Send {
@@ -140,6 +140,7 @@ impl Registry {
         let input_schema = schema_for::<T::Input>();
         let validator = jsonschema::validator_for(&input_schema)
             .map_err(|e| RegistryError::BadSchema { name: name.clone(), reason: e.to_string() })?;
+        let input_schema = compact_for_model(&input_schema);
         let spec = ToolSpec { name: name.clone(), description: tool.description(), input_schema };
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, validator }));
