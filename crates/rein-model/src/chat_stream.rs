@@ -188,7 +188,7 @@ impl ChatTranslator {
                 input_tokens: u.prompt_tokens.saturating_sub(cached),
                 output_tokens: u.completion_tokens,
                 cache_read_input_tokens: cached,
-                cache_creation_input_tokens: 0,
+                ..Usage::default()
             }
         });
         out.push(StreamEvent::MessageDelta {

@@ -32,7 +32,7 @@ fn usage_of(response: &Value) -> Usage {
         input_tokens: u["input_tokens"].as_u64().unwrap_or(0).saturating_sub(cached),
         output_tokens: u["output_tokens"].as_u64().unwrap_or(0),
         cache_read_input_tokens: cached,
-        cache_creation_input_tokens: 0,
+        ..Usage::default()
     }
 }
 

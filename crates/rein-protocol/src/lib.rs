@@ -13,4 +13,4 @@ pub use content::{ContentBlock, INTERRUPTED, ImageSource, ToolResultContent, Too
 pub use message::{AssistantMessage, Message, Role};
 pub use stream::{ApiError, BlockDelta, MessageDeltaBody, MessageStartBody, StreamEvent};
 pub use tool::ToolSpec;
-pub use usage::Usage;
+pub use usage::{CacheCreation, Usage};

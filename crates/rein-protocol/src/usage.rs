@@ -12,6 +12,19 @@ pub struct Usage {
     pub cache_creation_input_tokens: u64,
     #[serde(default)]
     pub cache_read_input_tokens: u64,
+    /// How the cache writes split by lifetime (1-hour writes cost more), when the API
+    /// says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation: Option<CacheCreation>,
+}
+
+/// `usage.cache_creation`: cache-write tokens by time to live.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheCreation {
+    #[serde(default)]
+    pub ephemeral_5m_input_tokens: u64,
+    #[serde(default)]
+    pub ephemeral_1h_input_tokens: u64,
 }
 
 impl Usage {
@@ -28,6 +41,9 @@ impl Usage {
                 *mine = theirs;
             }
         }
+        if delta.cache_creation.is_some() {
+            self.cache_creation = delta.cache_creation;
+        }
     }
 
     /// Add another request's usage to a session total.
@@ -36,6 +52,11 @@ impl Usage {
         self.output_tokens += other.output_tokens;
         self.cache_creation_input_tokens += other.cache_creation_input_tokens;
         self.cache_read_input_tokens += other.cache_read_input_tokens;
+        if let Some(theirs) = other.cache_creation {
+            let mine = self.cache_creation.get_or_insert_default();
+            mine.ephemeral_5m_input_tokens += theirs.ephemeral_5m_input_tokens;
+            mine.ephemeral_1h_input_tokens += theirs.ephemeral_1h_input_tokens;
+        }
     }
 }
 

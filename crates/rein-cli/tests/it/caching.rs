@@ -6,7 +6,7 @@
 use crate::common;
 
 use common::{Env, json_lines, serve};
-use rein_protocol::Usage;
+use rein_protocol::{CacheCreation, Usage};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id};
 use serde_json::{Value, json};
 
@@ -126,6 +126,7 @@ fn cache_reads_and_writes_are_priced_apart_and_reported() {
         output_tokens: 100,
         cache_creation_input_tokens: write,
         cache_read_input_tokens: read,
+        ..Usage::default()
     };
     let server = serve(Scenario::new([
         reply([tool_use_with_id("g1", "Glob", json!({"pattern": "*"}))]).usage(usage(20_000, 0)),
@@ -155,4 +156,29 @@ fn cache_reads_and_writes_are_priced_apart_and_reported() {
     let result = lines.iter().find(|l| l["type"] == "result").unwrap();
     assert_eq!(result["usage"]["cache_creation_input_tokens"], 7);
     assert_eq!(result["usage"]["cache_read_input_tokens"], 9);
+}
+
+#[test]
+fn one_hour_cache_writes_are_priced_at_twice_the_input_price() {
+    let env = Env::new();
+    let split = CacheCreation { ephemeral_5m_input_tokens: 1_000, ephemeral_1h_input_tokens: 4_000 };
+    let usage = Usage {
+        output_tokens: 100,
+        cache_creation_input_tokens: 5_000,
+        cache_creation: Some(split),
+        ..Usage::default()
+    };
+    let server = serve(Scenario::new([reply([text("hi")]).usage(usage)]));
+    let out = env
+        .rein_at(&server)
+        .env("ENABLE_PROMPT_CACHING_1H", "1")
+        .args(["-p", "go", "--output-format", "json", "--model", "claude-sonnet-4-5"])
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Sonnet input $3 per million: 5-minute writes ×1.25, 1-hour writes ×2; output $15.
+    let want = (1_000.0 * 3.75 + 4_000.0 * 6.0 + 100.0 * 15.0) / 1e6;
+    let cost = r["total_cost_usd"].as_f64().unwrap();
+    assert!((cost - want).abs() < 1e-9, "cost {cost}, want {want}");
+    assert_eq!(r["usage"]["cache_creation"]["ephemeral_1h_input_tokens"], 4_000, "{r}");
 }
