@@ -110,6 +110,14 @@ pub struct Args {
     #[arg(long)]
     pub no_session_persistence: bool,
 
+    /// Run Bash commands in the OS sandbox (the `sandbox.enabled` setting).
+    #[arg(long, conflicts_with = "no_sandbox")]
+    pub sandbox: bool,
+
+    /// Run Bash commands without the OS sandbox (unless managed settings enable it).
+    #[arg(long)]
+    pub no_sandbox: bool,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -136,6 +144,17 @@ pub enum Command {
         #[command(subcommand)]
         action: PermissionsAction,
     },
+    /// Inspect the OS sandbox.
+    Sandbox {
+        #[command(subcommand)]
+        action: SandboxAction,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum SandboxAction {
+    /// Print the tier, each mechanism found, and the effective policy.
+    Check,
 }
 
 #[derive(Debug, Clone, Subcommand)]

@@ -57,6 +57,11 @@ pub const VARS: &[Var] = &[
     },
     Var { name: "REIN_PROVIDER", default: "anthropic", doc: "the model API, when `--provider` is not given" },
     Var { name: "REIN_HOME", default: "~/.rein", doc: "where rein keeps sessions and spilled tool results" },
+    Var {
+        name: "REIN_SANDBOX_TIER",
+        default: "",
+        doc: "use a lower sandbox tier than the best found: `B` (Landlock + seccomp) or `C` (none)",
+    },
     Var { name: "REIN_MANAGED_SETTINGS_DIR", default: "/etc/claude-code", doc: "the managed settings directory" },
     Var {
         name: "REIN_MAX_STOP_CONTINUATIONS",
@@ -119,6 +124,8 @@ pub struct Env {
     /// Prompt-cache breakpoints and their lifetime; `None` when caching is off.
     pub prompt_cache: Option<rein_model::CacheTtl>,
     pub max_thinking_tokens: Option<u32>,
+    /// `REIN_SANDBOX_TIER`'s letter.
+    pub sandbox_tier: Option<char>,
 }
 
 /// A variable's value; empty counts as unset.
@@ -164,6 +171,7 @@ impl Env {
                 (false, false) => Some(rein_model::CacheTtl::FiveMinutes),
             },
             max_thinking_tokens: number("MAX_THINKING_TOKENS"),
+            sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
             home,
         }
     }

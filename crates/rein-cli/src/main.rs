@@ -11,6 +11,7 @@ mod interrupt;
 mod permissions;
 mod print;
 mod provider;
+mod sandbox;
 mod session;
 
 use std::io::{IsTerminal, Read};
@@ -22,6 +23,13 @@ use clap::Parser;
 use args::{Args, Command, OutputFormat};
 
 fn main() -> ExitCode {
+    // The sandbox's helper stage: confine this process, then become the command.
+    let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == rein_sandbox::HELPER_ARG) {
+        let err = rein_sandbox::helper::run(&argv[2..]);
+        eprintln!("rein: {err}");
+        return ExitCode::from(126);
+    }
     let args = Args::parse();
     init_logging(args.debug);
     match run(args) {
@@ -48,6 +56,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Permissions { action }) => {
             permissions::run(&args, action)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Sandbox { action: args::SandboxAction::Check }) => {
+            sandbox::check(&args)?;
             return Ok(ExitCode::SUCCESS);
         }
         None => {}

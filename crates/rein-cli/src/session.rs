@@ -12,7 +12,7 @@ use rein_policy::Policy;
 use rein_policy::SharedPolicy;
 use rein_prompt::{PromptOptions, build_system_prompt};
 use rein_protocol::Message;
-use rein_tools::{Registry, ToolKinds, register_builtins};
+use rein_tools::{Registry, ToolKinds, register_builtins, register_builtins_sandboxed};
 
 use crate::args::Args;
 use crate::env::Env;
@@ -74,7 +74,19 @@ impl Setup {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
         let (registry, kinds) = builtin_tools()?;
         let home = Env::read().home;
-        let (settings, policy) = crate::permissions::load(args, &cwd, home.as_deref(), kinds)?;
+        let (settings, mut policy) = crate::permissions::load(args, &cwd, home.as_deref(), kinds)?;
+        let sandbox_config = crate::sandbox::config(args, &settings, &cwd, home.as_deref());
+        let auto_allow = sandbox_config.auto_allow_bash;
+        let sandbox = crate::sandbox::setup(sandbox_config, &policy)?;
+        let registry = match &sandbox {
+            Some(s) => {
+                policy.sandbox_auto_allow = auto_allow && s.is_active();
+                let mut sandboxed = Registry::new();
+                register_builtins_sandboxed(&mut sandboxed, Some(s.clone()))?;
+                sandboxed
+            }
+            None => registry,
+        };
         apply_settings_env(&settings);
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(args.model.as_deref(), from_settings.as_deref());

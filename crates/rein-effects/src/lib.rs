@@ -13,7 +13,7 @@ mod shell;
 use std::path::PathBuf;
 
 pub use paths::{absolute, lexical};
-pub use shell::{ShellCommand, ShellFiles, ShellState};
+pub use shell::{Confinement, ShellCommand, ShellFiles, ShellState};
 
 /// Which kind of access a path rule is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,19 @@ pub struct ShellFiles {
     pub dynamic: bool,
 }
 
+/// Where a command line will run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Confinement {
+    /// No sandbox is on (or none is available): the command reaches the host.
+    #[default]
+    None,
+    /// Inside the OS sandbox.
+    Sandboxed,
+    /// The sandbox is on but this call asked to run outside it
+    /// (`dangerouslyDisableSandbox`): always asked, never auto-allowed.
+    Unsandboxed,
+}
+
 /// A command line a call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellCommand {
@@ -51,6 +64,7 @@ pub struct ShellCommand {
     /// git).
     pub git_programs: Vec<String>,
     pub state: ShellState,
+    pub confinement: Confinement,
 }
 
 impl ShellCommand {
@@ -66,6 +80,7 @@ impl ShellCommand {
             bases,
             git_programs: Vec::new(),
             state: ShellState::default(),
+            confinement: Confinement::None,
         };
         shell.git_programs = shell.git_config_programs();
         shell

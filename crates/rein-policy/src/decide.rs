@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use rein_bash::{AllowBy, Command, file_reads, file_writes, is_read_only_command, risky_options};
-use rein_effects::{Effects, ShellCommand};
+use rein_effects::{Confinement, Effects, ShellCommand};
 use serde_json::Value;
 
 use crate::matching::{command_hits, domain_hits};
@@ -55,6 +55,18 @@ impl Policy {
                 Behavior::Ask,
                 format!("{} requires approval ({}).", name, rule.describe()),
                 rule.describe(),
+            )
+            .explicit();
+        }
+        if let Some(shell) = &effects.shell
+            && shell.confinement == Confinement::Unsandboxed
+        {
+            return Decision::new(
+                Behavior::Ask,
+                "This command asks to run outside the sandbox (dangerouslyDisableSandbox), which always needs \
+                 approval."
+                    .to_string(),
+                "sandbox: unsandboxed run",
             )
             .explicit();
         }
@@ -130,7 +142,14 @@ impl Policy {
             return allow("Allowed by a rule.", rule.describe());
         }
         if let Some(shell) = &effects.shell {
-            return self.allow_shell(shell);
+            let d = self.allow_shell(shell);
+            if d.behavior == Behavior::Ask && self.sandbox_auto_allow && shell.confinement == Confinement::Sandboxed {
+                return allow(
+                    "Allowed: the command runs in the sandbox (autoAllowBashIfSandboxed).",
+                    "sandbox: autoAllowBashIfSandboxed".into(),
+                );
+            }
+            return d;
         }
         let mut used: Vec<String> = Vec::new();
         if !effects.writes.is_empty() {

@@ -100,6 +100,10 @@ pub struct Policy {
     pub roots: Vec<PathBuf>,
     /// How each tool reads its rules.
     pub(crate) tools: ToolKinds,
+    /// `sandbox.autoAllowBashIfSandboxed` with a working sandbox: a command that runs
+    /// sandboxed is allowed where it would otherwise be asked (deny and ask rules,
+    /// protected paths and what the analysis cannot read still hold).
+    pub sandbox_auto_allow: bool,
 }
 
 impl Policy {
@@ -122,6 +126,7 @@ impl Policy {
             cwd,
             home: None,
             tools: ToolKinds::new(),
+            sandbox_auto_allow: false,
         }
     }
 

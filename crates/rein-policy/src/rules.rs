@@ -315,6 +315,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         home: inputs.home.clone(),
         roots,
         tools: inputs.tools.clone(),
+        sandbox_auto_allow: false,
     })
 }
 

@@ -16,12 +16,12 @@ mod workspace;
 pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, Todo, TodoStatus, TodoWrite,
-    WebFetch, Write, register_builtins,
+    WebFetch, Write, register_builtins, register_builtins_sandboxed,
 };
 pub use compact_schema::compact_for_model;
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use registry::{PreparedCall, Registry, RegistryError, input_fields, schema_for};
-pub use rein_effects::{Access, Effects, Other, ReadGuard, RuleKind, ShellCommand, ToolKinds, ToolRules};
+pub use rein_effects::{Access, Confinement, Effects, Other, ReadGuard, RuleKind, ShellCommand, ToolKinds, ToolRules};
 pub use rein_process::{GroupGuard, kill_all_process_groups, live_process_groups};
 pub use tool::{Tool, ToolError, ToolOutput};
 pub use workspace::{canonical_target, inside_workspace};

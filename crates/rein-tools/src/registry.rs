@@ -140,7 +140,12 @@ impl Registry {
         let input_schema = schema_for::<T::Input>();
         let validator = jsonschema::validator_for(&input_schema)
             .map_err(|e| RegistryError::BadSchema { name: name.clone(), reason: e.to_string() })?;
-        let input_schema = compact_for_model(&input_schema);
+        let mut input_schema = compact_for_model(&input_schema);
+        if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+            for field in tool.hidden_fields() {
+                props.remove(field);
+            }
+        }
         let spec = ToolSpec { name: name.clone(), description: tool.description(), input_schema };
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, validator }));

@@ -39,6 +39,12 @@ pub trait Tool: Send + Sync + 'static {
         RuleKind::Field { default: None }
     }
 
+    /// Input fields the model is not shown in this session (still accepted and
+    /// validated; the tool ignores what it does not offer).
+    fn hidden_fields(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
+
     /// The largest result, in characters, that reaches the model inline; a larger one is
     /// saved under the session directory and the model gets a preview and the path.
     /// `None` means never spilled (Read: reading a spilled file must not spill again).

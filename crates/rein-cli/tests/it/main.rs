@@ -20,6 +20,7 @@ mod permissions;
 mod protected_reads;
 mod pty;
 mod recovery;
+mod sandbox;
 mod sessions;
 mod thinking;
 mod tools;

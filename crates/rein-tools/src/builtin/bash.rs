@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::shell::{Ending, Shell};
-use crate::{Effects, RuleKind, ShellCommand, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Confinement, Effects, RuleKind, ShellCommand, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -34,6 +34,67 @@ pub struct BashInput {
     pub description: Option<String>,
     /// Run the command in the background; read its output later with BashOutput.
     pub run_in_background: Option<bool>,
+    /// Run outside the sandbox. Only when the user asks, or a command just failed because
+    /// of a sandbox restriction; always needs approval.
+    #[serde(rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox: Option<bool>,
+}
+
+impl Bash {
+    /// Where this call runs: in the sandbox, outside it by its own request (honoured only
+    /// when `allowUnsandboxedCommands` is on), or on the host (no sandbox, or an
+    /// `excludedCommands` match).
+    fn confinement(&self, input: &BashInput, shell: &ShellCommand) -> Confinement {
+        let Some(sandbox) = self.shell.sandbox.as_ref().filter(|s| s.is_active()) else { return Confinement::None };
+        if input.dangerously_disable_sandbox == Some(true) && sandbox.config.allow_unsandboxed_commands {
+            return Confinement::Unsandboxed;
+        }
+        if excluded(&sandbox.config.excluded_commands, shell) {
+            return Confinement::None;
+        }
+        Confinement::Sandboxed
+    }
+}
+
+/// An `excludedCommands` match: every command of the line matches a pattern, and the
+/// line has nothing that could smuggle another command or file out (no `cd`, no
+/// substitution or other construct the analysis cannot read, no redirection other than
+/// descriptor duplication).
+fn excluded(patterns: &[String], shell: &ShellCommand) -> bool {
+    let a = &shell.analysis;
+    !patterns.is_empty()
+        && a.understood()
+        && !a.commands.is_empty()
+        && a.redirects.iter().all(|r| r.target.text.chars().all(|c| c.is_ascii_digit() || c == '-'))
+        && a.commands.iter().all(|c| {
+            let form = c.allow_form();
+            c.program() != Some("cd")
+                && patterns.iter().any(|p| wildcard(p.trim_end_matches(":*"), &form, p.ends_with(":*")))
+        })
+}
+
+/// `*` matches any run of characters; a legacy `prefix:*` pattern matches the prefix
+/// followed by nothing or a space.
+fn wildcard(pattern: &str, text: &str, legacy_prefix: bool) -> bool {
+    if legacy_prefix {
+        return text == pattern || text.starts_with(&format!("{pattern} "));
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() == 1 {
+        return text == pattern;
+    }
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 impl Tool for Bash {
@@ -53,7 +114,14 @@ impl Tool for Bash {
              with BashOutput; stop them with KillShell. Prefer Read, Glob and Grep over cat, find and grep.",
             DEFAULT_TIMEOUT_MS / 1000,
             MAX_TIMEOUT_MS / 1000
-        )
+        ) + &self.sandbox_note()
+    }
+
+    fn hidden_fields(&self) -> Vec<&'static str> {
+        match &self.shell.sandbox {
+            Some(s) if s.is_active() && s.config.allow_unsandboxed_commands => Vec::new(),
+            _ => vec!["dangerouslyDisableSandbox"],
+        }
     }
 
     fn validate(&self, input: &BashInput, _ctx: &ToolContext) -> Result<(), String> {
@@ -66,7 +134,8 @@ impl Tool for Bash {
     /// The line as the session shell will run it: from its current directory.
     fn effects(&self, input: &BashInput, ctx: &ToolContext) -> Effects {
         let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
-        let shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()).with_state(self.shell.state());
+        let mut shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()).with_state(self.shell.state());
+        shell.confinement = self.confinement(input, &shell);
         let effects = Effects::running(shell);
         if input.run_in_background == Some(true) { effects.not_read_only() } else { effects }
     }
@@ -80,10 +149,15 @@ impl Tool for Bash {
     }
 
     async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let confined = self.shell.sandboxed() && {
+            let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
+            let shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref());
+            self.confinement(&input, &shell) == Confinement::Sandboxed
+        };
         if input.run_in_background == Some(true) {
             let id = self
                 .shell
-                .spawn_background(&ctx.cwd, &input.command)
+                .spawn_background(&ctx.cwd, &input.command, confined)
                 .map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
             return Ok(ToolOutput::text(format!(
                 "Command running in the background with ID: {id}. Read its output with BashOutput, stop it with \
@@ -93,7 +167,7 @@ impl Tool for Bash {
         let timeout = Duration::from_millis(input.timeout.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS));
         let (output, ending) = self
             .shell
-            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS)
+            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined)
             .await
             .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?;
         let output = output.trim_end_matches('\n');
@@ -110,5 +184,29 @@ impl Tool for Bash {
             )),
             Ending::Cancelled => ToolOutput::failure(format!("{output}{sep}{}", rein_protocol::INTERRUPTED)),
         })
+    }
+}
+
+impl Bash {
+    /// What the model is told about the sandbox its commands run in.
+    fn sandbox_note(&self) -> String {
+        let Some(sandbox) = self.shell.sandbox.as_ref().filter(|s| s.config.enabled) else { return String::new() };
+        if !sandbox.is_active() {
+            return " Commands are NOT sandboxed on this machine: they run with the user's full access.".into();
+        }
+        let escape = if sandbox.config.allow_unsandboxed_commands {
+            " Set dangerouslyDisableSandbox only when the user asks, or when a command just failed because of a \
+             sandbox restriction (Read-only file system, Operation not permitted, a refused connection); such runs \
+             are always asked. A denial of a credential or host the task does not need is the boundary working: \
+             tell the user instead."
+        } else {
+            " Running outside the sandbox is not available."
+        };
+        format!(
+            " Commands run in an OS sandbox: {}. Writable: {} and $TMPDIR. Protected (read-only) inside them: \
+             .git/hooks, .git/config, .claude/, shell start-up files, .mcp.json.{escape}",
+            sandbox.summary().trim_start_matches("sandbox: "),
+            sandbox.roots().iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+        )
     }
 }

@@ -34,7 +34,15 @@ use crate::{Registry, RegistryError};
 
 /// Put every built-in tool in `registry`. The Bash tools share one session shell.
 pub fn register_builtins(registry: &mut Registry) -> Result<(), RegistryError> {
-    let shell = Arc::new(shell::Shell::new().map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
+    register_builtins_sandboxed(registry, None)
+}
+
+/// [`register_builtins`], with the session's OS sandbox around the shell's commands.
+pub fn register_builtins_sandboxed(
+    registry: &mut Registry,
+    sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+) -> Result<(), RegistryError> {
+    let shell = Arc::new(shell::Shell::new(sandbox).map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
     registry.register(Read)?;
     registry.register(Glob)?;
     registry.register(Grep)?;

@@ -53,6 +53,8 @@ pub enum JobStatus {
 /// Shared by Bash, BashOutput and KillShell for one session.
 pub struct Shell {
     dir: tempfile::TempDir,
+    /// The session's OS sandbox, when one is configured.
+    pub(crate) sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// The environment the first command started from (rein's own, credentials
     /// removed): what later changes are measured against.
     baseline: std::sync::OnceLock<HashMap<std::ffi::OsString, std::ffi::OsString>>,
@@ -65,9 +67,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shell {
-    pub fn new() -> std::io::Result<Self> {
+    pub fn new(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> std::io::Result<Self> {
         Ok(Shell {
             dir: tempfile::Builder::new().prefix("rein-shell-").tempdir()?,
+            sandbox,
             baseline: std::sync::OnceLock::new(),
             jobs: Default::default(),
             next_job: AtomicU32::new(1),
@@ -113,29 +116,60 @@ impl Shell {
         state
     }
 
-    fn command(&self, cwd: &Path, command: &str, save: bool) -> tokio::process::Command {
-        let mut cmd = tokio::process::Command::new("bash");
+    /// Whether commands that do not opt out run in a working sandbox.
+    pub fn sandboxed(&self) -> bool {
+        self.sandbox.as_ref().is_some_and(|s| s.is_active())
+    }
+
+    /// The process for one command, and the placeholders its sandbox mounts. A command
+    /// run outside an active sandbox starts from the shell's directory only: the saved
+    /// state was writable from inside the sandbox and is not trusted outside it.
+    fn command(
+        &self,
+        cwd: &Path,
+        command: &str,
+        save: bool,
+        confined: bool,
+    ) -> (tokio::process::Command, Vec<PathBuf>) {
+        self.baseline.get_or_init(|| {
+            std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
+        });
+        let escaping = self.sandboxed() && !confined;
+        let (state, start, save) = if escaping {
+            let fresh = self.dir.path().join(format!("outside-{}.sh", self.next_job.fetch_add(1, Ordering::Relaxed)));
+            (fresh, self.current_dir().filter(|d| d.is_dir()).unwrap_or_else(|| cwd.to_path_buf()), false)
+        } else {
+            (self.state_file(), cwd.to_path_buf(), save)
+        };
+        let argv: Vec<std::ffi::OsString> = vec![
+            "bash".into(),
+            "--noprofile".into(),
+            "--norc".into(),
+            "-c".into(),
+            WRAPPER.into(),
+            "rein-bash".into(),
+            state.into(),
+            start.clone().into(),
+            command.into(),
+            (if save { "save" } else { "" }).into(),
+        ];
+        let (mut cmd, placeholders) = match &self.sandbox {
+            Some(sandbox) if confined && sandbox.is_active() => {
+                let w = sandbox.wrap(&argv, &start, &[self.dir.path().to_path_buf()]);
+                (tokio::process::Command::from(w.command), w.placeholders)
+            }
+            _ => {
+                let mut c = tokio::process::Command::new(&argv[0]);
+                c.args(&argv[1..]).current_dir(&start);
+                (c, Vec::new())
+            }
+        };
         // rein's own credentials never reach a command.
         for var in rein_process::CREDENTIAL_VARS {
             cmd.env_remove(var);
         }
-        self.baseline.get_or_init(|| {
-            std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
-        });
-        cmd.arg("--noprofile")
-            .arg("--norc")
-            .arg("-c")
-            .arg(WRAPPER)
-            .arg("rein-bash")
-            .arg(self.state_file())
-            .arg(cwd)
-            .arg(command)
-            .arg(if save { "save" } else { "" })
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .process_group(0)
-            .kill_on_drop(true);
-        cmd
+        cmd.stdin(Stdio::null()).process_group(0).kill_on_drop(true);
+        (cmd, placeholders)
     }
 
     /// Run `command` in the foreground; output (stdout and stderr in order) capped at
@@ -147,9 +181,10 @@ impl Shell {
         timeout: Duration,
         abort: &CancellationToken,
         limit: usize,
+        confined: bool,
     ) -> std::io::Result<(String, Ending)> {
         let (reader, writer) = std::io::pipe()?;
-        let mut cmd = self.command(cwd, command, true);
+        let (mut cmd, placeholders) = self.command(cwd, command, true, confined);
         cmd.stdout(Stdio::from(writer.try_clone()?)).stderr(Stdio::from(writer));
         let mut child = cmd.spawn()?;
         // Our copies of the write end must close, or the reader never sees EOF.
@@ -166,16 +201,17 @@ impl Shell {
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
         group.kill();
         let _ = child.wait().await;
+        rein_sandbox::Sandbox::tidy(&placeholders);
         let output = collector.await.map_err(std::io::Error::other)?;
         Ok((output, ending))
     }
 
     /// Start `command` in the background, its output going to a file; returns its id.
-    pub fn spawn_background(&self, cwd: &Path, command: &str) -> std::io::Result<String> {
+    pub fn spawn_background(&self, cwd: &Path, command: &str, confined: bool) -> std::io::Result<String> {
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
         let output = self.dir.path().join(format!("{id}.log"));
         let file = std::fs::File::create(&output)?;
-        let mut cmd = self.command(cwd, command, false);
+        let (mut cmd, placeholders) = self.command(cwd, command, false, confined);
         cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
         let mut child = cmd.spawn()?;
         let group = child.id().and_then(|id| Pid::from_raw(id as i32));
@@ -186,6 +222,7 @@ impl Shell {
         tokio::spawn(async move {
             let _guard = guard;
             let code = child.wait().await.ok().and_then(|s| s.code());
+            rein_sandbox::Sandbox::tidy(&placeholders);
             let mut s = lock(&watcher);
             if *s == JobStatus::Running {
                 *s = JobStatus::Exited(code);
