@@ -1,0 +1,168 @@
+//! The sandbox as a session sees it: the shell keeps its state inside it, ordinary
+//! project work runs, the switches around it (`dangerouslyDisableSandbox`,
+//! `autoAllowBashIfSandboxed`, `excludedCommands`, `failIfUnavailable`), and
+//! `rein sandbox check`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::{Env, serve, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use serde_json::{Value, json};
+
+fn have_bwrap() -> bool {
+    std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success())
+}
+
+/// Run the Bash calls `commands` (ids c0, c1, …) in one session with `settings`;
+/// returns each result and the first request's tools.
+fn session(env: &Env, settings: &str, commands: &[Value], extra: &[&str]) -> (Vec<(String, bool)>, Value) {
+    let mut steps: Vec<_> = commands
+        .iter()
+        .enumerate()
+        .map(|(i, c)| reply([tool_use_with_id(&format!("c{i}"), "Bash", c.clone())]))
+        .collect();
+    steps.push(reply([text("done")]));
+    let server = serve(Scenario::new(steps));
+    env.rein_at(&server).args(["-p", "go", "--settings", settings]).args(extra).assert().success();
+    let reqs = server.requests();
+    let last = reqs.last().unwrap().body["messages"].as_array().unwrap().clone();
+    let results = (0..commands.len()).map(|i| tool_result(&last, &format!("c{i}"))).collect();
+    (results, reqs[0].body["tools"].clone())
+}
+
+const ON: &str = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#;
+
+#[test]
+fn the_session_shell_and_project_work_run_inside_the_sandbox() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("src/app.py", "def add(a, b):\n    return a + b\n");
+    env.write("test_app.py", "from src.app import add\nassert add(2, 3) == 5\nprint('tests ok')\n");
+    let cmds = [
+        json!({"command": "mkdir -p sub && cd sub && export GREETING=hello"}),
+        json!({"command": "pwd; echo $GREETING; touch made-here"}),
+        json!({"command": "cd .. && python3 test_app.py"}),
+        json!({"command": "git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm first && git status --short | wc -l"}),
+        json!({"command": "echo $TMPDIR > tmpdir.txt; echo data > $TMPDIR/scratch && cat $TMPDIR/scratch"}),
+        json!({"command": "echo bg > background.txt", "run_in_background": true}),
+        json!({"command": "for i in $(seq 50); do [ -f background.txt ] && break; sleep 0.05; done"}),
+    ];
+    let (r, _) = session(&env, ON, &cmds, &["--permission-mode", "bypassPermissions"]);
+    assert!(r.iter().all(|(_, err)| !err), "{r:?}");
+    let sub = std::fs::canonicalize(env.cwd().join("sub")).unwrap();
+    assert!(r[1].0.contains(&sub.display().to_string()) && r[1].0.contains("hello"), "{}", r[1].0);
+    assert!(env.cwd().join("sub/made-here").exists());
+    assert!(r[2].0.contains("tests ok"), "{}", r[2].0);
+    assert_eq!(r[3].0.trim(), "0", "committed: {}", r[3].0);
+    assert!(r[4].0.contains("data"));
+    let tmpdir = std::fs::read_to_string(env.cwd().join("tmpdir.txt")).unwrap();
+    assert!(tmpdir.contains("rein-sandbox-"), "a private temp dir: {tmpdir}");
+    assert!(env.cwd().join("background.txt").exists(), "background commands run (sandboxed) too");
+}
+
+#[test]
+fn running_outside_the_sandbox_is_always_asked_and_can_be_switched_off() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    let escape = json!({"command": format!("touch {}/x", out.path().display()), "dangerouslyDisableSandbox": true});
+    // Allowed by a rule, and in bypassPermissions mode: still asked (headless: no).
+    let (r, tools) = session(&env, ON, std::slice::from_ref(&escape), &["--permission-mode", "bypassPermissions"]);
+    assert!(r[0].1 && r[0].0.contains("outside the sandbox"), "{:?}", r[0]);
+    assert!(!out.path().join("x").exists());
+    let bash = tools.as_array().unwrap().iter().find(|t| t["name"] == "Bash").unwrap();
+    assert!(bash["input_schema"]["properties"].get("dangerouslyDisableSandbox").is_some());
+    assert!(bash["description"].as_str().unwrap().contains("OS sandbox"), "{bash}");
+    // allowUnsandboxedCommands false: the field is not offered and is ignored.
+    let off =
+        r#"{"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}, "permissions": {"allow": ["Bash"]}}"#;
+    let (r, tools) = session(&env, off, &[escape], &[]);
+    assert!(r[0].1, "ran sandboxed, so the write outside failed: {:?}", r[0]);
+    assert!(!out.path().join("x").exists());
+    let bash = tools.as_array().unwrap().iter().find(|t| t["name"] == "Bash").unwrap();
+    assert!(bash["input_schema"]["properties"].get("dangerouslyDisableSandbox").is_none(), "{bash}");
+}
+
+#[test]
+fn auto_allow_and_excluded_commands() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let out = tempfile::tempdir().unwrap();
+    let unlisted = json!({"command": "python3 -c \"open('made.txt','w').write('x')\""});
+    // No allow rule: asked (headless: no) ...
+    let (r, _) = session(&env, r#"{"sandbox": {"enabled": true}}"#, std::slice::from_ref(&unlisted), &[]);
+    assert!(r[0].1 && !env.cwd().join("made.txt").exists(), "{:?}", r[0]);
+    // ... allowed when it runs sandboxed and autoAllowBashIfSandboxed is on.
+    let auto = r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#;
+    let (r, _) = session(&env, auto, &[unlisted], &[]);
+    assert!(!r[0].1 && env.cwd().join("made.txt").exists(), "{:?}", r[0]);
+    // An excluded command runs outside the sandbox (through the normal permission flow).
+    let excluded =
+        r#"{"sandbox": {"enabled": true, "excludedCommands": ["touch *"]}, "permissions": {"allow": ["Bash"]}}"#;
+    let target = out.path().join("outside");
+    let (r, _) = session(&env, excluded, &[json!({"command": format!("touch {}", target.display())})], &[]);
+    assert!(!r[0].1 && target.exists(), "{:?}", r[0]);
+    // A chain with a command that is not excluded stays sandboxed.
+    let chained = out.path().join("chained");
+    let cmd = format!("touch {} && python3 -c \"open('{}','w')\"", chained.display(), out.path().join("py").display());
+    let (r, _) = session(&env, excluded, &[json!({"command": cmd})], &[]);
+    assert!(r[0].1 && !chained.exists(), "{:?}", r[0]);
+}
+
+#[test]
+fn no_sandbox_available_warns_or_stops_with_fail_if_unavailable() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let strict = r#"{"sandbox": {"enabled": true, "failIfUnavailable": true}}"#;
+    let out =
+        env.rein_at(&server).env("REIN_SANDBOX_TIER", "C").args(["-p", "go", "--settings", strict]).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("failIfUnavailable"), "{err}");
+    assert!(server.requests().is_empty(), "stopped before any request");
+    let loose = r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#;
+    let (r, tools) = {
+        let server = serve(Scenario::new([
+            reply([tool_use_with_id("c0", "Bash", json!({"command": "python3 -c \"print(1)\""}))]),
+            reply([text("done")]),
+        ]));
+        let out = env
+            .rein_at(&server)
+            .env("REIN_SANDBOX_TIER", "C")
+            .args(["-p", "go", "--settings", loose])
+            .output()
+            .unwrap();
+        assert!(String::from_utf8_lossy(&out.stderr).contains("UNAVAILABLE"));
+        let reqs = server.requests();
+        (tool_result(reqs[1].body["messages"].as_array().unwrap(), "c0"), reqs[0].body["tools"].clone())
+    };
+    assert!(r.1, "not auto-allowed when nothing is sandboxed: {r:?}");
+    let bash = tools.as_array().unwrap().iter().find(|t| t["name"] == "Bash").unwrap();
+    assert!(bash["description"].as_str().unwrap().contains("NOT sandboxed"), "{bash}");
+}
+
+#[test]
+fn sandbox_check_prints_the_tier_and_the_policy() {
+    let env = Env::new();
+    env.write(".env", "X=1\n");
+    env.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"deny": ["Read(./.env)"]}, "sandbox": {"network": {"allowedDomains": ["evil.example"]}}}"#,
+    );
+    std::fs::create_dir_all(env.cwd().join(".git/hooks")).unwrap();
+    let out = env.rein().args(["sandbox", "check"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    let tier = if have_bwrap() { "tier: A" } else { "tier: B" };
+    assert!(text.contains(tier), "{text}");
+    assert!(text.contains("seccomp: available") && text.contains("landlock: ABI"), "{text}");
+    assert!(text.contains(".git/hooks") && text.contains("read masks") && text.contains(".env"), "{text}");
+    assert!(text.contains("ignored") && text.contains("evil.example"), "project widening reported: {text}");
+}
