@@ -10,6 +10,7 @@ mod executor;
 mod hooks;
 mod policy;
 mod providers;
+mod sandbox;
 mod sessions;
 mod tools;
 mod tui;
@@ -195,6 +196,7 @@ fn main() -> anyhow::Result<()> {
     }
 
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
+    rows.extend(sandbox::rows(&bin)?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);

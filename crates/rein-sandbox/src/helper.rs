@@ -1,6 +1,7 @@
-//! The helper stage, `rein __sandbox-exec [options] -- PROGRAM ARGS…`: the rein binary
-//! re-executed just before the command. It applies Landlock (Tier B), then no-new-privs
-//! and the seccomp filter, then becomes the command. Nothing of it stays behind.
+//! Tier A's helper stage, `rein __sandbox-exec [options] -- PROGRAM ARGS…`: the rein
+//! binary re-executed inside bubblewrap. With a network it stays as PID 1 to relay the
+//! proxy ports (not dumpable) and runs the command in a child; either way the command
+//! gets no capabilities, no-new-privs and the seccomp filter before it starts.
 
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
@@ -16,9 +17,8 @@ pub const HELPER_ARG: &str = "__sandbox-exec";
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct HelperArgs {
     pub filter: FilterOptions,
-    /// Tier B: the directories writes are confined to.
-    pub landlock_write: Vec<PathBuf>,
-    pub landlock: bool,
+    /// Tier A with a network: the host proxy's socket, relayed from inside.
+    pub proxy: Option<PathBuf>,
     pub command: Vec<OsString>,
 }
 
@@ -31,12 +31,9 @@ impl HelperArgs {
         if self.filter.deny_ip_sockets {
             a.push("--deny-ip".into());
         }
-        if self.landlock {
-            a.push("--landlock".into());
-        }
-        for w in &self.landlock_write {
-            a.push("--write".into());
-            a.push(w.into());
+        if let Some(p) = &self.proxy {
+            a.push("--proxy".into());
+            a.push(p.into());
         }
         a.push("--".into());
         a.extend(self.command.iter().cloned());
@@ -50,10 +47,9 @@ impl HelperArgs {
             match a.to_str() {
                 Some("--allow-unix") => out.filter.allow_unix_sockets = true,
                 Some("--deny-ip") => out.filter.deny_ip_sockets = true,
-                Some("--landlock") => out.landlock = true,
-                Some("--write") => out
-                    .landlock_write
-                    .push(it.next().ok_or(SandboxError::Helper("--write needs a path".into()))?.into()),
+                Some("--proxy") => {
+                    out.proxy = Some(it.next().ok_or(SandboxError::Helper("--proxy needs a path".into()))?.into())
+                }
                 Some("--") => {
                     out.command = it.cloned().collect();
                     break;
@@ -75,13 +71,27 @@ pub fn run(args: &[OsString]) -> SandboxError {
         Ok(p) => p,
         Err(e) => return e,
     };
-    if parsed.landlock
-        && let Err(e) = crate::landlock_rules::restrict(&parsed.landlock_write)
-    {
-        return e;
+    if let Some(socket) = &parsed.proxy {
+        // Stay as the namespace's relay; the command runs in a child.
+        let relay = match crate::relay::Relay::bind(socket) {
+            Ok(r) => r,
+            Err(e) => return SandboxError::Helper(format!("cannot start the network relay: {e}")),
+        };
+        // SAFETY: integer arguments only.
+        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+        // SAFETY: the process is single-threaded here (the relay's threads start after).
+        let child = unsafe { libc::fork() };
+        if child < 0 {
+            return SandboxError::Helper(format!("fork: {}", std::io::Error::last_os_error()));
+        }
+        if child > 0 {
+            relay.serve();
+            std::process::exit(reap_until(child));
+        }
+        drop(relay);
     }
     if let Err(e) = drop_capabilities() {
-        return e;
+        return SandboxError::Helper(format!("cannot drop capabilities: {e}"));
     }
     if let Err(e) = install(parsed.filter) {
         return e;
@@ -90,12 +100,30 @@ pub fn run(args: &[OsString]) -> SandboxError {
     SandboxError::Helper(format!("cannot run {:?}: {err}", parsed.command[0]))
 }
 
+/// As PID 1: reap every child until `child` ends; its exit code (128 + signal).
+fn reap_until(child: libc::pid_t) -> i32 {
+    loop {
+        let mut status = 0;
+        // SAFETY: a valid pointer to an int.
+        let pid = unsafe { libc::waitpid(-1, &mut status, 0) };
+        if pid == child {
+            if libc::WIFEXITED(status) {
+                return libc::WEXITSTATUS(status);
+            }
+            return 128 + libc::WTERMSIG(status);
+        }
+        if pid < 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return 1;
+        }
+    }
+}
+
 /// Give up every capability (bounding, ambient, effective, permitted, inheritable): a
 /// command started by rein running as root must not keep root's powers (with
 /// `CAP_SYS_PTRACE` it could read rein's memory and environment through `/proc`, which
 /// Landlock allows to holders of that capability). In Tier A the user namespace has
 /// none to give up.
-fn drop_capabilities() -> Result<(), SandboxError> {
+pub(crate) fn drop_capabilities() -> std::io::Result<()> {
     #[repr(C)]
     struct Header {
         version: u32,
@@ -121,7 +149,7 @@ fn drop_capabilities() -> Result<(), SandboxError> {
     // SAFETY: capset reads a version-3 header and two data structs, which we pass.
     let rc = unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) };
     if rc != 0 {
-        return Err(SandboxError::Helper(format!("cannot drop capabilities: {}", std::io::Error::last_os_error())));
+        return Err(std::io::Error::last_os_error());
     }
     Ok(())
 }
@@ -134,8 +162,7 @@ mod tests {
     fn arguments_round_trip() {
         let h = HelperArgs {
             filter: FilterOptions { allow_unix_sockets: false, deny_ip_sockets: true },
-            landlock: true,
-            landlock_write: vec![PathBuf::from("/w")],
+            proxy: Some(PathBuf::from("/p.sock")),
             command: vec!["bash".into(), "-c".into(), "--".into()],
         };
         assert_eq!(HelperArgs::parse(&h.to_args()[1..]).unwrap(), h);

@@ -4,11 +4,11 @@
 //! Landlock cannot deny a file inside a readable tree, so read masks and protected
 //! paths inside the roots are not enforced in this tier.
 
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
 use landlock::{
-    ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
-    path_beneath_rules,
+    ABI, Access, AccessFs, CompatLevel, Compatible, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, path_beneath_rules,
 };
 
 use crate::SandboxError;
@@ -16,11 +16,12 @@ use crate::SandboxError;
 /// Devices a command may write besides its roots.
 const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts"];
 
-/// Restrict the calling thread (and what it `exec`s) to writing `roots`.
-pub fn restrict(roots: &[PathBuf]) -> Result<(), SandboxError> {
+/// A ruleset that confines writes to `roots`, as a file descriptor: made once, applied
+/// (`landlock_restrict_self`) in each command's process just before it starts.
+pub fn ruleset(roots: &[PathBuf]) -> Result<OwnedFd, SandboxError> {
     let abi = ABI::V6;
     let err = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
-    let status = Ruleset::default()
+    let created = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))
         .map_err(err)?
@@ -33,13 +34,9 @@ pub fn restrict(roots: &[PathBuf]) -> Result<(), SandboxError> {
         .add_rules(path_beneath_rules(WRITABLE_DEVICES, AccessFs::from_all(abi)))
         .map_err(err)?
         .add_rules(path_beneath_rules(roots, AccessFs::from_all(abi)))
-        .map_err(err)?
-        .restrict_self()
         .map_err(err)?;
-    if status.ruleset == RulesetStatus::NotEnforced {
-        return Err(SandboxError::Landlock("the kernel does not enforce Landlock".into()));
-    }
-    Ok(())
+    Option::<OwnedFd>::from(created)
+        .ok_or_else(|| SandboxError::Landlock("the kernel does not enforce Landlock".into()))
 }
 
 /// The Landlock ABI version the kernel offers (0: none).

@@ -13,10 +13,15 @@
 pub mod bwrap;
 pub mod detect;
 pub mod helper;
+mod inprocess;
 mod landlock_rules;
+pub mod network;
 pub mod plan;
+pub mod proxy;
+mod relay;
 pub mod seccomp;
 pub mod settings;
+mod violations;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -53,6 +58,12 @@ pub struct Sandbox {
     roots: Vec<PathBuf>,
     /// The private temp directory (`TMPDIR` inside), removed with the session.
     tmp: tempfile::TempDir,
+    /// Tier A: the host side of the network (the relay's only way out).
+    proxy: Option<proxy::Proxy>,
+    /// Holds the proxy's socket, outside every writable root.
+    _net_dir: Option<tempfile::TempDir>,
+    /// Tier B: the ruleset and filters for the last set of extra roots seen.
+    in_process: std::sync::Mutex<Option<(Vec<PathBuf>, std::sync::Arc<inprocess::InProcess>)>>,
 }
 
 /// A command ready to start, and what to tidy after it ends.
@@ -71,6 +82,17 @@ impl Sandbox {
         helper: PathBuf,
         forced: Option<char>,
     ) -> Result<Sandbox, SandboxError> {
+        Self::with_ask(config, workspace, helper, forced, None)
+    }
+
+    /// [`new`](Self::new), with someone to ask about hosts no rule decides.
+    pub fn with_ask(
+        config: SandboxConfig,
+        workspace: &[PathBuf],
+        helper: PathBuf,
+        forced: Option<char>,
+        ask: Option<proxy::AskHost>,
+    ) -> Result<Sandbox, SandboxError> {
         let uid = rustix_uid();
         let base = std::env::temp_dir().join(format!("rein-sandbox-{uid}"));
         std::fs::create_dir_all(&base)?;
@@ -85,7 +107,18 @@ impl Sandbox {
         if let (Tier::C { missing }, true) = (&probe.tier, config.fail_if_unavailable && config.enabled) {
             return Err(SandboxError::Unavailable(missing.join("; ")));
         }
-        Ok(Sandbox { config, probe, helper, roots, tmp })
+        let (proxy, net_dir) = if config.enabled && matches!(probe.tier, Tier::A { .. }) {
+            let dir = tempfile::Builder::new().prefix("net-").tempdir_in(&base)?;
+            let policy = network::NetworkPolicy {
+                allowed: config.allowed_domains.clone(),
+                denied: config.denied_domains.clone(),
+            };
+            let upstream = proxy::Upstream { http: config.http_proxy_port, socks: config.socks_proxy_port };
+            (Some(proxy::Proxy::start(&dir.path().join("proxy.sock"), policy, upstream, ask)?), Some(dir))
+        } else {
+            (None, None)
+        };
+        Ok(Sandbox { config, probe, helper, roots, tmp, proxy, _net_dir: net_dir, in_process: Default::default() })
     }
 
     /// Whether commands really run confined (Tier A or B).
@@ -115,19 +148,25 @@ impl Sandbox {
                 let plan = self.plan(extra);
                 let mut c = std::process::Command::new(bwrap);
                 c.args(bwrap::args(&plan, cwd)).arg("--").arg(&self.helper);
-                c.args(HelperArgs { filter, command: program.to_vec(), ..HelperArgs::default() }.to_args());
+                let proxy = self.proxy.as_ref().map(|p| p.socket.clone());
+                if proxy.is_some() {
+                    c.envs(relay::proxy_env());
+                }
+                c.args(HelperArgs { filter, proxy, command: program.to_vec() }.to_args());
                 (c, plan.placeholders)
             }
             Tier::B { .. } if self.config.enabled => {
-                let plan = self.plan(extra);
-                let helper = HelperArgs {
-                    filter: FilterOptions { deny_ip_sockets: true, ..filter },
-                    landlock: true,
-                    landlock_write: plan.write_roots,
-                    command: program.to_vec(),
-                };
-                let mut c = std::process::Command::new(&self.helper);
-                c.args(helper.to_args());
+                let mut c = std::process::Command::new(&program[0]);
+                c.args(&program[1..]);
+                match self.in_process(extra, FilterOptions { deny_ip_sockets: true, ..filter }) {
+                    Ok(confine) => confine.attach(&mut c),
+                    // Never run unconfined by accident: the command fails instead.
+                    Err(e) => {
+                        c = std::process::Command::new("sh");
+                        c.args(["-c", "echo \"rein: the sandbox could not be applied: $1\" >&2; exit 126", "sh"])
+                            .arg(e.to_string());
+                    }
+                }
                 (c, Vec::new())
             }
             _ => {
@@ -141,6 +180,26 @@ impl Sandbox {
             command.env("TMPDIR", self.tmp.path());
         }
         Wrapped { command, placeholders }
+    }
+
+    /// Tier B's confinement for the roots plus `extra`, made once per set.
+    fn in_process(
+        &self,
+        extra: &[PathBuf],
+        filter: FilterOptions,
+    ) -> Result<std::sync::Arc<inprocess::InProcess>, SandboxError> {
+        let mut cached = self.in_process.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((key, confine)) = cached.as_ref()
+            && key.as_slice() == extra
+        {
+            return Ok(confine.clone());
+        }
+        let mut roots = self.roots.clone();
+        roots.push(self.tmp.path().to_path_buf());
+        roots.extend(extra.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
+        let confine = inprocess::InProcess::new(&roots, filter)?;
+        *cached = Some((extra.to_vec(), confine.clone()));
+        Ok(confine)
     }
 
     /// Remove the placeholder directories a command left (if they are still empty).
@@ -171,6 +230,23 @@ impl Sandbox {
                 if missing.is_empty() { "no mechanism".to_string() } else { missing.join("; ") }
             ),
         }
+    }
+
+    /// The `<sandbox_violations>` block for a command that started at `since` and
+    /// printed `output`: hosts the proxy refused, and paths the sandbox kept it from
+    /// (read from the command's own errors). `None` when there is nothing to report.
+    pub fn violations(&self, since: std::time::Instant, output: &str) -> Option<String> {
+        let mut lines = self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default();
+        lines.extend(violations::from_output(output, &self.plan_masks()));
+        lines.dedup();
+        if lines.is_empty() {
+            return None;
+        }
+        Some(format!("<sandbox_violations>\n{}\n</sandbox_violations>", lines.join("\n")))
+    }
+
+    fn plan_masks(&self) -> Vec<PathBuf> {
+        self.config.deny_read.iter().flat_map(|p| plan::expand(p)).collect()
     }
 
     /// The roots a command may write.

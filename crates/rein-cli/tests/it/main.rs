@@ -21,6 +21,7 @@ mod protected_reads;
 mod pty;
 mod recovery;
 mod sandbox;
+mod sandbox_network;
 mod sandbox_session;
 mod sessions;
 mod thinking;

@@ -184,6 +184,7 @@ impl Shell {
         confined: bool,
     ) -> std::io::Result<(String, Ending)> {
         let (reader, writer) = std::io::pipe()?;
+        let started = std::time::Instant::now();
         let (mut cmd, placeholders) = self.command(cwd, command, true, confined);
         cmd.stdout(Stdio::from(writer.try_clone()?)).stderr(Stdio::from(writer));
         let mut child = cmd.spawn()?;
@@ -202,7 +203,16 @@ impl Shell {
         group.kill();
         let _ = child.wait().await;
         rein_sandbox::Sandbox::tidy(&placeholders);
-        let output = collector.await.map_err(std::io::Error::other)?;
+        let mut output = collector.await.map_err(std::io::Error::other)?;
+        // What the sandbox refused, in the form the model is told about.
+        if let Some(block) =
+            self.sandbox.as_ref().filter(|s| confined && s.is_active()).and_then(|s| s.violations(started, &output))
+        {
+            if !output.is_empty() && !output.ends_with('\n') {
+                output.push('\n');
+            }
+            output.push_str(&block);
+        }
         Ok((output, ending))
     }
 
