@@ -117,6 +117,15 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the sandbox rows (quick, for working on the sandbox): `--sandbox PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--sandbox") {
+        let bin =
+            std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --sandbox PATH/TO/rein")?))?;
+        for (name, value, target) in sandbox::rows(&bin)? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     let bin = std::fs::canonicalize(PathBuf::from(std::env::args().nth(1).context("usage: rein-bench PATH/TO/rein")?))
         .context("cannot find the rein binary")?;
     let work = tempfile::tempdir()?;

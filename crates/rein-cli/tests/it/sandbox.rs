@@ -1,8 +1,8 @@
 //! The OS sandbox through the real binary and real bubblewrap: escape attempts, each a
 //! real command that a permission rule lets run, which must fail in the sandbox while
 //! the same command without it succeeds (the control); and the session shell working
-//! inside it. Skipped (with a message) where bubblewrap is not installed; `.ci/run`
-//! installs it.
+//! inside it. Each runs as ourselves and, when the tests run as root, as `nobody` too.
+//! Skipped (with a message) where bubblewrap is not installed; `.ci/run` installs it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -23,26 +23,63 @@ fn have_bwrap() -> bool {
     ok
 }
 
+/// The unprivileged user the suite also runs as (when the tests run as root).
+const NOBODY: u32 = 65534;
+
+fn running_as_root() -> bool {
+    // SAFETY: getuid cannot fail.
+    unsafe { libc::getuid() == 0 }
+}
+
+/// `program` run as `user` (none: as ourselves), with the system's PATH.
+fn as_user(user: Option<u32>, program: &Path) -> std::process::Command {
+    match user {
+        None => std::process::Command::new(program),
+        Some(uid) => {
+            let mut c = std::process::Command::new("setpriv");
+            c.args(["--reuid", &uid.to_string(), "--regid", &uid.to_string(), "--clear-groups", "--"]).arg(program);
+            c.env("PATH", "/usr/local/bin:/usr/bin:/bin");
+            c
+        }
+    }
+}
+
+fn give_to(user: Option<u32>, dir: &Path) {
+    let Some(uid) = user else { return };
+    let status = std::process::Command::new("chown").args(["-R", &format!("{uid}:{uid}")]).arg(dir).status().unwrap();
+    assert!(status.success());
+}
+
 /// Run `command` through the Bash tool, allowed by `--allowedTools Bash`; `mode` is
-/// `--sandbox`, `--no-sandbox`, or a tier letter (sandboxed in that tier).
-fn bash(env: &Env, command: &str, mode: &str) -> (String, bool) {
+/// `--sandbox`, `--no-sandbox`, or a tier letter (sandboxed in that tier); as `user`.
+fn bash(env: &Env, command: &str, mode: &str, user: Option<u32>) -> (String, bool) {
     let server = serve(Scenario::new([
         reply([tool_use_with_id("b", "Bash", json!({"command": command}))]),
         reply([text("done")]),
     ]));
-    let mut rein = env.rein_at(&server);
-    rein.args(["-p", "go", "--allowedTools", "Bash", "--settings", SETTINGS]);
+    let mut rein = as_user(user, &assert_cmd::cargo::cargo_bin("rein"));
+    rein.current_dir(env.cwd())
+        .env("HOME", env.home.path())
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .env("REIN_RETRY_BASE_MS", "1")
+        .env_remove("REIN_SANDBOX_TIER")
+        .args(["-p", "go", "--allowedTools", "Bash", "--settings", SETTINGS]);
+    if user.is_none() {
+        rein.env("PATH", std::env::var_os("PATH").unwrap_or_default());
+    }
     match mode {
         "--no-sandbox" => rein.arg("--no-sandbox"),
         "--sandbox" => rein.arg("--sandbox"),
         tier => rein.arg("--sandbox").env("REIN_SANDBOX_TIER", tier),
     };
-    rein.assert().success();
+    let out = rein.output().unwrap();
+    assert!(out.status.success(), "rein failed: {}", String::from_utf8_lossy(&out.stderr));
     let reqs = server.requests();
     tool_result(reqs[1].body["messages"].as_array().unwrap(), "b")
 }
 
-fn project() -> Env {
+fn project(user: Option<u32>) -> Env {
     let env = Env::new();
     env.write(".env", "API_TOKEN=hunter2\n");
     env.write("secrets/key.pem", "PRIVATE\n");
@@ -50,6 +87,8 @@ fn project() -> Env {
     env.write(".claude/agents/a.md", "---\nname: a\ndescription: d\n---\nx\n");
     let git = std::process::Command::new("git").args(["init", "-q"]).current_dir(env.cwd()).status().unwrap();
     assert!(git.success());
+    give_to(user, env.cwd());
+    give_to(user, env.home.path());
     env
 }
 
@@ -144,29 +183,32 @@ fn got_through(a: &Attempt, out: &str, err: bool) -> bool {
     }
 }
 
-fn escape_suite(tier: &str) {
-    if !have_bwrap() {
+fn escape_suite(tier: &str, user: Option<u32>) {
+    if !have_bwrap() || (user.is_some() && !running_as_root()) {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
-    let mut host =
-        std::process::Command::new("bash").args(["-c", "exec -a rein-host-marker sleep 60"]).spawn().unwrap();
+    let mut host = as_user(user, Path::new("bash")).args(["-c", "exec -a rein-host-marker sleep 60"]).spawn().unwrap();
     let outside = tempfile::tempdir().unwrap();
+    give_to(user, outside.path());
     let mut failures = Vec::new();
-    let probe = project();
+    let probe = project(user);
+    let (me, _) = bash(&probe, "id -u", tier, user);
+    let want = user.map_or_else(|| unsafe { libc::getuid() }.to_string(), |u| u.to_string());
+    assert_eq!(me.trim(), want, "the commands run as the intended user");
     for a in attempts(&probe, outside.path(), port, host.id()) {
         let must_fail = a.fails_in.contains(tier);
         // Fresh projects: an attempt must not see what an earlier one changed.
-        let (control_env, sandbox_env) = (project(), project());
+        let (control_env, sandbox_env) = (project(user), project(user));
         let cmd_for =
             |env: &Env| a.command.replace(&probe.cwd().display().to_string(), &env.cwd().display().to_string());
-        let (out, err) = bash(&control_env, &cmd_for(&control_env), "--no-sandbox");
+        let (out, err) = bash(&control_env, &cmd_for(&control_env), "--no-sandbox", user);
         if !got_through(&a, &out, err) {
             failures.push(format!("{}: the control failed: {out}", a.name));
             continue;
         }
-        let (out, err) = bash(&sandbox_env, &cmd_for(&sandbox_env), tier);
+        let (out, err) = bash(&sandbox_env, &cmd_for(&sandbox_env), tier, user);
         if must_fail && (got_through(&a, &out, err) || out.contains("hunter2")) {
             failures.push(format!("{}: escaped the tier {tier} sandbox: {out}", a.name));
         }
@@ -185,10 +227,20 @@ fn escape_suite(tier: &str) {
 
 #[test]
 fn escape_attempts_fail_in_tier_a() {
-    escape_suite("A");
+    escape_suite("A", None);
 }
 
 #[test]
 fn escape_attempts_fail_in_tier_b() {
-    escape_suite("B");
+    escape_suite("B", None);
+}
+
+#[test]
+fn escape_attempts_fail_in_tier_a_as_an_unprivileged_user() {
+    escape_suite("A", Some(NOBODY));
+}
+
+#[test]
+fn escape_attempts_fail_in_tier_b_as_an_unprivileged_user() {
+    escape_suite("B", Some(NOBODY));
 }
