@@ -85,3 +85,26 @@ fn allowed_hosts_go_through_the_proxy_and_others_are_refused_and_reported() {
     let (out, err) = run(&env, &allowed_socks, &socks(port + 1));
     assert!(err && out.contains("deny network-outbound 127.0.0.1"), "SOCKS to another port: {out}");
 }
+
+#[test]
+fn an_allowed_name_that_resolves_to_this_machine_is_refused() {
+    use std::net::ToSocketAddrs;
+    if !have_bwrap() {
+        return;
+    }
+    // This machine's own name resolves to one of its addresses: what a DNS-rebinding
+    // name does to reach local services.
+    let name =
+        String::from_utf8_lossy(&std::process::Command::new("hostname").output().unwrap().stdout).trim().to_string();
+    let local =
+        (name.as_str(), 80).to_socket_addrs().is_ok_and(|mut a| a.all(|a| rein_sandbox::network::is_local(a.ip())));
+    if name.is_empty() || name == "localhost" || !local {
+        eprintln!("this machine's name does not resolve to a local address: skipped");
+        return;
+    }
+    let port = host_server();
+    let env = Env::new();
+    let settings = format!(r#"{{"sandbox": {{"enabled": true, "network": {{"allowedDomains": ["{name}"]}}}}}}"#);
+    let (out, err) = run(&env, &settings, &fetch(&format!("http://{name}:{port}/")));
+    assert!(err && out.contains("local address") && !out.contains("hello from the host"), "{out}");
+}

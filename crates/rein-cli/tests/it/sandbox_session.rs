@@ -166,3 +166,59 @@ fn sandbox_check_prints_the_tier_and_the_policy() {
     assert!(text.contains(".git/hooks") && text.contains("read masks") && text.contains(".env"), "{text}");
     assert!(text.contains("ignored") && text.contains("evil.example"), "project widening reported: {text}");
 }
+
+#[test]
+fn npm_and_cargo_projects_build_and_test_inside_the_sandbox() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("package.json", r#"{"name": "t", "version": "1.0.0", "scripts": {"test": "node test.js"}}"#);
+    env.write("test.js", "console.log('node tests ok')\n");
+    env.write("crt/Cargo.toml", "[package]\nname = \"crt\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
+    env.write("crt/src/lib.rs", "#[test]\nfn adds() { assert_eq!(1 + 1, 2); }\n");
+    let mut cmds = Vec::new();
+    if which("npm") {
+        cmds.push(json!({"command": "npm test"}));
+    }
+    if which("cargo") {
+        cmds.push(json!({"command": "cd crt && cargo test --offline -q 2>&1 | tail -3"}));
+    }
+    let server = serve(Scenario::new(
+        cmds.iter()
+            .enumerate()
+            .map(|(i, c)| reply([tool_use_with_id(&format!("c{i}"), "Bash", c.clone())]))
+            .chain([reply([text("done")])]),
+    ));
+    let mut rein = env.rein_at(&server);
+    for var in ["CARGO_HOME", "RUSTUP_HOME", "RUSTUP_TOOLCHAIN"] {
+        if let Some(v) = std::env::var_os(var) {
+            rein.env(var, v);
+        }
+    }
+    if std::env::var_os("RUSTUP_HOME").is_none() {
+        rein.env("RUSTUP_HOME", dirs_home().join(".rustup")).env("CARGO_HOME", dirs_home().join(".cargo"));
+    }
+    rein.args(["-p", "go", "--settings", ON, "--permission-mode", "bypassPermissions"]).assert().success();
+    let reqs = server.requests();
+    let last = reqs.last().unwrap().body["messages"].as_array().unwrap().clone();
+    for (i, c) in cmds.iter().enumerate() {
+        let (out, err) = tool_result(&last, &format!("c{i}"));
+        assert!(!err, "{c}: {out}");
+        assert!(
+            out.contains("node tests ok") || out.contains("test result: ok") || out.contains("1 passed"),
+            "{c}: {out}"
+        );
+    }
+}
+
+fn which(program: &str) -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+fn dirs_home() -> std::path::PathBuf {
+    std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+}
