@@ -23,7 +23,11 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         let model = setup.anthropic_model()?;
         let policy = SharedPolicy::from(setup.policy.clone());
         let (approver, questions) = rein_tui::approver(policy.clone());
-        let engine = crate::engine::build(&setup, model, policy, Some(Arc::new(approver)))?;
+        let approver: Arc<dyn rein_engine::Approver> = Arc::new(approver);
+        if let Some(sandbox) = &setup.sandbox {
+            sandbox.set_asker(crate::sandbox::asker(approver.clone()));
+        }
+        let engine = crate::engine::build(&setup, model, policy, Some(approver))?;
         let project_root = rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone());
         let allow_bypass = args.dangerously_skip_permissions
             || args.permission_mode.as_deref().and_then(PermissionMode::parse)

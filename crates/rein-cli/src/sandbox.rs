@@ -48,6 +48,32 @@ pub fn setup(config: SandboxConfig, policy: &Policy) -> anyhow::Result<Option<Ar
     Ok(Some(Arc::new(sandbox)))
 }
 
+/// The proxy's question about a host no rule decides, put to the person through the
+/// session's approver as a request to that host (so "don't ask again" remembers a
+/// `WebFetch(domain:…)` rule, which the next session's sandbox reads as allowed).
+pub fn asker(approver: Arc<dyn rein_engine::Approver>) -> rein_sandbox::proxy::AskHost {
+    Arc::new(move |host: String, port: u16| {
+        let approver = approver.clone();
+        Box::pin(async move {
+            let call = rein_protocol::ToolUse {
+                id: format!("sandbox-network-{host}-{port}"),
+                name: "WebFetch".into(),
+                input: serde_json::json!({
+                    "url": format!("https://{host}:{port}/"),
+                    "prompt": "a network connection from a sandboxed command",
+                }),
+            };
+            let decision = rein_policy::Decision::new(
+                rein_policy::Behavior::Ask,
+                format!("A sandboxed command wants to connect to {host}:{port}, which no sandbox rule allows."),
+                "sandbox network",
+            );
+            let effects = rein_policy::Effects::contacting(Some(host.clone()));
+            approver.approve(&call, &decision, &effects).await.allow
+        })
+    })
+}
+
 /// `rein sandbox check`: the tier, each mechanism found, and the effective policy.
 pub fn check(args: &Args) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;

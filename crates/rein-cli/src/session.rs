@@ -58,6 +58,8 @@ pub struct Setup {
     pub max_budget_usd: Option<f64>,
     /// The settings' `apiKeyHelper`.
     pub key_helper: Option<String>,
+    /// The OS sandbox around Bash commands, when configured.
+    pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
 }
 
 /// The built-in tools, and how each tool of a session (Agent included) reads its
@@ -96,6 +98,7 @@ impl Setup {
             policy.parse_rule(rule, origin)?;
         }
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
+        setup.sandbox = sandbox;
         setup.open_session(args)?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
         if setup.thinking.effort.is_none() {
@@ -169,6 +172,7 @@ impl Setup {
             fallback_model: args.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
             max_budget_usd: args.max_budget_usd,
             key_helper: None,
+            sandbox: None,
             thinking: rein_model::ThinkingChoice {
                 mode: args.thinking,
                 max_thinking_tokens: args.max_thinking_tokens.or(max_thinking_tokens),

@@ -48,7 +48,6 @@ pub enum SandboxError {
 }
 
 /// A session's sandbox.
-#[derive(Debug)]
 pub struct Sandbox {
     pub config: SandboxConfig,
     pub probe: Probe,
@@ -64,6 +63,18 @@ pub struct Sandbox {
     _net_dir: Option<tempfile::TempDir>,
     /// Tier B: the ruleset and filters for the last set of extra roots seen.
     in_process: std::sync::Mutex<Option<(Vec<PathBuf>, std::sync::Arc<inprocess::InProcess>)>>,
+    /// Who the proxy asks about hosts no rule decides, once a frontend provides it.
+    ask: proxy::AskSlot,
+}
+
+impl std::fmt::Debug for Sandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sandbox")
+            .field("config", &self.config)
+            .field("probe", &self.probe)
+            .field("roots", &self.roots)
+            .finish()
+    }
 }
 
 /// A command ready to start, and what to tidy after it ends.
@@ -82,17 +93,7 @@ impl Sandbox {
         helper: PathBuf,
         forced: Option<char>,
     ) -> Result<Sandbox, SandboxError> {
-        Self::with_ask(config, workspace, helper, forced, None)
-    }
-
-    /// [`new`](Self::new), with someone to ask about hosts no rule decides.
-    pub fn with_ask(
-        config: SandboxConfig,
-        workspace: &[PathBuf],
-        helper: PathBuf,
-        forced: Option<char>,
-        ask: Option<proxy::AskHost>,
-    ) -> Result<Sandbox, SandboxError> {
+        let ask = proxy::AskSlot::default();
         let uid = rustix_uid();
         let base = std::env::temp_dir().join(format!("rein-sandbox-{uid}"));
         std::fs::create_dir_all(&base)?;
@@ -114,16 +115,32 @@ impl Sandbox {
                 denied: config.denied_domains.clone(),
             };
             let upstream = proxy::Upstream { http: config.http_proxy_port, socks: config.socks_proxy_port };
-            (Some(proxy::Proxy::start(&dir.path().join("proxy.sock"), policy, upstream, ask)?), Some(dir))
+            (Some(proxy::Proxy::start(&dir.path().join("proxy.sock"), policy, upstream, ask.clone())?), Some(dir))
         } else {
             (None, None)
         };
-        Ok(Sandbox { config, probe, helper, roots, tmp, proxy, _net_dir: net_dir, in_process: Default::default() })
+        Ok(Sandbox { config, probe, helper, roots, tmp, proxy, _net_dir: net_dir, in_process: Default::default(), ask })
+    }
+
+    /// Let the proxy ask `ask` about hosts no rule decides (the interactive session's
+    /// approver). Only the first call counts.
+    pub fn set_asker(&self, ask: proxy::AskHost) {
+        let _ = self.ask.set(ask);
     }
 
     /// Whether commands really run confined (Tier A or B).
     pub fn is_active(&self) -> bool {
         self.config.enabled && !matches!(self.probe.tier, Tier::C { .. })
+    }
+
+    /// The variables the sandbox sets in every command's environment (not the user's
+    /// doing: an earlier command did not "change" them).
+    pub fn injected_env(&self) -> Vec<&'static str> {
+        let mut names = vec!["TMPDIR"];
+        if self.proxy.is_some() {
+            names.extend(relay::proxy_env().into_iter().map(|(k, _)| k));
+        }
+        names
     }
 
     /// The private temp directory.

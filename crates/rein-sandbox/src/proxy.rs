@@ -6,8 +6,10 @@
 //! `socksProxyPort` the bytes go to the user's own proxy on that port instead (which
 //! then owns the filtering).
 
+use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -16,8 +18,13 @@ use tokio::net::{TcpStream, UnixStream};
 
 use crate::network::{NetworkPolicy, Verdict, usable};
 
-/// Asked about a host no rule decides (`host`, `port`); `None` refuses.
-pub type AskHost = Arc<dyn Fn(&str, u16) -> bool + Send + Sync>;
+/// Asks the person about a host no rule decides (`host`, `port`): true allows it for
+/// the rest of the session.
+pub type AskHost = Arc<dyn Fn(String, u16) -> Pin<Box<dyn Future<Output = bool> + Send>> + Send + Sync>;
+
+/// Where the frontend puts its [`AskHost`] once it exists (the sandbox is set up first).
+/// Empty — headless — a host no rule decides is refused.
+pub type AskSlot = Arc<std::sync::OnceLock<AskHost>>;
 
 /// The user's own proxies (`network.httpProxyPort`, `network.socksProxyPort`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,7 +35,7 @@ pub struct Upstream {
 
 struct Shared {
     policy: NetworkPolicy,
-    ask: Option<AskHost>,
+    ask: AskSlot,
     upstream: Upstream,
     violations: Mutex<Vec<(Instant, String)>>,
     /// Hosts the user allowed when asked, for the rest of the session.
@@ -50,12 +57,7 @@ impl std::fmt::Debug for Proxy {
 impl Proxy {
     /// Listen on `socket` (its directory must exist and be outside every writable root)
     /// on a thread of its own.
-    pub fn start(
-        socket: &Path,
-        policy: NetworkPolicy,
-        upstream: Upstream,
-        ask: Option<AskHost>,
-    ) -> std::io::Result<Proxy> {
+    pub fn start(socket: &Path, policy: NetworkPolicy, upstream: Upstream, ask: AskSlot) -> std::io::Result<Proxy> {
         let _ = std::fs::remove_file(socket);
         let listener = std::os::unix::net::UnixListener::bind(socket)?;
         listener.set_nonblocking(true)?;
@@ -93,19 +95,28 @@ impl Shared {
 
     /// Where a connection to `host:port` may go, or why not.
     async fn check(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, String> {
+        let mut named_by_the_user = false;
         match self.policy.verdict(host, port) {
             Verdict::Deny(why) => return Err(why),
             Verdict::Allow => {}
             Verdict::Unknown => {
                 let granted =
                     self.granted.lock().unwrap_or_else(|p| p.into_inner()).contains(&(host.to_string(), port));
-                let asked = !granted && self.ask.as_ref().is_some_and(|ask| ask(host, port));
+                let asked = match (granted, self.ask.get()) {
+                    (false, Some(ask)) => ask(host.to_string(), port).await,
+                    _ => false,
+                };
                 if asked {
                     self.granted.lock().unwrap_or_else(|p| p.into_inner()).push((host.to_string(), port));
                 }
                 if !granted && !asked {
-                    return Err(format!("{host} is not in allowedDomains"));
+                    return Err(if self.ask.get().is_some() {
+                        format!("{host} is not in allowedDomains and the user refused it")
+                    } else {
+                        format!("{host} is not in allowedDomains")
+                    });
                 }
+                named_by_the_user = true;
             }
         }
         let bare = host.trim_start_matches('[').trim_end_matches(']');
@@ -116,7 +127,10 @@ impl Shared {
                 .map_err(|e| format!("{host} does not resolve: {e}"))?
                 .collect(),
         };
-        usable(addrs, self.policy.explicitly_local(host, port))
+        // The person allowing an address by itself (an IP literal, `localhost`) allows
+        // that local address; a *name* must still not resolve to one.
+        let literal = bare.parse::<std::net::IpAddr>().is_ok() || bare.eq_ignore_ascii_case("localhost");
+        usable(addrs, self.policy.explicitly_local(host, port) || (named_by_the_user && literal))
     }
 }
 

@@ -28,3 +28,4 @@ mod thinking;
 mod tools;
 mod transport;
 mod tui;
+mod tui_sandbox;

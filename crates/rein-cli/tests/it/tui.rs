@@ -12,17 +12,17 @@ use rein_testkit::{FakeServer, Scenario, reply, text, thinking, tool_use_with_id
 use serde_json::json;
 
 /// A rein session in its own tmux server.
-struct Pane {
+pub(crate) struct Pane {
     socket: String,
 }
 
 impl Pane {
-    fn start(env: &Env, server: &FakeServer, args: &[&str]) -> Pane {
+    pub(crate) fn start(env: &Env, server: &FakeServer, args: &[&str]) -> Pane {
         Pane::start_with(env, server, "", args)
     }
 
     /// With `vars` (`NAME='value' …`) in rein's environment too.
-    fn start_with(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
+    pub(crate) fn start_with(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let rein = assert_cmd::cargo::cargo_bin("rein");
@@ -51,12 +51,12 @@ impl Pane {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-J", "-t", "t", "-S", "-"])
     }
 
     /// Wait until the screen shows `text`.
-    fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         let deadline = Instant::now() + Duration::from_secs(15);
         loop {
             let screen = self.screen();
@@ -68,13 +68,13 @@ impl Pane {
         }
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         for k in keys {
             self.tmux(&["send-keys", "-t", "t", k]);
         }
     }
 
-    fn type_text(&self, text: &str) {
+    pub(crate) fn type_text(&self, text: &str) {
         self.tmux(&["send-keys", "-t", "t", "-l", text]);
     }
 

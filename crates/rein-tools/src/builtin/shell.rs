@@ -104,8 +104,12 @@ impl Shell {
         let (exported, functions) = super::shell_state::parse(&saved);
         state.functions = functions.into_iter().filter(|f| !f.starts_with("__rein")).collect();
         let Some(baseline) = self.baseline.get() else { return state };
+        let injected = self.sandbox.as_ref().map(|s| s.injected_env()).unwrap_or_default();
         for (name, value) in exported {
-            if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_") || rein_bash::is_inert(&name) {
+            if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_")
+                || rein_bash::is_inert(&name)
+                || injected.contains(&name.as_str())
+            {
                 continue;
             }
             let before = baseline.get(std::ffi::OsStr::new(&name)).map(|v| v.to_string_lossy());
