@@ -28,4 +28,5 @@ mod thinking;
 mod tools;
 mod transport;
 mod tui;
+mod tui_pane;
 mod tui_sandbox;

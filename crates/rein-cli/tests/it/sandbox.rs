@@ -159,6 +159,16 @@ fn attempts(env: &Env, outside: &Path, port: u16, host_pid: u32) -> Vec<Attempt>
         attempt("make a setuid file", "cp /bin/true ./suid && chmod u+s ./suid && test -u ./suid", "AB"),
         attempt("see host processes", format!("grep -qs rein-host-marker /proc/{host_pid}/cmdline"), "A"),
         attempt("kill a host process", format!("kill -0 {host_pid}"), "AB"),
+        attempt(
+            "signal rein itself",
+            py(
+                "import os,sys\ndef rein(d):\n try: return open('/proc/'+d+'/comm').read().strip()=='rein' and b'__sandbox' not in \
+                open('/proc/'+d+'/cmdline','rb').read() and os.readlink('/proc/'+d+'/cwd')==os.getcwd()\n except OSError: return False\n\
+                p=[int(d) for d in os.listdir('/proc') if d.isdigit() and rein(d)]\n[os.kill(x, 0) for x in p]\nsys.exit(0 if p else 1)",
+            ),
+            "AB",
+        ),
+        attempt("open another process's memory", py(&format!("open('/proc/{host_pid}/mem', 'rb')")), "AB"),
         attempt("read rein's API key from /proc", "grep -qs sk-test /proc/[0-9]*/environ", "AB"),
         attempt(
             "io_uring",
@@ -243,4 +253,20 @@ fn escape_attempts_fail_in_tier_a_as_an_unprivileged_user() {
 #[test]
 fn escape_attempts_fail_in_tier_b_as_an_unprivileged_user() {
     escape_suite("B", Some(NOBODY));
+}
+
+#[test]
+fn the_helper_that_stays_inside_cannot_be_reached() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = project(None);
+    // PID 1 inside is rein's relay: not dumpable, so its memory and environment are closed
+    // to the command, and signals from inside the namespace do not reach it.
+    let probe = "python3 -c \"import os\nfor f in ('mem', 'environ'):\n  try: open('/proc/1/'+f,'rb').read(1); print('OPENED', f)\n  except OSError as e: print('refused', f)\nos.kill(1, 9)\nprint('alive')\"";
+    let (out, _) = bash(&env, probe, "A", None);
+    assert!(out.contains("refused mem") && out.contains("refused environ") && !out.contains("OPENED"), "{out}");
+    assert!(out.contains("alive"), "SIGKILL from inside does not reach PID 1: {out}");
+    let (after, err) = bash(&env, "echo still here", "A", None);
+    assert!(!err && after.contains("still here"), "{after}");
 }

@@ -168,7 +168,7 @@ fn sandbox_check_prints_the_tier_and_the_policy() {
 }
 
 #[test]
-fn npm_and_cargo_projects_build_and_test_inside_the_sandbox() {
+fn npm_cargo_and_pytest_projects_build_and_test_inside_the_sandbox() {
     if !have_bwrap() {
         return;
     }
@@ -177,12 +177,20 @@ fn npm_and_cargo_projects_build_and_test_inside_the_sandbox() {
     env.write("test.js", "console.log('node tests ok')\n");
     env.write("crt/Cargo.toml", "[package]\nname = \"crt\"\nversion = \"0.1.0\"\nedition = \"2021\"\n");
     env.write("crt/src/lib.rs", "#[test]\nfn adds() { assert_eq!(1 + 1, 2); }\n");
+    env.write("pyproj/test_math.py", "def test_adds():\n    assert 1 + 1 == 2\n");
     let mut cmds = Vec::new();
     if which("npm") {
         cmds.push(json!({"command": "npm test"}));
     }
+    if std::process::Command::new("python3")
+        .args(["-m", "pytest", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        cmds.push(json!({"command": "(cd pyproj && python3 -m pytest -q 2>&1 | tail -2)"}));
+    }
     if which("cargo") {
-        cmds.push(json!({"command": "cd crt && cargo test --offline -q 2>&1 | tail -3"}));
+        cmds.push(json!({"command": "(cd crt && cargo test --offline -q 2>&1 | tail -3)"}));
     }
     let server = serve(Scenario::new(
         cmds.iter()
@@ -221,4 +229,48 @@ fn which(program: &str) -> bool {
 
 fn dirs_home() -> std::path::PathBuf {
     std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+}
+
+#[test]
+fn violations_name_what_the_sandbox_refused() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let (r, _) = session(&env, ON, &[json!({"command": "echo x > /etc/rein-sandbox-test"})], &[]);
+    assert!(r[0].1, "{:?}", r[0]);
+    assert!(r[0].0.contains("Read-only file system"), "the command's own error: {}", r[0].0);
+    assert!(r[0].0.contains("<sandbox_violations>\ndeny file-write /etc/rein-sandbox-test"), "{}", r[0].0);
+}
+
+#[test]
+fn unix_sockets_and_the_users_own_proxy_can_be_allowed() {
+    use std::io::{Read, Write};
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let unix = json!({"command": "python3 -c \"import socket; socket.socket(socket.AF_UNIX)\""});
+    let (r, _) = session(&env, ON, std::slice::from_ref(&unix), &[]);
+    assert!(r[0].1, "blocked by default: {:?}", r[0]);
+    let allowed = r#"{"sandbox": {"enabled": true, "network": {"allowAllUnixSockets": true}}, "permissions": {"allow": ["Bash"]}}"#;
+    let (r, _) = session(&env, allowed, &[unix], &[]);
+    assert!(!r[0].1, "allowed by the user: {:?}", r[0]);
+    // httpProxyPort: the traffic goes to the user's own proxy, which answers itself.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ =
+                conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nfrom my proxy\n");
+        }
+    });
+    let own = format!(
+        r#"{{"sandbox": {{"enabled": true, "network": {{"httpProxyPort": {port}}}}}, "permissions": {{"allow": ["Bash"]}}}}"#
+    );
+    let fetch = "python3 -c \"import os,urllib.request as u; o=u.build_opener(u.ProxyHandler({'http': os.environ['HTTP_PROXY']})); print(o.open('http://anything.example/', timeout=5).read().decode())\"";
+    let (r, _) = session(&env, &own, &[json!({"command": fetch})], &[]);
+    assert!(!r[0].1 && r[0].0.contains("from my proxy"), "{:?}", r[0]);
 }

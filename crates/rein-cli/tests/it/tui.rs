@@ -3,91 +3,12 @@
 //! (polled with a deadline, never a fixed sleep).
 
 use std::path::Path;
-use std::process::Command;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::{Env, serve};
-use rein_testkit::{FakeServer, Scenario, reply, text, thinking, tool_use_with_id as call};
+use crate::tui_pane::Pane;
+use rein_testkit::{Scenario, reply, text, thinking, tool_use_with_id as call};
 use serde_json::json;
-
-/// A rein session in its own tmux server.
-pub(crate) struct Pane {
-    socket: String,
-}
-
-impl Pane {
-    pub(crate) fn start(env: &Env, server: &FakeServer, args: &[&str]) -> Pane {
-        Pane::start_with(env, server, "", args)
-    }
-
-    /// With `vars` (`NAME='value' …`) in rein's environment too.
-    pub(crate) fn start_with(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        let rein = assert_cmd::cargo::cargo_bin("rein");
-        let command = format!(
-            "cd '{}' && exec env -i {vars} PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k '{}' {}",
-            env.cwd().display(),
-            std::env::var("PATH").unwrap_or_default(),
-            env.home.path().display(),
-            server.url(),
-            rein.display(),
-            args.join(" ")
-        );
-        let ok = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", &command])
-            .status()
-            .expect("tmux is needed for the terminal tests (.ci/run installs it)")
-            .success();
-        assert!(ok, "tmux did not start");
-        let pane = Pane { socket };
-        pane.tmux(&["set-option", "-t", "t", "remain-on-exit", "on"]);
-        pane
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let out = Command::new("tmux").args(["-L", &self.socket]).args(args).output().unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    pub(crate) fn screen(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-J", "-t", "t", "-S", "-"])
-    }
-
-    /// Wait until the screen shows `text`.
-    pub(crate) fn wait_for(&self, text: &str) -> String {
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                return screen;
-            }
-            assert!(Instant::now() < deadline, "waited for {text:?}; the screen shows:\n{screen}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    pub(crate) fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.tmux(&["send-keys", "-t", "t", k]);
-        }
-    }
-
-    pub(crate) fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", text]);
-    }
-
-    fn dead(&self) -> bool {
-        self.tmux(&["display-message", "-p", "-t", "t", "#{pane_dead}"]).trim() == "1"
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
-    }
-}
 
 fn settings_local(root: &Path) -> String {
     std::fs::read_to_string(root.join(".claude/settings.local.json")).unwrap_or_default()

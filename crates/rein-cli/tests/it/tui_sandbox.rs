@@ -4,7 +4,7 @@
 use std::io::{Read, Write};
 
 use crate::common::{Env, serve};
-use crate::tui::Pane;
+use crate::tui_pane::Pane;
 use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
 use serde_json::json;
 
