@@ -12,6 +12,7 @@
 
 pub mod bwrap;
 pub mod detect;
+mod guard;
 pub mod helper;
 mod inprocess;
 mod landlock_rules;
@@ -77,11 +78,19 @@ impl std::fmt::Debug for Sandbox {
     }
 }
 
-/// A command ready to start, and what to tidy after it ends.
+/// A command ready to start, and what to do after it ends.
 pub struct Wrapped {
     pub command: std::process::Command,
+    pub after: After,
+}
+
+/// What [`Sandbox::finish`] needs once the command has ended.
+#[derive(Debug, Default)]
+pub struct After {
     /// Placeholder directories mounted for the command; removed afterwards if empty.
-    pub placeholders: Vec<PathBuf>,
+    placeholders: Vec<PathBuf>,
+    guard: Option<guard::Guard>,
+    started: Option<std::time::Instant>,
 }
 
 impl Sandbox {
@@ -160,9 +169,10 @@ impl Sandbox {
     /// `program args…` run in `cwd` inside the sandbox (unchanged in Tier C).
     pub fn wrap(&self, program: &[OsString], cwd: &Path, extra: &[PathBuf]) -> Wrapped {
         let filter = FilterOptions { allow_unix_sockets: self.config.allow_all_unix_sockets, deny_ip_sockets: false };
-        let (mut command, placeholders) = match &self.probe.tier {
+        let (mut command, after) = match &self.probe.tier {
             Tier::A { bwrap, .. } if self.config.enabled => {
                 let plan = self.plan(extra);
+                let guard = guard::Guard::before(&plan, false);
                 let mut c = std::process::Command::new(bwrap);
                 c.args(bwrap::args(&plan, cwd)).arg("--").arg(&self.helper);
                 let proxy = self.proxy.as_ref().map(|p| p.socket.clone());
@@ -170,9 +180,10 @@ impl Sandbox {
                     c.envs(relay::proxy_env());
                 }
                 c.args(HelperArgs { filter, proxy, command: program.to_vec() }.to_args());
-                (c, plan.placeholders)
+                (c, After { placeholders: plan.placeholders, guard: Some(guard), started: None })
             }
             Tier::B { .. } if self.config.enabled => {
+                let guard = guard::Guard::before(&self.plan(extra), true);
                 let mut c = std::process::Command::new(&program[0]);
                 c.args(&program[1..]);
                 match self.in_process(extra, FilterOptions { deny_ip_sockets: true, ..filter }) {
@@ -184,19 +195,38 @@ impl Sandbox {
                             .arg(e.to_string());
                     }
                 }
-                (c, Vec::new())
+                (c, After { guard: Some(guard), ..After::default() })
             }
             _ => {
                 let mut c = std::process::Command::new(&program[0]);
                 c.args(&program[1..]);
-                (c, Vec::new())
+                (c, After::default())
             }
         };
         command.current_dir(cwd);
         if self.is_active() {
             command.env("TMPDIR", self.tmp.path());
         }
-        Wrapped { command, placeholders }
+        Wrapped { command, after: After { started: Some(std::time::Instant::now()), ..after } }
+    }
+
+    /// After the command: placeholders removed, protected paths it created undone (and,
+    /// in Tier B, protected files put back), and the `<sandbox_violations>` block for
+    /// its output (`None` when there is nothing to report).
+    pub fn finish(&self, after: After, output: &str) -> Option<String> {
+        for p in &after.placeholders {
+            let _ = std::fs::remove_dir(p);
+        }
+        let mut lines = after.guard.map(|g| g.after()).unwrap_or_default();
+        if let Some(since) = after.started {
+            lines.extend(self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default());
+        }
+        lines.extend(violations::from_output(output, &self.plan_masks()));
+        lines.dedup();
+        if lines.is_empty() {
+            return None;
+        }
+        Some(format!("<sandbox_violations>\n{}\n</sandbox_violations>", lines.join("\n")))
     }
 
     /// Tier B's confinement for the roots plus `extra`, made once per set.
@@ -217,13 +247,6 @@ impl Sandbox {
         let confine = inprocess::InProcess::new(&roots, filter)?;
         *cached = Some((extra.to_vec(), confine.clone()));
         Ok(confine)
-    }
-
-    /// Remove the placeholder directories a command left (if they are still empty).
-    pub fn tidy(placeholders: &[PathBuf]) {
-        for p in placeholders {
-            let _ = std::fs::remove_dir(p);
-        }
     }
 
     /// One line for the user and the model: the tier and what it enforces.
@@ -247,19 +270,6 @@ impl Sandbox {
                 if missing.is_empty() { "no mechanism".to_string() } else { missing.join("; ") }
             ),
         }
-    }
-
-    /// The `<sandbox_violations>` block for a command that started at `since` and
-    /// printed `output`: hosts the proxy refused, and paths the sandbox kept it from
-    /// (read from the command's own errors). `None` when there is nothing to report.
-    pub fn violations(&self, since: std::time::Instant, output: &str) -> Option<String> {
-        let mut lines = self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default();
-        lines.extend(violations::from_output(output, &self.plan_masks()));
-        lines.dedup();
-        if lines.is_empty() {
-            return None;
-        }
-        Some(format!("<sandbox_violations>\n{}\n</sandbox_violations>", lines.join("\n")))
     }
 
     fn plan_masks(&self) -> Vec<PathBuf> {

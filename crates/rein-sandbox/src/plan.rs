@@ -50,17 +50,18 @@ pub struct Plan {
     pub masked: Vec<PathBuf>,
     /// Re-allowed reads inside masked directories.
     pub unmasked: Vec<PathBuf>,
+    /// Every protected name that exists now, `.git` directories included: what a
+    /// command may not add to.
+    pub existing: BTreeSet<PathBuf>,
 }
 
 impl Plan {
     /// The plan for `roots` (canonical, existing), the protected names found in them,
     /// `deny_write`/`deny_read` patterns (absolute, globs allowed) and `allow_read`.
     pub fn new(roots: &[PathBuf], deny_write: &[String], deny_read: &[String], allow_read: &[String]) -> Plan {
-        let mut protected = BTreeSet::new();
-        let mut placeholders = BTreeSet::new();
-        for root in roots {
-            scan(root, 0, &mut SCAN_BUDGET.clone(), &mut protected, &mut placeholders);
-        }
+        let found = protected_names(roots);
+        let (mut protected, placeholders) = (found.protected, found.missing);
+        let existing: BTreeSet<PathBuf> = protected.iter().chain(&found.repos).cloned().collect();
         for pattern in deny_write {
             protected.extend(expand(pattern).into_iter().filter(|p| roots.iter().any(|r| p.starts_with(r))));
         }
@@ -92,11 +93,39 @@ impl Plan {
             placeholders: placeholders.into_iter().collect(),
             masked: masked.into_iter().collect(),
             unmasked,
+            existing,
         }
     }
 }
 
-fn scan(dir: &Path, depth: usize, budget: &mut usize, out: &mut BTreeSet<PathBuf>, missing: &mut BTreeSet<PathBuf>) {
+/// The protected names found below some roots.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Protected files and directories (inside `.git`: hooks, config, info).
+    pub protected: BTreeSet<PathBuf>,
+    /// `.git` directories.
+    pub repos: BTreeSet<PathBuf>,
+    /// `.git/hooks` directories that do not exist.
+    pub missing: BTreeSet<PathBuf>,
+}
+
+/// Look for protected names below `roots` (three levels, nested repositories included).
+pub fn protected_names(roots: &[PathBuf]) -> Found {
+    let mut found = Found::default();
+    for root in roots {
+        scan(root, 0, &mut SCAN_BUDGET.clone(), &mut found);
+    }
+    found
+}
+
+/// Whether `path`'s own name is protected wherever it is.
+pub fn is_protected_name(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| PROTECTED_FILES.contains(&n) || PROTECTED_DIRS.contains(&n))
+}
+
+fn scan(dir: &Path, depth: usize, budget: &mut usize, found: &mut Found) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     for entry in entries.flatten() {
         if *budget == 0 {
@@ -112,19 +141,20 @@ fn scan(dir: &Path, depth: usize, budget: &mut usize, out: &mut BTreeSet<PathBuf
                 for inner in PROTECTED_IN_GIT {
                     let p = path.join(inner);
                     if p.exists() {
-                        out.insert(p);
+                        found.protected.insert(p);
                     } else if *inner == "hooks" {
-                        missing.insert(p);
+                        found.missing.insert(p);
                     }
                 }
+                found.repos.insert(path);
             } else {
                 // A worktree's or submodule's `.git` file says where its repository is.
-                out.insert(path);
+                found.protected.insert(path);
             }
         } else if PROTECTED_FILES.contains(&name.as_ref()) || PROTECTED_DIRS.contains(&name.as_ref()) {
-            out.insert(path);
+            found.protected.insert(path);
         } else if kind.is_dir() && depth + 1 < SCAN_DEPTH && !SKIP_DIRS.contains(&name.as_ref()) {
-            scan(&path, depth + 1, budget, out, missing);
+            scan(&path, depth + 1, budget, found);
         }
     }
 }

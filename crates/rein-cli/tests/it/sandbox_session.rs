@@ -4,6 +4,8 @@
 //! `rein sandbox check`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::process::Command;
+
 use crate::common;
 
 use common::{Env, serve, tool_result};
@@ -273,4 +275,47 @@ fn unix_sockets_and_the_users_own_proxy_can_be_allowed() {
     let fetch = "python3 -c \"import os,urllib.request as u; o=u.build_opener(u.ProxyHandler({'http': os.environ['HTTP_PROXY']})); print(o.open('http://anything.example/', timeout=5).read().decode())\"";
     let (r, _) = session(&env, &own, &[json!({"command": fetch})], &[]);
     assert!(!r[0].1 && r[0].0.contains("from my proxy"), "{:?}", r[0]);
+}
+
+#[test]
+fn what_a_command_plants_for_later_unsandboxed_processes_is_undone() {
+    for tier in ["A", "B"] {
+        if tier == "A" && !have_bwrap() {
+            continue;
+        }
+        let env = Env::new();
+        std::fs::create_dir_all(env.cwd().join("repo")).unwrap();
+        let git =
+            std::process::Command::new("git").args(["init", "-q", "repo"]).current_dir(env.cwd()).status().unwrap();
+        assert!(git.success());
+        // Written by a program, so that only the sandbox stands in the way.
+        let plant = "python3 -c \"import os,subprocess\nopen('.mcp.json','w').write('{}')\nos.makedirs('.claude', exist_ok=True)\n\
+                     open('.claude/settings.json','w').write('{}')\nsubprocess.run(['git','init','-q','fresh'])\n\
+                     open('fresh/.git/hooks/post-checkout','w').write('evil')\nsubprocess.run(['git','-C','fresh','config','core.fsmonitor','evil'])\n\
+                     try: open('repo/.git/config','a').write('[core]\\\\n\\\\thooksPath = /tmp/evil\\\\n')\nexcept OSError as e: print('refused', e)\"";
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("rein"));
+        let server = serve(Scenario::new([
+            reply([tool_use_with_id("c0", "Bash", json!({"command": plant}))]),
+            reply([text("done")]),
+        ]));
+        cmd.current_dir(env.cwd())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", env.home.path())
+            .env("ANTHROPIC_BASE_URL", server.url())
+            .env("ANTHROPIC_API_KEY", "k")
+            .env("REIN_SANDBOX_TIER", tier)
+            .args(["-p", "go", "--settings", ON]);
+        assert!(cmd.output().unwrap().status.success());
+        let reqs = server.requests();
+        let (out, _) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "c0");
+        assert!(!env.cwd().join(".mcp.json").exists(), "tier {tier}: {out}");
+        assert!(!env.cwd().join(".claude").exists(), "tier {tier}: {out}");
+        assert!(!env.cwd().join("fresh/.git/hooks/post-checkout").exists(), "tier {tier}: {out}");
+        let fresh = std::fs::read_to_string(env.cwd().join("fresh/.git/config")).unwrap();
+        assert!(!fresh.contains("fsmonitor"), "tier {tier}: {fresh}");
+        let repo = std::fs::read_to_string(env.cwd().join("repo/.git/config")).unwrap();
+        assert!(!repo.contains("hooksPath"), "tier {tier}: {repo}");
+        assert!(out.contains("<sandbox_violations>") && out.contains(".mcp.json"), "tier {tier}: {out}");
+    }
 }

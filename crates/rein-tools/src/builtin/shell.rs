@@ -125,7 +125,7 @@ impl Shell {
         self.sandbox.as_ref().is_some_and(|s| s.is_active())
     }
 
-    /// The process for one command, and the placeholders its sandbox mounts. A command
+    /// The process for one command, and what its sandbox does after it. A command
     /// run outside an active sandbox starts from the shell's directory only: the saved
     /// state was writable from inside the sandbox and is not trusted outside it.
     fn command(
@@ -134,7 +134,7 @@ impl Shell {
         command: &str,
         save: bool,
         confined: bool,
-    ) -> (tokio::process::Command, Vec<PathBuf>) {
+    ) -> (tokio::process::Command, Option<rein_sandbox::After>) {
         self.baseline.get_or_init(|| {
             std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
         });
@@ -157,15 +157,15 @@ impl Shell {
             command.into(),
             (if save { "save" } else { "" }).into(),
         ];
-        let (mut cmd, placeholders) = match &self.sandbox {
+        let (mut cmd, after) = match &self.sandbox {
             Some(sandbox) if confined && sandbox.is_active() => {
                 let w = sandbox.wrap(&argv, &start, &[self.dir.path().to_path_buf()]);
-                (tokio::process::Command::from(w.command), w.placeholders)
+                (tokio::process::Command::from(w.command), Some(w.after))
             }
             _ => {
                 let mut c = tokio::process::Command::new(&argv[0]);
                 c.args(&argv[1..]).current_dir(&start);
-                (c, Vec::new())
+                (c, None)
             }
         };
         // rein's own credentials never reach a command.
@@ -173,7 +173,12 @@ impl Shell {
             cmd.env_remove(var);
         }
         cmd.stdin(Stdio::null()).process_group(0).kill_on_drop(true);
-        (cmd, placeholders)
+        (cmd, after)
+    }
+
+    /// The sandbox's after-step for a finished command: its violations block, if any.
+    fn finish(&self, after: Option<rein_sandbox::After>, output: &str) -> Option<String> {
+        self.sandbox.as_ref().zip(after).and_then(|(s, a)| s.finish(a, output))
     }
 
     /// Run `command` in the foreground; output (stdout and stderr in order) capped at
@@ -188,8 +193,7 @@ impl Shell {
         confined: bool,
     ) -> std::io::Result<(String, Ending)> {
         let (reader, writer) = std::io::pipe()?;
-        let started = std::time::Instant::now();
-        let (mut cmd, placeholders) = self.command(cwd, command, true, confined);
+        let (mut cmd, after) = self.command(cwd, command, true, confined);
         cmd.stdout(Stdio::from(writer.try_clone()?)).stderr(Stdio::from(writer));
         let mut child = cmd.spawn()?;
         // Our copies of the write end must close, or the reader never sees EOF.
@@ -206,12 +210,9 @@ impl Shell {
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
         group.kill();
         let _ = child.wait().await;
-        rein_sandbox::Sandbox::tidy(&placeholders);
         let mut output = collector.await.map_err(std::io::Error::other)?;
         // What the sandbox refused, in the form the model is told about.
-        if let Some(block) =
-            self.sandbox.as_ref().filter(|s| confined && s.is_active()).and_then(|s| s.violations(started, &output))
-        {
+        if let Some(block) = self.finish(after, &output) {
             if !output.is_empty() && !output.ends_with('\n') {
                 output.push('\n');
             }
@@ -225,7 +226,7 @@ impl Shell {
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
         let output = self.dir.path().join(format!("{id}.log"));
         let file = std::fs::File::create(&output)?;
-        let (mut cmd, placeholders) = self.command(cwd, command, false, confined);
+        let (mut cmd, after) = self.command(cwd, command, false, confined);
         cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
         let mut child = cmd.spawn()?;
         let group = child.id().and_then(|id| Pid::from_raw(id as i32));
@@ -233,10 +234,19 @@ impl Shell {
         let guard = crate::GroupGuard::new(child.id());
         let status = Arc::new(Mutex::new(JobStatus::Running));
         let watcher = status.clone();
+        let (sandbox, log_path) = (self.sandbox.clone(), output.clone());
         tokio::spawn(async move {
             let _guard = guard;
             let code = child.wait().await.ok().and_then(|s| s.code());
-            rein_sandbox::Sandbox::tidy(&placeholders);
+            if let (Some(sandbox), Some(after)) = (&sandbox, after)
+                && let Some(block) = sandbox.finish(after, "")
+            {
+                // The job's log is what BashOutput reads.
+                use std::io::Write as _;
+                if let Ok(mut log) = std::fs::OpenOptions::new().append(true).open(&log_path) {
+                    let _ = writeln!(log, "{block}");
+                }
+            }
             let mut s = lock(&watcher);
             if *s == JobStatus::Running {
                 *s = JobStatus::Exited(code);

@@ -1,0 +1,246 @@
+//! What mounts cannot hold: after a sandboxed command, protected paths it *created*
+//! (a new `.mcp.json`, `.claude/`, `.envrc`… did not exist, so no read-only mount could
+//! cover them) are removed, and a repository it created loses its hooks and the config
+//! keys that run programs — otherwise a later, unsandboxed process (the next session's
+//! MCP servers and hooks, the user's own `git`) would run what the command planted. In
+//! Tier B, where nothing inside the roots is mounted read-only, the existing protected
+//! files are saved before the command and put back after it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::plan::{Plan, protected_names};
+
+/// At most this much protected content is saved per command (Tier B).
+const SAVE_BUDGET: usize = 8 << 20;
+
+/// Keys of a git config that make git run a program.
+const GIT_PROGRAM_KEYS: &[&str] = &[
+    "hookspath",
+    "fsmonitor",
+    "sshcommand",
+    "askpass",
+    "editor",
+    "pager",
+    "gitproxy",
+    "textconv",
+    "clean",
+    "smudge",
+    "process",
+    "helper",
+    "command",
+    "cmd",
+];
+
+type Saved = Option<(Vec<u8>, u32)>;
+
+/// The state before a command.
+#[derive(Debug, Default)]
+pub struct Guard {
+    roots: Vec<PathBuf>,
+    existing: BTreeSet<PathBuf>,
+    placeholders: Vec<PathBuf>,
+    /// Tier B: the protected files' contents and modes, by path (`None`: known, too
+    /// large to save).
+    saved: Option<BTreeMap<PathBuf, Saved>>,
+}
+
+impl Guard {
+    /// Record what exists (and, with `save`, the protected files' contents).
+    pub fn before(plan: &Plan, save: bool) -> Guard {
+        let saved = save.then(|| {
+            let mut saved = BTreeMap::new();
+            let mut budget = SAVE_BUDGET;
+            for p in &plan.protected {
+                save_tree(p, &mut saved, &mut budget);
+            }
+            saved
+        });
+        Guard {
+            roots: plan.write_roots.clone(),
+            existing: plan.existing.clone(),
+            placeholders: plan.placeholders.clone(),
+            saved,
+        }
+    }
+
+    /// Undo what the command did to protected paths; one violation line each.
+    pub fn after(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let now = protected_names(&self.roots);
+        for repo in now.repos.difference(&self.existing) {
+            if self.placeholders.iter().any(|p| p.starts_with(repo)) {
+                continue;
+            }
+            defuse_repository(repo, &mut lines);
+        }
+        for path in now.protected.difference(&self.existing) {
+            if self.placeholders.contains(path)
+                || path.parent().is_some_and(|p| !self.existing.contains(p) && now.repos.contains(p))
+            {
+                continue;
+            }
+            if remove(path) {
+                lines.push(format!(
+                    "deny file-write {} (a protected path the command created; removed)",
+                    path.display()
+                ));
+            }
+        }
+        if let Some(saved) = &self.saved {
+            restore(saved, &self.existing, &mut lines);
+        }
+        lines
+    }
+}
+
+fn remove(path: &Path) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path).is_ok(),
+        Ok(_) => std::fs::remove_file(path).is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// A repository the command created: hooks other than git's samples go, and so do the
+/// config lines that name programs.
+fn defuse_repository(repo: &Path, lines: &mut Vec<String>) {
+    if let Ok(entries) = std::fs::read_dir(repo.join("hooks")) {
+        for e in entries.flatten() {
+            if !e.file_name().to_string_lossy().ends_with(".sample") && remove(&e.path()) {
+                lines.push(format!(
+                    "deny file-write {} (a hook in a repository the command created; removed)",
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    let config = repo.join("config");
+    let Ok(text) = std::fs::read_to_string(&config) else { return };
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            let key = l.trim().split(['=', ' ', '\t']).next().unwrap_or("").to_ascii_lowercase();
+            !GIT_PROGRAM_KEYS.contains(&key.as_str())
+        })
+        .collect();
+    if kept.len() != text.lines().count() && std::fs::write(&config, kept.join("\n") + "\n").is_ok() {
+        lines.push(format!(
+            "deny file-write {} (program settings in a repository the command created; removed)",
+            config.display()
+        ));
+    }
+}
+
+fn save_tree(path: &Path, saved: &mut BTreeMap<PathBuf, Saved>, budget: &mut usize) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+    if meta.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else { return };
+        for e in entries.flatten() {
+            save_tree(&e.path(), saved, budget);
+        }
+    } else if meta.is_file() {
+        let content = match std::fs::read(path) {
+            Ok(bytes) if bytes.len() <= *budget => {
+                *budget -= bytes.len();
+                Some((bytes, meta.permissions().mode()))
+            }
+            _ => None,
+        };
+        saved.insert(path.to_path_buf(), content);
+    } else {
+        saved.insert(path.to_path_buf(), None);
+    }
+}
+
+fn list_tree(path: &Path, out: &mut BTreeMap<PathBuf, ()>) {
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+    if meta.is_dir() {
+        for e in std::fs::read_dir(path).into_iter().flatten().flatten() {
+            list_tree(&e.path(), out);
+        }
+    } else {
+        out.insert(path.to_path_buf(), ());
+    }
+}
+
+/// Tier B: put the saved protected files back, and remove files added inside
+/// protected directories.
+fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, lines: &mut Vec<String>) {
+    use std::os::unix::fs::PermissionsExt as _;
+    for (path, content) in saved {
+        let Some((bytes, mode)) = content else { continue };
+        let same = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() == *mode)
+            && std::fs::read(path).is_ok_and(|now| now == *bytes);
+        if same {
+            continue;
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+            remove(path);
+        }
+        if let Some(parent) = path.parent() {
+            let _ = std::fs::create_dir_all(parent);
+        }
+        if std::fs::write(path, bytes).is_ok() {
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode));
+            lines.push(format!("deny file-write {} (a protected file; restored)", path.display()));
+        }
+    }
+    let mut now = BTreeMap::new();
+    for p in existing {
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) && !p.ends_with(".git") {
+            list_tree(p, &mut now);
+        }
+    }
+    for added in now.keys().filter(|p| !saved.contains_key(*p)) {
+        if remove(added) {
+            lines.push(format!("deny file-write {} (added to a protected directory; removed)", added.display()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn created_protected_paths_and_planted_hooks_are_undone() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::write(root.join("keep.txt"), "mine").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[]);
+        let guard = Guard::before(&plan, false);
+        std::fs::write(root.join(".mcp.json"), "{}").unwrap();
+        std::fs::create_dir_all(root.join(".claude")).unwrap();
+        std::fs::write(root.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::create_dir_all(root.join("sub/.git/hooks")).unwrap();
+        std::fs::write(root.join("sub/.git/hooks/pre-commit"), "evil").unwrap();
+        std::fs::write(root.join("sub/.git/hooks/pre-commit.sample"), "sample").unwrap();
+        std::fs::write(root.join("sub/.git/config"), "[core]\n\tbare = false\n\tfsmonitor = evil\n").unwrap();
+        let lines = guard.after();
+        assert!(!root.join(".mcp.json").exists() && !root.join(".claude").exists(), "{lines:?}");
+        assert!(
+            !root.join("sub/.git/hooks/pre-commit").exists() && root.join("sub/.git/hooks/pre-commit.sample").exists()
+        );
+        let config = std::fs::read_to_string(root.join("sub/.git/config")).unwrap();
+        assert!(config.contains("bare = false") && !config.contains("fsmonitor"), "{config}");
+        assert!(root.join("keep.txt").exists());
+        assert_eq!(lines.len(), 4, "{lines:?}");
+    }
+
+    #[test]
+    fn tier_b_puts_protected_files_back() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[]);
+        let guard = Guard::before(&plan, true);
+        std::fs::write(root.join(".git/config"), "[core]\n\thooksPath = /tmp/x\n").unwrap();
+        std::fs::write(root.join(".git/hooks/post-checkout"), "evil").unwrap();
+        let lines = guard.after();
+        assert_eq!(std::fs::read_to_string(root.join(".git/config")).unwrap(), "[core]\n");
+        assert!(!root.join(".git/hooks/post-checkout").exists(), "{lines:?}");
+    }
+}
