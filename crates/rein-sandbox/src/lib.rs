@@ -109,9 +109,10 @@ impl Sandbox {
         std::fs::set_permissions(&base, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
         let tmp = tempfile::Builder::new().prefix("session-").tempdir_in(&base)?;
         let mut roots: Vec<PathBuf> = workspace.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
-        roots.extend(
-            config.allow_write.iter().flat_map(|p| plan::expand(p)).filter(|p| p.is_dir() && p != Path::new("/")),
-        );
+        // `dir/**` (as Edit rules write it) names the directory; other globs name what
+        // exists now.
+        let allow_write = config.allow_write.iter().map(|p| p.strip_suffix("/**").unwrap_or(p));
+        roots.extend(allow_write.flat_map(plan::expand).filter(|p| p.is_dir() && p != Path::new("/")));
         roots.dedup();
         let probe = detect::probe(config.bwrap_path.as_deref(), &roots, forced);
         if let (Tier::C { missing }, true) = (&probe.tier, config.fail_if_unavailable && config.enabled) {

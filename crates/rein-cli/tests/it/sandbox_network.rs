@@ -108,3 +108,18 @@ fn an_allowed_name_that_resolves_to_this_machine_is_refused() {
     let (out, err) = run(&env, &settings, &fetch(&format!("http://{name}:{port}/")));
     assert!(err && out.contains("local address") && !out.contains("hello from the host"), "{out}");
 }
+
+#[test]
+fn webfetch_domain_rules_feed_the_proxy() {
+    if !have_bwrap() {
+        return;
+    }
+    let port = host_server();
+    let env = Env::new();
+    let allow = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["WebFetch(domain:127.0.0.1)"]}}"#;
+    let (out, err) = run(&env, allow, &fetch(&format!("http://127.0.0.1:{port}/")));
+    assert!(!err && out.contains("hello from the host"), "{out}");
+    let deny = r#"{"sandbox": {"enabled": true, "network": {"allowedDomains": ["127.0.0.1"]}}, "permissions": {"deny": ["WebFetch(domain:127.0.0.1)"]}}"#;
+    let (out, err) = run(&env, deny, &fetch(&format!("http://127.0.0.1:{port}/")));
+    assert!(err && out.contains("deniedDomains"), "a deny rule wins: {out}");
+}

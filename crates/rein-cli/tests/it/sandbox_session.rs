@@ -319,3 +319,26 @@ fn what_a_command_plants_for_later_unsandboxed_processes_is_undone() {
         assert!(out.contains("<sandbox_violations>") && out.contains(".mcp.json"), "tier {tier}: {out}");
     }
 }
+
+#[test]
+fn permission_rules_feed_the_sandbox() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write(".env", "TOKEN=hunter2\n");
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    // Command-line settings may widen: an Edit allow rule outside the project becomes a
+    // write root; a Read deny rule masks the file for every program.
+    let settings = format!(
+        r#"{{"sandbox": {{"enabled": true}}, "permissions": {{"allow": ["Bash", "Edit(/{}/**)"], "deny": ["Read(./.env)"]}}}}"#,
+        outside.path().display()
+    );
+    let write = |dir: &std::path::Path| json!({"command": format!("python3 -c \"open('{}/f','w').write('x')\"", dir.display())});
+    let read = json!({"command": "python3 -c \"print(open('.env').read())\""});
+    let (r, _) = session(&env, &settings, &[write(outside.path()), write(elsewhere.path()), read], &[]);
+    assert!(!r[0].1 && outside.path().join("f").exists(), "Edit allow → writable: {:?}", r[0]);
+    assert!(r[1].1 && !elsewhere.path().join("f").exists(), "no rule → read-only: {:?}", r[1]);
+    assert!(r[2].1 && !r[2].0.contains("hunter2"), "Read deny → masked: {:?}", r[2]);
+}
