@@ -93,6 +93,24 @@ pub struct After {
     started: Option<std::time::Instant>,
 }
 
+impl After {
+    /// Remove the placeholders and undo what the command planted (once).
+    fn undo(&mut self) -> Vec<String> {
+        for p in self.placeholders.drain(..) {
+            let _ = std::fs::remove_dir(p);
+        }
+        self.guard.take().map(|g| g.after()).unwrap_or_default()
+    }
+}
+
+impl Drop for After {
+    /// A background command killed with the session never reaches
+    /// [`Sandbox::finish`]; what it planted is undone all the same.
+    fn drop(&mut self) {
+        self.undo();
+    }
+}
+
 impl Sandbox {
     /// Set up the sandbox for a session whose workspace roots are `workspace`.
     /// `helper` is the rein binary; `forced` a tier letter (`REIN_SANDBOX_TIER`).
@@ -196,7 +214,7 @@ impl Sandbox {
                             .arg(e.to_string());
                     }
                 }
-                (c, After { guard: Some(guard), ..After::default() })
+                (c, After { placeholders: Vec::new(), guard: Some(guard), started: None })
             }
             _ => {
                 let mut c = std::process::Command::new(&program[0]);
@@ -208,17 +226,16 @@ impl Sandbox {
         if self.is_active() {
             command.env("TMPDIR", self.tmp.path());
         }
-        Wrapped { command, after: After { started: Some(std::time::Instant::now()), ..after } }
+        let mut after = after;
+        after.started = Some(std::time::Instant::now());
+        Wrapped { command, after }
     }
 
     /// After the command: placeholders removed, protected paths it created undone (and,
     /// in Tier B, protected files put back), and the `<sandbox_violations>` block for
     /// its output (`None` when there is nothing to report).
-    pub fn finish(&self, after: After, output: &str) -> Option<String> {
-        for p in &after.placeholders {
-            let _ = std::fs::remove_dir(p);
-        }
-        let mut lines = after.guard.map(|g| g.after()).unwrap_or_default();
+    pub fn finish(&self, mut after: After, output: &str) -> Option<String> {
+        let mut lines = after.undo();
         if let Some(since) = after.started {
             lines.extend(self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default());
         }

@@ -342,3 +342,18 @@ fn permission_rules_feed_the_sandbox() {
     assert!(r[1].1 && !elsewhere.path().join("f").exists(), "no rule → read-only: {:?}", r[1]);
     assert!(r[2].1 && !r[2].0.contains("hunter2"), "Read deny → masked: {:?}", r[2]);
 }
+
+#[test]
+fn a_background_command_killed_with_the_session_is_undone_too() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let cmds = [
+        json!({"command": "python3 -c \"import time; open('.mcp.json','w').write('{}'); time.sleep(60)\"", "run_in_background": true}),
+        json!({"command": "for i in $(seq 100); do [ -f .mcp.json ] && break; sleep 0.05; done; ls -a"}),
+    ];
+    let (r, _) = session(&env, ON, &cmds, &["--permission-mode", "bypassPermissions"]);
+    assert!(r[1].0.contains(".mcp.json"), "the job wrote it while running: {:?}", r[1]);
+    assert!(!env.cwd().join(".mcp.json").exists(), "removed when the session ended");
+}
