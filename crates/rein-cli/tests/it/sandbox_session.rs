@@ -357,3 +357,43 @@ fn a_background_command_killed_with_the_session_is_undone_too() {
     assert!(r[1].0.contains(".mcp.json"), "the job wrote it while running: {:?}", r[1]);
     assert!(!env.cwd().join(".mcp.json").exists(), "removed when the session ended");
 }
+
+#[test]
+fn managed_settings_lock_the_sandbox_and_the_project_cannot_widen_it() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let managed = tempfile::tempdir().unwrap();
+    std::fs::write(managed.path().join("managed-settings.json"), r#"{"sandbox": {"enabled": true}}"#).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    env.write(
+        ".claude/settings.json",
+        &format!(
+            r#"{{"sandbox": {{"filesystem": {{"allowWrite": ["{}"]}}}}, "permissions": {{"allow": ["Bash"]}}}}"#,
+            outside.path().display()
+        ),
+    );
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id(
+            "c0",
+            "Bash",
+            json!({"command": format!("python3 -c \"open('{}/f','w')\"", outside.path().display())}),
+        )]),
+        reply([text("done")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .env("REIN_MANAGED_SETTINGS_DIR", managed.path())
+        .args(["-p", "go", "--no-sandbox"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("project settings may not widen the sandbox"), "{stderr}");
+    let (result, err) = tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "c0");
+    assert!(
+        err && !outside.path().join("f").exists(),
+        "managed enabled beats --no-sandbox; the project's allowWrite is ignored: {result}"
+    );
+}
