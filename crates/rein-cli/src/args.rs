@@ -110,6 +110,14 @@ pub struct Args {
     #[arg(long)]
     pub no_session_persistence: bool,
 
+    /// MCP servers to load: JSON files or JSON strings, each `{"mcpServers": {…}}`.
+    #[arg(long, num_args = 1..)]
+    pub mcp_config: Vec<String>,
+
+    /// Use only the servers from --mcp-config.
+    #[arg(long)]
+    pub strict_mcp_config: bool,
+
     /// Run Bash commands in the OS sandbox (the `sandbox.enabled` setting).
     #[arg(long, conflicts_with = "no_sandbox")]
     pub sandbox: bool,

@@ -49,6 +49,12 @@ pub const VARS: &[Var] = &[
         default: "",
         doc: "thinking budget for models that take one (`--max-thinking-tokens`); 0 turns thinking off",
     },
+    Var { name: "MCP_TIMEOUT", default: "30000", doc: "how long an MCP server may take to start, in ms" },
+    Var {
+        name: "MCP_TOOL_TIMEOUT",
+        default: "100000000",
+        doc: "how long an MCP tool call may take, in ms (a server's `timeout` wins)",
+    },
     Var { name: "OPENAI_API_KEY", default: "", doc: "key for `--provider openai-chat` (optional for local servers)" },
     Var {
         name: "OPENAI_BASE_URL",
@@ -126,6 +132,8 @@ pub struct Env {
     pub max_thinking_tokens: Option<u32>,
     /// `REIN_SANDBOX_TIER`'s letter.
     pub sandbox_tier: Option<char>,
+    pub mcp_timeout_ms: Option<u64>,
+    pub mcp_tool_timeout_ms: Option<u64>,
 }
 
 /// A variable's value; empty counts as unset.
@@ -172,6 +180,8 @@ impl Env {
             },
             max_thinking_tokens: number("MAX_THINKING_TOKENS"),
             sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
+            mcp_timeout_ms: number("MCP_TIMEOUT"),
+            mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             home,
         }
     }

@@ -8,6 +8,7 @@ mod env;
 mod human;
 mod interactive;
 mod interrupt;
+mod mcp;
 mod permissions;
 mod print;
 mod provider;
@@ -74,8 +75,9 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("When using --print, --output-format=stream-json requires --verbose");
     }
     let prompt = prompt(&args)?;
-    let setup = session::Setup::from_args(&args)?;
+    let mut setup = session::Setup::from_args(&args)?;
     runtime()?.block_on(async move {
+        mcp::start(&args, &mut setup).await?;
         let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
         Ok(session::run(&setup, model, &prompt, &mut frontend).await.exit_code())

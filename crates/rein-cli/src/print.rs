@@ -66,7 +66,7 @@ impl Frontend {
                 "cwd": setup.cwd,
                 "model": setup.model,
                 "tools": self.tools,
-                "mcp_servers": [],
+                "mcp_servers": mcp_servers(setup),
                 "permissionMode": setup.policy.mode.name(),
                 "slash_commands": [],
                 "apiKeySource": setup.api_key_source(),
@@ -229,4 +229,10 @@ fn line(v: &Value) {
 
 fn uuid() -> String {
     uuid::Uuid::new_v4().to_string()
+}
+
+/// `mcp_servers` of the init event: `[{name, status, source}]`.
+fn mcp_servers(setup: &Setup) -> Vec<serde_json::Value> {
+    let Some(servers) = &setup.mcp else { return Vec::new() };
+    servers.statuses.iter().map(|s| json!({"name": s.name, "status": s.status, "source": s.source.name()})).collect()
 }

@@ -60,6 +60,10 @@ pub struct Setup {
     pub key_helper: Option<String>,
     /// The OS sandbox around Bash commands, when configured.
     pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+    /// `disabledMcpjsonServers` from the settings.
+    pub disabled_mcpjson: Vec<String>,
+    /// The connected MCP servers (kept for the session: dropping them stops them).
+    pub mcp: Option<Arc<rein_mcp::Servers>>,
 }
 
 /// The built-in tools, and how each tool of a session (Agent included) reads its
@@ -99,6 +103,7 @@ impl Setup {
         }
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
         setup.sandbox = sandbox;
+        setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
         setup.open_session(args)?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
         if setup.thinking.effort.is_none() {
@@ -173,6 +178,8 @@ impl Setup {
             max_budget_usd: args.max_budget_usd,
             key_helper: None,
             sandbox: None,
+            disabled_mcpjson: Vec::new(),
+            mcp: None,
             thinking: rein_model::ThinkingChoice {
                 mode: args.thinking,
                 max_thinking_tokens: args.max_thinking_tokens.or(max_thinking_tokens),

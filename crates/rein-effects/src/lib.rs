@@ -182,6 +182,17 @@ impl Effects {
         Effects { other: vec![Other::SessionState], read_only, concurrency_safe: read_only, ..Effects::none() }
     }
 
+    /// Talks to MCP server `server`; read-only (and then concurrency-safe) when the
+    /// server says so of the tool (`readOnlyHint`).
+    pub fn mcp(server: &str, read_only: bool) -> Self {
+        Effects {
+            other: vec![Other::Mcp { server: server.to_string() }],
+            read_only,
+            concurrency_safe: read_only,
+            ..Effects::none()
+        }
+    }
+
     /// Runs a subagent.
     pub fn subagent() -> Self {
         Effects { other: vec![Other::Subagent], ..Effects::none() }

@@ -53,6 +53,12 @@ impl System {
         System { text: format!("{stable}{session}").into(), stable_len: stable.len() }
     }
 
+    /// The same prompt with `extra` after its per-session part (MCP server
+    /// instructions, which are known only once the servers answer).
+    pub fn with_session_appended(&self, extra: &str) -> System {
+        System::split(&self.text[..self.stable_len], &format!("{}{extra}", &self.text[self.stable_len..]))
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -12,7 +12,7 @@ use crate::{Tool, ToolContext, ToolError, ToolOutput, compact_for_model};
 
 /// A tool call whose input passed the schema and was deserialised into the tool's type.
 pub trait PreparedCall: Send {
-    fn tool_name(&self) -> &'static str;
+    fn tool_name(&self) -> &str;
     /// What the call touches, in `ctx` as it is now (the session shell's directory may
     /// have changed since the call arrived).
     fn effects(&self, ctx: &ToolContext) -> Effects;
@@ -22,7 +22,7 @@ pub trait PreparedCall: Send {
 }
 
 /// The object-safe face of a registered tool.
-trait DynTool: Send + Sync {
+pub(crate) trait DynTool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn rule_kind(&self) -> RuleKind;
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
@@ -40,7 +40,7 @@ struct Prepared<T: Tool> {
 }
 
 impl<T: Tool> PreparedCall for Prepared<T> {
-    fn tool_name(&self) -> &'static str {
+    fn tool_name(&self) -> &str {
         self.tool.name()
     }
     fn effects(&self, ctx: &ToolContext) -> Effects {
@@ -68,14 +68,19 @@ impl<T: Tool> DynTool for Registered<T> {
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
-        let problems: Vec<String> = self.validator.iter_errors(input).map(|e| describe(&e)).collect();
-        if !problems.is_empty() {
-            return Err(input_error(self.spec.name.as_str(), &problems));
+        let found = problems(&self.validator, input);
+        if !found.is_empty() {
+            return Err(input_error(self.spec.name.as_str(), &found));
         }
         let typed: T::Input = serde_json::from_value(input.clone())
             .map_err(|e| input_error(self.spec.name.as_str(), &[e.to_string()]))?;
         Ok(Box::new(Prepared { tool: self.tool.clone(), input: typed }))
     }
+}
+
+/// What is wrong with `input`, one line per problem.
+pub(crate) fn problems(validator: &jsonschema::Validator, input: &Value) -> Vec<String> {
+    validator.iter_errors(input).map(|e| describe(&e)).collect()
 }
 
 fn describe(e: &jsonschema::ValidationError<'_>) -> String {
@@ -84,7 +89,7 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> String {
     if field.is_empty() { e.to_string() } else { format!("`{field}`: {e}") }
 }
 
-fn input_error(tool: &str, problems: &[String]) -> String {
+pub(crate) fn input_error(tool: &str, problems: &[String]) -> String {
     format!("InputValidationError: {tool} failed due to the following issue(s):\n- {}", problems.join("\n- "))
 }
 
@@ -149,6 +154,18 @@ impl Registry {
         let spec = ToolSpec { name: name.clone(), description: tool.description(), input_schema };
         self.by_name.insert(name, self.tools.len());
         self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, validator }));
+        Ok(())
+    }
+
+    /// Register a tool defined at run time (an MCP server's); its name must be new.
+    pub fn register_external(&mut self, tool: Arc<dyn crate::ExternalTool>) -> Result<(), RegistryError> {
+        let name = tool.spec().name.clone();
+        if self.by_name.contains_key(&name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        let validator = jsonschema::validator_for(&tool.spec().input_schema).ok();
+        self.by_name.insert(name, self.tools.len());
+        self.tools.push(Arc::new(crate::external::RegisteredExternal { tool, validator }));
         Ok(())
     }
 

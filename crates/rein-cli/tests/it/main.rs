@@ -14,6 +14,7 @@ mod executor;
 mod failures;
 mod headless;
 mod hooks;
+mod mcp;
 mod openai_chat;
 mod openai_responses;
 mod permissions;

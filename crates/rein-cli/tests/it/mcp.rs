@@ -1,0 +1,161 @@
+//! MCP servers through the real binary, with real servers: `@modelcontextprotocol/
+//! server-everything` (installed by `.ci/run` under `.ci/node`, or found through
+//! `REIN_TEST_MCP_NODE`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use crate::common;
+
+use common::{Env, json_lines, serve, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use serde_json::{Value, json};
+
+/// The `node_modules` holding the test servers.
+pub fn node_modules() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var_os("REIN_TEST_MCP_NODE").map(PathBuf::from),
+        Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/node/node_modules")),
+        Some(PathBuf::from("/tmp/mcpnode/node_modules")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.join(".bin/mcp-server-everything").exists());
+    if found.is_none() {
+        eprintln!("the MCP test servers are not installed (.ci/run installs them): skipped");
+    }
+    found
+}
+
+fn everything(nm: &std::path::Path) -> Value {
+    json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]})
+}
+
+#[test]
+fn a_stdio_servers_tools_are_offered_and_called_through_the_chain() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"everything": everything(&nm), "broken": {"command": "/nonexistent/server"}}});
+    let server = serve(Scenario::new([
+        reply([
+            tool_use_with_id("e", "mcp__everything__echo", json!({"message": "hi there"})),
+            tool_use_with_id("s", "mcp__everything__get-sum", json!({"a": 2, "b": 3})),
+            tool_use_with_id("i", "mcp__everything__get-tiny-image", json!({})),
+            tool_use_with_id("bad", "mcp__everything__get-sum", json!({"a": "two"})),
+        ]),
+        reply([text("done")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "go", "--output-format", "stream-json", "--verbose", "--allowedTools", "mcp__everything"])
+        .arg("--mcp-config")
+        .arg(config.to_string())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = json_lines(&out.stdout);
+    let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
+    let statuses: Vec<(String, String)> = init["mcp_servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["name"].as_str().unwrap().to_string(), s["status"].as_str().unwrap().to_string()))
+        .collect();
+    assert!(statuses.contains(&("everything".into(), "connected".into())), "{statuses:?}");
+    assert!(
+        statuses.contains(&("broken".into(), "failed".into())),
+        "a failed server does not fail the session: {statuses:?}"
+    );
+    assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "mcp__everything__echo"), "{init}");
+    let reqs = server.requests();
+    let tools = reqs[0].body["tools"].as_array().unwrap();
+    let echo = tools.iter().find(|t| t["name"] == "mcp__everything__echo").expect("offered to the model");
+    assert!(echo["input_schema"]["properties"]["message"].is_object(), "{echo}");
+    let messages = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(tool_result(messages, "e"), ("Echo: hi there".into(), false));
+    let (sum, err) = tool_result(messages, "s");
+    assert!(!err && sum.contains('5'), "{sum}");
+    let (image, err) = tool_result(messages, "i");
+    assert!(!err && image.contains("\"type\":\"image\"") && image.contains("image/png"), "{image}");
+    let (bad, err) = tool_result(messages, "bad");
+    assert!(err && bad.contains("InputValidationError"), "checked against the server's schema: {bad}");
+}
+
+#[test]
+fn mcp_tools_are_asked_without_a_rule_and_denied_by_one() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"everything": everything(&nm)}});
+    for (args, want) in [(vec![], "permission"), (vec!["--disallowedTools", "mcp__everything__echo"], "")] {
+        let server = serve(Scenario::new([
+            reply([tool_use_with_id("e", "mcp__everything__echo", json!({"message": "x"}))]),
+            reply([text("done")]),
+        ]));
+        env.rein_at(&server).args(["-p", "go", "--mcp-config", &config.to_string()]).args(&args).assert().success();
+        let reqs = server.requests();
+        let tools: Vec<&str> =
+            reqs[0].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+        let (out, err) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "e");
+        assert!(err, "{out}");
+        if want.is_empty() {
+            assert!(!tools.contains(&"mcp__everything__echo"), "a deny rule removes the tool: {tools:?}");
+        } else {
+            assert!(out.contains(want), "{out}");
+        }
+    }
+}
+
+/// Processes whose environment holds `marker`.
+fn with_marker(marker: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter(|pid| {
+            std::fs::read(format!("/proc/{pid}/environ"))
+                .is_ok_and(|e| e.windows(marker.len()).any(|w| w == marker.as_bytes()))
+        })
+        .collect()
+}
+
+#[test]
+fn servers_get_no_api_key_and_never_outlive_rein() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let marker = format!("rein-mcp-marker-{}", std::process::id());
+    let mut entry = everything(&nm);
+    entry["env"] = json!({"REIN_TEST_MARKER": marker, "FROM_ENTRY": "${HOME}"});
+    let config = json!({"mcpServers": {"everything": entry}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("g", "mcp__everything__get-env", json!({}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__everything", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let (vars, err) = tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "g");
+    assert!(!err, "{vars}");
+    assert!(!vars.contains("sk-test"), "rein's API key reached the server: {vars}");
+    assert!(vars.contains("CLAUDECODE") && vars.contains(&env.home.path().display().to_string()), "{vars}");
+    assert!(with_marker(&marker).is_empty(), "a server outlived rein");
+    // Killed with SIGKILL, rein runs none of its exit paths: the server goes all the same.
+    let slow = serve(Scenario::new([reply([text("thinking")]).pause_after_event(0, 30_000)]));
+    let mut child = env
+        .spawnable_at(&slow)
+        .args(["-p", "go", "--mcp-config", &config.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while with_marker(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the server never started");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !with_marker(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the server outlived kill -9 of rein");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

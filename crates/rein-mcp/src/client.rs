@@ -1,0 +1,113 @@
+//! One connection to one server, on rmcp: a stdio child in its own process group
+//! (registered with rein-process so it never outlives rein, stderr silenced, rein's own
+//! credentials removed from its environment unless the entry names them), or a
+//! Streamable HTTP endpoint with the entry's headers. Legacy `initialize` with protocol
+//! 2025-11-25, as Claude Code speaks it; `roots` answered with the session's
+//! directory.
+
+#![allow(deprecated)] // Roots are deprecated by SEP-2577, but servers still ask for them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProtocolVersion, Root, Tool};
+use rmcp::service::{RequestContext, RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, ServiceExt};
+
+use crate::config::{ServerConfig, Transport};
+
+/// rein's side of a connection.
+#[derive(Clone)]
+pub struct Handler {
+    root: PathBuf,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::new(
+            ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build(),
+            Implementation::new("rein", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+    }
+
+    async fn list_roots(&self, _: RequestContext<RoleClient>) -> Result<ListRootsResult, rmcp::ErrorData> {
+        Ok(ListRootsResult::new(vec![Root::new(format!("file://{}", self.root.display()))]))
+    }
+}
+
+/// A connected server.
+pub struct Connection {
+    pub service: RunningService<RoleClient, Handler>,
+    pub tools: Vec<Tool>,
+    pub instructions: Option<String>,
+    /// The stdio server's process group, killed when the connection goes (and when rein
+    /// exits).
+    pub _group: Option<rein_process::GroupGuard>,
+}
+
+/// What the session tells every stdio server about itself.
+pub struct SessionFacts<'a> {
+    pub cwd: &'a Path,
+    pub session_id: &'a str,
+}
+
+/// Connect to `server` and list its tools, within `timeout`.
+pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: Duration) -> Result<Connection, String> {
+    let handler = Handler { root: facts.cwd.to_path_buf() };
+    let run = async {
+        let (service, group) = match &server.transport {
+            Transport::Stdio { command, args, env } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).current_dir(facts.cwd).process_group(0).kill_on_drop(true);
+                // Killed with rein, even by SIGKILL (which runs none of rein's exit paths).
+                // SAFETY: prctl with integer arguments is async-signal-safe.
+                unsafe {
+                    cmd.pre_exec(|| {
+                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                        Ok(())
+                    });
+                }
+                // rein's own credentials never reach a server, unless its entry names them.
+                for var in rein_process::CREDENTIAL_VARS {
+                    cmd.env_remove(var);
+                }
+                cmd.env("CLAUDECODE", "1")
+                    .env("CLAUDE_PROJECT_DIR", facts.cwd)
+                    .env("CLAUDE_CODE_SESSION_ID", facts.session_id)
+                    .envs(env);
+                let (transport, _) = TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .map_err(|e| format!("cannot start {command}: {e}"))?;
+                let group = rein_process::GroupGuard::new(transport.id());
+                let service = handler.clone().serve(transport).await.map_err(|e| e.to_string())?;
+                (service, Some(group))
+            }
+            Transport::Http { url, headers } => {
+                let mut map = HashMap::new();
+                for (k, v) in headers {
+                    let name = k.parse().map_err(|e| format!("header {k:?}: {e}"))?;
+                    let value = v.parse().map_err(|e| format!("header {k:?}: {e}"))?;
+                    map.insert(name, value);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                (handler.clone().serve(transport).await.map_err(|e| e.to_string())?, None)
+            }
+            Transport::Sse { .. } => return Err("the legacy SSE transport is not supported yet".to_string()),
+        };
+        let tools = service.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
+        let instructions = service.peer_info().and_then(|i| i.instructions.clone());
+        Ok(Connection { service, tools, instructions, _group: group })
+    };
+    match tokio::time::timeout(timeout, run).await {
+        Ok(r) => r,
+        Err(_) => {
+            Err(format!("Connection to MCP server \"{}\" timed out after {}ms", server.name, timeout.as_millis()))
+        }
+    }
+}

@@ -1,0 +1,100 @@
+//! An MCP server's tool as a rein tool: offered as `mcp__<server>__<tool>` with the
+//! server's description (capped) and input schema; a call goes through the whole chain
+//! like any other and reaches the server with its own name; an interrupt or timeout
+//! drops the request, which tells the server (`notifications/cancelled`).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use rein_effects::Effects;
+use rein_protocol::ToolSpec;
+use rein_tools::{ExternalTool, ToolContext, ToolError, ToolOutput};
+use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::service::{Peer, RoleClient};
+use serde_json::Value;
+
+use crate::names::tool_name;
+
+/// Descriptions and instructions are cut here (Claude Code's 2 KB).
+pub const MAX_DESCRIPTION: usize = 2048;
+
+pub struct McpTool {
+    spec: ToolSpec,
+    server: String,
+    /// The tool's own name on the server.
+    remote: String,
+    read_only: bool,
+    peer: Peer<RoleClient>,
+    timeout: Duration,
+    /// Where binary results are saved.
+    session_dir: PathBuf,
+}
+
+/// `text` cut to `max` characters (on a character boundary).
+pub fn capped(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+impl McpTool {
+    pub fn new(
+        server: &str,
+        tool: &Tool,
+        peer: Peer<RoleClient>,
+        timeout: Duration,
+        session_dir: PathBuf,
+    ) -> Arc<McpTool> {
+        let description = capped(tool.description.as_deref().unwrap_or(""), MAX_DESCRIPTION);
+        let input_schema = Value::Object((*tool.input_schema).clone());
+        let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false);
+        Arc::new(McpTool {
+            spec: ToolSpec { name: tool_name(server, &tool.name), description, input_schema },
+            server: server.to_string(),
+            remote: tool.name.to_string(),
+            read_only,
+            peer,
+            timeout,
+            session_dir,
+        })
+    }
+}
+
+impl ExternalTool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    /// Not concurrency-safe unless the server marks the tool read-only.
+    fn effects(&self, _input: &Value) -> Effects {
+        Effects::mcp(&self.server, self.read_only)
+    }
+
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let (peer, server, remote, timeout) =
+            (self.peer.clone(), self.server.clone(), self.remote.clone(), self.timeout);
+        let dir = self.session_dir.clone();
+        Box::pin(async move {
+            let args = input.as_object().cloned().unwrap_or_default();
+            let request = peer.call_tool(CallToolRequestParams::new(remote.clone()).with_arguments(args));
+            let outcome = tokio::select! {
+                r = tokio::time::timeout(timeout, request) => r,
+                _ = ctx.abort.cancelled() => return Ok(ToolOutput::failure(rein_protocol::INTERRUPTED)),
+            };
+            match outcome {
+                Err(_) => Ok(ToolOutput::failure(format!(
+                    "MCP server \"{server}\" tool \"{remote}\" timed out after {}s",
+                    timeout.as_secs()
+                ))),
+                Ok(Err(e)) => Ok(ToolOutput::failure(format!("MCP error: {e}"))),
+                Ok(Ok(result)) => {
+                    let json = serde_json::to_value(&result).map_err(|e| ToolError::new(e.to_string()))?;
+                    Ok(crate::result::to_output(&server, &json, &dir))
+                }
+            }
+        })
+    }
+}

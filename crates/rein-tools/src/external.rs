@@ -1,0 +1,81 @@
+//! Tools whose definition arrives at run time — an MCP server's tools: a name, a
+//! description and an input schema from outside, checked against that schema like any
+//! other tool, declaring their effects and answering with a `ToolOutput`.
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use rein_effects::{Effects, RuleKind};
+use rein_protocol::ToolSpec;
+use serde_json::Value;
+
+use crate::registry::{DynTool, PreparedCall, input_error, problems};
+use crate::{ToolContext, ToolError, ToolOutput};
+
+/// A tool defined at run time.
+pub trait ExternalTool: Send + Sync {
+    fn spec(&self) -> &ToolSpec;
+    /// What a call with `input` touches.
+    fn effects(&self, input: &Value) -> Effects;
+    /// The largest inline result in characters (larger ones are spilled to a file).
+    fn max_result_chars(&self) -> Option<usize> {
+        Some(100_000)
+    }
+    fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+}
+
+pub(crate) struct RegisteredExternal {
+    pub(crate) tool: Arc<dyn ExternalTool>,
+    /// `None` when the server's schema does not compile: any object is accepted then,
+    /// and the server does its own checking.
+    pub(crate) validator: Option<jsonschema::Validator>,
+}
+
+struct PreparedExternal {
+    tool: Arc<dyn ExternalTool>,
+    input: Value,
+}
+
+impl PreparedCall for PreparedExternal {
+    fn tool_name(&self) -> &str {
+        &self.tool.spec().name
+    }
+    fn effects(&self, _ctx: &ToolContext) -> Effects {
+        self.tool.effects(&self.input)
+    }
+    fn validate(&self, _ctx: &ToolContext) -> Result<(), String> {
+        Ok(())
+    }
+    fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let PreparedExternal { tool, input } = *self;
+        Box::pin(async move {
+            let name = tool.spec().name.clone();
+            let limit = tool.max_result_chars();
+            let output = tool.call(input, ctx.clone()).await?;
+            Ok(crate::budget::apply_budget(&name, output, limit, &ctx))
+        })
+    }
+}
+
+impl DynTool for RegisteredExternal {
+    fn spec(&self) -> &ToolSpec {
+        self.tool.spec()
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        RuleKind::Field { default: None }
+    }
+
+    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
+        if !input.is_object() {
+            return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));
+        }
+        if let Some(v) = &self.validator {
+            let found = problems(v, input);
+            if !found.is_empty() {
+                return Err(input_error(&self.tool.spec().name, &found));
+            }
+        }
+        Ok(Box::new(PreparedExternal { tool: self.tool.clone(), input: input.clone() }))
+    }
+}
