@@ -20,7 +20,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
     let args = &args;
     let mut setup = Setup::from_args(args)?;
     runtime.block_on(async move {
-        crate::mcp::start(args, &mut setup).await?;
+        crate::mcp::start(args, &mut setup)?;
         let model = setup.anthropic_model()?;
         let policy = SharedPolicy::from(setup.policy.clone());
         let (approver, questions) = rein_tui::approver(policy.clone());

@@ -77,7 +77,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
     let prompt = prompt(&args)?;
     let mut setup = session::Setup::from_args(&args)?;
     runtime()?.block_on(async move {
-        mcp::start(&args, &mut setup).await?;
+        mcp::start(&args, &mut setup)?;
         let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
         Ok(session::run(&setup, model, &prompt, &mut frontend).await.exit_code())

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_mcp::{Locations, Servers, SessionFacts};
+use rein_mcp::{Locations, Servers, SessionPaths, Timeouts};
 
 use crate::args::Args;
 use crate::session::Setup;
@@ -29,32 +29,23 @@ pub fn locations(args: &Args, setup: &Setup) -> Locations {
     }
 }
 
-/// Connect the configured servers and give the session their tools. A configuration
-/// that cannot be read at all (a `--mcp-config` without `mcpServers`) stops rein; a
-/// server that fails is reported and the session goes on.
-pub async fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
+/// Start the configured servers in the background; their tools join the session's
+/// registry as each one answers (a call to one still connecting waits for it). A
+/// configuration that cannot be read at all (a `--mcp-config` without `mcpServers`)
+/// stops rein; a server that fails is reported and the session goes on.
+pub fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
     let loaded = rein_mcp::config::load(&locations(args, setup), &|k| std::env::var(k).ok())?;
     if loaded.servers.is_empty() && loaded.problems.is_empty() {
         return Ok(());
     }
-    let configs = loaded.servers.clone();
-    let facts = SessionFacts { cwd: &setup.cwd, session_id: &setup.session_id };
-    let connect = Duration::from_millis(setup.env.mcp_timeout_ms.unwrap_or(DEFAULT_CONNECT_MS));
-    let servers = Servers::start(loaded, &facts, connect).await;
-    if args.debug {
-        for s in servers.statuses.iter().filter(|s| s.error.is_some()) {
-            eprintln!("rein: MCP server \"{}\" failed: {}", s.name, s.error.as_deref().unwrap_or(""));
-        }
-    }
+    let timeouts = Timeouts {
+        connect: Duration::from_millis(setup.env.mcp_timeout_ms.unwrap_or(DEFAULT_CONNECT_MS)),
+        tool: Duration::from_millis(setup.env.mcp_tool_timeout_ms.unwrap_or(DEFAULT_TOOL_MS)),
+    };
     let mut registry = (*setup.registry).clone();
-    let tool_timeout = Duration::from_millis(setup.env.mcp_tool_timeout_ms.unwrap_or(DEFAULT_TOOL_MS));
-    for skipped in servers.register(&mut registry, &configs, tool_timeout, &setup.session_dir) {
-        eprintln!("rein: {skipped}");
-    }
+    let late = registry.late_tools();
     setup.registry = Arc::new(registry);
-    if let Some(instructions) = servers.instructions() {
-        setup.system = setup.system.with_session_appended(&format!("\n\n{instructions}"));
-    }
-    setup.mcp = Some(Arc::new(servers));
+    let session = SessionPaths { cwd: setup.cwd.clone(), id: setup.session_id.clone(), dir: setup.session_dir.clone() };
+    setup.mcp = Some(Arc::new(Servers::start(loaded, session, timeouts, late)));
     Ok(())
 }

@@ -234,5 +234,5 @@ fn uuid() -> String {
 /// `mcp_servers` of the init event: `[{name, status, source}]`.
 fn mcp_servers(setup: &Setup) -> Vec<serde_json::Value> {
     let Some(servers) = &setup.mcp else { return Vec::new() };
-    servers.statuses.iter().map(|s| json!({"name": s.name, "status": s.status, "source": s.source.name()})).collect()
+    servers.statuses().iter().map(|s| json!({"name": s.name, "status": s.status, "source": s.source.name()})).collect()
 }

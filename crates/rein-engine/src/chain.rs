@@ -103,7 +103,12 @@ pub async fn run_call(
     }
     let first = match checked {
         Some(p) => validate(p, &call, ctx),
-        None => prepare(registry, &call, ctx),
+        None => {
+            // A tool of a server still connecting: wait for it rather than answer
+            // "no such tool".
+            registry.ready(&call.name).await;
+            prepare(registry, &call, ctx)
+        }
     };
     let mut checked = match first {
         Ok(p) => p,

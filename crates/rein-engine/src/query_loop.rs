@@ -96,6 +96,10 @@ pub struct Engine {
     transcript: Journal,
     /// Size of the tools array, for the token estimate.
     pub(crate) tools_json_bytes: usize,
+    /// The registry's version the tools array was made from.
+    tools_version: u64,
+    /// The system prompt before late instructions were added to it.
+    base_system: Option<rein_model::System>,
     /// Compactions that failed in a row (the circuit breaker).
     pub(crate) compact_failures: u32,
     /// What the person asked `/compact` to keep (for the next compaction only).
@@ -131,6 +135,9 @@ impl Engine {
             session_start: Some("startup"),
             transcript: Journal::default(),
             tools_json_bytes,
+            // Anything that joined before the first request is taken in by it.
+            tools_version: u64::MAX,
+            base_system: None,
             compact_failures: 0,
             compact_instructions: None,
             counted: None,
@@ -300,6 +307,7 @@ impl Engine {
     }
 
     pub(crate) fn request(&mut self) -> Result<ModelRequest, EngineError> {
+        self.join_late_tools();
         Ok(ModelRequest {
             model: self.config.model.clone(),
             max_tokens: self.output_limit(),
@@ -309,6 +317,24 @@ impl Engine {
             cache: self.config.cache,
             reasoning: rein_model::Reasoning::choose(&self.config.model, self.output_limit(), &self.config.thinking),
         })
+    }
+
+    /// Tools that joined the registry since the last request (an MCP server that
+    /// connected late) are offered from this request on.
+    fn join_late_tools(&mut self) {
+        let version = self.registry.version();
+        if version == self.tools_version {
+            return;
+        }
+        self.tools_version = version;
+        let instructions = self.registry.late_instructions();
+        if !instructions.is_empty() {
+            let base = self.base_system.get_or_insert_with(|| self.config.system.clone());
+            self.config.system = base.with_session_appended(&format!("\n\n{}", instructions.join("\n\n")));
+        }
+        let policy = self.gate.policy.get();
+        self.tools = self.registry.specs().into_iter().filter(|t| !policy.removes_tool(&t.name)).collect();
+        self.tools_json_bytes = serde_json::to_string(&*self.tools).map(|s| s.len()).unwrap_or(0);
     }
 
     /// `max_tokens`, within what the model can write when the table knows it (after a

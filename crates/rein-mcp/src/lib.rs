@@ -1,8 +1,9 @@
 //! rein-mcp: the user's MCP servers, unchanged. Claude Code's configuration is read
-//! ([`config`]), every server is connected in parallel on rmcp ([`client`]), and each
-//! tool is offered to the model as `mcp__<server>__<tool>` ([`tool`]), passing the
-//! whole chain (schema, hooks, permission rules) like a built-in. A server that fails
-//! is reported, never fatal.
+//! ([`config`]), every server is connected in parallel in the background on rmcp
+//! ([`client`]), and each tool is offered to the model as `mcp__<server>__<tool>`
+//! ([`tool`]) from the first request after its server answered, passing the whole chain
+//! (schema, hooks, permission rules) like a built-in. A call to a tool of a server still
+//! connecting waits for it. A server that fails is reported, never fatal.
 
 pub mod client;
 pub mod config;
@@ -11,10 +12,12 @@ pub mod result;
 pub mod tool;
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use client::{Connection, SessionFacts};
 pub use config::{ConfigError, ConfigProblem, Loaded, Locations, ServerConfig, Source};
+use rein_tools::LateTools;
 
 /// A server's state, as the init event reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,76 +30,91 @@ pub struct ServerStatus {
     pub error: Option<String>,
 }
 
+/// The session the servers serve.
+#[derive(Debug, Clone)]
+pub struct SessionPaths {
+    pub cwd: PathBuf,
+    pub id: String,
+    /// Where binary results are saved.
+    pub dir: PathBuf,
+}
+
+/// How long things may take.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    pub connect: Duration,
+    pub tool: Duration,
+}
+
 /// The session's servers.
 #[derive(Default)]
 pub struct Servers {
-    pub statuses: Vec<ServerStatus>,
-    pub connections: Vec<(String, Connection)>,
+    statuses: Arc<Mutex<Vec<ServerStatus>>>,
+    /// Kept for the session: dropping a connection stops its server.
+    connections: Arc<Mutex<Vec<(String, Connection)>>>,
     pub problems: Vec<ConfigProblem>,
 }
 
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 impl Servers {
-    /// Connect every configured server at once, each within `timeout`.
-    pub async fn start(loaded: Loaded, facts: &SessionFacts<'_>, timeout: Duration) -> Servers {
-        let attempts = loaded.servers.iter().map(|s| client::connect(s, facts, timeout));
-        let results = futures::future::join_all(attempts).await;
-        let mut out = Servers { problems: loaded.problems, ..Servers::default() };
-        for (server, result) in loaded.servers.into_iter().zip(results) {
-            let (status, error) = match result {
-                Ok(conn) => {
-                    out.connections.push((server.name.clone(), conn));
-                    ("connected", None)
+    /// Start connecting every configured server in the background (needs a tokio
+    /// runtime); their tools and instructions join `late` as each one answers.
+    pub fn start(loaded: Loaded, session: SessionPaths, timeouts: Timeouts, late: Arc<LateTools>) -> Servers {
+        let servers = Servers { problems: loaded.problems, ..Servers::default() };
+        for server in loaded.servers {
+            let prefix = names::prefix(&server.name);
+            late.expect(&prefix);
+            lock(&servers.statuses).push(ServerStatus {
+                name: server.name.clone(),
+                status: "pending",
+                source: server.source,
+                error: None,
+            });
+            let (statuses, connections, late) = (servers.statuses.clone(), servers.connections.clone(), late.clone());
+            let session = session.clone();
+            tokio::spawn(async move {
+                let facts = SessionFacts { cwd: &session.cwd, session_id: &session.id };
+                let result = client::connect(&server, &facts, timeouts.connect).await;
+                let (status, error) = match result {
+                    Ok(conn) => {
+                        let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
+                        for t in &conn.tools {
+                            let peer = conn.service.peer().clone();
+                            let tool = tool::McpTool::new(&server.name, t, peer, timeout, session.dir.clone());
+                            let _ = late.add(tool);
+                        }
+                        if let Some(text) = &conn.instructions {
+                            late.add_instructions(instructions_section(&server.name, text));
+                        }
+                        lock(&connections).push((server.name.clone(), conn));
+                        ("connected", None)
+                    }
+                    Err(e) => ("failed", Some(e)),
+                };
+                if let Some(s) = lock(&statuses).iter_mut().find(|s| s.name == server.name) {
+                    s.status = status;
+                    s.error = error;
                 }
-                Err(e) => ("failed", Some(e)),
-            };
-            out.statuses.push(ServerStatus { name: server.name, status, source: server.source, error });
+                late.settle(&prefix);
+            });
         }
-        out
+        servers
     }
 
-    /// Offer every connected server's tools in `registry`; `tool_timeout` bounds each
-    /// call (a server's own `timeout` wins). Names already taken are skipped.
-    pub fn register(
-        &self,
-        registry: &mut rein_tools::Registry,
-        configs: &[ServerConfig],
-        tool_timeout: Duration,
-        session_dir: &std::path::Path,
-    ) -> Vec<String> {
-        let mut skipped = Vec::new();
-        for (name, conn) in &self.connections {
-            let timeout = configs
-                .iter()
-                .find(|c| &c.name == name)
-                .and_then(|c| c.timeout_ms)
-                .map_or(tool_timeout, Duration::from_millis);
-            for t in &conn.tools {
-                let tool =
-                    tool::McpTool::new(name, t, conn.service.peer().clone(), timeout, PathBuf::from(session_dir));
-                if let Err(e) = registry.register_external(tool) {
-                    skipped.push(format!("MCP server \"{name}\": tool \"{}\" skipped: {e}", t.name));
-                }
-            }
-        }
-        skipped
+    /// Each server's state now.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        lock(&self.statuses).clone()
     }
+}
 
-    /// The `# MCP Server Instructions` section of the system prompt, if any server
-    /// gave instructions.
-    pub fn instructions(&self) -> Option<String> {
-        let parts: Vec<String> = self
-            .connections
-            .iter()
-            .filter_map(|(name, c)| {
-                c.instructions.as_ref().map(|i| format!("## {name}\n{}", tool::capped(i, tool::MAX_DESCRIPTION)))
-            })
-            .collect();
-        (!parts.is_empty()).then(|| {
-            format!(
-                "# MCP Server Instructions\n\nThe following MCP servers have provided instructions for how to use \
-                 their tools and resources:\n\n{}",
-                parts.join("\n\n")
-            )
-        })
-    }
+/// A server's instructions as a system-prompt section (capped).
+fn instructions_section(server: &str, text: &str) -> String {
+    format!(
+        "# MCP Server Instructions\n\nThe following MCP server has provided instructions for how to use its tools \
+         and resources:\n\n## {server}\n{}",
+        tool::capped(text, tool::MAX_DESCRIPTION)
+    )
 }

@@ -11,6 +11,11 @@ fn clean(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect()
 }
 
+/// `mcp__<server>__`: what every tool name of `server` starts with.
+pub fn prefix(server: &str) -> String {
+    format!("mcp__{}__", clean(server))
+}
+
 /// `mcp__<server>__<tool>`, at most [`MAX_NAME`] characters.
 pub fn tool_name(server: &str, tool: &str) -> String {
     let full = format!("mcp__{}__{}", clean(server), clean(tool));

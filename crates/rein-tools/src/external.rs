@@ -24,7 +24,7 @@ pub trait ExternalTool: Send + Sync {
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 }
 
-pub(crate) struct RegisteredExternal {
+pub struct RegisteredExternal {
     pub(crate) tool: Arc<dyn ExternalTool>,
     /// `None` when the server's schema does not compile: any object is accepted then,
     /// and the server does its own checking.

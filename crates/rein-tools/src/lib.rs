@@ -10,6 +10,7 @@ mod builtin;
 mod compact_schema;
 mod context;
 mod external;
+mod late;
 mod registry;
 mod tool;
 mod workspace;
@@ -22,6 +23,7 @@ pub use builtin::{
 pub use compact_schema::compact_for_model;
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use external::ExternalTool;
+pub use late::LateTools;
 pub use registry::{PreparedCall, Registry, RegistryError, input_fields, schema_for};
 pub use rein_effects::{Access, Confinement, Effects, Other, ReadGuard, RuleKind, ShellCommand, ToolKinds, ToolRules};
 pub use rein_process::{GroupGuard, kill_all_process_groups, live_process_groups};

@@ -130,6 +130,8 @@ pub enum RegistryError {
 pub struct Registry {
     tools: Vec<Arc<dyn DynTool>>,
     by_name: HashMap<String, usize>,
+    /// Tools that join after the session started.
+    late: Option<Arc<crate::LateTools>>,
 }
 
 impl Registry {
@@ -192,17 +194,49 @@ impl Registry {
         }
     }
 
-    /// The definitions sent to the model, in registration order.
+    /// Where tools that arrive later join this registry (and its clones).
+    pub fn late_tools(&mut self) -> Arc<crate::LateTools> {
+        self.late.get_or_insert_with(Default::default).clone()
+    }
+
+    /// Wait while `name` may still arrive (its MCP server is connecting).
+    pub async fn ready(&self, name: &str) {
+        if let Some(late) = &self.late
+            && !self.contains(name)
+        {
+            late.wait_for(name).await;
+        }
+    }
+
+    /// System-prompt text that arrived with late tools.
+    pub fn late_instructions(&self) -> Vec<String> {
+        self.late.as_ref().map(|l| l.instructions()).unwrap_or_default()
+    }
+
+    /// Changes each time a late tool joins (0 without any).
+    pub fn version(&self) -> u64 {
+        self.late.as_ref().map_or(0, |l| l.version())
+    }
+
+    /// The late tools whose names are not already taken.
+    fn joined(&self) -> Vec<Arc<crate::external::RegisteredExternal>> {
+        let late = self.late.as_ref().map(|l| l.snapshot()).unwrap_or_default();
+        late.into_iter().filter(|t| !self.by_name.contains_key(&t.tool.spec().name)).collect()
+    }
+
+    /// The definitions sent to the model, in registration order (late tools last).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.iter().map(|t| t.spec().clone()).collect()
+        let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec().clone()).collect();
+        specs.extend(self.joined().iter().map(|t| t.tool.spec().clone()));
+        specs
     }
 
     pub fn names(&self) -> Vec<String> {
-        self.tools.iter().map(|t| t.spec().name.clone()).collect()
+        self.specs().into_iter().map(|s| s.name).collect()
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
+        self.by_name.contains_key(name) || self.joined().iter().any(|t| t.tool.spec().name == name)
     }
 
     /// How each tool (and alias) reads its permission rules, with the top-level fields
@@ -228,12 +262,13 @@ impl Registry {
     /// Look the tool up and check `input` against its schema, then its type. The error is
     /// the message for the paired `is_error` result.
     pub fn prepare(&self, name: &str, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
-        let tool = self
-            .by_name
-            .get(name)
-            .and_then(|i| self.tools.get(*i))
-            .ok_or_else(|| format!("No such tool available: {name}"))?;
-        tool.prepare(input)
+        if let Some(tool) = self.by_name.get(name).and_then(|i| self.tools.get(*i)) {
+            return tool.prepare(input);
+        }
+        match self.joined().into_iter().find(|t| t.tool.spec().name == name) {
+            Some(late) => late.prepare(input),
+            None => Err(format!("No such tool available: {name}")),
+        }
     }
 }
 

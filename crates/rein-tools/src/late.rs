@@ -1,0 +1,86 @@
+//! Tools that arrive after the session started — an MCP server that connects while the
+//! conversation is already going. They join the registry here; the engine offers them
+//! from its next request on (it watches [`LateTools::version`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crate::ExternalTool;
+use crate::external::RegisteredExternal;
+use crate::registry::RegistryError;
+
+/// The late tools of one registry (shared by its clones).
+#[derive(Default)]
+pub struct LateTools {
+    tools: Mutex<Vec<Arc<RegisteredExternal>>>,
+    version: AtomicU64,
+    /// Name prefixes (`mcp__<server>__`) of tools still on their way.
+    pending: Mutex<Vec<String>>,
+    settled: tokio::sync::Notify,
+    /// System-prompt text that arrived with the tools (MCP server instructions).
+    instructions: Mutex<Vec<String>>,
+}
+
+impl LateTools {
+    /// Add `tool`; its name must be new among the late tools (the registry's own names
+    /// win at lookup).
+    pub fn add(&self, tool: Arc<dyn ExternalTool>) -> Result<(), RegistryError> {
+        let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner());
+        let name = tool.spec().name.clone();
+        if tools.iter().any(|t| t.tool.spec().name == name) {
+            return Err(RegistryError::Duplicate(name));
+        }
+        let validator = jsonschema::validator_for(&tool.spec().input_schema).ok();
+        tools.push(Arc::new(RegisteredExternal { tool, validator }));
+        self.version.fetch_add(1, Ordering::Release);
+        Ok(())
+    }
+
+    /// Changes each time a tool joins.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    /// Add text for the system prompt (offered from the next request on).
+    pub fn add_instructions(&self, text: String) {
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).push(text);
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
+    /// The system-prompt text that arrived so far, in arrival order.
+    pub fn instructions(&self) -> Vec<String> {
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Tools named `prefix…` are on their way (a server is connecting).
+    pub fn expect(&self, prefix: &str) {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(prefix.to_string());
+    }
+
+    /// The tools named `prefix…` have arrived, or will not.
+    pub fn settle(&self, prefix: &str) {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).retain(|p| p != prefix);
+        self.settled.notify_waiters();
+    }
+
+    fn is_pending(&self, name: &str) -> bool {
+        self.pending.lock().unwrap_or_else(|p| p.into_inner()).iter().any(|p| name.starts_with(p.as_str()))
+    }
+
+    /// Wait until a tool named `name` is no longer on its way (at once when it is not).
+    pub async fn wait_for(&self, name: &str) {
+        loop {
+            let settled = self.settled.notified();
+            tokio::pin!(settled);
+            settled.as_mut().enable();
+            if !self.is_pending(name) {
+                return;
+            }
+            settled.await;
+        }
+    }
+
+    pub(crate) fn snapshot(&self) -> Vec<Arc<RegisteredExternal>> {
+        self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
