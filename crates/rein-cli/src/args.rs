@@ -152,10 +152,55 @@ pub enum Command {
         #[command(subcommand)]
         action: PermissionsAction,
     },
+    /// Configure and check MCP servers (the same files as `claude mcp`).
+    Mcp {
+        #[command(subcommand)]
+        action: McpAction,
+    },
     /// Inspect the OS sandbox.
     Sandbox {
         #[command(subcommand)]
         action: SandboxAction,
+    },
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum McpAction {
+    /// List the configured servers and check each one.
+    List,
+    /// Show one server.
+    Get { name: String },
+    /// Add a server: `rein mcp add NAME -- COMMAND ARGS…` or `rein mcp add -t http NAME URL`.
+    Add {
+        name: String,
+        /// local (this project, private), project (.mcp.json) or user.
+        #[arg(short, long, default_value = "local")]
+        scope: String,
+        /// stdio, http or sse.
+        #[arg(short, long, default_value = "stdio")]
+        transport: String,
+        /// Environment for a stdio server: KEY=value.
+        #[arg(short, long)]
+        env: Vec<String>,
+        /// A header for an HTTP server: 'Name: value'.
+        #[arg(short = 'H', long)]
+        header: Vec<String>,
+        /// The command and its arguments, or the URL.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        target: Vec<String>,
+    },
+    /// Add a server from its JSON entry (`-` reads it from stdin).
+    AddJson {
+        name: String,
+        json: String,
+        #[arg(short, long, default_value = "local")]
+        scope: String,
+    },
+    /// Remove a server (from the first scope that has it, unless -s says which).
+    Remove {
+        name: String,
+        #[arg(short, long)]
+        scope: Option<String>,
     },
 }
 

@@ -9,6 +9,7 @@ mod human;
 mod interactive;
 mod interrupt;
 mod mcp;
+mod mcp_cli;
 mod permissions;
 mod print;
 mod provider;
@@ -57,6 +58,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Some(Command::Permissions { action }) => {
             permissions::run(&args, action)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Mcp { action }) => {
+            mcp_cli::run(&args, action)?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Sandbox { action: args::SandboxAction::Check }) => {

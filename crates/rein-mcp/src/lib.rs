@@ -9,6 +9,7 @@ pub mod client;
 pub mod config;
 pub mod names;
 pub mod result;
+pub mod store;
 pub mod tool;
 
 use std::path::PathBuf;

@@ -211,3 +211,50 @@ fn a_call_that_runs_too_long_times_out_with_claude_codes_message() {
         "{out}"
     );
 }
+
+#[test]
+fn rein_mcp_add_list_remove_write_claude_codes_files_and_sessions_use_them() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let bin = nm.join(".bin/mcp-server-everything");
+    let add = env.rein().args(["mcp", "add", "ev", "--"]).arg(&bin).arg("stdio").output().unwrap();
+    assert!(add.status.success(), "{}", String::from_utf8_lossy(&add.stderr));
+    let claude: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home.path().join(".claude.json")).unwrap()).unwrap();
+    let key = env.cwd().display().to_string();
+    assert_eq!(claude["projects"][&key]["mcpServers"]["ev"]["args"], json!(["stdio"]), "{claude}");
+    let project = env
+        .rein()
+        .args(["mcp", "add", "-s", "project", "-t", "http", "web", "http://127.0.0.1:9/mcp"])
+        .output()
+        .unwrap();
+    assert!(project.status.success());
+    let mcp_json: Value = serde_json::from_str(&std::fs::read_to_string(env.cwd().join(".mcp.json")).unwrap()).unwrap();
+    assert_eq!(mcp_json["mcpServers"]["web"], json!({"type": "http", "url": "http://127.0.0.1:9/mcp"}));
+    let bad = env.rein().args(["mcp", "add", "bad name", "--", "x"]).output().unwrap();
+    assert!(!bad.status.success() && String::from_utf8_lossy(&bad.stderr).contains("Invalid name bad name."));
+    let list = env.rein().args(["mcp", "list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(listed.contains("ev: ") && listed.contains("✔ Connected"), "{listed}");
+    assert!(listed.contains("web: http://127.0.0.1:9/mcp (HTTP) - ✘ Failed to connect"), "{listed}");
+    // A session uses the local entry; --strict-mcp-config leaves it out.
+    for (strict, offered) in [(false, true), (true, false)] {
+        let server = serve(Scenario::new([reply([text("one")]), reply([text("two")])]));
+        let mut rein = env.rein_at(&server);
+        rein.args(["-p", "go", "--output-format", "stream-json", "--verbose"]);
+        if strict {
+            rein.arg("--strict-mcp-config");
+        }
+        let out = rein.output().unwrap();
+        let init = json_lines(&out.stdout).into_iter().find(|l| l["subtype"] == "init").unwrap();
+        let names: Vec<String> =
+            init["mcp_servers"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
+        assert_eq!(names.contains(&"ev".to_string()), offered, "{init}");
+    }
+    let rm = env.rein().args(["mcp", "remove", "ev"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&rm.stdout).contains("Removed MCP server ev from local config"));
+    let gone = env.rein().args(["mcp", "get", "ev"]).output().unwrap();
+    assert!(
+        !gone.status.success() && String::from_utf8_lossy(&gone.stderr).contains("No MCP server found with name: ev")
+    );
+}

@@ -1,0 +1,151 @@
+//! `rein mcp list | get | add | add-json | remove`: the same commands and files as
+//! `claude mcp`.
+
+use std::io::Read as _;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use rein_mcp::store::{Scope, Store};
+use rein_mcp::{SessionFacts, config::Transport};
+use serde_json::{Map, Value, json};
+
+use crate::args::{Args, McpAction};
+
+fn store(args: &Args) -> anyhow::Result<(Store, rein_mcp::Locations)> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let env = crate::env::Env::read();
+    let claude_json = match &env.claude_config_dir {
+        Some(dir) => dir.join(".claude.json"),
+        None => env.home.clone().context("HOME is not set")?.join(".claude.json"),
+    };
+    let loc = rein_mcp::Locations {
+        project: cwd.clone(),
+        claude_json: Some(claude_json.clone()),
+        cli: args.mcp_config.clone(),
+        strict: args.strict_mcp_config,
+        disabled_project: Vec::new(),
+    };
+    Ok((Store { project: cwd, claude_json }, loc))
+}
+
+fn scope(s: &str) -> anyhow::Result<Scope> {
+    Scope::parse(s).with_context(|| format!("Invalid scope: {s}. Must be one of: local, user, project"))
+}
+
+fn describe(t: &Transport) -> String {
+    match t {
+        Transport::Stdio { command, args, .. } => {
+            std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect::<Vec<_>>().join(" ")
+        }
+        Transport::Http { url, .. } => format!("{url} (HTTP)"),
+        Transport::Sse { url, .. } => format!("{url} (SSE)"),
+    }
+}
+
+pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
+    let (store, loc) = store(args)?;
+    match action {
+        McpAction::Add { name, scope: s, transport, env, header, target } => {
+            let Some((first, rest)) = target.split_first() else {
+                bail!("missing the command or URL of server {name}")
+            };
+            let entry = match transport.as_str() {
+                "stdio" => {
+                    let mut vars = Map::new();
+                    for e in env {
+                        let (k, v) = e.split_once('=').with_context(|| format!("-e {e}: use KEY=value"))?;
+                        vars.insert(k.to_string(), Value::from(v));
+                    }
+                    json!({"type": "stdio", "command": first, "args": rest, "env": vars})
+                }
+                "http" | "sse" => {
+                    let mut headers = Map::new();
+                    for h in header {
+                        let (k, v) = h.split_once(':').with_context(|| format!("-H {h}: use 'Name: value'"))?;
+                        headers.insert(k.trim().to_string(), Value::from(v.trim()));
+                    }
+                    let mut e = json!({"type": transport, "url": first});
+                    if !headers.is_empty() {
+                        e["headers"] = Value::Object(headers);
+                    }
+                    e
+                }
+                other => bail!("Invalid transport type: {other}. Must be one of: stdio, sse, http"),
+            };
+            let scope = scope(s)?;
+            let path = store.add(name, entry, scope)?;
+            let what = if transport == "stdio" {
+                format!("stdio MCP server {name} with command: {}", target.join(" "))
+            } else {
+                format!("{} MCP server {name} with URL: {first}", transport.to_uppercase())
+            };
+            println!("Added {what} to {} config", scope.name());
+            println!("File modified: {}", path.display());
+        }
+        McpAction::AddJson { name, json, scope: s } => {
+            let text = if json == "-" {
+                let mut t = String::new();
+                std::io::stdin().read_to_string(&mut t)?;
+                t
+            } else {
+                json.clone()
+            };
+            let entry: Value = serde_json::from_str(&text).context("the server entry is not valid JSON")?;
+            let scope = scope(s)?;
+            let path = store.add(name, entry, scope)?;
+            println!("Added MCP server {name} to {} config", scope.name());
+            println!("File modified: {}", path.display());
+        }
+        McpAction::Remove { name, scope: s } => {
+            let (scope, path) = store.remove(name, s.as_deref().map(scope).transpose()?)?;
+            println!("Removed MCP server {name} from {} config", scope.name());
+            println!("File modified: {}", path.display());
+        }
+        McpAction::List | McpAction::Get { .. } => {
+            let loaded = rein_mcp::config::load(&loc, &|k| std::env::var(k).ok())?;
+            let wanted = match action {
+                McpAction::Get { name } => Some(name.as_str()),
+                _ => None,
+            };
+            let servers: Vec<_> = loaded.servers.into_iter().filter(|s| wanted.is_none_or(|w| s.name == w)).collect();
+            if let Some(w) = wanted
+                && servers.is_empty()
+            {
+                bail!("No MCP server found with name: {w}");
+            }
+            if servers.is_empty() {
+                println!("No MCP servers configured. Use `rein mcp add` to add a server.");
+                return Ok(());
+            }
+            println!("Checking MCP server health…\n");
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            let cwd = store.project.clone();
+            let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list" };
+            let health: Vec<Result<(), String>> = rt.block_on(async {
+                let mut out = Vec::new();
+                for s in &servers {
+                    out.push(rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await.map(|_| ()));
+                }
+                out
+            });
+            for (s, h) in servers.iter().zip(health) {
+                let status = match h {
+                    Ok(()) => "✔ Connected".to_string(),
+                    Err(e) => format!("✘ Failed to connect — {e}"),
+                };
+                if wanted.is_some() {
+                    println!(
+                        "{}:\n  Scope: {}\n  Status: {status}\n  Target: {}\n",
+                        s.name,
+                        s.source.name(),
+                        describe(&s.transport)
+                    );
+                    println!("To remove this server, run: rein mcp remove {} -s {}", s.name, s.source.name());
+                } else {
+                    println!("{}: {} - {status}", s.name, describe(&s.transport));
+                }
+            }
+        }
+    }
+    Ok(())
+}
