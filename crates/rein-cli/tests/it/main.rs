@@ -15,6 +15,7 @@ mod failures;
 mod headless;
 mod hooks;
 mod mcp;
+mod mcp_python;
 mod openai_chat;
 mod openai_responses;
 mod permissions;

@@ -1,0 +1,135 @@
+//! MCP through the real binary against a server written here on the official Python SDK
+//! (`mcp`, installed by `.ci/run` in `.ci/venv`): Streamable HTTP with headers and
+//! instructions, a timed-out call the server sees cancelled, a server that dies in the
+//! middle of a call, and hooks on MCP tools.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::common;
+
+use common::{Env, serve, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use serde_json::json;
+
+fn python() -> Option<PathBuf> {
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/venv/bin/python");
+    let ok = std::process::Command::new(&venv)
+        .args(["-c", "import mcp.server.mcpserver"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("the Python MCP SDK is not installed in .ci/venv (.ci/run installs it): skipped");
+    }
+    ok.then_some(venv)
+}
+
+fn probe() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/probe_server.py")
+}
+
+fn wait_for(path: &Path, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    while !path.exists() {
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    true
+}
+
+#[test]
+fn a_streamable_http_server_with_instructions() {
+    let Some(py) = python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut http = std::process::Command::new(&py)
+        .arg(probe())
+        .arg(markers.path())
+        .args(["http", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the HTTP server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let env = Env::new();
+    let config = json!({"mcpServers": {"web": {"type": "http", "url": format!("${{PROBE_BASE:-http://127.0.0.1:{port}}}/mcp"),
+        "headers": {"X-Probe": "${PROBE_TOKEN}"}}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("h", "mcp__web__hello", json!({"name": "rein"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .env("PROBE_TOKEN", "tok123")
+        .args(["-p", "go", "--allowedTools", "mcp__web", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    assert_eq!(tool_result(reqs[1].body["messages"].as_array().unwrap(), "h"), ("Hello, rein!".into(), false));
+    assert!(reqs[1].system_text().contains("Probe instructions: call hello"), "instructions join the system prompt");
+    let _ = http.kill();
+    let _ = http.wait();
+}
+
+#[test]
+fn a_timed_out_call_is_cancelled_on_the_server_and_a_dying_server_gives_an_error() {
+    let Some(py) = python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let env = Env::new();
+    let config =
+        json!({"mcpServers": {"probe": {"command": py, "args": [probe(), markers.path(), "stdio"], "timeout": 1500}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("s", "mcp__probe__slow", json!({"seconds": 30}))]),
+        reply([tool_use_with_id("d", "mcp__probe__die", json!({}))]).pause_after_event(0, 300),
+        reply([text("done")]).pause_after_event(0, 300),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__probe", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    assert!(markers.path().join("started").exists());
+    assert!(
+        wait_for(&markers.path().join("cancelled"), Duration::from_secs(5)),
+        "the server never saw the cancellation"
+    );
+    let reqs = server.requests();
+    let (slow, err) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "s");
+    assert!(err && slow.contains("timed out after 1s"), "{slow}");
+    let (died, err) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "d");
+    assert!(err && died.starts_with("MCP error"), "{died}");
+}
+
+#[test]
+fn hooks_see_mcp_tools_by_their_full_name() {
+    let Some(py) = python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let env = Env::new();
+    let log = env.cwd().join("hook.log");
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "mcp__probe__.*", "hooks": [{"type": "command",
+            "command": format!("cat >> '{}'", log.display())}]}]}})
+        .to_string(),
+    );
+    let config = json!({"mcpServers": {"probe": {"command": py, "args": [probe(), markers.path(), "stdio"]}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("h", "mcp__probe__hello", json!({"name": "hooks"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__probe__hello", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let seen = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(seen.contains("\"tool_name\":\"mcp__probe__hello\"") && seen.contains("hooks"), "{seen}");
+    assert_eq!(
+        tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "h"),
+        ("Hello, hooks!".into(), false)
+    );
+}
