@@ -49,6 +49,11 @@ pub const VARS: &[Var] = &[
         default: "",
         doc: "thinking budget for models that take one (`--max-thinking-tokens`); 0 turns thinking off",
     },
+    Var {
+        name: "MAX_MCP_OUTPUT_TOKENS",
+        default: "25000",
+        doc: "an MCP result larger than this is saved to a file and the model gets a preview",
+    },
     Var { name: "MCP_TIMEOUT", default: "30000", doc: "how long an MCP server may take to start, in ms" },
     Var {
         name: "MCP_TOOL_TIMEOUT",
@@ -133,6 +138,7 @@ pub struct Env {
     /// `REIN_SANDBOX_TIER`'s letter.
     pub sandbox_tier: Option<char>,
     pub mcp_timeout_ms: Option<u64>,
+    pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
 }
 
@@ -181,6 +187,7 @@ impl Env {
             max_thinking_tokens: number("MAX_THINKING_TOKENS"),
             sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
             mcp_timeout_ms: number("MCP_TIMEOUT"),
+            max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             home,
         }

@@ -41,6 +41,7 @@ pub fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
     let timeouts = Timeouts {
         connect: Duration::from_millis(setup.env.mcp_timeout_ms.unwrap_or(DEFAULT_CONNECT_MS)),
         tool: Duration::from_millis(setup.env.mcp_tool_timeout_ms.unwrap_or(DEFAULT_TOOL_MS)),
+        max_output_chars: setup.env.max_mcp_output_tokens.unwrap_or(25_000).saturating_mul(4),
     };
     let mut registry = (*setup.registry).clone();
     let late = registry.late_tools();

@@ -40,11 +40,14 @@ pub struct SessionPaths {
     pub dir: PathBuf,
 }
 
-/// How long things may take.
+/// How long things may take, and how much a result may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct Timeouts {
     pub connect: Duration,
     pub tool: Duration,
+    /// `MAX_MCP_OUTPUT_TOKENS`, as characters (4 a token): larger results are saved to
+    /// a file and the model gets a preview.
+    pub max_output_chars: usize,
 }
 
 /// The session's servers.
@@ -84,7 +87,8 @@ impl Servers {
                         let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
                         for t in &conn.tools {
                             let peer = conn.service.peer().clone();
-                            let tool = tool::McpTool::new(&server.name, t, peer, timeout, session.dir.clone());
+                            let tool = tool::McpTool::new(&server.name, t, peer, timeout, session.dir.clone())
+                                .with_output_limit(timeouts.max_output_chars);
                             let _ = late.add(tool);
                         }
                         if let Some(text) = &conn.instructions {

@@ -30,6 +30,7 @@ pub struct McpTool {
     timeout: Duration,
     /// Where binary results are saved.
     session_dir: PathBuf,
+    max_output_chars: usize,
 }
 
 /// `text` cut to `max` characters (on a character boundary).
@@ -59,13 +60,29 @@ impl McpTool {
             peer,
             timeout,
             session_dir,
+            max_output_chars: 100_000,
         })
+    }
+
+    /// Results over `chars` characters are saved to a file, the model gets a preview.
+    pub fn with_output_limit(self: Arc<Self>, chars: usize) -> Arc<McpTool> {
+        match Arc::try_unwrap(self) {
+            Ok(mut t) => {
+                t.max_output_chars = chars;
+                Arc::new(t)
+            }
+            Err(shared) => shared,
+        }
     }
 }
 
 impl ExternalTool for McpTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
+    }
+
+    fn max_result_chars(&self) -> Option<usize> {
+        Some(self.max_output_chars)
     }
 
     /// Not concurrency-safe unless the server marks the tool read-only.

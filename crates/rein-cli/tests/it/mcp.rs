@@ -258,3 +258,22 @@ fn rein_mcp_add_list_remove_write_claude_codes_files_and_sessions_use_them() {
         !gone.status.success() && String::from_utf8_lossy(&gone.stderr).contains("No MCP server found with name: ev")
     );
 }
+
+#[test]
+fn a_result_over_max_mcp_output_tokens_is_saved_to_a_file() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"everything": everything(&nm)}});
+    let long = "x".repeat(400);
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("e", "mcp__everything__echo", json!({"message": long}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .env("MAX_MCP_OUTPUT_TOKENS", "50")
+        .args(["-p", "go", "--allowedTools", "mcp__everything", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let (out, _) = tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "e");
+    assert!(out.contains("saved to") && out.len() < 400 + 600, "{out}");
+}
