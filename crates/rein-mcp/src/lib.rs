@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod config;
+mod live;
 pub mod names;
 pub mod result;
 pub mod store;
@@ -55,7 +56,7 @@ pub struct Timeouts {
 pub struct Servers {
     statuses: Arc<Mutex<Vec<ServerStatus>>>,
     /// Kept for the session: dropping a connection stops its server.
-    connections: Arc<Mutex<Vec<(String, Connection)>>>,
+    connections: Arc<Mutex<Vec<Arc<live::Live>>>>,
     pub problems: Vec<ConfigProblem>,
 }
 
@@ -85,16 +86,17 @@ impl Servers {
                 let (status, error) = match result {
                     Ok(conn) => {
                         let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
-                        for t in &conn.tools {
-                            let peer = conn.service.peer().clone();
-                            let tool = tool::McpTool::new(&server.name, t, peer, timeout, session.dir.clone())
+                        let (tools, instructions) = (conn.tools.clone(), conn.instructions.clone());
+                        let live = Arc::new(live::Live::new(server.clone(), session.clone(), timeouts.connect, conn));
+                        for t in &tools {
+                            let tool = tool::McpTool::new(&server.name, t, live.clone(), timeout, session.dir.clone())
                                 .with_output_limit(timeouts.max_output_chars);
                             let _ = late.add(tool);
                         }
-                        if let Some(text) = &conn.instructions {
+                        if let Some(text) = &instructions {
                             late.add_instructions(instructions_section(&server.name, text));
                         }
-                        lock(&connections).push((server.name.clone(), conn));
+                        lock(&connections).push(live);
                         ("connected", None)
                     }
                     Err(e) => ("failed", Some(e)),

@@ -12,7 +12,6 @@ use rein_effects::Effects;
 use rein_protocol::ToolSpec;
 use rein_tools::{ExternalTool, ToolContext, ToolError, ToolOutput};
 use rmcp::model::{CallToolRequestParams, Tool};
-use rmcp::service::{Peer, RoleClient};
 use serde_json::Value;
 
 use crate::names::tool_name;
@@ -26,7 +25,7 @@ pub struct McpTool {
     /// The tool's own name on the server.
     remote: String,
     read_only: bool,
-    peer: Peer<RoleClient>,
+    live: Arc<crate::live::Live>,
     timeout: Duration,
     /// Where binary results are saved.
     session_dir: PathBuf,
@@ -45,7 +44,7 @@ impl McpTool {
     pub fn new(
         server: &str,
         tool: &Tool,
-        peer: Peer<RoleClient>,
+        live: Arc<crate::live::Live>,
         timeout: Duration,
         session_dir: PathBuf,
     ) -> Arc<McpTool> {
@@ -57,7 +56,7 @@ impl McpTool {
             server: server.to_string(),
             remote: tool.name.to_string(),
             read_only,
-            peer,
+            live,
             timeout,
             session_dir,
             max_output_chars: 100_000,
@@ -91,11 +90,15 @@ impl ExternalTool for McpTool {
     }
 
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
-        let (peer, server, remote, timeout) =
-            (self.peer.clone(), self.server.clone(), self.remote.clone(), self.timeout);
+        let (live, server, remote, timeout) =
+            (self.live.clone(), self.server.clone(), self.remote.clone(), self.timeout);
         let dir = self.session_dir.clone();
         Box::pin(async move {
             let args = input.as_object().cloned().unwrap_or_default();
+            let peer = match live.peer().await {
+                Ok(p) => p,
+                Err(e) => return Ok(ToolOutput::failure(e)),
+            };
             let request = peer.call_tool(CallToolRequestParams::new(remote.clone()).with_arguments(args));
             let outcome = tokio::select! {
                 r = tokio::time::timeout(timeout, request) => r,

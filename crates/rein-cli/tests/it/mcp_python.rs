@@ -78,7 +78,7 @@ fn a_streamable_http_server_with_instructions() {
 }
 
 #[test]
-fn a_timed_out_call_is_cancelled_on_the_server_and_a_dying_server_gives_an_error() {
+fn a_timed_out_call_is_cancelled_on_the_server_and_a_dying_server_gives_an_error_then_restarts() {
     let Some(py) = python() else { return };
     let markers = tempfile::tempdir().unwrap();
     let env = Env::new();
@@ -87,7 +87,8 @@ fn a_timed_out_call_is_cancelled_on_the_server_and_a_dying_server_gives_an_error
     let server = serve(Scenario::new([
         reply([tool_use_with_id("s", "mcp__probe__slow", json!({"seconds": 30}))]),
         reply([tool_use_with_id("d", "mcp__probe__die", json!({}))]).pause_after_event(0, 300),
-        reply([text("done")]).pause_after_event(0, 300),
+        reply([tool_use_with_id("h", "mcp__probe__hello", json!({"name": "again"}))]),
+        reply([text("done")]),
     ]));
     env.rein_at(&server)
         .args(["-p", "go", "--allowedTools", "mcp__probe", "--mcp-config", &config.to_string()])
@@ -103,6 +104,8 @@ fn a_timed_out_call_is_cancelled_on_the_server_and_a_dying_server_gives_an_error
     assert!(err && slow.contains("timed out after 1s"), "{slow}");
     let (died, err) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "d");
     assert!(err && died.starts_with("MCP error"), "{died}");
+    // The next call starts the server again.
+    assert_eq!(tool_result(reqs[3].body["messages"].as_array().unwrap(), "h"), ("Hello, again!".into(), false));
 }
 
 #[test]

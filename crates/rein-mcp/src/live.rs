@@ -1,0 +1,37 @@
+//! One server's connection, shared by its tools: when the server has died (its
+//! transport closed — a crash, a kill), the next call starts it again first.
+
+use std::time::Duration;
+
+use rmcp::service::{Peer, RoleClient};
+
+use crate::client::{Connection, SessionFacts, connect};
+use crate::{ServerConfig, SessionPaths};
+
+pub struct Live {
+    config: ServerConfig,
+    session: SessionPaths,
+    connect_timeout: Duration,
+    /// The connection (kept: dropping it stops the server) and its peer.
+    state: tokio::sync::Mutex<(Peer<RoleClient>, Connection)>,
+}
+
+impl Live {
+    pub fn new(config: ServerConfig, session: SessionPaths, connect_timeout: Duration, conn: Connection) -> Live {
+        let peer = conn.service.peer().clone();
+        Live { config, session, connect_timeout, state: tokio::sync::Mutex::new((peer, conn)) }
+    }
+
+    /// The peer to call, after starting the server again if it died.
+    pub async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        let mut state = self.state.lock().await;
+        if state.0.is_transport_closed() {
+            let facts = SessionFacts { cwd: &self.session.cwd, session_id: &self.session.id };
+            let conn = connect(&self.config, &facts, self.connect_timeout)
+                .await
+                .map_err(|e| format!("MCP server \"{}\" stopped and could not be restarted: {e}", self.config.name))?;
+            *state = (conn.service.peer().clone(), conn);
+        }
+        Ok(state.0.clone())
+    }
+}
