@@ -8,6 +8,7 @@
 
 mod executor;
 mod hooks;
+mod mcp;
 mod policy;
 mod providers;
 mod sandbox;
@@ -34,7 +35,7 @@ struct Run {
 }
 
 /// Spawn `program args` and wait for it with wait4: (wall, peak RSS in KB, success).
-fn spawn_and_measure(cmd: &mut Command) -> anyhow::Result<Run> {
+pub(crate) fn spawn_and_measure(cmd: &mut Command) -> anyhow::Result<Run> {
     let start = Instant::now();
     let child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).stdin(Stdio::null()).spawn()?;
     let pid = child.id() as libc::pid_t;
@@ -113,6 +114,15 @@ fn main() -> anyhow::Result<()> {
     // Only the permission-decision row (quick, for working on the policy).
     if args.get(1).map(String::as_str) == Some("--policy") {
         for (name, value, target) in policy::rows()? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
+    // Only the MCP rows: `--mcp PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--mcp") {
+        let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --mcp PATH/TO/rein")?))?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in mcp::rows(&bin, work.path(), home.path())? {
             println!("{name}: {value} ({target})");
         }
         return Ok(());
@@ -206,6 +216,7 @@ fn main() -> anyhow::Result<()> {
 
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(sandbox::rows(&bin)?);
+    rows.extend(mcp::rows(&bin, work.path(), home.path())?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);

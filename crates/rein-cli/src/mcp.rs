@@ -47,6 +47,7 @@ pub fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
     let late = registry.late_tools();
     setup.registry = Arc::new(registry);
     let session = SessionPaths { cwd: setup.cwd.clone(), id: setup.session_id.clone(), dir: setup.session_dir.clone() };
-    setup.mcp = Some(Arc::new(Servers::start(loaded, session, timeouts, late)));
+    // Headless, the first request goes at once: the servers start as it is answered.
+    setup.mcp = Some(Arc::new(Servers::start(loaded, session, timeouts, late, args.print)));
     Ok(())
 }

@@ -66,8 +66,17 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Servers {
     /// Start connecting every configured server in the background (needs a tokio
-    /// runtime); their tools and instructions join `late` as each one answers.
-    pub fn start(loaded: Loaded, session: SessionPaths, timeouts: Timeouts, late: Arc<LateTools>) -> Servers {
+    /// runtime); their tools and instructions join `late` as each one answers. With
+    /// `after_first_answer` (a headless run, whose first request goes at once), the
+    /// servers start once the model has begun answering, so that starting them does not
+    /// compete with sending that request.
+    pub fn start(
+        loaded: Loaded,
+        session: SessionPaths,
+        timeouts: Timeouts,
+        late: Arc<LateTools>,
+        after_first_answer: bool,
+    ) -> Servers {
         let servers = Servers { problems: loaded.problems, ..Servers::default() };
         for server in loaded.servers {
             let prefix = names::prefix(&server.name);
@@ -81,6 +90,9 @@ impl Servers {
             let (statuses, connections, late) = (servers.statuses.clone(), servers.connections.clone(), late.clone());
             let session = session.clone();
             tokio::spawn(async move {
+                if after_first_answer {
+                    late.first_answer().await;
+                }
                 let facts = SessionFacts { cwd: &session.cwd, session_id: &session.id };
                 let result = client::connect(&server, &facts, timeouts.connect).await;
                 let (status, error) = match result {
