@@ -9,6 +9,7 @@ pub mod client;
 pub mod config;
 mod live;
 pub mod names;
+mod resources;
 pub mod result;
 pub mod store;
 pub mod tool;
@@ -78,7 +79,16 @@ impl Servers {
         after_first_answer: bool,
     ) -> Servers {
         let servers = Servers { problems: loaded.problems, ..Servers::default() };
+        // The resource tools may come with any server: calls to them wait for all.
+        let remaining = Arc::new(std::sync::atomic::AtomicUsize::new(loaded.servers.len()));
+        for name in RESOURCE_TOOLS {
+            late.expect(name);
+        }
+        if loaded.servers.is_empty() {
+            RESOURCE_TOOLS.iter().for_each(|n| late.settle(n));
+        }
         for server in loaded.servers {
+            let remaining = remaining.clone();
             let prefix = names::prefix(&server.name);
             late.expect(&prefix);
             lock(&servers.statuses).push(ServerStatus {
@@ -99,6 +109,8 @@ impl Servers {
                     Ok(conn) => {
                         let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
                         let (tools, instructions) = (conn.tools.clone(), conn.instructions.clone());
+                        let has_resources =
+                            conn.service.peer_info().is_some_and(|i| i.capabilities.resources.is_some());
                         let live = Arc::new(live::Live::new(server.clone(), session.clone(), timeouts.connect, conn));
                         for t in &tools {
                             let tool = tool::McpTool::new(&server.name, t, live.clone(), timeout, session.dir.clone())
@@ -109,6 +121,11 @@ impl Servers {
                             late.add_instructions(instructions_section(&server.name, text));
                         }
                         lock(&connections).push(live);
+                        if has_resources {
+                            // Offered once, when the first server with resources answers.
+                            let _ = late.add(resources::ListResources::new(connections.clone()));
+                            let _ = late.add(resources::ReadResource::new(connections.clone(), session.dir.clone()));
+                        }
                         ("connected", None)
                     }
                     Err(e) => ("failed", Some(e)),
@@ -118,6 +135,9 @@ impl Servers {
                     s.error = error;
                 }
                 late.settle(&prefix);
+                if remaining.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
+                    RESOURCE_TOOLS.iter().for_each(|n| late.settle(n));
+                }
             });
         }
         servers
@@ -128,6 +148,8 @@ impl Servers {
         lock(&self.statuses).clone()
     }
 }
+
+const RESOURCE_TOOLS: [&str; 2] = ["ListMcpResourcesTool", "ReadMcpResourceTool"];
 
 /// A server's instructions as a system-prompt section (capped).
 fn instructions_section(server: &str, text: &str) -> String {

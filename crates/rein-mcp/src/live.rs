@@ -9,7 +9,7 @@ use crate::client::{Connection, SessionFacts, connect};
 use crate::{ServerConfig, SessionPaths};
 
 pub struct Live {
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
     session: SessionPaths,
     connect_timeout: Duration,
     /// The connection (kept: dropping it stops the server) and its peer.
@@ -20,6 +20,10 @@ impl Live {
     pub fn new(config: ServerConfig, session: SessionPaths, connect_timeout: Duration, conn: Connection) -> Live {
         let peer = conn.service.peer().clone();
         Live { config, session, connect_timeout, state: tokio::sync::Mutex::new((peer, conn)) }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.config.name
     }
 
     /// The peer to call, after starting the server again if it died.

@@ -277,3 +277,38 @@ fn a_result_over_max_mcp_output_tokens_is_saved_to_a_file() {
     let (out, _) = tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "e");
     assert!(out.contains("saved to") && out.len() < 400 + 600, "{out}");
 }
+
+#[test]
+fn resources_are_listed_and_read_with_claude_codes_tools() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"everything": everything(&nm)}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("l", "ListMcpResourcesTool", json!({}))]),
+        reply([tool_use_with_id(
+            "r",
+            "ReadMcpResourceTool",
+            json!({"server": "everything", "uri": "demo://resource/static/document/features.md"}),
+        )]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "ListMcpResourcesTool,ReadMcpResourceTool"])
+        .args(["--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    let (listed, err) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "l");
+    assert!(!err, "{listed}");
+    let list: Value = serde_json::from_str(&listed).unwrap();
+    assert!(
+        list.as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["server"] == "everything" && r["uri"] == "demo://resource/static/document/features.md"),
+        "{listed}"
+    );
+    let (read, err) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "r");
+    let read: Value = serde_json::from_str(&read).unwrap();
+    assert!(!err && read["contents"][0]["text"].as_str().is_some_and(|t| !t.is_empty()), "{read}");
+}
