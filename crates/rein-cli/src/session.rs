@@ -275,6 +275,20 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
     let interrupts = crate::interrupt::watch(engine.fresh_abort());
     frontend.set_tools(engine.tool_names());
     frontend.start(setup);
+    // `/mcp__server__prompt args` runs an MCP prompt: its messages are the prompt.
+    let expanded_mcp = match &setup.mcp {
+        Some(servers) => servers.expand_prompt(prompt).await,
+        None => None,
+    };
+    let prompt = match expanded_mcp {
+        Some(Ok(text)) => text,
+        Some(Err(e)) => {
+            eprintln!("rein: error: {e}");
+            return RunEnd::Failed;
+        }
+        None => prompt.to_string(),
+    };
+    let prompt = prompt.as_str();
     // `/name args` runs a custom command: its expansion is the prompt.
     let command = setup.command_for(prompt);
     let prompt = match &command {

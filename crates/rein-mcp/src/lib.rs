@@ -9,6 +9,7 @@ pub mod client;
 pub mod config;
 mod live;
 pub mod names;
+pub mod prompts;
 mod resources;
 pub mod result;
 pub mod store;
@@ -59,6 +60,7 @@ pub struct Servers {
     /// Kept for the session: dropping a connection stops its server.
     connections: Arc<Mutex<Vec<Arc<live::Live>>>>,
     pub problems: Vec<ConfigProblem>,
+    late: Option<Arc<LateTools>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -78,7 +80,7 @@ impl Servers {
         late: Arc<LateTools>,
         after_first_answer: bool,
     ) -> Servers {
-        let servers = Servers { problems: loaded.problems, ..Servers::default() };
+        let servers = Servers { problems: loaded.problems, late: Some(late.clone()), ..Servers::default() };
         // The resource tools may come with any server: calls to them wait for all.
         let remaining = Arc::new(std::sync::atomic::AtomicUsize::new(loaded.servers.len()));
         for name in RESOURCE_TOOLS {
@@ -141,6 +143,24 @@ impl Servers {
             });
         }
         servers
+    }
+
+    /// Expand `/mcp__<server>__<prompt> args` (waiting for the server to connect); `None`
+    /// when `line` is not such a command.
+    pub async fn expand_prompt(&self, line: &str) -> Option<Result<String, String>> {
+        let (command, args) = prompts::parse(line)?;
+        let late = self.late.as_ref()?;
+        // The prompt is needed before the first request: start the servers now.
+        late.note_answer();
+        late.wait_for(&format!("mcp__{command}")).await;
+        let live = lock(&self.connections)
+            .iter()
+            .find(|l| format!("mcp__{command}").starts_with(&names::prefix(l.name())))
+            .cloned();
+        Some(match live {
+            Some(live) => prompts::expand(&live, command, args).await,
+            None => Err(format!("No connected MCP server for /mcp__{command}")),
+        })
     }
 
     /// Each server's state now.

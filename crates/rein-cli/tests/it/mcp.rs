@@ -312,3 +312,24 @@ fn resources_are_listed_and_read_with_claude_codes_tools() {
     let read: Value = serde_json::from_str(&read).unwrap();
     assert!(!err && read["contents"][0]["text"].as_str().is_some_and(|t| !t.is_empty()), "{read}");
 }
+
+#[test]
+fn an_mcp_prompt_runs_as_a_slash_command() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"everything": everything(&nm)}});
+    let server = serve(Scenario::new([reply([text("done")])]));
+    env.rein_at(&server)
+        .args(["-p", "/mcp__everything__args-prompt Paris \"Ile de France\"", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let first = server.requests()[0].body["messages"][0].to_string();
+    assert!(first.contains("<command-name>/mcp__everything__args-prompt</command-name>"), "{first}");
+    assert!(first.contains("Paris") && first.contains("Ile de France"), "{first}");
+    let unknown = env
+        .rein_at(&serve(Scenario::new([reply([text("x")])])))
+        .args(["-p", "/mcp__everything__no-such-prompt", "--mcp-config", &config.to_string()])
+        .output()
+        .unwrap();
+    assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("Unknown MCP prompt"));
+}
