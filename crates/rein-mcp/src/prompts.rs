@@ -39,7 +39,7 @@ pub fn split_args(args: &str) -> Vec<String> {
 }
 
 /// The server (of `lives`) and prompt a `/mcp__…` command names.
-pub fn parse<'a>(line: &'a str) -> Option<(&'a str, &'a str)> {
+pub fn parse(line: &str) -> Option<(&str, &str)> {
     let rest = line.trim_start().strip_prefix("/mcp__")?;
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     Some((name, args.trim()))
