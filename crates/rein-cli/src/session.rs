@@ -62,6 +62,8 @@ pub struct Setup {
     pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// `disabledMcpjsonServers` from the settings.
     pub disabled_mcpjson: Vec<String>,
+    /// Which MCP servers may start (managed lists, project approvals).
+    pub mcp_policy: rein_mcp::policy::ServerPolicy,
     /// The connected MCP servers (kept for the session: dropping them stops them).
     pub mcp: Option<Arc<rein_mcp::Servers>>,
 }
@@ -104,6 +106,7 @@ impl Setup {
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
         setup.sandbox = sandbox;
         setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
+        setup.mcp_policy = crate::mcp::policy(&settings, !args.print);
         setup.open_session(args)?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
         if setup.thinking.effort.is_none() {
@@ -179,6 +182,7 @@ impl Setup {
             key_helper: None,
             sandbox: None,
             disabled_mcpjson: Vec::new(),
+            mcp_policy: Default::default(),
             mcp: None,
             thinking: rein_model::ThinkingChoice {
                 mode: args.thinking,

@@ -9,6 +9,7 @@ pub mod client;
 pub mod config;
 mod live;
 pub mod names;
+pub mod policy;
 pub mod prompts;
 mod resources;
 pub mod result;
@@ -74,13 +75,36 @@ impl Servers {
     /// servers start once the model has begun answering, so that starting them does not
     /// compete with sending that request.
     pub fn start(
-        loaded: Loaded,
+        mut loaded: Loaded,
+        policy: &policy::ServerPolicy,
         session: SessionPaths,
         timeouts: Timeouts,
         late: Arc<LateTools>,
         after_first_answer: bool,
     ) -> Servers {
-        let servers = Servers { problems: loaded.problems, late: Some(late.clone()), ..Servers::default() };
+        let servers =
+            Servers { problems: std::mem::take(&mut loaded.problems), late: Some(late.clone()), ..Servers::default() };
+        // Held servers are listed, not started.
+        loaded.servers.retain(|server| match policy.hold(server) {
+            None => true,
+            Some(held) => {
+                let status = if held == policy::Held::NeedsApproval { "pending" } else { "disabled" };
+                let error = Some(match held {
+                    policy::Held::Blocked => "blocked by the managed MCP server policy".to_string(),
+                    policy::Held::NeedsApproval => {
+                        "project server not approved yet (enabledMcpjsonServers in .claude/settings.local.json)"
+                            .to_string()
+                    }
+                });
+                lock(&servers.statuses).push(ServerStatus {
+                    name: server.name.clone(),
+                    status,
+                    source: server.source,
+                    error,
+                });
+                false
+            }
+        });
         // The resource tools may come with any server: calls to them wait for all.
         let remaining = Arc::new(std::sync::atomic::AtomicUsize::new(loaded.servers.len()));
         for name in RESOURCE_TOOLS {

@@ -30,5 +30,6 @@ mod thinking;
 mod tools;
 mod transport;
 mod tui;
+mod tui_mcp;
 mod tui_pane;
 mod tui_sandbox;

@@ -333,3 +333,38 @@ fn an_mcp_prompt_runs_as_a_slash_command() {
         .unwrap();
     assert!(!unknown.status.success() && String::from_utf8_lossy(&unknown.stderr).contains("Unknown MCP prompt"));
 }
+
+#[test]
+fn managed_lists_decide_which_servers_start() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"a": everything(&nm), "b": everything(&nm)}});
+    let statuses = |settings: &str| -> Vec<(String, String)> {
+        let server = serve(Scenario::new([reply([text("ok")])]));
+        let out = env
+            .rein_at(&server)
+            .args(["-p", "go", "--output-format", "stream-json", "--verbose", "--settings", settings])
+            .args(["--mcp-config", &config.to_string()])
+            .output()
+            .unwrap();
+        let init = json_lines(&out.stdout).into_iter().find(|l| l["subtype"] == "init").unwrap();
+        init["mcp_servers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| (s["name"].as_str().unwrap().to_string(), s["status"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let denied = statuses(r#"{"deniedMcpServers": [{"serverName": "a"}]}"#);
+    assert!(denied.contains(&("a".into(), "disabled".into())), "{denied:?}");
+    assert!(!denied.contains(&("b".into(), "disabled".into())), "{denied:?}");
+    let command = json!({"allowedMcpServers": [{"serverCommand": [nm.join(".bin/mcp-server-everything"), "stdio"]}],
+        "deniedMcpServers": [{"serverName": "b"}]});
+    let both = statuses(&command.to_string());
+    assert!(
+        both.contains(&("b".into(), "disabled".into())) && !both.contains(&("a".into(), "disabled".into())),
+        "{both:?}"
+    );
+    let none = statuses(r#"{"allowedMcpServers": []}"#);
+    assert!(none.iter().all(|(_, s)| s == "disabled"), "{none:?}");
+}

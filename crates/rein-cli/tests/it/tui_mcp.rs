@@ -1,0 +1,41 @@
+//! In the interactive session, servers from the project's `.mcp.json` start only once
+//! approved by settings the repository does not control.
+
+use crate::common::{Env, serve};
+use crate::tui_pane::Pane;
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+#[test]
+fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
+    let Some(nm) = crate::mcp::node_modules() else { return };
+    for approved in [false, true] {
+        let env = Env::new();
+        let entry = json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]});
+        env.write(".mcp.json", &json!({"mcpServers": {"proj": entry}}).to_string());
+        // A repository cannot approve its own servers: this is ignored.
+        env.write(
+            ".claude/settings.json",
+            r#"{"enabledMcpjsonServers": ["proj"], "permissions": {"allow": ["mcp__proj"]}}"#,
+        );
+        if approved {
+            env.write(".claude/settings.local.json", r#"{"enabledMcpjsonServers": ["proj"]}"#);
+        }
+        let server = serve(Scenario::new([
+            reply([call("e", "mcp__proj__echo", json!({"message": "from the project"}))]),
+            reply([text("Over.")]),
+        ]));
+        let pane = Pane::start(&env, &server, &[]);
+        pane.wait_for("manual mode on");
+        pane.type_text("use it");
+        pane.keys(&["Enter"]);
+        pane.wait_for("Over.");
+        let reqs = server.requests();
+        let (out, err) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "e");
+        if approved {
+            assert!(!err && out.contains("Echo: from the project"), "{out}");
+        } else {
+            assert!(err && out.contains("No such tool"), "an unapproved project server must not start: {out}");
+        }
+    }
+}

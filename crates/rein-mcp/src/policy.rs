@@ -1,0 +1,141 @@
+//! Which configured servers may start. Managed `deniedMcpServers` always wins;
+//! `allowedMcpServers` (when set; `[]` allows none) must name a server — by
+//! `serverName`, or by `serverCommand` (exact command and arguments) / `serverUrl` (`*`
+//! wildcards) once any entry of that kind exists. Servers from the project's `.mcp.json`
+//! start in an interactive session only when approved (`enabledMcpjsonServers`,
+//! `enableAllProjectMcpServers`) by settings the repository does not control; headless
+//! runs start them, as `claude -p` does. `disabledMcpjsonServers` always wins.
+
+use serde_json::Value;
+
+use crate::config::{ServerConfig, Source, Transport};
+
+/// The lists, gathered from the settings.
+#[derive(Debug, Clone, Default)]
+pub struct ServerPolicy {
+    pub allowed: Option<Vec<Value>>,
+    pub denied: Vec<Value>,
+    /// `enabledMcpjsonServers` from settings the user controls.
+    pub approved: Vec<String>,
+    pub approve_all: bool,
+    /// An interactive session: project servers need approval.
+    pub interactive: bool,
+}
+
+/// Why a server does not start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Held {
+    /// Managed policy forbids it.
+    Blocked,
+    /// A project server nobody approved yet.
+    NeedsApproval,
+}
+
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Whether `entry` (one of the policy's objects) names `server`, given which kinds of
+/// entries the list has.
+fn names(entry: &Value, server: &ServerConfig, commands: bool, urls: bool) -> bool {
+    match &server.transport {
+        Transport::Stdio { command, args, .. } if commands => entry["serverCommand"].as_array().is_some_and(|want| {
+            let have: Vec<&str> = std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect();
+            want.iter().map(|v| v.as_str().unwrap_or("")).eq(have.iter().copied())
+        }),
+        Transport::Http { url, .. } | Transport::Sse { url, .. } if urls => entry["serverUrl"]
+            .as_str()
+            .is_some_and(|p| wildcard(p, url) || wildcard(&format!("{p}*"), url) && !p.contains('/')),
+        _ => entry["serverName"].as_str() == Some(server.name.as_str()),
+    }
+}
+
+fn listed(list: &[Value], server: &ServerConfig) -> bool {
+    let commands = list.iter().any(|e| e.get("serverCommand").is_some());
+    let urls = list.iter().any(|e| e.get("serverUrl").is_some());
+    list.iter().any(|e| names(e, server, commands, urls) || e["serverName"].as_str() == Some(server.name.as_str()))
+}
+
+impl ServerPolicy {
+    /// `None` when `server` may start.
+    pub fn hold(&self, server: &ServerConfig) -> Option<Held> {
+        if listed(&self.denied, server) {
+            return Some(Held::Blocked);
+        }
+        if let Some(allowed) = &self.allowed
+            && !listed(allowed, server)
+        {
+            return Some(Held::Blocked);
+        }
+        if self.interactive
+            && server.source == Source::Project
+            && !self.approve_all
+            && !self.approved.contains(&server.name)
+        {
+            return Some(Held::NeedsApproval);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn stdio(name: &str, source: Source) -> ServerConfig {
+        ServerConfig {
+            name: name.into(),
+            transport: Transport::Stdio {
+                command: "npx".into(),
+                args: vec!["-y".into(), "pkg".into()],
+                env: Default::default(),
+            },
+            timeout_ms: None,
+            source,
+            origin: String::new(),
+        }
+    }
+
+    #[test]
+    fn deny_wins_allow_lists_restrict_and_project_servers_wait_for_approval() {
+        let s = stdio("a", Source::User);
+        let p = ServerPolicy { denied: vec![json!({"serverName": "a"})], ..Default::default() };
+        assert_eq!(p.hold(&s), Some(Held::Blocked));
+        let p = ServerPolicy { allowed: Some(vec![]), ..Default::default() };
+        assert_eq!(p.hold(&s), Some(Held::Blocked), "[] allows none");
+        let p =
+            ServerPolicy { allowed: Some(vec![json!({"serverCommand": ["npx", "-y", "pkg"]})]), ..Default::default() };
+        assert_eq!(p.hold(&s), None);
+        let p = ServerPolicy { allowed: Some(vec![json!({"serverCommand": ["npx", "other"]})]), ..Default::default() };
+        assert_eq!(p.hold(&s), Some(Held::Blocked));
+        let web = ServerConfig {
+            transport: Transport::Http { url: "https://mcp.example.com/x".into(), headers: Default::default() },
+            ..stdio("w", Source::User)
+        };
+        let p =
+            ServerPolicy { allowed: Some(vec![json!({"serverUrl": "https://*.example.com/*"})]), ..Default::default() };
+        assert_eq!(p.hold(&web), None);
+        let project = stdio("p", Source::Project);
+        let interactive = ServerPolicy { interactive: true, ..Default::default() };
+        assert_eq!(interactive.hold(&project), Some(Held::NeedsApproval));
+        assert_eq!(ServerPolicy { approved: vec!["p".into()], ..interactive.clone() }.hold(&project), None);
+        assert_eq!(ServerPolicy { approve_all: true, ..interactive.clone() }.hold(&project), None);
+        assert_eq!(ServerPolicy::default().hold(&project), None, "headless starts them");
+    }
+}
