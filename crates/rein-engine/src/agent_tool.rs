@@ -101,6 +101,10 @@ impl Tool for AgentTool {
         registry.extend_from(&self.registry, |name| {
             def.and_then(|d| d.tools.as_ref()).is_none_or(|allowed| allowed.iter().any(|t| t == name))
         });
+        // Without a tool list, a subagent has the session's MCP tools too.
+        if def.and_then(|d| d.tools.as_ref()).is_none() {
+            registry.share_late_tools(&self.registry);
+        }
         let mut config = self.config.clone();
         config.system = format!("{prompt}\n\n{}", self.environment).into();
         if let Some(m) = input.model.as_deref().or(def.and_then(|d| d.model.as_deref())) {

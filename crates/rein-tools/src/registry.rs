@@ -183,6 +183,11 @@ impl Registry {
         }
     }
 
+    /// Tools that join `other` later (MCP servers) join this one too.
+    pub fn share_late_tools(&mut self, other: &Registry) {
+        self.late = other.late.clone();
+    }
+
     /// Add the tools of `other` whose names `keep` accepts.
     pub fn extend_from(&mut self, other: &Registry, keep: impl Fn(&str) -> bool) {
         for t in &other.tools {

@@ -368,3 +368,22 @@ fn managed_lists_decide_which_servers_start() {
     let none = statuses(r#"{"allowedMcpServers": []}"#);
     assert!(none.iter().all(|(_, s)| s == "disabled"), "{none:?}");
 }
+
+#[test]
+fn a_subagent_uses_the_sessions_mcp_tools() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let config = json!({"mcpServers": {"everything": everything(&nm)}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("a", "Agent", json!({"description": "echo", "prompt": "echo something"}))]),
+        reply([tool_use_with_id("e", "mcp__everything__echo", json!({"message": "from a subagent"}))]),
+        reply([text("echoed")]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__everything,Agent", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    assert_eq!(tool_result(reqs[2].body["messages"].as_array().unwrap(), "e"), ("Echo: from a subagent".into(), false));
+}
