@@ -9,10 +9,11 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProtocolVersion, Root, Tool};
-use rmcp::service::{RequestContext, RoleClient, RunningService};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, ServiceExt};
@@ -23,6 +24,8 @@ use crate::config::{ServerConfig, Transport};
 #[derive(Clone)]
 pub struct Handler {
     root: PathBuf,
+    /// Woken when the server says its tool list changed.
+    tools_changed: Arc<tokio::sync::Notify>,
 }
 
 impl ClientHandler for Handler {
@@ -37,6 +40,10 @@ impl ClientHandler for Handler {
     async fn list_roots(&self, _: RequestContext<RoleClient>) -> Result<ListRootsResult, rmcp::ErrorData> {
         Ok(ListRootsResult::new(vec![Root::new(format!("file://{}", self.root.display()))]))
     }
+
+    async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
+        self.tools_changed.notify_one();
+    }
 }
 
 /// A connected server.
@@ -44,6 +51,8 @@ pub struct Connection {
     pub service: RunningService<RoleClient, Handler>,
     pub tools: Vec<Tool>,
     pub instructions: Option<String>,
+    /// Woken when the server's tool list changed (`notifications/tools/list_changed`).
+    pub tools_changed: Arc<tokio::sync::Notify>,
     /// The stdio server's process group, killed when the connection goes (and when rein
     /// exits).
     pub _group: Option<rein_process::GroupGuard>,
@@ -57,7 +66,8 @@ pub struct SessionFacts<'a> {
 
 /// Connect to `server` and list its tools, within `timeout`.
 pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: Duration) -> Result<Connection, String> {
-    let handler = Handler { root: facts.cwd.to_path_buf() };
+    let tools_changed = Arc::new(tokio::sync::Notify::new());
+    let handler = Handler { root: facts.cwd.to_path_buf(), tools_changed: tools_changed.clone() };
     let run = async {
         let (service, group) = match &server.transport {
             Transport::Stdio { command, args, env } => {
@@ -102,7 +112,7 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
         };
         let tools = service.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
         let instructions = service.peer_info().and_then(|i| i.instructions.clone());
-        Ok(Connection { service, tools, instructions, _group: group })
+        Ok(Connection { service, tools, instructions, tools_changed, _group: group })
     };
     match tokio::time::timeout(timeout, run).await {
         Ok(r) => r,

@@ -135,6 +135,7 @@ impl Servers {
                     Ok(conn) => {
                         let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
                         let (tools, instructions) = (conn.tools.clone(), conn.instructions.clone());
+                        let changed = conn.tools_changed.clone();
                         let has_resources =
                             conn.service.peer_info().is_some_and(|i| i.capabilities.resources.is_some());
                         let live = Arc::new(live::Live::new(server.clone(), session.clone(), timeouts.connect, conn));
@@ -146,7 +147,30 @@ impl Servers {
                         if let Some(text) = &instructions {
                             late.add_instructions(instructions_section(&server.name, text));
                         }
-                        lock(&connections).push(live);
+                        lock(&connections).push(live.clone());
+                        // `list_changed`: tools the server adds join too (removed ones stay
+                        // offered; a call to one gets the server's error).
+                        let (watch_late, watch_session, name) = (late.clone(), session.clone(), server.name.clone());
+                        let limit = timeouts.max_output_chars;
+                        let watch_live = live.clone();
+                        tokio::spawn(async move {
+                            loop {
+                                changed.notified().await;
+                                let Ok(peer) = watch_live.peer().await else { continue };
+                                let Ok(now) = peer.list_all_tools().await else { continue };
+                                for t in &now {
+                                    let tool = tool::McpTool::new(
+                                        &name,
+                                        t,
+                                        watch_live.clone(),
+                                        timeout,
+                                        watch_session.dir.clone(),
+                                    )
+                                    .with_output_limit(limit);
+                                    let _ = watch_late.add(tool);
+                                }
+                            }
+                        });
                         if has_resources {
                             // Offered once, when the first server with resources answers.
                             let _ = late.add(resources::ListResources::new(connections.clone()));

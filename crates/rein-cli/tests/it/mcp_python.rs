@@ -136,3 +136,25 @@ fn hooks_see_mcp_tools_by_their_full_name() {
         ("Hello, hooks!".into(), false)
     );
 }
+
+#[test]
+fn tools_a_server_adds_join_on_list_changed() {
+    let Some(py) = python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let env = Env::new();
+    let config = json!({"mcpServers": {"probe": {"command": py, "args": [probe(), markers.path(), "stdio"]}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("g", "mcp__probe__grow", json!({}))]),
+        reply([tool_use_with_id("n", "mcp__probe__grown", json!({}))]).pause_after_event(0, 500),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__probe", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    let offered: Vec<&str> =
+        reqs[2].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(offered.contains(&"mcp__probe__grown"), "{offered:?}");
+    assert_eq!(tool_result(reqs[2].body["messages"].as_array().unwrap(), "n"), ("grown here".into(), false));
+}
