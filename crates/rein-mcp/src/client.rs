@@ -108,7 +108,10 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 let transport = StreamableHttpClientTransport::from_config(config);
                 (handler.clone().serve(transport).await.map_err(|e| e.to_string())?, None)
             }
-            Transport::Sse { .. } => return Err("the legacy SSE transport is not supported yet".to_string()),
+            Transport::Sse { url, headers } => {
+                let halves = crate::sse::connect(url, headers, timeout).await?;
+                (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
+            }
         };
         let tools = service.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
         let instructions = service.peer_info().and_then(|i| i.instructions.clone());

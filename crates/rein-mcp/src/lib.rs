@@ -13,6 +13,7 @@ pub mod policy;
 pub mod prompts;
 mod resources;
 pub mod result;
+mod sse;
 pub mod store;
 pub mod tool;
 

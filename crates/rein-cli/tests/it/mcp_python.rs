@@ -40,26 +40,46 @@ fn wait_for(path: &Path, within: Duration) -> bool {
     true
 }
 
+/// The probe server over HTTP (`mode` `http` or `sse`) on a free loopback port.
+struct HttpProbe {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl HttpProbe {
+    fn start(py: &Path, markers: &Path, mode: &str) -> HttpProbe {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let child = std::process::Command::new(py)
+            .arg(probe())
+            .arg(markers)
+            .args([mode, &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "the {mode} server did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        HttpProbe { child, port }
+    }
+}
+
+impl Drop for HttpProbe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 #[test]
 fn a_streamable_http_server_with_instructions() {
     let Some(py) = python() else { return };
     let markers = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut http = std::process::Command::new(&py)
-        .arg(probe())
-        .arg(markers.path())
-        .args(["http", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the HTTP server did not start");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let http = HttpProbe::start(&py, markers.path(), "http");
     let env = Env::new();
-    let config = json!({"mcpServers": {"web": {"type": "http", "url": format!("${{PROBE_BASE:-http://127.0.0.1:{port}}}/mcp"),
+    let config = json!({"mcpServers": {"web": {"type": "http", "url": format!("${{PROBE_BASE:-http://127.0.0.1:{}}}/mcp", http.port),
         "headers": {"X-Probe": "${PROBE_TOKEN}"}}}});
     let server = serve(Scenario::new([
         reply([tool_use_with_id("h", "mcp__web__hello", json!({"name": "rein"}))]),
@@ -73,8 +93,27 @@ fn a_streamable_http_server_with_instructions() {
     let reqs = server.requests();
     assert_eq!(tool_result(reqs[1].body["messages"].as_array().unwrap(), "h"), ("Hello, rein!".into(), false));
     assert!(reqs[1].system_text().contains("Probe instructions: call hello"), "instructions join the system prompt");
-    let _ = http.kill();
-    let _ = http.wait();
+}
+
+#[test]
+fn a_legacy_sse_server() {
+    let Some(py) = python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let sse = HttpProbe::start(&py, markers.path(), "sse");
+    let env = Env::new();
+    let config = json!({"mcpServers": {"old": {"type": "sse", "url": format!("http://127.0.0.1:{}/sse", sse.port)}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("h", "mcp__old__hello", json!({"name": "sse"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__old", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    assert_eq!(
+        tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "h"),
+        ("Hello, sse!".into(), false)
+    );
 }
 
 #[test]
