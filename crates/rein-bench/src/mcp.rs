@@ -118,6 +118,7 @@ fn direct_call(server_bin: &Path) -> anyhow::Result<Duration> {
                 env: Default::default(),
             },
             timeout_ms: None,
+            headers_helper: None,
             source: Source::Dynamic,
             origin: "bench".into(),
         };

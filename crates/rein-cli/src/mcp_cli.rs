@@ -131,6 +131,9 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             for (s, h) in servers.iter().zip(health) {
                 let status = match h {
                     Ok(()) => "✔ Connected".to_string(),
+                    Err(e) if rein_mcp::needs_auth(&e) => {
+                        "⚠ Needs authentication (OAuth is not supported yet)".to_string()
+                    }
                     Err(e) => format!("✘ Failed to connect — {e}"),
                 };
                 if wanted.is_some() {

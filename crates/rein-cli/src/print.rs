@@ -58,7 +58,7 @@ impl Frontend {
     pub fn start(&mut self, setup: &Setup) {
         self.session_id = setup.session_id.clone();
         if let Mode::StreamJson = self.mode {
-            line(&json!({
+            let mut init = json!({
                 "type": "system",
                 "subtype": "init",
                 "uuid": uuid(),
@@ -75,7 +75,12 @@ impl Frontend {
                 "agents": [],
                 "skills": [],
                 "plugins": [],
-            }));
+            });
+            let errors = mcp_server_errors(setup);
+            if !errors.is_empty() {
+                init["mcp_server_errors"] = serde_json::Value::Array(errors);
+            }
+            line(&init);
         }
     }
 
@@ -235,4 +240,10 @@ fn uuid() -> String {
 fn mcp_servers(setup: &Setup) -> Vec<serde_json::Value> {
     let Some(servers) = &setup.mcp else { return Vec::new() };
     servers.statuses().iter().map(|s| json!({"name": s.name, "status": s.status, "source": s.source.name()})).collect()
+}
+
+/// `mcp_server_errors` of the init event: configuration entries that were skipped.
+fn mcp_server_errors(setup: &Setup) -> Vec<serde_json::Value> {
+    let Some(servers) = &setup.mcp else { return Vec::new() };
+    servers.problems.iter().map(|p| json!({"name": p.name, "type": p.kind, "message": p.message})).collect()
 }

@@ -98,8 +98,9 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 (service, Some(group))
             }
             Transport::Http { url, headers } => {
+                let headers = with_helper(headers, server.headers_helper.as_deref()).await?;
                 let mut map = HashMap::new();
-                for (k, v) in headers {
+                for (k, v) in &headers {
                     let name = k.parse().map_err(|e| format!("header {k:?}: {e}"))?;
                     let value = v.parse().map_err(|e| format!("header {k:?}: {e}"))?;
                     map.insert(name, value);
@@ -109,7 +110,8 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 (handler.clone().serve(transport).await.map_err(|e| e.to_string())?, None)
             }
             Transport::Sse { url, headers } => {
-                let halves = crate::sse::connect(url, headers, timeout).await?;
+                let headers = with_helper(headers, server.headers_helper.as_deref()).await?;
+                let halves = crate::sse::connect(url, &headers, timeout).await?;
                 (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
             }
         };
@@ -123,4 +125,35 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
             Err(format!("Connection to MCP server \"{}\" timed out after {}ms", server.name, timeout.as_millis()))
         }
     }
+}
+
+/// `headers` with those `helper` prints (a JSON object of strings) on top; the helper
+/// has 10 seconds.
+async fn with_helper(
+    headers: &std::collections::BTreeMap<String, String>,
+    helper: Option<&str>,
+) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let mut out = headers.clone();
+    let Some(helper) = helper else { return Ok(out) };
+    let mut cmd = tokio::process::Command::new("sh");
+    cmd.args(["-c", helper]).stdin(std::process::Stdio::null()).kill_on_drop(true);
+    for var in rein_process::CREDENTIAL_VARS {
+        cmd.env_remove(var);
+    }
+    let output = tokio::time::timeout(Duration::from_secs(10), cmd.output())
+        .await
+        .map_err(|_| format!("headersHelper {helper:?} took more than 10 s"))?
+        .map_err(|e| format!("headersHelper {helper:?}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("headersHelper {helper:?} failed: {}", String::from_utf8_lossy(&output.stderr).trim()));
+    }
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .map_err(|e| format!("headersHelper {helper:?} did not print a JSON object: {e}"))?;
+    let obj = value.as_object().ok_or_else(|| format!("headersHelper {helper:?} did not print a JSON object"))?;
+    for (k, v) in obj {
+        if let Some(v) = v.as_str() {
+            out.insert(k.clone(), v.to_string());
+        }
+    }
+    Ok(out)
 }

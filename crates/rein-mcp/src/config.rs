@@ -46,6 +46,8 @@ pub struct ServerConfig {
     pub transport: Transport,
     /// Per-server tool-call timeout, ms.
     pub timeout_ms: Option<u64>,
+    /// `headersHelper`: a command whose output (a JSON object) adds headers.
+    pub headers_helper: Option<String>,
     pub source: Source,
     /// The file (or flag) it came from.
     pub origin: String,
@@ -110,6 +112,10 @@ pub fn load(loc: &Locations, env: &dyn Fn(&str) -> Option<String>) -> Result<Loa
                                     name: name.clone(),
                                     transport,
                                     timeout_ms,
+                                    headers_helper: entry
+                                        .get("headersHelper")
+                                        .and_then(Value::as_str)
+                                        .map(|h| expand(h, env)),
                                     source,
                                     origin: origin.to_string(),
                                 },

@@ -179,6 +179,12 @@ impl Servers {
                         }
                         ("connected", None)
                     }
+                    Err(e) if needs_auth(&e) => (
+                        "needs-auth",
+                        Some(format!(
+                            "{e} — the server needs authentication (OAuth is not supported yet); give a token in \"headers\""
+                        )),
+                    ),
                     Err(e) => ("failed", Some(e)),
                 };
                 if let Some(s) = lock(&statuses).iter_mut().find(|s| s.name == server.name) {
@@ -216,6 +222,12 @@ impl Servers {
     pub fn statuses(&self) -> Vec<ServerStatus> {
         lock(&self.statuses).clone()
     }
+}
+
+/// A connection refused for want of credentials (HTTP 401/403, an auth challenge).
+pub fn needs_auth(error: &str) -> bool {
+    let e = error.to_ascii_lowercase();
+    e.contains("401") || e.contains("unauthorized") || e.contains("www-authenticate") || e.contains("auth required")
 }
 
 const RESOURCE_TOOLS: [&str; 2] = ["ListMcpResourcesTool", "ReadMcpResourceTool"];

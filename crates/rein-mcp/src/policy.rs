@@ -107,6 +107,7 @@ mod tests {
                 env: Default::default(),
             },
             timeout_ms: None,
+            headers_helper: None,
             source,
             origin: String::new(),
         }

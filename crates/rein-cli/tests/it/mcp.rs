@@ -387,3 +387,47 @@ fn a_subagent_uses_the_sessions_mcp_tools() {
     let reqs = server.requests();
     assert_eq!(tool_result(reqs[2].body["messages"].as_array().unwrap(), "e"), ("Echo: from a subagent".into(), false));
 }
+
+#[test]
+fn bad_entries_and_servers_that_need_auth_are_reported_not_fatal() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        }
+    });
+    let env = Env::new();
+    let config = json!({"mcpServers": {
+        "locked": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")},
+        "badurl": {"url": "http://127.0.0.1:1/mcp"},
+        "pigeon": {"type": "carrier-pigeon"}
+    }});
+    let server =
+        serve(Scenario::new([reply([tool_use_with_id("x", "mcp__locked__anything", json!({}))]), reply([text("ok")])]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "go", "--output-format", "stream-json", "--verbose", "--mcp-config", &config.to_string()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let init = json_lines(&out.stdout).into_iter().find(|l| l["subtype"] == "init").unwrap();
+    let errors = init["mcp_server_errors"].as_array().expect("skipped entries are reported");
+    let kinds: Vec<(&str, &str)> =
+        errors.iter().map(|e| (e["name"].as_str().unwrap(), e["type"].as_str().unwrap())).collect();
+    assert!(
+        kinds.contains(&("badurl", "url_missing_type")) && kinds.contains(&("pigeon", "unknown_type")),
+        "{kinds:?}"
+    );
+    assert!(errors.iter().any(|e| e["message"].as_str().unwrap().contains("has a \"url\" but no \"type\"")));
+    // The tool call waited for the server, which needs credentials: an error, not a hang.
+    let (result, err) = tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "x");
+    assert!(err && result.contains("No such tool"), "{result}");
+    let list =
+        env.rein().arg(format!("--mcp-config={config}")).args(["--strict-mcp-config", "mcp", "list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&list.stdout);
+    assert!(listed.contains("locked: ") && listed.contains("Needs authentication"), "{listed}");
+}

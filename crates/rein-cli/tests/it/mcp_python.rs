@@ -80,9 +80,13 @@ fn a_streamable_http_server_with_instructions() {
     let http = HttpProbe::start(&py, markers.path(), "http");
     let env = Env::new();
     let config = json!({"mcpServers": {"web": {"type": "http", "url": format!("${{PROBE_BASE:-http://127.0.0.1:{}}}/mcp", http.port),
-        "headers": {"X-Probe": "${PROBE_TOKEN}"}}}});
+        "headers": {"X-Probe": "${PROBE_TOKEN}"}, "headersHelper": "echo '{\"X-Dynamic\": \"from-helper\"}'"}}});
     let server = serve(Scenario::new([
-        reply([tool_use_with_id("h", "mcp__web__hello", json!({"name": "rein"}))]),
+        reply([
+            tool_use_with_id("h", "mcp__web__hello", json!({"name": "rein"})),
+            tool_use_with_id("s", "mcp__web__seen_header", json!({"name": "x-probe"})),
+            tool_use_with_id("d", "mcp__web__seen_header", json!({"name": "x-dynamic"})),
+        ]),
         reply([text("done")]),
     ]));
     env.rein_at(&server)
@@ -91,7 +95,10 @@ fn a_streamable_http_server_with_instructions() {
         .assert()
         .success();
     let reqs = server.requests();
-    assert_eq!(tool_result(reqs[1].body["messages"].as_array().unwrap(), "h"), ("Hello, rein!".into(), false));
+    let messages = reqs[1].body["messages"].as_array().unwrap();
+    assert_eq!(tool_result(messages, "h"), ("Hello, rein!".into(), false));
+    assert_eq!(tool_result(messages, "s"), ("tok123".into(), false), "${{VAR}} in headers");
+    assert_eq!(tool_result(messages, "d"), ("from-helper".into(), false), "headersHelper");
     assert!(reqs[1].system_text().contains("Probe instructions: call hello"), "instructions join the system prompt");
 }
 
