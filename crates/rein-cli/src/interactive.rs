@@ -19,6 +19,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
     }
     let args = &args;
     let mut setup = Setup::from_args(args)?;
+    crate::mcp_approval::ask(args, &mut setup)?;
     runtime.block_on(async move {
         crate::mcp::start(args, &mut setup)?;
         let model = setup.anthropic_model()?;

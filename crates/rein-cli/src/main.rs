@@ -9,6 +9,7 @@ mod human;
 mod interactive;
 mod interrupt;
 mod mcp;
+mod mcp_approval;
 mod mcp_cli;
 mod permissions;
 mod print;

@@ -38,9 +38,52 @@ pub fn remove_local_rule(root: &Path, rule: &str) -> Result<PathBuf, SettingsErr
     Ok(path)
 }
 
+/// Record the person's choice about the project's MCP servers, as Claude Code does:
+/// `enabledMcpjsonServers` and `disabledMcpjsonServers` of the local settings (a name
+/// moves from one list to the other).
+pub fn record_mcpjson_choices(root: &Path, enabled: &[String], disabled: &[String]) -> Result<PathBuf, SettingsError> {
+    edit_local(root, |top| {
+        for (key, names, other) in
+            [("enabledMcpjsonServers", enabled, disabled), ("disabledMcpjsonServers", disabled, enabled)]
+        {
+            let list = top.entry(key).or_insert_with(|| Value::Array(Vec::new()));
+            if let Some(list) = list.as_array_mut() {
+                list.retain(|v| !v.as_str().is_some_and(|n| other.iter().any(|o| o == n)));
+                for n in names {
+                    if !list.iter().any(|v| v.as_str() == Some(n)) {
+                        list.push(Value::String(n.clone()));
+                    }
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Change one list of `permissions` in `<root>/.claude/settings.local.json`, keeping the
 /// rest of the file, written atomically.
 fn edit_local_rules(root: &Path, list: &str, change: impl FnOnce(&mut Vec<Value>)) -> Result<PathBuf, SettingsError> {
+    let origin = root.join(".claude/settings.local.json").display().to_string();
+    edit_local(root, |top| {
+        let permissions = top.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
+        let Some(permissions) = permissions.as_object_mut() else {
+            return Err(SettingsError::NotObject { origin: format!("{origin} (permissions)") });
+        };
+        let entry = permissions.entry(list).or_insert_with(|| Value::Array(Vec::new()));
+        let Some(entry) = entry.as_array_mut() else {
+            return Err(SettingsError::NotObject { origin: format!("{origin} (permissions.{list})") });
+        };
+        change(entry);
+        Ok(())
+    })
+}
+
+/// Change `<root>/.claude/settings.local.json` (its top-level object), keeping the rest
+/// of the file, written atomically.
+fn edit_local(
+    root: &Path,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), SettingsError>,
+) -> Result<PathBuf, SettingsError> {
     let dir = root.join(".claude");
     let path = dir.join("settings.local.json");
     let io = |e: std::io::Error| SettingsError::Io { path: path.display().to_string(), reason: e.to_string() };
@@ -58,15 +101,7 @@ fn edit_local_rules(root: &Path, list: &str, change: impl FnOnce(&mut Vec<Value>
     let Some(top) = value.as_object_mut() else {
         return Err(SettingsError::NotObject { origin: path.display().to_string() });
     };
-    let permissions = top.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
-    let Some(permissions) = permissions.as_object_mut() else {
-        return Err(SettingsError::NotObject { origin: format!("{} (permissions)", path.display()) });
-    };
-    let entry = permissions.entry(list).or_insert_with(|| Value::Array(Vec::new()));
-    let Some(entry) = entry.as_array_mut() else {
-        return Err(SettingsError::NotObject { origin: format!("{} (permissions.{list})", path.display()) });
-    };
-    change(entry);
+    change(top)?;
     std::fs::create_dir_all(&dir).map_err(io)?;
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');

@@ -12,6 +12,7 @@ mod events;
 mod highlight;
 mod history;
 mod keys;
+mod mcp_pick;
 mod mentions;
 mod out;
 mod overlay;
@@ -30,6 +31,7 @@ use rein_policy::SharedPolicy;
 use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
+pub use mcp_pick::pick_mcp_servers;
 
 /// The questions a [`TuiApprover`] sends, for [`run`].
 pub type Questions = mpsc::UnboundedReceiver<Question>;

@@ -9,7 +9,8 @@ use serde_json::json;
 #[test]
 fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
     let Some(nm) = crate::mcp::node_modules() else { return };
-    for approved in [false, true] {
+    // (how it is approved, whether it then runs)
+    for (how, runs) in [("settings", true), ("enter", true), ("esc", false)] {
         let env = Env::new();
         let entry = json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]});
         env.write(".mcp.json", &json!({"mcpServers": {"proj": entry}}).to_string());
@@ -18,7 +19,7 @@ fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
             ".claude/settings.json",
             r#"{"enabledMcpjsonServers": ["proj"], "permissions": {"allow": ["mcp__proj"]}}"#,
         );
-        if approved {
+        if how == "settings" {
             env.write(".claude/settings.local.json", r#"{"enabledMcpjsonServers": ["proj"]}"#);
         }
         let server = serve(Scenario::new([
@@ -26,16 +27,24 @@ fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
             reply([text("Over.")]),
         ]));
         let pane = Pane::start(&env, &server, &[]);
+        if how != "settings" {
+            let screen = pane.wait_for("1 new MCP server found in this project");
+            assert!(screen.contains("[✔] proj"), "{screen}");
+            pane.keys(&[if how == "enter" { "Enter" } else { "Escape" }]);
+        }
         pane.wait_for("manual mode on");
         pane.type_text("use it");
         pane.keys(&["Enter"]);
         pane.wait_for("Over.");
         let reqs = server.requests();
         let (out, err) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "e");
-        if approved {
-            assert!(!err && out.contains("Echo: from the project"), "{out}");
+        if runs {
+            assert!(!err && out.contains("Echo: from the project"), "{how}: {out}");
         } else {
-            assert!(err && out.contains("No such tool"), "an unapproved project server must not start: {out}");
+            assert!(err && out.contains("No such tool"), "a refused project server must not start: {out}");
         }
+        let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap_or_default();
+        let key = if runs { "enabledMcpjsonServers" } else { "disabledMcpjsonServers" };
+        assert!(local.contains(key) && local.contains("proj"), "{how}: the choice is recorded: {local}");
     }
 }

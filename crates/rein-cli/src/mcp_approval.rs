@@ -1,0 +1,34 @@
+//! Before an interactive session starts: the servers of the project's `.mcp.json` that
+//! nobody approved yet are shown, and the person picks which may run (Space toggles,
+//! Enter confirms, Esc rejects all). The choice is recorded in
+//! `.claude/settings.local.json` (`enabledMcpjsonServers` / `disabledMcpjsonServers`), so
+//! it is asked once.
+
+use rein_mcp::config::Source;
+use rein_mcp::policy::Held;
+
+use crate::args::Args;
+use crate::session::Setup;
+
+/// Ask about unapproved project servers, record the answer, and approve the chosen ones
+/// for this session.
+pub fn ask(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
+    let loaded = rein_mcp::config::load(&crate::mcp::locations(args, setup), &|k| std::env::var(k).ok())?;
+    let waiting: Vec<String> = loaded
+        .servers
+        .iter()
+        .filter(|s| s.source == Source::Project && setup.mcp_policy.hold(s) == Some(Held::NeedsApproval))
+        .map(|s| s.name.clone())
+        .collect();
+    if waiting.is_empty() {
+        return Ok(());
+    }
+    let chosen = rein_tui::pick_mcp_servers(&waiting)?;
+    let enabled: Vec<String> = waiting.iter().zip(&chosen).filter(|(_, c)| **c).map(|(n, _)| n.clone()).collect();
+    let disabled: Vec<String> = waiting.iter().zip(&chosen).filter(|(_, c)| !**c).map(|(n, _)| n.clone()).collect();
+    let root = rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone());
+    rein_settings::record_mcpjson_choices(&root, &enabled, &disabled)?;
+    setup.mcp_policy.approved.extend(enabled);
+    setup.disabled_mcpjson.extend(disabled);
+    Ok(())
+}

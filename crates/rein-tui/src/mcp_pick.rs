@@ -1,0 +1,57 @@
+//! The question before an interactive session about the project's new MCP servers: a
+//! multi-select in the terminal (Space toggles, Enter confirms, Esc rejects all), drawn
+//! inline below what is on the screen.
+
+use std::io::Write;
+
+use crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use crossterm::{cursor, execute, terminal};
+
+/// The multi-select: which of `names` to enable (all preselected).
+pub fn pick_mcp_servers(names: &[String]) -> std::io::Result<Vec<bool>> {
+    let mut chosen = vec![true; names.len()];
+    let mut at = 0usize;
+    let mut out = std::io::stdout();
+    terminal::enable_raw_mode()?;
+    let lines = names.len() + 6;
+    let result = (|| -> std::io::Result<Vec<bool>> {
+        let mut first = true;
+        loop {
+            if !first {
+                execute!(out, cursor::MoveUp(lines as u16), terminal::Clear(terminal::ClearType::FromCursorDown))?;
+            }
+            first = false;
+            let plural = if names.len() == 1 { "" } else { "s" };
+            write!(out, "{} new MCP server{plural} found in this project (.mcp.json)\r\n", names.len())?;
+            write!(out, "Select any you wish to enable.\r\n")?;
+            write!(
+                out,
+                "MCP servers may execute code or access system resources. All tool calls require approval.\r\n\r\n"
+            )?;
+            for (i, (n, c)) in names.iter().zip(&chosen).enumerate() {
+                let pointer = if i == at { "❯" } else { " " };
+                let mark = if *c { "✔" } else { " " };
+                write!(out, "{pointer} [{mark}] {n}\r\n")?;
+            }
+            let pointer = if at == names.len() { "❯" } else { " " };
+            write!(out, "{pointer}    Enable selected\r\n")?;
+            write!(out, "Space to select · Enter to confirm · Esc to reject all")?;
+            out.flush()?;
+            let Event::Key(key) = event::read()? else { continue };
+            if key.kind != KeyEventKind::Press {
+                continue;
+            }
+            match key.code {
+                KeyCode::Up => at = at.saturating_sub(1),
+                KeyCode::Down => at = (at + 1).min(names.len()),
+                KeyCode::Char(' ') if at < names.len() => chosen[at] = !chosen[at],
+                KeyCode::Enter => return Ok(chosen),
+                KeyCode::Esc => return Ok(vec![false; names.len()]),
+                _ => {}
+            }
+        }
+    })();
+    terminal::disable_raw_mode()?;
+    write!(out, "\r\n")?;
+    result
+}
