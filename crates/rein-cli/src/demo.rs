@@ -239,6 +239,7 @@ async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> any
         first_prompt: Some(TASK.to_string()),
         allow_bypass: false,
         commands: Vec::new(),
+        expand_mcp: None,
         session_id: setup.session_id.clone(),
         status_line: None,
         info: rein_tui::Info::default(),

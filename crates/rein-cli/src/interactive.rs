@@ -43,6 +43,12 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             first_prompt: args.prompt.clone(),
             allow_bypass,
             commands: setup.commands.clone(),
+            expand_mcp: setup.mcp.clone().map(|servers| -> rein_tui::PromptExpander {
+                Arc::new(move |line: String| {
+                    let servers = servers.clone();
+                    Box::pin(async move { servers.expand_prompt(&line).await })
+                })
+            }),
             session_id: setup.session_id.clone(),
             status_line: setup.status_line.clone(),
             info: info(&setup),

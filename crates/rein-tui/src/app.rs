@@ -174,7 +174,8 @@ impl App {
     pub fn submit(&mut self, text: String) {
         if let Some(command) = text.strip_prefix('/') {
             let name = command.split_whitespace().next().unwrap_or_default();
-            if !self.commands.iter().any(|(n, _)| n == name) {
+            // MCP prompts (`/mcp__server__prompt`) are expanded on the engine's task.
+            if !self.commands.iter().any(|(n, _)| n == name) && !name.starts_with("mcp__") {
                 slash::run(self, command.trim());
                 return;
             }

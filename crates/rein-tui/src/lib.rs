@@ -32,6 +32,7 @@ use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
 pub use mcp_pick::pick_mcp_servers;
+pub use worker::PromptExpander;
 
 /// The questions a [`TuiApprover`] sends, for [`run`].
 pub type Questions = mpsc::UnboundedReceiver<Question>;
@@ -73,6 +74,8 @@ pub struct Options {
     pub allow_bypass: bool,
     /// Custom slash commands (`.claude/commands`).
     pub commands: Vec<rein_prompt::commands::CommandDef>,
+    /// Expands `/mcp__server__prompt args` (MCP prompts).
+    pub expand_mcp: Option<worker::PromptExpander>,
     pub session_id: String,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
@@ -93,6 +96,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
         options.commands.iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
     let session = worker::Session {
         commands: options.commands,
+        expand_mcp: options.expand_mcp,
         project_dir: options.cwd.clone(),
         session_id: options.session_id.clone(),
         rein_home: options.persist.then(|| options.rein_home.clone()),

@@ -48,8 +48,13 @@ pub enum ToEngine {
 }
 
 /// What the engine's task needs besides the engine.
+/// Expands `/mcp__server__prompt args` (an MCP prompt); `None` when the line is not one.
+pub type PromptExpander =
+    std::sync::Arc<dyn Fn(String) -> futures::future::BoxFuture<'static, Option<Result<String, String>>> + Send + Sync>;
+
 pub struct Session {
     pub commands: Vec<CommandDef>,
+    pub expand_mcp: Option<PromptExpander>,
     pub project_dir: PathBuf,
     pub session_id: String,
     /// Where transcripts go (`/clear` starts a new one); `None` without persistence.
@@ -98,6 +103,20 @@ pub async fn run(
             context.push(format!("<bash-input>{command}</bash-input>\n<bash-stdout>{output}</bash-stdout>"));
             let _ = ui.send(FromEngine::Shell { command, output, failed });
             continue;
+        }
+        // An MCP prompt: its messages are what is sent; an error is shown, nothing sent.
+        let mut prompt = prompt;
+        if let Some(expand) = &session.expand_mcp
+            && prompt.starts_with("/mcp__")
+            && let Some(expanded) = expand(prompt.clone()).await
+        {
+            match expanded {
+                Ok(text) => prompt = text,
+                Err(e) => {
+                    let _ = ui.send(FromEngine::Info(vec![format!("  ⎿  {e}")]));
+                    continue;
+                }
+            }
         }
         let token = engine.fresh_abort();
         let _ = ui.send(FromEngine::Started(token));

@@ -48,3 +48,22 @@ fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
         assert!(local.contains(key) && local.contains("proj"), "{how}: the choice is recorded: {local}");
     }
 }
+
+#[test]
+fn an_mcp_prompt_runs_as_a_slash_command_in_the_terminal() {
+    let Some(nm) = crate::mcp::node_modules() else { return };
+    let env = Env::new();
+    let config =
+        json!({"mcpServers": {"everything": {"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]}}});
+    let server = serve(Scenario::new([reply([text("Prompt received.")])]));
+    let pane = Pane::start(&env, &server, &["--mcp-config", &format!("'{config}'")]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/mcp__everything__args-prompt Paris");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Prompt received.");
+    let first = server.requests()[0].body["messages"][0].to_string();
+    assert!(
+        first.contains("<command-name>/mcp__everything__args-prompt</command-name>") && first.contains("Paris"),
+        "{first}"
+    );
+}
