@@ -431,3 +431,26 @@ fn bad_entries_and_servers_that_need_auth_are_reported_not_fatal() {
     let listed = String::from_utf8_lossy(&list.stdout);
     assert!(listed.contains("locked: ") && listed.contains("Needs authentication"), "{listed}");
 }
+
+#[test]
+fn the_filesystem_server_reads_inside_its_roots() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    env.write("notes.txt", "remember the milk\n");
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    let config = json!({"mcpServers": {"fs": {"command": nm.join(".bin/mcp-server-filesystem"), "args": [root]}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("r", "mcp__fs__read_text_file", json!({"path": root.join("notes.txt")}))]),
+        reply([tool_use_with_id("o", "mcp__fs__read_text_file", json!({"path": "/etc/hostname"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__fs", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    let (read, err) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "r");
+    assert!(!err && read.contains("remember the milk"), "{read}");
+    let (outside, err) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "o");
+    assert!(err && outside.to_lowercase().contains("denied"), "{outside}");
+}
