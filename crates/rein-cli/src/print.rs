@@ -245,5 +245,9 @@ fn mcp_servers(setup: &Setup) -> Vec<serde_json::Value> {
 /// `mcp_server_errors` of the init event: configuration entries that were skipped.
 fn mcp_server_errors(setup: &Setup) -> Vec<serde_json::Value> {
     let Some(servers) = &setup.mcp else { return Vec::new() };
-    servers.problems.iter().map(|p| json!({"name": p.name, "type": p.kind, "message": p.message})).collect()
+    servers
+        .problems
+        .iter()
+        .map(|p| json!({"name": p.name, "type": p.kind, "message": p.message, "file": p.file}))
+        .collect()
 }

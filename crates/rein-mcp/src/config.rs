@@ -57,6 +57,8 @@ pub struct ServerConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfigProblem {
     pub name: String,
+    /// The file (or flag) the entry is in.
+    pub file: String,
     /// `url_missing_type`, `unknown_type`, `invalid_config`.
     pub kind: &'static str,
     pub message: String,
@@ -122,7 +124,7 @@ pub fn load(loc: &Locations, env: &dyn Fn(&str) -> Option<String>) -> Result<Loa
                             );
                         }
                     }
-                    Err(p) => problems.push(p),
+                    Err(p) => problems.push(ConfigProblem { file: origin.to_string(), ..p }),
                 }
             }
         };
@@ -190,7 +192,12 @@ fn read_json(path: &Path) -> Result<Option<Value>, ConfigError> {
 }
 
 fn entry_of(name: &str, entry: &Value, env: &dyn Fn(&str) -> Option<String>) -> Result<Transport, ConfigProblem> {
-    let problem = |kind: &'static str, message: String| ConfigProblem { name: name.to_string(), kind, message };
+    let problem = |kind: &'static str, message: String| ConfigProblem {
+        name: name.to_string(),
+        file: String::new(),
+        kind,
+        message,
+    };
     let Some(obj) = entry.as_object() else {
         return Err(problem("invalid_config", format!("Skipped — MCP server \"{name}\" is not an object")));
     };

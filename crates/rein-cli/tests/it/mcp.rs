@@ -423,6 +423,7 @@ fn bad_entries_and_servers_that_need_auth_are_reported_not_fatal() {
         "{kinds:?}"
     );
     assert!(errors.iter().any(|e| e["message"].as_str().unwrap().contains("has a \"url\" but no \"type\"")));
+    assert!(errors.iter().all(|e| e["file"] == "--mcp-config"), "each names where the entry is: {errors:?}");
     // The tool call waited for the server, which needs credentials: an error, not a hang.
     let (result, err) = tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "x");
     assert!(err && result.contains("No such tool"), "{result}");
