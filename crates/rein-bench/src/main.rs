@@ -146,6 +146,10 @@ fn main() -> anyhow::Result<()> {
     let mut rows: Vec<(String, String, String)> = Vec::new();
     let skip_tools = std::env::var_os("REIN_BENCH_SKIP_TOOLS").is_some();
     let gigabyte = if skip_tools { Vec::new() } else { tools::gigabyte_row()? };
+    // Measured while this process is small: Tier B forks it for every command (its
+    // confinement runs between fork and exec), and the later rows keep every request
+    // of long sessions in memory, which makes each fork slower.
+    let sandbox_rows = sandbox::rows(&bin)?;
 
     // 1. --version
     let mut walls = Vec::new();
@@ -215,7 +219,7 @@ fn main() -> anyhow::Result<()> {
     }
 
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
-    rows.extend(sandbox::rows(&bin)?);
+    rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
