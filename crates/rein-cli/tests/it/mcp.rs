@@ -455,3 +455,39 @@ fn the_filesystem_server_reads_inside_its_roots() {
     let (outside, err) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "o");
     assert!(err && outside.to_lowercase().contains("denied"), "{outside}");
 }
+
+#[test]
+fn server_everything_over_streamable_http_on_loopback() {
+    let Some(nm) = node_modules() else { return };
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let preload = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/loopback_only.cjs");
+    let mut http = std::process::Command::new(nm.join(".bin/mcp-server-everything"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .env("NODE_OPTIONS", format!("--require {}", preload.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "server-everything did not start");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let env = Env::new();
+    let config = json!({"mcpServers": {"web": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("e", "mcp__web__echo", json!({"message": "over http"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__web", "--mcp-config", &config.to_string()])
+        .assert()
+        .success();
+    let _ = http.kill();
+    let _ = http.wait();
+    assert_eq!(
+        tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "e"),
+        ("Echo: over http".into(), false)
+    );
+}
