@@ -137,7 +137,10 @@ fn servers_get_no_api_key_and_never_outlive_rein() {
     assert!(!vars.contains("sk-test"), "rein's API key reached the server: {vars}");
     assert!(vars.contains("CLAUDECODE") && vars.contains(&env.home.path().display().to_string()), "{vars}");
     assert!(with_marker(&marker).is_empty(), "a server outlived rein");
-    // Killed with SIGKILL, rein runs none of its exit paths: the server goes all the same.
+    // Killed with SIGKILL, rein runs none of its exit paths: the server goes all the same,
+    // even one that never reads its stdin (so it would not notice rein is gone).
+    let deaf = json!({"command": "sh", "args": ["-c", "exec sleep 300"], "env": {"REIN_TEST_MARKER": marker}});
+    let config = json!({"mcpServers": {"deaf": deaf}});
     let slow = serve(Scenario::new([reply([text("thinking")]).pause_after_event(0, 30_000)]));
     let mut child = env
         .spawnable_at(&slow)
