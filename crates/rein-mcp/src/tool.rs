@@ -11,7 +11,10 @@ use futures::future::BoxFuture;
 use rein_effects::Effects;
 use rein_protocol::ToolSpec;
 use rein_tools::{ExternalTool, ToolContext, ToolError, ToolOutput};
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CancelledNotificationParam, ClientRequest, ServerResult, Tool,
+};
+use rmcp::service::PeerRequestOptions;
 use serde_json::Value;
 
 use crate::names::tool_name;
@@ -99,19 +102,44 @@ impl ExternalTool for McpTool {
                 Ok(p) => p,
                 Err(e) => return Ok(ToolOutput::failure(e)),
             };
-            let request = peer.call_tool(CallToolRequestParams::new(remote.clone()).with_arguments(args));
+            let request = ClientRequest::CallToolRequest(CallToolRequest::new(
+                CallToolRequestParams::new(remote.clone()).with_arguments(args),
+            ));
+            let handle = match peer.send_request_with_option(request, PeerRequestOptions::no_options()).await {
+                Ok(h) => h,
+                Err(e) => return Ok(ToolOutput::failure(format!("MCP error: {e}"))),
+            };
+            let id = handle.id.clone();
+            // The server is told when rein stops waiting (awaited, so that it is sent even
+            // when rein exits right after).
+            let cancel = |reason: &str| {
+                let (peer, id, reason) = (peer.clone(), id.clone(), reason.to_string());
+                async move {
+                    let _ = peer.notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason))).await;
+                }
+            };
             let outcome = tokio::select! {
-                r = tokio::time::timeout(timeout, request) => r,
-                _ = ctx.abort.cancelled() => return Ok(ToolOutput::failure(rein_protocol::INTERRUPTED)),
+                r = tokio::time::timeout(timeout, handle.await_response()) => r,
+                _ = ctx.abort.cancelled() => {
+                    cancel("interrupted by the user").await;
+                    return Ok(ToolOutput::failure(rein_protocol::INTERRUPTED));
+                }
             };
             match outcome {
-                Err(_) => Ok(ToolOutput::failure(format!(
-                    "MCP server \"{server}\" tool \"{remote}\" timed out after {}s",
-                    timeout.as_secs()
-                ))),
+                Err(_) => {
+                    cancel("timed out").await;
+                    Ok(ToolOutput::failure(format!(
+                        "MCP server \"{server}\" tool \"{remote}\" timed out after {}s",
+                        timeout.as_secs()
+                    )))
+                }
                 Ok(Err(e)) => Ok(ToolOutput::failure(format!("MCP error: {e}"))),
-                Ok(Ok(result)) => {
+                Ok(Ok(ServerResult::CallToolResult(result))) => {
                     let json = serde_json::to_value(&result).map_err(|e| ToolError::new(e.to_string()))?;
+                    Ok(crate::result::to_output(&server, &json, &dir))
+                }
+                Ok(Ok(other)) => {
+                    let json = serde_json::to_value(&other).unwrap_or(Value::Null);
                     Ok(crate::result::to_output(&server, &json, &dir))
                 }
             }
