@@ -39,6 +39,7 @@ fn a_stdio_servers_tools_are_offered_and_called_through_the_chain() {
             tool_use_with_id("e", "mcp__everything__echo", json!({"message": "hi there"})),
             tool_use_with_id("s", "mcp__everything__get-sum", json!({"a": 2, "b": 3})),
             tool_use_with_id("i", "mcp__everything__get-tiny-image", json!({})),
+            tool_use_with_id("st", "mcp__everything__get-structured-content", json!({"location": "New York"})),
             tool_use_with_id("bad", "mcp__everything__get-sum", json!({"a": "two"})),
         ]),
         reply([text("done")]),
@@ -75,6 +76,9 @@ fn a_stdio_servers_tools_are_offered_and_called_through_the_chain() {
     assert!(!err && sum.contains('5'), "{sum}");
     let (image, err) = tool_result(messages, "i");
     assert!(!err && image.contains("\"type\":\"image\"") && image.contains("image/png"), "{image}");
+    let (structured, err) = tool_result(messages, "st");
+    let parsed: Value = serde_json::from_str(&structured).unwrap_or(Value::Null);
+    assert!(!err && parsed.is_object(), "structuredContent as its JSON: {structured}");
     let (bad, err) = tool_result(messages, "bad");
     assert!(err && bad.contains("InputValidationError"), "checked against the server's schema: {bad}");
 }

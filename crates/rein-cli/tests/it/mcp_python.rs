@@ -84,6 +84,7 @@ fn a_streamable_http_server_with_instructions() {
     let server = serve(Scenario::new([
         reply([
             tool_use_with_id("h", "mcp__web__hello", json!({"name": "rein"})),
+            tool_use_with_id("f", "mcp__web__fail_tool", json!({})),
             tool_use_with_id("s", "mcp__web__seen_header", json!({"name": "x-probe"})),
             tool_use_with_id("d", "mcp__web__seen_header", json!({"name": "x-dynamic"})),
         ]),
@@ -97,6 +98,8 @@ fn a_streamable_http_server_with_instructions() {
     let reqs = server.requests();
     let messages = reqs[1].body["messages"].as_array().unwrap();
     assert_eq!(tool_result(messages, "h"), ("Hello, rein!".into(), false));
+    let (failed, err) = tool_result(messages, "f");
+    assert!(err && failed.contains("fail_tool"), "an isError result: {failed}");
     assert_eq!(tool_result(messages, "s"), ("tok123".into(), false), "${{VAR}} in headers");
     assert_eq!(tool_result(messages, "d"), ("from-helper".into(), false), "headersHelper");
     assert!(reqs[1].system_text().contains("Probe instructions: call hello"), "instructions join the system prompt");
