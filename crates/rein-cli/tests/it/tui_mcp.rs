@@ -67,3 +67,27 @@ fn an_mcp_prompt_runs_as_a_slash_command_in_the_terminal() {
         "{first}"
     );
 }
+
+#[test]
+fn esc_during_an_mcp_call_cancels_it_on_the_server() {
+    let Some(py) = crate::mcp_python::python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let env = Env::new();
+    let config = json!({"mcpServers": {"probe": {"command": py, "args": [crate::mcp_python::probe(), markers.path(), "stdio"]}}});
+    let server = serve(Scenario::new([
+        reply([call("s", "mcp__probe__slow", json!({"seconds": 60}))]),
+        reply([text("Stopped waiting.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--allowedTools", "mcp__probe", "--mcp-config", &format!("'{config}'")]);
+    pane.wait_for("manual mode on");
+    pane.type_text("wait a while");
+    pane.keys(&["Enter"]);
+    let within = std::time::Duration::from_secs(20);
+    assert!(crate::mcp_python::wait_for(&markers.path().join("started"), within), "the call never started");
+    pane.keys(&["Escape"]);
+    pane.wait_for("Interrupted");
+    assert!(
+        crate::mcp_python::wait_for(&markers.path().join("cancelled"), within),
+        "the server never saw the cancellation"
+    );
+}
