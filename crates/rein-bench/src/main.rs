@@ -74,6 +74,19 @@ pub(crate) fn run(cmd: &mut Command) -> anyhow::Result<Run> {
     Ok(Run { wall, max_rss_kb, ok })
 }
 
+/// `rein` itself (not through the measuring process) in `cwd` with a clean environment,
+/// pointed at `server`: for measures taken from this process (start times, `/proc`).
+pub(crate) fn rein_direct(bin: &Path, cwd: &Path, home: &Path, server: &FakeServer) -> Command {
+    let mut c = Command::new(bin);
+    c.current_dir(cwd)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("ANTHROPIC_API_KEY", "bench");
+    c
+}
+
 /// `rein` in `cwd` with a clean environment, launched through the measuring process.
 pub(crate) fn rein(bin: &Path, cwd: &Path, home: &Path, server: Option<&FakeServer>) -> anyhow::Result<Command> {
     let mut c = Command::new(std::env::current_exe()?);
@@ -168,14 +181,8 @@ fn main() -> anyhow::Result<()> {
     for _ in 0..20 {
         let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;
         // Spawned directly: the start time is taken in this process.
-        let mut cmd = Command::new(&bin);
-        cmd.current_dir(work.path())
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", home.path())
-            .env("ANTHROPIC_BASE_URL", server.url())
-            .env("ANTHROPIC_API_KEY", "bench")
-            .args(["-p", "hi"]);
+        let mut cmd = rein_direct(&bin, work.path(), home.path(), &server);
+        cmd.args(["-p", "hi"]);
         let t0 = Instant::now();
         let r = spawn_and_measure(&mut cmd)?;
         if !r.ok {

@@ -10,7 +10,7 @@ use anyhow::{Context, bail};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use};
 use serde_json::json;
 
-use crate::{Row, ms, percentile, spawn_and_measure};
+use crate::{Row, ms, percentile, rein_direct, spawn_and_measure};
 
 const SERVERS: usize = 5;
 const CALLS: usize = 40;
@@ -31,14 +31,8 @@ fn first_request(bin: &Path, server_bin: &Path, n: usize, cwd: &Path, home: &Pat
     let mut firsts = Vec::new();
     for _ in 0..10 {
         let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;
-        let mut cmd = std::process::Command::new(bin);
-        cmd.current_dir(cwd)
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", home)
-            .env("ANTHROPIC_BASE_URL", server.url())
-            .env("ANTHROPIC_API_KEY", "bench")
-            .args(["-p", "hi"]);
+        let mut cmd = rein_direct(bin, cwd, home, &server);
+        cmd.args(["-p", "hi"]);
         if n > 0 {
             cmd.args(["--mcp-config", &config(server_bin, n)]);
         }
@@ -68,14 +62,8 @@ fn turns(
         (0..CALLS).map(|_| reply([tool_use(tool, input.clone())]).into()).collect();
     steps.push(reply([text("done")]).pause_after_event(0, 500).into());
     let server = FakeServer::start(Scenario { steps, summary: None })?;
-    let mut cmd = std::process::Command::new(bin);
-    cmd.current_dir(cwd)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home)
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("ANTHROPIC_API_KEY", "bench")
-        .args(["-p", "go", "--max-turns", "1000", "--allowedTools", "mcp__s0", "--allowedTools", "TodoWrite"])
+    let mut cmd = rein_direct(bin, cwd, home, &server);
+    cmd.args(["-p", "go", "--max-turns", "1000", "--allowedTools", "mcp__s0", "--allowedTools", "TodoWrite"])
         .args(extra)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());

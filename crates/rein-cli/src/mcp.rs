@@ -13,16 +13,20 @@ use crate::session::Setup;
 const DEFAULT_CONNECT_MS: u64 = 30_000;
 const DEFAULT_TOOL_MS: u64 = 100_000_000;
 
-/// Where the configuration is read from.
-pub fn locations(args: &Args, setup: &Setup) -> Locations {
-    let env = &setup.env;
-    let claude_json = match &env.claude_config_dir {
+/// `~/.claude.json` (or `$CLAUDE_CONFIG_DIR/.claude.json`), where `claude mcp` keeps the
+/// user and local servers.
+pub fn claude_json(env: &crate::env::Env) -> Option<std::path::PathBuf> {
+    match &env.claude_config_dir {
         Some(dir) => Some(dir.join(".claude.json")),
         None => env.home.as_ref().map(|h| h.join(".claude.json")),
-    };
+    }
+}
+
+/// Where the configuration is read from.
+pub fn locations(args: &Args, setup: &Setup) -> Locations {
     Locations {
         project: setup.cwd.clone(),
-        claude_json,
+        claude_json: claude_json(&setup.env),
         cli: args.mcp_config.clone(),
         strict: args.strict_mcp_config,
         disabled_project: setup.disabled_mcpjson.clone(),

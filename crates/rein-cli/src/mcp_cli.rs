@@ -14,10 +14,7 @@ use crate::args::{Args, McpAction};
 fn store(args: &Args) -> anyhow::Result<(Store, rein_mcp::Locations)> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let env = crate::env::Env::read();
-    let claude_json = match &env.claude_config_dir {
-        Some(dir) => dir.join(".claude.json"),
-        None => env.home.clone().context("HOME is not set")?.join(".claude.json"),
-    };
+    let claude_json = crate::mcp::claude_json(&env).context("HOME is not set")?;
     let loc = rein_mcp::Locations {
         project: cwd.clone(),
         claude_json: Some(claude_json.clone()),

@@ -12,7 +12,25 @@ mod shell;
 
 use std::path::PathBuf;
 
-pub use paths::{absolute, lexical};
+pub use paths::{absolute, lexical, rule_glob};
+
+/// Whether `text` matches `pattern`, where `*` stands for any run of characters (and
+/// nothing else is special). For name and URL patterns of settings.
+pub fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let [first, .., last] = parts.as_slice() else { return pattern == text };
+    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for mid in &parts[1..parts.len() - 1] {
+        match rest.find(mid) {
+            Some(i) => rest = &rest[i + mid.len()..],
+            None => return false,
+        }
+    }
+    true
+}
 pub use shell::{Confinement, ShellCommand, ShellFiles, ShellState};
 
 /// Which kind of access a path rule is about.

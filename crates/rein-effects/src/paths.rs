@@ -14,6 +14,41 @@ pub fn absolute(p: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
     lexical(&path)
 }
 
+/// A permission rule's path specifier (`Read(…)`, `Edit(…)`) as an absolute glob, with
+/// gitignore anchors: `//abs`, `~/p`, `/p` (relative to `anchor`, the settings file's
+/// root), `p` or `./p` (relative to `cwd`). A bare name matches at any depth; a
+/// one-segment directory pattern (`src/**`) does too in deny and ask lists
+/// (`deny_or_ask`). Shared by the permission policy and the OS sandbox, so that a rule
+/// means the same to both.
+pub fn rule_glob(
+    spec: &str,
+    deny_or_ask: bool,
+    cwd: &Path,
+    anchor: &Path,
+    home: Option<&Path>,
+) -> Result<String, String> {
+    let s = spec.trim();
+    if let Some(rest) = s.strip_prefix("//") {
+        return Ok(format!("/{rest}"));
+    }
+    if let Some(rest) = s.strip_prefix("~/") {
+        let home = home.ok_or("`~/` needs a home directory")?;
+        return Ok(format!("{}/{rest}", home.display()));
+    }
+    if let Some(rest) = s.strip_prefix('/') {
+        return Ok(format!("{}/{rest}", anchor.display()));
+    }
+    let rel = s.strip_prefix("./").unwrap_or(s);
+    let segments: Vec<&str> = rel.trim_end_matches('/').split('/').collect();
+    let bare_name = segments.len() == 1 && !rel.starts_with("**");
+    let dir_pattern = segments.len() == 2 && segments[1] == "**" && deny_or_ask;
+    Ok(if (bare_name && !s.starts_with("./")) || dir_pattern {
+        format!("{}/**/{rel}", cwd.display())
+    } else {
+        format!("{}/{rel}", cwd.display())
+    })
+}
+
 /// `.` and `..` removed without touching the disk.
 pub fn lexical(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();

@@ -140,35 +140,27 @@ impl Servers {
                         let has_resources =
                             conn.service.peer_info().is_some_and(|i| i.capabilities.resources.is_some());
                         let live = Arc::new(live::Live::new(server.clone(), session.clone(), timeouts.connect, conn));
-                        for t in &tools {
-                            let tool = tool::McpTool::new(&server.name, t, live.clone(), timeout, session.dir.clone())
-                                .with_output_limit(timeouts.max_output_chars);
-                            let _ = late.add(tool);
-                        }
+                        let offer = tool::Offer {
+                            server: server.name.clone(),
+                            live: live.clone(),
+                            timeout,
+                            max_output_chars: timeouts.max_output_chars,
+                            session_dir: session.dir.clone(),
+                        };
+                        offer.add(&late, &tools);
                         if let Some(text) = &instructions {
                             late.add_instructions(instructions_section(&server.name, text));
                         }
-                        lock(&connections).push(live.clone());
+                        lock(&connections).push(live);
                         // `list_changed`: tools the server adds join too (removed ones stay
                         // offered; a call to one gets the server's error).
-                        let (watch_late, watch_session, name) = (late.clone(), session.clone(), server.name.clone());
-                        let limit = timeouts.max_output_chars;
-                        let watch_live = live.clone();
+                        let watch_late = late.clone();
                         tokio::spawn(async move {
                             loop {
                                 changed.notified().await;
-                                let Ok(peer) = watch_live.peer().await else { continue };
-                                let Ok(now) = peer.list_all_tools().await else { continue };
-                                for t in &now {
-                                    let tool = tool::McpTool::new(
-                                        &name,
-                                        t,
-                                        watch_live.clone(),
-                                        timeout,
-                                        watch_session.dir.clone(),
-                                    )
-                                    .with_output_limit(limit);
-                                    let _ = watch_late.add(tool);
+                                let Ok(peer) = offer.live.peer().await else { continue };
+                                if let Ok(now) = peer.list_all_tools().await {
+                                    offer.add(&watch_late, &now);
                                 }
                             }
                         });

@@ -31,25 +31,6 @@ pub enum Held {
     NeedsApproval,
 }
 
-fn wildcard(pattern: &str, text: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == text;
-    }
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || !text.ends_with(last) || text.len() < first.len() + last.len() {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
-}
-
 /// Whether `entry` (one of the policy's objects) names `server`, given which kinds of
 /// entries the list has.
 fn names(entry: &Value, server: &ServerConfig, commands: bool, urls: bool) -> bool {
@@ -58,9 +39,12 @@ fn names(entry: &Value, server: &ServerConfig, commands: bool, urls: bool) -> bo
             let have: Vec<&str> = std::iter::once(command.as_str()).chain(args.iter().map(String::as_str)).collect();
             want.iter().map(|v| v.as_str().unwrap_or("")).eq(have.iter().copied())
         }),
-        Transport::Http { url, .. } | Transport::Sse { url, .. } if urls => entry["serverUrl"]
-            .as_str()
-            .is_some_and(|p| wildcard(p, url) || wildcard(&format!("{p}*"), url) && !p.contains('/')),
+        Transport::Http { url, .. } | Transport::Sse { url, .. } if urls => {
+            entry["serverUrl"].as_str().is_some_and(|p| {
+                rein_effects::wildcard_match(p, url)
+                    || rein_effects::wildcard_match(&format!("{p}*"), url) && !p.contains('/')
+            })
+        }
         _ => entry["serverName"].as_str() == Some(server.name.as_str()),
     }
 }

@@ -44,36 +44,41 @@ pub fn capped(text: &str, max: usize) -> String {
 }
 
 impl McpTool {
-    pub fn new(
-        server: &str,
-        tool: &Tool,
-        live: Arc<crate::live::Live>,
-        timeout: Duration,
-        session_dir: PathBuf,
-    ) -> Arc<McpTool> {
+    pub fn new(tool: &Tool, offer: &Offer) -> Arc<McpTool> {
         let description = capped(tool.description.as_deref().unwrap_or(""), MAX_DESCRIPTION);
         let input_schema = Value::Object((*tool.input_schema).clone());
         let read_only = tool.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false);
         Arc::new(McpTool {
-            spec: ToolSpec { name: tool_name(server, &tool.name), description, input_schema },
-            server: server.to_string(),
+            spec: ToolSpec { name: tool_name(&offer.server, &tool.name), description, input_schema },
+            server: offer.server.clone(),
             remote: tool.name.to_string(),
             read_only,
-            live,
-            timeout,
-            session_dir,
-            max_output_chars: 100_000,
+            live: offer.live.clone(),
+            timeout: offer.timeout,
+            session_dir: offer.session_dir.clone(),
+            max_output_chars: offer.max_output_chars,
         })
     }
+}
 
-    /// Results over `chars` characters are saved to a file, the model gets a preview.
-    pub fn with_output_limit(self: Arc<Self>, chars: usize) -> Arc<McpTool> {
-        match Arc::try_unwrap(self) {
-            Ok(mut t) => {
-                t.max_output_chars = chars;
-                Arc::new(t)
-            }
-            Err(shared) => shared,
+/// What one connected server's tools are made with.
+#[derive(Clone)]
+pub struct Offer {
+    pub server: String,
+    pub live: Arc<crate::live::Live>,
+    /// Per call (the entry's `timeout`, else `MCP_TOOL_TIMEOUT`).
+    pub timeout: Duration,
+    /// Larger results are saved to a file and the model gets a preview.
+    pub max_output_chars: usize,
+    /// Where binary results are saved.
+    pub session_dir: PathBuf,
+}
+
+impl Offer {
+    /// Offer `tools` in `late` (names already there are kept as they are).
+    pub fn add(&self, late: &rein_tools::LateTools, tools: &[Tool]) {
+        for t in tools {
+            let _ = late.add(McpTool::new(t, self));
         }
     }
 }

@@ -24,25 +24,7 @@ impl PathPattern {
     /// `./p` (relative to cwd). A bare name matches at any depth; a one-segment directory
     /// pattern (`src/**`) does too in deny and ask lists.
     pub fn new(spec: &str, kind: ListKind, cwd: &Path, anchor: &Path, home: Option<&Path>) -> Result<Self, String> {
-        let s = spec.trim();
-        let absolute: String = if let Some(rest) = s.strip_prefix("//") {
-            format!("/{rest}")
-        } else if let Some(rest) = s.strip_prefix("~/") {
-            let home = home.ok_or("`~/` needs a home directory")?;
-            format!("{}/{rest}", home.display())
-        } else if let Some(rest) = s.strip_prefix('/') {
-            format!("{}/{rest}", anchor.display())
-        } else {
-            let rel = s.strip_prefix("./").unwrap_or(s);
-            let segments: Vec<&str> = rel.trim_end_matches('/').split('/').collect();
-            let bare_name = segments.len() == 1 && !rel.starts_with("**");
-            let dir_pattern = segments.len() == 2 && segments[1] == "**" && kind != ListKind::Allow;
-            if (bare_name && !s.starts_with("./")) || dir_pattern {
-                format!("{}/**/{rel}", cwd.display())
-            } else {
-                format!("{}/{rel}", cwd.display())
-            }
-        };
+        let absolute = rein_effects::rule_glob(spec, kind != ListKind::Allow, cwd, anchor, home)?;
         let glob = globset::GlobBuilder::new(&absolute)
             .literal_separator(true)
             .build()

@@ -89,6 +89,8 @@ pub struct Wrapped {
 pub struct After {
     /// Placeholder directories mounted for the command; removed afterwards if empty.
     placeholders: Vec<PathBuf>,
+    /// The reads the plan masked, to name them in the violations.
+    masked: Vec<PathBuf>,
     guard: Option<guard::Guard>,
     started: Option<std::time::Instant>,
 }
@@ -199,10 +201,11 @@ impl Sandbox {
                     c.envs(relay::proxy_env());
                 }
                 c.args(HelperArgs { filter, proxy, command: program.to_vec() }.to_args());
-                (c, After { placeholders: plan.placeholders, guard: Some(guard), started: None })
+                (c, After { placeholders: plan.placeholders, masked: plan.masked, guard: Some(guard), started: None })
             }
             Tier::B { .. } if self.config.enabled => {
-                let guard = guard::Guard::before(&self.plan(extra), true);
+                let plan = self.plan(extra);
+                let guard = guard::Guard::before(&plan, true);
                 let mut c = std::process::Command::new(&program[0]);
                 c.args(&program[1..]);
                 match self.in_process(extra, FilterOptions { deny_ip_sockets: true, ..filter }) {
@@ -214,7 +217,7 @@ impl Sandbox {
                             .arg(e.to_string());
                     }
                 }
-                (c, After { placeholders: Vec::new(), guard: Some(guard), started: None })
+                (c, After { placeholders: Vec::new(), masked: plan.masked, guard: Some(guard), started: None })
             }
             _ => {
                 let mut c = std::process::Command::new(&program[0]);
@@ -239,7 +242,7 @@ impl Sandbox {
         if let Some(since) = after.started {
             lines.extend(self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default());
         }
-        lines.extend(violations::from_output(output, &self.plan_masks()));
+        lines.extend(violations::from_output(output, &after.masked));
         lines.dedup();
         if lines.is_empty() {
             return None;
@@ -280,18 +283,14 @@ impl Sandbox {
             ),
             Tier::B { landlock_abi } => format!(
                 "sandbox: on (tier B: Landlock ABI {landlock_abi}, seccomp; no user namespaces) — writes only in the \
-                 workspace and the session temp dir, network blocked. NOT enforced in this tier: denied reads inside \
-                 readable directories, protected paths inside the workspace, domain filtering"
+                 workspace and the session temp dir, network blocked, protected files put back after each command. NOT \
+                 enforced in this tier: denied reads inside readable directories, domain filtering"
             ),
             Tier::C { missing } => format!(
                 "sandbox: UNAVAILABLE, commands run unsandboxed ({})",
                 if missing.is_empty() { "no mechanism".to_string() } else { missing.join("; ") }
             ),
         }
-    }
-
-    fn plan_masks(&self) -> Vec<PathBuf> {
-        self.config.deny_read.iter().flat_map(|p| plan::expand(p)).collect()
     }
 
     /// The roots a command may write.

@@ -92,7 +92,10 @@ impl SandboxConfig {
             _ => file.anchor.clone(),
         };
         let path_of = |p: &str| settings_path(p, &anchor, at.home);
-        let rule_path = |p: &str| rule_path(p, &anchor, at);
+        // A rule whose path cannot be read (`~/` without a home) names nothing here; the
+        // policy reports it. (The sandbox reads `dir/**` as that directory only, in every
+        // list.)
+        let rule_path = |p: &str| rein_effects::rule_glob(p, false, at.cwd, &anchor, at.home).unwrap_or_default();
         let widen = |this: &mut SandboxConfig,
                      what: &str,
                      values: Vec<String>,
@@ -189,26 +192,6 @@ fn settings_path(p: &str, anchor: &Path, home: Option<&Path>) -> String {
     } else {
         anchor.join(p.strip_prefix("./").unwrap_or(p)).display().to_string()
     }
-}
-
-/// A permission-rule path (gitignore anchors): `//abs`, `~/p`, `/p` (from the settings
-/// file's root), `p` or `./p` (from cwd; a bare name matches at any depth).
-fn rule_path(spec: &str, anchor: &Path, at: &Anchors<'_>) -> String {
-    let s = spec.trim();
-    if let Some(rest) = s.strip_prefix("//") {
-        return format!("/{rest}");
-    }
-    if let (Some(rest), Some(home)) = (s.strip_prefix("~/"), at.home) {
-        return home.join(rest).display().to_string();
-    }
-    if let Some(rest) = s.strip_prefix('/') {
-        return anchor.join(rest).display().to_string();
-    }
-    let rel = s.strip_prefix("./").unwrap_or(s);
-    if !s.starts_with("./") && !rel.contains('/') && !rel.starts_with("**") {
-        return format!("{}/**/{rel}", at.cwd.display());
-    }
-    at.cwd.join(rel).display().to_string()
 }
 
 #[cfg(test)]

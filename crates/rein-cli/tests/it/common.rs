@@ -113,3 +113,29 @@ pub fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
     }
     panic!("no result for {id}");
 }
+
+/// Whether real bubblewrap is installed (`.ci/run` installs it); the sandbox tests skip
+/// without it, saying so.
+pub fn have_bwrap() -> bool {
+    let ok = std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("bubblewrap is not installed: sandbox tests skipped (apt-get install bubblewrap)");
+    }
+    ok
+}
+
+/// A loopback HTTP server that answers every request with `response` (whole, headers
+/// included); its port.
+pub fn http_answering(response: &'static [u8]) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(response);
+        }
+    });
+    port
+}

@@ -397,16 +397,9 @@ fn a_subagent_uses_the_sessions_mcp_tools() {
 
 #[test]
 fn bad_entries_and_servers_that_need_auth_are_reported_not_fatal() {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ = conn.write_all(b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-        }
-    });
+    let port = common::http_answering(
+        b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"x\"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+    );
     let env = Env::new();
     let config = json!({"mcpServers": {
         "locked": {"type": "http", "url": format!("http://127.0.0.1:{port}/mcp")},

@@ -9,19 +9,11 @@ use std::path::Path;
 
 use crate::common;
 
-use common::{Env, serve, tool_result};
+use common::{Env, have_bwrap, serve, tool_result};
 use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::json;
 
 const SETTINGS: &str = r#"{"sandbox": {"filesystem": {"denyRead": ["./.env", "./secrets"]}}}"#;
-
-fn have_bwrap() -> bool {
-    let ok = std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("bubblewrap is not installed: sandbox tests skipped (apt-get install bubblewrap)");
-    }
-    ok
-}
 
 /// The unprivileged user the suite also runs as (when the tests run as root).
 const NOBODY: u32 = 65534;

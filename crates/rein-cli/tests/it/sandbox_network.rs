@@ -3,31 +3,15 @@
 //! denied and unknown ones with 403, and reports them in `<sandbox_violations>`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{Read, Write};
-
 use crate::common;
 
-use common::{Env, serve, tool_result};
+use common::{Env, have_bwrap, http_answering, serve, tool_result};
 use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::json;
 
-fn have_bwrap() -> bool {
-    std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success())
-}
-
 /// A host web server answering every request with `hello from the host`.
 fn host_server() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ = conn
-                .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\nConnection: close\r\n\r\nhello from the host\n");
-        }
-    });
-    port
+    http_answering(b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\nConnection: close\r\n\r\nhello from the host\n")
 }
 
 fn run(env: &Env, settings: &str, command: &str) -> (String, bool) {

@@ -8,13 +8,9 @@ use std::process::Command;
 
 use crate::common;
 
-use common::{Env, serve, tool_result};
+use common::{Env, have_bwrap, http_answering, serve, tool_result};
 use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::{Value, json};
-
-fn have_bwrap() -> bool {
-    std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success())
-}
 
 /// Run the Bash calls `commands` (ids c0, c1, …) in one session with `settings`;
 /// returns each result and the first request's tools.
@@ -247,7 +243,6 @@ fn violations_name_what_the_sandbox_refused() {
 
 #[test]
 fn unix_sockets_and_the_users_own_proxy_can_be_allowed() {
-    use std::io::{Read, Write};
     if !have_bwrap() {
         return;
     }
@@ -259,16 +254,7 @@ fn unix_sockets_and_the_users_own_proxy_can_be_allowed() {
     let (r, _) = session(&env, allowed, &[unix], &[]);
     assert!(!r[0].1, "allowed by the user: {:?}", r[0]);
     // httpProxyPort: the traffic goes to the user's own proxy, which answers itself.
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ =
-                conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nfrom my proxy\n");
-        }
-    });
+    let port = http_answering(b"HTTP/1.1 200 OK\r\nContent-Length: 14\r\nConnection: close\r\n\r\nfrom my proxy\n");
     let own = format!(
         r#"{{"sandbox": {{"enabled": true, "network": {{"httpProxyPort": {port}}}}}, "permissions": {{"allow": ["Bash"]}}}}"#
     );

@@ -1,31 +1,17 @@
 //! In the interactive session, a sandboxed command's connection to a host no rule names
 //! is put to the person; yes lets it through, no refuses it.
 
-use std::io::{Read, Write};
-
-use crate::common::{Env, serve};
+use crate::common::{Env, have_bwrap, http_answering, serve};
 use crate::tui_pane::Pane;
 use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
 use serde_json::json;
-
-fn have_bwrap() -> bool {
-    std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success())
-}
 
 #[test]
 fn an_unknown_host_is_asked_about_and_the_answer_decides() {
     if !have_bwrap() {
         return;
     }
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ = conn.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nHELLO\n");
-        }
-    });
+    let port = http_answering(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\nConnection: close\r\n\r\nHELLO\n");
     let fetch_from = |host: &str, file: &str| {
         format!(
             "python3 -c \"import os,urllib.request as u; [os.environ.pop(k, None) for k in ('NO_PROXY', 'no_proxy')]; \

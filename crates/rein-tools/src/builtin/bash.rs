@@ -44,12 +44,15 @@ impl Bash {
     /// Where this call runs: in the sandbox, outside it by its own request (honoured only
     /// when `allowUnsandboxedCommands` is on), or on the host (no sandbox, or an
     /// `excludedCommands` match).
-    fn confinement(&self, input: &BashInput, shell: &ShellCommand) -> Confinement {
+    /// `analysed` gives the line's analysis; it is only asked for when `excludedCommands`
+    /// are configured.
+    fn confinement(&self, input: &BashInput, analysed: impl FnOnce() -> ShellCommand) -> Confinement {
         let Some(sandbox) = self.shell.sandbox.as_ref().filter(|s| s.is_active()) else { return Confinement::None };
         if input.dangerously_disable_sandbox == Some(true) && sandbox.config.allow_unsandboxed_commands {
             return Confinement::Unsandboxed;
         }
-        if excluded(&sandbox.config.excluded_commands, shell) {
+        let patterns = &sandbox.config.excluded_commands;
+        if !patterns.is_empty() && excluded(patterns, &analysed()) {
             return Confinement::None;
         }
         Confinement::Sandboxed
@@ -62,8 +65,7 @@ impl Bash {
 /// descriptor duplication).
 fn excluded(patterns: &[String], shell: &ShellCommand) -> bool {
     let a = &shell.analysis;
-    !patterns.is_empty()
-        && a.understood()
+    a.understood()
         && !a.commands.is_empty()
         && a.redirects.iter().all(|r| r.target.text.chars().all(|c| c.is_ascii_digit() || c == '-'))
         && a.commands.iter().all(|c| {
@@ -79,22 +81,7 @@ fn wildcard(pattern: &str, text: &str, legacy_prefix: bool) -> bool {
     if legacy_prefix {
         return text == pattern || text.starts_with(&format!("{pattern} "));
     }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if parts.len() == 1 {
-        return text == pattern;
-    }
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
-        return false;
-    }
-    let mut rest = &text[first.len()..text.len() - last.len()];
-    for mid in &parts[1..parts.len() - 1] {
-        match rest.find(mid) {
-            Some(i) => rest = &rest[i + mid.len()..],
-            None => return false,
-        }
-    }
-    true
+    rein_effects::wildcard_match(pattern, text)
 }
 
 impl Tool for Bash {
@@ -135,7 +122,7 @@ impl Tool for Bash {
     fn effects(&self, input: &BashInput, ctx: &ToolContext) -> Effects {
         let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
         let mut shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()).with_state(self.shell.state());
-        shell.confinement = self.confinement(input, &shell);
+        shell.confinement = self.confinement(input, || shell.clone());
         let effects = Effects::running(shell);
         if input.run_in_background == Some(true) { effects.not_read_only() } else { effects }
     }
@@ -149,11 +136,11 @@ impl Tool for Bash {
     }
 
     async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let confined = self.shell.sandboxed() && {
+        let analysed = || {
             let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
-            let shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref());
-            self.confinement(&input, &shell) == Confinement::Sandboxed
+            ShellCommand::new(&input.command, &cwd, ctx.home.as_deref())
         };
+        let confined = self.confinement(&input, analysed) == Confinement::Sandboxed;
         if input.run_in_background == Some(true) {
             let id = self
                 .shell
