@@ -3,8 +3,13 @@
 use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Clone, Parser)]
-#[command(name = "rein", version, about = "A fast, safe coding-agent harness", long_about = None)]
+#[command(name = "rein", about = "A fast, safe coding-agent harness", long_about = None, disable_version_flag = true)]
 pub struct Args {
+    /// `-v`: print the Claude Code release whose protocol rein speaks (`X.Y.Z (Claude
+    /// Code)`, as the Agent SDKs read it); `--version`/`-V`: rein's own version too.
+    #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::SetTrue)]
+    pub version: bool,
+
     /// The prompt (for -p; read from stdin when absent).
     pub prompt: Option<String>,
 
@@ -15,6 +20,37 @@ pub struct Args {
     /// Output format in print mode.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub output_format: OutputFormat,
+
+    /// Input format: text (the prompt) or stream-json (the Agent SDK's protocol on
+    /// stdin: user messages and control requests, one JSON object per line).
+    #[arg(long, value_enum)]
+    pub input_format: Option<InputFormat>,
+
+    /// stream-json: also print each streaming event as a `stream_event` line.
+    #[arg(long)]
+    pub include_partial_messages: bool,
+
+    /// Where questions go headless: `stdio` (a `can_use_tool` control request to the
+    /// Agent SDK) or an MCP tool `mcp__server__tool`.
+    #[arg(long)]
+    pub permission_prompt_tool: Option<String>,
+
+    /// The built-in tools offered: `default` (all), "" (none) or names, comma separated.
+    #[arg(long)]
+    pub tools: Option<String>,
+
+    /// Replace the built-in system prompt with this file's text.
+    #[arg(long)]
+    pub system_prompt_file: Option<std::path::PathBuf>,
+
+    /// Add this file's text to the end of the system prompt.
+    #[arg(long)]
+    pub append_system_prompt_file: Option<std::path::PathBuf>,
+
+    /// Which settings files to read: user, project, local, comma separated ("" reads
+    /// none; managed settings and --settings always apply).
+    #[arg(long)]
+    pub setting_sources: Option<String>,
 
     /// Show every step (required for stream-json).
     #[arg(long)]
@@ -223,8 +259,92 @@ pub enum PermissionsAction {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    Text,
+    StreamJson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OutputFormat {
     Text,
     Json,
     StreamJson,
+}
+
+/// Claude Code flags rein accepts and does not act on yet, with whether each takes a
+/// value. Each is reported on stderr and left out, so that programs built for
+/// `claude` (the Agent SDKs pass many of them) run unchanged.
+const NOT_YET: &[(&str, bool)] = &[
+    ("task-budget", true),
+    ("betas", true),
+    ("resume-session-at", true),
+    ("resume-drops-turn", true),
+    ("plugin-dir", true),
+    ("plugin-dir-no-mcp", true),
+    ("thinking-display", true),
+    ("agent", true),
+    ("debug-file", true),
+    ("permission-prompts", true),
+    ("channels", true),
+    ("project-config-root", true),
+    ("initialize-fields", true),
+    ("managed-settings", true),
+    ("output-style", true),
+    ("include-hook-events", false),
+    ("session-mirror", false),
+    ("replay-user-messages", false),
+    ("allow-dangerously-skip-permissions", false),
+    ("await-initialize", false),
+    ("managed-settings-in-initialize", false),
+];
+
+/// Parse the command line as `claude` does for the flags rein knows, in both
+/// `--flag value` and `--flag=value` forms; a flag rein does not know is reported on
+/// stderr and ignored (with its value when the Agent SDK's protocol is on, where no
+/// positional prompt can follow), never a crash.
+pub fn parse_lenient() -> Args {
+    let argv: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
+    let sdk = argv.windows(2).any(|w| w[0] == "--input-format" && w[1] == "stream-json")
+        || argv.iter().any(|a| a == "--input-format=stream-json");
+    let mut kept: Vec<String> = Vec::with_capacity(argv.len());
+    let mut it = argv.into_iter().peekable();
+    while let Some(arg) = it.next() {
+        if arg == "--" {
+            kept.push(arg);
+            kept.extend(it.by_ref());
+            break;
+        }
+        let name = arg.strip_prefix("--").map(|n| n.split_once('=').map_or(n, |(n, _)| n));
+        if let Some(&(flag, valued)) = name.and_then(|n| NOT_YET.iter().find(|(f, _)| *f == n)) {
+            eprintln!("rein: note: --{flag} is not supported yet; ignored");
+            if valued && !arg.contains('=') {
+                it.next();
+            }
+            continue;
+        }
+        kept.push(arg);
+    }
+    for _ in 0..64 {
+        match Args::try_parse_from(&kept) {
+            Ok(args) => return args,
+            Err(e) if e.kind() == clap::error::ErrorKind::UnknownArgument => {
+                let Some(clap::error::ContextValue::String(bad)) = e.get(clap::error::ContextKind::InvalidArg) else {
+                    e.exit()
+                };
+                let bad = bad.clone();
+                let Some(at) = kept.iter().skip(1).position(|a| *a == bad || a.starts_with(&format!("{bad}="))) else {
+                    e.exit()
+                };
+                let at = at + 1;
+                eprintln!("rein: note: unknown option {bad} ignored");
+                let removed = kept.remove(at);
+                let takes_next = sdk && !removed.contains('=') && kept.get(at).is_some_and(|n| !n.starts_with('-'));
+                if takes_next {
+                    kept.remove(at);
+                }
+            }
+            Err(e) => e.exit(),
+        }
+    }
+    Args::parse_from(kept)
 }

@@ -13,15 +13,18 @@ mod mcp_approval;
 mod mcp_cli;
 mod permissions;
 mod print;
+mod prompt_tool;
 mod provider;
 mod sandbox;
+mod sdk;
+mod sdk_control;
 mod session;
+mod stream_events;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
-use clap::Parser;
 
 use args::{Args, Command, OutputFormat};
 
@@ -33,7 +36,16 @@ fn main() -> ExitCode {
         eprintln!("rein: {err}");
         return ExitCode::from(126);
     }
-    let args = Args::parse();
+    let args = args::parse_lenient();
+    if args.version {
+        let own = std::env::args().any(|a| a == "--version" || a == "-V");
+        if own {
+            println!("rein {} (speaks Claude Code {CLAUDE_CODE_VERSION})", env!("CARGO_PKG_VERSION"));
+        } else {
+            println!("{CLAUDE_CODE_VERSION} (Claude Code)");
+        }
+        return ExitCode::SUCCESS;
+    }
     init_logging(args.debug);
     match run(args) {
         Ok(code) => code,
@@ -43,6 +55,9 @@ fn main() -> ExitCode {
         }
     }
 }
+
+/// The Claude Code release whose headless and Agent SDK protocol rein speaks.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
 
 fn run(args: Args) -> anyhow::Result<ExitCode> {
     match &args.command {
@@ -70,6 +85,13 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         None => {}
+    }
+    let sdk_mode = args.input_format == Some(args::InputFormat::StreamJson);
+    if sdk_mode {
+        if args.output_format != OutputFormat::StreamJson {
+            bail!("--input-format=stream-json requires --output-format=stream-json");
+        }
+        return sdk::run(&args, runtime()?);
     }
     if !args.print {
         if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {

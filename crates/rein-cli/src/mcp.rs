@@ -38,7 +38,30 @@ pub fn locations(args: &Args, setup: &Setup) -> Locations {
 /// configuration that cannot be read at all (a `--mcp-config` without `mcpServers`)
 /// stops rein; a server that fails is reported and the session goes on.
 pub fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
-    let loaded = rein_mcp::config::load(&locations(args, setup), &|k| std::env::var(k).ok())?;
+    start_with(args, setup, None, &[])
+}
+
+/// [`start`], in SDK mode: the host's in-process servers (`"type": "sdk"` entries, and
+/// the names the TypeScript SDK gives in `initialize`) are reached through `tunnel`.
+pub fn start_with(
+    args: &Args,
+    setup: &mut Setup,
+    tunnel: Option<rein_mcp::TunnelHandle>,
+    sdk_servers: &[String],
+) -> anyhow::Result<()> {
+    let mut loaded = rein_mcp::config::load(&locations(args, setup), &|k| std::env::var(k).ok())?;
+    for name in sdk_servers {
+        if !loaded.servers.iter().any(|s| &s.name == name) {
+            loaded.servers.push(rein_mcp::ServerConfig {
+                name: name.clone(),
+                transport: rein_mcp::config::Transport::Sdk,
+                timeout_ms: None,
+                headers_helper: None,
+                source: rein_mcp::Source::Dynamic,
+                origin: "the Agent SDK (initialize)".into(),
+            });
+        }
+    }
     if loaded.servers.is_empty() && loaded.problems.is_empty() {
         return Ok(());
     }
@@ -50,9 +73,12 @@ pub fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
     let mut registry = (*setup.registry).clone();
     let late = registry.late_tools();
     setup.registry = Arc::new(registry);
-    let session = SessionPaths { cwd: setup.cwd.clone(), id: setup.session_id.clone(), dir: setup.session_dir.clone() };
-    // Headless, the first request goes at once: the servers start as it is answered.
-    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, args.print)));
+    let session =
+        SessionPaths { cwd: setup.cwd.clone(), id: setup.session_id.clone(), dir: setup.session_dir.clone(), tunnel };
+    // Headless, the first request goes at once: the servers start as it is answered. The
+    // SDK's session waits for its servers before the first turn (its init lists them).
+    let after_first_answer = args.print && session.tunnel.is_none();
+    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, after_first_answer)));
     Ok(())
 }
 

@@ -36,6 +36,7 @@ fn describe(t: &Transport) -> String {
         }
         Transport::Http { url, .. } => format!("{url} (HTTP)"),
         Transport::Sse { url, .. } => format!("{url} (SSE)"),
+        Transport::Sdk => "in the Agent SDK host (sdk)".to_string(),
     }
 }
 
@@ -117,7 +118,7 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             println!("Checking MCP server health…\n");
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             let cwd = store.project.clone();
-            let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list" };
+            let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list", tunnel: None };
             let health: Vec<Result<(), String>> = rt.block_on(async {
                 let mut out = Vec::new();
                 for s in &servers {

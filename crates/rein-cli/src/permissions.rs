@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use rein_policy::{Call, Effects, PermissionMode, Policy, PolicyInputs, ToolKinds};
-use rein_settings::{Locations, Settings};
+use rein_settings::{Locations, Scope, Settings};
 use rein_tools::{Registry, ToolContext};
 use serde_json::{Map, Value};
 
@@ -26,7 +26,21 @@ pub fn locations(args: &Args, cwd: &Path, home: Option<&Path>) -> Locations {
 /// Load every settings file and build the policy, reading rules as `tools` declare. Any
 /// bad file or rule stops rein here.
 pub fn load(args: &Args, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> anyhow::Result<(Settings, Policy)> {
-    let settings = Settings::load(&locations(args, cwd, home))?;
+    let mut settings = Settings::load(&locations(args, cwd, home))?;
+    if let Some(sources) = &args.setting_sources {
+        let wanted: Vec<&str> = sources.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        for w in &wanted {
+            if !matches!(*w, "user" | "project" | "local") {
+                bail!("--setting-sources: unknown source {w:?} (user, project, local)");
+            }
+        }
+        settings.files.retain(|f| match f.scope {
+            Scope::Managed | Scope::Cli => true,
+            Scope::User => wanted.contains(&"user"),
+            Scope::Project => wanted.contains(&"project"),
+            Scope::Local => wanted.contains(&"local"),
+        });
+    }
     let mode = if args.dangerously_skip_permissions {
         Some(PermissionMode::BypassPermissions)
     } else {
@@ -37,10 +51,16 @@ pub fn load(args: &Args, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> a
             None => None,
         }
     };
+    // `--tools`: the built-in tools not named are not offered (as a bare deny rule).
+    let mut disallowed = args.disallowed_tools.clone();
+    if let Some(list) = args.tools.as_deref().filter(|t| t.trim() != "default") {
+        let keep: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+        disallowed.extend(crate::session::builtin_tool_names()?.into_iter().filter(|t| !keep.contains(&t.as_str())));
+    }
     let policy = Policy::new(&PolicyInputs {
         settings: settings.clone(),
         allowed_tools: args.allowed_tools.clone(),
-        disallowed_tools: args.disallowed_tools.clone(),
+        disallowed_tools: disallowed,
         mode,
         cwd: cwd.to_path_buf(),
         home: home.map(Path::to_path_buf),

@@ -26,6 +26,12 @@ pub struct Frontend {
     tools: Vec<String>,
     /// The human transcript goes to stderr when stdout carries the result.
     result_on_stdout: bool,
+    /// stream-json: also a `stream_event` line per streaming event.
+    partial: bool,
+    /// The model of the turn (the session's, or one the SDK set).
+    model: Option<String>,
+    /// The permission mode of the turn, when it changed since the start.
+    permission_mode: Option<rein_policy::PermissionMode>,
 }
 
 impl Frontend {
@@ -38,7 +44,28 @@ impl Frontend {
             OutputFormat::Json => Mode::Json,
             OutputFormat::StreamJson => Mode::StreamJson,
         };
-        Frontend { mode, session_id: String::new(), tools: Vec::new(), result_on_stdout: true }
+        Frontend {
+            mode,
+            session_id: String::new(),
+            tools: Vec::new(),
+            result_on_stdout: true,
+            partial: false,
+            model: None,
+            permission_mode: None,
+        }
+    }
+
+    /// `--include-partial-messages`.
+    pub fn with_partial_messages(mut self, on: bool) -> Self {
+        self.partial = on;
+        self
+    }
+
+    /// The model and permission mode of the next turn, when they are not the session's
+    /// first ones.
+    pub fn set_turn(&mut self, model: &str, mode: rein_policy::PermissionMode) {
+        self.model = Some(model.to_string());
+        self.permission_mode = Some(mode);
     }
 
     /// The readable transcript on stdout, for the demo.
@@ -48,6 +75,9 @@ impl Frontend {
             session_id: String::new(),
             tools: Vec::new(),
             result_on_stdout: false,
+            partial: false,
+            model: None,
+            permission_mode: None,
         }
     }
 
@@ -64,13 +94,13 @@ impl Frontend {
                 "uuid": uuid(),
                 "session_id": setup.session_id,
                 "cwd": setup.cwd,
-                "model": setup.model,
+                "model": self.model.as_deref().unwrap_or(&setup.model),
                 "tools": self.tools,
                 "mcp_servers": mcp_servers(setup),
-                "permissionMode": setup.policy.mode.name(),
+                "permissionMode": self.permission_mode.unwrap_or(setup.policy.mode).name(),
                 "slash_commands": [],
                 "apiKeySource": setup.api_key_source(),
-                "claude_code_version": env!("CARGO_PKG_VERSION"),
+                "claude_code_version": crate::CLAUDE_CODE_VERSION,
                 "output_style": "default",
                 "agents": [],
                 "skills": [],
@@ -114,13 +144,19 @@ impl Frontend {
         }
         match &mut self.mode {
             Mode::StreamJson => match event {
-                EngineEvent::Assistant(message) => line(&json!({
-                    "type": "assistant",
-                    "uuid": uuid(),
-                    "session_id": self.session_id,
-                    "parent_tool_use_id": null,
-                    "message": message,
-                })),
+                EngineEvent::Assistant(message) => {
+                    line(&json!({
+                        "type": "assistant",
+                        "uuid": uuid(),
+                        "session_id": self.session_id,
+                        "parent_tool_use_id": null,
+                        "message": message,
+                    }));
+                    // The engine keeps the response's end to itself; its events close the stream.
+                    if self.partial {
+                        self.stream_events(&rein_model::ModelEvent::MessageDone(message));
+                    }
+                }
                 EngineEvent::ToolResults(message) => line(&json!({
                     "type": "user",
                     "uuid": uuid(),
@@ -128,8 +164,12 @@ impl Frontend {
                     "parent_tool_use_id": null,
                     "message": message,
                 })),
-                EngineEvent::Stream(_)
-                | EngineEvent::ToolStarted(_)
+                EngineEvent::Stream(e) => {
+                    if self.partial {
+                        self.stream_events(&e);
+                    }
+                }
+                EngineEvent::ToolStarted(_)
                 | EngineEvent::ToolFinished { .. }
                 | EngineEvent::Permission { .. }
                 | EngineEvent::Notice(_)
@@ -138,6 +178,15 @@ impl Frontend {
             },
             Mode::Human(h) => h.event(&event),
             Mode::Text | Mode::Json => {}
+        }
+    }
+
+    fn stream_events(&self, e: &rein_model::ModelEvent) {
+        for event in crate::stream_events::api_events(e) {
+            line(&json!({
+                "type": "stream_event", "uuid": uuid(), "session_id": self.session_id,
+                "parent_tool_use_id": null, "event": event,
+            }));
         }
     }
 
@@ -221,6 +270,8 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
         }
         End::Failed(e) => v["errors"] = json!([e.to_string()]),
         End::Interrupted => v["errors"] = json!([rein_protocol::INTERRUPTED]),
+        End::MaxTurns => v["errors"] = json!([format!("Reached maximum number of turns ({})", o.num_turns)]),
+        End::MaxBudget => v["errors"] = json!([format!("Reached the maximum budget (${:.4} spent)", o.cost_usd)]),
         _ => {}
     }
     v

@@ -35,6 +35,9 @@ pub struct Setup {
     pub session_dir: PathBuf,
     /// Subagent definitions (`.claude/agents`).
     pub agents: Vec<rein_prompt::agents::AgentDef>,
+    /// `--system-prompt` and `--append-system-prompt` as given (the Agent SDK may send
+    /// them again in `initialize`).
+    pub prompt_parts: (Option<String>, Option<String>),
     /// Custom slash commands (`.claude/commands`).
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// The `statusLine` setting's command.
@@ -75,6 +78,14 @@ pub fn builtin_tools() -> anyhow::Result<(Registry, ToolKinds)> {
     register_builtins(&mut registry)?;
     let kinds = rein_engine::tool_kinds(&registry);
     Ok((registry, kinds))
+}
+
+/// The names of the built-in tools (Agent included).
+pub fn builtin_tool_names() -> anyhow::Result<Vec<String>> {
+    let (registry, _) = builtin_tools()?;
+    let mut names: Vec<String> = registry.specs().into_iter().map(|t| t.name).collect();
+    names.push("Agent".into());
+    Ok(names)
 }
 
 impl Setup {
@@ -121,19 +132,7 @@ impl Setup {
             .scalar("/statusLine")
             .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
         if !hooks.is_empty() {
-            setup.hooks = Some(Arc::new(Hooks::new(
-                hooks,
-                HookSession {
-                    session_id: setup.session_id.clone(),
-                    transcript_path: setup
-                        .transcript
-                        .clone()
-                        .unwrap_or_else(|| setup.session_dir.join("transcript.jsonl")),
-                    cwd: setup.cwd.clone(),
-                    project_dir: setup.cwd.clone(),
-                    permission_mode: setup.policy.mode.name().to_string(),
-                },
-            )));
+            setup.hooks = Some(Arc::new(Hooks::new(hooks, setup.hook_session())));
         }
         Ok(setup)
     }
@@ -143,27 +142,33 @@ impl Setup {
         let home = env.home.clone();
         let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
         let commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
-        let prompt = build_system_prompt(&PromptOptions {
-            cwd: cwd.clone(),
-            home: home.clone(),
-            managed_dir: Some(PathBuf::from("/etc/claude-code")),
-            system_prompt: args.system_prompt.clone(),
-            append_system_prompt: args.append_system_prompt.clone(),
-            model: model.clone(),
-            date: String::new(),
-        });
+        let read = |p: &Option<PathBuf>| -> anyhow::Result<Option<String>> {
+            p.as_ref()
+                .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))
+                .transpose()
+        };
+        let replace = match read(&args.system_prompt_file)? {
+            Some(text) => Some(text),
+            None => args.system_prompt.clone(),
+        };
+        let append = match (read(&args.append_system_prompt_file)?, &args.append_system_prompt) {
+            (Some(a), Some(b)) => Some(format!("{b}\n\n{a}")),
+            (a, b) => a.or(b.clone()),
+        };
+        let prompt = system_prompt(&cwd, home.as_deref(), &model, replace, append);
         let session_id = uuid::Uuid::new_v4().to_string();
         let max_thinking_tokens = env.max_thinking_tokens;
         let session_dir = env.rein_home.join("sessions").join(&session_id);
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
+            prompt_parts: (args.system_prompt.clone(), args.append_system_prompt.clone()),
             cwd,
             session_id,
             model,
             max_turns: args.max_turns,
             max_tokens,
-            memory: prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect(),
-            system: rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]),
+            memory: prompt.1,
+            system: prompt.0,
             registry: Arc::new(registry),
             session_dir,
             agents,
@@ -235,6 +240,26 @@ impl Setup {
         Ok(())
     }
 
+    /// Build the system prompt again with these replacement and appended texts.
+    pub fn set_system_prompt(&mut self, replace: Option<String>, append: Option<String>) {
+        let home = self.env.home.clone();
+        let (system, memory) = system_prompt(&self.cwd, home.as_deref(), &self.model, replace.clone(), append.clone());
+        self.system = system;
+        self.memory = memory;
+        self.prompt_parts = (replace, append);
+    }
+
+    /// The facts every hook input carries.
+    pub fn hook_session(&self) -> HookSession {
+        HookSession {
+            session_id: self.session_id.clone(),
+            transcript_path: self.transcript.clone().unwrap_or_else(|| self.session_dir.join("transcript.jsonl")),
+            cwd: self.cwd.clone(),
+            project_dir: self.cwd.clone(),
+            permission_mode: self.policy.mode.name().to_string(),
+        }
+    }
+
     /// The custom command `text` calls (`/name args`), with its arguments.
     pub fn command_for<'a>(&self, text: &'a str) -> Option<(rein_prompt::commands::CommandDef, &'a str)> {
         let rest = text.trim_start().strip_prefix('/')?;
@@ -251,6 +276,29 @@ impl Setup {
     pub fn api_key_source(&self) -> &'static str {
         Env::api_key_source()
     }
+}
+
+/// The system prompt (as request blocks: stable part, then the session's) and the
+/// memory files in it.
+type Memory = Vec<(PathBuf, &'static str)>;
+fn system_prompt(
+    cwd: &std::path::Path,
+    home: Option<&std::path::Path>,
+    model: &str,
+    replace: Option<String>,
+    append: Option<String>,
+) -> (rein_model::System, Memory) {
+    let prompt = build_system_prompt(&PromptOptions {
+        cwd: cwd.to_path_buf(),
+        home: home.map(std::path::Path::to_path_buf),
+        managed_dir: Some(PathBuf::from("/etc/claude-code")),
+        system_prompt: replace,
+        append_system_prompt: append,
+        model: model.to_string(),
+        date: String::new(),
+    });
+    let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
+    (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())
 }
 
 /// `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the default;

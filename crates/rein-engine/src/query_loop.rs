@@ -233,6 +233,13 @@ impl Engine {
         &self.gate.policy
     }
 
+    /// Wait for the tools still on their way (MCP servers connecting), and offer them
+    /// from the next request on.
+    pub async fn settle_tools(&mut self) {
+        self.registry.settled().await;
+        self.join_late_tools();
+    }
+
     /// The tools offered to the model.
     pub fn tool_names(&self) -> Vec<String> {
         self.tools.iter().map(|t| t.name.clone()).collect()

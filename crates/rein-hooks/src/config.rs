@@ -13,6 +13,10 @@ use crate::HookEvent;
 pub enum HandlerKind {
     /// `command` run through `sh -c` (shell form) or directly with `args` (exec form).
     Command { command: String, args: Option<Vec<String>> },
+    /// A callback the Agent SDK registered in `initialize` (`hook_<n>`), run as a
+    /// `hook_callback` control request; its reply is the hook's JSON output.
+    /// `block_on_failure`: an error reply or a timeout blocks (`onFailure: "block"`).
+    Callback { id: String, block_on_failure: bool },
     /// A handler type rein does not run yet (`http`, `prompt`, `agent`, `mcp_tool`).
     Unsupported(String),
 }
@@ -38,6 +42,7 @@ impl Handler {
         match &self.kind {
             HandlerKind::Command { command, args: Some(a) } => format!("{command} {}", a.join(" ")),
             HandlerKind::Command { command, args: None } => command.clone(),
+            HandlerKind::Callback { id, .. } => format!("SDK callback {id}"),
             HandlerKind::Unsupported(t) => format!("({t} handler)"),
         }
     }
@@ -179,6 +184,32 @@ impl HookConfig {
 
     pub fn is_empty(&self) -> bool {
         self.events.is_empty()
+    }
+
+    /// Add the Agent SDK's callbacks for `event` (from `initialize.hooks`): one group with
+    /// `matcher` (`None`: every value), run like any other handler of the event.
+    pub fn add_callbacks(
+        &mut self,
+        event: HookEvent,
+        matcher: Option<&str>,
+        ids: &[String],
+        timeout: Option<f64>,
+        block_on_failure: bool,
+    ) -> Result<(), String> {
+        let matcher = Matcher::parse(matcher)?;
+        let handlers = ids
+            .iter()
+            .map(|id| Handler {
+                kind: HandlerKind::Callback { id: id.clone(), block_on_failure },
+                timeout: timeout.filter(|t| *t > 0.0),
+                if_rule: None,
+                is_async: false,
+                origin: "the Agent SDK (initialize)".into(),
+                managed: false,
+            })
+            .collect();
+        self.events.entry(event).or_default().push(Group { matcher, handlers });
+        Ok(())
     }
 }
 

@@ -49,6 +49,14 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
             c.args(args.iter().map(|a| subst(a)));
             c
         }
+        HandlerKind::Callback { .. } => {
+            return Run {
+                handler: display,
+                exit: Exit::NotStarted("SDK callbacks run only where the Agent SDK is connected".into()),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
+        }
         HandlerKind::Unsupported(t) => {
             return Run {
                 handler: display,

@@ -62,6 +62,8 @@ pub struct Connection {
 pub struct SessionFacts<'a> {
     pub cwd: &'a Path,
     pub session_id: &'a str,
+    /// The Agent SDK host's tunnel, for its in-process servers.
+    pub tunnel: Option<&'a crate::tunnel::TunnelHandle>,
 }
 
 /// Connect to `server` and list its tools, within `timeout`.
@@ -108,6 +110,12 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
                 let transport = StreamableHttpClientTransport::from_config(config);
                 (handler.clone().serve(transport).await.map_err(|e| e.to_string())?, None)
+            }
+            Transport::Sdk => {
+                let tunnel =
+                    facts.tunnel.ok_or("an in-process (\"sdk\") server needs the Agent SDK that hosts it")?.clone();
+                let halves = crate::tunnel::halves(tunnel, server.name.clone());
+                (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
             }
             Transport::Sse { url, headers } => {
                 let headers = with_helper(headers, server.headers_helper.as_deref()).await?;

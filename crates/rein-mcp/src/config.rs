@@ -34,9 +34,21 @@ impl Source {
 /// How to reach a server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Transport {
-    Stdio { command: String, args: Vec<String>, env: BTreeMap<String, String> },
-    Http { url: String, headers: BTreeMap<String, String> },
-    Sse { url: String, headers: BTreeMap<String, String> },
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+    },
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+    Sse {
+        url: String,
+        headers: BTreeMap<String, String>,
+    },
+    /// A server inside the Agent SDK host that runs rein, reached through it.
+    Sdk,
 }
 
 /// One configured server.
@@ -234,6 +246,7 @@ fn entry_of(name: &str, entry: &Value, env: &dyn Fn(&str) -> Option<String>) -> 
             let headers = map("headers");
             Ok(if kind == Some("sse") { Transport::Sse { url, headers } } else { Transport::Http { url, headers } })
         }
+        Some("sdk") => Ok(Transport::Sdk),
         Some(other) => {
             Err(problem("unknown_type", format!("Skipped — unknown MCP server type \"{other}\" for server \"{name}\"")))
         }

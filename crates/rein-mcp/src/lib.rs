@@ -16,6 +16,7 @@ pub mod result;
 mod sse;
 pub mod store;
 pub mod tool;
+mod tunnel;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -24,6 +25,7 @@ use std::time::Duration;
 pub use client::{Connection, SessionFacts};
 pub use config::{ConfigError, ConfigProblem, Loaded, Locations, ServerConfig, Source};
 use rein_tools::LateTools;
+pub use tunnel::{Tunnel, TunnelHandle};
 
 /// A server's state, as the init event reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +45,8 @@ pub struct SessionPaths {
     pub id: String,
     /// Where binary results are saved.
     pub dir: PathBuf,
+    /// The Agent SDK host's tunnel to its in-process servers (SDK mode).
+    pub tunnel: Option<tunnel::TunnelHandle>,
 }
 
 /// How long things may take, and how much a result may hold.
@@ -130,7 +134,8 @@ impl Servers {
                 if after_first_answer {
                     late.first_answer().await;
                 }
-                let facts = SessionFacts { cwd: &session.cwd, session_id: &session.id };
+                let facts =
+                    SessionFacts { cwd: &session.cwd, session_id: &session.id, tunnel: session.tunnel.as_ref() };
                 let result = client::connect(&server, &facts, timeouts.connect).await;
                 let (status, error) = match result {
                     Ok(conn) => {

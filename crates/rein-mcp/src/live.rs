@@ -30,7 +30,11 @@ impl Live {
     pub async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
         if state.0.is_transport_closed() {
-            let facts = SessionFacts { cwd: &self.session.cwd, session_id: &self.session.id };
+            let facts = SessionFacts {
+                cwd: &self.session.cwd,
+                session_id: &self.session.id,
+                tunnel: self.session.tunnel.as_ref(),
+            };
             let conn = connect(&self.config, &facts, self.connect_timeout)
                 .await
                 .map_err(|e| format!("MCP server \"{}\" stopped and could not be restarted: {e}", self.config.name))?;

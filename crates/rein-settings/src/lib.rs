@@ -9,7 +9,7 @@
 
 mod local;
 
-pub use local::{add_local_allow_rules, add_local_rule, record_mcpjson_choices, remove_local_rule};
+pub use local::{add_local_allow_rules, add_local_rule, add_rules_to_file, record_mcpjson_choices, remove_local_rule};
 
 use std::path::{Path, PathBuf};
 

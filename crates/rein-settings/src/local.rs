@@ -29,6 +29,21 @@ pub fn add_local_rule(root: &Path, list: &str, rule: &str) -> Result<PathBuf, Se
     })
 }
 
+/// Add `rules` to the `list` (`allow`, `ask`, `deny`) of `permissions` in the settings
+/// file at `path` (user, project or local settings), keeping the rest of the file.
+pub fn add_rules_to_file(path: &Path, list: &str, rules: &[String]) -> Result<PathBuf, SettingsError> {
+    let origin = path.display().to_string();
+    edit_file(path, |top| {
+        let entry = rule_list(top, list, &origin)?;
+        for rule in rules {
+            if !entry.iter().any(|r| r.as_str() == Some(rule)) {
+                entry.push(Value::String(rule.clone()));
+            }
+        }
+        Ok(())
+    })
+}
+
 /// Remove `rule` from every list of the local settings.
 pub fn remove_local_rule(root: &Path, rule: &str) -> Result<PathBuf, SettingsError> {
     let mut path = PathBuf::new();
@@ -65,17 +80,23 @@ pub fn record_mcpjson_choices(root: &Path, enabled: &[String], disabled: &[Strin
 fn edit_local_rules(root: &Path, list: &str, change: impl FnOnce(&mut Vec<Value>)) -> Result<PathBuf, SettingsError> {
     let origin = root.join(".claude/settings.local.json").display().to_string();
     edit_local(root, |top| {
-        let permissions = top.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
-        let Some(permissions) = permissions.as_object_mut() else {
-            return Err(SettingsError::NotObject { origin: format!("{origin} (permissions)") });
-        };
-        let entry = permissions.entry(list).or_insert_with(|| Value::Array(Vec::new()));
-        let Some(entry) = entry.as_array_mut() else {
-            return Err(SettingsError::NotObject { origin: format!("{origin} (permissions.{list})") });
-        };
-        change(entry);
+        change(rule_list(top, list, &origin)?);
         Ok(())
     })
+}
+
+/// `permissions.<list>` of a settings object, made when missing.
+fn rule_list<'a>(
+    top: &'a mut Map<String, Value>,
+    list: &str,
+    origin: &str,
+) -> Result<&'a mut Vec<Value>, SettingsError> {
+    let permissions = top.entry("permissions").or_insert_with(|| Value::Object(Map::new()));
+    let Some(permissions) = permissions.as_object_mut() else {
+        return Err(SettingsError::NotObject { origin: format!("{origin} (permissions)") });
+    };
+    let entry = permissions.entry(list).or_insert_with(|| Value::Array(Vec::new()));
+    entry.as_array_mut().ok_or_else(|| SettingsError::NotObject { origin: format!("{origin} (permissions.{list})") })
 }
 
 /// Change `<root>/.claude/settings.local.json` (its top-level object), keeping the rest
@@ -84,8 +105,17 @@ fn edit_local(
     root: &Path,
     change: impl FnOnce(&mut Map<String, Value>) -> Result<(), SettingsError>,
 ) -> Result<PathBuf, SettingsError> {
-    let dir = root.join(".claude");
-    let path = dir.join("settings.local.json");
+    edit_file(&root.join(".claude").join("settings.local.json"), change)
+}
+
+/// Change the settings file at `path` (its top-level object), keeping the rest of the
+/// file, written atomically.
+fn edit_file(
+    path: &Path,
+    change: impl FnOnce(&mut Map<String, Value>) -> Result<(), SettingsError>,
+) -> Result<PathBuf, SettingsError> {
+    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let path = path.to_path_buf();
     let io = |e: std::io::Error| SettingsError::Io { path: path.display().to_string(), reason: e.to_string() };
     let mut value: Value = match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => serde_json::from_str(&text).map_err(|e| SettingsError::Json {
@@ -105,7 +135,8 @@ fn edit_local(
     std::fs::create_dir_all(&dir).map_err(io)?;
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
-    let tmp = dir.join(format!(".settings.local.json.{}.tmp", std::process::id()));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     std::fs::write(&tmp, text).map_err(io)?;
     std::fs::rename(&tmp, &path).map_err(io)?;
     Ok(path)

@@ -104,6 +104,19 @@ impl LateTools {
         }
     }
 
+    /// Wait until no tool is on its way (every server connected or failed).
+    pub async fn wait_all(&self) {
+        loop {
+            let settled = self.settled.notified();
+            tokio::pin!(settled);
+            settled.as_mut().enable();
+            if self.pending.lock().unwrap_or_else(|p| p.into_inner()).is_empty() {
+                return;
+            }
+            settled.await;
+        }
+    }
+
     pub(crate) fn snapshot(&self) -> Vec<Arc<RegisteredExternal>> {
         self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }

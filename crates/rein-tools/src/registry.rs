@@ -205,6 +205,13 @@ impl Registry {
     }
 
     /// Wait while `name` may still arrive (its MCP server is connecting).
+    /// Wait until every tool on its way has arrived or will not.
+    pub async fn settled(&self) {
+        if let Some(late) = &self.late {
+            late.wait_all().await;
+        }
+    }
+
     pub async fn ready(&self, name: &str) {
         if let Some(late) = &self.late
             && !self.contains(name)

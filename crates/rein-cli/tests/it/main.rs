@@ -25,6 +25,7 @@ mod recovery;
 mod sandbox;
 mod sandbox_network;
 mod sandbox_session;
+mod sdk_python;
 mod sessions;
 mod thinking;
 mod tools;

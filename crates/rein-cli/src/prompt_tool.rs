@@ -1,0 +1,69 @@
+//! `--permission-prompt-tool mcp__server__tool`: each question goes to that MCP tool
+//! with `{tool_name, input, tool_use_id}`; its text reply is Claude Code's JSON
+//! (`{"behavior": "allow", "updatedInput": {…}}` or `{"behavior": "deny", "message":
+//! "…"}`). Anything else, or a failed call, is a deny.
+
+use std::sync::Arc;
+
+use anyhow::bail;
+use futures::future::BoxFuture;
+use rein_engine::{Answer, Approver};
+use rein_policy::{Decision, Effects};
+use rein_protocol::ToolUse;
+use rein_tools::{Registry, ToolContext};
+use serde_json::{Value, json};
+
+use crate::session::Setup;
+
+struct McpPromptTool {
+    tool: String,
+    registry: Arc<Registry>,
+    ctx: ToolContext,
+}
+
+/// The approver for `--permission-prompt-tool NAME` (`stdio` is the SDK's, elsewhere).
+pub fn approver(name: &str, setup: &Setup) -> anyhow::Result<Option<Arc<dyn Approver>>> {
+    if !name.starts_with("mcp__") {
+        bail!("--permission-prompt-tool {name:?}: use `stdio` (the Agent SDK) or an MCP tool, mcp__server__tool");
+    }
+    let ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
+    Ok(Some(Arc::new(McpPromptTool { tool: name.to_string(), registry: setup.registry.clone(), ctx })))
+}
+
+impl Approver for McpPromptTool {
+    fn approve<'a>(&'a self, call: &'a ToolUse, _: &'a Decision, _: &'a Effects) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            self.registry.ready(&self.tool).await;
+            let input = json!({"tool_name": call.name, "input": call.input, "tool_use_id": call.id});
+            let reply = match self.registry.prepare(&self.tool, &input) {
+                Ok(prepared) => prepared.call(self.ctx.clone()).await,
+                Err(e) => return deny(format!("the permission prompt tool {} cannot be used: {e}", self.tool)),
+            };
+            let text = match reply {
+                Ok(out) if !out.is_error => out.content.to_text(),
+                Ok(out) => return deny(format!("the permission prompt tool failed: {}", out.content.to_text())),
+                Err(e) => return deny(format!("the permission prompt tool failed: {e}")),
+            };
+            let Ok(answer) = serde_json::from_str::<Value>(text.trim()) else {
+                return deny(format!("the permission prompt tool's reply is not JSON: {text}"));
+            };
+            match answer.get("behavior").and_then(Value::as_str) {
+                Some("allow") => Answer {
+                    allow: true,
+                    updated_input: answer.get("updatedInput").filter(|v| v.is_object() && **v != call.input).cloned(),
+                    ..Answer::default()
+                },
+                Some("deny") => Answer {
+                    allow: false,
+                    message: answer.get("message").and_then(Value::as_str).map(str::to_string),
+                    ..Answer::default()
+                },
+                _ => deny(format!("the permission prompt tool answered neither allow nor deny: {text}")),
+            }
+        })
+    }
+}
+
+fn deny(message: String) -> Answer {
+    Answer { allow: false, message: Some(message), ..Answer::default() }
+}

@@ -1,0 +1,236 @@
+//! The real Python Agent SDK (`claude-agent-sdk`, installed by `.ci/run` in `.ci/venv`)
+//! drives the real rein binary (`cli_path`) against the fake model server. Each test
+//! asserts what the SDK's user code receives (printed by `fixtures/sdk_driver.py`), and
+//! what reached the model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+
+use crate::common::{Env, serve};
+use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id};
+use serde_json::{Value, json};
+
+fn python() -> Option<PathBuf> {
+    let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/venv/bin/python");
+    let ok = std::process::Command::new(&venv)
+        .args(["-c", "import claude_agent_sdk"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("the Python Agent SDK is not installed in .ci/venv (.ci/run installs it): skipped");
+    }
+    ok.then_some(venv)
+}
+
+/// Run `case` of the driver in `env`'s project against `server`; what the user code got.
+fn drive(env: &Env, server: &FakeServer, case: &str) -> Option<Value> {
+    let py = python()?;
+    let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/sdk_driver.py");
+    let out = std::process::Command::new(py)
+        .arg(driver)
+        .args([case, assert_cmd::cargo::cargo_bin("rein").to_str().unwrap(), &server.url()])
+        .current_dir(env.cwd())
+        .env("HOME", env.home.path())
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{case} failed: {}\n{stdout}", String::from_utf8_lossy(&out.stderr));
+    Some(serde_json::from_str(stdout.lines().last().unwrap_or_default()).unwrap())
+}
+
+fn kinds(messages: &Value) -> Vec<String> {
+    messages.as_array().unwrap().iter().map(|m| m["kind"].as_str().unwrap().to_string()).collect()
+}
+
+fn result(messages: &Value) -> &Value {
+    messages.as_array().unwrap().iter().find(|m| m["kind"] == "result").expect("a result")
+}
+
+fn tool_results(messages: &Value) -> Vec<Value> {
+    messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "user")
+        .flat_map(|m| m["results"].as_array().unwrap().clone())
+        .collect()
+}
+
+#[test]
+fn query_with_a_string_prompt() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("Hello from the fake model")])]));
+    let Some(out) = drive(&env, &server, "query_string") else { return };
+    let m = &out["messages"];
+    assert_eq!(kinds(m), ["system", "assistant", "result"], "{m}");
+    assert_eq!(m[0]["subtype"], "init");
+    assert_eq!(m[0]["data"]["claude_code_version"], "2.1.332");
+    assert_eq!(m[1]["blocks"][0]["text"], "Hello from the fake model");
+    let r = result(m);
+    assert_eq!((r["subtype"].as_str(), r["is_error"].as_bool()), (Some("success"), Some(false)));
+    assert_eq!(r["result"], "Hello from the fake model");
+    let req = &server.requests()[0].body;
+    assert_eq!(req["messages"][0]["content"][0]["text"], "hello there", "{req}");
+}
+
+#[test]
+fn query_with_a_streamed_prompt() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("streamed reply")])]));
+    let Some(out) = drive(&env, &server, "query_stream") else { return };
+    assert_eq!(result(&out["messages"])["result"], "streamed reply");
+    assert_eq!(server.requests()[0].body["messages"][0]["content"][0]["text"], "first streamed");
+}
+
+#[test]
+fn a_client_session_of_two_turns_keeps_the_conversation() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("answer one")]), reply([text("answer two")])]));
+    let Some(out) = drive(&env, &server, "two_turns") else { return };
+    assert_eq!(result(&out["first"])["result"], "answer one");
+    assert_eq!(result(&out["second"])["result"], "answer two");
+    assert_eq!(result(&out["first"])["session_id"], result(&out["second"])["session_id"]);
+    assert_eq!(out["first"][0]["subtype"], "init", "every turn starts with system/init");
+    assert_eq!(out["second"][0]["subtype"], "init");
+    assert_eq!(out["info"]["claude_code_version"], "2.1.332");
+    let second = &server.requests()[1].body["messages"];
+    assert_eq!(second.as_array().unwrap().len(), 3, "the second turn carries the first: {second}");
+}
+
+#[test]
+fn interrupt_during_a_slow_tool_ends_the_turn_and_the_session_goes_on() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("t1", "Bash", json!({"command": "sleep 30"}))]),
+        reply([text("after")]),
+    ]));
+    let started = std::time::Instant::now();
+    let Some(out) = drive(&env, &server, "interrupt") else { return };
+    assert!(started.elapsed() < std::time::Duration::from_secs(25), "the sleep was not cut short");
+    let r = result(&out["first"]);
+    assert_eq!((r["subtype"].as_str(), r["is_error"].as_bool()), (Some("error_during_execution"), Some(true)));
+    assert_eq!(result(&out["second"])["result"], "after");
+}
+
+#[test]
+fn set_permission_mode_and_set_model_apply_to_the_next_turn() {
+    let env = Env::new();
+    let target = env.cwd().join("made.txt");
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("w1", "Write", json!({"file_path": target, "content": "by acceptEdits\n"}))]),
+        reply([text("written")]),
+    ]));
+    let Some(out) = drive(&env, &server, "set_mode_and_model") else { return };
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "by acceptEdits\n", "{out}");
+    assert_eq!(out["messages"][0]["data"]["permissionMode"], "acceptEdits");
+    assert_eq!(server.requests()[0].body["model"], "claude-haiku-4-5");
+    assert!(out["context"]["maxTokens"].as_u64().unwrap() > 0, "{}", out["context"]);
+    assert!(out["mcp"]["mcpServers"].is_array());
+    assert!(out["rewind"].as_str().unwrap().contains("not enabled"), "{}", out["rewind"]);
+}
+
+fn touch_scenario(env: &Env) -> (FakeServer, PathBuf) {
+    let path = env.cwd().join("out.txt");
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("b1", "Bash", json!({"command": "echo original > out.txt"}))]),
+        reply([text("finished")]),
+    ]));
+    (server, path)
+}
+
+#[test]
+fn can_use_tool_allows_with_an_edited_input() {
+    let env = Env::new();
+    let (server, path) = touch_scenario(&env);
+    let Some(out) = drive(&env, &server, "can_use_tool_edit") else { return };
+    assert_eq!(out["asked"][0]["tool"], "Bash");
+    assert_eq!(out["asked"][0]["input"]["command"], "echo original > out.txt");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), "edited\n", "the edited input ran");
+    assert_eq!(result(&out["messages"])["result"], "finished");
+}
+
+#[test]
+fn can_use_tool_denies_with_a_message_for_the_model() {
+    let env = Env::new();
+    let (server, path) = touch_scenario(&env);
+    let Some(out) = drive(&env, &server, "can_use_tool_deny") else { return };
+    assert!(!path.exists());
+    let results = tool_results(&out["messages"]);
+    assert!(results[0]["content"].as_str().unwrap().contains("not today, says the test"), "{results:?}");
+    assert_eq!(results[0]["is_error"], true);
+    let r = result(&out["messages"]);
+    assert_eq!((r["subtype"].as_str(), r["result"].as_str()), (Some("success"), Some("finished")));
+    assert_eq!(r["permission_denials"][0]["tool_name"], "Bash");
+}
+
+#[test]
+fn can_use_tool_denies_with_interrupt_and_the_turn_stops() {
+    let env = Env::new();
+    let (server, path) = touch_scenario(&env);
+    let Some(out) = drive(&env, &server, "can_use_tool_interrupt") else { return };
+    assert!(!path.exists());
+    let r = result(&out["messages"]);
+    assert_eq!((r["subtype"].as_str(), r["is_error"].as_bool()), (Some("error_during_execution"), Some(true)));
+    assert_eq!(server.requests().len(), 1, "no request after the interrupt");
+}
+
+#[test]
+fn a_pre_tool_use_hook_callback_blocks_the_call() {
+    let env = Env::new();
+    let (server, path) = touch_scenario(&env);
+    let Some(out) = drive(&env, &server, "hook_block") else { return };
+    assert!(!path.exists(), "the hook's deny held although Bash is allowed");
+    assert_eq!(out["hook_saw"][0]["event"], "PreToolUse");
+    assert_eq!(out["hook_saw"][0]["tool"], "Bash");
+    assert_eq!(out["hook_saw"][0]["id"], "b1");
+    let results = tool_results(&out["messages"]);
+    assert!(results[0]["content"].as_str().unwrap().contains("blocked by the SDK hook"), "{results:?}");
+}
+
+#[test]
+fn partial_messages_arrive_as_stream_events() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("streamed text")])]));
+    let Some(out) = drive(&env, &server, "partial") else { return };
+    let events: Vec<&str> = out["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["kind"] == "stream_event")
+        .map(|m| m["type"].as_str().unwrap())
+        .collect();
+    for t in ["message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_stop"] {
+        assert!(events.contains(&t), "{t} missing from {events:?}");
+    }
+    assert_eq!(result(&out["messages"])["result"], "streamed text");
+}
+
+#[test]
+fn resume_continues_an_earlier_session_by_id() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("noted: apple")]), reply([text("it was apple")])]));
+    let Some(out) = drive(&env, &server, "resume") else { return };
+    let r = result(&out["messages"]);
+    assert_eq!(r["result"], "it was apple");
+    assert_eq!(r["session_id"], out["first_session"]);
+    let second = server.requests()[1].body["messages"].to_string();
+    assert!(second.contains("remember the word apple") && second.contains("noted: apple"), "{second}");
+}
+
+#[test]
+fn an_sdk_mcp_server_tool_is_called_through_the_host() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("m1", "mcp__calc__add", json!({"a": 2, "b": 3}))]),
+        reply([text("the sum is 5")]),
+    ]));
+    let Some(out) = drive(&env, &server, "sdk_mcp") else { return };
+    let init = &out["messages"][0]["data"];
+    assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "mcp__calc__add"), "{init}");
+    let results = tool_results(&out["messages"]);
+    assert_eq!(results[0]["content"].as_str().unwrap().trim(), "5", "{results:?}");
+    assert_ne!(results[0]["is_error"], true);
+    let offered = server.requests()[0].body["tools"].to_string();
+    assert!(offered.contains("mcp__calc__add"), "the tool reached the model");
+}
