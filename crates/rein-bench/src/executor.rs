@@ -62,6 +62,7 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
         system: "s".into(),
         cache: Some(rein_model::CacheTtl::FiveMinutes),
         thinking: Default::default(),
+        required_tool: None,
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(cwd.to_path_buf())));
     let ctx = ToolContext::new(cwd.to_path_buf(), cwd.to_path_buf());

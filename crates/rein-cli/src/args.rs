@@ -52,6 +52,15 @@ pub struct Args {
     #[arg(long)]
     pub setting_sources: Option<String>,
 
+    /// A JSON Schema the final answer must match: the model answers by calling the
+    /// StructuredOutput tool, and the result carries `structured_output`.
+    #[arg(long)]
+    pub json_schema: Option<String>,
+
+    /// Subagents as JSON: `{"name": {"description", "prompt", "tools", "model"}}`.
+    #[arg(long)]
+    pub agents: Option<String>,
+
     /// Show every step (required for stream-json).
     #[arg(long)]
     pub verbose: bool,

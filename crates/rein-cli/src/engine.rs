@@ -49,6 +49,7 @@ pub fn build(
         system: setup.system.clone(),
         cache: env.prompt_cache,
         thinking: setup.thinking.clone(),
+        required_tool: setup.required_tool.clone(),
     };
     let mut gate = Gate::new(policy);
     gate.hooks = setup.hooks.clone();

@@ -57,9 +57,14 @@ pub fn load(args: &Args, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> a
         let keep: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
         disallowed.extend(crate::session::builtin_tool_names()?.into_iter().filter(|t| !keep.contains(&t.as_str())));
     }
+    // `--json-schema`: the answer tool touches nothing; answering is always allowed.
+    let mut allowed = args.allowed_tools.clone();
+    if args.json_schema.is_some() {
+        allowed.push(rein_tools::STRUCTURED_OUTPUT.to_string());
+    }
     let policy = Policy::new(&PolicyInputs {
         settings: settings.clone(),
-        allowed_tools: args.allowed_tools.clone(),
+        allowed_tools: allowed,
         disallowed_tools: disallowed,
         mode,
         cwd: cwd.to_path_buf(),

@@ -232,6 +232,7 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
         End::Completed | End::Stopped(_) | End::Deferred(_) => "success",
         End::MaxTurns => "error_max_turns",
         End::MaxBudget => "error_max_budget_usd",
+        End::Failed(rein_engine::EngineError::RequiredToolNotCalled { .. }) => "error_max_structured_output_retries",
         End::Failed(_) | End::Interrupted => "error_during_execution",
     };
     let mut v = json!({
@@ -260,6 +261,9 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
             "tool_name": c.name, "tool_use_id": c.id, "tool_input": c.input,
         })).collect::<Vec<_>>(),
     });
+    if let Some(answer) = setup.structured_output.as_ref().and_then(|s| s.lock().ok().and_then(|a| a.clone())) {
+        v["structured_output"] = answer;
+    }
     if matches!(o.end, End::Completed | End::Stopped(_) | End::Deferred(_)) || !o.result_text.is_empty() {
         v["result"] = json!(o.result_text);
     }

@@ -109,6 +109,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             frontend.set_tools(engine.tool_names());
             abort.set(engine.fresh_abort());
             let started = Instant::now();
+            setup.clear_structured_output();
             frontend.start(&setup);
             let prompt = prompt_message(&setup, &mut engine, user).await;
             let outcome = {

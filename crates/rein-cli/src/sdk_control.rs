@@ -107,23 +107,8 @@ pub fn apply_initialize(setup: &mut Setup, request: &Value, peer: &Arc<rein_sdk:
         hooks.callbacks = Some(Arc::new(SdkCallbacks { peer: peer.clone() }));
         setup.hooks = Some(Arc::new(hooks));
     }
-    if let Some(agents) = request.get("agents").and_then(Value::as_object) {
-        for (name, a) in agents {
-            let text = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
-            let tools = a
-                .get("tools")
-                .and_then(Value::as_array)
-                .map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>());
-            setup.agents.retain(|d| &d.name != name);
-            setup.agents.push(rein_prompt::agents::AgentDef {
-                name: name.clone(),
-                description: text("description").unwrap_or_default(),
-                tools,
-                model: text("model"),
-                prompt: text("prompt").unwrap_or_default(),
-                path: "the Agent SDK (initialize)".into(),
-            });
-        }
+    if let Some(agents) = request.get("agents") {
+        setup.add_agents(agents);
     }
     let replace = request.get("systemPrompt").map(|p| match p {
         Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n\n"),

@@ -69,6 +69,9 @@ pub struct Setup {
     pub mcp_policy: rein_mcp::policy::ServerPolicy,
     /// The connected MCP servers (kept for the session: dropping them stops them).
     pub mcp: Option<Arc<rein_mcp::Servers>>,
+    /// `--json-schema`: the tool the model must call, and where its answer lands.
+    pub required_tool: Option<String>,
+    pub structured_output: Option<Arc<std::sync::Mutex<Option<serde_json::Value>>>>,
 }
 
 /// The built-in tools, and how each tool of a session (Agent included) reads its
@@ -114,7 +117,30 @@ impl Setup {
         for (rule, origin) in &hooks.if_rules {
             policy.parse_rule(rule, origin)?;
         }
+        let mut registry = registry;
+        let structured_output = match &args.json_schema {
+            Some(text) => {
+                let schema: serde_json::Value =
+                    serde_json::from_str(text).with_context(|| "--json-schema is not a JSON object".to_string())?;
+                if !schema.is_object() {
+                    anyhow::bail!("--json-schema must be a JSON Schema object");
+                }
+                jsonschema::validator_for(&schema).map_err(|e| anyhow::anyhow!("--json-schema: {e}"))?;
+                let slot = Arc::new(std::sync::Mutex::new(None));
+                registry.register_external(Arc::new(rein_tools::StructuredOutput::new(schema, slot.clone())))?;
+                Some(slot)
+            }
+            None => None,
+        };
         let mut setup = Setup::new(cwd, args, model, policy, registry)?;
+        if structured_output.is_some() {
+            setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
+            setup.structured_output = structured_output;
+        }
+        if let Some(json) = &args.agents {
+            let value: serde_json::Value = serde_json::from_str(json).context("--agents is not JSON")?;
+            setup.add_agents(&value);
+        }
         setup.sandbox = sandbox;
         setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
         setup.mcp_policy = crate::mcp::policy(&settings, !args.print);
@@ -189,6 +215,8 @@ impl Setup {
             disabled_mcpjson: Vec::new(),
             mcp_policy: Default::default(),
             mcp: None,
+            required_tool: None,
+            structured_output: None,
             thinking: rein_model::ThinkingChoice {
                 mode: args.thinking,
                 max_thinking_tokens: args.max_thinking_tokens.or(max_thinking_tokens),
@@ -247,6 +275,36 @@ impl Setup {
         self.system = system;
         self.memory = memory;
         self.prompt_parts = (replace, append);
+    }
+
+    /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):
+    /// `{"name": {"description", "prompt", "tools", "model"}}`; a name given again
+    /// replaces the earlier definition.
+    pub fn add_agents(&mut self, agents: &serde_json::Value) {
+        use serde_json::Value;
+        for (name, a) in agents.as_object().into_iter().flatten() {
+            let text = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
+            let tools = a
+                .get("tools")
+                .and_then(Value::as_array)
+                .map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>());
+            self.agents.retain(|d| &d.name != name);
+            self.agents.push(rein_prompt::agents::AgentDef {
+                name: name.clone(),
+                description: text("description").unwrap_or_default(),
+                tools,
+                model: text("model"),
+                prompt: text("prompt").unwrap_or_default(),
+                path: "--agents / the Agent SDK".into(),
+            });
+        }
+    }
+
+    /// Forget the last turn's structured output (a new turn starts).
+    pub fn clear_structured_output(&self) {
+        if let Some(slot) = &self.structured_output {
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
     }
 
     /// The facts every hook input carries.

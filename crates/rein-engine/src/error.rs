@@ -22,6 +22,10 @@ pub enum EngineError {
     /// request failed, or it came back empty).
     #[error("{0}")]
     Compaction(String),
+    /// The model ended its turn without the tool it must call (`--json-schema`), even
+    /// after reminders.
+    #[error("the model did not call {tool} after {reminders} reminders")]
+    RequiredToolNotCalled { tool: String, reminders: u32 },
 }
 
 impl From<rein_model::ModelError> for EngineError {

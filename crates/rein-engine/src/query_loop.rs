@@ -43,6 +43,9 @@ pub struct EngineConfig {
     /// What the person asked for about thinking and effort; each request applies it to
     /// its model (which changes on fallback, `/model` and in subagents).
     pub thinking: rein_model::ThinkingChoice,
+    /// A tool the model must call before its turn may end (`--json-schema`'s
+    /// StructuredOutput): without a successful call it is reminded, a few times.
+    pub required_tool: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -65,6 +68,7 @@ impl Default for EngineConfig {
             system: "".into(),
             cache: Some(rein_model::CacheTtl::FiveMinutes),
             thinking: rein_model::ThinkingChoice::default(),
+            required_tool: None,
         }
     }
 }
@@ -284,7 +288,7 @@ impl Engine {
             }
             sink(e)
         };
-        let mut counters = TurnCounters::default();
+        let mut counters = TurnCounters { turn_start: self.conversation.len(), ..TurnCounters::default() };
         let abort = self.ctx.abort.clone();
         loop {
             let request = match self.prepare_request(sink).await {

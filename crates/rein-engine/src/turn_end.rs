@@ -18,7 +18,14 @@ pub(crate) struct TurnCounters {
     pub stop_blocks: u32,
     /// Continuations after max_tokens cut-offs.
     pub cut_offs: u32,
+    /// Reminders to call the required tool.
+    pub reminders: u32,
+    /// Where the turn's messages begin in the conversation.
+    pub turn_start: usize,
 }
+
+/// Reminders to call the required tool before the turn fails.
+const MAX_REQUIRED_TOOL_REMINDERS: u32 = 5;
 
 pub(crate) enum Next {
     Continue,
@@ -37,6 +44,21 @@ impl Engine {
         if let Some(meta) = self.max_tokens_continuation(message, &mut counters.cut_offs) {
             return self.go_on(meta);
         }
+        if let Some(tool) = self.config.required_tool.clone()
+            && !self.called_successfully(&tool, counters.turn_start)
+        {
+            if counters.reminders >= MAX_REQUIRED_TOOL_REMINDERS {
+                return Next::End(End::Failed(EngineError::RequiredToolNotCalled {
+                    tool,
+                    reminders: counters.reminders,
+                }));
+            }
+            counters.reminders += 1;
+            return self.go_on(Message::user_text(format!(
+                "You must call the {tool} tool to give your final answer, with an input that matches its schema. \
+                 Call it now."
+            )));
+        }
         match self.stop_hooks(message, counters.stop_blocks, sink).await {
             StopVerdict::Continue(feedback) => {
                 counters.stop_blocks += 1;
@@ -45,6 +67,17 @@ impl Engine {
             StopVerdict::Halt(reason) => Next::End(End::Stopped(reason)),
             StopVerdict::End => Next::End(End::Completed),
         }
+    }
+
+    /// Whether `tool` was called and answered without error since `start`.
+    fn called_successfully(&self, tool: &str, start: usize) -> bool {
+        let messages: Vec<&Message> = self.conversation.messages().skip(start).collect();
+        let ids: Vec<&str> =
+            messages.iter().flat_map(|m| m.tool_uses()).filter(|c| c.name == tool).map(|c| c.id.as_str()).collect();
+        messages.iter().flat_map(|m| m.content.iter()).any(|b| {
+            matches!(b, rein_protocol::ContentBlock::ToolResult { tool_use_id, is_error: false, .. }
+                if ids.contains(&tool_use_id.as_str()))
+        })
     }
 
     fn go_on(&mut self, meta: Message) -> Next {

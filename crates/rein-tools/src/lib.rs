@@ -17,8 +17,8 @@ mod workspace;
 
 pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{
-    Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, Todo, TodoStatus, TodoWrite,
-    WebFetch, Write, register_builtins, register_builtins_sandboxed,
+    Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, STRUCTURED_OUTPUT, StructuredOutput,
+    Todo, TodoStatus, TodoWrite, WebFetch, Write, register_builtins, register_builtins_sandboxed,
 };
 pub use compact_schema::compact_for_model;
 pub use context::{FileIdentity, FileStateCache, ToolContext};

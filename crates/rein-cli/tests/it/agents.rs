@@ -79,3 +79,20 @@ fn the_legacy_name_task_runs_the_agent_tool() {
         reqs[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert!(!names.contains(&"Task"), "the model is offered Agent only");
 }
+
+#[test]
+fn agents_given_as_json_on_the_command_line_run_like_files() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("a", "Agent", json!({"description": "check", "prompt": "Check it", "subagent_type": "checker"}))]),
+        reply([text("all good")]),
+        reply([text("The checker says all good.")]),
+    ]));
+    let agents = json!({"checker": {"description": "Checks things", "prompt": "You check things.", "tools": ["Read"]}});
+    env.rein_at(&server).args(["-p", "check", "--agents", &agents.to_string()]).assert().success();
+    let reqs = server.requests();
+    assert!(reqs[1].system_text().starts_with("You check things."), "{}", reqs[1].system_text());
+    let tools: Vec<&str> =
+        reqs[1].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(tools, ["Read"]);
+}

@@ -234,3 +234,15 @@ fn an_sdk_mcp_server_tool_is_called_through_the_host() {
     let offered = server.requests()[0].body["tools"].to_string();
     assert!(offered.contains("mcp__calc__add"), "the tool reached the model");
 }
+
+#[test]
+fn an_output_format_schema_gives_structured_output() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("s1", "StructuredOutput", json!({"answer": 42}))]),
+        reply([text("done")]),
+    ]));
+    let Some(out) = drive(&env, &server, "structured") else { return };
+    assert_eq!(out["structured_output"], json!({"answer": 42}), "{out}");
+    assert_eq!(out["subtype"], "success");
+}

@@ -1,0 +1,115 @@
+//! The Agent SDK's stdio protocol spoken directly (lines written by the test): the
+//! command line the SDKs build, control requests rein does not handle, the end of
+//! stdin and the exit code, flags in both forms.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common::{Env, json_lines, serve};
+use predicates::prelude::PredicateBooleanExt;
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use serde_json::{Value, json};
+
+const SDK: [&str; 6] =
+    ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json", "--system-prompt="];
+
+fn lines(values: &[Value]) -> String {
+    values.iter().map(|v| format!("{v}\n")).collect()
+}
+
+fn init(id: &str) -> Value {
+    json!({"type": "control_request", "request_id": id, "request": {"subtype": "initialize", "hooks": null}})
+}
+
+fn user(text: &str) -> Value {
+    json!({"type": "user", "session_id": "", "message": {"role": "user", "content": text}, "parent_tool_use_id": null})
+}
+
+fn response<'a>(out: &'a [Value], id: &str) -> &'a Value {
+    out.iter().find(|l| l["type"] == "control_response" && l["response"]["request_id"] == id).expect(id)
+}
+
+#[test]
+fn dash_v_names_the_claude_code_release_rein_speaks() {
+    Env::new().rein().arg("-v").assert().success().stdout("2.1.332 (Claude Code)\n");
+}
+
+#[test]
+fn unknown_flags_and_both_value_forms_are_accepted() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server)
+        .args(["-p", "hi", "--model=claude-sonnet-4-5", "--max-turns=3", "--some-future-flag=-dash", "--betas", "a,b"])
+        .args(["--debug-to-stderr", "--allowedTools=Read,Glob", "--setting-sources=user,project"])
+        .assert()
+        .success()
+        .stdout("ok\n")
+        .stderr(predicates::str::contains("--some-future-flag").and(predicates::str::contains("--betas")));
+    assert_eq!(server.requests()[0].body["model"], "claude-sonnet-4-5");
+}
+
+#[test]
+fn control_requests_rein_does_not_handle_get_an_error_and_the_session_goes_on() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("answer")])]));
+    let input = lines(&[
+        init("i1"),
+        json!({"type": "keep_alive"}),
+        json!({"type": "control_request", "request_id": "r2", "request": {"subtype": "no_such_thing"}}),
+        json!({"type": "control_request", "request_id": "r3", "request": {"subtype": "set_permission_mode", "mode": "yolo"}}),
+        user("hi"),
+    ]) + "this line is not json\n";
+    let out = env.rein_at(&server).args(SDK).write_stdin(input).assert().success();
+    let out = json_lines(&out.get_output().stdout);
+    assert_eq!(out[0]["type"], "control_response", "initialize is answered first: {:?}", out[0]);
+    assert_eq!(response(&out, "i1")["response"]["response"]["claude_code_version"], "2.1.332");
+    let r2 = &response(&out, "r2")["response"];
+    assert_eq!(r2["subtype"], "error");
+    assert!(r2["error"].as_str().unwrap().contains("Unsupported control request subtype: no_such_thing"));
+    assert!(response(&out, "r3")["response"]["error"].as_str().unwrap().contains("must be one of"));
+    let result = out.iter().find(|l| l["type"] == "result").unwrap();
+    assert_eq!(result["result"], "answer");
+}
+
+#[test]
+fn stdin_closing_finishes_the_queued_turns_and_an_error_result_exits_1() {
+    let env = Env::new();
+    let server =
+        serve(Scenario::new([reply([text("first")]), reply([tool_use_with_id("t", "Glob", json!({"pattern": "*"}))])]));
+    // Both prompts are written before the first turn ends; stdin then closes.
+    let input = lines(&[init("i"), user("one"), user("two")]);
+    let out = env.rein_at(&server).args(SDK).args(["--max-turns", "1"]).write_stdin(input).assert().code(1);
+    let results: Vec<Value> =
+        json_lines(&out.get_output().stdout).into_iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["result"], "first");
+    assert_eq!(results[1]["subtype"], "error_max_turns");
+    assert!(results[1]["errors"][0].as_str().unwrap().contains("maximum number of turns"));
+}
+
+#[test]
+fn the_tools_flag_chooses_the_built_in_tools() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("a")]), reply([text("b")])]));
+    env.rein_at(&server).args(["-p", "x", "--tools", "Read,Glob"]).assert().success();
+    env.rein_at(&server).args(["-p", "x", "--tools="]).assert().success();
+    let names = |n: usize| -> Vec<String> {
+        let body = &server.requests()[n].body;
+        body["tools"]
+            .as_array()
+            .map(|t| t.iter().map(|t| t["name"].as_str().unwrap().to_string()).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(names(0), ["Read", "Glob"]);
+    assert!(names(1).is_empty(), "{:?}", names(1));
+}
+
+#[test]
+fn setting_sources_leave_out_the_files_not_named() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"permissions": {"deny": ["Glob"]}}).to_string());
+    let server = serve(Scenario::new([reply([text("a")]), reply([text("b")])]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    env.rein_at(&server).args(["-p", "x", "--setting-sources="]).assert().success();
+    let has_glob = |n: usize| server.requests()[n].body["tools"].to_string().contains("\"Glob\"");
+    assert!(!has_glob(0), "the project's deny rule removes Glob");
+    assert!(has_glob(1), "with no setting sources the project file is not read");
+}
