@@ -12,6 +12,7 @@ mod mcp;
 mod policy;
 mod providers;
 mod sandbox;
+mod sdk;
 mod sessions;
 mod tools;
 mod tui;
@@ -131,6 +132,15 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the Agent SDK rows: `--sdk PATH/TO/rein` (run from the repository root).
+    if args.get(1).map(String::as_str) == Some("--sdk") {
+        let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --sdk PATH/TO/rein")?))?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in sdk::rows(&bin, work.path(), home.path())? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the MCP rows: `--mcp PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--mcp") {
         let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --mcp PATH/TO/rein")?))?;
@@ -228,6 +238,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
+    rows.extend(sdk::rows(&bin, work.path(), home.path())?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);
