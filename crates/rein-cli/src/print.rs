@@ -98,11 +98,11 @@ impl Frontend {
                 "tools": self.tools,
                 "mcp_servers": mcp_servers(setup),
                 "permissionMode": self.permission_mode.unwrap_or(setup.policy.mode).name(),
-                "slash_commands": [],
+                "slash_commands": setup.commands.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
                 "apiKeySource": setup.api_key_source(),
                 "claude_code_version": crate::CLAUDE_CODE_VERSION,
                 "output_style": "default",
-                "agents": [],
+                "agents": setup.agents.iter().map(|a| a.name.clone()).collect::<Vec<_>>(),
                 "skills": [],
                 "plugins": [],
             });

@@ -113,3 +113,22 @@ fn setting_sources_leave_out_the_files_not_named() {
     assert!(!has_glob(0), "the project's deny rule removes Glob");
     assert!(has_glob(1), "with no setting sources the project file is not read");
 }
+
+#[test]
+fn the_init_line_lists_commands_and_agents() {
+    let env = Env::new();
+    env.write(".claude/commands/review.md", "---\ndescription: Review\n---\nReview $ARGUMENTS\n");
+    let server = serve(Scenario::new([reply([text("a")])]));
+    let agents = json!({"checker": {"description": "Checks", "prompt": "You check."}}).to_string();
+    let out = env
+        .rein_at(&server)
+        .args(SDK)
+        .args(["--agents", &agents])
+        .write_stdin(lines(&[init("i"), user("hi")]))
+        .assert()
+        .success();
+    let out = json_lines(&out.get_output().stdout);
+    let init = out.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert_eq!(init["slash_commands"], json!(["review"]), "{init}");
+    assert_eq!(init["agents"], json!(["checker"]));
+}

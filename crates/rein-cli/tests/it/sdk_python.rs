@@ -246,3 +246,20 @@ fn an_output_format_schema_gives_structured_output() {
     assert_eq!(out["structured_output"], json!({"answer": 42}), "{out}");
     assert_eq!(out["subtype"], "success");
 }
+
+#[test]
+fn can_use_tool_permission_updates_are_remembered_and_written_to_the_named_settings() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("b1", "Bash", json!({"command": "python3 -c 'open(\"a.txt\", \"w\")'"}))]),
+        reply([tool_use_with_id("b2", "Bash", json!({"command": "python3 -c 'open(\"b.txt\", \"w\")'"}))]),
+        reply([text("finished")]),
+    ]));
+    let Some(out) = drive(&env, &server, "can_use_tool_remember") else { return };
+    assert_eq!(out["asked"].as_array().unwrap().len(), 1, "the rule answered the second call: {}", out["asked"]);
+    assert!(out["asked"][0]["suggestions"].as_u64().unwrap() >= 1, "rein suggested a rule");
+    assert!(env.cwd().join("a.txt").exists() && env.cwd().join("b.txt").exists());
+    let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
+    let local: Value = serde_json::from_str(&local).unwrap();
+    assert_eq!(local["permissions"]["allow"], json!(["Bash(python3 *)"]), "{local}");
+}
