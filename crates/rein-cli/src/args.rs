@@ -57,6 +57,11 @@ pub struct Args {
     #[arg(long)]
     pub json_schema: Option<String>,
 
+    /// Extra `anthropic-beta` values for the Messages API, comma separated (added to
+    /// `ANTHROPIC_BETAS`).
+    #[arg(long, num_args = 1..)]
+    pub betas: Vec<String>,
+
     /// Subagents as JSON: `{"name": {"description", "prompt", "tools", "model"}}`.
     #[arg(long)]
     pub agents: Option<String>,
@@ -285,7 +290,6 @@ pub enum OutputFormat {
 /// `claude` (the Agent SDKs pass many of them) run unchanged.
 const NOT_YET: &[(&str, bool)] = &[
     ("task-budget", true),
-    ("betas", true),
     ("resume-session-at", true),
     ("resume-drops-turn", true),
     ("plugin-dir", true),

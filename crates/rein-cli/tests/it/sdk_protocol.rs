@@ -42,8 +42,11 @@ fn unknown_flags_and_both_value_forms_are_accepted() {
         .assert()
         .success()
         .stdout("ok\n")
-        .stderr(predicates::str::contains("--some-future-flag").and(predicates::str::contains("--betas")));
-    assert_eq!(server.requests()[0].body["model"], "claude-sonnet-4-5");
+        .stderr(predicates::str::contains("--some-future-flag").and(predicates::str::contains("--debug-to-stderr")));
+    let req = &server.requests()[0];
+    assert_eq!(req.body["model"], "claude-sonnet-4-5");
+    let beta = req.headers.get("anthropic-beta").cloned().unwrap_or_default();
+    assert!(beta.split(',').any(|b| b == "a") && beta.split(',').any(|b| b == "b"), "--betas reach the API: {beta}");
 }
 
 #[test]
