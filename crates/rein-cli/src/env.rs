@@ -54,6 +54,11 @@ pub const VARS: &[Var] = &[
         default: "25000",
         doc: "an MCP result larger than this is saved to a file and the model gets a preview",
     },
+    Var {
+        name: "CLAUDE_CODE_SDK_READS_SESSION_STATE",
+        default: "",
+        doc: "`1` (set by the Agent SDKs): SDK mode also prints `session_state_changed` frames",
+    },
     Var { name: "MCP_TIMEOUT", default: "30000", doc: "how long an MCP server may take to start, in ms" },
     Var {
         name: "MCP_TOOL_TIMEOUT",

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use rein_policy::SharedPolicy;
 use rein_protocol::{ContentBlock, Message};
-use rein_sdk::{Inbound, Peer, PermissionTargets, SdkApprover, TurnAbort, UserLine};
+use rein_sdk::{Inbound, Peer, PermissionTargets, SdkApprover, SessionState, TurnAbort, UserLine};
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -62,6 +62,9 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         let model = setup.anthropic_model()?;
         let policy = SharedPolicy::from(setup.policy.clone());
         let abort = Arc::new(TurnAbort::default());
+        let states = crate::env::Env::lookup("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+            .is_some_and(|v| v == "1")
+            .then(|| Arc::new(SessionState { peer: peer.clone(), session_id: setup.session_id.clone() }));
         let approver: Option<Arc<dyn rein_engine::Approver>> = match args.permission_prompt_tool.as_deref() {
             Some("stdio") => Some(Arc::new(SdkApprover {
                 peer: peer.clone(),
@@ -71,6 +74,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
                     user_dir: setup.env.home.as_ref().map(|h| h.join(".claude")),
                 },
                 abort: abort.clone(),
+                states: states.clone(),
             })),
             Some(other) => crate::prompt_tool::approver(other, &setup)?,
             None => None,
@@ -110,6 +114,9 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             abort.set(engine.fresh_abort());
             let started = Instant::now();
             setup.clear_structured_output();
+            if let Some(s) = &states {
+                s.send("running");
+            }
             frontend.start(&setup);
             let prompt = prompt_message(&setup, &mut engine, user).await;
             let outcome = {
@@ -131,6 +138,9 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             };
             abort.clear();
             frontend.finish(&setup, &outcome, started.elapsed());
+            if let Some(s) = &states {
+                s.send("idle");
+            }
             last_failed = outcome.is_error();
             control.context_tokens = context_tokens(&engine);
         }

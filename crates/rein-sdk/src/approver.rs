@@ -50,6 +50,8 @@ pub struct SdkApprover {
     pub policy: SharedPolicy,
     pub targets: PermissionTargets,
     pub abort: Arc<TurnAbort>,
+    /// Where `requires_action` / `running` frames go, when the SDK asked for them.
+    pub states: Option<Arc<crate::SessionState>>,
 }
 
 impl Approver for SdkApprover {
@@ -71,7 +73,14 @@ impl Approver for SdkApprover {
             if let Some(path) = effects.writes.first().or(effects.reads.first()) {
                 request["blocked_path"] = json!(path);
             }
-            match self.peer.request(request).await {
+            if let Some(s) = &self.states {
+                s.send("requires_action");
+            }
+            let reply = self.peer.request(request).await;
+            if let Some(s) = &self.states {
+                s.send("running");
+            }
+            match reply {
                 Ok(reply) => self.answer(call, &reply),
                 Err(PeerError::Refused(e)) => deny(format!("Tool permission request failed: Error: {e}")),
                 Err(e) => deny(format!("Tool permission request failed: {e}")),

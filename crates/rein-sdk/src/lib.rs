@@ -17,5 +17,5 @@ pub use approver::{SdkApprover, TurnAbort};
 pub use callbacks::{SdkCallbacks, register_hooks};
 pub use inbound::{Inbound, UserLine};
 pub use mcp_tunnel::McpTunnel;
-pub use peer::{Peer, PeerError};
+pub use peer::{Peer, PeerError, SessionState};
 pub use permissions::{PermissionTargets, apply_updates};

@@ -112,6 +112,23 @@ impl Peer {
     }
 }
 
+/// `session_state_changed` frames, which the SDKs ask for with
+/// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`: `running` as a turn starts, `requires_action`
+/// while a question waits, `idle` after each result (the SDK closes stdin on that).
+pub struct SessionState {
+    pub peer: std::sync::Arc<Peer>,
+    pub session_id: String,
+}
+
+impl SessionState {
+    pub fn send(&self, state: &str) {
+        self.peer.send(&json!({
+            "type": "system", "subtype": "session_state_changed", "state": state, "sdk_host_only": true,
+            "uuid": uuid::Uuid::new_v4().to_string(), "session_id": self.session_id,
+        }));
+    }
+}
+
 /// A request dropped before its answer (the turn was interrupted) is withdrawn: the
 /// SDK is told, and its late answer is ignored.
 struct Withdraw<'a> {

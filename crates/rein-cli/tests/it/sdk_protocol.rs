@@ -135,3 +135,29 @@ fn the_init_line_lists_commands_and_agents() {
     assert_eq!(init["slash_commands"], json!(["review"]), "{init}");
     assert_eq!(init["agents"], json!(["checker"]));
 }
+
+#[test]
+fn session_state_frames_when_the_sdk_asks_for_them() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("a")])]));
+    let out = env
+        .rein_at(&server)
+        .env("CLAUDE_CODE_SDK_READS_SESSION_STATE", "1")
+        .args(SDK)
+        .write_stdin(lines(&[init("i"), user("hi")]))
+        .assert()
+        .success();
+    let order: Vec<String> = json_lines(&out.get_output().stdout)
+        .iter()
+        .filter_map(|l| match (l["type"].as_str(), l["subtype"].as_str()) {
+            (Some("system"), Some("session_state_changed")) => {
+                assert_eq!(l["sdk_host_only"], true);
+                Some(l["state"].as_str().unwrap().to_string())
+            }
+            (Some("system"), Some("init")) => Some("init".into()),
+            (Some("result"), _) => Some("result".into()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order, ["running", "init", "result", "idle"]);
+}
