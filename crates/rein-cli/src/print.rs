@@ -191,7 +191,7 @@ impl Frontend {
     }
 
     pub fn finish(&mut self, setup: &Setup, outcome: &Outcome, elapsed: Duration) {
-        let result = result_json(setup, outcome, elapsed);
+        let result = result_json(setup, outcome, elapsed, self.model.as_deref().unwrap_or(&setup.model));
         match &mut self.mode {
             Mode::Json | Mode::StreamJson => line(&result),
             Mode::Text => {
@@ -227,7 +227,7 @@ fn o_cost(o: &Outcome) -> f64 {
 }
 
 /// The `result` line (spec §D2).
-fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
+fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration, model: &str) -> Value {
     let subtype = match o.end {
         End::Completed | End::Stopped(_) | End::Deferred(_) => "success",
         End::MaxTurns => "error_max_turns",
@@ -248,13 +248,15 @@ fn result_json(setup: &Setup, o: &Outcome, elapsed: Duration) -> Value {
         "total_cost_usd": o.cost_usd,
         "usage": o.usage,
         "modelUsage": {
-            setup.model.clone(): {
+            model: {
                 "inputTokens": o.usage.input_tokens,
                 "outputTokens": o.usage.output_tokens,
                 "cacheReadInputTokens": o.usage.cache_read_input_tokens,
                 "cacheCreationInputTokens": o.usage.cache_creation_input_tokens,
                 "webSearchRequests": 0,
                 "costUSD": o.cost_usd,
+                "contextWindow": rein_engine::window_of(model),
+                "maxOutputTokens": setup.max_tokens,
             }
         },
         "permission_denials": o.permission_denials.iter().map(|c| json!({

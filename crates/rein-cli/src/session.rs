@@ -109,8 +109,8 @@ impl Setup {
             }
             None => registry,
         };
-        apply_settings_env(&settings);
-        apply_betas(&args.betas);
+        crate::env::apply_settings_env(&settings);
+        crate::env::apply_betas(&args.betas);
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(args.model.as_deref(), from_settings.as_deref());
         let hooks = HookConfig::from_settings(&settings)?;
@@ -420,40 +420,6 @@ pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &
         return RunEnd::Interrupted;
     }
     if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok }
-}
-
-/// The settings' `env` applies to the whole session (the model client, tools and
-/// hooks), as in Claude Code. Called before the runtime or any thread starts.
-fn apply_settings_env(settings: &rein_settings::Settings) {
-    for (key, value) in settings.merged_map("/env") {
-        if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
-            eprintln!("rein: warning: ignoring the settings env entry {key:?}");
-            continue;
-        }
-        // SAFETY: rein is still single-threaded here (no runtime, no thread spawned), so
-        // nothing reads the environment concurrently.
-        unsafe { std::env::set_var(&key, &value) };
-    }
-}
-
-/// `--betas`: added to `ANTHROPIC_BETAS`, which the Messages client sends as
-/// `anthropic-beta`. Called before the runtime or any thread starts.
-fn apply_betas(betas: &[String]) {
-    let mut all: Vec<String> = Env::lookup("ANTHROPIC_BETAS")
-        .unwrap_or_default()
-        .split(',')
-        .map(|b| b.trim().to_string())
-        .filter(|b| !b.is_empty())
-        .collect();
-    for b in betas.iter().flat_map(|b| b.split([',', ' '])).map(str::trim).filter(|b| !b.is_empty()) {
-        if !all.iter().any(|a| a == b) {
-            all.push(b.to_string());
-        }
-    }
-    if !betas.is_empty() {
-        // SAFETY: rein is still single-threaded here (no runtime, no thread spawned).
-        unsafe { std::env::set_var("ANTHROPIC_BETAS", all.join(",")) };
-    }
 }
 
 /// `rein sessions`.
