@@ -85,7 +85,7 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         }
         Some(f) => Frontend::new(f, true),
     };
-    Ok(session::run(&setup, model, TASK, &mut frontend).await.exit_code())
+    Ok(session::run(&setup, model, TASK, &mut frontend, None).await.exit_code())
 }
 
 /// The scripted model's seven turns. Each reads the tool results so far, so the final

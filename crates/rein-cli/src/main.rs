@@ -108,7 +108,12 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         mcp::start(&args, &mut setup)?;
         let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
-        Ok(session::run(&setup, model, &prompt, &mut frontend).await.exit_code())
+        let approver = match args.permission_prompt_tool.as_deref() {
+            Some("stdio") => bail!("--permission-prompt-tool stdio needs --input-format stream-json (the Agent SDK)"),
+            Some(tool) => prompt_tool::approver(tool, &setup)?,
+            None => None,
+        };
+        Ok(session::run(&setup, model, &prompt, &mut frontend, approver).await.exit_code())
     })
 }
 

@@ -373,10 +373,16 @@ pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String 
 }
 
 /// Run one prompt to its end.
-pub async fn run(setup: &Setup, model: Arc<dyn Model>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
+pub async fn run(
+    setup: &Setup,
+    model: Arc<dyn Model>,
+    prompt: &str,
+    frontend: &mut Frontend,
+    approver: Option<Arc<dyn rein_engine::Approver>>,
+) -> RunEnd {
     let started = Instant::now();
     let policy = SharedPolicy::from(setup.policy.clone());
-    let mut engine = match crate::engine::build(setup, model, policy, None) {
+    let mut engine = match crate::engine::build(setup, model, policy, approver) {
         Ok(e) => e,
         Err(e) => {
             eprintln!("rein: error: {e}");

@@ -207,3 +207,28 @@ fn tools_a_server_adds_join_on_list_changed() {
     assert!(offered.contains(&"mcp__probe__grown"), "{offered:?}");
     assert_eq!(tool_result(reqs[2].body["messages"].as_array().unwrap(), "n"), ("grown here".into(), false));
 }
+
+#[test]
+fn a_permission_prompt_tool_answers_the_questions_headless() {
+    let Some(py) = python() else { return };
+    let markers = tempfile::tempdir().unwrap();
+    let env = Env::new();
+    let config = json!({"mcpServers": {"probe": {"command": py, "args": [probe(), markers.path(), "stdio"]}}});
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("p1", "Bash", json!({"command": "echo please > polite.txt"}))]),
+        reply([tool_use_with_id("p2", "Bash", json!({"command": "echo rude > rude.txt"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--mcp-config", &config.to_string()])
+        .args(["--permission-prompt-tool", "mcp__probe__approve"])
+        .assert()
+        .success();
+    assert!(markers.path().join("asked-p1").exists() && markers.path().join("asked-p2").exists());
+    let polite = std::fs::read_to_string(env.cwd().join("polite.txt")).unwrap();
+    assert_eq!(polite, "thank you\n", "the tool's updatedInput ran");
+    assert!(!env.cwd().join("rude.txt").exists());
+    let messages = server.requests()[2].body["messages"].as_array().unwrap().clone();
+    let (denied, is_error) = tool_result(&messages, "p2");
+    assert!(is_error && denied.contains("the prompt tool refused Bash"), "{denied}");
+}

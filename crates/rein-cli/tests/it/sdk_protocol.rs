@@ -161,3 +161,13 @@ fn session_state_frames_when_the_sdk_asks_for_them() {
         .collect();
     assert_eq!(order, ["running", "init", "result", "idle"]);
 }
+
+#[test]
+fn print_mode_with_stream_json_input_is_the_same_protocol() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("from -p")])]));
+    let out = env.rein_at(&server).arg("-p").args(SDK).write_stdin(lines(&[init("i"), user("hi")])).assert().success();
+    let out = json_lines(&out.get_output().stdout);
+    assert_eq!(out[0]["type"], "control_response");
+    assert_eq!(out.iter().find(|l| l["type"] == "result").unwrap()["result"], "from -p");
+}

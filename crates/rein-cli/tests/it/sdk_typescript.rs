@@ -80,3 +80,19 @@ fn typescript_session_of_two_streamed_prompts() {
     assert_eq!(r[0]["session_id"], r[1]["session_id"]);
     assert_eq!(server.requests()[1].body["messages"].as_array().unwrap().len(), 3);
 }
+
+#[test]
+fn typescript_in_process_mcp_server_named_in_initialize() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([rein_testkit::tool_use_with_id("m1", "mcp__calc__add", serde_json::json!({"a": 2, "b": 3}))]),
+        reply([text("five")]),
+    ]));
+    let Some(out) = drive(&env, &server, "sdk_mcp") else { return };
+    let m = out["messages"].as_array().unwrap();
+    let init = &m[0]["data"];
+    assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "mcp__calc__add"), "{init}");
+    let user = m.iter().find(|x| x["kind"] == "user").expect("a tool result");
+    assert!(user["content"][0]["content"].to_string().contains('5'), "{user}");
+    assert_eq!(results(&out["messages"])[0]["result"], "five");
+}
