@@ -210,7 +210,7 @@ fn main() -> anyhow::Result<()> {
         let mut steps: Vec<rein_testkit::Step> =
             (0..turns).map(|_| reply([tool_use(&tool, json!({"pattern": "*.txt"}))]).into()).collect();
         steps.push(reply([text("done")]).into());
-        let server = FakeServer::start(Scenario { steps, summary: None })?;
+        let server = FakeServer::start(Scenario::new(steps))?;
         let r = run(rein(&bin, work.path(), home.path(), Some(&server))?.args(["-p", "go", "--max-turns", "100000"]))?;
         if !r.ok {
             bail!("{turns}-turn session failed");

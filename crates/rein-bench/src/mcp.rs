@@ -61,7 +61,7 @@ fn turns(
     let mut steps: Vec<rein_testkit::Step> =
         (0..CALLS).map(|_| reply([tool_use(tool, input.clone())]).into()).collect();
     steps.push(reply([text("done")]).pause_after_event(0, 500).into());
-    let server = FakeServer::start(Scenario { steps, summary: None })?;
+    let server = FakeServer::start(Scenario::new(steps))?;
     let mut cmd = rein_direct(bin, cwd, home, &server);
     cmd.args(["-p", "go", "--max-turns", "1000", "--allowedTools", "mcp__s0", "--allowedTools", "TodoWrite"])
         .args(extra)

@@ -18,7 +18,7 @@ fn session(late_end_ms: u64) -> Scenario {
         .map(|_| reply([tool_use("Glob", json!({"pattern": "*.txt"}))]).end_body_after_ms(late_end_ms).into())
         .collect();
     steps.push(reply([text("done")]).into());
-    Scenario { steps, summary: None }
+    Scenario::new(steps)
 }
 
 pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {

@@ -51,7 +51,7 @@ fn bundled_claude(py: &Path) -> Option<PathBuf> {
 /// Median seconds to the first message and to the result over the runs.
 fn measure(py: &Path, cli: &Path, cwd: &Path, home: &Path) -> anyhow::Result<(f64, f64)> {
     let steps: Vec<Step> = (0..RUNS).map(|_| reply([text("hello")]).into()).collect();
-    let server = FakeServer::start(Scenario { steps, summary: None })?;
+    let server = FakeServer::start(Scenario::new(steps))?;
     let script = cwd.join("sdk_bench_driver.py");
     std::fs::write(&script, DRIVER)?;
     let out = Command::new(py)

@@ -88,8 +88,7 @@ pub fn rows(bin: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let mut steps: Vec<Step> =
         (0..2000).map(|_| reply([tool_use("Glob", json!({"pattern": "*.txt"}))]).into()).collect();
     steps.push(reply([text("done")]).into());
-    let server =
-        FakeServer::start(Scenario { steps, summary: None }.with_summary("SUMMARY: listing files, turn after turn."))?;
+    let server = FakeServer::start(Scenario::new(steps).with_summary("SUMMARY: listing files, turn after turn."))?;
     let out = Command::new(std::env::current_exe()?)
         .arg("--measure")
         .arg(bin)

@@ -93,7 +93,7 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<(String, 
         })
         .collect();
     steps.push(reply([text("All steps done.")]).into());
-    let server = FakeServer::start(Scenario { steps, summary: None })?;
+    let server = FakeServer::start(Scenario::new(steps))?;
     let (pane, _) = start(bin, cwd, home, &server, "--allowedTools 'Bash(seq:*)'", 99)?;
     let raw = cwd.join("tmux-raw.log");
     pane.tmux(&["pipe-pane", "-o", "-t", "t", &format!("cat >> '{}'", raw.display())])?;

@@ -267,6 +267,9 @@ pub enum PermissionsAction {
     Check {
         #[arg(required = true)]
         calls: Vec<String>,
+        /// Also ask the auto-mode judge about each call the rules would ask about.
+        #[arg(long)]
+        auto: bool,
     },
     /// List every rule with the file it comes from, the mode and the workspace.
     List,

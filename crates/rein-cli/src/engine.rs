@@ -54,6 +54,13 @@ pub fn build(
     let mut gate = Gate::new(policy);
     gate.hooks = setup.hooks.clone();
     gate.approver = approver;
+    // Auto mode's judge (consulted only in that mode), on the session's provider.
+    let judge_model = match setup.provider {
+        crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),
+        _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| setup.model.clone()),
+    };
+    let timeout = Duration::from_millis(env.judge_timeout_ms.unwrap_or(15_000));
+    gate.judge = Some(Arc::new(rein_judge::ModelJudge::new(model.clone(), judge_model, timeout)));
     // Subagents get the same model, tools (bar Agent), permissions and hooks.
     let mut registry = (*setup.registry).clone();
     let agent = AgentTool {

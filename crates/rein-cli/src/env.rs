@@ -23,6 +23,11 @@ pub const VARS: &[Var] = &[
         doc: "another endpoint (a proxy, the fake server)",
     },
     Var { name: "ANTHROPIC_BETAS", default: "", doc: "comma-separated `anthropic-beta` values" },
+    Var {
+        name: "ANTHROPIC_SMALL_FAST_MODEL",
+        default: "claude-haiku-4-5",
+        doc: "the small fast model of the small-model uses (the auto-mode judge)",
+    },
     Var { name: "ANTHROPIC_MODEL", default: "claude-opus-5-5", doc: "the model, when `--model` is not given" },
     Var { name: "ANTHROPIC_DEFAULT_OPUS_MODEL", default: "claude-opus-5-5", doc: "what `opus` and `best` mean" },
     Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-5", doc: "what `sonnet` means" },
@@ -53,6 +58,11 @@ pub const VARS: &[Var] = &[
         name: "MAX_MCP_OUTPUT_TOKENS",
         default: "25000",
         doc: "an MCP result larger than this is saved to a file and the model gets a preview",
+    },
+    Var {
+        name: "REIN_JUDGE_TIMEOUT_MS",
+        default: "15000",
+        doc: "how long the auto-mode judge may take before the call counts as not judged (asked, or denied headless)",
     },
     Var {
         name: "CLAUDE_CODE_SDK_READS_SESSION_STATE",
@@ -145,6 +155,7 @@ pub struct Env {
     pub mcp_timeout_ms: Option<u64>,
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
+    pub judge_timeout_ms: Option<u64>,
 }
 
 /// A variable's value; empty counts as unset.
@@ -194,6 +205,7 @@ impl Env {
             mcp_timeout_ms: number("MCP_TIMEOUT"),
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
+            judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
             home,
         }
     }
@@ -207,6 +219,11 @@ impl Env {
         } else {
             "none"
         }
+    }
+
+    /// The small fast model (the auto-mode judge's).
+    pub fn small_fast_model() -> String {
+        rein_model::small_fast_model(text)
     }
 
     /// The lookup the model client reads its variables through.

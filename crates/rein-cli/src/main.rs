@@ -8,6 +8,7 @@ mod env;
 mod human;
 mod interactive;
 mod interrupt;
+mod judge_cli;
 mod mcp;
 mod mcp_approval;
 mod mcp_cli;

@@ -96,9 +96,10 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
             }
             Ok(())
         }
-        PermissionsAction::Check { calls } => {
+        PermissionsAction::Check { calls, auto } => {
             let mut ctx = ToolContext::new(cwd.clone(), std::env::temp_dir());
             ctx.home = home;
+            let judge = if *auto { Some(crate::judge_cli::Judging::new(args)?) } else { None };
             for call in calls {
                 let (tool, arg) = split_call(call)?;
                 let input = example_input(&registry, &kinds, &tool, &arg);
@@ -112,6 +113,10 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
                 println!("  decided by: {}", d.source);
                 println!("  mode: {} (from {})", policy.mode.name(), policy.mode_source);
                 print_effects(&effects);
+                if let Some(judge) = &judge {
+                    let call = rein_protocol::ToolUse { id: "check".into(), name: tool.clone(), input: input.clone() };
+                    judge.explain(&call, &effects, &d, &policy.roots);
+                }
             }
             Ok(())
         }

@@ -141,6 +141,7 @@ pub async fn run_call(
                         format!("PreToolUse hook `{hook}`: {reason}"),
                     ),
                     asked: false,
+                    judgement: None,
                 };
                 let result = ContentBlock::tool_result(&call.id, message, true);
                 return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false, ran_shell: false };
@@ -148,8 +149,11 @@ pub async fn run_call(
             // Headless, `defer` stops the session with the call unanswered, to be run on resume.
             if decision == HookDecision::Defer && gate.approver.is_none() {
                 let source = format!("PreToolUse hook `{hook}` deferred the call");
-                let verdict =
-                    Verdict { decision: Decision::new(Behavior::Ask, "Deferred by a hook.", source), asked: false };
+                let verdict = Verdict {
+                    decision: Decision::new(Behavior::Ask, "Deferred by a hook.", source),
+                    asked: false,
+                    judgement: None,
+                };
                 let result = ContentBlock::tool_result(&call.id, "Deferred by a PreToolUse hook.", true);
                 return CallReport { result, verdict: Some(verdict), notices, stop, deferred: true, ran_shell: false };
             }
@@ -181,7 +185,7 @@ pub async fn run_call(
         };
         let again = gate.policy.get().decide(&Call { tool: &call.name, input: &call.input, effects: &checked.effects });
         if again.behavior == Behavior::Deny {
-            verdict = Verdict { decision: again, asked: true };
+            verdict = Verdict { decision: again, asked: true, judgement: None };
         }
     }
     let ran_shell = checked.effects.shell.is_some();

@@ -4,12 +4,16 @@
 //! message that tells the model the user has not granted it.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use futures::future::BoxFuture;
 use rein_hooks::{HookDecision, HookEvent, Hooks};
-use rein_policy::{Behavior, Call, Decision, Effects, SharedPolicy};
+use rein_policy::{Behavior, Call, Decision, Effects, PermissionMode, SharedPolicy};
 use rein_protocol::ToolUse;
 use serde_json::{Value, json};
+
+use crate::judge::{Judge, JudgeContext, Judgement};
+use crate::judge::{JudgeRequest, JudgeVerdict};
 
 /// A person's answer to a question.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -47,6 +51,8 @@ pub struct Verdict {
     pub decision: Decision,
     /// The policy asked, and an approver (or its absence) answered.
     pub asked: bool,
+    /// What the auto-mode judge said, when it was consulted.
+    pub judgement: Option<Judgement>,
 }
 
 impl Verdict {
@@ -62,17 +68,34 @@ pub struct HookSay {
     pub hook: String,
 }
 
-/// Policy, hooks and approver.
+/// Blocks in a row after which auto mode leaves the questions to the person.
+pub const MAX_BLOCKS_IN_ROW: u32 = 3;
+
+/// Policy, hooks, the auto-mode judge and the approver.
 #[derive(Clone)]
 pub struct Gate {
     pub policy: SharedPolicy,
     pub approver: Option<Arc<dyn Approver>>,
     pub hooks: Option<Arc<Hooks>>,
+    /// Consulted in auto mode for what the rules would ask.
+    pub judge: Option<Arc<dyn Judge>>,
+    /// What the judge sees of the session (kept by the engine).
+    pub judge_context: Arc<JudgeContext>,
+    /// Consecutive blocks by the judge; at [`MAX_BLOCKS_IN_ROW`] the person decides
+    /// until they have answered once.
+    blocks_in_row: Arc<AtomicU32>,
 }
 
 impl Gate {
     pub fn new(policy: impl Into<SharedPolicy>) -> Self {
-        Gate { policy: policy.into(), approver: None, hooks: None }
+        Gate {
+            policy: policy.into(),
+            approver: None,
+            hooks: None,
+            judge: None,
+            judge_context: Arc::default(),
+            blocks_in_row: Arc::default(),
+        }
     }
 
     /// Decide `call`, which touches `effects`; `hook` is what PreToolUse hooks said (deny
@@ -81,8 +104,9 @@ impl Gate {
     pub async fn check(&self, call: &ToolUse, effects: &Effects, hook: Option<HookSay>) -> (Verdict, Option<Value>) {
         let mut decision = self.policy.get().decide(&Call { tool: &call.name, input: &call.input, effects });
         if decision.behavior == Behavior::Deny {
-            return (Verdict { decision, asked: false }, None);
+            return (Verdict { decision, asked: false, judgement: None }, None);
         }
+        let mut hook_asked = false;
         match hook {
             // A hook's allow skips the question only where no ask rule or protected path asked.
             Some(h)
@@ -91,25 +115,106 @@ impl Gate {
                 let source =
                     format!("PreToolUse hook `{}` allowed; the policy would have asked ({})", h.hook, decision.source);
                 return (
-                    Verdict { decision: Decision::new(Behavior::Allow, "Allowed by a hook.", source), asked: false },
+                    Verdict {
+                        decision: Decision::new(Behavior::Allow, "Allowed by a hook.", source),
+                        asked: false,
+                        judgement: None,
+                    },
                     None,
                 );
             }
             // ask (and defer, which rein treats as ask) forces a question.
-            Some(h) if matches!(h.decision, HookDecision::Ask | HookDecision::Defer) => {
+            Some(ref h) if matches!(h.decision, HookDecision::Ask | HookDecision::Defer) => {
+                hook_asked = true;
                 let reason = if h.reason.is_empty() {
                     format!("A hook asks to confirm this {} call.", call.name)
                 } else {
-                    h.reason
+                    h.reason.clone()
                 };
                 decision = Decision::new(Behavior::Ask, reason, format!("PreToolUse hook `{}` asked", h.hook));
             }
             _ => {}
         }
         if decision.behavior != Behavior::Ask {
-            return (Verdict { decision, asked: false }, None);
+            return (Verdict { decision, asked: false, judgement: None }, None);
         }
-        self.ask(call, decision, effects).await
+        let judgement = if hook_asked { None } else { self.consult_judge(call, effects, &decision).await };
+        match judgement.as_ref().map(|j| &j.verdict) {
+            Some(JudgeVerdict::Allow) => {
+                self.blocks_in_row.store(0, Ordering::SeqCst);
+                let j = judgement.as_ref().map(|j| (j.model.clone(), j.reason.clone())).unwrap_or_default();
+                let d = Decision::new(
+                    Behavior::Allow,
+                    format!("Allowed by the auto-mode judge: {}", j.1),
+                    format!("auto mode: {} allowed; the rules would have asked ({})", j.0, decision.source),
+                );
+                return (Verdict { decision: d, asked: false, judgement }, None);
+            }
+            Some(JudgeVerdict::Block) => {
+                let blocks = self.blocks_in_row.fetch_add(1, Ordering::SeqCst) + 1;
+                if blocks < MAX_BLOCKS_IN_ROW {
+                    let j = judgement.as_ref().map(|j| (j.model.clone(), j.reason.clone())).unwrap_or_default();
+                    let d = Decision::new(
+                        Behavior::Deny,
+                        format!(
+                            "The auto-mode judge blocked this call: {}. Do not try to get around the block; do \
+                             something else, or ask the user to allow it.",
+                            j.1
+                        ),
+                        format!("auto mode: {} blocked; the rules would have asked ({})", j.0, decision.source),
+                    );
+                    return (Verdict { decision: d, asked: false, judgement }, None);
+                }
+                decision.reason = format!(
+                    "The auto-mode judge blocked {blocks} calls in a row, so the user decides. {}",
+                    decision.reason
+                );
+            }
+            Some(JudgeVerdict::Failed) => {
+                let why = judgement.as_ref().map(|j| j.reason.clone()).unwrap_or_default();
+                decision.reason = format!("The auto-mode judge could not decide ({why}). {}", decision.reason);
+            }
+            None => {}
+        }
+        let (mut verdict, input) = self.ask(call, decision, effects).await;
+        if self.approver.is_some() {
+            // The person decided: auto mode judges again from the next question.
+            self.blocks_in_row.store(0, Ordering::SeqCst);
+        }
+        verdict.judgement = judgement;
+        (verdict, input)
+    }
+
+    /// In auto mode, the judge's say on a call the rules would ask about; `None` where
+    /// the judge is not consulted: another mode, an explicit ask rule or protected
+    /// path, a read-only call, or auto mode paused after blocks in a row.
+    async fn consult_judge(&self, call: &ToolUse, effects: &Effects, decision: &Decision) -> Option<Judgement> {
+        let judge = self.judge.as_ref()?;
+        let policy = self.policy.get();
+        if policy.mode != PermissionMode::Auto
+            || decision.explicit
+            || effects.read_only
+            || self.blocks_in_row.load(Ordering::SeqCst) >= MAX_BLOCKS_IN_ROW
+        {
+            return None;
+        }
+        let request =
+            JudgeRequest { call, effects, decision, roots: &policy.roots, context: self.judge_context.snapshot() };
+        let judgement = judge.judge(request).await;
+        tracing::debug!(
+            target: "rein::judge",
+            tool = %call.name,
+            verdict = ?judgement.verdict,
+            reason = %judgement.reason,
+            model = %judgement.model,
+            latency_ms = judgement.latency.as_millis() as u64,
+            input_tokens = judgement.usage.input_tokens,
+            output_tokens = judgement.usage.output_tokens,
+            cost_usd = judgement.cost_usd,
+            cached = judgement.cached,
+            "auto-mode judgement"
+        );
+        Some(judgement)
     }
 
     async fn ask(&self, call: &ToolUse, decision: Decision, effects: &Effects) -> (Verdict, Option<Value>) {
@@ -125,14 +230,14 @@ impl Gate {
                         answer.message
                     };
                     let d = Decision::new(Behavior::Deny, reason, format!("PermissionRequest hook `{hook}` denied"));
-                    return (Verdict { decision: d, asked: true }, None);
+                    return (Verdict { decision: d, asked: true, judgement: None }, None);
                 }
                 let d = Decision::new(
                     Behavior::Allow,
                     "Allowed by a PermissionRequest hook.",
                     format!("PermissionRequest hook `{hook}` allowed"),
                 );
-                return (Verdict { decision: d, asked: true }, answer.updated_input);
+                return (Verdict { decision: d, asked: true, judgement: None }, answer.updated_input);
             }
             let note = json!({
                 "message": format!("rein needs your permission to use {}", call.name),
@@ -175,6 +280,6 @@ impl Gate {
                 format!("no approver (headless); {}", decision.source),
             )
         };
-        (Verdict { decision, asked: true }, answer.updated_input.filter(|_| answer.allow))
+        (Verdict { decision, asked: true, judgement: None }, answer.updated_input.filter(|_| answer.allow))
     }
 }

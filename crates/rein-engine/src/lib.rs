@@ -17,6 +17,7 @@ mod event;
 mod executor;
 mod gate;
 mod journal;
+mod judge;
 mod outcome;
 mod pairing;
 mod query_loop;
@@ -31,7 +32,8 @@ pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompac
 pub use conversation::Conversation;
 pub use error::EngineError;
 pub use event::EngineEvent;
-pub use gate::{Answer, Approver, Gate, Verdict};
+pub use gate::{Answer, Approver, Gate, MAX_BLOCKS_IN_ROW, Verdict};
+pub use judge::{ContextItem, Judge, JudgeContext, JudgeRequest, JudgeVerdict, Judgement};
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
 pub use query_loop::{Engine, EngineConfig, SubagentInfo, resolve_alias};

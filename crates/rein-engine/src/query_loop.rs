@@ -267,6 +267,7 @@ impl Engine {
         if let Err(e) = self.run_deferred(&mut out, sink).await {
             return out.failed(e);
         }
+        self.gate.judge_context.note_request(&prompt.text());
         if let Err(e) = self.push_user(prompt, false) {
             return out.failed(e);
         }

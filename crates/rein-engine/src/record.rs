@@ -45,6 +45,11 @@ impl Engine {
             recorded.halt = recorded.halt.or(report.stop);
             if let (Some(verdict), Some(call)) = (report.verdict, &call) {
                 crate::audit::record(call, &verdict);
+                if let Some(j) = &verdict.judgement {
+                    out.usage.add(&j.usage);
+                    out.cost_usd += j.cost_usd;
+                    self.log(|t| t.event(&judgement_event(call, j)));
+                }
                 self.log(|t| {
                     t.event(&TranscriptEvent::Permission {
                         tool_use_id: call.id.clone(),
@@ -69,6 +74,9 @@ impl Engine {
                 continue;
             }
             if let Some(call) = call {
+                if let rein_protocol::ContentBlock::ToolResult { content, is_error, .. } = &report.result {
+                    self.gate.judge_context.note_result(&call, &content.to_text(), *is_error);
+                }
                 sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
             }
             results.push(report.result);
@@ -86,5 +94,27 @@ impl Engine {
             tracing::error!(error = %e, "could not record tool results");
         }
         recorded
+    }
+}
+
+/// The transcript line of a judgement.
+fn judgement_event(call: &ToolUse, j: &crate::Judgement) -> TranscriptEvent {
+    let verdict = match j.verdict {
+        crate::JudgeVerdict::Allow => "allow",
+        crate::JudgeVerdict::Block => "block",
+        crate::JudgeVerdict::Failed => "failed",
+    };
+    TranscriptEvent::Judgement {
+        tool_use_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        input: call.input.clone(),
+        verdict: verdict.into(),
+        reason: j.reason.clone(),
+        model: j.model.clone(),
+        latency_ms: j.latency.as_millis() as u64,
+        input_tokens: j.usage.input_tokens,
+        output_tokens: j.usage.output_tokens,
+        cost_usd: j.cost_usd,
+        cached: j.cached,
     }
 }

@@ -33,7 +33,9 @@ pub use anthropic::{ANTHROPIC_VERSION, AnthropicClient, AnthropicConfig, Auth};
 pub use assemble::{Assembler, INCOMPLETE_INPUT_KEY};
 pub use error::ModelError;
 pub use event::{BlockKind, ModelEvent};
-pub use models::{ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias};
+pub use models::{
+    ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias, small_fast_model,
+};
 pub use openai_chat::{OpenAiChatClient, OpenAiConfig, OpenAiWire};
 pub use pricing::cost_usd;
 pub use request::{CachedMessage, ModelRequest};

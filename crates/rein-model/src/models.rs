@@ -36,6 +36,8 @@ pub struct ModelInfo {
 #[derive(Deserialize)]
 struct Table {
     default: String,
+    /// The small fast model of the small-model uses (the auto-mode judge, prompt hooks).
+    small: String,
     aliases: std::collections::BTreeMap<String, String>,
     unknown: ModelInfo,
     models: Vec<ModelInfo>,
@@ -64,6 +66,21 @@ pub fn default_model() -> String {
     match &*TABLE {
         Ok(t) => t.default.clone(),
         Err(_) => "claude-sonnet-4-5".into(),
+    }
+}
+
+/// The small fast model: `ANTHROPIC_SMALL_FAST_MODEL` (read through `var`), else what
+/// the `haiku` alias means (`ANTHROPIC_DEFAULT_HAIKU_MODEL` included), else the table's.
+pub fn small_fast_model(var: impl Fn(&str) -> Option<String>) -> String {
+    if let Some(m) = var("ANTHROPIC_SMALL_FAST_MODEL").filter(|m| !m.trim().is_empty()) {
+        return resolve_alias(m.trim(), &var);
+    }
+    if let Some(m) = var("ANTHROPIC_DEFAULT_HAIKU_MODEL").filter(|m| !m.trim().is_empty()) {
+        return m.trim().to_string();
+    }
+    match &*TABLE {
+        Ok(t) => t.small.clone(),
+        Err(_) => "claude-haiku-4-5".into(),
     }
 }
 

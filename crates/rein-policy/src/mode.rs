@@ -1,4 +1,6 @@
-//! Permission modes (spec §B5): default, acceptEdits, plan, dontAsk, bypassPermissions.
+//! Permission modes (spec §B5): default, acceptEdits, plan, dontAsk, bypassPermissions,
+//! and auto (the rules decide as in default; what they would ask, a judge model decides
+//! first — see the engine's gate).
 
 /// Permission modes (spec §B5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -9,6 +11,8 @@ pub enum PermissionMode {
     Plan,
     DontAsk,
     BypassPermissions,
+    /// Questions the rules leave open go to the auto-mode judge first.
+    Auto,
 }
 
 impl PermissionMode {
@@ -19,6 +23,7 @@ impl PermissionMode {
             "plan" => PermissionMode::Plan,
             "dontAsk" => PermissionMode::DontAsk,
             "bypassPermissions" => PermissionMode::BypassPermissions,
+            "auto" => PermissionMode::Auto,
             _ => return None,
         })
     }
@@ -30,6 +35,7 @@ impl PermissionMode {
             PermissionMode::Plan => "plan",
             PermissionMode::DontAsk => "dontAsk",
             PermissionMode::BypassPermissions => "bypassPermissions",
+            PermissionMode::Auto => "auto",
         }
     }
 }

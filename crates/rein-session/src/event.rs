@@ -12,6 +12,22 @@ pub enum TranscriptEvent {
     ToolStarted { tool_use_id: String, name: String, input: Value },
     /// The permission verdict for a call.
     Permission { tool_use_id: String, tool_name: String, decision: String, asked: bool, source: String, reason: String },
+    /// The auto-mode judge's say on a call: verdict (`allow`, `block`, `failed`), its
+    /// reason, the model, how long it took, its tokens and cost, and whether an earlier
+    /// verdict for the identical call was reused.
+    Judgement {
+        tool_use_id: String,
+        tool_name: String,
+        input: Value,
+        verdict: String,
+        reason: String,
+        model: String,
+        latency_ms: u64,
+        input_tokens: u64,
+        output_tokens: u64,
+        cost_usd: f64,
+        cached: bool,
+    },
     /// A hook deferred this call: it runs when the session is resumed.
     Deferred { tool_use_id: String },
     /// The user interrupted the turn.

@@ -14,11 +14,21 @@ pub struct Scenario {
     /// sends), given without consuming a step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<Reply>,
+    /// The answers to auto-mode judge requests (their system prompt names the
+    /// permission judge), in order, apart from the main steps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub judge: Vec<Step>,
 }
 
 impl Scenario {
     pub fn new(steps: impl IntoIterator<Item = impl Into<Step>>) -> Self {
-        Scenario { steps: steps.into_iter().map(Into::into).collect(), summary: None }
+        Scenario { steps: steps.into_iter().map(Into::into).collect(), ..Scenario::default() }
+    }
+
+    /// Answer the auto-mode judge's requests with `steps`, in order.
+    pub fn with_judge(mut self, steps: impl IntoIterator<Item = impl Into<Step>>) -> Self {
+        self.judge = steps.into_iter().map(Into::into).collect();
+        self
     }
 
     /// Answer summary requests with `text`.

@@ -36,6 +36,11 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// Whether this is an auto-mode judge request.
+    pub fn is_judge(&self) -> bool {
+        self.system_text().contains(JUDGE_MARK)
+    }
+
     /// The system prompt's text, whether sent as a string or as blocks.
     pub fn system_text(&self) -> String {
         match &self.body["system"] {
@@ -46,10 +51,14 @@ impl RecordedRequest {
     }
 }
 
+/// What the system prompt of an auto-mode judge request says (rein-judge's rubric).
+pub const JUDGE_MARK: &str = "rein's permission judge";
+
 #[derive(Default)]
 struct Shared {
     steps: Mutex<VecDeque<Step>>,
     summary: Option<crate::Reply>,
+    judge: Mutex<VecDeque<Step>>,
     requests: Mutex<Vec<RecordedRequest>>,
     record_to: Option<std::path::PathBuf>,
     /// Requests that broke the pairing invariant (answered 400, as the real API does).
@@ -86,6 +95,7 @@ impl FakeServer {
         let shared = Arc::new(Shared {
             steps: Mutex::new(scenario.steps.into()),
             summary: scenario.summary,
+            judge: Mutex::new(scenario.judge.into()),
             record_to,
             ..Shared::default()
         });
@@ -202,7 +212,14 @@ async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         return error_response(400, body.to_string(), None);
     }
     let is_summary = shared.summary.is_some() && body_has_no_tools(&lock(&shared.requests)[index].body);
-    let step = if is_summary { shared.summary.clone().map(Step::Respond) } else { lock(&shared.steps).pop_front() };
+    let is_judge = lock(&shared.requests)[index].system_text().contains(JUDGE_MARK);
+    let step = if is_judge {
+        lock(&shared.judge).pop_front()
+    } else if is_summary {
+        shared.summary.clone().map(Step::Respond)
+    } else {
+        lock(&shared.steps).pop_front()
+    };
     match step {
         None => error_response(
             500,

@@ -290,12 +290,20 @@ impl App {
         crate::mentions::matches(files, &query).into_iter().map(str::to_string).collect()
     }
 
-    /// default → acceptEdits → plan (→ bypassPermissions when allowed at start) → default.
+    /// Whether the permission dialog offers switching to auto mode (not in it already,
+    /// nor in a mode that asks nothing).
+    pub(crate) fn offer_auto(&self) -> bool {
+        !matches!(self.policy.get().mode, PermissionMode::Auto | PermissionMode::BypassPermissions)
+    }
+
+    /// default → acceptEdits → plan → auto (→ bypassPermissions when allowed at start) →
+    /// default, as Claude Code cycles.
     pub fn cycle_mode(&mut self) {
         let next = match self.policy.get().mode {
             PermissionMode::Default => PermissionMode::AcceptEdits,
             PermissionMode::AcceptEdits => PermissionMode::Plan,
-            PermissionMode::Plan if self.allow_bypass => PermissionMode::BypassPermissions,
+            PermissionMode::Plan => PermissionMode::Auto,
+            PermissionMode::Auto if self.allow_bypass => PermissionMode::BypassPermissions,
             _ => PermissionMode::Default,
         };
         self.policy.set_mode(next, "shift+tab");

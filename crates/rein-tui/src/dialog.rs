@@ -1,7 +1,8 @@
 //! The permission dialog: what the call is, `Do you want to proceed?`, and the options —
 //! `1. Yes`, `2. Yes, and don't ask again for …` (rules written to the project's
 //! `.claude/settings.local.json`) or, for edits, `Yes, allow all edits during this
-//! session`, and `3. No, and tell rein what to do differently (esc)`.
+//! session`, `a. Yes, and switch to auto mode` (outside auto mode), and `3. No, and tell
+//! rein what to do differently (esc)`.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -11,19 +12,22 @@ use crate::approver::Question;
 use crate::summary;
 
 /// The options of a question, in order: (key, text).
-pub fn options(q: &Question, project: &str) -> Vec<(char, String)> {
+pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, String)> {
     let mut out = vec![('1', "Yes".to_string())];
     if q.edits {
         out.push(('2', "Yes, allow all edits during this session (shift+tab)".to_string()));
     } else if !q.remember.is_empty() {
         out.push(('2', format!("Yes, and don't ask again for {} in {project}", q.remember.join(", "))));
     }
+    if offer_auto {
+        out.push(('a', "Yes, and switch to auto mode".to_string()));
+    }
     out.push(('3', "No, and tell rein what to do differently (esc)".to_string()));
     out
 }
 
 /// The dialog's lines, with `selected` (an index into [`options`]) marked.
-pub fn lines(q: &Question, project: &str, selected: usize, width: usize) -> Vec<Line<'static>> {
+pub fn lines(q: &Question, project: &str, selected: usize, width: usize, offer_auto: bool) -> Vec<Line<'static>> {
     let title = match q.call.name.as_str() {
         "Bash" => "Bash command".to_string(),
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => "Edit file".to_string(),
@@ -54,7 +58,7 @@ pub fn lines(q: &Question, project: &str, selected: usize, width: usize) -> Vec<
         Style::default().add_modifier(Modifier::DIM),
     )));
     out.push(Line::from("Do you want to proceed?"));
-    for (i, (key, text)) in options(q, project).into_iter().enumerate() {
+    for (i, (key, text)) in options(q, project, offer_auto).into_iter().enumerate() {
         let marker = if i == selected { "❯ " } else { "  " };
         let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
         out.push(Line::from(Span::styled(summary::one_line(&format!("{marker}{key}. {text}"), width), style)));

@@ -140,9 +140,10 @@ impl App {
             self.comment = Some(String::new());
             return;
         }
+        let offer_auto = self.offer_auto();
         let Some((q, selected)) = &mut self.question else { return };
         let project = self.project_root.display().to_string();
-        let options = dialog::options(q, &project);
+        let options = dialog::options(q, &project, offer_auto);
         let chosen = match key.code {
             KeyCode::Up => {
                 *selected = selected.saturating_sub(1);
@@ -176,6 +177,11 @@ impl App {
                     Err(e) => self.note(format!("Could not save the rule: {e}")),
                 }
                 Answer { remember: q.remember.clone(), ..Answer::yes() }
+            }
+            'a' => {
+                self.policy.set_mode(PermissionMode::Auto, "the permission dialog");
+                self.note("Auto mode: a judge model decides the calls the rules leave open (shift+tab to leave)");
+                Answer::yes()
             }
             _ => Answer::no(),
         };

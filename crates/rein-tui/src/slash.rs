@@ -82,6 +82,14 @@ pub fn run(app: &mut App, command: &str) {
         "permissions" => {
             let p = app.policy.get();
             out.push(format!("Mode: {}", p.mode.name()));
+            if p.mode == rein_policy::PermissionMode::Auto {
+                out.push(
+                    "  Auto mode: what the rules would ask about goes to a judge model first (not deny or ask \
+                     rules, protected paths or read-only calls); `rein permissions check --auto 'Bash(…)'` shows \
+                     how a call would be judged."
+                        .into(),
+                );
+            }
             for rule in p.rules() {
                 out.push(format!("  {:5} {}  ({})", rule.kind.name(), rule.text, rule.origin));
             }

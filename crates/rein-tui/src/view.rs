@@ -66,6 +66,7 @@ fn footer(app: &App) -> Line<'static> {
         PermissionMode::Plan => "⏸ plan mode on",
         PermissionMode::BypassPermissions => "⏵⏵ bypass permissions on",
         PermissionMode::DontAsk => "⏵⏵ don't ask on",
+        PermissionMode::Auto => "⏵⏵ auto mode on",
     };
     // A configured status line replaces the hints.
     if let Some(line) = app.status_line.as_ref().and_then(|s| s.text()) {
@@ -100,7 +101,7 @@ fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
     let mut cursor = None;
     if let Some((q, selected)) = &app.question {
         let project = app.project_root.display().to_string();
-        let mut body = dialog::lines(q, &project, *selected, width.saturating_sub(4));
+        let mut body = dialog::lines(q, &project, *selected, width.saturating_sub(4), app.offer_auto());
         match &app.comment {
             Some(c) => body.push(Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan)))),
             None => body.push(Line::from(Span::styled(

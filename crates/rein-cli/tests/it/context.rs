@@ -20,8 +20,7 @@ fn a_long_session_is_compacted_before_it_overflows() {
         vec![reply([call("r", "Read", json!({"file_path": env.cwd().join("notes.md")}))]).into()];
     steps.extend((0..6).map(|i| Step::from(turn(i))));
     steps.push(reply([text("finished")]).into());
-    let server =
-        serve(Scenario { steps, summary: None }.with_summary("SUMMARY: the user asked for six listings; all ran."));
+    let server = serve(Scenario::new(steps).with_summary("SUMMARY: the user asked for six listings; all ran."));
     let out = env
         .rein_at(&server)
         .env("REIN_CONTEXT_WINDOW", "12000")

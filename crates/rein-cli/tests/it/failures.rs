@@ -34,7 +34,7 @@ fn after_one_turn(step: impl Into<Step>) -> Scenario {
             reply([text("First turn text."), tool_use_with_id("t", "Glob", json!({"pattern": "*"}))]).into(),
             step.into(),
         ],
-        summary: None,
+        ..Scenario::default()
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod agents;
 mod attack_corpus;
+mod auto_mode;
 mod caching;
 mod commands;
 mod common;
@@ -34,6 +35,7 @@ mod thinking;
 mod tools;
 mod transport;
 mod tui;
+mod tui_auto;
 mod tui_mcp;
 mod tui_pane;
 mod tui_sandbox;

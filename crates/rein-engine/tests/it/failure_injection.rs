@@ -52,7 +52,7 @@ async fn one_case(responses: Vec<(Vec<u8>, bool, Option<usize>)>, interrupt_ms: 
         steps.push(reply.into());
     }
     steps.push(reply([text("finished")]).into());
-    let server = FakeServer::start(Scenario { steps, summary: None }).unwrap();
+    let server = FakeServer::start(Scenario::new(steps)).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     let mut registry = Registry::new();

@@ -1,0 +1,158 @@
+//! The auto-mode judge: the engine's `Judge` seam answered by a small fast model
+//! (`ANTHROPIC_SMALL_FAST_MODEL` or the model table's small model, on whichever
+//! provider the session uses). One request per call, the rubric as its cached prefix;
+//! the answer must be one well-formed JSON verdict within the timeout, or the judgement
+//! fails — and a failed judgement never allows. Identical calls reuse their verdict.
+
+mod rubric;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use rein_engine::{Judge, JudgeRequest, JudgeVerdict, Judgement};
+use rein_model::{Model, ModelEvent, ModelRequest};
+use rein_protocol::{Message, Usage};
+use serde_json::Value;
+
+pub use rubric::{RUBRIC, describe};
+
+/// The judge's answer is short.
+const MAX_TOKENS: u32 = 400;
+
+/// A judge on a model.
+pub struct ModelJudge {
+    model: Arc<dyn Model>,
+    model_name: String,
+    timeout: Duration,
+    /// Verdicts by call (tool and input), reused for identical calls.
+    verdicts: Mutex<HashMap<String, (JudgeVerdict, String)>>,
+}
+
+impl ModelJudge {
+    pub fn new(model: Arc<dyn Model>, model_name: String, timeout: Duration) -> Self {
+        ModelJudge { model, model_name, timeout, verdicts: Mutex::new(HashMap::new()) }
+    }
+
+    async fn ask(&self, request: &JudgeRequest<'_>) -> Result<(JudgeVerdict, String, Usage), String> {
+        let message = Message::user_text(rubric::describe(request));
+        let request = ModelRequest {
+            model: self.model_name.clone(),
+            max_tokens: MAX_TOKENS,
+            system: rein_model::System::split(RUBRIC, ""),
+            tools: Arc::new([]),
+            messages: vec![Arc::new(rein_model::CachedMessage::new(message).map_err(|e| e.to_string())?)],
+            cache: Some(rein_model::CacheTtl::FiveMinutes),
+            reasoning: rein_model::Reasoning::default(),
+        };
+        let mut stream = self.model.stream(request);
+        let mut done = None;
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(ModelEvent::MessageDone(m)) => done = Some(m),
+                Ok(_) => {}
+                Err(e) => return Err(format!("the judge's request failed: {e}")),
+            }
+        }
+        let message = done.ok_or("the judge's response ended early")?;
+        let text = message.to_message().text();
+        let (verdict, reason) = parse(&text)?;
+        Ok((verdict, reason, message.usage))
+    }
+}
+
+impl Judge for ModelJudge {
+    fn judge<'a>(&'a self, request: JudgeRequest<'a>) -> BoxFuture<'a, Judgement> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let key = format!("{}\u{0}{}", request.call.name, request.call.input);
+            let mut judgement = Judgement {
+                verdict: JudgeVerdict::Failed,
+                reason: String::new(),
+                model: self.model_name.clone(),
+                latency: Duration::ZERO,
+                usage: Usage::default(),
+                cost_usd: 0.0,
+                cached: false,
+            };
+            let known = self.verdicts.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+            if let Some((verdict, reason)) = known {
+                judgement.verdict = verdict;
+                judgement.reason = reason;
+                judgement.cached = true;
+                judgement.latency = started.elapsed();
+                return judgement;
+            }
+            match tokio::time::timeout(self.timeout, self.ask(&request)).await {
+                Ok(Ok((verdict, reason, usage))) => {
+                    judgement.cost_usd = rein_model::cost_usd(&self.model_name, &usage);
+                    judgement.usage = usage;
+                    self.verdicts
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .insert(key, (verdict.clone(), reason.clone()));
+                    judgement.verdict = verdict;
+                    judgement.reason = reason;
+                }
+                Ok(Err(why)) => judgement.reason = why,
+                Err(_) => judgement.reason = format!("no answer within {} s", self.timeout.as_secs_f64()),
+            }
+            judgement.latency = started.elapsed();
+            judgement
+        })
+    }
+}
+
+/// Read the verdict: one JSON object (a code fence around it is tolerated) with
+/// `decision` `allow` or `block` and a `reason`. Anything else fails.
+pub fn parse(text: &str) -> Result<(JudgeVerdict, String), String> {
+    let trimmed = text.trim();
+    let body = trimmed
+        .strip_prefix("```json")
+        .or_else(|| trimmed.strip_prefix("```"))
+        .and_then(|t| t.strip_suffix("```"))
+        .unwrap_or(trimmed)
+        .trim();
+    let value: Value = serde_json::from_str(body).map_err(|_| format!("not a JSON verdict: {}", one_line(text)))?;
+    let reason = value
+        .get("reason")
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .ok_or_else(|| format!("a verdict without a reason: {}", one_line(text)))?;
+    let verdict = match value.get("decision").and_then(Value::as_str) {
+        Some("allow") => JudgeVerdict::Allow,
+        Some("block") => JudgeVerdict::Block,
+        _ => return Err(format!("a verdict that is neither allow nor block: {}", one_line(text))),
+    };
+    Ok((verdict, reason.lines().next().unwrap_or(reason).to_string()))
+}
+
+fn one_line(text: &str) -> String {
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    line.chars().take(200).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_well_formed_verdict_counts() {
+        assert_eq!(parse(r#"{"decision":"allow","reason":"runs the tests"}"#).unwrap().0, JudgeVerdict::Allow);
+        let fenced = "```json\n{\"decision\": \"block\", \"reason\": \"deletes the home directory\"}\n```";
+        assert_eq!(parse(fenced).unwrap(), (JudgeVerdict::Block, "deletes the home directory".into()));
+        for bad in [
+            "allow",
+            r#"{"decision":"yes","reason":"x"}"#,
+            r#"{"decision":"allow"}"#,
+            r#"{"decision":"allow","reason":"  "}"#,
+            r#"Sure! {"decision":"allow","reason":"x"}"#,
+            "",
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?} must fail");
+        }
+    }
+}
