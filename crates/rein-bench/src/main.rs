@@ -8,6 +8,7 @@
 
 mod executor;
 mod hooks;
+mod judge;
 mod mcp;
 mod policy;
 mod providers;
@@ -141,6 +142,15 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the auto-mode rows: `--judge PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--judge") {
+        let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --judge PATH/TO/rein")?))?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in judge::rows(&bin, work.path(), home.path())? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the MCP rows: `--mcp PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--mcp") {
         let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --mcp PATH/TO/rein")?))?;
@@ -239,6 +249,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
     rows.extend(sdk::rows(&bin, work.path(), home.path())?);
+    rows.extend(judge::rows(&bin, work.path(), home.path())?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);
