@@ -26,6 +26,11 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub input_format: Option<InputFormat>,
 
+    /// SDK mode: echo each user message taken as a `user` line with its uuid (the id
+    /// `rewind_files` takes).
+    #[arg(long)]
+    pub replay_user_messages: bool,
+
     /// stream-json: also print each streaming event as a `stream_event` line.
     #[arg(long)]
     pub include_partial_messages: bool,
@@ -152,6 +157,11 @@ pub struct Args {
     #[arg(long)]
     pub fork_session: bool,
 
+    /// With --resume or --continue: first go back to before this message (its uuid):
+    /// the files rein's file tools changed since and the conversation.
+    #[arg(long)]
+    pub rewind_to: Option<String>,
+
     /// Use this id (a UUID) for the new session.
     #[arg(long)]
     pub session_id: Option<String>,
@@ -197,6 +207,22 @@ pub enum Command {
     Sessions,
     /// List the environment variables rein reads, with their defaults.
     Env,
+    /// Go back to before a prompt of a session (the latest here, or -r ID): without a
+    /// target, list the prompts; with one (its number or message uuid), restore the
+    /// files rein's file tools changed since and the conversation.
+    Rewind {
+        /// The prompt: its number in the list, or its message uuid.
+        target: Option<String>,
+        /// Restore only the files.
+        #[arg(long, conflicts_with = "conversation_only")]
+        files_only: bool,
+        /// Restore only the conversation.
+        #[arg(long)]
+        conversation_only: bool,
+        /// Overwrite files changed outside rein since their checkpoint without asking.
+        #[arg(long, short = 'y')]
+        yes: bool,
+    },
     /// Inspect the permission rules in force here.
     Permissions {
         #[command(subcommand)]
@@ -308,7 +334,6 @@ const NOT_YET: &[(&str, bool)] = &[
     ("output-style", true),
     ("include-hook-events", false),
     ("session-mirror", false),
-    ("replay-user-messages", false),
     ("allow-dangerously-skip-permissions", false),
     ("await-initialize", false),
     ("managed-settings-in-initialize", false),

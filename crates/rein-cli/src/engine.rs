@@ -34,6 +34,8 @@ pub fn build(
     ctx.home = env.home.clone();
     // Walks (Grep, Glob) leave out what Read deny rules protect.
     ctx.read_guard = Some(setup.policy.clone());
+    // What file tools change can be rewound (Esc Esc, `rein rewind`, --rewind-to).
+    ctx.checkpoints = Some(Arc::new(rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"))));
     let config = EngineConfig {
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,
@@ -99,6 +101,9 @@ pub fn build(
             }
             Err(e) => eprintln!("rein: warning: no transcript: {e}"),
         }
+    }
+    if let Some(uuid) = &setup.rewind_to {
+        crate::rewind::before_first_prompt(&mut engine, uuid)?;
     }
     Ok(engine)
 }

@@ -16,6 +16,7 @@ mod permissions;
 mod print;
 mod prompt_tool;
 mod provider;
+mod rewind;
 mod sandbox;
 mod sdk;
 mod sdk_control;
@@ -68,6 +69,10 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         Some(Command::Sessions) => {
             session::list()?;
             return Ok(ExitCode::SUCCESS);
+        }
+        Some(Command::Rewind { target, files_only, conversation_only, yes }) => {
+            let what = rewind::What { files: !conversation_only, conversation: !files_only };
+            return runtime()?.block_on(rewind::command(&args, target.as_deref(), what, *yes));
         }
         Some(Command::Env) => {
             print!("{}", env::table());

@@ -99,7 +99,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             let user = match queue.pop_front() {
                 Some(u) => u,
                 None if !open => break,
-                None => match wait_for_prompt(&mut inbox, &peer, &mut control).await {
+                None => match wait_for_prompt(&mut inbox, &peer, &mut control, &mut engine).await {
                     Some(u) => u,
                     None => break,
                 },
@@ -118,6 +118,15 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
                 s.send("running");
             }
             frontend.start(&setup);
+            // The prompt's id: the SDK's, else a new one; `rewind_files` names it.
+            let id = user.uuid.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+            engine.tag_next_prompt(id.clone());
+            if args.replay_user_messages {
+                peer.send(&serde_json::json!({
+                    "type": "user", "message": {"role": "user", "content": user.content}, "uuid": id,
+                    "session_id": setup.session_id, "parent_tool_use_id": null,
+                }));
+            }
             let prompt = prompt_message(&setup, &mut engine, user).await;
             let outcome = {
                 let mut sink = |e| frontend.event(e);
@@ -155,15 +164,30 @@ async fn wait_for_prompt(
     inbox: &mut UnboundedReceiver<Inbound>,
     peer: &Peer,
     control: &mut Control,
+    engine: &mut rein_engine::Engine,
 ) -> Option<UserLine> {
     loop {
         match inbox.recv().await? {
             Inbound::User(u) => return Some(u),
+            Inbound::Control { id, request } if subtype(&request) == "rewind_files" => {
+                peer.respond(&id, rewind_files(engine, &request));
+            }
             Inbound::Control { id, request } => peer.respond(&id, control.handle(&request)),
             Inbound::Bad(why) => eprintln!("rein: ignoring {why}"),
             _ => {}
         }
     }
+}
+
+/// `rewind_files`: the files rein's file tools changed since the named user message go
+/// back to what they held before it (the conversation stays). A file changed outside
+/// rein since is not overwritten: the SDK gets an error naming it.
+fn rewind_files(engine: &mut rein_engine::Engine, request: &Value) -> Result<Value, String> {
+    let id = request.get("user_message_id").and_then(Value::as_str).ok_or("rewind_files needs user_message_id")?;
+    let n = engine.prompt_of(id).ok_or_else(|| format!("No file checkpoint found for message {id}"))?;
+    let restored = engine.rewind(n, true, false, false).map_err(|e| e.to_string())?;
+    let files: Vec<String> = restored.iter().map(|p| p.display().to_string()).collect();
+    Ok(serde_json::json!({"filesChanged": files}))
 }
 
 fn subtype(request: &Value) -> &str {

@@ -81,7 +81,7 @@ impl Control {
                     "model": self.model,
                 }))
             }
-            "rewind_files" => Err("File rewinding is not enabled.".into()),
+            "rewind_files" => Err("Cannot rewind files while a turn is running".into()),
             "initialize" => Err("Already initialized".into()),
             "mcp_reconnect" | "mcp_toggle" => {
                 let name = request.get("serverName").and_then(Value::as_str).unwrap_or_default();

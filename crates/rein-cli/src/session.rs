@@ -69,6 +69,8 @@ pub struct Setup {
     pub mcp_policy: rein_mcp::policy::ServerPolicy,
     /// The connected MCP servers (kept for the session: dropping them stops them).
     pub mcp: Option<Arc<rein_mcp::Servers>>,
+    /// `--rewind-to UUID`: go back to before that prompt when the session opens.
+    pub rewind_to: Option<String>,
     /// `--json-schema`: the tool the model must call, and where its answer lands.
     pub required_tool: Option<String>,
     pub structured_output: Option<Arc<std::sync::Mutex<Option<serde_json::Value>>>>,
@@ -137,6 +139,12 @@ impl Setup {
         if structured_output.is_some() {
             setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
             setup.structured_output = structured_output;
+        }
+        if let Some(uuid) = &args.rewind_to {
+            if args.resume.is_none() && !args.continue_session {
+                anyhow::bail!("--rewind-to needs the session: add --resume ID or --continue");
+            }
+            setup.rewind_to = Some(uuid.clone());
         }
         if let Some(json) = &args.agents {
             let value: serde_json::Value = serde_json::from_str(json).context("--agents is not JSON")?;
@@ -216,6 +224,7 @@ impl Setup {
             disabled_mcpjson: Vec::new(),
             mcp_policy: Default::default(),
             mcp: None,
+            rewind_to: None,
             required_tool: None,
             structured_output: None,
             thinking: rein_model::ThinkingChoice {

@@ -193,9 +193,18 @@ pub async fn run_call(
         let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
         return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false, ran_shell: false };
     }
-    // 5. Execute. A panicking tool is a failed call, never a lost one.
+    // 5. Execute. A panicking tool is a failed call, never a lost one. What a file tool
+    //    changes is checkpointed first (and noted after), so that it can be rewound.
+    let checkpoints = ctx.checkpoints.as_ref().filter(|_| rein_tools::CHECKPOINTED_TOOLS.contains(&call.name.as_str()));
+    let written = checked.effects.writes.clone();
+    if let Some(cp) = checkpoints {
+        written.iter().for_each(|p| cp.before_write(p));
+    }
     let started = Instant::now();
     let result = AssertUnwindSafe(checked.prepared.call(ctx.clone())).catch_unwind().await;
+    if let Some(cp) = checkpoints {
+        written.iter().for_each(|p| cp.after_write(p));
+    }
     let (content, is_error) = match result {
         Ok(Ok(output)) => (output.content, output.is_error),
         Ok(Err(e)) => (ToolResultContent::Text(format!("Error: {e}")), true),

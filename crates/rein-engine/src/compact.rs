@@ -141,6 +141,11 @@ impl Engine {
             }
         }
         self.conversation.replace(compacted.clone())?;
+        // Prompt positions start again after a summary: earlier checkpoints cannot be
+        // named any more.
+        if let Some(cp) = &self.ctx.checkpoints {
+            cp.forget_from(0);
+        }
         self.counted = None;
         self.log(|t| {
             t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: trigger.to_string(), pre_tokens })?;

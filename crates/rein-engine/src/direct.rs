@@ -142,13 +142,7 @@ impl Engine {
 impl Engine {
     /// The prompts the person wrote, in order (tool results and notes left out).
     pub fn user_prompts(&self) -> Vec<String> {
-        self.conversation
-            .messages()
-            .filter(|m| m.role == rein_protocol::Role::User && m.tool_uses().next().is_none())
-            .filter(|m| m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. })))
-            .filter(|m| !m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. })))
-            .map(|m| m.text())
-            .collect()
+        self.conversation.messages().filter(|m| is_prompt(m)).map(|m| m.text()).collect()
     }
 
     /// Go back to before the `n`th prompt (Esc Esc): later messages are dropped, and the
@@ -157,10 +151,7 @@ impl Engine {
         let mut seen = 0;
         let mut kept = Vec::new();
         for m in self.conversation.messages() {
-            let is_prompt = m.role == rein_protocol::Role::User
-                && m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
-                && !m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }));
-            if is_prompt {
+            if is_prompt(m) {
                 if seen == n {
                     break;
                 }
@@ -170,6 +161,10 @@ impl Engine {
         }
         self.conversation.replace(kept.clone())?;
         self.counted = None;
+        // The next prompt is turn `n` again: the checkpoints of the old ones go.
+        if let Some(cp) = &self.ctx.checkpoints {
+            cp.forget_from(n);
+        }
         self.log(|t| {
             t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: "rewind".into(), pre_tokens: 0 })?;
             kept.iter().try_for_each(|m| t.message(m))
@@ -177,8 +172,53 @@ impl Engine {
         Ok(())
     }
 
+    /// Go back to before the `n`th prompt: the files the file tools changed since (when
+    /// `files`), the conversation (when `conversation`). A file changed outside rein
+    /// since its checkpoint stops the rewind unless `force` (the person said yes).
+    /// The rewind is recorded in the transcript. Returns the files restored.
+    pub fn rewind(
+        &mut self,
+        n: usize,
+        files: bool,
+        conversation: bool,
+        force: bool,
+    ) -> Result<Vec<std::path::PathBuf>, crate::RewindFailed> {
+        let mut restored = Vec::new();
+        if files {
+            let Some(cp) = &self.ctx.checkpoints else {
+                return Err(crate::RewindFailed::Files(rein_tools::RewindError::Store(
+                    "no checkpoints in this session".into(),
+                )));
+            };
+            restored = cp.rewind(n, force).map_err(crate::RewindFailed::Files)?;
+        }
+        if conversation {
+            self.rewind_to(n).map_err(crate::RewindFailed::Conversation)?;
+        }
+        let event = rein_session::TranscriptEvent::Rewind {
+            to_prompt: n,
+            files: restored.iter().map(|p| p.display().to_string()).collect(),
+            conversation,
+        };
+        self.log(|t| t.event(&event));
+        Ok(restored)
+    }
+
+    /// The prompt (its position, as [`rewind`](Self::rewind) takes it) a message id
+    /// names: a transcript uuid, or the uuid an Agent SDK gave its user line.
+    pub fn prompt_of(&self, id: &str) -> Option<usize> {
+        self.ctx.checkpoints.as_ref()?.turn_of(id)
+    }
+
     /// `/model NAME`: the model for the turns that follow.
     pub fn set_model(&mut self, model: &str) {
         self.config.model = crate::resolve_alias(model);
     }
+}
+
+/// A message the person wrote (not tool results).
+pub(crate) fn is_prompt(m: &rein_protocol::Message) -> bool {
+    m.role == rein_protocol::Role::User
+        && m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
+        && !m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }))
 }

@@ -34,3 +34,12 @@ impl From<rein_model::ModelError> for EngineError {
         EngineError::History(e.to_string())
     }
 }
+
+/// Why a rewind did not happen.
+#[derive(Debug, thiserror::Error)]
+pub enum RewindFailed {
+    #[error("the files were not restored: {0}")]
+    Files(rein_tools::RewindError),
+    #[error("the conversation was not rewound: {0}")]
+    Conversation(EngineError),
+}

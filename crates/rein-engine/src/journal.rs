@@ -35,6 +35,12 @@ impl Journal {
         }
     }
 
+    /// The uuid of the last message line written.
+    pub(crate) fn last_uuid(&self) -> Option<String> {
+        let file = self.file.as_ref()?;
+        file.lock().unwrap_or_else(|p| p.into_inner()).last_uuid().map(str::to_string)
+    }
+
     /// The warning of the first failed write, once.
     pub(crate) fn take_warning(&self) -> Option<String> {
         self.warning.lock().unwrap_or_else(|p| p.into_inner()).take()

@@ -30,7 +30,7 @@ mod turn_end;
 pub use agent_tool::{AgentTool, tool_kinds};
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
 pub use conversation::Conversation;
-pub use error::EngineError;
+pub use error::{EngineError, RewindFailed};
 pub use event::EngineEvent;
 pub use gate::{Answer, Approver, Gate, MAX_BLOCKS_IN_ROW, Verdict};
 pub use judge::{ContextItem, Judge, JudgeContext, JudgeRequest, JudgeVerdict, Judgement};

@@ -114,6 +114,8 @@ pub struct Engine {
     pub(crate) subagent: Option<SubagentInfo>,
     /// Deferred calls of a resumed session, run before its next prompt.
     pub(crate) resume_calls: Vec<ToolUse>,
+    /// Ids the next prompt is known by besides its transcript uuid (an Agent SDK's).
+    prompt_ids: Vec<String>,
 }
 
 impl Engine {
@@ -147,6 +149,7 @@ impl Engine {
             counted: None,
             subagent: None,
             resume_calls: Vec::new(),
+            prompt_ids: Vec::new(),
         }
     }
 
@@ -215,6 +218,11 @@ impl Engine {
         Ok(self.conversation.push(message)?)
     }
 
+    /// The next prompt is also known as `id` (the uuid an Agent SDK gave its user line).
+    pub fn tag_next_prompt(&mut self, id: String) {
+        self.prompt_ids.push(id);
+    }
+
     /// A new interrupt token for the next turn (an interactive session goes on after an
     /// interrupt); cancelling it interrupts that turn.
     pub fn fresh_abort(&mut self) -> tokio_util::sync::CancellationToken {
@@ -268,8 +276,15 @@ impl Engine {
             return out.failed(e);
         }
         self.gate.judge_context.note_request(&prompt.text());
+        let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();
         if let Err(e) = self.push_user(prompt, false) {
             return out.failed(e);
+        }
+        // A subagent's writes belong to the turn of the prompt that started it.
+        if let Some(cp) = self.ctx.checkpoints.as_ref().filter(|_| self.subagent.is_none()) {
+            let mut ids = std::mem::take(&mut self.prompt_ids);
+            ids.extend(self.transcript.last_uuid());
+            cp.begin_turn(turn, &ids);
         }
         // Tool starts go to the transcript before the tool runs; a failed write is
         // reported once, with the next event.

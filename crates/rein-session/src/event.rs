@@ -28,6 +28,9 @@ pub enum TranscriptEvent {
         cost_usd: f64,
         cached: bool,
     },
+    /// The session went back to before prompt `to_prompt`: these files were restored,
+    /// and the conversation too when `conversation`.
+    Rewind { to_prompt: usize, files: Vec<String>, conversation: bool },
     /// A hook deferred this call: it runs when the session is resumed.
     Deferred { tool_use_id: String },
     /// The user interrupted the turn.

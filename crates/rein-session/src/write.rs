@@ -36,6 +36,11 @@ impl Transcript {
         })
     }
 
+    /// The uuid of the last message line.
+    pub fn last_uuid(&self) -> Option<&str> {
+        self.last.as_deref()
+    }
+
     pub fn path(&self) -> &Path {
         &self.path
     }

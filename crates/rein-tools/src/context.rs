@@ -68,6 +68,8 @@ pub struct ToolContext {
     pub file_state: FileStateCache,
     /// Files the policy forbids reading: walks (Grep, Glob) leave them out.
     pub read_guard: Option<std::sync::Arc<dyn rein_effects::ReadGuard>>,
+    /// The session's file checkpoints (what file tools change can be rewound).
+    pub checkpoints: Option<std::sync::Arc<dyn crate::FileCheckpoints>>,
 }
 
 impl ToolContext {
@@ -80,6 +82,7 @@ impl ToolContext {
             abort: CancellationToken::new(),
             file_state: FileStateCache::default(),
             read_guard: None,
+            checkpoints: None,
         }
     }
 

@@ -7,6 +7,7 @@
 
 mod budget;
 mod builtin;
+mod checkpoints;
 mod compact_schema;
 mod context;
 mod external;
@@ -20,6 +21,7 @@ pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, STRUCTURED_OUTPUT, StructuredOutput,
     Todo, TodoStatus, TodoWrite, WebFetch, Write, register_builtins, register_builtins_sandboxed,
 };
+pub use checkpoints::{CHECKPOINTED_TOOLS, FileCheckpoints, RewindError};
 pub use compact_schema::compact_for_model;
 pub use context::{FileIdentity, FileStateCache, ToolContext};
 pub use external::ExternalTool;

@@ -23,6 +23,7 @@ mod permissions;
 mod protected_reads;
 mod pty;
 mod recovery;
+mod rewind;
 mod sandbox;
 mod sandbox_network;
 mod sandbox_session;

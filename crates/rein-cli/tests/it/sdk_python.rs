@@ -127,7 +127,7 @@ fn set_permission_mode_and_set_model_apply_to_the_next_turn() {
     assert_eq!(server.requests()[0].body["model"], "claude-haiku-4-5");
     assert!(out["context"]["maxTokens"].as_u64().unwrap() > 0, "{}", out["context"]);
     assert!(out["mcp"]["mcpServers"].is_array());
-    assert!(out["rewind"].as_str().unwrap().contains("not enabled"), "{}", out["rewind"]);
+    assert!(out["rewind"].as_str().unwrap().contains("checkpoint"), "{}", out["rewind"]);
 }
 
 fn touch_scenario(env: &Env) -> (FakeServer, PathBuf) {
@@ -262,4 +262,17 @@ fn can_use_tool_permission_updates_are_remembered_and_written_to_the_named_setti
     let local = std::fs::read_to_string(env.cwd().join(".claude/settings.local.json")).unwrap();
     let local: Value = serde_json::from_str(&local).unwrap();
     assert_eq!(local["permissions"]["allow"], json!(["Bash(python3 *)"]), "{local}");
+}
+
+#[test]
+fn rewind_files_restores_what_the_turn_changed() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("w", "Write", json!({"file_path": env.cwd().join("made.txt"), "content": "x\n"}))]),
+        reply([text("made")]),
+    ]));
+    let Some(out) = drive(&env, &server, "rewind_files") else { return };
+    assert_eq!(out["made"], true, "{out}");
+    assert_eq!(out["ids"].as_array().unwrap().len(), 1, "the prompt was replayed with its uuid: {out}");
+    assert_eq!(out["after_rewind"], false, "rewind_files removed the file the turn made");
 }

@@ -1,0 +1,45 @@
+//! The checkpoint seam: before a file tool changes a file, the session's checkpoint
+//! store saves what it held (once per turn), and notes what rein left there after; a
+//! rewind restores files to their state before a chosen prompt. The store itself is
+//! `rein-checkpoint`; tools and the chain only see this trait.
+
+use std::path::{Path, PathBuf};
+
+/// Tools whose writes are checkpointed (Bash changes are not tracked).
+pub const CHECKPOINTED_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
+
+/// Why a rewind did not happen.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RewindError {
+    /// These files changed outside rein since its last write: overwriting them needs a
+    /// yes from the person.
+    #[error("changed outside rein since the checkpoint: {}", list(.0))]
+    ChangedOutside(Vec<PathBuf>),
+    #[error("no checkpoint for that message")]
+    UnknownMessage,
+    #[error("the checkpoint store failed: {0}")]
+    Store(String),
+}
+
+fn list(paths: &[PathBuf]) -> String {
+    paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+}
+
+/// A session's file checkpoints. Turns are prompt ordinals: the first prompt of the
+/// conversation is turn 0.
+pub trait FileCheckpoints: Send + Sync + std::fmt::Debug {
+    /// A prompt starts turn `turn`; `ids` name its message (transcript or SDK uuids).
+    fn begin_turn(&self, turn: usize, ids: &[String]);
+    /// `path` is about to be changed: save what it holds (once per turn).
+    fn before_write(&self, path: &Path);
+    /// rein finished changing `path`.
+    fn after_write(&self, path: &Path);
+    /// The turn a message id began.
+    fn turn_of(&self, id: &str) -> Option<usize>;
+    /// Restore every checkpointed file to its state before `turn`; unless `force`,
+    /// refuse when one changed outside rein. Returns the files restored.
+    fn rewind(&self, turn: usize, force: bool) -> Result<Vec<PathBuf>, RewindError>;
+    /// The conversation went back to before `turn` (or was compacted and renumbered):
+    /// the checkpoints of `turn` and later are dropped.
+    fn forget_from(&self, turn: usize);
+}
