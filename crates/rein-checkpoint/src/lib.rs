@@ -243,6 +243,31 @@ impl FileCheckpoints for Checkpoints {
     }
 }
 
+/// Remove the session directories under `sessions` (their checkpoints and spilled
+/// results) not used for `days` days (`cleanupPeriodDays`), except `keep` (the running
+/// session's). Returns how many went.
+pub fn prune(sessions: &Path, days: u64, keep: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir(sessions) else { return 0 };
+    let max_age = std::time::Duration::from_secs(days.saturating_mul(86_400));
+    let now = std::time::SystemTime::now();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let dir = entry.path();
+        if entry.file_name() == keep || !dir.is_dir() {
+            continue;
+        }
+        let last_used = [dir.clone(), dir.join("checkpoints").join("index.jsonl")]
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
+            .max();
+        let old = last_used.and_then(|t| now.duration_since(t).ok()).is_some_and(|age| age > max_age);
+        if old && std::fs::remove_dir_all(&dir).is_ok() {
+            removed += 1;
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

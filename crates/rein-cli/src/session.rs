@@ -161,6 +161,10 @@ impl Setup {
         }
         let provider_setting = settings.scalar("/provider").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.provider = crate::provider::Provider::choose(args.provider, provider_setting.as_deref())?;
+        // `cleanupPeriodDays` (30 by default, as Claude Code): old sessions' checkpoints
+        // and spilled results go.
+        let days = settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30);
+        rein_checkpoint::prune(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.status_line = settings

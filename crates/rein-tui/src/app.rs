@@ -67,6 +67,8 @@ pub struct App {
     pub edit: Option<PathBuf>,
     /// Esc Esc: earlier prompts to go back to, and the one selected.
     pub picker: Option<(Vec<String>, usize)>,
+    /// A rewind waiting for a yes to overwrite files changed outside rein.
+    pub rewind: Option<crate::rewind_menu::RewindMenu>,
     pub(crate) esc_armed: Option<Instant>,
     pub busy: Option<Busy>,
     /// Tokens of the turn in progress.
@@ -122,6 +124,7 @@ impl App {
             log: std::collections::VecDeque::new(),
             open_log: false,
             picker: None,
+            rewind: None,
             esc_armed: None,
             edit: None,
             context: None,
@@ -227,6 +230,22 @@ impl App {
         }
         if self.picker.is_some() {
             self.picker_key(key);
+            return;
+        }
+        if let Some(menu) = &self.rewind {
+            match menu.key(key) {
+                crate::rewind_menu::MenuAction::None => {}
+                crate::rewind_menu::MenuAction::Close => {
+                    self.rewind = None;
+                    self.composer.clear();
+                    self.note("Nothing was restored");
+                }
+                crate::rewind_menu::MenuAction::Overwrite => {
+                    let (n, files, conversation) = (menu.n, menu.files, menu.conversation);
+                    self.rewind = None;
+                    self.ask_engine(ToEngine::Rewind { n, files, conversation, force: true });
+                }
+            }
             return;
         }
         if self.sessions.is_some() {

@@ -29,6 +29,9 @@ impl App {
                 self.context = None;
                 self.totals = Default::default();
             }
+            FromEngine::RewindConflict { n, files, conversation, paths } => {
+                self.rewind = Some(crate::rewind_menu::RewindMenu { n, paths, files, conversation });
+            }
             FromEngine::Prompts(list) => {
                 if list.is_empty() {
                     self.note("No earlier prompts to go back to");

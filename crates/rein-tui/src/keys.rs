@@ -9,7 +9,6 @@ use rein_policy::PermissionMode;
 
 use crate::app::{App, EXIT_WINDOW};
 use crate::dialog;
-use crate::worker::ToEngine;
 
 impl App {
     /// `/resume`: Up/Down choose, Enter continues that session (this one ends), Esc closes.
@@ -63,19 +62,30 @@ impl App {
         }
     }
 
-    /// The Esc Esc picker: Up/Down choose, Enter goes back to before that prompt (and
-    /// puts it in the input box to edit), Esc closes.
+    /// The Esc Esc picker: Up/Down choose; Enter goes back to before that prompt — the
+    /// files rein's file tools changed since and the conversation (the prompt is put in
+    /// the input box to edit) —, `c` the conversation only, `f` the files only; Esc
+    /// closes.
     pub(crate) fn picker_key(&mut self, key: KeyEvent) {
         let Some((list, selected)) = &mut self.picker else { return };
         match key.code {
             KeyCode::Up => *selected = selected.saturating_sub(1),
             KeyCode::Down => *selected = (*selected + 1).min(list.len().saturating_sub(1)),
-            KeyCode::Enter => {
+            // Enter: the code (what rein's file tools changed) and the conversation;
+            // c: the conversation only; f: the code only.
+            KeyCode::Enter | KeyCode::Char('c') | KeyCode::Char('f') => {
                 let n = *selected;
                 let text = list.get(n).cloned().unwrap_or_default();
+                let (files, conversation) = match key.code {
+                    KeyCode::Char('c') => (false, true),
+                    KeyCode::Char('f') => (true, false),
+                    _ => (true, true),
+                };
                 self.picker = None;
-                self.ask_engine(ToEngine::Rewind(n));
-                self.composer.set_text(&text);
+                self.ask_engine(crate::worker::ToEngine::Rewind { n, files, conversation, force: false });
+                if conversation {
+                    self.composer.set_text(&text);
+                }
             }
             KeyCode::Esc => self.picker = None,
             _ => {}

@@ -16,6 +16,7 @@ mod mcp_pick;
 mod mentions;
 mod out;
 mod overlay;
+mod rewind_menu;
 mod slash;
 mod status_line;
 mod stream;

@@ -135,7 +135,7 @@ fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
     }
     if let Some((list, selected)) = &app.picker {
         lines.push(Line::from(Span::styled(
-            "Go back to before which prompt? (enter, esc)",
+            "Go back to before which prompt? (enter: code and conversation · c: conversation · f: code · esc)",
             Style::default().fg(Color::Yellow),
         )));
         let start = list.len().saturating_sub(8).min(*selected);
@@ -144,6 +144,9 @@ fn draw_with(app: &App, frame: &mut Frame<'_>, mentions: &[String]) {
             let style = if i == *selected { Style::default().fg(Color::Cyan) } else { Style::default() };
             lines.push(Line::from(Span::styled(summary::one_line(&format!("{marker}{}. {p}", i + 1), width), style)));
         }
+    }
+    if let Some(menu) = &app.rewind {
+        lines.extend(menu.lines(width));
     }
     lines.push(Line::from(Span::styled(rule.clone(), Style::default().add_modifier(Modifier::DIM))));
     let input_top = lines.len();

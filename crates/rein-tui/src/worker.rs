@@ -30,6 +30,13 @@ pub enum FromEngine {
     Context(u64, u64, u64),
     /// `/clear` started a new session with this id.
     NewSession(String),
+    /// A rewind stopped: these files changed outside rein since their checkpoint.
+    RewindConflict {
+        n: usize,
+        files: bool,
+        conversation: bool,
+        paths: Vec<PathBuf>,
+    },
 }
 
 /// What the UI asks of the engine's task.
@@ -41,8 +48,14 @@ pub enum ToEngine {
     Clear,
     /// The prompts so far (Esc Esc).
     Prompts,
-    /// Go back to before prompt N.
-    Rewind(usize),
+    /// Go back to before prompt `n`: its files, its conversation; `force` overwrites
+    /// files changed outside rein.
+    Rewind {
+        n: usize,
+        files: bool,
+        conversation: bool,
+        force: bool,
+    },
     /// The model for later turns.
     Model(String),
 }
@@ -181,8 +194,21 @@ async fn housekeeping(engine: &mut Engine, asked: ToEngine, ui: &mpsc::Unbounded
                 format!("Compaction starts at {compact_at} tokens ({} left)", compact_at.saturating_sub(used)),
             ]
         }
-        ToEngine::Rewind(n) => match engine.rewind_to(n) {
-            Ok(()) => vec![format!("Went back to before prompt {}", n + 1)],
+        ToEngine::Rewind { n, files, conversation, force } => match engine.rewind(n, files, conversation, force) {
+            Ok(restored) => {
+                let what = match (files, conversation) {
+                    (true, true) => "the code and the conversation",
+                    (false, _) => "the conversation",
+                    (true, false) => "the code",
+                };
+                let mut lines = vec![format!("Went back to before prompt {}: {what}", n + 1)];
+                lines.extend(restored.iter().map(|p| format!("  restored {}", p.display())));
+                lines
+            }
+            Err(rein_engine::RewindFailed::Files(rein_tools::RewindError::ChangedOutside(paths))) => {
+                let _ = ui.send(FromEngine::RewindConflict { n, files, conversation, paths });
+                Vec::new()
+            }
             Err(e) => vec![format!("Could not go back: {e}")],
         },
         ToEngine::Model(name) => {

@@ -39,4 +39,5 @@ mod tui;
 mod tui_auto;
 mod tui_mcp;
 mod tui_pane;
+mod tui_rewind;
 mod tui_sandbox;

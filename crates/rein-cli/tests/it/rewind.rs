@@ -93,3 +93,22 @@ fn rewind_to_a_message_uuid_when_resuming() {
     let last = server.requests().last().unwrap().body["messages"].to_string();
     assert!(last.contains("second prompt") && !last.contains("third prompt"), "{last}");
 }
+
+#[test]
+fn cleanup_period_days_prunes_old_sessions_checkpoints() {
+    let env = Env::new();
+    let sessions = env.home.path().join(".rein/sessions");
+    for name in ["old-session", "recent-session"] {
+        std::fs::create_dir_all(sessions.join(name).join("checkpoints")).unwrap();
+        std::fs::write(sessions.join(name).join("checkpoints/index.jsonl"), "").unwrap();
+    }
+    for p in [sessions.join("old-session"), sessions.join("old-session/checkpoints/index.jsonl")] {
+        let ok = std::process::Command::new("touch").args(["-d", "5 days ago"]).arg(p).status().unwrap();
+        assert!(ok.success());
+    }
+    env.write(".claude/settings.json", &json!({"cleanupPeriodDays": 2}).to_string());
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).args(["-p", "hi"]).assert().success();
+    assert!(!sessions.join("old-session").exists(), "5 days old with a 2-day period");
+    assert!(sessions.join("recent-session").exists());
+}
