@@ -82,6 +82,12 @@ pub fn build(
         eprintln!("rein: warning: no Agent tool: {e}");
     }
     registry.alias("Task", "Agent");
+    if setup.skills.iter().any(|s| s.model_invocable) {
+        let skills = rein_engine::SkillTool { skills: setup.skills.clone(), policy: gate.policy.clone() };
+        if let Err(e) = registry.register(skills) {
+            eprintln!("rein: warning: no Skill tool: {e}");
+        }
+    }
     let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config);
     if !setup.history.is_empty() {
         engine =

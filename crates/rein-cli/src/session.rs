@@ -38,8 +38,10 @@ pub struct Setup {
     /// `--system-prompt` and `--append-system-prompt` as given (the Agent SDK may send
     /// them again in `initialize`).
     pub prompt_parts: (Option<String>, Option<String>),
-    /// Custom slash commands (`.claude/commands`).
+    /// Custom slash commands (`.claude/commands`, and every skill as `/name`).
     pub commands: Vec<rein_prompt::commands::CommandDef>,
+    /// Skills (`.claude/skills/*/SKILL.md`).
+    pub skills: Vec<rein_prompt::skills::SkillDef>,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
     /// The settings files read, with their scope, for `/config`.
@@ -180,7 +182,23 @@ impl Setup {
         let env = Env::read();
         let home = env.home.clone();
         let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
-        let commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
+        let mut commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
+        let skills = rein_prompt::skills::load_skills(&cwd, home.as_deref());
+        // A user calls a skill as `/name args`, like a custom command (which wins).
+        for skill in &skills {
+            if !commands.iter().any(|c| c.name == skill.name) {
+                commands.push(rein_prompt::commands::CommandDef {
+                    name: skill.name.clone(),
+                    description: skill.description.clone(),
+                    argument_hint: None,
+                    allowed_tools: skill.allowed_tools.clone(),
+                    model: skill.model.clone(),
+                    body: skill.loaded("$ARGUMENTS"),
+                    label: format!("skill ({})", skill.scope),
+                    path: skill.dir.join("SKILL.md"),
+                });
+            }
+        }
         let read = |p: &Option<PathBuf>| -> anyhow::Result<Option<String>> {
             p.as_ref()
                 .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))
@@ -212,6 +230,7 @@ impl Setup {
             session_dir,
             agents,
             commands,
+            skills,
             status_line: None,
             settings_files: Vec::new(),
             env,

@@ -50,6 +50,8 @@ pub fn tool_kinds(registry: &Registry) -> ToolKinds {
     for name in ["Agent", "Task"] {
         kinds.insert(name.to_string(), ToolRules { kind: AGENT_RULES, fields: fields.clone() });
     }
+    let fields = rein_tools::input_fields(&rein_tools::schema_for::<crate::SkillInput>());
+    kinds.insert("Skill".to_string(), ToolRules { kind: crate::skill_tool::SKILL_RULES, fields });
     kinds
 }
 

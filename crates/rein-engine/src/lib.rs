@@ -25,6 +25,7 @@ mod record;
 mod recovery;
 mod sample;
 mod session_hooks;
+mod skill_tool;
 mod turn_end;
 
 pub use agent_tool::{AgentTool, tool_kinds};
@@ -37,3 +38,4 @@ pub use judge::{ContextItem, Judge, JudgeContext, JudgeRequest, JudgeVerdict, Ju
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
 pub use query_loop::{Engine, EngineConfig, SubagentInfo, resolve_alias};
+pub use skill_tool::{SkillInput, SkillTool};

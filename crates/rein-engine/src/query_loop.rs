@@ -264,6 +264,10 @@ impl Engine {
     /// Run one user prompt to the end of its turn.
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
+        // What skills allowed held for the turn that ran them.
+        if self.subagent.is_none() {
+            self.gate.policy.update(|p| p.forget_prefix(crate::skill_tool::SKILL_ORIGIN_PREFIX));
+        }
         let prompt = match self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
             Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {
                 Ok(p) => p,

@@ -158,6 +158,12 @@ impl Policy {
         self.allow.retain(|r| r.origin != origin);
     }
 
+    /// Drop the allow rules whose origin starts with `prefix` (what every skill of the
+    /// last turn allowed).
+    pub fn forget_prefix(&mut self, prefix: &str) {
+        self.allow.retain(|r| !r.origin.starts_with(prefix));
+    }
+
     /// How `tool` reads its rules, if the registry declared it.
     pub fn rule_kind(&self, tool: &str) -> Option<RuleKind> {
         self.tools.get(tool).map(|t| t.kind)

@@ -72,19 +72,9 @@ fn parse(path: &Path, root: &Path, scope: &str) -> Option<CommandDef> {
         Some(f) => format!("{scope}:{f}"),
         None => scope.to_string(),
     };
-    let (front, body) = match text.strip_prefix("---\n").and_then(|r| r.split_once("\n---")) {
-        Some((front, body)) => (front.to_string(), body.trim_start_matches(['-', '\r', '\n']).to_string()),
-        None => (String::new(), text.clone()),
-    };
-    let field = |key: &str| {
-        front.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().trim_matches('"').trim_matches('\'').to_string())
-        })
-    };
-    let allowed_tools = field("allowed-tools")
-        .map(|v| split_rules(v.trim_start_matches('[').trim_end_matches(']')))
-        .unwrap_or_default();
+    let (front, body) = split_frontmatter(&text);
+    let field = |key: &str| front_field(&front, key);
+    let allowed_tools = field("allowed-tools").map(|v| rules_list(&v)).unwrap_or_default();
     let description =
         field("description").unwrap_or_else(|| body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string());
     Some(CommandDef {
@@ -97,6 +87,27 @@ fn parse(path: &Path, root: &Path, scope: &str) -> Option<CommandDef> {
         label,
         path: path.to_path_buf(),
     })
+}
+
+/// A Markdown file's YAML frontmatter (between `---` lines) and its body.
+pub(crate) fn split_frontmatter(text: &str) -> (String, String) {
+    match text.strip_prefix("---\n").and_then(|r| r.split_once("\n---")) {
+        Some((front, body)) => (front.to_string(), body.trim_start_matches(['-', '\r', '\n']).to_string()),
+        None => (String::new(), text.to_string()),
+    }
+}
+
+/// One `key: value` of a frontmatter (quotes removed).
+pub(crate) fn front_field(front: &str, key: &str) -> Option<String> {
+    front.lines().find_map(|l| {
+        let (k, v) = l.split_once(':')?;
+        (k.trim() == key).then(|| v.trim().trim_matches('"').trim_matches('\'').to_string())
+    })
+}
+
+/// `allowed-tools` as written (`A, B(x:*)` or `[A, B]`) → the rules.
+pub(crate) fn rules_list(v: &str) -> Vec<String> {
+    split_rules(v.trim_start_matches('[').trim_end_matches(']'))
 }
 
 /// `Bash(git add:*), Bash(git status:*)` → the rules (commas inside parentheses kept).

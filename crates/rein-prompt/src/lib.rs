@@ -8,6 +8,7 @@ pub mod agents;
 pub mod commands;
 mod environment;
 mod memory;
+pub mod skills;
 
 use std::path::PathBuf;
 

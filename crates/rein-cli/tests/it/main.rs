@@ -31,6 +31,7 @@ mod sdk_protocol;
 mod sdk_python;
 mod sdk_typescript;
 mod sessions;
+mod skills;
 mod structured_output;
 mod thinking;
 mod tools;

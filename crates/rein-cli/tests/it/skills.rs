@@ -1,0 +1,78 @@
+//! Skills through the real binary: listed by name and description only, loaded when
+//! invoked, their files read on demand, their allowed-tools holding for that turn,
+//! `Skill(name)` rules, and `/name args` from the user.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common::{Env, serve, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use serde_json::{Value, json};
+
+fn greet_skill(env: &Env) -> std::path::PathBuf {
+    env.write(
+        ".claude/skills/greet/SKILL.md",
+        "---\nname: greet\ndescription: Greets people warmly\nallowed-tools: Bash(touch:*)\n---\nGREETING INSTRUCTIONS: use the wording in template.txt.\n",
+    );
+    env.write(".claude/skills/greet/template.txt", "TEMPLATE: Hello there, friend!\n");
+    env.cwd().join(".claude/skills/greet")
+}
+
+fn messages(body: &Value) -> Vec<Value> {
+    body["messages"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_skill_is_listed_then_loaded_and_its_files_read_on_demand() {
+    let env = Env::new();
+    let dir = greet_skill(&env);
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("s", "Skill", json!({"skill": "greet"}))]),
+        reply([tool_use_with_id("r", "Read", json!({"file_path": dir.join("template.txt")}))]),
+        reply([text("Hello there, friend!")]),
+    ]));
+    env.rein_at(&server).args(["-p", "greet me"]).assert().success().stdout("Hello there, friend!\n");
+    let reqs = server.requests();
+    let first = reqs[0].body.to_string();
+    assert!(first.contains("greet: Greets people warmly"), "the skill is listed");
+    assert!(!first.contains("GREETING INSTRUCTIONS"), "the body is not in the first request");
+    let (loaded, err) = tool_result(&messages(&reqs[1].body), "s");
+    assert!(!err && loaded.contains("GREETING INSTRUCTIONS"), "{loaded}");
+    assert!(loaded.contains(&dir.display().to_string()), "the base directory is given: {loaded}");
+    let (read, _) = tool_result(&messages(&reqs[2].body), "r");
+    assert!(read.contains("TEMPLATE: Hello there"), "{read}");
+}
+
+#[test]
+fn allowed_tools_hold_only_while_the_skill_runs() {
+    let env = Env::new();
+    greet_skill(&env);
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("b1", "Bash", json!({"command": "touch before.txt"}))]),
+        reply([tool_use_with_id("s", "Skill", json!({"skill": "greet"}))]),
+        reply([tool_use_with_id("b2", "Bash", json!({"command": "touch during.txt"}))]),
+        reply([text("done")]),
+        reply([tool_use_with_id("b3", "Bash", json!({"command": "touch after.txt"}))]),
+        reply([text("done again")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    env.rein_at(&server).args(["-p", "again", "--continue"]).assert().success();
+    assert!(!env.cwd().join("before.txt").exists(), "asked (and refused headless) before the skill");
+    assert!(env.cwd().join("during.txt").exists(), "the skill's allowed-tools let it run");
+    assert!(!env.cwd().join("after.txt").exists(), "the next turn asks again");
+}
+
+#[test]
+fn skill_rules_and_the_users_slash_call() {
+    let env = Env::new();
+    greet_skill(&env);
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("s", "Skill", json!({"skill": "greet"}))]),
+        reply([text("ok")]),
+        reply([text("Hello, Bob!")]),
+    ]));
+    env.rein_at(&server).args(["-p", "greet", "--disallowedTools", "Skill(greet)"]).assert().success();
+    let (denied, err) = tool_result(&messages(&server.requests()[1].body), "s");
+    assert!(err && !denied.contains("GREETING INSTRUCTIONS"), "{denied}");
+    env.rein_at(&server).args(["-p", "/greet Bob"]).assert().success();
+    let prompt = messages(&server.requests()[2].body)[0].to_string();
+    assert!(prompt.contains("GREETING INSTRUCTIONS") && prompt.contains("ARGUMENTS: Bob"), "{prompt}");
+}

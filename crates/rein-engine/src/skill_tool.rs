@@ -1,0 +1,87 @@
+//! The `Skill` tool: the model sees only each skill's name and description (in this
+//! tool's description); calling it loads the skill's instructions, and its
+//! `allowed-tools` rules hold for the rest of that turn. `Skill(name)` permission rules
+//! name the skill; hooks see the call like any other.
+
+use rein_policy::SharedPolicy;
+use rein_prompt::skills::SkillDef;
+use rein_tools::{Effects, Other, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// `Skill(pdf)` names the skill.
+pub(crate) const SKILL_RULES: RuleKind = RuleKind::Field { default: Some("skill") };
+
+/// Where the rules a skill allows come from (dropped when the next turn starts).
+pub(crate) const SKILL_ORIGIN_PREFIX: &str = "skill ";
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SkillInput {
+    /// The skill's name, as listed.
+    pub skill: String,
+    /// Arguments for the skill, if it takes any.
+    #[serde(default)]
+    pub args: Option<String>,
+}
+
+/// The skills of a session, offered to the model.
+pub struct SkillTool {
+    pub skills: Vec<SkillDef>,
+    pub policy: SharedPolicy,
+}
+
+impl SkillTool {
+    fn find(&self, name: &str) -> Option<&SkillDef> {
+        let name = name.trim().trim_start_matches('/');
+        self.skills.iter().find(|s| s.name == name && s.model_invocable)
+    }
+}
+
+impl Tool for SkillTool {
+    type Input = SkillInput;
+
+    fn name(&self) -> &'static str {
+        "Skill"
+    }
+
+    fn description(&self) -> String {
+        let mut d = "Runs a skill: a packaged set of instructions (and files) for a kind of task. When a task matches \
+                     a skill's description, call this tool with its name first; its instructions come back as the \
+                     result, and files it mentions are in its base directory (read them when needed).\n\nSkills:"
+            .to_string();
+        for s in self.skills.iter().filter(|s| s.model_invocable) {
+            d.push_str(&format!("\n- {}: {}", s.name, s.description));
+        }
+        d
+    }
+
+    fn validate(&self, input: &SkillInput, _: &ToolContext) -> Result<(), String> {
+        match self.find(&input.skill) {
+            Some(_) => Ok(()),
+            None => Err(format!("unknown skill {:?}", input.skill)),
+        }
+    }
+
+    fn effects(&self, _: &SkillInput, _: &ToolContext) -> Effects {
+        // Loading instructions changes nothing but the session's own state.
+        Effects { other: vec![Other::SessionState], read_only: true, ..Effects::reading(Vec::new()) }
+    }
+
+    fn rule_kind(&self) -> RuleKind {
+        SKILL_RULES
+    }
+
+    async fn call(&self, input: SkillInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let Some(skill) = self.find(&input.skill) else {
+            return Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill)));
+        };
+        let origin = format!("{SKILL_ORIGIN_PREFIX}{} (this turn)", skill.name);
+        for rule in &skill.allowed_tools {
+            if let Err(e) = self.policy.remember(rule, &origin) {
+                tracing::warn!(skill = %skill.name, error = %e, "a skill's allowed-tools rule does not parse");
+            }
+        }
+        Ok(ToolOutput::text(skill.loaded(input.args.as_deref().unwrap_or(""))))
+    }
+}
