@@ -82,6 +82,14 @@ pub fn build(
         eprintln!("rein: warning: no Agent tool: {e}");
     }
     registry.alias("Task", "Agent");
+    for result in [
+        registry.register(rein_engine::ExitPlanMode { policy: gate.policy.clone() }),
+        registry.register(rein_engine::AskUserQuestion),
+    ] {
+        if let Err(e) = result {
+            eprintln!("rein: warning: {e}");
+        }
+    }
     if setup.skills.iter().any(|s| s.model_invocable) {
         let skills = rein_engine::SkillTool { skills: setup.skills.clone(), policy: gate.policy.clone() };
         if let Err(e) = registry.register(skills) {

@@ -87,11 +87,11 @@ pub fn builtin_tools() -> anyhow::Result<(Registry, ToolKinds)> {
     Ok((registry, kinds))
 }
 
-/// The names of the built-in tools (Agent included).
+/// The names of the built-in tools (Agent, the plan-mode tools and Skill included).
 pub fn builtin_tool_names() -> anyhow::Result<Vec<String>> {
     let (registry, _) = builtin_tools()?;
     let mut names: Vec<String> = registry.specs().into_iter().map(|t| t.name).collect();
-    names.push("Agent".into());
+    names.extend(["Agent", "ExitPlanMode", "AskUserQuestion", "Skill"].map(String::from));
     Ok(names)
 }
 

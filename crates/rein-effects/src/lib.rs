@@ -106,6 +106,9 @@ pub enum Other {
     Subagent,
     /// Talks to an MCP server.
     Mcp { server: String },
+    /// Needs the user: a question for them, or a plan for them to approve. Always
+    /// asked (deny rules still apply); without a user it cannot happen.
+    User,
 }
 
 /// What one call touches.

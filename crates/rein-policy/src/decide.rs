@@ -50,6 +50,17 @@ impl Policy {
                 rule.describe(),
             );
         }
+        if effects.other.contains(&rein_effects::Other::User) {
+            return Decision::new(
+                Behavior::Ask,
+                format!(
+                    "{name} needs the user. If no user is here to answer (a headless run), decide yourself or say \
+                     in your final answer what you need from them."
+                ),
+                "needs the user",
+            )
+            .explicit();
+        }
         if let Some(rule) = self.ask.iter().find(|r| self.hits(r, call)) {
             return Decision::new(
                 Behavior::Ask,

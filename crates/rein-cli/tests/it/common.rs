@@ -8,7 +8,7 @@ use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 13] = [
+pub const ALL_TOOLS: [&str; 15] = [
     "Read",
     "Glob",
     "Grep",
@@ -22,6 +22,8 @@ pub const ALL_TOOLS: [&str; 13] = [
     "WebFetch",
     "TodoWrite",
     "Agent",
+    "ExitPlanMode",
+    "AskUserQuestion",
 ];
 
 /// A scratch project directory and a scratch HOME.

@@ -20,6 +20,7 @@ mod mcp_python;
 mod openai_chat;
 mod openai_responses;
 mod permissions;
+mod plan_tools;
 mod protected_reads;
 mod pty;
 mod recovery;

@@ -276,3 +276,23 @@ fn rewind_files_restores_what_the_turn_changed() {
     assert_eq!(out["ids"].as_array().unwrap().len(), 1, "the prompt was replayed with its uuid: {out}");
     assert_eq!(out["after_rewind"], false, "rewind_files removed the file the turn made");
 }
+
+#[test]
+fn questions_and_plans_go_to_can_use_tool() {
+    let env = Env::new();
+    let question = json!({"questions": [{"question": "Which colour?", "header": "Colour",
+        "options": [{"label": "Blue"}, {"label": "Green"}], "multiSelect": false}]});
+    let target = env.cwd().join("painted.txt");
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("q", "AskUserQuestion", question)]),
+        reply([tool_use_with_id("p", "ExitPlanMode", json!({"plan": "Paint it green."}))]),
+        reply([tool_use_with_id("w", "Write", json!({"file_path": target, "content": "green\n"}))]),
+        reply([text("painted")]),
+    ]));
+    let Some(out) = drive(&env, &server, "user_tools") else { return };
+    assert_eq!(out["asked"], json!(["AskUserQuestion", "ExitPlanMode"]), "the Write needed no question: {out}");
+    let results = tool_results(&out["messages"]);
+    assert!(results[0]["content"].as_str().unwrap().contains("\"Which colour?\" = \"Green\""), "{results:?}");
+    assert!(results[1]["content"].as_str().unwrap().contains("approved your plan"), "{results:?}");
+    assert_eq!(std::fs::read_to_string(target).unwrap(), "green\n", "plan mode ended in acceptEdits");
+}

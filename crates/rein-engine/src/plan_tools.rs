@@ -1,0 +1,146 @@
+//! The tools that need the user: `ExitPlanMode` (the plan for the user to approve; once
+//! approved, plan mode ends) and `AskUserQuestion` (multiple-choice questions, each with
+//! an "other" answer). Both are always asked: the interactive session shows the plan or
+//! the questions, the Agent SDK gets them through `can_use_tool`, and a headless run
+//! without a user refuses with a message saying no user is there. The answers come back
+//! as the call's edited input.
+
+use rein_policy::{PermissionMode, SharedPolicy};
+use rein_tools::{Effects, Other, Tool, ToolContext, ToolError, ToolOutput};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+fn needs_user() -> Effects {
+    Effects { other: vec![Other::User], read_only: true, ..Effects::reading(Vec::new()) }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ExitPlanModeInput {
+    /// The plan, in Markdown: what you will change and how, step by step.
+    pub plan: String,
+}
+
+/// Leaves plan mode once the user approves the plan.
+pub struct ExitPlanMode {
+    pub policy: SharedPolicy,
+}
+
+impl Tool for ExitPlanMode {
+    type Input = ExitPlanModeInput;
+
+    fn name(&self) -> &'static str {
+        "ExitPlanMode"
+    }
+
+    fn description(&self) -> String {
+        "In plan mode, when your plan is ready: present it for the user's approval. Approved, plan mode ends and you \
+         can start changing things; refused, keep planning with their feedback. Only for planning an implementation, \
+         not for research."
+            .into()
+    }
+
+    fn effects(&self, _: &ExitPlanModeInput, _: &ToolContext) -> Effects {
+        needs_user()
+    }
+
+    async fn call(&self, _input: ExitPlanModeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        // The approver may have chosen the next mode (acceptEdits); otherwise plan mode
+        // gives way to the default one.
+        if self.policy.get().mode == PermissionMode::Plan {
+            self.policy.set_mode(PermissionMode::Default, "ExitPlanMode (plan approved)");
+        }
+        Ok(ToolOutput::text("The user approved your plan. You can now start making the changes."))
+    }
+}
+
+/// One choice of a question.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct QuestionOption {
+    /// The choice, in a few words.
+    pub label: String,
+    /// What choosing it means.
+    #[serde(default)]
+    pub description: Option<String>,
+}
+
+/// One question.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct Question {
+    /// The full question.
+    pub question: String,
+    /// A very short label for it (a dozen characters).
+    #[serde(default)]
+    pub header: Option<String>,
+    /// Two to four choices; the user can always answer something else.
+    pub options: Vec<QuestionOption>,
+    /// Whether several choices may be picked.
+    #[serde(default, rename = "multiSelect")]
+    pub multi_select: bool,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct AskUserQuestionInput {
+    /// One to four questions.
+    pub questions: Vec<Question>,
+    /// Filled in by the user's side: each question's text → the answer.
+    #[serde(default)]
+    pub answers: Option<serde_json::Map<String, Value>>,
+}
+
+/// Asks the user multiple-choice questions.
+pub struct AskUserQuestion;
+
+impl Tool for AskUserQuestion {
+    type Input = AskUserQuestionInput;
+
+    fn name(&self) -> &'static str {
+        "AskUserQuestion"
+    }
+
+    fn description(&self) -> String {
+        "Asks the user one to four multiple-choice questions while you work: to settle an ambiguous request, a choice \
+         between approaches, or a preference. Each question has two to four options; the user may also answer \
+         something else."
+            .into()
+    }
+
+    fn validate(&self, input: &AskUserQuestionInput, _: &ToolContext) -> Result<(), String> {
+        if input.questions.is_empty() || input.questions.len() > 4 {
+            return Err("ask one to four questions".into());
+        }
+        match input.questions.iter().find(|q| q.options.len() < 2 || q.options.len() > 4) {
+            Some(q) => Err(format!("{:?} needs two to four options", q.question)),
+            None => Ok(()),
+        }
+    }
+
+    fn hidden_fields(&self) -> Vec<&'static str> {
+        vec!["answers"]
+    }
+
+    fn effects(&self, _: &AskUserQuestionInput, _: &ToolContext) -> Effects {
+        needs_user()
+    }
+
+    async fn call(&self, input: AskUserQuestionInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let Some(answers) = input.answers.filter(|a| !a.is_empty()) else {
+            return Ok(ToolOutput::failure(
+                "No user answered these questions; decide yourself, or say in your final \
+                                           answer what you need from the user.",
+            ));
+        };
+        let lines: Vec<String> = input
+            .questions
+            .iter()
+            .map(|q| {
+                let a = answers.get(&q.question).map(|v| v.as_str().map_or(v.to_string(), str::to_string));
+                format!("\"{}\" = \"{}\"", q.question, a.unwrap_or_else(|| "(no answer)".into()))
+            })
+            .collect();
+        Ok(ToolOutput::text(format!(
+            "The user answered your questions: {}. Go on with these answers in mind.",
+            lines.join(", ")
+        )))
+    }
+}
