@@ -15,6 +15,8 @@ pub struct Question {
     pub remember: Vec<String>,
     /// The call writes files: option 2 allows all edits for the session instead.
     pub edits: bool,
+    /// AskUserQuestion: the answers given so far, one per question.
+    pub progress: Vec<String>,
     pub reply: oneshot::Sender<Answer>,
 }
 
@@ -30,7 +32,8 @@ impl Approver for TuiApprover {
         let remember = policy.suggested_rules(&Call { tool: &call.name, input: &call.input, effects });
         let edits = effects.shell.is_none() && !effects.writes.is_empty();
         let (reply, answer) = oneshot::channel();
-        let question = Question { call: call.clone(), decision: decision.clone(), remember, edits, reply };
+        let question =
+            Question { call: call.clone(), decision: decision.clone(), remember, edits, progress: Vec::new(), reply };
         let sent = self.questions.send(question).is_ok();
         Box::pin(async move {
             if !sent {

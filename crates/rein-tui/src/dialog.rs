@@ -13,6 +13,9 @@ use crate::summary;
 
 /// The options of a question, in order: (key, text).
 pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, String)> {
+    if crate::user_dialog::is_user_tool(q) {
+        return crate::user_dialog::options(q);
+    }
     let mut out = vec![('1', "Yes".to_string())];
     if q.edits {
         out.push(('2', "Yes, allow all edits during this session (shift+tab)".to_string()));
@@ -28,6 +31,9 @@ pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, Stri
 
 /// The dialog's lines, with `selected` (an index into [`options`]) marked.
 pub fn lines(q: &Question, project: &str, selected: usize, width: usize, offer_auto: bool) -> Vec<Line<'static>> {
+    if crate::user_dialog::is_user_tool(q) {
+        return crate::user_dialog::lines(q, selected, width);
+    }
     let title = match q.call.name.as_str() {
         "Bash" => "Bash command".to_string(),
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => "Edit file".to_string(),

@@ -172,6 +172,24 @@ impl App {
             _ => None,
         };
         let Some(choice) = chosen else { return };
+        if let Some((q, selected)) = self.question.as_mut().filter(|(q, _)| crate::user_dialog::is_user_tool(q)) {
+            let typed = self.comment.take();
+            if key.code == KeyCode::Esc && q.call.name == "AskUserQuestion" {
+                if let Some((q, _)) = self.question.take() {
+                    let no = Answer { message: Some("The user chose not to answer.".into()), ..Answer::no() };
+                    let _ = q.reply.send(no);
+                }
+                return;
+            }
+            if let Some(answer) = crate::user_dialog::answer(q, choice, typed, &self.policy) {
+                if let Some((q, _)) = self.question.take() {
+                    let _ = q.reply.send(answer);
+                }
+            } else {
+                *selected = 0;
+            }
+            return;
+        }
         let Some((q, _)) = self.question.take() else { return };
         let message = self.comment.take().filter(|c| !c.trim().is_empty());
         let answer = match choice {

@@ -22,6 +22,7 @@ mod status_line;
 mod stream;
 mod summary;
 mod term;
+mod user_dialog;
 mod view;
 mod worker;
 

@@ -76,6 +76,7 @@ fn the_permission_dialog() {
             ),
             remember: vec!["Bash(npm test *)".into()],
             edits: false,
+            progress: Vec::new(),
             reply,
         });
         insta::assert_snapshot!(format!("dialog_{width}"), screen(&mut a, width));

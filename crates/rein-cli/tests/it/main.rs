@@ -41,5 +41,6 @@ mod tui;
 mod tui_auto;
 mod tui_mcp;
 mod tui_pane;
+mod tui_plan;
 mod tui_rewind;
 mod tui_sandbox;
