@@ -24,8 +24,9 @@ pub fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
             session_id: "bench".into(),
             transcript_path: cwd.join("t.jsonl"),
             cwd: cwd.clone(),
-            project_dir: cwd,
+            project_dir: cwd.clone(),
             permission_mode: "default".into(),
+            session_dir: cwd.join("session"),
         },
     );
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

@@ -54,13 +54,18 @@ pub fn build(
         required_tool: setup.required_tool.clone(),
     };
     let mut gate = Gate::new(policy);
-    gate.hooks = setup.hooks.clone();
-    gate.approver = approver;
-    // Auto mode's judge (consulted only in that mode), on the session's provider.
+    // The small fast model: auto mode's judge and prompt hooks, on the session's provider.
     let judge_model = match setup.provider {
         crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),
         _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| setup.model.clone()),
     };
+    gate.hooks = setup.hooks.as_ref().map(|h| {
+        let mut hooks = (**h).clone();
+        hooks.prompt_judge =
+            Some(Arc::new(rein_judge::PromptHookJudge { model: model.clone(), model_name: judge_model.clone() }));
+        Arc::new(hooks)
+    });
+    gate.approver = approver;
     let timeout = Duration::from_millis(env.judge_timeout_ms.unwrap_or(15_000));
     gate.judge = Some(Arc::new(rein_judge::ModelJudge::new(model.clone(), judge_model, timeout)));
     // Subagents get the same model, tools (bar Agent), permissions and hooks.

@@ -348,6 +348,7 @@ impl Setup {
             cwd: self.cwd.clone(),
             project_dir: self.cwd.clone(),
             permission_mode: self.policy.mode.name().to_string(),
+            session_dir: self.session_dir.clone(),
         }
     }
 

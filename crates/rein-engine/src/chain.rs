@@ -12,7 +12,7 @@ use rein_hooks::{HookDecision, Hooks};
 use rein_policy::{Behavior, Call, Decision};
 use rein_protocol::{ContentBlock, ToolResultContent, ToolUse};
 use rein_tools::{Effects, PreparedCall, Registry, ToolContext};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::gate::{Gate, HookSay, Verdict};
 use rein_hooks::HookEvent;
@@ -219,6 +219,7 @@ pub async fn run_call(
         }
     };
     // 6. PostToolUse (or PostToolUseFailure) hooks: feedback and context for the model.
+    let mut content = content;
     if let Some(hooks) = &gate.hooks {
         let ms = started.elapsed().as_millis() as u64;
         let post = Post { gate, call: &call, effects: &checked.effects, duration_ms: ms };
@@ -227,6 +228,16 @@ pub async fn run_call(
             stop = extra.1;
         }
         context.extend(extra.0);
+        // A PostToolUse hook may give the model another result (updatedToolOutput).
+        if let Some(replaced) = extra.2 {
+            content = match replaced {
+                Value::String(text) => ToolResultContent::Text(text),
+                Value::Array(blocks) => serde_json::from_value(Value::Array(blocks.clone()))
+                    .map(ToolResultContent::Blocks)
+                    .unwrap_or_else(|_| ToolResultContent::Text(Value::Array(blocks).to_string())),
+                other => ToolResultContent::Text(other.to_string()),
+            };
+        }
     }
     let content = with_context(content, &context);
     CallReport {
@@ -264,7 +275,7 @@ impl Post<'_> {
         content: &ToolResultContent,
         is_error: bool,
         notices: &mut Vec<String>,
-    ) -> (Vec<String>, Option<String>) {
+    ) -> (Vec<String>, Option<String>, Option<Value>) {
         let (call, duration_ms) = (self.call, self.duration_ms);
         let text = content.to_text();
         let (event, fields) = if is_error {
@@ -292,7 +303,8 @@ impl Post<'_> {
         if let Some((reason, hook)) = out.block() {
             extra.push(format!("{event} hook `{hook}` says: {reason}"));
         }
-        (extra, out.stop())
+        let replaced = if is_error { None } else { out.updated_tool_output() };
+        (extra, out.stop(), replaced)
     }
 }
 

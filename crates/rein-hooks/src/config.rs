@@ -17,7 +17,13 @@ pub enum HandlerKind {
     /// `hook_callback` control request; its reply is the hook's JSON output.
     /// `block_on_failure`: an error reply or a timeout blocks (`onFailure: "block"`).
     Callback { id: String, block_on_failure: bool },
-    /// A handler type rein does not run yet (`http`, `prompt`, `agent`, `mcp_tool`).
+    /// `http`: POST the hook's input as JSON to `url`; the response body is the hook's
+    /// output. `${VAR}` in headers is filled only from the variables `allowedEnvVars`
+    /// names.
+    Http { url: String, headers: Vec<(String, String)>, allowed_env: Vec<String> },
+    /// `prompt`: a small model judges `prompt` (with `$ARGUMENTS`) yes or no.
+    Prompt { prompt: String, model: Option<String> },
+    /// A handler type rein does not run yet (`agent`, `mcp_tool`).
     Unsupported(String),
 }
 
@@ -43,6 +49,10 @@ impl Handler {
             HandlerKind::Command { command, args: Some(a) } => format!("{command} {}", a.join(" ")),
             HandlerKind::Command { command, args: None } => command.clone(),
             HandlerKind::Callback { id, .. } => format!("SDK callback {id}"),
+            HandlerKind::Http { url, .. } => format!("POST {url}"),
+            HandlerKind::Prompt { prompt, .. } => {
+                format!("prompt: {}", prompt.chars().take(60).collect::<String>())
+            }
             HandlerKind::Unsupported(t) => format!("({t} handler)"),
         }
     }
@@ -227,6 +237,24 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
                 Some(_) => return Err("`args` must be a list of strings".into()),
             };
             HandlerKind::Command { command, args }
+        }
+        "http" => {
+            let url = h.get("url").and_then(Value::as_str).ok_or("an http hook needs `url`")?.to_string();
+            let headers = h
+                .get("headers")
+                .and_then(Value::as_object)
+                .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+                .unwrap_or_default();
+            let allowed_env = h
+                .get("allowedEnvVars")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default();
+            HandlerKind::Http { url, headers, allowed_env }
+        }
+        "prompt" => {
+            let prompt = h.get("prompt").and_then(Value::as_str).ok_or("a prompt hook needs `prompt`")?.to_string();
+            HandlerKind::Prompt { prompt, model: h.get("model").and_then(Value::as_str).map(str::to_string) }
         }
         other => HandlerKind::Unsupported(other.to_string()),
     };

@@ -6,6 +6,7 @@
 
 mod config;
 mod event;
+mod http;
 mod output;
 mod run;
 
@@ -21,6 +22,9 @@ pub use event::HookEvent;
 pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
 pub use run::{DEFAULT_TIMEOUT, Exit, Run};
 
+/// A prompt hook's timeout when it sets none (as Claude Code's).
+pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// An SDK callback's timeout when its matcher sets none (as the Agent SDK documents).
 pub const CALLBACK_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -33,6 +37,14 @@ pub struct Session {
     /// `CLAUDE_PROJECT_DIR`: where the session started.
     pub project_dir: PathBuf,
     pub permission_mode: String,
+    /// The session's own directory: hook text too long for the context is saved there.
+    pub session_dir: PathBuf,
+}
+
+/// Answers `prompt` hooks: a small fast model's yes/no judgement, with a reason.
+pub trait PromptJudge: Send + Sync {
+    /// `Ok((ok, reason))`; `Err` when there is no usable answer.
+    fn judge<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>>;
 }
 
 /// Runs the Agent SDK's hook callbacks: sends `hook_callback` with the hook's input and
@@ -54,6 +66,8 @@ pub struct Hooks {
     pub session: Session,
     /// Where `Callback` handlers run (SDK mode).
     pub callbacks: Option<Arc<dyn CallbackRunner>>,
+    /// Where `prompt` handlers are judged.
+    pub prompt_judge: Option<Arc<dyn PromptJudge>>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -64,7 +78,7 @@ impl std::fmt::Debug for Hooks {
 
 impl Hooks {
     pub fn new(config: HookConfig, session: Session) -> Self {
-        Hooks { config, session, callbacks: None }
+        Hooks { config, session, callbacks: None, prompt_judge: None }
     }
 
     /// Whether any handler is configured for `event`.
@@ -87,12 +101,30 @@ impl Hooks {
         }
         let value = self.input(event, fields);
         let input = value.to_string();
-        let env = vec![("CLAUDE_PROJECT_DIR".to_string(), self.session.project_dir.display().to_string())];
+        let mut env = vec![("CLAUDE_PROJECT_DIR".to_string(), self.session.project_dir.display().to_string())];
+        if event == HookEvent::SessionStart {
+            env.push(("CLAUDE_ENV_FILE".to_string(), self.env_file().display().to_string()));
+        }
+        // `async: true` command hooks run in the background: the turn never waits for
+        // them (they are still killed at their timeout).
+        let (background, handlers): (Vec<Handler>, Vec<Handler>) =
+            handlers.into_iter().partition(|h| h.is_async && matches!(h.kind, HandlerKind::Command { .. }));
+        for h in background {
+            let (input, cwd, env) = (input.clone(), self.session.cwd.clone(), env.clone());
+            tokio::spawn(async move {
+                let r = run::run(&h, &input, &cwd, &env).await;
+                tracing::debug!(target: "rein::hooks", hook = %r.handler, exit = ?r.exit, "async hook ran");
+            });
+        }
         let runs = futures::future::join_all(handlers.iter().map(|h| async {
             match &h.kind {
                 HandlerKind::Callback { id, block_on_failure } if self.callbacks.is_some() => {
                     self.run_callback(h, id, *block_on_failure, &value).await
                 }
+                HandlerKind::Http { url, headers, allowed_env } => {
+                    crate::http::run(h, url, headers, allowed_env, &input).await
+                }
+                HandlerKind::Prompt { prompt, model } => self.run_prompt(h, prompt, model.as_deref(), &input).await,
                 _ => run::run(h, &input, &self.session.cwd, &env).await,
             }
         }))
@@ -100,7 +132,7 @@ impl Hooks {
         for r in &runs {
             tracing::debug!(target: "rein::hooks", event = event.name(), hook = %r.handler, exit = ?r.exit, stderr = %r.stderr.trim(), "hook ran");
         }
-        Outcome { runs }
+        Outcome { runs, spill_dir: Some(self.session.session_dir.clone()) }
     }
 
     /// An SDK callback as a handler run: its reply is the output (exit 0); an error or
@@ -128,6 +160,46 @@ impl Hooks {
             exit,
             stdout: String::new(),
             stderr: format!("SDK hook callback {id} failed: {failure}"),
+        }
+    }
+
+    /// `CLAUDE_ENV_FILE` of SessionStart hooks: where they write `export NAME=value`
+    /// lines for the session's commands.
+    pub fn env_file(&self) -> PathBuf {
+        self.session.session_dir.join("session-env.sh")
+    }
+
+    /// A `prompt` handler: the small model judges the prompt (`$ARGUMENTS` is the hook's
+    /// input); "no" blocks like exit 2, with its reason.
+    async fn run_prompt(&self, h: &Handler, prompt: &str, model: Option<&str>, input: &str) -> Run {
+        let display = h.display();
+        let Some(judge) = &self.prompt_judge else {
+            return Run {
+                handler: display,
+                exit: Exit::NotStarted("no model for prompt hooks".into()),
+                stdout: String::new(),
+                stderr: String::new(),
+            };
+        };
+        let text = if prompt.contains("$ARGUMENTS") {
+            prompt.replace("$ARGUMENTS", input)
+        } else {
+            format!("{prompt}\n\nThe hook's input:\n{input}")
+        };
+        let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(PROMPT_TIMEOUT);
+        match tokio::time::timeout(timeout, judge.judge(text, model)).await {
+            Ok(Ok((true, _))) => {
+                Run { handler: display, exit: Exit::Code(Some(0)), stdout: String::new(), stderr: String::new() }
+            }
+            Ok(Ok((false, reason))) => {
+                Run { handler: display, exit: Exit::Code(Some(2)), stdout: String::new(), stderr: reason }
+            }
+            Ok(Err(e)) => {
+                Run { handler: display, exit: Exit::NotStarted(e), stdout: String::new(), stderr: String::new() }
+            }
+            Err(_) => {
+                Run { handler: display, exit: Exit::TimedOut(timeout), stdout: String::new(), stderr: String::new() }
+            }
         }
     }
 

@@ -67,6 +67,12 @@ pub struct SpecificOutput {
     /// PermissionRequest's answer.
     #[serde(default, deserialize_with = "lenient")]
     pub decision: Option<PermissionAnswerJson>,
+    /// PostToolUse: the result the model sees instead of the tool's.
+    #[serde(default)]
+    pub updated_tool_output: Option<Value>,
+    /// PostToolUse on an MCP tool: the same.
+    #[serde(default, rename = "updatedMCPToolOutput")]
+    pub updated_mcp_tool_output: Option<Value>,
 }
 
 /// PermissionRequest's `decision`.
@@ -102,6 +108,8 @@ pub struct PreToolDecision {
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub runs: Vec<Run>,
+    /// Where hook text too long for the context is saved.
+    pub spill_dir: Option<std::path::PathBuf>,
 }
 
 /// One handler's parsed result.
@@ -231,6 +239,18 @@ impl Outcome {
         })
     }
 
+    /// PostToolUse: the result a hook gives the model instead of the tool's
+    /// (`updatedToolOutput`, or `updatedMCPToolOutput`), the last one that did.
+    pub fn updated_tool_output(&self) -> Option<Value> {
+        self.parsed()
+            .filter(Parsed::ok)
+            .filter_map(|p| {
+                let h = p.specific()?;
+                h.updated_tool_output.clone().or_else(|| h.updated_mcp_tool_output.clone())
+            })
+            .last()
+    }
+
     /// Context for the model: `additionalContext`, and plain stdout where the event
     /// takes it (UserPromptSubmit, SessionStart).
     pub fn context(&self, plain_stdout_is_context: bool) -> Vec<String> {
@@ -239,11 +259,11 @@ impl Outcome {
             match &p.json {
                 Some(_) => {
                     if let Some(c) = p.specific().and_then(|h| h.additional_context.as_deref()) {
-                        out.push(cap(c));
+                        out.push(self.fit(c));
                     }
                 }
                 None if plain_stdout_is_context && p.bad_json.is_none() && !p.run.stdout.trim().is_empty() => {
-                    out.push(cap(p.run.stdout.trim()))
+                    out.push(self.fit(p.run.stdout.trim()))
                 }
                 None => {}
             }
@@ -280,11 +300,30 @@ impl Outcome {
     }
 }
 
-/// Hook text is capped at 10 000 characters.
-fn cap(s: &str) -> String {
-    match s.char_indices().nth(10_000) {
-        Some((i, _)) => format!("{}… [hook output truncated]", &s[..i]),
-        None => s.to_string(),
+/// Hook text longer than this is saved to a file; the model gets a preview and the path.
+const MAX_HOOK_TEXT: usize = 10_000;
+const PREVIEW: usize = 2_000;
+
+impl Outcome {
+    /// `s` as context: whole up to 10 000 characters, else saved in the session's
+    /// directory, with a preview and where to read the rest (cut when it cannot be
+    /// saved).
+    fn fit(&self, s: &str) -> String {
+        let Some((_, _)) = s.char_indices().nth(MAX_HOOK_TEXT) else { return s.to_string() };
+        let preview_end = s.char_indices().nth(PREVIEW).map_or(s.len(), |(i, _)| i);
+        let total = s.chars().count();
+        if let Some(dir) = &self.spill_dir {
+            let path = dir.join(format!("hook-output-{}.txt", std::process::id() as u64 * 1_000_003 + total as u64));
+            if std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, s)).is_ok() {
+                return format!(
+                    "{}…\n[hook output: {total} characters; the whole text is in {} (read it for the rest)]",
+                    &s[..preview_end],
+                    path.display()
+                );
+            }
+        }
+        let end = s.char_indices().nth(MAX_HOOK_TEXT).map_or(s.len(), |(i, _)| i);
+        format!("{}… [hook output truncated]", &s[..end])
     }
 }
 
@@ -295,7 +334,7 @@ mod tests {
     fn outcome(stdout: &str, code: i32) -> Outcome {
         let run =
             Run { handler: "h".into(), exit: Exit::Code(Some(code)), stdout: stdout.into(), stderr: "err".into() };
-        Outcome { runs: vec![run] }
+        Outcome { runs: vec![run], spill_dir: None }
     }
 
     #[test]

@@ -49,10 +49,10 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
             c.args(args.iter().map(|a| subst(a)));
             c
         }
-        HandlerKind::Callback { .. } => {
+        HandlerKind::Callback { .. } | HandlerKind::Http { .. } | HandlerKind::Prompt { .. } => {
             return Run {
                 handler: display,
-                exit: Exit::NotStarted("SDK callbacks run only where the Agent SDK is connected".into()),
+                exit: Exit::NotStarted("this handler does not run as a command".into()),
                 stdout: String::new(),
                 stderr: String::new(),
             };

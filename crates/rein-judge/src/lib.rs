@@ -4,6 +4,7 @@
 //! the answer must be one well-formed JSON verdict within the timeout, or the judgement
 //! fails — and a failed judgement never allows. Identical calls reuse their verdict.
 
+mod prompt_hook;
 mod rubric;
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ use rein_model::{Model, ModelEvent, ModelRequest};
 use rein_protocol::{Message, Usage};
 use serde_json::Value;
 
+pub use prompt_hook::{HOOK_RUBRIC, PromptHookJudge};
 pub use rubric::{RUBRIC, describe};
 
 /// The judge's answer is short.

@@ -38,7 +38,8 @@ pub struct RecordedRequest {
 impl RecordedRequest {
     /// Whether this is an auto-mode judge request.
     pub fn is_judge(&self) -> bool {
-        self.system_text().contains(JUDGE_MARK)
+        let system = self.system_text();
+        JUDGE_MARKS.iter().any(|m| system.contains(m))
     }
 
     /// The system prompt's text, whether sent as a string or as blocks.
@@ -51,8 +52,9 @@ impl RecordedRequest {
     }
 }
 
-/// What the system prompt of an auto-mode judge request says (rein-judge's rubric).
-pub const JUDGE_MARK: &str = "rein's permission judge";
+/// What the system prompt of a side request says: the auto-mode judge's and prompt
+/// hooks' (rein-judge's rubrics). The scenario's `judge` steps answer them.
+pub const JUDGE_MARKS: [&str; 2] = ["rein's permission judge", "rein's hook judge"];
 
 #[derive(Default)]
 struct Shared {
@@ -212,7 +214,7 @@ async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
         return error_response(400, body.to_string(), None);
     }
     let is_summary = shared.summary.is_some() && body_has_no_tools(&lock(&shared.requests)[index].body);
-    let is_judge = lock(&shared.requests)[index].system_text().contains(JUDGE_MARK);
+    let is_judge = lock(&shared.requests)[index].is_judge();
     let step = if is_judge {
         lock(&shared.judge).pop_front()
     } else if is_summary {

@@ -14,6 +14,7 @@ mod demo;
 mod executor;
 mod failures;
 mod headless;
+mod hook_handlers;
 mod hooks;
 mod mcp;
 mod mcp_python;
