@@ -103,6 +103,7 @@ impl Hooks {
         let input = value.to_string();
         let mut env = vec![("CLAUDE_PROJECT_DIR".to_string(), self.session.project_dir.display().to_string())];
         if event == HookEvent::SessionStart {
+            let _ = std::fs::create_dir_all(&self.session.session_dir);
             env.push(("CLAUDE_ENV_FILE".to_string(), self.env_file().display().to_string()));
         }
         // `async: true` command hooks run in the background: the turn never waits for
@@ -166,6 +167,7 @@ impl Hooks {
     /// `CLAUDE_ENV_FILE` of SessionStart hooks: where they write `export NAME=value`
     /// lines for the session's commands.
     pub fn env_file(&self) -> PathBuf {
+        // The same name the Bash tool sources (rein-tools' ENV_FILE).
         self.session.session_dir.join("session-env.sh")
     }
 

@@ -154,3 +154,23 @@ fn post_tool_use_can_replace_the_result_and_long_hook_text_is_saved_to_a_file() 
     let path = first.split("whole text is in ").nth(1).unwrap().split(" (read").next().unwrap();
     assert!(std::fs::read_to_string(path).unwrap().trim().len() >= 12_000);
 }
+
+#[test]
+fn session_start_hooks_set_the_environment_of_commands_through_claude_env_file() {
+    let env = Env::new();
+    settings(
+        &env,
+        json!({"SessionStart": [{"hooks": [{"type": "command",
+        "command": "echo 'export GREETING=hello-from-the-env-file' >> \"$CLAUDE_ENV_FILE\""}]}]}),
+    );
+    let server = serve(Scenario::new([
+        reply([call("e", "Bash", json!({"command": "echo $GREETING"}))]),
+        reply([call("f", "Bash", json!({"command": "echo still allowed"}))]),
+        reply([text("ok")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    let (first, _) = tool_result(&messages(&server, 1), "e");
+    assert!(first.contains("hello-from-the-env-file"), "{first}");
+    let (second, err) = tool_result(&messages(&server, 2), "f");
+    assert!(!err && second.contains("still allowed"), "the env file is not a command's change: {second}");
+}

@@ -18,6 +18,10 @@ pub struct Bash {
     shell: Arc<Shell>,
 }
 
+/// What SessionStart hooks write through `CLAUDE_ENV_FILE` (in the session directory);
+/// every command sources it.
+pub const ENV_FILE: &str = "session-env.sh";
+
 impl Bash {
     pub(crate) fn new(shell: Arc<Shell>) -> Self {
         Bash { shell }
@@ -120,6 +124,7 @@ impl Tool for Bash {
 
     /// The line as the session shell will run it: from its current directory.
     fn effects(&self, input: &BashInput, ctx: &ToolContext) -> Effects {
+        self.shell.use_env_file(ctx.session_dir.join(ENV_FILE));
         let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
         let mut shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()).with_state(self.shell.state());
         shell.confinement = self.confinement(input, || shell.clone());
@@ -136,6 +141,7 @@ impl Tool for Bash {
     }
 
     async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        self.shell.use_env_file(ctx.session_dir.join(ENV_FILE));
         let analysed = || {
             let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
             ShellCommand::new(&input.command, &cwd, ctx.home.as_deref())

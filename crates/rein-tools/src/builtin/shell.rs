@@ -20,6 +20,7 @@ use super::capped::CappedText;
 /// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "".
 const WRAPPER: &str = r#"__rein_state=$1; __rein_cmd=$3
 if [ -s "$__rein_state" ]; then . "$__rein_state" 2>/dev/null; else cd -- "$2" 2>/dev/null; fi
+if [ -n "$5" ] && [ -s "$5" ]; then set -a; . "$5" >/dev/null 2>&1; set +a; fi
 if [ "$4" = save ]; then
   __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; }
   trap __rein_save EXIT
@@ -60,6 +61,8 @@ pub struct Shell {
     baseline: std::sync::OnceLock<HashMap<std::ffi::OsString, std::ffi::OsString>>,
     jobs: Mutex<HashMap<String, Job>>,
     next_job: AtomicU32,
+    /// `CLAUDE_ENV_FILE`: what SessionStart hooks export for every command.
+    env_file: std::sync::OnceLock<PathBuf>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -74,6 +77,7 @@ impl Shell {
             baseline: std::sync::OnceLock::new(),
             jobs: Default::default(),
             next_job: AtomicU32::new(1),
+            env_file: std::sync::OnceLock::new(),
         })
     }
 
@@ -94,6 +98,24 @@ impl Shell {
         self.saved(".cwd").filter(|b| !b.is_empty()).map(|b| PathBuf::from(std::ffi::OsString::from_vec(b)))
     }
 
+    /// Source `path` (written by SessionStart hooks through `CLAUDE_ENV_FILE`) before
+    /// every command.
+    pub fn use_env_file(&self, path: PathBuf) {
+        let _ = self.env_file.set(path);
+    }
+
+    /// The names the env file sets (they are the session's, not a command's change).
+    fn env_file_names(&self) -> Vec<String> {
+        let Some(text) = self.env_file.get().and_then(|p| std::fs::read_to_string(p).ok()) else { return Vec::new() };
+        text.lines()
+            .filter_map(|l| {
+                let l = l.trim().strip_prefix("export ").unwrap_or(l.trim());
+                let (name, _) = l.split_once('=')?;
+                Some(name.trim().to_string())
+            })
+            .collect()
+    }
+
     /// What earlier commands left in the shell: functions, and exported variables (not
     /// inert ones) that differ from the environment the session started with. Read from
     /// the saved state (`export -p`, `declare -f`), so that saving costs no process.
@@ -105,10 +127,12 @@ impl Shell {
         state.functions = functions.into_iter().filter(|f| !f.starts_with("__rein")).collect();
         let Some(baseline) = self.baseline.get() else { return state };
         let injected = self.sandbox.as_ref().map(|s| s.injected_env()).unwrap_or_default();
+        let from_env_file = self.env_file_names();
         for (name, value) in exported {
             if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_")
                 || rein_bash::is_inert(&name)
                 || injected.contains(&name.as_str())
+                || from_env_file.contains(&name)
             {
                 continue;
             }
@@ -156,6 +180,7 @@ impl Shell {
             start.clone().into(),
             command.into(),
             (if save { "save" } else { "" }).into(),
+            self.env_file.get().map(|p| p.as_os_str().to_os_string()).unwrap_or_default(),
         ];
         let (mut cmd, after) = match &self.sandbox {
             Some(sandbox) if confined && sandbox.is_active() => {
