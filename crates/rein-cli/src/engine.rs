@@ -95,13 +95,19 @@ pub fn build(
             eprintln!("rein: warning: {e}");
         }
     }
+    // Many MCP tools: most definitions are deferred and loaded on demand (ToolSearch).
+    let search = rein_engine::SharedSearch::default();
+    if let Err(e) = registry.register(rein_engine::ToolSearch { state: search.clone() }) {
+        eprintln!("rein: warning: {e}");
+    }
     if setup.skills.iter().any(|s| s.model_invocable) {
         let skills = rein_engine::SkillTool { skills: setup.skills.clone(), policy: gate.policy.clone() };
         if let Err(e) = registry.register(skills) {
             eprintln!("rein: warning: no Skill tool: {e}");
         }
     }
-    let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config);
+    let mode = rein_engine::ToolSearchMode::parse(crate::env::Env::lookup("ENABLE_TOOL_SEARCH").as_deref());
+    let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config).with_tool_search(search, mode);
     if !setup.history.is_empty() {
         engine =
             engine.with_history_deferred(setup.history.clone(), &setup.history_deferred).context("cannot resume")?;

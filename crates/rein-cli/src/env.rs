@@ -69,6 +69,11 @@ pub const VARS: &[Var] = &[
         default: "",
         doc: "`1` (set by the Agent SDKs): SDK mode also prints `session_state_changed` frames",
     },
+    Var {
+        name: "ENABLE_TOOL_SEARCH",
+        default: "auto",
+        doc: "MCP tool definitions loaded on demand through ToolSearch: `auto` (past 10 % of the window, those beyond the first 5; `auto:N` for N %), `true` (all), `false` (never)",
+    },
     Var { name: "MCP_TIMEOUT", default: "30000", doc: "how long an MCP server may take to start, in ms" },
     Var {
         name: "MCP_TOOL_TIMEOUT",

@@ -27,6 +27,7 @@ mod recovery;
 mod sample;
 mod session_hooks;
 mod skill_tool;
+mod tool_search;
 mod turn_end;
 
 pub use agent_tool::{AgentTool, tool_kinds};
@@ -41,3 +42,4 @@ pub use pairing::{PairingRepair, repair_pairing};
 pub use plan_tools::{AskUserQuestion, ExitPlanMode, Question, QuestionOption};
 pub use query_loop::{Engine, EngineConfig, SubagentInfo, resolve_alias};
 pub use skill_tool::{SkillInput, SkillTool};
+pub use tool_search::{SearchState, SharedSearch, ToolSearch, ToolSearchMode};

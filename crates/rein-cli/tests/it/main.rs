@@ -36,6 +36,7 @@ mod sessions;
 mod skills;
 mod structured_output;
 mod thinking;
+mod tool_search;
 mod tools;
 mod transport;
 mod tui;
