@@ -15,6 +15,7 @@ mod providers;
 mod sandbox;
 mod sdk;
 mod sessions;
+mod tool_search;
 mod tools;
 mod tui;
 
@@ -142,6 +143,16 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the deferred-tools row: `--tool-search PATH/TO/rein` (from the repository root).
+    if args.get(1).map(String::as_str) == Some("--tool-search") {
+        let bin =
+            std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --tool-search PATH/TO/rein")?))?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in tool_search::rows(&bin, work.path(), home.path())? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the auto-mode rows: `--judge PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--judge") {
         let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --judge PATH/TO/rein")?))?;
@@ -250,6 +261,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
     rows.extend(sdk::rows(&bin, work.path(), home.path())?);
     rows.extend(judge::rows(&bin, work.path(), home.path())?);
+    rows.extend(tool_search::rows(&bin, work.path(), home.path())?);
     rows.extend(policy::rows()?);
     rows.extend(hooks::rows()?);
     rows.extend(executor::rows(&bin, work.path(), home.path())?);
