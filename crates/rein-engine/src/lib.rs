@@ -28,6 +28,7 @@ mod sample;
 mod session_hooks;
 mod skill_tool;
 mod tool_search;
+mod tools_array;
 mod turn_end;
 
 pub use agent_tool::{AgentTool, tool_kinds};

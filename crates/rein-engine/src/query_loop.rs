@@ -101,9 +101,9 @@ pub struct Engine {
     /// Size of the tools array, for the token estimate.
     pub(crate) tools_json_bytes: usize,
     /// The registry's version the tools array was made from.
-    tools_version: u64,
+    pub(crate) tools_version: u64,
     /// The system prompt before late instructions were added to it.
-    base_system: Option<rein_model::System>,
+    pub(crate) base_system: Option<rein_model::System>,
     /// Compactions that failed in a row (the circuit breaker).
     pub(crate) compact_failures: u32,
     /// What the person asked `/compact` to keep (for the next compaction only).
@@ -117,9 +117,9 @@ pub struct Engine {
     /// Ids the next prompt is known by besides its transcript uuid (an Agent SDK's).
     prompt_ids: Vec<String>,
     /// Deferred tool definitions and which the model loaded (ToolSearch).
-    search: Option<(crate::SharedSearch, crate::ToolSearchMode)>,
+    pub(crate) search: Option<(crate::SharedSearch, crate::ToolSearchMode)>,
     /// How many tools were loaded when the tools array was last made.
-    search_loaded: usize,
+    pub(crate) search_loaded: usize,
 }
 
 impl Engine {
@@ -354,62 +354,6 @@ impl Engine {
             cache: self.config.cache,
             reasoning: rein_model::Reasoning::choose(&self.config.model, self.output_limit(), &self.config.thinking),
         })
-    }
-
-    /// Defer MCP tool definitions as `mode` says; `state` is shared with the
-    /// registry's ToolSearch tool.
-    pub fn with_tool_search(mut self, state: crate::SharedSearch, mode: crate::ToolSearchMode) -> Self {
-        self.search = Some((state, mode));
-        self.tools_version = u64::MAX;
-        self.join_late_tools();
-        self
-    }
-
-    /// Tools that joined the registry since the last request (an MCP server that
-    /// connected late) are offered from this request on; definitions the model loaded
-    /// with ToolSearch join the end of the array.
-    fn join_late_tools(&mut self) {
-        let version = self.registry.version();
-        let loaded = self.search.as_ref().map_or(0, |(s, _)| s.lock().map_or(0, |s| s.loaded.len()));
-        if version == self.tools_version && loaded == self.search_loaded {
-            return;
-        }
-        self.search_loaded = loaded;
-        self.tools_version = version;
-        let instructions = self.registry.late_instructions();
-        if !instructions.is_empty() {
-            let base = self.base_system.get_or_insert_with(|| self.config.system.clone());
-            self.config.system = base.with_session_appended(&format!("\n\n{}", instructions.join("\n\n")));
-        }
-        let policy = self.gate.policy.get();
-        let all: Vec<ToolSpec> = self.registry.specs().into_iter().filter(|t| !policy.removes_tool(&t.name)).collect();
-        self.tools = match &self.search {
-            Some((state, mode)) => {
-                let all: Vec<ToolSpec> =
-                    all.into_iter().filter(|t| t.name != crate::tool_search::TOOL_SEARCH).collect();
-                let (mut sent, deferred) = crate::tool_search::split(all, *mode, self.config.context.window);
-                let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-                if !deferred.is_empty() {
-                    sent.push(ToolSpec {
-                        name: crate::tool_search::TOOL_SEARCH.into(),
-                        description: crate::tool_search::description(&deferred),
-                        input_schema: rein_tools::compact_for_model(&rein_tools::schema_for::<
-                            crate::tool_search::ToolSearchInput,
-                        >()),
-                    });
-                }
-                // Loaded definitions last, in load order: each load only appends.
-                for name in &state.loaded {
-                    if let Some(t) = deferred.iter().find(|t| &t.name == name) {
-                        sent.push(t.clone());
-                    }
-                }
-                state.deferred = deferred;
-                sent.into()
-            }
-            None => all.into(),
-        };
-        self.tools_json_bytes = serde_json::to_string(&*self.tools).map(|s| s.len()).unwrap_or(0);
     }
 
     /// `max_tokens`, within what the model can write when the table knows it (after a
