@@ -26,6 +26,9 @@ pub(crate) const EXIT_WINDOW: Duration = Duration::from_secs(2);
 pub struct Busy {
     pub since: Instant,
     pub token: CancellationToken,
+    /// The model gave its final answer (no tool call): the turn is only finishing, so
+    /// Esc no longer interrupts it but counts toward Esc Esc.
+    pub answered: bool,
 }
 
 /// Totals of the session, for `/cost`.
@@ -255,7 +258,7 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => {
-                if let Some(b) = &self.busy {
+                if let Some(b) = self.busy.as_ref().filter(|b| !b.answered) {
                     b.token.cancel();
                 } else if self.composer.is_empty() {
                     // Esc Esc: pick an earlier prompt to go back to.

@@ -19,7 +19,7 @@ impl App {
     pub fn on_engine(&mut self, m: FromEngine) {
         match m {
             FromEngine::Started(token) => {
-                self.busy = Some(Busy { since: Instant::now(), token });
+                self.busy = Some(Busy { since: Instant::now(), token, answered: false });
                 self.turn_tokens = 0;
             }
             FromEngine::Event(e) => self.on_event(*e),
@@ -85,6 +85,12 @@ impl App {
 
     pub(crate) fn on_event(&mut self, e: EngineEvent) {
         match e {
+            EngineEvent::Stream(ModelEvent::MessageStart { .. }) => {
+                // Another response (a hook sent the model back to work): Esc interrupts again.
+                if let Some(b) = &mut self.busy {
+                    b.answered = false;
+                }
+            }
             EngineEvent::Stream(ModelEvent::TextDelta { text, .. }) => {
                 self.thinking = false;
                 self.turn_tokens += (text.len() / 4).max(1) as u64;
@@ -96,6 +102,11 @@ impl App {
                 self.turn_tokens += (thinking.len() / 4).max(1) as u64;
             }
             EngineEvent::Assistant(m) => {
+                // A final answer (no tool call): what is left of the turn is bookkeeping.
+                let answered = !m.content.iter().any(|b| matches!(b, ContentBlock::ToolUse(_)));
+                if let Some(b) = &mut self.busy {
+                    b.answered = answered;
+                }
                 let lines = self.stream.finish();
                 self.pending.extend(lines);
                 let thinking: String = m
