@@ -31,7 +31,10 @@ pub(crate) trait DynTool: Send + Sync {
 struct Registered<T: Tool> {
     tool: Arc<T>,
     spec: ToolSpec,
-    validator: jsonschema::Validator,
+    /// The full input schema, compiled into a validator the first time the tool is
+    /// called: most tools of a session never are, and validators are not small.
+    schema: Value,
+    validator: std::sync::OnceLock<Result<jsonschema::Validator, String>>,
 }
 
 struct Prepared<T: Tool> {
@@ -68,7 +71,11 @@ impl<T: Tool> DynTool for Registered<T> {
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
-        let found = problems(&self.validator, input);
+        let validator =
+            self.validator.get_or_init(|| jsonschema::validator_for(&self.schema).map_err(|e| e.to_string()));
+        let validator =
+            validator.as_ref().map_err(|e| format!("the input schema of {} does not compile: {e}", self.spec.name))?;
+        let found = problems(validator, input);
         if !found.is_empty() {
             return Err(input_error(self.spec.name.as_str(), &found));
         }
@@ -121,8 +128,6 @@ pub enum RegistryError {
     Duplicate(String),
     #[error("cannot set up the tools: {0}")]
     Setup(String),
-    #[error("the input schema of tool {name} does not compile: {reason}")]
-    BadSchema { name: String, reason: String },
 }
 
 /// The tool table.
@@ -144,10 +149,8 @@ impl Registry {
         if self.by_name.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
         }
-        let input_schema = schema_for::<T::Input>();
-        let validator = jsonschema::validator_for(&input_schema)
-            .map_err(|e| RegistryError::BadSchema { name: name.clone(), reason: e.to_string() })?;
-        let mut input_schema = compact_for_model(&input_schema);
+        let schema = schema_for::<T::Input>();
+        let mut input_schema = compact_for_model(&schema);
         if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
             for field in tool.hidden_fields() {
                 props.remove(field);
@@ -155,7 +158,8 @@ impl Registry {
         }
         let spec = ToolSpec { name: name.clone(), description: tool.description(), input_schema };
         self.by_name.insert(name, self.tools.len());
-        self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, validator }));
+        let validator = std::sync::OnceLock::new();
+        self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, schema, validator }));
         Ok(())
     }
 
@@ -363,5 +367,19 @@ mod tests {
     fn duplicates_are_refused() {
         let mut r = registry();
         assert!(matches!(r.register(Echo), Err(RegistryError::Duplicate(_))));
+    }
+
+    /// Validators are compiled on a tool's first call: every built-in tool's schema
+    /// must compile (a call with an empty input is refused for its fields, never for
+    /// the schema).
+    #[test]
+    fn every_builtin_schema_compiles() {
+        let mut registry = Registry::new();
+        crate::register_builtins(&mut registry).unwrap();
+        for name in registry.names() {
+            if let Err(e) = registry.prepare(&name, &json!({})) {
+                assert!(!e.contains("does not compile"), "{name}: {e}");
+            }
+        }
     }
 }
