@@ -21,6 +21,7 @@ mod sandbox;
 mod sdk;
 mod sdk_control;
 mod session;
+mod sessions_cmd;
 mod stream_events;
 
 use std::io::{IsTerminal, Read};
@@ -67,7 +68,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             return runtime()?.block_on(demo::run(&args, *scripted, *output_format));
         }
         Some(Command::Sessions) => {
-            session::list()?;
+            sessions_cmd::list()?;
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Rewind { target, files_only, conversation_only, yes }) => {

@@ -37,15 +37,19 @@ impl Approver for McpPromptTool {
             let input = json!({"tool_name": call.name, "input": call.input, "tool_use_id": call.id});
             let reply = match self.registry.prepare(&self.tool, &input) {
                 Ok(prepared) => prepared.call(self.ctx.clone()).await,
-                Err(e) => return deny(format!("the permission prompt tool {} cannot be used: {e}", self.tool)),
+                Err(e) => {
+                    return Answer::refuse(format!("the permission prompt tool {} cannot be used: {e}", self.tool));
+                }
             };
             let text = match reply {
                 Ok(out) if !out.is_error => out.content.to_text(),
-                Ok(out) => return deny(format!("the permission prompt tool failed: {}", out.content.to_text())),
-                Err(e) => return deny(format!("the permission prompt tool failed: {e}")),
+                Ok(out) => {
+                    return Answer::refuse(format!("the permission prompt tool failed: {}", out.content.to_text()));
+                }
+                Err(e) => return Answer::refuse(format!("the permission prompt tool failed: {e}")),
             };
             let Ok(answer) = serde_json::from_str::<Value>(text.trim()) else {
-                return deny(format!("the permission prompt tool's reply is not JSON: {text}"));
+                return Answer::refuse(format!("the permission prompt tool's reply is not JSON: {text}"));
             };
             match answer.get("behavior").and_then(Value::as_str) {
                 Some("allow") => Answer {
@@ -58,12 +62,8 @@ impl Approver for McpPromptTool {
                     message: answer.get("message").and_then(Value::as_str).map(str::to_string),
                     ..Answer::default()
                 },
-                _ => deny(format!("the permission prompt tool answered neither allow nor deny: {text}")),
+                _ => Answer::refuse(format!("the permission prompt tool answered neither allow nor deny: {text}")),
             }
         })
     }
-}
-
-fn deny(message: String) -> Answer {
-    Answer { allow: false, message: Some(message), ..Answer::default() }
 }

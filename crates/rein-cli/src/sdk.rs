@@ -38,14 +38,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
                         peer.respond(&id, Err(e.to_string()));
                         return Ok(ExitCode::FAILURE);
                     }
-                    sdk_servers = request
-                        .get("sdkMcpServers")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .filter_map(Value::as_str)
-                        .map(str::to_string)
-                        .collect();
+                    sdk_servers = rein_sdk::inbound::strings(request.get("sdkMcpServers"));
                     init_id = Some(id);
                 }
                 Some(Inbound::Control { id, request }) => {

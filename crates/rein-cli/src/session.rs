@@ -272,7 +272,11 @@ impl Setup {
                 }
                 Some(rein_session::load(&path)?)
             }
-            (None, true) => match rein_session::list_sessions(&rein_home, &self.cwd).into_iter().next() {
+            // A transcript killed before its first line holds no session to continue.
+            (None, true) => match rein_session::list_sessions(&rein_home, &self.cwd)
+                .into_iter()
+                .find(|s| !s.first_prompt.is_empty() || s.turns > 0)
+            {
                 Some(info) => Some(rein_session::load(&info.path)?),
                 None => anyhow::bail!("no earlier session in {} to continue", self.cwd.display()),
             },
@@ -459,21 +463,6 @@ pub async fn run(
         return RunEnd::Interrupted;
     }
     if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok }
-}
-
-/// `rein sessions`.
-pub fn list() -> anyhow::Result<()> {
-    let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let sessions = rein_session::list_sessions(&Env::read().rein_home, &cwd);
-    if sessions.is_empty() {
-        println!("no sessions in {}", cwd.display());
-    }
-    for s in sessions {
-        let when: chrono::DateTime<chrono::Local> = s.modified.into();
-        let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
-        println!("{}  {}  {:>4} turns  {}", s.session_id, when.format("%Y-%m-%d %H:%M"), s.turns, prompt);
-    }
-    Ok(())
 }
 
 /// How a run ended, for the exit code.

@@ -36,6 +36,11 @@ impl Answer {
     pub fn no() -> Self {
         Answer::default()
     }
+
+    /// No, with `message` for the model.
+    pub fn refuse(message: impl Into<String>) -> Self {
+        Answer { message: Some(message.into()), ..Answer::default() }
+    }
 }
 
 /// Answers the questions the policy asks (the TUI dialog, a permission-prompt tool),

@@ -30,6 +30,7 @@ mod skill_tool;
 mod tool_search;
 mod tools_array;
 mod turn_end;
+mod turn_start;
 
 pub use agent_tool::{AgentTool, tool_kinds};
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};

@@ -97,7 +97,7 @@ pub struct Engine {
     pub(crate) conversation: Conversation,
     /// SessionStart's source for the first prompt of this process: startup or resume.
     session_start: Option<&'static str>,
-    transcript: Journal,
+    pub(crate) transcript: Journal,
     /// Size of the tools array, for the token estimate.
     pub(crate) tools_json_bytes: usize,
     /// The registry's version the tools array was made from.
@@ -115,7 +115,7 @@ pub struct Engine {
     /// Deferred calls of a resumed session, run before its next prompt.
     pub(crate) resume_calls: Vec<ToolUse>,
     /// Ids the next prompt is known by besides its transcript uuid (an Agent SDK's).
-    prompt_ids: Vec<String>,
+    pub(crate) prompt_ids: Vec<String>,
     /// Deferred tool definitions and which the model loaded (ToolSearch).
     pub(crate) search: Option<(crate::SharedSearch, crate::ToolSearchMode)>,
     /// How many tools were loaded when the tools array was last made.
@@ -270,10 +270,7 @@ impl Engine {
     /// Run one user prompt to the end of its turn.
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
-        // What skills allowed held for the turn that ran them.
-        if self.subagent.is_none() {
-            self.gate.policy.update(|p| p.forget_prefix(crate::skill_tool::SKILL_ORIGIN_PREFIX));
-        }
+        self.end_skill_rules();
         let prompt = match self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
             Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {
                 Ok(p) => p,
@@ -285,16 +282,8 @@ impl Engine {
         if let Err(e) = self.run_deferred(&mut out, sink).await {
             return out.failed(e);
         }
-        self.gate.judge_context.note_request(&prompt.text());
-        let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();
-        if let Err(e) = self.push_user(prompt, false) {
+        if let Err(e) = self.push_prompt(prompt) {
             return out.failed(e);
-        }
-        // A subagent's writes belong to the turn of the prompt that started it.
-        if let Some(cp) = self.ctx.checkpoints.as_ref().filter(|_| self.subagent.is_none()) {
-            let mut ids = std::mem::take(&mut self.prompt_ids);
-            ids.extend(self.transcript.last_uuid());
-            cp.begin_turn(turn, &ids);
         }
         // Tool starts go to the transcript before the tool runs; a failed write is
         // reported once, with the next event.

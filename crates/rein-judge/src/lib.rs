@@ -4,6 +4,7 @@
 //! the answer must be one well-formed JSON verdict within the timeout, or the judgement
 //! fails — and a failed judgement never allows. Identical calls reuse their verdict.
 
+mod ask;
 mod prompt_hook;
 mod rubric;
 
@@ -11,11 +12,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
 use rein_engine::{Judge, JudgeRequest, JudgeVerdict, Judgement};
-use rein_model::{Model, ModelEvent, ModelRequest};
-use rein_protocol::{Message, Usage};
+use rein_model::Model;
+use rein_protocol::Usage;
 use serde_json::Value;
 
 pub use prompt_hook::{HOOK_RUBRIC, PromptHookJudge};
@@ -39,29 +39,12 @@ impl ModelJudge {
     }
 
     async fn ask(&self, request: &JudgeRequest<'_>) -> Result<(JudgeVerdict, String, Usage), String> {
-        let message = Message::user_text(rubric::describe(request));
-        let request = ModelRequest {
-            model: self.model_name.clone(),
-            max_tokens: MAX_TOKENS,
-            system: rein_model::System::split(RUBRIC, ""),
-            tools: Arc::new([]),
-            messages: vec![Arc::new(rein_model::CachedMessage::new(message).map_err(|e| e.to_string())?)],
-            cache: Some(rein_model::CacheTtl::FiveMinutes),
-            reasoning: rein_model::Reasoning::default(),
-        };
-        let mut stream = self.model.stream(request);
-        let mut done = None;
-        while let Some(item) = stream.next().await {
-            match item {
-                Ok(ModelEvent::MessageDone(m)) => done = Some(m),
-                Ok(_) => {}
-                Err(e) => return Err(format!("the judge's request failed: {e}")),
-            }
-        }
-        let message = done.ok_or("the judge's response ended early")?;
-        let text = message.to_message().text();
+        let prompt = rubric::describe(request);
+        let (text, usage) = ask::ask_text(&*self.model, &self.model_name, RUBRIC, prompt, MAX_TOKENS)
+            .await
+            .map_err(|e| format!("the judge: {e}"))?;
         let (verdict, reason) = parse(&text)?;
-        Ok((verdict, reason, message.usage))
+        Ok((verdict, reason, usage))
     }
 }
 
@@ -110,31 +93,19 @@ impl Judge for ModelJudge {
 /// Read the verdict: one JSON object (a code fence around it is tolerated) with
 /// `decision` `allow` or `block` and a `reason`. Anything else fails.
 pub fn parse(text: &str) -> Result<(JudgeVerdict, String), String> {
-    let trimmed = text.trim();
-    let body = trimmed
-        .strip_prefix("```json")
-        .or_else(|| trimmed.strip_prefix("```"))
-        .and_then(|t| t.strip_suffix("```"))
-        .unwrap_or(trimmed)
-        .trim();
-    let value: Value = serde_json::from_str(body).map_err(|_| format!("not a JSON verdict: {}", one_line(text)))?;
+    let value = ask::json_answer(text).map_err(|_| format!("not a JSON verdict: {}", ask::one_line(text)))?;
     let reason = value
         .get("reason")
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|r| !r.is_empty())
-        .ok_or_else(|| format!("a verdict without a reason: {}", one_line(text)))?;
+        .ok_or_else(|| format!("a verdict without a reason: {}", ask::one_line(text)))?;
     let verdict = match value.get("decision").and_then(Value::as_str) {
         Some("allow") => JudgeVerdict::Allow,
         Some("block") => JudgeVerdict::Block,
-        _ => return Err(format!("a verdict that is neither allow nor block: {}", one_line(text))),
+        _ => return Err(format!("a verdict that is neither allow nor block: {}", ask::one_line(text))),
     };
     Ok((verdict, reason.lines().next().unwrap_or(reason).to_string()))
-}
-
-fn one_line(text: &str) -> String {
-    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    line.chars().take(200).collect()
 }
 
 #[cfg(test)]

@@ -4,10 +4,8 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use futures::future::BoxFuture;
-use rein_model::{Model, ModelEvent, ModelRequest};
-use rein_protocol::Message;
+use rein_model::Model;
 use serde_json::Value;
 
 /// The system prompt of every prompt-hook request (it names itself, as the auto-mode
@@ -26,27 +24,11 @@ pub struct PromptHookJudge {
 impl rein_hooks::PromptJudge for PromptHookJudge {
     fn judge<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>> {
         Box::pin(async move {
-            let request = ModelRequest {
-                model: model.map_or_else(|| self.model_name.clone(), |m| rein_model::resolve_alias(m, |_| None)),
-                max_tokens: 300,
-                system: rein_model::System::split(HOOK_RUBRIC, ""),
-                tools: Arc::new([]),
-                messages: vec![Arc::new(
-                    rein_model::CachedMessage::new(Message::user_text(prompt)).map_err(|e| e.to_string())?,
-                )],
-                cache: Some(rein_model::CacheTtl::FiveMinutes),
-                reasoning: rein_model::Reasoning::default(),
-            };
-            let mut stream = self.model.stream(request);
-            let mut text = None;
-            while let Some(item) = stream.next().await {
-                match item {
-                    Ok(ModelEvent::MessageDone(m)) => text = Some(m.to_message().text()),
-                    Ok(_) => {}
-                    Err(e) => return Err(format!("the prompt hook's request failed: {e}")),
-                }
-            }
-            parse(&text.ok_or("the prompt hook's response ended early")?)
+            let name = model.map_or_else(|| self.model_name.clone(), |m| rein_model::resolve_alias(m, |_| None));
+            let (text, _) = crate::ask::ask_text(&*self.model, &name, HOOK_RUBRIC, prompt, 300)
+                .await
+                .map_err(|e| format!("the prompt hook: {e}"))?;
+            parse(&text)
         })
     }
 }

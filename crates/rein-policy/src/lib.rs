@@ -158,6 +158,11 @@ impl Policy {
         self.allow.retain(|r| r.origin != origin);
     }
 
+    /// Whether an allow rule's origin starts with `prefix`.
+    pub fn has_rules_from(&self, prefix: &str) -> bool {
+        self.allow.iter().any(|r| r.origin.starts_with(prefix))
+    }
+
     /// Drop the allow rules whose origin starts with `prefix` (what every skill of the
     /// last turn allowed).
     pub fn forget_prefix(&mut self, prefix: &str) {

@@ -82,8 +82,8 @@ impl Approver for SdkApprover {
             }
             match reply {
                 Ok(reply) => self.answer(call, &reply),
-                Err(PeerError::Refused(e)) => deny(format!("Tool permission request failed: Error: {e}")),
-                Err(e) => deny(format!("Tool permission request failed: {e}")),
+                Err(PeerError::Refused(e)) => Answer::refuse(format!("Tool permission request failed: Error: {e}")),
+                Err(e) => Answer::refuse(format!("Tool permission request failed: {e}")),
             }
         })
     }
@@ -108,11 +108,7 @@ impl SdkApprover {
                 let message = reply.get("message").and_then(Value::as_str).filter(|m| !m.is_empty());
                 Answer { allow: false, message: message.map(str::to_string), ..Answer::default() }
             }
-            _ => deny(format!("the SDK's answer is neither allow nor deny: {reply}")),
+            _ => Answer::refuse(format!("the SDK's answer is neither allow nor deny: {reply}")),
         }
     }
-}
-
-fn deny(message: String) -> Answer {
-    Answer { allow: false, message: Some(message), ..Answer::default() }
 }

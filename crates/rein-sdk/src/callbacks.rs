@@ -48,14 +48,7 @@ pub fn register_hooks(config: &mut HookConfig, hooks: &Value) -> Result<Vec<Stri
             continue;
         };
         for m in matchers.as_array().into_iter().flatten() {
-            let ids: Vec<String> = m
-                .get("hookCallbackIds")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect();
+            let ids = crate::inbound::strings(m.get("hookCallbackIds"));
             let timeout = m.get("timeout").and_then(Value::as_f64);
             let block = m.get("onFailure").and_then(Value::as_str) == Some("block");
             config.add_callbacks(event, m.get("matcher").and_then(Value::as_str), &ids, timeout, block)?;

@@ -37,6 +37,11 @@ pub enum Inbound {
     Ignored,
 }
 
+/// A JSON list of strings (what is not a string is left out; a missing list is empty).
+pub fn strings(list: Option<&Value>) -> Vec<String> {
+    list.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+}
+
 /// Read one line.
 pub fn parse_line(line: &str) -> Inbound {
     let line = line.trim();

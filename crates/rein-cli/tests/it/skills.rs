@@ -53,8 +53,13 @@ fn allowed_tools_hold_only_while_the_skill_runs() {
         reply([tool_use_with_id("b3", "Bash", json!({"command": "touch after.txt"}))]),
         reply([text("done again")]),
     ]));
-    env.rein_at(&server).args(["-p", "go"]).assert().success();
-    env.rein_at(&server).args(["-p", "again", "--continue"]).assert().success();
+    // Two turns in one process (stream-json input): rules live in the session.
+    let line = |text: &str| json!({"type": "user", "message": {"role": "user", "content": text}}).to_string() + "\n";
+    env.rein_at(&server)
+        .args(["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"])
+        .write_stdin(line("go") + &line("again"))
+        .assert()
+        .success();
     assert!(!env.cwd().join("before.txt").exists(), "asked (and refused headless) before the skill");
     assert!(env.cwd().join("during.txt").exists(), "the skill's allowed-tools let it run");
     assert!(!env.cwd().join("after.txt").exists(), "the next turn asks again");
