@@ -29,13 +29,13 @@ pub struct AgentTool {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AgentInput {
-    /// A short (3-5 word) description of the task.
+    /// The task in 3-5 words.
     pub description: String,
-    /// The task for the agent: everything it needs to know, since it sees nothing else.
+    /// Everything the agent needs to know; it sees nothing else.
     pub prompt: String,
-    /// The kind of agent to use (default general-purpose).
+    /// Default general-purpose.
     pub subagent_type: Option<String>,
-    /// A model for this agent (sonnet, opus, haiku or an id).
+    /// sonnet, opus, haiku or a model id.
     pub model: Option<String>,
 }
 
@@ -67,11 +67,10 @@ impl Tool for AgentTool {
     }
 
     fn description(&self) -> String {
-        let mut d = "Launches a subagent to do a task on its own — searching a codebase, researching a question, a \
-                     multi-step change — and returns its final report. It starts with an empty conversation: give it \
-                     the whole task in the prompt. Several can run in parallel."
+        let mut d = "Runs a subagent on a task of its own (a search, research, a multi-step change) and returns its \
+                     final report. It starts with an empty conversation. Several can run in parallel. Types: \
+                     general-purpose (all tools)"
             .to_string();
-        d.push_str("\nAvailable agent types: general-purpose (all tools)");
         for a in &self.agents {
             d.push_str(&format!("; {} ({})", a.name, a.description));
         }

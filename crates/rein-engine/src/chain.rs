@@ -73,8 +73,12 @@ impl CallReport {
     }
 }
 
-/// Stages 1 and 2: the schema, then the tool's own validation.
-fn prepare(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+/// Stages 1 and 2: the schema, then the tool's own validation (relative file paths made
+/// absolute first).
+fn prepare(registry: &Registry, call: &mut ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+    if let Some(input) = registry.expand_paths(&call.name, &call.input, ctx) {
+        call.input = input;
+    }
     validate(Checked::new(registry, call, ctx)?, call, ctx)
 }
 
@@ -96,6 +100,9 @@ pub async fn run_call(
     let mut notices = Vec::new();
     let mut stop = None;
     let mut call = call.clone();
+    if let Some(input) = registry.expand_paths(&call.name, &call.input, ctx) {
+        call.input = input;
+    }
     if call.input.get(rein_model::INCOMPLETE_INPUT_KEY).is_some() {
         let message = "The input of this call was cut off by the output token limit (max_tokens) before it was complete, \
                        so the call was not run. Send it again, with a shorter input if you can.";
@@ -107,7 +114,7 @@ pub async fn run_call(
             // A tool of a server still connecting: wait for it rather than answer
             // "no such tool".
             registry.ready(&call.name).await;
-            prepare(registry, &call, ctx)
+            prepare(registry, &mut call, ctx)
         }
     };
     let mut checked = match first {
@@ -161,7 +168,7 @@ pub async fn run_call(
         }
         if let Some(input) = out.updated_input() {
             call.input = input;
-            checked = match prepare(registry, &call, ctx) {
+            checked = match prepare(registry, &mut call, ctx) {
                 Ok(p) => p,
                 Err(message) => {
                     return CallReport::stopped(
@@ -179,7 +186,7 @@ pub async fn run_call(
         // A PermissionRequest hook rewrote the input: the new call is checked against
         // the deny rules again.
         call.input = input;
-        checked = match prepare(registry, &call, ctx) {
+        checked = match prepare(registry, &mut call, ctx) {
             Ok(p) => p,
             Err(message) => return CallReport::stopped(&call, message, notices),
         };

@@ -60,9 +60,12 @@ impl Executor {
     }
 
     /// Accept a complete `tool_use` (once per id) and start what may start.
-    pub fn submit(&mut self, call: ToolUse, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+    pub fn submit(&mut self, mut call: ToolUse, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         if self.entries.iter().any(|e| e.call.id == call.id) {
             return;
+        }
+        if let Some(input) = self.registry.expand_paths(&call.name, &call.input, &self.ctx) {
+            call.input = input;
         }
         let prepared = self.registry.prepare(&call.name, &call.input).ok();
         self.entries.push(Entry {

@@ -17,7 +17,6 @@ fn needs_user() -> Effects {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ExitPlanModeInput {
-    /// The plan, in Markdown: what you will change and how, step by step.
     pub plan: String,
 }
 
@@ -34,9 +33,8 @@ impl Tool for ExitPlanMode {
     }
 
     fn description(&self) -> String {
-        "In plan mode, when your plan is ready: present it for the user's approval. Approved, plan mode ends and you \
-         can start changing things; refused, keep planning with their feedback. Only for planning an implementation, \
-         not for research."
+        "In plan mode, with the plan ready: asks the user to approve it. Approved, plan mode ends; refused, keep \
+         planning with their feedback."
             .into()
     }
 
@@ -54,34 +52,28 @@ impl Tool for ExitPlanMode {
     }
 }
 
-/// One choice of a question.
+// One choice of a question.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct QuestionOption {
-    /// The choice, in a few words.
     pub label: String,
-    /// What choosing it means.
     #[serde(default)]
     pub description: Option<String>,
 }
 
-/// One question.
+// One question.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Question {
-    /// The full question.
     pub question: String,
-    /// A very short label for it (a dozen characters).
+    /// A label of a dozen characters.
     #[serde(default)]
     pub header: Option<String>,
-    /// Two to four choices; the user can always answer something else.
     pub options: Vec<QuestionOption>,
-    /// Whether several choices may be picked.
     #[serde(default, rename = "multiSelect")]
     pub multi_select: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct AskUserQuestionInput {
-    /// One to four questions.
     pub questions: Vec<Question>,
     /// Filled in by the user's side: each question's text → the answer.
     #[serde(default)]
@@ -99,9 +91,8 @@ impl Tool for AskUserQuestion {
     }
 
     fn description(&self) -> String {
-        "Asks the user one to four multiple-choice questions while you work: to settle an ambiguous request, a choice \
-         between approaches, or a preference. Each question has two to four options; the user may also answer \
-         something else."
+        "Asks the user one to four multiple-choice questions of two to four options (to settle an ambiguity, a \
+         choice of approach, a preference); they may also answer something else."
             .into()
     }
 

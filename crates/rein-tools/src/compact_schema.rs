@@ -2,8 +2,9 @@
 //! without what only a validator needs. The tool definitions are sent on every request,
 //! so each byte here is paid once per turn.
 //!
-//! Optional fields lose their `null` alternative (leaving a field out is how the model
-//! says "none"), numeric `format` annotations (`uint64`, …) go, and a choice of string
+//! Optional fields lose their `null` alternative, `null` defaults and `null` enum members
+//! (leaving a field out is how the model says "none"), numeric `format` annotations
+//! (`uint64`, …) and the `minimum: 0` of unsigned integers go, and a choice of string
 //! constants becomes one `enum`. Inputs are still checked against the full schema, which
 //! accepts everything this one does (and an explicit `null`).
 
@@ -27,6 +28,11 @@ fn compact_object(map: &Map<String, Value>) -> Map<String, Value> {
     for (key, value) in map {
         match (key.as_str(), value) {
             ("format", Value::String(f)) if NUMERIC_FORMATS.contains(&f.as_str()) => {}
+            ("default", Value::Null) => {}
+            ("minimum", m) if m.as_f64() == Some(0.0) => {}
+            ("enum", Value::Array(values)) => {
+                out.insert(key.clone(), Value::Array(values.iter().filter(|v| !v.is_null()).cloned().collect()));
+            }
             ("type", Value::Array(types)) => {
                 out.insert(key.clone(), without_null(types));
             }
@@ -105,7 +111,7 @@ mod tests {
             "url": {"type": "string", "format": "uri"}
         }, "required": []});
         let c = compact_for_model(&s);
-        assert_eq!(c["properties"]["limit"], json!({"type": "integer", "minimum": 0, "description": "d"}));
+        assert_eq!(c["properties"]["limit"], json!({"type": "integer", "description": "d"}));
         assert_eq!(c["properties"]["url"], json!({"type": "string", "format": "uri"}), "meaningful formats stay");
     }
 
@@ -116,6 +122,14 @@ mod tests {
             {"type": "null"}
         ], "description": "outer"});
         assert_eq!(compact_for_model(&s), json!({"type": "string", "enum": ["a", "b"], "description": "outer"}));
+    }
+
+    #[test]
+    fn null_defaults_and_null_choices_go() {
+        let s = json!({"type": ["string", "null"], "enum": ["code", "markdown", null], "default": null, "minimum": 1});
+        assert_eq!(compact_for_model(&s), json!({"type": "string", "enum": ["code", "markdown"], "minimum": 1}));
+        let kept = json!({"type": "boolean", "default": false});
+        assert_eq!(compact_for_model(&kept), kept);
     }
 
     #[test]

@@ -66,6 +66,10 @@ impl DynTool for RegisteredExternal {
         RuleKind::Field { default: None }
     }
 
+    fn path_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
         if !input.is_object() {
             return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));

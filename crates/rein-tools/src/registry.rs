@@ -25,6 +25,7 @@ pub trait PreparedCall: Send {
 pub(crate) trait DynTool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn rule_kind(&self) -> RuleKind;
+    fn path_fields(&self) -> &'static [&'static str];
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
 }
 
@@ -68,6 +69,10 @@ impl<T: Tool> DynTool for Registered<T> {
 
     fn rule_kind(&self) -> RuleKind {
         self.tool.rule_kind()
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        self.tool.path_fields()
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
@@ -280,6 +285,23 @@ impl Registry {
     /// The input schema of `name`.
     pub fn schema(&self, name: &str) -> Option<&Value> {
         self.by_name.get(name).and_then(|i| self.tools.get(*i)).map(|t| &t.spec().input_schema)
+    }
+
+    /// `input` with the tool's relative file paths made absolute against `ctx`'s working
+    /// directory, or `None` when nothing needed it (see [`Tool::path_fields`]).
+    pub fn expand_paths(&self, name: &str, input: &Value, ctx: &ToolContext) -> Option<Value> {
+        let tool = self.by_name.get(name).and_then(|i| self.tools.get(*i))?;
+        let mut expanded: Option<Value> = None;
+        for field in tool.path_fields() {
+            let Some(path) = input.get(*field).and_then(Value::as_str) else { continue };
+            if path.is_empty() || std::path::Path::new(path).is_absolute() {
+                continue;
+            }
+            let absolute = ctx.effect_path(path).to_string_lossy().into_owned();
+            let target = expanded.get_or_insert_with(|| input.clone());
+            target[*field] = Value::String(absolute);
+        }
+        expanded
     }
 
     /// Look the tool up and check `input` against its schema, then its type. The error is

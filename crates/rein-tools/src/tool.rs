@@ -39,6 +39,14 @@ pub trait Tool: Send + Sync + 'static {
         RuleKind::Field { default: None }
     }
 
+    /// Input fields that name a file. A relative path (or `~/…`) in one is made absolute
+    /// against the working directory before anything looks at the call (hooks, rules,
+    /// the tool itself), so every reader sees the absolute path; the search tools name
+    /// files relative to the working directory, and the model may pass them back as is.
+    fn path_fields(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Input fields the model is not shown in this session (still accepted and
     /// validated; the tool ignores what it does not offer).
     fn hidden_fields(&self) -> Vec<&'static str> {

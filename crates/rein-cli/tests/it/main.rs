@@ -25,6 +25,7 @@ mod plan_tools;
 mod protected_reads;
 mod pty;
 mod recovery;
+mod relative_paths;
 mod rewind;
 mod sandbox;
 mod sandbox_network;

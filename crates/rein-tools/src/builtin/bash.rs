@@ -30,13 +30,12 @@ impl Bash {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BashInput {
-    /// The command to execute.
     pub command: String,
-    /// Optional timeout in milliseconds (max 600000, default 120000).
+    /// Milliseconds (default 120000, max 600000).
     pub timeout: Option<u64>,
-    /// A short description of what the command does, in 5-10 words.
+    /// What it does, in 5-10 words.
     pub description: Option<String>,
-    /// Run the command in the background; read its output later with BashOutput.
+    /// Run in the background (read it with BashOutput).
     pub run_in_background: Option<bool>,
     /// Run outside the sandbox. Only when the user asks, or a command just failed because
     /// of a sandbox restriction; always needs approval.
@@ -97,12 +96,11 @@ impl Tool for Bash {
 
     fn description(&self) -> String {
         format!(
-            "Executes a bash command in the session's shell and returns its combined stdout and stderr, in order, \
-             with the exit code when it is not zero. The shell persists between calls: `cd`, exported variables \
-             and functions carry over. Stdin is closed. Output beyond {MAX_OUTPUT_CHARS} characters is cut in the \
-             middle. The default timeout is {}s (max {}s); on timeout the command and everything it started are \
-             killed. Set run_in_background for long-running commands (servers, watchers) and read their output \
-             with BashOutput; stop them with KillShell. Prefer Read, Glob and Grep over cat, find and grep.",
+            "Runs a bash command in the session's persistent shell (`cd`, exports and functions carry over; stdin is \
+             closed); returns stdout and stderr interleaved, and a non-zero exit code. Output past \
+             {MAX_OUTPUT_CHARS} characters is cut in the middle. Timeout {}s (max {}s), then the command and all it \
+             started are killed. Use run_in_background for servers and watchers (then BashOutput, KillShell). \
+             Prefer Read, Glob and Grep to cat, find and grep.",
             DEFAULT_TIMEOUT_MS / 1000,
             MAX_TIMEOUT_MS / 1000
         ) + &self.sandbox_note()

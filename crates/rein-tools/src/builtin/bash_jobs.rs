@@ -31,15 +31,13 @@ impl KillShell {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BashOutputInput {
-    /// The ID of the background command.
     pub bash_id: String,
-    /// Only return lines matching this regular expression.
+    /// Only lines matching this regex.
     pub filter: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct KillShellInput {
-    /// The ID of the background command to stop.
     pub shell_id: String,
 }
 
@@ -68,9 +66,7 @@ impl Tool for BashOutput {
     }
 
     fn description(&self) -> String {
-        "Returns the output a background Bash command has produced since the last call, and whether it is still \
-         running. Optionally keeps only lines matching a regular expression."
-            .to_string()
+        "New output of a background Bash command since the last read, and whether it still runs.".to_string()
     }
 
     fn validate(&self, input: &BashOutputInput, _: &ToolContext) -> Result<(), String> {
@@ -107,7 +103,7 @@ impl Tool for KillShell {
     }
 
     fn description(&self) -> String {
-        "Stops a background Bash command and everything it started.".to_string()
+        "Stops a background Bash command and all it started.".to_string()
     }
 
     fn effects(&self, _: &KillShellInput, _: &ToolContext) -> Effects {

@@ -14,33 +14,25 @@ pub struct MultiEdit;
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct EditInput {
-    /// The absolute path of the file to change.
     pub file_path: String,
-    /// The exact text to replace (without Read's line-number prefixes).
     pub old_string: String,
-    /// The text to put in its place (must differ from old_string).
+    /// Its replacement (must differ).
     pub new_string: String,
-    /// Replace every occurrence of old_string (default false).
     #[serde(default)]
     pub replace_all: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 pub struct OneEdit {
-    /// The exact text to replace.
     pub old_string: String,
-    /// The text to put in its place.
     pub new_string: String,
-    /// Replace every occurrence (default false).
     #[serde(default)]
     pub replace_all: bool,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct MultiEditInput {
-    /// The absolute path of the file to change.
     pub file_path: String,
-    /// Edits applied in order, each to the result of the one before; all or none.
     pub edits: Vec<OneEdit>,
 }
 
@@ -52,10 +44,9 @@ impl Tool for Edit {
     }
 
     fn description(&self) -> String {
-        "Performs an exact string replacement in a file. Read the file first in this session. old_string must \
-         match the file exactly (indentation included, without Read's line-number prefixes) and occur exactly \
-         once, unless replace_all is true; include more surrounding lines to make it unique. An empty \
-         old_string creates a new file with new_string as its content. Line endings are kept as they were."
+        "Replaces exact text in a file you have Read. old_string must match exactly (indentation too, no \
+         line-number prefixes) and occur once, unless replace_all; add surrounding lines to make it unique. An \
+         empty old_string creates a new file. Line endings are kept."
             .to_string()
     }
 
@@ -70,6 +61,10 @@ impl Tool for Edit {
 
     fn rule_kind(&self) -> RuleKind {
         RuleKind::Path { access: Access::Write, field: "file_path" }
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        &["file_path"]
     }
 
     async fn call(&self, input: EditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
@@ -87,8 +82,8 @@ impl Tool for MultiEdit {
     }
 
     fn description(&self) -> String {
-        "Makes several exact string replacements in one file, in order, atomically: if any edit fails, none is \
-         applied. Each edit follows Edit's rules and sees the result of the edits before it. Read the file first."
+        "Several Edits to one file you have Read, in order and atomically (all or none); each sees the result \
+         of the ones before."
             .to_string()
     }
 
@@ -108,6 +103,10 @@ impl Tool for MultiEdit {
 
     fn rule_kind(&self) -> RuleKind {
         RuleKind::Path { access: Access::Write, field: "file_path" }
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        &["file_path"]
     }
 
     async fn call(&self, input: MultiEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::walk::{Collected, for_each_file, walker};
-use crate::{Access, Effects, ReadGuard, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, PathNames, ReadGuard, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const MAX_RESULTS: usize = 100;
 /// A walk stops after this many matches, so a pattern matching millions returns fast.
@@ -18,9 +18,8 @@ pub struct Glob;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct GlobInput {
-    /// The glob pattern to match files against, e.g. `**/*.rs` or `src/**/*.{ts,tsx}`.
     pub pattern: String,
-    /// The directory to search in. Defaults to the working directory.
+    /// Default: the working directory.
     pub path: Option<String>,
 }
 
@@ -33,10 +32,8 @@ impl Tool for Glob {
 
     fn description(&self) -> String {
         format!(
-            "Fast file pattern matching for any codebase size. Supports glob patterns like `**/*.js` or \
-             `src/**/*.ts`; `*` does not cross `/`, `**` does. Returns matching file paths sorted by modification \
-             time, newest first, at most {MAX_RESULTS}. Respects .gitignore and skips .git. Use it to find files \
-             by name; use Grep to search their contents."
+            "Finds files by glob pattern (`**/*.js`, `src/**/*.{{ts,tsx}}`; `*` stays within a directory), newest \
+             first, at most {MAX_RESULTS}. Respects .gitignore. Use Grep to search contents."
         )
     }
 
@@ -51,7 +48,8 @@ impl Tool for Glob {
     async fn call(&self, input: GlobInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = input.path.as_deref().map(|p| ctx.resolve(p)).unwrap_or_else(|| ctx.cwd.clone());
         let guard = ctx.read_guard.clone();
-        tokio::task::spawn_blocking(move || glob(&root, &input.pattern, guard.as_deref()))
+        let names = PathNames::relative_to(&ctx.cwd);
+        tokio::task::spawn_blocking(move || glob(&root, &input.pattern, guard.as_deref(), &names))
             .await
             .map_err(|e| ToolError::new(format!("Glob failed: {e}")))?
     }
@@ -70,7 +68,13 @@ fn literal_prefix(pattern: &str) -> PathBuf {
     prefix
 }
 
-pub fn glob(root: &Path, pattern: &str, guard: Option<&dyn ReadGuard>) -> Result<ToolOutput, ToolError> {
+/// The files under `root` matching `pattern`, newest first, named by `names`.
+pub fn glob(
+    root: &Path,
+    pattern: &str,
+    guard: Option<&dyn ReadGuard>,
+    names: &PathNames,
+) -> Result<ToolOutput, ToolError> {
     if !root.is_dir() {
         return Err(ToolError::new(format!("{} is not a directory", root.display())));
     }
@@ -106,7 +110,7 @@ pub fn glob(root: &Path, pattern: &str, guard: Option<&dyn ReadGuard>) -> Result
     }
     found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let total = found.len();
-    let mut out: Vec<String> = found.iter().take(MAX_RESULTS).map(|(_, p)| p.display().to_string()).collect();
+    let mut out: Vec<String> = found.iter().take(MAX_RESULTS).map(|(_, p)| names.name(p)).collect();
     if seen.load(Ordering::Relaxed) > MAX_SCANNED {
         out.push(format!(
             "(More than {MAX_SCANNED} files match; showing the newest {MAX_RESULTS} of the first {MAX_SCANNED} found. \
@@ -145,16 +149,16 @@ mod tests {
         std::fs::write(d.path().join("top.rs"), "").unwrap();
         std::fs::write(d.path().join("ignored.rs"), "").unwrap();
         std::fs::write(d.path().join(".gitignore"), "ignored.rs\n").unwrap();
-        let all = text(glob(d.path(), "**/*.rs", None).unwrap());
+        let all = text(glob(d.path(), "**/*.rs", None, &PathNames::absolute()).unwrap());
         assert_eq!(all.lines().count(), 3, "{all}");
         assert!(!all.contains("ignored.rs") && !all.contains(".git/"));
-        let shallow = text(glob(d.path(), "*.rs", None).unwrap());
+        let shallow = text(glob(d.path(), "*.rs", None, &PathNames::absolute()).unwrap());
         assert_eq!(shallow.trim(), d.path().join("top.rs").display().to_string());
-        let prefixed = text(glob(d.path(), "src/inner/*.rs", None).unwrap());
+        let prefixed = text(glob(d.path(), "src/inner/*.rs", None, &PathNames::absolute()).unwrap());
         assert!(prefixed.ends_with("src/inner/b.rs"), "{prefixed}");
-        assert_eq!(text(glob(d.path(), "*.py", None).unwrap()), "No files found");
-        assert_eq!(text(glob(d.path(), "nowhere/*.py", None).unwrap()), "No files found");
-        assert!(glob(d.path(), "a[", None).is_err());
+        assert_eq!(text(glob(d.path(), "*.py", None, &PathNames::absolute()).unwrap()), "No files found");
+        assert_eq!(text(glob(d.path(), "nowhere/*.py", None, &PathNames::absolute()).unwrap()), "No files found");
+        assert!(glob(d.path(), "a[", None, &PathNames::absolute()).is_err());
     }
 
     #[test]
@@ -166,7 +170,7 @@ mod tests {
         let newest = d.path().join("f007.txt");
         let later = SystemTime::now() + std::time::Duration::from_secs(60);
         std::fs::File::options().write(true).open(&newest).unwrap().set_modified(later).unwrap();
-        let out = text(glob(d.path(), "*.txt", None).unwrap());
+        let out = text(glob(d.path(), "*.txt", None, &PathNames::absolute()).unwrap());
         assert_eq!(out.lines().next().unwrap(), newest.display().to_string());
         assert_eq!(out.lines().count(), 101);
         assert!(out.contains("showing 100 of 130 files, 30 more"), "{out}");

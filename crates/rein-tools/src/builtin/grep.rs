@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::grep_sink::{FileHits, HitSink};
 use super::walk::{Collected, for_each_file, walker};
-use crate::{Access, Effects, ReadGuard, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{Access, Effects, PathNames, ReadGuard, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
 const DEFAULT_HEAD_LIMIT: usize = 250;
 
@@ -33,37 +33,33 @@ pub enum OutputMode {
 
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 pub struct GrepInput {
-    /// The regular expression to search for (ripgrep syntax).
     pub pattern: String,
-    /// File or directory to search in. Defaults to the working directory.
+    /// Default: the working directory.
     pub path: Option<String>,
-    /// Only search files matching this glob, e.g. `*.js` or `*.{ts,tsx}` (rg --glob).
+    /// Only files matching this glob, e.g. `*.{ts,tsx}`.
     pub glob: Option<String>,
-    /// Only search files of this type, e.g. `rust`, `py`, `js` (rg --type).
+    /// Only files of this type, e.g. `py`, `rust`.
     #[serde(rename = "type")]
     pub file_type: Option<String>,
-    /// `content`, `files_with_matches` (default) or `count`.
     pub output_mode: Option<OutputMode>,
-    /// Case-insensitive search (rg -i).
     #[serde(rename = "-i")]
     pub case_insensitive: Option<bool>,
-    /// Show line numbers in content mode (default true).
+    /// Line numbers in content mode (default true).
     #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Lines of context after each match (content mode).
+    /// Lines after each match.
     #[serde(rename = "-A")]
     pub after: Option<usize>,
-    /// Lines of context before each match (content mode).
+    /// Lines before each match.
     #[serde(rename = "-B")]
     pub before: Option<usize>,
-    /// Lines of context before and after each match (content mode).
+    /// Lines around each match.
     #[serde(rename = "-C")]
     pub context: Option<usize>,
-    /// Let `.` match newlines and patterns span lines (rg -U --multiline-dotall).
     pub multiline: Option<bool>,
-    /// Return at most this many lines or entries (default 250; 0 for all).
+    /// At most this many results (default 250; 0: all).
     pub head_limit: Option<usize>,
-    /// Skip this many lines or entries first, to page through results.
+    /// Skip this many results first.
     pub offset: Option<usize>,
 }
 
@@ -75,11 +71,9 @@ impl Tool for Grep {
     }
 
     fn description(&self) -> String {
-        "A powerful search tool built on ripgrep. Supports full regex syntax (e.g. `log.*Error`, `fn\\s+\\w+`); \
-         escape literal braces (`interface\\{\\}`). Filter files with `glob` (e.g. `*.{ts,tsx}`) or `type` (e.g. \
-         `py`, `rust`). Output modes: `files_with_matches` (default; paths, newest first), `content` (matching \
-         lines, with -A/-B/-C context and -n line numbers), `count`. `multiline` lets patterns span lines. Page \
-         with head_limit and offset. Respects .gitignore. Use it instead of grep or rg through Bash."
+        "Searches file contents with ripgrep regexes (`log.*Error`; escape literal braces: `interface\\{\\}`). \
+         Modes: files_with_matches (default; newest first), content (lines; -A/-B/-C context, -n numbers), \
+         count. Respects .gitignore. Use it instead of grep or rg in Bash."
             .to_string()
     }
 
@@ -102,7 +96,8 @@ impl Tool for Grep {
     async fn call(&self, input: GrepInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let root = input.path.as_deref().map(|p| ctx.resolve(p)).unwrap_or_else(|| ctx.cwd.clone());
         let guard = ctx.read_guard.clone();
-        tokio::task::spawn_blocking(move || grep(&root, &input, guard.as_deref()))
+        let names = PathNames::relative_to(&ctx.cwd);
+        tokio::task::spawn_blocking(move || grep(&root, &input, guard.as_deref(), &names))
             .await
             .map_err(|e| ToolError::new(format!("Grep failed: {e}")))?
     }
@@ -135,7 +130,13 @@ fn searcher(input: &GrepInput, mode: OutputMode) -> Searcher {
         .build()
 }
 
-pub fn grep(root: &Path, input: &GrepInput, guard: Option<&dyn ReadGuard>) -> Result<ToolOutput, ToolError> {
+/// Search under `root`; files are named by `names`.
+pub fn grep(
+    root: &Path,
+    input: &GrepInput,
+    guard: Option<&dyn ReadGuard>,
+    names: &PathNames,
+) -> Result<ToolOutput, ToolError> {
     let matcher = matcher(input)?;
     let mode = input.output_mode.unwrap_or_default();
     if !root.exists() {
@@ -192,17 +193,17 @@ pub fn grep(root: &Path, input: &GrepInput, guard: Option<&dyn ReadGuard>) -> Re
             let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
             let mut with_time: Vec<(SystemTime, PathBuf)> = hits.into_iter().map(|(p, _)| (mtime(&p), p)).collect();
             with_time.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            lines.extend(with_time.into_iter().map(|(_, p)| p.display().to_string()));
+            lines.extend(with_time.into_iter().map(|(_, p)| names.name(&p)));
         }
         OutputMode::Count => {
             hits.sort_by(|a, b| a.0.cmp(&b.0));
-            lines.extend(hits.iter().map(|(p, h)| format!("{}:{}", p.display(), h.match_lines)));
+            lines.extend(hits.iter().map(|(p, h)| format!("{}:{}", names.name(p), h.match_lines)));
         }
         OutputMode::Content => {
             hits.sort_by(|a, b| a.0.cmp(&b.0));
             let numbers = input.line_numbers.unwrap_or(true);
             for (path, h) in &hits {
-                let prefix = if single_file { String::new() } else { path.display().to_string() };
+                let prefix = if single_file { String::new() } else { names.name(path) };
                 lines.extend(h.render(&prefix, numbers));
             }
         }

@@ -28,16 +28,13 @@ pub enum EditMode {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct NotebookEditInput {
-    /// The absolute path of the .ipynb file.
     pub notebook_path: String,
-    /// The id of the cell to change (or `cell-N` for the N-th cell, from 0). For insert,
-    /// the new cell goes after it; without it, at the start.
+    /// The cell's id, or `cell-N` (from 0). Insert goes after it, or first without it.
     pub cell_id: Option<String>,
-    /// The new source of the cell.
     pub new_source: String,
-    /// The cell's type; required for insert.
+    /// Required for insert.
     pub cell_type: Option<CellType>,
-    /// replace (default), insert or delete.
+    /// Default replace.
     pub edit_mode: Option<EditMode>,
 }
 
@@ -49,10 +46,7 @@ impl Tool for NotebookEdit {
     }
 
     fn description(&self) -> String {
-        "Replaces, inserts or deletes one cell of a Jupyter notebook (.ipynb). Identify the cell by cell_id (or \
-         `cell-N`, counting from 0); insert puts the new cell after it, or first without one, and needs \
-         cell_type. Read the notebook first. The rest of the notebook is kept as it was."
-            .to_string()
+        "Replaces, inserts or deletes one cell of a Jupyter notebook you have Read; the rest is kept.".to_string()
     }
 
     fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), String> {
@@ -75,6 +69,10 @@ impl Tool for NotebookEdit {
 
     fn rule_kind(&self) -> RuleKind {
         RuleKind::Path { access: Access::Write, field: "notebook_path" }
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        &["notebook_path"]
     }
 
     async fn call(&self, input: NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

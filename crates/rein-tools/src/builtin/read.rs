@@ -22,11 +22,10 @@ pub struct Read;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadInput {
-    /// The absolute path to the file to read.
     pub file_path: String,
-    /// The line number to start reading from (1-based). Only give it for files too large to read at once.
+    /// The line to start at (1-based), for files too large to read at once.
     pub offset: Option<u64>,
-    /// The number of lines to read. Only give it for files too large to read at once.
+    /// How many lines to read.
     pub limit: Option<u64>,
 }
 
@@ -39,11 +38,9 @@ impl Tool for Read {
 
     fn description(&self) -> String {
         format!(
-            "Reads a file from the local filesystem. `file_path` must be an absolute path. By default it reads up to \
-             {DEFAULT_LIMIT} lines from the start of the file; use `offset` and `limit` to page through long files. \
-             Lines longer than {MAX_LINE_CHARS} characters are truncated. Results are numbered like `cat -n` \
-             (line number, tab, content); never include those prefixes when you edit. It cannot read directories: \
-             use Glob or `ls` through Bash for that."
+            "Reads a file, up to {DEFAULT_LIMIT} lines (page long files with offset and limit); lines over \
+             {MAX_LINE_CHARS} characters are truncated. Lines are numbered like `cat -n`: never copy those prefixes \
+             into an edit. Shows images; cannot read directories (use Glob)."
         )
     }
 
@@ -63,6 +60,10 @@ impl Tool for Read {
 
     fn rule_kind(&self) -> RuleKind {
         RuleKind::Path { access: Access::Read, field: "file_path" }
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        &["file_path"]
     }
 
     /// Never spilled: reading a spilled result must not spill it again.

@@ -17,17 +17,16 @@ pub enum TodoStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Todo {
-    /// What needs doing, in the imperative ("Run the tests").
+    /// The task, imperative ("Run the tests").
     pub content: String,
     pub status: TodoStatus,
-    /// The same in the present continuous ("Running the tests"), shown while in progress.
+    /// Present continuous ("Running the tests").
     #[serde(rename = "activeForm")]
     pub active_form: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct TodoWriteInput {
-    /// The whole updated list.
     pub todos: Vec<Todo>,
 }
 
@@ -52,9 +51,8 @@ impl Tool for TodoWrite {
     }
 
     fn description(&self) -> String {
-        "Creates and updates a structured task list for the current session, shown to the user. Use it for work \
-         with three or more steps: send the whole list each time, keep exactly one task in_progress while \
-         working, and mark tasks completed as soon as they are done."
+        "Keeps the session's task list, shown to the user; use it for work of three or more steps. Send the \
+         whole list each time, keep one task in_progress, and mark each completed as soon as it is done."
             .to_string()
     }
 

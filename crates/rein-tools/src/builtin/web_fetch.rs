@@ -18,9 +18,8 @@ pub struct WebFetch;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WebFetchInput {
-    /// The URL to fetch (http is upgraded to https, except for localhost).
     pub url: String,
-    /// What to look for in the page.
+    /// What to look for.
     pub prompt: String,
 }
 
@@ -32,9 +31,8 @@ impl Tool for WebFetch {
     }
 
     fn description(&self) -> String {
-        "Fetches a URL and returns its content, HTML converted to Markdown, with the prompt saying what to look \
-         for. http URLs are upgraded to https. A redirect to another host is reported, not followed: fetch the new \
-         URL to follow it. Large pages are cut. Use it to read documentation and error pages."
+        "Fetches a URL as Markdown; the prompt says what to look for. http becomes https. A redirect to another \
+         host is reported, not followed. Large pages are cut."
             .to_string()
     }
 

@@ -10,9 +10,7 @@ pub struct Write;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct WriteInput {
-    /// The absolute path of the file to write.
     pub file_path: String,
-    /// The whole new content of the file.
     pub content: String,
 }
 
@@ -24,10 +22,8 @@ impl Tool for Write {
     }
 
     fn description(&self) -> String {
-        "Writes a file to the local filesystem, creating parent directories as needed. Overwrites an existing \
-         file, which must have been Read in this session first and not changed since. Prefer Edit for changes \
-         to existing files; use Write for new files or complete rewrites. file_path must be absolute and inside \
-         the workspace."
+        "Writes a file, creating its directories. An existing file must have been Read first and be unchanged \
+         since. Prefer Edit for changes; Write is for new files and complete rewrites."
             .to_string()
     }
 
@@ -41,6 +37,10 @@ impl Tool for Write {
 
     fn rule_kind(&self) -> RuleKind {
         RuleKind::Path { access: Access::Write, field: "file_path" }
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        &["file_path"]
     }
 
     async fn call(&self, input: WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {

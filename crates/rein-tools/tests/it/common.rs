@@ -40,6 +40,7 @@ impl Tools {
     }
 
     pub async fn call(&self, tool: &str, input: Value) -> Outcome {
+        let input = self.registry.expand_paths(tool, &input, &self.ctx).unwrap_or(input);
         let prepared = self.registry.prepare(tool, &input)?;
         prepared.validate(&self.ctx)?;
         match prepared.call(self.ctx.clone()).await {

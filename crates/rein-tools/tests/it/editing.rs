@@ -50,8 +50,11 @@ async fn writes_outside_the_workspace_fail_validation() {
     // A sibling whose name starts with the root's is outside too.
     let sibling = format!("{}-evil/z.txt", t.root().display());
     assert!(t.call("Write", json!({"file_path": sibling, "content": "x"})).await.unwrap_err().contains("outside"));
-    let rel = t.call("Write", json!({"file_path": "relative.txt", "content": "x"})).await.unwrap_err();
-    assert!(rel.contains("absolute"), "{rel}");
+    // Relative paths are taken from the working directory, and the wall still holds.
+    t.call("Write", json!({"file_path": "relative.txt", "content": "x"})).await.unwrap();
+    assert_eq!(std::fs::read_to_string(t.root().join("relative.txt")).unwrap(), "x");
+    let up = t.call("Write", json!({"file_path": "../up.txt", "content": "x"})).await.unwrap_err();
+    assert!(up.contains("outside the workspace"), "{up}");
 }
 
 #[tokio::test]

@@ -45,8 +45,12 @@ async fn missing_files_and_relative_paths() {
     let t = Tools::new();
     let err = t.call("Read", json!({"file_path": t.path("nope.txt")})).await.unwrap_err();
     assert!(err.contains("nope.txt") && err.contains("No such file"), "{err}");
+    // A relative path is read from the working directory, as the search tools name files.
     let err = t.call("Read", json!({"file_path": "nope.txt"})).await.unwrap_err();
-    assert!(err.contains("absolute"), "{err}");
+    assert!(err.contains(&t.path("nope.txt")) && err.contains("No such file"), "{err}");
+    t.write("sub/here.txt", "found\n");
+    assert!(t.call("Read", json!({"file_path": "sub/here.txt"})).await.unwrap().contains("1\tfound"));
+    assert!(t.call("Read", json!({"file_path": "./sub/../sub/here.txt"})).await.unwrap().contains("found"));
 }
 
 #[tokio::test]
