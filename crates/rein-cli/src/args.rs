@@ -96,8 +96,9 @@ pub struct Args {
     pub effort: Option<rein_model::Effort>,
 
     /// The model API: anthropic (default), openai-chat (any OpenAI-compatible Chat
-    /// Completions server) or openai-responses (OPENAI_BASE_URL, OPENAI_API_KEY). Also $REIN_PROVIDER and the
-    /// settings key `provider`.
+    /// Completions server), openai-responses (OPENAI_BASE_URL, OPENAI_API_KEY) or vertex
+    /// (Google Vertex AI). Also $REIN_PROVIDER, $CLAUDE_CODE_USE_VERTEX and the settings
+    /// key `provider`.
     #[arg(long, value_parser = crate::provider::Provider::parse_arg)]
     pub provider: Option<crate::provider::Provider>,
 

@@ -87,6 +87,27 @@ pub const VARS: &[Var] = &[
         doc: "Chat Completions endpoint base (`http://localhost:11434/v1` for Ollama)",
     },
     Var { name: "REIN_PROVIDER", default: "anthropic", doc: "the model API, when `--provider` is not given" },
+    Var {
+        name: "CLAUDE_CODE_USE_VERTEX",
+        default: "",
+        doc: "`1`: Claude on Google Vertex AI (`--provider vertex`), with Application Default Credentials",
+    },
+    Var { name: "ANTHROPIC_VERTEX_PROJECT_ID", default: "", doc: "the Google Cloud project (Vertex AI; required)" },
+    Var {
+        name: "CLOUD_ML_REGION",
+        default: "us-east5",
+        doc: "the Vertex AI region (`global` for the global endpoint)",
+    },
+    Var {
+        name: "ANTHROPIC_VERTEX_BASE_URL",
+        default: "https://{region}-aiplatform.googleapis.com/v1",
+        doc: "the Vertex AI endpoint, up to the version (a gateway's URL)",
+    },
+    Var {
+        name: "CLAUDE_CODE_SKIP_VERTEX_AUTH",
+        default: "",
+        doc: "`1`: send no Google token (a gateway in between authenticates)",
+    },
     Var { name: "REIN_HOME", default: "~/.rein", doc: "where rein keeps sessions and spilled tool results" },
     Var {
         name: "REIN_SANDBOX_TIER",

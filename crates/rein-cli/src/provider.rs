@@ -1,9 +1,12 @@
-//! Which model API rein talks to, chosen by `--provider`, `REIN_PROVIDER` or the
-//! settings' `provider`, and the client for it.
+//! Which model API rein talks to, chosen by `--provider`, `REIN_PROVIDER`,
+//! `CLAUDE_CODE_USE_VERTEX` (as Claude Code users configure it) or the settings'
+//! `provider`, and the client for it.
 
 use std::sync::Arc;
 
-use rein_model::{AnthropicClient, AnthropicConfig, Model, OpenAiChatClient, OpenAiConfig, OpenAiWire};
+use rein_model::{
+    AnthropicClient, AnthropicConfig, Model, OpenAiChatClient, OpenAiConfig, OpenAiWire, VertexClient, VertexConfig,
+};
 
 use crate::env::Env;
 
@@ -17,6 +20,8 @@ pub enum Provider {
     OpenAiChat,
     /// The OpenAI Responses API.
     OpenAiResponses,
+    /// The Messages API on Google Vertex AI.
+    Vertex,
 }
 
 impl Provider {
@@ -25,17 +30,22 @@ impl Provider {
             "anthropic" => Ok(Provider::Anthropic),
             "openai-chat" | "openai" => Ok(Provider::OpenAiChat),
             "openai-responses" => Ok(Provider::OpenAiResponses),
-            other => Err(format!("`{other}` is not a provider: anthropic, openai-chat or openai-responses")),
+            "vertex" => Ok(Provider::Vertex),
+            other => Err(format!("`{other}` is not a provider: anthropic, openai-chat, openai-responses or vertex")),
         }
     }
 
-    /// The flag, else `REIN_PROVIDER`, else the settings' value, else Anthropic.
+    /// The flag, else `REIN_PROVIDER`, else `CLAUDE_CODE_USE_VERTEX`, else the settings'
+    /// value, else Anthropic.
     pub fn choose(flag: Option<Provider>, from_settings: Option<&str>) -> anyhow::Result<Provider> {
         if let Some(p) = flag {
             return Ok(p);
         }
         if let Some(v) = Env::lookup("REIN_PROVIDER") {
             return Provider::parse_arg(&v).map_err(|e| anyhow::anyhow!("REIN_PROVIDER: {e}"));
+        }
+        if Env::lookup("CLAUDE_CODE_USE_VERTEX").is_some_and(|v| !matches!(v.trim(), "" | "0" | "false")) {
+            return Ok(Provider::Vertex);
         }
         match from_settings {
             Some(v) => Provider::parse_arg(v).map_err(|e| anyhow::anyhow!("settings `provider`: {e}")),
@@ -56,6 +66,7 @@ impl Provider {
             Provider::OpenAiResponses => {
                 Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup), OpenAiWire::Responses)?)
             }
+            Provider::Vertex => Arc::new(VertexClient::new(&VertexConfig::from_vars(Env::lookup)?)?),
         })
     }
 }

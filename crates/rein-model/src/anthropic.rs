@@ -233,7 +233,7 @@ impl Model for AnthropicClient {
 }
 
 /// The Messages API's events go to the assembler as they are.
-struct MessagesWire;
+pub(crate) struct MessagesWire;
 
 impl Wire for MessagesWire {
     fn event(&mut self, assembler: &mut Assembler, name: &str, data: &str) -> Result<Vec<ModelEvent>, ModelError> {

@@ -4,7 +4,8 @@
 //! message done with stop_reason and usage).
 //!
 //! Providers: [`AnthropicClient`] speaks the Anthropic Messages streaming API over
-//! reqwest + eventsource-stream; [`ScriptedModel`] replays a built-in script in process,
+//! reqwest + eventsource-stream, [`VertexClient`] the same API on Google Vertex AI,
+//! [`OpenAiChatClient`] Chat Completions and Responses servers; [`ScriptedModel`] replays a built-in script in process,
 //! for the offline demo.
 
 mod anthropic;
@@ -24,6 +25,7 @@ mod scripted;
 mod sse_body;
 mod system;
 mod thinking;
+mod vertex;
 
 use std::pin::Pin;
 
@@ -44,6 +46,7 @@ pub use system::{CacheTtl, System};
 pub use thinking::{
     BETA_CONTEXT_MANAGEMENT, BETA_EFFORT, BETA_INTERLEAVED, Effort, Reasoning, Thinking, ThinkingChoice, ThinkingMode,
 };
+pub use vertex::{VERTEX_ANTHROPIC_VERSION, VertexClient, VertexConfig};
 
 /// The typed event stream of one model response.
 pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;

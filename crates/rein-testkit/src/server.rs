@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{OriginalUri, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use axum::routing::post;
@@ -33,6 +33,8 @@ pub struct RecordedRequest {
     pub body_ended_at: Option<Instant>,
     /// The size of the request body in bytes, as sent.
     pub body_len: usize,
+    /// The request path (`/v1/messages`, or a Vertex AI model's `…:streamRawPredict`).
+    pub path: String,
 }
 
 impl RecordedRequest {
@@ -107,6 +109,8 @@ impl FakeServer {
             .route("/v1/messages", post(messages))
             .route("/v1/chat/completions", post(chat_completions))
             .route("/v1/responses", post(responses))
+            // Vertex AI: the Messages API at the model's own URL (`{model}:streamRawPredict`).
+            .route("/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}", post(messages))
             .with_state(shared.clone());
         let thread = std::thread::Builder::new().name("rein-fake-server".into()).spawn(move || {
             runtime.block_on(async move {
@@ -166,19 +170,25 @@ enum Wire {
     Responses,
 }
 
-async fn messages(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    respond(state, headers, body, Wire::Messages).await
+async fn messages(state: State<Arc<Shared>>, uri: OriginalUri, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, uri, headers, body, Wire::Messages).await
 }
 
-async fn chat_completions(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    respond(state, headers, body, Wire::ChatCompletions).await
+async fn chat_completions(state: State<Arc<Shared>>, uri: OriginalUri, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, uri, headers, body, Wire::ChatCompletions).await
 }
 
-async fn responses(state: State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
-    respond(state, headers, body, Wire::Responses).await
+async fn responses(state: State<Arc<Shared>>, uri: OriginalUri, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, uri, headers, body, Wire::Responses).await
 }
 
-async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes, wire: Wire) -> Response {
+async fn respond(
+    State(shared): State<Arc<Shared>>,
+    OriginalUri(uri): OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+    wire: Wire,
+) -> Response {
     let received_at = Instant::now();
     let body_len = body.len();
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
@@ -198,6 +208,7 @@ async fn respond(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
             response_done_at: None,
             response_done_wall: None,
             body_ended_at: None,
+            path: uri.path().to_string(),
             body_len,
         });
         reqs.len() - 1

@@ -47,3 +47,4 @@ mod tui_pane;
 mod tui_plan;
 mod tui_rewind;
 mod tui_sandbox;
+mod vertex;

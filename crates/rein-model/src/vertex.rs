@@ -1,0 +1,191 @@
+//! Claude on Google Vertex AI (`CLAUDE_CODE_USE_VERTEX=1`): the Messages API, posted to
+//! the model's own `:streamRawPredict` URL, with the body's `model` moved into that URL and
+//! `anthropic_version: vertex-2023-10-16` added; the response is the same event stream.
+//! Requests carry a Google OAuth token from Application Default Credentials (a service
+//! account file in `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's login, or the metadata
+//! server, through the `gcp_auth` crate), unless `CLAUDE_CODE_SKIP_VERTEX_AUTH` says a
+//! gateway in between authenticates.
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use reqwest::header::{HeaderMap, HeaderValue};
+use tokio::sync::OnceCell;
+
+use crate::anthropic::{MessagesWire, error_chain, error_response};
+use crate::sse_body::model_events;
+use crate::{Model, ModelError, ModelRequest, ModelStream};
+
+/// The `anthropic_version` Vertex expects in the body.
+pub const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
+const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
+
+/// Where and as whom requests go.
+#[derive(Debug, Clone)]
+pub struct VertexConfig {
+    /// Up to the version: `https://{region}-aiplatform.googleapis.com/v1` by default.
+    pub base_url: String,
+    pub project: String,
+    pub region: String,
+    /// A gateway authenticates: send no token.
+    pub skip_auth: bool,
+    /// Comma-separated `anthropic-beta` values, if any.
+    pub beta: Option<String>,
+}
+
+impl VertexConfig {
+    /// `ANTHROPIC_VERTEX_PROJECT_ID` (required), `CLOUD_ML_REGION` (default `us-east5`;
+    /// `global` for the global endpoint), `ANTHROPIC_VERTEX_BASE_URL`,
+    /// `CLAUDE_CODE_SKIP_VERTEX_AUTH`, `ANTHROPIC_BETAS`.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
+        let nonempty = |k: &str| var(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let project = nonempty("ANTHROPIC_VERTEX_PROJECT_ID").ok_or_else(|| {
+            ModelError::Request(
+                "CLAUDE_CODE_USE_VERTEX needs ANTHROPIC_VERTEX_PROJECT_ID (the Google Cloud project)".into(),
+            )
+        })?;
+        let region = nonempty("CLOUD_ML_REGION").unwrap_or_else(|| "us-east5".into());
+        let base_url = nonempty("ANTHROPIC_VERTEX_BASE_URL").unwrap_or_else(|| match region.as_str() {
+            "global" => "https://aiplatform.googleapis.com/v1".into(),
+            r => format!("https://{r}-aiplatform.googleapis.com/v1"),
+        });
+        let skip_auth = nonempty("CLAUDE_CODE_SKIP_VERTEX_AUTH").is_some_and(|v| !matches!(v.as_str(), "0" | "false"));
+        Ok(VertexConfig { base_url, project, region, skip_auth, beta: nonempty("ANTHROPIC_BETAS") })
+    }
+
+    /// The streaming URL of `model`.
+    pub fn url(&self, model: &str) -> String {
+        format!(
+            "{}/projects/{}/locations/{}/publishers/anthropic/models/{model}:streamRawPredict",
+            self.base_url.trim_end_matches('/'),
+            self.project,
+            self.region
+        )
+    }
+}
+
+/// Streams responses from Vertex AI.
+#[derive(Clone)]
+pub struct VertexClient {
+    http: reqwest::Client,
+    config: Arc<VertexConfig>,
+    /// Found on the first request (finding it may read files or ask the metadata server).
+    tokens: Arc<OnceCell<Arc<dyn gcp_auth::TokenProvider>>>,
+}
+
+impl VertexClient {
+    pub fn new(config: &VertexConfig) -> Result<Self, ModelError> {
+        let probe = crate::http::endpoint(&config.base_url, &config.url("probe"))?;
+        Ok(VertexClient {
+            http: crate::http::client(&probe)?,
+            config: Arc::new(config.clone()),
+            tokens: Arc::new(OnceCell::new()),
+        })
+    }
+
+    async fn token(&self) -> Result<String, ModelError> {
+        let no_token = |e: gcp_auth::Error| {
+            ModelError::Request(format!(
+                "no Google credentials for Vertex AI ({e}); run `gcloud auth application-default login` or set \
+                 GOOGLE_APPLICATION_CREDENTIALS"
+            ))
+        };
+        let provider = self.tokens.get_or_try_init(gcp_auth::provider).await.map_err(no_token)?;
+        let token = provider.token(&[SCOPE]).await.map_err(no_token)?;
+        Ok(token.as_str().to_string())
+    }
+
+    async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
+        let body = vertex_body(&request.to_body()?)?;
+        let url = crate::http::endpoint(&self.config.base_url, &self.config.url(&request.model))?;
+        let mut headers = HeaderMap::new();
+        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let mut betas: Vec<&str> = self.config.beta.iter().flat_map(|b| b.split(',')).map(str::trim).collect();
+        for beta in request.betas() {
+            if !betas.contains(&beta) {
+                betas.push(beta);
+            }
+        }
+        betas.retain(|b| !b.is_empty());
+        if let (false, Ok(value)) = (betas.is_empty(), HeaderValue::from_str(&betas.join(","))) {
+            headers.insert("anthropic-beta", value);
+        }
+        if !self.config.skip_auth {
+            let value = HeaderValue::from_str(&format!("Bearer {}", self.token().await?))
+                .map_err(|_| ModelError::Request("the Google token has invalid characters".into()))?;
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        let response = self
+            .http
+            .post(url.clone())
+            .headers(headers)
+            .body(body)
+            .send()
+            .await
+            .map_err(|e| ModelError::Connect { url: url.to_string(), reason: error_chain(&e) })?;
+        if response.status().is_success() {
+            return Ok(response);
+        }
+        Err(error_response(response).await)
+    }
+}
+
+/// A Messages body as Vertex takes it: no `model` (it is in the URL), an
+/// `anthropic_version`.
+fn vertex_body(messages_body: &[u8]) -> Result<Vec<u8>, ModelError> {
+    let mut body: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(messages_body).map_err(|e| ModelError::Request(e.to_string()))?;
+    body.remove("model");
+    body.insert("anthropic_version".into(), VERTEX_ANTHROPIC_VERSION.into());
+    serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
+}
+
+impl Model for VertexClient {
+    fn stream(&self, request: ModelRequest) -> ModelStream {
+        let client = self.clone();
+        let opened = futures::stream::once(client.open(request));
+        Box::pin(opened.flat_map(|result| -> ModelStream {
+            match result {
+                Ok(response) => Box::pin(model_events(response, MessagesWire)),
+                Err(e) => Box::pin(futures::stream::iter([Err(e)])),
+            }
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_follow_the_region_and_the_gateway() {
+        let vars = |pairs: &'static [(&'static str, &'static str)]| {
+            move |k: &str| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        };
+        let c = VertexConfig::from_vars(vars(&[("ANTHROPIC_VERTEX_PROJECT_ID", "p1")])).unwrap();
+        assert_eq!(
+            c.url("claude-x@2025"),
+            "https://us-east5-aiplatform.googleapis.com/v1/projects/p1/locations/us-east5/publishers/anthropic/models/claude-x@2025:streamRawPredict"
+        );
+        assert!(!c.skip_auth);
+        let g = VertexConfig::from_vars(vars(&[("ANTHROPIC_VERTEX_PROJECT_ID", "p"), ("CLOUD_ML_REGION", "global")]));
+        assert!(g.unwrap().url("m").starts_with("https://aiplatform.googleapis.com/v1/projects/p/locations/global/"));
+        let gw = VertexConfig::from_vars(vars(&[
+            ("ANTHROPIC_VERTEX_PROJECT_ID", "p"),
+            ("ANTHROPIC_VERTEX_BASE_URL", "http://gw/v1/"),
+            ("CLAUDE_CODE_SKIP_VERTEX_AUTH", "1"),
+        ]))
+        .unwrap();
+        assert!(gw.skip_auth && gw.url("m").starts_with("http://gw/v1/projects/p/locations/us-east5/"));
+        let missing = VertexConfig::from_vars(|_| None).unwrap_err().to_string();
+        assert!(missing.contains("ANTHROPIC_VERTEX_PROJECT_ID"), "{missing}");
+    }
+
+    #[test]
+    fn the_body_moves_the_model_into_the_url() {
+        let body = vertex_body(br#"{"model":"m","max_tokens":5,"stream":true}"#).unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v, serde_json::json!({"max_tokens": 5, "stream": true, "anthropic_version": "vertex-2023-10-16"}));
+    }
+}
