@@ -92,6 +92,35 @@ pub const VARS: &[Var] = &[
         default: "",
         doc: "`1`: Claude on Google Vertex AI (`--provider vertex`), with Application Default Credentials",
     },
+    Var {
+        name: "CLAUDE_CODE_USE_BEDROCK",
+        default: "",
+        doc: "`1`: Claude on Amazon Bedrock (`--provider bedrock`); `ANTHROPIC_MODEL` takes Bedrock model ids",
+    },
+    Var { name: "AWS_REGION", default: "us-east-1", doc: "the Bedrock region (else `AWS_DEFAULT_REGION`)" },
+    Var { name: "AWS_DEFAULT_REGION", default: "", doc: "the Bedrock region when `AWS_REGION` is not set" },
+    Var {
+        name: "ANTHROPIC_BEDROCK_BASE_URL",
+        default: "https://bedrock-runtime.{region}.amazonaws.com",
+        doc: "the Bedrock endpoint (a gateway's URL)",
+    },
+    Var {
+        name: "AWS_BEARER_TOKEN_BEDROCK",
+        default: "",
+        doc: "a Bedrock API key (`Authorization: Bearer`), else SigV4 with the `AWS_*` keys; never passed to commands, hooks or MCP servers",
+    },
+    Var {
+        name: "AWS_ACCESS_KEY_ID",
+        default: "",
+        doc: "with `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`): SigV4 keys for Bedrock",
+    },
+    Var { name: "AWS_SECRET_ACCESS_KEY", default: "", doc: "the SigV4 secret key for Bedrock" },
+    Var { name: "AWS_SESSION_TOKEN", default: "", doc: "the SigV4 session token for Bedrock (temporary credentials)" },
+    Var {
+        name: "CLAUDE_CODE_SKIP_BEDROCK_AUTH",
+        default: "",
+        doc: "`1`: send Bedrock requests unsigned (a gateway in between authenticates)",
+    },
     Var { name: "ANTHROPIC_VERTEX_PROJECT_ID", default: "", doc: "the Google Cloud project (Vertex AI; required)" },
     Var {
         name: "CLOUD_ML_REGION",

@@ -1,11 +1,13 @@
 //! Which model API rein talks to, chosen by `--provider`, `REIN_PROVIDER`,
-//! `CLAUDE_CODE_USE_VERTEX` (as Claude Code users configure it) or the settings'
+//! `CLAUDE_CODE_USE_BEDROCK` / `CLAUDE_CODE_USE_VERTEX` (as Claude Code users configure
+//! them) or the settings'
 //! `provider`, and the client for it.
 
 use std::sync::Arc;
 
 use rein_model::{
-    AnthropicClient, AnthropicConfig, Model, OpenAiChatClient, OpenAiConfig, OpenAiWire, VertexClient, VertexConfig,
+    AnthropicClient, AnthropicConfig, BedrockClient, BedrockConfig, Model, OpenAiChatClient, OpenAiConfig, OpenAiWire,
+    VertexClient, VertexConfig,
 };
 
 use crate::env::Env;
@@ -22,6 +24,8 @@ pub enum Provider {
     OpenAiResponses,
     /// The Messages API on Google Vertex AI.
     Vertex,
+    /// The Messages API on Amazon Bedrock.
+    Bedrock,
 }
 
 impl Provider {
@@ -31,12 +35,15 @@ impl Provider {
             "openai-chat" | "openai" => Ok(Provider::OpenAiChat),
             "openai-responses" => Ok(Provider::OpenAiResponses),
             "vertex" => Ok(Provider::Vertex),
-            other => Err(format!("`{other}` is not a provider: anthropic, openai-chat, openai-responses or vertex")),
+            "bedrock" => Ok(Provider::Bedrock),
+            other => {
+                Err(format!("`{other}` is not a provider: anthropic, openai-chat, openai-responses, bedrock or vertex"))
+            }
         }
     }
 
-    /// The flag, else `REIN_PROVIDER`, else `CLAUDE_CODE_USE_VERTEX`, else the settings'
-    /// value, else Anthropic.
+    /// The flag, else `REIN_PROVIDER`, else `CLAUDE_CODE_USE_BEDROCK`, else
+    /// `CLAUDE_CODE_USE_VERTEX`, else the settings' value, else Anthropic.
     pub fn choose(flag: Option<Provider>, from_settings: Option<&str>) -> anyhow::Result<Provider> {
         if let Some(p) = flag {
             return Ok(p);
@@ -44,7 +51,11 @@ impl Provider {
         if let Some(v) = Env::lookup("REIN_PROVIDER") {
             return Provider::parse_arg(&v).map_err(|e| anyhow::anyhow!("REIN_PROVIDER: {e}"));
         }
-        if Env::lookup("CLAUDE_CODE_USE_VERTEX").is_some_and(|v| !matches!(v.trim(), "" | "0" | "false")) {
+        let on = |name: &str| Env::lookup(name).is_some_and(|v| !matches!(v.trim(), "" | "0" | "false"));
+        if on("CLAUDE_CODE_USE_BEDROCK") {
+            return Ok(Provider::Bedrock);
+        }
+        if on("CLAUDE_CODE_USE_VERTEX") {
             return Ok(Provider::Vertex);
         }
         match from_settings {
@@ -67,6 +78,7 @@ impl Provider {
                 Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup), OpenAiWire::Responses)?)
             }
             Provider::Vertex => Arc::new(VertexClient::new(&VertexConfig::from_vars(Env::lookup)?)?),
+            Provider::Bedrock => Arc::new(BedrockClient::new(&BedrockConfig::from_vars(Env::lookup)?)?),
         })
     }
 }

@@ -132,28 +132,58 @@ impl AnthropicClient {
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
         let body = request.to_body()?;
         let mut headers = self.headers.read().map(|h| h.clone()).unwrap_or_default();
-        let betas = request.betas();
-        if !betas.is_empty() {
-            let configured = headers.get("anthropic-beta").and_then(|v| v.to_str().ok()).unwrap_or("");
-            let mut all: Vec<&str> = configured.split(',').map(str::trim).filter(|b| !b.is_empty()).collect();
-            all.extend(betas.iter().filter(|b| !configured.split(',').any(|c| c.trim() == **b)));
-            if let Ok(value) = HeaderValue::from_str(&all.join(",")) {
-                headers.insert("anthropic-beta", value);
-            }
+        let configured = headers.get("anthropic-beta").and_then(|v| v.to_str().ok()).map(str::to_string);
+        let all = merged_betas(configured.as_deref(), &request);
+        if let (false, Ok(value)) = (all.is_empty(), HeaderValue::from_str(&all.join(","))) {
+            headers.insert("anthropic-beta", value);
         }
-        let response = self
-            .http
-            .post(self.endpoint.clone())
-            .headers(headers)
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| ModelError::Connect { url: self.endpoint.to_string(), reason: error_chain(&e) })?;
-        if response.status().is_success() {
-            return Ok(response);
-        }
-        Err(error_response(response).await)
+        post(&self.http, self.endpoint.clone(), headers, body).await
     }
+}
+
+/// POST `body` to `url`: the response when it is a success, else the error it says.
+pub(crate) async fn post(
+    http: &reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    body: Vec<u8>,
+) -> Result<reqwest::Response, ModelError> {
+    let response = http
+        .post(url.clone())
+        .headers(headers)
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| ModelError::Connect { url: url.to_string(), reason: error_chain(&e) })?;
+    if response.status().is_success() {
+        return Ok(response);
+    }
+    Err(error_response(response).await)
+}
+
+/// The configured betas (comma-separated) followed by those `request` needs, once each.
+pub(crate) fn merged_betas<'a>(configured: Option<&'a str>, request: &ModelRequest) -> Vec<&'a str> {
+    let mut all: Vec<&str> = configured.into_iter().flat_map(|b| b.split(',')).map(str::trim).collect();
+    for beta in request.betas() {
+        if !all.contains(&beta) {
+            all.push(beta);
+        }
+    }
+    all.retain(|b| !b.is_empty());
+    all
+}
+
+/// A model stream: the response `opened` yields, read by `events`, or its error.
+pub(crate) fn opened_stream(
+    opened: impl std::future::Future<Output = Result<reqwest::Response, ModelError>> + Send + 'static,
+    events: fn(reqwest::Response) -> ModelStream,
+) -> ModelStream {
+    Box::pin(futures::stream::once(opened).flat_map(move |result| -> ModelStream {
+        match result {
+            Ok(response) => events(response),
+            Err(e) => Box::pin(futures::stream::iter([Err(e)])),
+        }
+    }))
 }
 
 /// A failed response as one error, with its `retry-after`.
@@ -221,15 +251,13 @@ impl Model for AnthropicClient {
     }
 
     fn stream(&self, request: ModelRequest) -> ModelStream {
-        let client = self.clone();
-        let opened = futures::stream::once(client.open(request));
-        Box::pin(opened.flat_map(|result| -> ModelStream {
-            match result {
-                Ok(response) => Box::pin(model_events(response, MessagesWire)),
-                Err(e) => Box::pin(futures::stream::iter([Err(e)])),
-            }
-        }))
+        opened_stream(self.clone().open(request), messages_events)
     }
+}
+
+/// A Messages API response's model events.
+pub(crate) fn messages_events(response: reqwest::Response) -> ModelStream {
+    Box::pin(model_events(response, MessagesWire))
 }
 
 /// The Messages API's events go to the assembler as they are.

@@ -4,12 +4,14 @@
 //! message done with stop_reason and usage).
 //!
 //! Providers: [`AnthropicClient`] speaks the Anthropic Messages streaming API over
-//! reqwest + eventsource-stream, [`VertexClient`] the same API on Google Vertex AI,
+//! reqwest + eventsource-stream, [`VertexClient`] and [`BedrockClient`] the same API on
+//! Google Vertex AI and Amazon Bedrock,
 //! [`OpenAiChatClient`] Chat Completions and Responses servers; [`ScriptedModel`] replays a built-in script in process,
 //! for the offline demo.
 
 mod anthropic;
 mod assemble;
+mod bedrock;
 mod chat_stream;
 mod error;
 mod event;
@@ -33,6 +35,7 @@ use futures::Stream;
 
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicClient, AnthropicConfig, Auth};
 pub use assemble::{Assembler, INCOMPLETE_INPUT_KEY};
+pub use bedrock::{BEDROCK_ANTHROPIC_VERSION, BedrockAuth, BedrockClient, BedrockConfig};
 pub use error::ModelError;
 pub use event::{BlockKind, ModelEvent};
 pub use models::{

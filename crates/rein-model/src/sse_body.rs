@@ -1,6 +1,6 @@
 //! The one loop that turns a streamed 200 body into model events for every provider:
-//! read server-sent events, let the provider's [`Wire`] turn each into assembled model
-//! events, stop the moment the message is complete (the rest of the body is drained in
+//! read its events (server-sent events, or Bedrock's binary event stream, as
+//! `(name, data)`), let the provider's [`Wire`] turn each into assembled model events, stop the moment the message is complete (the rest of the body is drained in
 //! the background so the connection can be reused), and say why when the body ends
 //! before the message does.
 
@@ -13,12 +13,8 @@ use futures::{Stream, StreamExt};
 use crate::anthropic::error_chain;
 use crate::{Assembler, ModelError, ModelEvent};
 
-pub(crate) type SseStream = std::pin::Pin<
-    Box<
-        dyn Stream<Item = Result<eventsource_stream::Event, eventsource_stream::EventStreamError<reqwest::Error>>>
-            + Send,
-    >,
->;
+/// A body's events as `(name, data)`.
+pub(crate) type EventStream = std::pin::Pin<Box<dyn Stream<Item = Result<(String, String), ModelError>> + Send>>;
 
 /// How a provider's events become model events.
 pub(crate) trait Wire: Send + 'static {
@@ -34,27 +30,38 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// Read what is left of a response after the message is complete (normally just the
 /// end of the chunked body) so that its connection goes back to the pool and the next
 /// turn skips a new TCP and TLS handshake.
-fn drain_in_background(sse: &mut SseStream) {
-    let mut rest: SseStream = std::mem::replace(sse, Box::pin(futures::stream::empty()));
+fn drain_in_background(sse: &mut EventStream) {
+    let mut rest: EventStream = std::mem::replace(sse, Box::pin(futures::stream::empty()));
     tokio::spawn(async move {
         let _ = tokio::time::timeout(DRAIN_TIMEOUT, async { while rest.next().await.is_some() {} }).await;
     });
 }
 
-/// The model events of a 200 response read through `wire`.
+/// The model events of a 200 server-sent-events response read through `wire`.
 pub(crate) fn model_events(
     response: reqwest::Response,
     wire: impl Wire,
 ) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
+    let sse = response
+        .bytes_stream()
+        .eventsource()
+        .map(|item| item.map(|e| (e.event, e.data)).map_err(|e| ModelError::Stream(error_chain(&e))));
+    events_through(Box::pin(sse), wire)
+}
+
+/// The model events of a body's `events` read through `wire`.
+pub(crate) fn events_through(
+    events: EventStream,
+    wire: impl Wire,
+) -> impl Stream<Item = Result<ModelEvent, ModelError>> + Send {
     struct State<W> {
-        sse: SseStream,
+        sse: EventStream,
         wire: W,
         assembler: Assembler,
         pending: VecDeque<ModelEvent>,
         over: bool,
     }
-    let sse: SseStream = Box::pin(response.bytes_stream().eventsource());
-    let state = State { sse, wire, assembler: Assembler::new(), pending: VecDeque::new(), over: false };
+    let state = State { sse: events, wire, assembler: Assembler::new(), pending: VecDeque::new(), over: false };
     futures::stream::unfold(state, |mut st| async move {
         loop {
             if let Some(ev) = st.pending.pop_front() {
@@ -64,8 +71,8 @@ pub(crate) fn model_events(
                 return None;
             }
             let events = match st.sse.next().await {
-                Some(Ok(event)) => st.wire.event(&mut st.assembler, &event.event, &event.data),
-                Some(Err(e)) => Err(ModelError::Stream(error_chain(&e))),
+                Some(Ok((name, data))) => st.wire.event(&mut st.assembler, &name, &data),
+                Some(Err(e)) => Err(e),
                 None => {
                     st.over = true;
                     st.wire.end(&mut st.assembler)

@@ -8,12 +8,10 @@
 
 use std::sync::Arc;
 
-use futures::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::sync::OnceCell;
 
-use crate::anthropic::{MessagesWire, error_chain, error_response};
-use crate::sse_body::model_events;
+use crate::anthropic::{merged_betas, messages_events, opened_stream, post};
 use crate::{Model, ModelError, ModelRequest, ModelStream};
 
 /// The `anthropic_version` Vertex expects in the body.
@@ -101,13 +99,7 @@ impl VertexClient {
         let mut headers = HeaderMap::new();
         headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let mut betas: Vec<&str> = self.config.beta.iter().flat_map(|b| b.split(',')).map(str::trim).collect();
-        for beta in request.betas() {
-            if !betas.contains(&beta) {
-                betas.push(beta);
-            }
-        }
-        betas.retain(|b| !b.is_empty());
+        let betas = merged_betas(self.config.beta.as_deref(), &request);
         if let (false, Ok(value)) = (betas.is_empty(), HeaderValue::from_str(&betas.join(","))) {
             headers.insert("anthropic-beta", value);
         }
@@ -116,18 +108,7 @@ impl VertexClient {
                 .map_err(|_| ModelError::Request("the Google token has invalid characters".into()))?;
             headers.insert(reqwest::header::AUTHORIZATION, value);
         }
-        let response = self
-            .http
-            .post(url.clone())
-            .headers(headers)
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| ModelError::Connect { url: url.to_string(), reason: error_chain(&e) })?;
-        if response.status().is_success() {
-            return Ok(response);
-        }
-        Err(error_response(response).await)
+        post(&self.http, url, headers, body).await
     }
 }
 
@@ -143,14 +124,7 @@ fn vertex_body(messages_body: &[u8]) -> Result<Vec<u8>, ModelError> {
 
 impl Model for VertexClient {
     fn stream(&self, request: ModelRequest) -> ModelStream {
-        let client = self.clone();
-        let opened = futures::stream::once(client.open(request));
-        Box::pin(opened.flat_map(|result| -> ModelStream {
-            match result {
-                Ok(response) => Box::pin(model_events(response, MessagesWire)),
-                Err(e) => Box::pin(futures::stream::iter([Err(e)])),
-            }
-        }))
+        opened_stream(self.clone().open(request), messages_events)
     }
 }
 

@@ -6,8 +6,13 @@
 /// rein's own credentials: removed from the environment of every process rein starts
 /// (commands, hooks), so that a command the model runs never sees them (ARCHITECTURE
 /// invariant 11).
-pub const CREDENTIAL_VARS: &[&str] =
-    &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "OPENAI_API_KEY"];
+pub const CREDENTIAL_VARS: &[&str] = &[
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CLAUDE_CODE_OAUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "AWS_BEARER_TOKEN_BEDROCK",
+];
 
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};

@@ -7,6 +7,7 @@
 //! Scenarios read like the conversation they fake:
 //! `Scenario::new([reply([text("Listing."), tool_use("Glob", json!({"pattern": "*"}))]), reply([text("Done.")])])`.
 
+pub mod bedrock;
 mod chat;
 mod pairing;
 mod responses;

@@ -109,6 +109,7 @@ impl FakeServer {
             .route("/v1/messages", post(messages))
             .route("/v1/chat/completions", post(chat_completions))
             .route("/v1/responses", post(responses))
+            .route("/model/{model}/invoke-with-response-stream", post(bedrock))
             // Vertex AI: the Messages API at the model's own URL (`{model}:streamRawPredict`).
             .route("/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}", post(messages))
             .with_state(shared.clone());
@@ -168,10 +169,16 @@ enum Wire {
     Messages,
     ChatCompletions,
     Responses,
+    /// Amazon Bedrock: the Messages events in AWS event-stream frames.
+    Bedrock,
 }
 
 async fn messages(state: State<Arc<Shared>>, uri: OriginalUri, headers: HeaderMap, body: Bytes) -> Response {
     respond(state, uri, headers, body, Wire::Messages).await
+}
+
+async fn bedrock(state: State<Arc<Shared>>, uri: OriginalUri, headers: HeaderMap, body: Bytes) -> Response {
+    respond(state, uri, headers, body, Wire::Bedrock).await
 }
 
 async fn chat_completions(state: State<Arc<Shared>>, uri: OriginalUri, headers: HeaderMap, body: Bytes) -> Response {
@@ -254,10 +261,18 @@ async fn respond(
         }
         Some(Step::Respond(reply)) => {
             let message_id = format!("msg_fake_{index:05}");
-            let events: Vec<String> = match wire {
-                Wire::Messages => reply_events(&reply, &message_id).iter().map(encode).collect(),
-                Wire::ChatCompletions => crate::chat::chat_chunks(&reply, &message_id),
-                Wire::Responses => crate::responses::responses_events(&reply, &message_id),
+            let events: Vec<Bytes> = match wire {
+                Wire::Messages => reply_events(&reply, &message_id).iter().map(|e| encode(e).into()).collect(),
+                Wire::ChatCompletions => {
+                    crate::chat::chat_chunks(&reply, &message_id).into_iter().map(Bytes::from).collect()
+                }
+                Wire::Responses => {
+                    crate::responses::responses_events(&reply, &message_id).into_iter().map(Bytes::from).collect()
+                }
+                Wire::Bedrock => reply_events(&reply, &message_id)
+                    .iter()
+                    .map(|e| crate::bedrock::chunk(&serde_json::to_string(e).unwrap_or_default()).into())
+                    .collect(),
             };
             let delay = Duration::from_millis(reply.event_delay_ms);
             let pause = reply.pause_after_event;
@@ -294,7 +309,7 @@ async fn respond(
                     if i + 1 == events.len() {
                         mark_done(&shared, index);
                     }
-                    Some((Ok::<_, std::io::Error>(Bytes::from(event.clone())), i + 1))
+                    Some((Ok::<_, std::io::Error>(event.clone()), i + 1))
                 }
             });
             sse_response(Body::from_stream(stream))

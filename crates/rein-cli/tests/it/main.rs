@@ -5,6 +5,7 @@
 mod agents;
 mod attack_corpus;
 mod auto_mode;
+mod bedrock;
 mod caching;
 mod commands;
 mod common;
