@@ -112,7 +112,12 @@ pub const VARS: &[Var] = &[
     Var {
         name: "AWS_ACCESS_KEY_ID",
         default: "",
-        doc: "with `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`): SigV4 keys for Bedrock",
+        doc: "with `AWS_SECRET_ACCESS_KEY` (and `AWS_SESSION_TOKEN`): SigV4 keys for Bedrock; without them the AWS credential chain (`AWS_PROFILE`, SSO, roles)",
+    },
+    Var {
+        name: "AWS_PROFILE",
+        default: "default",
+        doc: "the `~/.aws` profile the AWS credential chain reads for Bedrock",
     },
     Var { name: "AWS_SECRET_ACCESS_KEY", default: "", doc: "the SigV4 secret key for Bedrock" },
     Var { name: "AWS_SESSION_TOKEN", default: "", doc: "the SigV4 session token for Bedrock (temporary credentials)" },

@@ -2,8 +2,10 @@
 //! `/model/{id}/invoke-with-response-stream`, the body without `model` and `stream`, with
 //! `anthropic_version: bedrock-2023-05-31` and the betas as `anthropic_beta`. Requests are
 //! signed with SigV4 (`aws-sigv4`) from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` /
-//! `AWS_SESSION_TOKEN`, or carry a Bedrock API key (`AWS_BEARER_TOKEN_BEDROCK`), or
-//! nothing behind a gateway (`CLAUDE_CODE_SKIP_BEDROCK_AUTH`). The answer is AWS's
+//! `AWS_SESSION_TOKEN` or else from the AWS credential chain (`aws-config`: `AWS_PROFILE`
+//! and `~/.aws`, SSO, web identity, container and instance roles), or carry a Bedrock API
+//! key (`AWS_BEARER_TOKEN_BEDROCK`), or nothing behind a gateway
+//! (`CLAUDE_CODE_SKIP_BEDROCK_AUTH`). The answer is AWS's
 //! binary event stream (decoded by `aws-smithy-eventstream`): each `chunk` carries one
 //! Messages event, base64-encoded; an `exception` frame is an error the recovery steps
 //! know (throttling is a rate limit, a stream or service error is retried).
@@ -11,11 +13,14 @@
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use aws_credential_types::Credentials;
+use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvider};
 use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use base64::Engine as _;
 use bytes::{Buf, BytesMut};
 use futures::StreamExt;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use tokio::sync::OnceCell;
 
 use crate::anthropic::{MessagesWire, error_chain, merged_betas, opened_stream, post};
 use crate::sse_body::{EventStream, events_through};
@@ -31,6 +36,8 @@ pub enum BedrockAuth {
     Keys { access_key: String, secret_key: String, session_token: Option<String> },
     /// A Bedrock API key: `Authorization: Bearer`.
     Bearer(String),
+    /// SigV4 with what the AWS credential chain finds (profiles, SSO, roles).
+    Chain,
     /// A gateway authenticates.
     Skip,
 }
@@ -41,6 +48,7 @@ impl std::fmt::Debug for BedrockAuth {
         f.write_str(match self {
             BedrockAuth::Keys { .. } => "BedrockAuth::Keys(…)",
             BedrockAuth::Bearer(_) => "BedrockAuth::Bearer(…)",
+            BedrockAuth::Chain => "BedrockAuth::Chain",
             BedrockAuth::Skip => "BedrockAuth::Skip",
         })
     }
@@ -76,14 +84,7 @@ impl BedrockConfig {
                 })?,
                 session_token: nonempty("AWS_SESSION_TOKEN"),
             },
-            (false, None, None) => {
-                return Err(ModelError::Request(
-                    "CLAUDE_CODE_USE_BEDROCK needs AWS credentials: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and \
-                     AWS_SESSION_TOKEN), or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK (profiles and SSO: export \
-                     them with `aws configure export-credentials --format env`)"
-                        .into(),
-                ));
-            }
+            (false, None, None) => BedrockAuth::Chain,
         };
         Ok(BedrockConfig { base_url, region, auth, beta: nonempty("ANTHROPIC_BETAS") })
     }
@@ -106,12 +107,41 @@ impl BedrockConfig {
 pub struct BedrockClient {
     http: reqwest::Client,
     config: Arc<BedrockConfig>,
+    /// The credential chain, set up on the first request that needs it.
+    chain: Arc<OnceCell<Option<SharedCredentialsProvider>>>,
 }
 
 impl BedrockClient {
     pub fn new(config: &BedrockConfig) -> Result<Self, ModelError> {
         let probe = crate::http::endpoint(&config.base_url, &config.url("probe"))?;
-        Ok(BedrockClient { http: crate::http::client(&probe)?, config: Arc::new(config.clone()) })
+        Ok(BedrockClient {
+            http: crate::http::client(&probe)?,
+            config: Arc::new(config.clone()),
+            chain: Arc::new(OnceCell::new()),
+        })
+    }
+
+    /// Credentials from the AWS chain (cached and refreshed by it).
+    async fn chain_credentials(&self) -> Result<Credentials, ModelError> {
+        let region = self.config.region.clone();
+        let provider = self
+            .chain
+            .get_or_init(|| async move {
+                let config = aws_config::defaults(aws_config::BehaviorVersion::latest())
+                    .region(aws_config::Region::new(region))
+                    .load()
+                    .await;
+                config.credentials_provider()
+            })
+            .await;
+        let missing = |why: String| {
+            ModelError::Request(format!(
+                "no AWS credentials for Bedrock ({why}): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and \
+                 AWS_SESSION_TOKEN), AWS_PROFILE, or a Bedrock API key in AWS_BEARER_TOKEN_BEDROCK"
+            ))
+        };
+        let provider = provider.as_ref().ok_or_else(|| missing("no credential chain".into()))?;
+        provider.provide_credentials().await.map_err(|e| missing(error_chain(&e)))
     }
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
@@ -129,9 +159,14 @@ impl BedrockClient {
                     .map_err(|_| ModelError::Request("AWS_BEARER_TOKEN_BEDROCK has invalid characters".into()))?;
                 headers.insert(reqwest::header::AUTHORIZATION, value);
             }
-            BedrockAuth::Keys { access_key, secret_key, session_token } => {
-                let signed = sign(&url_text, &body, &self.config.region, access_key, secret_key, session_token)?;
-                for (name, value) in signed {
+            BedrockAuth::Keys { .. } | BedrockAuth::Chain => {
+                let credentials = match &self.config.auth {
+                    BedrockAuth::Keys { access_key, secret_key, session_token } => {
+                        Credentials::new(access_key, secret_key, session_token.clone(), None, "environment")
+                    }
+                    _ => self.chain_credentials().await?,
+                };
+                for (name, value) in sign(&url_text, &body, &self.config.region, credentials)? {
                     let name = HeaderName::from_bytes(name.as_bytes());
                     let value = HeaderValue::from_str(&value);
                     if let (Ok(name), Ok(value)) = (name, value) {
@@ -145,18 +180,9 @@ impl BedrockClient {
 }
 
 /// The SigV4 headers (`authorization`, `x-amz-date`, `x-amz-security-token`) of a POST.
-fn sign(
-    url: &str,
-    body: &[u8],
-    region: &str,
-    access_key: &str,
-    secret_key: &str,
-    session_token: &Option<String>,
-) -> Result<Vec<(String, String)>, ModelError> {
+fn sign(url: &str, body: &[u8], region: &str, credentials: Credentials) -> Result<Vec<(String, String)>, ModelError> {
     use aws_sigv4::http_request::{SignableBody, SignableRequest, SigningSettings, sign};
     let failed = |e: &dyn std::fmt::Display| ModelError::Request(format!("cannot sign the Bedrock request: {e}"));
-    let credentials =
-        aws_credential_types::Credentials::new(access_key, secret_key, session_token.clone(), None, "environment");
     let identity = credentials.into();
     let params = aws_sigv4::sign::v4::SigningParams::builder()
         .identity(&identity)

@@ -70,10 +70,34 @@ fn a_bedrock_api_key_is_a_bearer_token_that_commands_never_see() {
 }
 
 #[test]
+fn a_profile_in_the_aws_files_signs_the_requests() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.home.path().join(".aws")).unwrap();
+    std::fs::write(
+        env.home.path().join(".aws/credentials"),
+        "[default]\naws_access_key_id = AKIDDEFAULT\naws_secret_access_key = s0\n\n[work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = s1\n",
+    )
+    .unwrap();
+    let server = serve(Scenario::new([reply([text("signed by the profile")])]));
+    bedrock(&env, &server)
+        .env("AWS_PROFILE", "work")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .args(["-p", "hi"])
+        .assert()
+        .success()
+        .stdout("signed by the profile\n");
+    let auth = &server.requests()[0].headers["authorization"];
+    assert!(auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDWORK/"), "{auth}");
+}
+
+#[test]
 fn without_credentials_rein_says_how_to_give_them() {
     let env = Env::new();
-    let out = env.rein().env("CLAUDE_CODE_USE_BEDROCK", "1").args(["-p", "hi"]).output().unwrap();
+    let server = serve(Scenario::new([reply([text("never")])]));
+    // No keys, no profile; the instance-metadata step is off (tests stay on loopback).
+    let out = bedrock(&env, &server).env("AWS_EC2_METADATA_DISABLED", "true").args(["-p", "hi"]).output().unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("AWS_ACCESS_KEY_ID") && err.contains("AWS_BEARER_TOKEN_BEDROCK"), "{err}");
+    assert!(err.contains("AWS_PROFILE") && err.contains("AWS_BEARER_TOKEN_BEDROCK"), "{err}");
+    assert!(server.requests().is_empty(), "nothing unsigned was sent");
 }
