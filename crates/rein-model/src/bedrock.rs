@@ -109,7 +109,13 @@ pub struct BedrockClient {
     config: Arc<BedrockConfig>,
     /// The credential chain, set up on the first request that needs it.
     chain: Arc<OnceCell<Option<SharedCredentialsProvider>>>,
+    /// What the chain last gave, reused until shortly before it expires (the chain
+    /// itself may ask SSO, STS or the instance for them).
+    cached: Arc<std::sync::Mutex<Option<Credentials>>>,
 }
+
+/// Chain credentials are fetched again this long before they expire.
+const REFRESH_BEFORE_EXPIRY: std::time::Duration = std::time::Duration::from_secs(300);
 
 impl BedrockClient {
     pub fn new(config: &BedrockConfig) -> Result<Self, ModelError> {
@@ -118,11 +124,19 @@ impl BedrockClient {
             http: crate::http::client(&probe)?,
             config: Arc::new(config.clone()),
             chain: Arc::new(OnceCell::new()),
+            cached: Arc::new(std::sync::Mutex::new(None)),
         })
     }
 
     /// Credentials from the AWS chain (cached and refreshed by it).
     async fn chain_credentials(&self) -> Result<Credentials, ModelError> {
+        let fresh = |c: &Credentials| {
+            c.expiry()
+                .is_none_or(|at| at.duration_since(SystemTime::now()).is_ok_and(|left| left > REFRESH_BEFORE_EXPIRY))
+        };
+        if let Some(c) = self.cached.lock().ok().and_then(|c| c.clone()).filter(fresh) {
+            return Ok(c);
+        }
         let region = self.config.region.clone();
         let provider = self
             .chain
@@ -141,7 +155,11 @@ impl BedrockClient {
             ))
         };
         let provider = provider.as_ref().ok_or_else(|| missing("no credential chain".into()))?;
-        provider.provide_credentials().await.map_err(|e| missing(error_chain(&e)))
+        let credentials = provider.provide_credentials().await.map_err(|e| missing(error_chain(&e)))?;
+        if let Ok(mut cached) = self.cached.lock() {
+            *cached = Some(credentials.clone());
+        }
+        Ok(credentials)
     }
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {

@@ -91,6 +91,46 @@ fn a_profile_in_the_aws_files_signs_the_requests() {
 }
 
 #[test]
+fn the_chain_is_asked_once_and_its_answer_reused_until_it_expires() {
+    let env = Env::new();
+    // A profile whose credentials come from a process (as SSO helpers and vaults do):
+    // every time the chain is asked, the process runs.
+    let counter = env.cwd().join("asked");
+    let helper = env.write(
+        "creds.sh",
+        &format!(
+            "#!/bin/sh\necho asked >> '{}'\nprintf '{{\"Version\":1,\"AccessKeyId\":\"AKIDPROCESS\",\"SecretAccessKey\":\"s\",\"Expiration\":\"2099-01-01T00:00:00Z\"}}'\n",
+            counter.display()
+        ),
+    );
+    std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(env.home.path().join(".aws")).unwrap();
+    std::fs::write(
+        env.home.path().join(".aws/config"),
+        format!("[profile work]\ncredential_process = {}\n", helper.display()),
+    )
+    .unwrap();
+    let server = serve(Scenario::new([
+        reply([call("g", "Glob", json!({"pattern": "*.sh"}))]),
+        reply([call("g2", "Glob", json!({"pattern": "*.sh"}))]),
+        reply([text("done")]),
+    ]));
+    bedrock(&env, &server)
+        .env("AWS_PROFILE", "work")
+        .env("AWS_EC2_METADATA_DISABLED", "true")
+        .args(["-p", "hi", "--allowedTools", "Glob"])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 3);
+    for r in &reqs {
+        let auth = &r.headers["authorization"];
+        assert!(auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDPROCESS/"), "{auth}");
+    }
+    assert_eq!(std::fs::read_to_string(&counter).unwrap().lines().count(), 1, "asked once for three requests");
+}
+
+#[test]
 fn without_credentials_rein_says_how_to_give_them() {
     let env = Env::new();
     let server = serve(Scenario::new([reply([text("never")])]));
