@@ -7,6 +7,7 @@ mod attack_corpus;
 mod auto_mode;
 mod bedrock;
 mod caching;
+mod cloud_recovery;
 mod commands;
 mod common;
 mod config_errors;
