@@ -8,9 +8,12 @@ use crate::common;
 use common::{Env, serve};
 use rein_testkit::{Scenario, Step, reply, text};
 
+/// A provider: its name, its variables, and the variable naming its endpoint.
+type Provider = (&'static str, &'static [(&'static str, &'static str)], &'static str);
+
 #[test]
 fn rate_limits_and_cut_streams_are_retried_on_bedrock_and_vertex() {
-    let providers: [(&str, &[(&str, &str)], &str); 2] = [
+    let providers: [Provider; 2] = [
         (
             "bedrock",
             &[
