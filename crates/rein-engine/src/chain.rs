@@ -99,10 +99,9 @@ pub async fn run_call(
 ) -> CallReport {
     let mut notices = Vec::new();
     let mut stop = None;
+    // Relative file paths were made absolute when the call was scheduled (the executor)
+    // or are in `prepare` below.
     let mut call = call.clone();
-    if let Some(input) = registry.expand_paths(&call.name, &call.input, ctx) {
-        call.input = input;
-    }
     if call.input.get(rein_model::INCOMPLETE_INPUT_KEY).is_some() {
         let message = "The input of this call was cut off by the output token limit (max_tokens) before it was complete, \
                        so the call was not run. Send it again, with a shorter input if you can.";

@@ -23,6 +23,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::OnceCell;
 
 use crate::anthropic::{MessagesWire, error_chain, merged_betas, opened_stream, post};
+use crate::request::Host;
 use crate::sse_body::{EventStream, events_through};
 use crate::{Model, ModelError, ModelRequest, ModelStream};
 
@@ -164,7 +165,7 @@ impl BedrockClient {
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
         let betas = merged_betas(self.config.beta.as_deref(), &request);
-        let body = bedrock_body(&request.to_body()?, &betas)?;
+        let body = request.body_for(Host::Bedrock { betas: &betas })?;
         let url_text = self.config.url(&request.model);
         let url = crate::http::endpoint(&self.config.base_url, &url_text)?;
         let mut headers = HeaderMap::new();
@@ -216,19 +217,6 @@ fn sign(url: &str, body: &[u8], region: &str, credentials: Credentials) -> Resul
         SignableRequest::new("POST", url, headers.into_iter(), SignableBody::Bytes(body)).map_err(|e| failed(&e))?;
     let (instructions, _) = sign(request, &params).map_err(|e| failed(&e))?.into_parts();
     Ok(instructions.headers().map(|(k, v)| (k.to_string(), v.to_string())).collect())
-}
-
-/// A Messages body as Bedrock takes it.
-fn bedrock_body(messages_body: &[u8], betas: &[&str]) -> Result<Vec<u8>, ModelError> {
-    let mut body: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(messages_body).map_err(|e| ModelError::Request(e.to_string()))?;
-    body.remove("model");
-    body.remove("stream");
-    body.insert("anthropic_version".into(), BEDROCK_ANTHROPIC_VERSION.into());
-    if !betas.is_empty() {
-        body.insert("anthropic_beta".into(), betas.into());
-    }
-    serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
 }
 
 /// The Messages events inside a Bedrock event-stream body, as `(type, json)`.
@@ -362,17 +350,11 @@ mod tests {
     }
 
     #[test]
-    fn model_ids_are_percent_encoded_and_the_body_is_bedrocks() {
+    fn model_ids_are_percent_encoded() {
         let c = BedrockConfig::from_vars(|k| (k == "AWS_BEARER_TOKEN_BEDROCK").then(|| "t".to_string())).unwrap();
         assert_eq!(
             c.url("us.anthropic.claude-opus-4-1-20250805-v1:0"),
             "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.anthropic.claude-opus-4-1-20250805-v1%3A0/invoke-with-response-stream"
-        );
-        let body = bedrock_body(br#"{"model":"m","stream":true,"max_tokens":5}"#, &["b1"]).unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        assert_eq!(
-            v,
-            serde_json::json!({"max_tokens": 5, "anthropic_version": "bedrock-2023-05-31", "anthropic_beta": ["b1"]})
         );
     }
 }

@@ -66,9 +66,22 @@ struct Edit {
     kind: &'static str,
 }
 
+/// Where a Messages body goes: each host wants a slightly different envelope.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Host<'a> {
+    /// The Messages API: `model` and `stream` in the body.
+    Messages,
+    /// Vertex AI: the model is in the URL; an `anthropic_version`.
+    Vertex,
+    /// Bedrock: the model is in the URL and the endpoint streams; an
+    /// `anthropic_version`, and the betas in the body.
+    Bedrock { betas: &'a [&'a str] },
+}
+
 #[derive(Serialize)]
 struct Body<'a> {
-    model: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    model: Option<&'a str>,
     max_tokens: u32,
     #[serde(skip_serializing_if = "SystemField::is_empty")]
     system: SystemField<'a>,
@@ -81,7 +94,12 @@ struct Body<'a> {
     output_config: Option<OutputConfig>,
     #[serde(skip_serializing_if = "Option::is_none")]
     context_management: Option<ContextManagement>,
-    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stream: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    anthropic_version: Option<&'static str>,
+    #[serde(skip_serializing_if = "<[&str]>::is_empty")]
+    anthropic_beta: &'a [&'a str],
 }
 
 /// `system` as a plain string, or as blocks ending in breakpoints.
@@ -113,6 +131,11 @@ struct CachedTool<'a> {
 impl ModelRequest {
     /// The `POST /v1/messages` body with `stream: true`.
     pub fn to_body(&self) -> Result<Vec<u8>, ModelError> {
+        self.body_for(Host::Messages)
+    }
+
+    /// The body as `host` takes it, serialised once.
+    pub(crate) fn body_for(&self, host: Host<'_>) -> Result<Vec<u8>, ModelError> {
         let cache = self.cache.map(CacheControl::from);
         let last_tool = self.tools.len().saturating_sub(1);
         let tools = self
@@ -132,8 +155,13 @@ impl ModelRequest {
             None => SystemField::Text(self.system.text()),
         };
         let thinks = self.reasoning.thinks();
+        let (model, stream, anthropic_version, anthropic_beta): (_, _, _, &[&str]) = match host {
+            Host::Messages => (Some(self.model.as_str()), Some(true), None, &[]),
+            Host::Vertex => (None, Some(true), Some(crate::vertex::VERTEX_ANTHROPIC_VERSION), &[]),
+            Host::Bedrock { betas } => (None, None, Some(crate::bedrock::BEDROCK_ANTHROPIC_VERSION), betas),
+        };
         let body = Body {
-            model: &self.model,
+            model,
             max_tokens: self.max_tokens,
             system,
             messages,
@@ -142,7 +170,9 @@ impl ModelRequest {
             output_config: self.reasoning.effort.map(|effort| OutputConfig { effort }),
             context_management: thinks
                 .then_some(ContextManagement { edits: [Edit { kind: "clear_thinking_20251015" }] }),
-            stream: true,
+            stream,
+            anthropic_version,
+            anthropic_beta,
         };
         serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
     }
@@ -214,6 +244,17 @@ mod tests {
                 "tools":[{"name":"Read","description":"d","input_schema":{"type":"object"}}],
                 "stream":true})
         );
+        // Vertex AI and Bedrock: the model moves into the URL; Bedrock's endpoint streams
+        // and takes the betas in the body.
+        let vertex: serde_json::Value = serde_json::from_slice(&req.body_for(Host::Vertex).unwrap()).unwrap();
+        assert!(vertex.get("model").is_none() && vertex["stream"] == json!(true));
+        assert_eq!(vertex["anthropic_version"], "vertex-2023-10-16");
+        let bedrock: serde_json::Value =
+            serde_json::from_slice(&req.body_for(Host::Bedrock { betas: &["b1"] }).unwrap()).unwrap();
+        assert!(bedrock.get("model").is_none() && bedrock.get("stream").is_none(), "{bedrock}");
+        assert_eq!(bedrock["anthropic_version"], "bedrock-2023-05-31");
+        assert_eq!(bedrock["anthropic_beta"], json!(["b1"]));
+        assert_eq!(bedrock["messages"], body["messages"]);
     }
 }
 

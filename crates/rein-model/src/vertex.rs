@@ -12,6 +12,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use tokio::sync::OnceCell;
 
 use crate::anthropic::{merged_betas, messages_events, opened_stream, post};
+use crate::request::Host;
 use crate::{Model, ModelError, ModelRequest, ModelStream};
 
 /// The `anthropic_version` Vertex expects in the body.
@@ -94,7 +95,7 @@ impl VertexClient {
     }
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
-        let body = vertex_body(&request.to_body()?)?;
+        let body = request.body_for(Host::Vertex)?;
         let url = crate::http::endpoint(&self.config.base_url, &self.config.url(&request.model))?;
         let mut headers = HeaderMap::new();
         headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -110,16 +111,6 @@ impl VertexClient {
         }
         post(&self.http, url, headers, body).await
     }
-}
-
-/// A Messages body as Vertex takes it: no `model` (it is in the URL), an
-/// `anthropic_version`.
-fn vertex_body(messages_body: &[u8]) -> Result<Vec<u8>, ModelError> {
-    let mut body: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_slice(messages_body).map_err(|e| ModelError::Request(e.to_string()))?;
-    body.remove("model");
-    body.insert("anthropic_version".into(), VERTEX_ANTHROPIC_VERSION.into());
-    serde_json::to_vec(&body).map_err(|e| ModelError::Request(e.to_string()))
 }
 
 impl Model for VertexClient {
@@ -154,12 +145,5 @@ mod tests {
         assert!(gw.skip_auth && gw.url("m").starts_with("http://gw/v1/projects/p/locations/us-east5/"));
         let missing = VertexConfig::from_vars(|_| None).unwrap_err().to_string();
         assert!(missing.contains("ANTHROPIC_VERTEX_PROJECT_ID"), "{missing}");
-    }
-
-    #[test]
-    fn the_body_moves_the_model_into_the_url() {
-        let body = vertex_body(br#"{"model":"m","max_tokens":5,"stream":true}"#).unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        assert_eq!(v, serde_json::json!({"max_tokens": 5, "stream": true, "anthropic_version": "vertex-2023-10-16"}));
     }
 }
