@@ -153,6 +153,19 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only each provider's 50-turn Glob session: `--providers PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--providers") {
+        let bin =
+            std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --providers PATH/TO/rein")?))?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for i in 0..20 {
+            std::fs::write(work.path().join(format!("file{i:02}.txt")), "x\n")?;
+        }
+        for (name, value, target) in providers::rows(&bin, work.path(), home.path())? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the auto-mode rows: `--judge PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--judge") {
         let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --judge PATH/TO/rein")?))?;

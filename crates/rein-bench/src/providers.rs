@@ -1,6 +1,9 @@
 //! Each provider's 50-turn Glob session against its fake wire format: harness time per
 //! turn and the bytes sent; and the Messages fake writing its chunked terminator 40 ms
 //! after `message_stop` (as a server without `TCP_NODELAY` does), which must add nothing.
+//! Every call of the session is the same, so from the second on each result repeats the
+//! first and is sent as a pointer to it; the same session with a different pattern each
+//! turn (the same files found, nothing repeated) shows the size without that.
 
 use std::path::Path;
 use std::time::Duration;
@@ -13,9 +16,10 @@ use crate::{Row, ms, percentile, rein, run};
 
 const TURNS: usize = 50;
 
-fn session(late_end_ms: u64) -> Scenario {
+fn session(late_end_ms: u64, distinct: bool) -> Scenario {
+    let pattern = |i: usize| if distinct { format!("{{*.txt,none{i}}}") } else { "*.txt".to_string() };
     let mut steps: Vec<Step> = (0..TURNS)
-        .map(|_| reply([tool_use("Glob", json!({"pattern": "*.txt"}))]).end_body_after_ms(late_end_ms).into())
+        .map(|i| reply([tool_use("Glob", json!({"pattern": pattern(i)}))]).end_body_after_ms(late_end_ms).into())
         .collect();
     steps.push(reply([text("done")]).into());
     Scenario::new(steps)
@@ -23,14 +27,15 @@ fn session(late_end_ms: u64) -> Scenario {
 
 pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    let cases: [(&str, &[&str], u64); 4] = [
-        ("anthropic", &[], 0),
-        ("anthropic, terminator 40 ms late", &[], 40),
-        ("openai-chat", &["--provider", "openai-chat"], 0),
-        ("openai-responses", &["--provider", "openai-responses"], 0),
+    let cases: [(&str, &[&str], u64, bool); 5] = [
+        ("anthropic", &[], 0, false),
+        ("anthropic, terminator 40 ms late", &[], 40, false),
+        ("openai-chat", &["--provider", "openai-chat"], 0, false),
+        ("openai-responses", &["--provider", "openai-responses"], 0, false),
+        ("anthropic, a different pattern each turn", &[], 0, true),
     ];
-    for (name, args, late) in cases {
-        let server = FakeServer::start(session(late))?;
+    for (name, args, late, distinct) in cases {
+        let server = FakeServer::start(session(late, distinct))?;
         let mut cmd = rein(bin, cwd, home, Some(&server))?;
         cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url())).args(args).args(["-p", "go", "--max-turns", "1000"]);
         let r = run(&mut cmd)?;
@@ -51,7 +56,7 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
             rows.push((
                 format!("{TURNS}-turn Glob session, {name}: bytes sent"),
                 format!("{:.2} MB", bytes as f64 / 1e6),
-                "≤ 1 MB".into(),
+                if distinct { "(nothing repeated)" } else { "≤ 1 MB" }.into(),
             ));
         }
     }

@@ -83,7 +83,8 @@ pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::Too
 }
 
 /// Clear the content of tool results older than the `keep` most recent result
-/// messages. Returns how many were cleared. Pairing is untouched: ids stay.
+/// messages. Returns how many were cleared. Pairing is untouched: ids stay. A kept
+/// result that pointed at a cleared one (a repeat) gets the cleared text back.
 pub fn microcompact(conversation: &mut Conversation, keep: usize) -> usize {
     let indices: Vec<usize> = conversation
         .messages()
@@ -92,6 +93,15 @@ pub fn microcompact(conversation: &mut Conversation, keep: usize) -> usize {
         .map(|(i, _)| i)
         .collect();
     let old = indices.len().saturating_sub(keep);
+    let leaving = {
+        let all: Vec<&Message> = conversation.messages().collect();
+        crate::repeats::originals(indices[..old].iter().filter_map(|&i| all.get(i).copied()))
+    };
+    if !leaving.is_empty() {
+        for &i in &indices[old..] {
+            conversation.rewrite(i, |m| crate::repeats::restore(m, &leaving));
+        }
+    }
     let mut cleared = 0;
     for &i in &indices[..old] {
         cleared += conversation.rewrite(i, |m| {
@@ -121,7 +131,12 @@ pub fn compacted_history(messages: &[Message], summary: &str) -> Vec<Message> {
         (_, Some(u)) if u.role == Role::User => 1,
         _ => 0,
     };
-    let tail = &messages[n - tail_len..];
+    let mut tail = messages[n - tail_len..].to_vec();
+    // Results that pointed at earlier ones, which the summary replaces, get their text back.
+    let earlier = crate::repeats::originals(&messages[..n - tail_len]);
+    for m in &mut tail {
+        crate::repeats::restore(m, &earlier);
+    }
     let summary_block = ContentBlock::text(format!(
         "This session continues an earlier conversation that was summarised to save context. The summary:\n\n{summary}"
     ));
@@ -231,5 +246,23 @@ mod tests {
         assert!(pairing_ok(&msgs));
         assert!(serde_json::to_string(&msgs[8]).unwrap().contains("\"D\""));
         assert_eq!(microcompact(&mut c, 1), 0, "clearing twice changes nothing");
+    }
+
+    #[test]
+    fn a_kept_repeat_gets_back_the_text_that_microcompact_or_compaction_removes() {
+        let pointer = crate::repeats::pointer("a");
+        let mut all = recorded();
+        all[8] = Message::user(vec![ContentBlock::tool_result("d", pointer.clone(), false)]);
+        let mut c = Conversation::new();
+        for m in all.clone() {
+            c.push(m).unwrap();
+        }
+        microcompact(&mut c, 1);
+        let last = c.messages().last().unwrap().clone();
+        assert_eq!(last.content[0], ContentBlock::tool_result("d", "A", false), "the pointer got A back");
+
+        let compacted = compacted_history(&all, "SUMMARY");
+        let tail = compacted.last().unwrap();
+        assert_eq!(tail.content[0], ContentBlock::tool_result("d", "A", false), "{compacted:?}");
     }
 }

@@ -1,5 +1,6 @@
 //! Recording the results of one response: the audit of each permission verdict, the
-//! per-response result budget, the user message with the results in call order.
+//! per-response result budget, repeated results as pointers, the user message with the
+//! results in call order.
 
 use rein_protocol::{Message, ToolUse};
 use rein_session::TranscriptEvent;
@@ -85,6 +86,10 @@ impl Engine {
             return recorded;
         }
         let mut message = Message::user(results);
+        let repeats = crate::repeats::collapse(&mut message, &calls, &self.conversation, &self.registry);
+        if repeats > 0 {
+            tracing::debug!(repeats, "repeated results sent as pointers to the earlier ones");
+        }
         let spilled = crate::context::budget_results(&mut message, self.config.context.window as usize, &self.ctx);
         if spilled > 0 {
             tracing::debug!(spilled, "spilled tool results over the per-message budget");

@@ -70,6 +70,10 @@ impl DynTool for RegisteredExternal {
         &[]
     }
 
+    fn collapses_repeats(&self) -> bool {
+        false
+    }
+
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
         if !input.is_object() {
             return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));

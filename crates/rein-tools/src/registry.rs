@@ -26,6 +26,7 @@ pub(crate) trait DynTool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
     fn rule_kind(&self) -> RuleKind;
     fn path_fields(&self) -> &'static [&'static str];
+    fn collapses_repeats(&self) -> bool;
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
 }
 
@@ -73,6 +74,10 @@ impl<T: Tool> DynTool for Registered<T> {
 
     fn path_fields(&self) -> &'static [&'static str] {
         self.tool.path_fields()
+    }
+
+    fn collapses_repeats(&self) -> bool {
+        self.tool.collapses_repeats()
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
@@ -285,6 +290,12 @@ impl Registry {
     /// The input schema of `name`.
     pub fn schema(&self, name: &str) -> Option<&Value> {
         self.by_name.get(name).and_then(|i| self.tools.get(*i)).map(|t| &t.spec().input_schema)
+    }
+
+    /// Whether `name`'s repeated results may be sent as pointers (see
+    /// [`Tool::collapses_repeats`]); never for tools defined at run time.
+    pub fn collapses_repeats(&self, name: &str) -> bool {
+        self.by_name.get(name).and_then(|i| self.tools.get(*i)).is_some_and(|t| t.collapses_repeats())
     }
 
     /// `input` with the tool's relative file paths made absolute against `ctx`'s working

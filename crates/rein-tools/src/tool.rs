@@ -53,6 +53,14 @@ pub trait Tool: Send + Sync + 'static {
         Vec::new()
     }
 
+    /// Whether a result that repeats, byte for byte, what the same call got earlier in
+    /// the conversation may reach the model as a pointer to that earlier result instead
+    /// of a second copy. Only for tools that read and change nothing (Read, Glob, Grep):
+    /// the same input and the same output then mean nothing changed in between.
+    fn collapses_repeats(&self) -> bool {
+        false
+    }
+
     /// The largest result, in characters, that reaches the model inline; a larger one is
     /// saved under the session directory and the model gets a preview and the path.
     /// `None` means never spilled (Read: reading a spilled file must not spill again).

@@ -28,6 +28,7 @@ mod protected_reads;
 mod pty;
 mod recovery;
 mod relative_paths;
+mod repeats;
 mod rewind;
 mod sandbox;
 mod sandbox_network;

@@ -30,6 +30,11 @@ impl Tool for Glob {
         "Glob"
     }
 
+    /// It reads and changes nothing: a repeat of an earlier identical result is a pointer.
+    fn collapses_repeats(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         format!(
             "Finds files by glob pattern (`**/*.js`, `src/**/*.{{ts,tsx}}`; `*` stays within a directory), newest \

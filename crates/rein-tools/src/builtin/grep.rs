@@ -70,6 +70,11 @@ impl Tool for Grep {
         "Grep"
     }
 
+    /// It reads and changes nothing: a repeat of an earlier identical result is a pointer.
+    fn collapses_repeats(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "Searches file contents with ripgrep regexes (`log.*Error`; escape literal braces: `interface\\{\\}`). \
          Modes: files_with_matches (default; newest first), content (lines; -A/-B/-C context, -n numbers), \

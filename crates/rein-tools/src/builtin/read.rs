@@ -36,6 +36,11 @@ impl Tool for Read {
         "Read"
     }
 
+    /// It reads and changes nothing: a repeat of an earlier identical result is a pointer.
+    fn collapses_repeats(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         format!(
             "Reads a file, up to {DEFAULT_LIMIT} lines (page long files with offset and limit); lines over \
