@@ -133,6 +133,12 @@ pub const VARS: &[Var] = &[
         doc: "the Vertex AI region (`global` for the global endpoint)",
     },
     Var {
+        name: "VERTEX_REGION_CLAUDE_*",
+        default: "",
+        doc: "one model's Vertex AI region, over `CLOUD_ML_REGION`: Claude Code's names, \
+              `…_4_5_SONNET`, `…_4_1_OPUS`, `…_HAIKU_4_5`",
+    },
+    Var {
         name: "ANTHROPIC_VERTEX_BASE_URL",
         default: "https://{region}-aiplatform.googleapis.com/v1",
         doc: "the Vertex AI endpoint, up to the version (a gateway's URL)",
@@ -284,6 +290,13 @@ impl Env {
     /// The small fast model (the auto-mode judge's).
     pub fn small_fast_model() -> String {
         rein_model::small_fast_model(text)
+    }
+
+    /// The variables whose names start with `prefix` (a `PREFIX*` row of [`VARS`]), set
+    /// and not empty.
+    pub fn prefixed(prefix: &str) -> Vec<(String, String)> {
+        debug_assert!(VARS.iter().any(|v| v.name.strip_suffix('*') == Some(prefix)), "{prefix}* is not in VARS");
+        std::env::vars().filter(|(k, v)| k.starts_with(prefix) && !v.trim().is_empty()).collect()
     }
 
     /// The lookup the model client reads its variables through.

@@ -77,7 +77,11 @@ impl Provider {
             Provider::OpenAiResponses => {
                 Arc::new(OpenAiChatClient::new(&OpenAiConfig::from_vars(Env::lookup), OpenAiWire::Responses)?)
             }
-            Provider::Vertex => Arc::new(VertexClient::new(&VertexConfig::from_vars(Env::lookup)?)?),
+            Provider::Vertex => {
+                let config = VertexConfig::from_vars(Env::lookup)?
+                    .with_model_regions(Env::prefixed(rein_model::MODEL_REGION_PREFIX));
+                Arc::new(VertexClient::new(&config)?)
+            }
             Provider::Bedrock => Arc::new(BedrockClient::new(&BedrockConfig::from_vars(Env::lookup)?)?),
         })
     }

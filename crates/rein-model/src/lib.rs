@@ -49,7 +49,7 @@ pub use system::{CacheTtl, System};
 pub use thinking::{
     BETA_CONTEXT_MANAGEMENT, BETA_EFFORT, BETA_INTERLEAVED, Effort, Reasoning, Thinking, ThinkingChoice, ThinkingMode,
 };
-pub use vertex::{VERTEX_ANTHROPIC_VERSION, VertexClient, VertexConfig};
+pub use vertex::{MODEL_REGION_PREFIX, VERTEX_ANTHROPIC_VERSION, VertexClient, VertexConfig, region_var};
 
 /// The typed event stream of one model response.
 pub type ModelStream = Pin<Box<dyn Stream<Item = Result<ModelEvent, ModelError>> + Send>>;

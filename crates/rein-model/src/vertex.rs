@@ -4,8 +4,10 @@
 //! Requests carry a Google OAuth token from Application Default Credentials (a service
 //! account file in `GOOGLE_APPLICATION_CREDENTIALS`, gcloud's login, or the metadata
 //! server, through the `gcp_auth` crate), unless `CLAUDE_CODE_SKIP_VERTEX_AUTH` says a
-//! gateway in between authenticates.
+//! gateway in between authenticates. A model whose `VERTEX_REGION_CLAUDE_*` variable
+//! (Claude Code's names) is set goes to that region instead of `CLOUD_ML_REGION`.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use reqwest::header::{HeaderMap, HeaderValue};
@@ -19,13 +21,19 @@ use crate::{Model, ModelError, ModelRequest, ModelStream};
 pub const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 
+/// The prefix of the per-model region variables.
+pub const MODEL_REGION_PREFIX: &str = "VERTEX_REGION_CLAUDE_";
+
 /// Where and as whom requests go.
 #[derive(Debug, Clone)]
 pub struct VertexConfig {
-    /// Up to the version: `https://{region}-aiplatform.googleapis.com/v1` by default.
-    pub base_url: String,
+    /// A gateway's URL up to the version (`ANTHROPIC_VERTEX_BASE_URL`); without one each
+    /// region's own endpoint, `https://{region}-aiplatform.googleapis.com/v1`.
+    pub gateway: Option<String>,
     pub project: String,
     pub region: String,
+    /// Per-model regions, by variable name (`VERTEX_REGION_CLAUDE_4_5_SONNET` → `us-east5`).
+    pub model_regions: BTreeMap<String, String>,
     /// A gateway authenticates: send no token.
     pub skip_auth: bool,
     /// Comma-separated `anthropic-beta` values, if any.
@@ -44,23 +52,75 @@ impl VertexConfig {
             )
         })?;
         let region = nonempty("CLOUD_ML_REGION").unwrap_or_else(|| "us-east5".into());
-        let base_url = nonempty("ANTHROPIC_VERTEX_BASE_URL").unwrap_or_else(|| match region.as_str() {
-            "global" => "https://aiplatform.googleapis.com/v1".into(),
-            r => format!("https://{r}-aiplatform.googleapis.com/v1"),
-        });
         let skip_auth = nonempty("CLAUDE_CODE_SKIP_VERTEX_AUTH").is_some_and(|v| !matches!(v.as_str(), "0" | "false"));
-        Ok(VertexConfig { base_url, project, region, skip_auth, beta: nonempty("ANTHROPIC_BETAS") })
+        Ok(VertexConfig {
+            gateway: nonempty("ANTHROPIC_VERTEX_BASE_URL"),
+            project,
+            region,
+            model_regions: BTreeMap::new(),
+            skip_auth,
+            beta: nonempty("ANTHROPIC_BETAS"),
+        })
+    }
+
+    /// With the per-model regions among `vars` (names starting `VERTEX_REGION_CLAUDE_`,
+    /// values not empty); other names are ignored.
+    pub fn with_model_regions(mut self, vars: impl IntoIterator<Item = (String, String)>) -> Self {
+        self.model_regions.extend(
+            vars.into_iter()
+                .map(|(k, v)| (k, v.trim().to_string()))
+                .filter(|(k, v)| k.starts_with(MODEL_REGION_PREFIX) && !v.is_empty()),
+        );
+        self
+    }
+
+    /// The region `model` is served from: its own variable's, else `CLOUD_ML_REGION`'s.
+    pub fn region_for(&self, model: &str) -> &str {
+        region_var(model).and_then(|name| self.model_regions.get(&name)).map_or(self.region.as_str(), String::as_str)
     }
 
     /// The streaming URL of `model`.
     pub fn url(&self, model: &str) -> String {
+        let region = self.region_for(model);
+        let base = match (&self.gateway, region) {
+            (Some(gateway), _) => gateway.trim_end_matches('/').to_string(),
+            (None, "global") => "https://aiplatform.googleapis.com/v1".into(),
+            (None, r) => format!("https://{r}-aiplatform.googleapis.com/v1"),
+        };
         format!(
-            "{}/projects/{}/locations/{}/publishers/anthropic/models/{model}:streamRawPredict",
-            self.base_url.trim_end_matches('/'),
-            self.project,
-            self.region
+            "{base}/projects/{}/locations/{region}/publishers/anthropic/models/{model}:streamRawPredict",
+            self.project
         )
     }
+}
+
+/// The variable Claude Code reads a model's Vertex AI region from: the version's numbers
+/// and the family (`claude-sonnet-4-5@20250929` → `VERTEX_REGION_CLAUDE_4_5_SONNET`,
+/// `claude-3-7-sonnet` → `…_3_7_SONNET`, `claude-opus-4` → `…_4_0_OPUS`), except Haiku
+/// 4.5's, `VERTEX_REGION_CLAUDE_HAIKU_4_5`. `None` for ids that are not Claude's.
+pub fn region_var(model: &str) -> Option<String> {
+    let id = model.split('@').next()?.trim_end_matches("[1m]").to_ascii_lowercase();
+    let rest = id.strip_prefix("claude-")?;
+    let mut family = None;
+    let mut numbers: Vec<&str> = Vec::new();
+    for part in rest.split('-') {
+        match part {
+            "opus" | "sonnet" | "haiku" => family = Some(part.to_ascii_uppercase()),
+            p if (1..=2).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()) => numbers.push(p),
+            _ => {} // a date, `v2`, `latest`
+        }
+    }
+    let family = family?;
+    if numbers.is_empty() {
+        return None;
+    }
+    if family == "HAIKU" && numbers == ["4", "5"] {
+        return Some(format!("{MODEL_REGION_PREFIX}HAIKU_4_5"));
+    }
+    if numbers == ["4"] {
+        numbers.push("0");
+    }
+    Some(format!("{MODEL_REGION_PREFIX}{}_{family}", numbers.join("_")))
 }
 
 /// Streams responses from Vertex AI.
@@ -74,7 +134,7 @@ pub struct VertexClient {
 
 impl VertexClient {
     pub fn new(config: &VertexConfig) -> Result<Self, ModelError> {
-        let probe = crate::http::endpoint(&config.base_url, &config.url("probe"))?;
+        let probe = crate::http::endpoint(config.gateway.as_deref().unwrap_or_default(), &config.url("probe"))?;
         Ok(VertexClient {
             http: crate::http::client(&probe)?,
             config: Arc::new(config.clone()),
@@ -96,7 +156,8 @@ impl VertexClient {
 
     async fn open(self, request: ModelRequest) -> Result<reqwest::Response, ModelError> {
         let body = request.body_for(Host::Vertex)?;
-        let url = crate::http::endpoint(&self.config.base_url, &self.config.url(&request.model))?;
+        let gateway = self.config.gateway.as_deref().unwrap_or_default();
+        let url = crate::http::endpoint(gateway, &self.config.url(&request.model))?;
         let mut headers = HeaderMap::new();
         headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -143,7 +204,41 @@ mod tests {
         ]))
         .unwrap();
         assert!(gw.skip_auth && gw.url("m").starts_with("http://gw/v1/projects/p/locations/us-east5/"));
+        let overridden =
+            VertexConfig::from_vars(vars(&[("ANTHROPIC_VERTEX_PROJECT_ID", "p"), ("CLOUD_ML_REGION", "global")]))
+                .unwrap()
+                .with_model_regions([
+                    ("VERTEX_REGION_CLAUDE_4_5_SONNET".to_string(), "europe-west4".to_string()),
+                    ("VERTEX_REGION_CLAUDE_HAIKU_4_5".into(), " ".into()),
+                    ("OTHER".into(), "asia-east1".into()),
+                ]);
+        assert_eq!(overridden.region_for("claude-sonnet-4-5@20250929"), "europe-west4");
+        assert!(overridden.url("claude-sonnet-4-5").starts_with(
+            "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/europe-west4/publishers/"
+        ));
+        assert_eq!(overridden.region_for("claude-haiku-4-5"), "global", "an empty value is no override");
+        assert_eq!(overridden.region_for("claude-opus-4-1"), "global");
         let missing = VertexConfig::from_vars(|_| None).unwrap_err().to_string();
         assert!(missing.contains("ANTHROPIC_VERTEX_PROJECT_ID"), "{missing}");
+    }
+
+    #[test]
+    fn model_ids_name_claude_code_s_region_variables() {
+        for (model, var) in [
+            ("claude-3-5-haiku@20241022", "VERTEX_REGION_CLAUDE_3_5_HAIKU"),
+            ("claude-3-5-sonnet-v2@20241022", "VERTEX_REGION_CLAUDE_3_5_SONNET"),
+            ("claude-3-7-sonnet@20250219", "VERTEX_REGION_CLAUDE_3_7_SONNET"),
+            ("claude-opus-4@20250514", "VERTEX_REGION_CLAUDE_4_0_OPUS"),
+            ("claude-sonnet-4@20250514", "VERTEX_REGION_CLAUDE_4_0_SONNET"),
+            ("claude-opus-4-1@20250805", "VERTEX_REGION_CLAUDE_4_1_OPUS"),
+            ("claude-sonnet-4-5@20250929", "VERTEX_REGION_CLAUDE_4_5_SONNET"),
+            ("claude-sonnet-4-6", "VERTEX_REGION_CLAUDE_4_6_SONNET"),
+            ("claude-haiku-4-5@20251001", "VERTEX_REGION_CLAUDE_HAIKU_4_5"),
+            ("claude-opus-5-5[1m]", "VERTEX_REGION_CLAUDE_5_5_OPUS"),
+        ] {
+            assert_eq!(region_var(model).as_deref(), Some(var), "{model}");
+        }
+        assert_eq!(region_var("gpt-5"), None);
+        assert_eq!(region_var("claude-x"), None);
     }
 }

@@ -104,3 +104,26 @@ fn without_a_project_rein_says_what_is_missing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ANTHROPIC_VERTEX_PROJECT_ID"), "{err}");
 }
+
+#[test]
+fn a_model_s_own_region_variable_overrides_the_default_region() {
+    let env = Env::new();
+    // Set in the settings' env block, as Claude Code users often do.
+    env.write(".claude/settings.json", &json!({"env": {"VERTEX_REGION_CLAUDE_4_5_SONNET": "us-central1"}}).to_string());
+    let server = serve(Scenario::new([reply([text("one")]), reply([text("two")])]));
+    vertex(&env, &server).env("CLAUDE_CODE_SKIP_VERTEX_AUTH", "1").args(["-p", "hi"]).assert().success();
+    vertex(&env, &server)
+        .env("CLAUDE_CODE_SKIP_VERTEX_AUTH", "1")
+        .args(["-p", "hi", "--model", "claude-opus-4-1@20250805"])
+        .assert()
+        .success();
+    let paths: Vec<String> = server.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("/v1/projects/my-project/locations/us-central1/publishers/anthropic/models/{MODEL}:streamRawPredict"),
+            "/v1/projects/my-project/locations/europe-west1/publishers/anthropic/models/claude-opus-4-1@20250805:streamRawPredict"
+                .to_string(),
+        ]
+    );
+}
