@@ -22,6 +22,9 @@ const MAX_CUT_OFF_CONTINUATIONS: u32 = 3;
 
 /// Whether a failure is worth another try, and the HTTP status if there was one.
 fn retryable(e: &ModelError) -> bool {
+    if e.is_prompt_too_long() {
+        return false; // the same request would fail the same way
+    }
     match e {
         ModelError::Api { status: Some(s), .. } | ModelError::Http { status: s, .. } => {
             matches!(s, 408 | 409 | 429 | 529) || (500..600).contains(s)
@@ -34,7 +37,7 @@ fn retryable(e: &ModelError) -> bool {
 }
 
 fn prompt_too_long(e: &ModelError) -> bool {
-    matches!(e, ModelError::Api { status: Some(400), message, .. } if message.contains("prompt is too long"))
+    e.is_prompt_too_long()
 }
 
 fn status(e: &ModelError) -> Option<u16> {

@@ -33,3 +33,78 @@ pub enum ModelError {
     #[error("cannot build the request: {0}")]
     Request(String),
 }
+
+/// How each API says the prompt does not fit the model's context window: the Messages
+/// API (also on Vertex AI), Bedrock, OpenAI's two APIs and the servers that copy them
+/// (vLLM, OpenRouter, DeepSeek, Groq, …), llama.cpp's server and Ollama.
+const PROMPT_TOO_LONG: &[&str] = &[
+    "prompt is too long",
+    "input is too long",
+    "context_length_exceeded",
+    "maximum context length",
+    "exceeds the context window",
+    "exceeds the available context size",
+    "exceed_context_size",
+    "prompt too long",
+];
+
+impl ModelError {
+    /// The request was refused because its prompt does not fit the context window (the
+    /// cure is compaction, not a retry), in any provider's words.
+    pub fn is_prompt_too_long(&self) -> bool {
+        let said = match self {
+            ModelError::Api { status, kind, message, .. } if status.is_none_or(|s| matches!(s, 400 | 413)) => {
+                format!("{kind} {message}")
+            }
+            ModelError::Http { status: 400 | 413, body, .. } => body.clone(),
+            _ => return false,
+        };
+        let said = said.to_ascii_lowercase();
+        PROMPT_TOO_LONG.iter().any(|p| said.contains(p))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn api(status: Option<u16>, kind: &str, message: &str) -> ModelError {
+        ModelError::Api { status, kind: kind.into(), message: message.into(), retry_after: None }
+    }
+
+    #[test]
+    fn every_provider_s_context_overflow_is_recognised() {
+        let overflows = [
+            api(Some(400), "invalid_request_error", "prompt is too long: 250000 tokens > 200000 maximum"),
+            ModelError::Http {
+                status: 400,
+                body: r#"{"message":"Input is too long for requested model."}"#.into(),
+                retry_after: None,
+            },
+            api(
+                Some(400),
+                "invalid_request_error",
+                "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+            ),
+            api(None, "context_length_exceeded", "Your input exceeds the context window of this model."),
+            api(Some(400), "exceed_context_size_error", "the request exceeds the available context size"),
+            ModelError::Http {
+                status: 413,
+                body: "prompt too long; exceeded max context length".into(),
+                retry_after: None,
+            },
+        ];
+        for e in &overflows {
+            assert!(e.is_prompt_too_long(), "{e}");
+        }
+        let others = [
+            api(Some(400), "invalid_request_error", "messages: text content blocks must be non-empty"),
+            api(Some(429), "rate_limit_error", "prompt is too long for your rate limit"),
+            api(Some(529), "overloaded_error", "Overloaded"),
+            ModelError::Incomplete,
+        ];
+        for e in &others {
+            assert!(!e.is_prompt_too_long(), "{e}");
+        }
+    }
+}

@@ -1,6 +1,7 @@
 //! The recovery steps work the same on Bedrock and Vertex AI as on the Messages API: a
 //! rate limit with `retry-after` is waited out and retried, and a stream cut in the
-//! middle (an event-stream frame or a server-sent event) is asked again.
+//! middle (an event-stream frame or a server-sent event) is asked again, and an answer
+//! cut by `max_tokens` is continued.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -39,6 +40,7 @@ fn rate_limits_and_cut_streams_are_retried_on_bedrock_and_vertex() {
         let server = serve(Scenario::new([
             Step::api_error(429, "rate_limit_error", "slow down").with_retry_after(0),
             reply([text("a partial answer that is cut")]).drop_after_events(3).into(),
+            reply([text("Part one, ")]).stop_reason("max_tokens").into(),
             reply([text("recovered")]).into(),
         ]));
         let base = if name == "vertex" { format!("{}/v1", server.url()) } else { server.url() };
@@ -48,6 +50,9 @@ fn rate_limits_and_cut_streams_are_retried_on_bedrock_and_vertex() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
         assert_eq!(stdout, "recovered\n", "{name}");
-        assert_eq!(server.requests().len(), 3, "{name}: rate limit, cut stream, answer");
+        let reqs = server.requests();
+        assert_eq!(reqs.len(), 4, "{name}: rate limit, cut stream, cut by max_tokens, the rest");
+        let asked = reqs[3].body["messages"].to_string();
+        assert!(asked.contains("Part one, ") && asked.contains("cut off by the output token limit"), "{name}: {asked}");
     }
 }

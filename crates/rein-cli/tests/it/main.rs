@@ -25,6 +25,7 @@ mod openai_responses;
 mod permissions;
 mod plan_tools;
 mod protected_reads;
+mod provider_overflow;
 mod pty;
 mod recovery;
 mod relative_paths;
