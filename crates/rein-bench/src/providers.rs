@@ -27,17 +27,29 @@ fn session(late_end_ms: u64, distinct: bool) -> Scenario {
 
 pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
-    let cases: [(&str, &[&str], u64, bool); 5] = [
+    let cases: [(&str, &[&str], u64, bool); 7] = [
         ("anthropic", &[], 0, false),
         ("anthropic, terminator 40 ms late", &[], 40, false),
         ("openai-chat", &["--provider", "openai-chat"], 0, false),
         ("openai-responses", &["--provider", "openai-responses"], 0, false),
+        ("bedrock", &["--provider", "bedrock"], 0, false),
+        ("vertex", &["--provider", "vertex"], 0, false),
         ("anthropic, a different pattern each turn", &[], 0, true),
     ];
     for (name, args, late, distinct) in cases {
         let server = FakeServer::start(session(late, distinct))?;
         let mut cmd = rein(bin, cwd, home, Some(&server))?;
-        cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url())).args(args).args(["-p", "go", "--max-turns", "1000"]);
+        // Every provider's endpoint is the fake; `--provider` picks one (the clouds' through
+        // a gateway that authenticates itself, as the tests do).
+        cmd.env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+            .env("ANTHROPIC_BEDROCK_BASE_URL", server.url())
+            .env("CLAUDE_CODE_SKIP_BEDROCK_AUTH", "1")
+            .env("AWS_REGION", "us-east-1")
+            .env("ANTHROPIC_VERTEX_BASE_URL", format!("{}/v1", server.url()))
+            .env("ANTHROPIC_VERTEX_PROJECT_ID", "bench")
+            .env("CLAUDE_CODE_SKIP_VERTEX_AUTH", "1")
+            .args(args)
+            .args(["-p", "go", "--max-turns", "1000"]);
         let r = run(&mut cmd)?;
         let reqs = server.requests();
         if !r.ok || reqs.len() != TURNS + 1 {
