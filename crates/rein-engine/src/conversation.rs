@@ -108,7 +108,7 @@ impl Conversation {
         self.messages.is_empty()
     }
 
-    pub fn messages(&self) -> impl Iterator<Item = &Message> {
+    pub fn messages(&self) -> impl DoubleEndedIterator<Item = &Message> + ExactSizeIterator {
         self.messages.iter().map(|m| m.message())
     }
 

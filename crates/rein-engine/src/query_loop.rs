@@ -179,7 +179,11 @@ impl Engine {
         }
         let repairs = self.conversation.enforce_pairing()?;
         let interrupted = !repairs.is_empty()
-            || self.conversation.messages().last().is_some_and(|m| m.content.iter().any(ContentBlock::is_interrupted));
+            || self
+                .conversation
+                .messages()
+                .next_back()
+                .is_some_and(|m| m.content.iter().any(ContentBlock::is_interrupted));
         for r in repairs {
             tracing::info!(repair = %r.0, "repaired the resumed history");
         }

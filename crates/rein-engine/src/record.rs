@@ -33,8 +33,7 @@ impl Engine {
         let calls: Vec<ToolUse> = self
             .conversation
             .messages()
-            .filter(|m| m.role == rein_protocol::Role::Assistant)
-            .last()
+            .rfind(|m| m.role == rein_protocol::Role::Assistant)
             .map(|m| m.tool_uses().cloned().collect())
             .unwrap_or_default();
         for report in reports {

@@ -56,32 +56,51 @@ pub(crate) fn collapse(message: &mut Message, calls: &[ToolUse], history: &Conve
     collapsed
 }
 
-/// The id and text of the newest earlier answer to the same call that is not itself a
-/// pointer (an error, a cleared result or an image answer is returned as no match).
+/// The id and text of the whole answer the newest earlier identical call got or points
+/// at (an error, a cleared result or an image answer is returned as no match). Only the
+/// messages back to that call are compared; a pointer is followed by id alone, so a
+/// long run of repeats costs no more than one.
 fn earlier_result<'a>(history: &'a Conversation, call: &ToolUse) -> Option<(&'a str, &'a str)> {
-    let messages: Vec<&Message> = history.messages().collect();
-    for (i, m) in messages.iter().enumerate().rev() {
-        if m.role != Role::Assistant {
+    let mut answers: Option<&Message> = None;
+    let mut newest: Option<(&str, &ToolResultContent, bool)> = None;
+    for m in history.messages().rev() {
+        if m.role == Role::User {
+            answers = Some(m);
             continue;
         }
-        let Some(answers) = messages.get(i + 1) else { continue };
-        let uses: Vec<&ToolUse> = m.tool_uses().collect();
-        for earlier in uses.into_iter().rev() {
-            if earlier.id == call.id || earlier.name != call.name || earlier.input != call.input {
-                continue;
-            }
-            let answer = answers.content.iter().find(|b| b.tool_result_id() == Some(earlier.id.as_str()));
-            match answer {
-                Some(ContentBlock::ToolResult { content: ToolResultContent::Text(t), is_error: false, .. }) => {
-                    if pointed_at(t).is_none() {
-                        return Some((earlier.id.as_str(), t.as_str()));
-                    }
+        let Some(results) = answers else { continue };
+        let same = m.tool_uses().filter(|t| t.id != call.id && t.name == call.name && t.input == call.input).last();
+        if let Some(earlier) = same {
+            newest = results.content.iter().find_map(|b| match b {
+                ContentBlock::ToolResult { tool_use_id, content, is_error } if *tool_use_id == earlier.id => {
+                    Some((tool_use_id.as_str(), content, *is_error))
                 }
-                _ => return None,
-            }
+                _ => None,
+            });
+            break;
         }
     }
-    None
+    let (id, content, is_error) = newest?;
+    let ToolResultContent::Text(text) = content else { return None };
+    if is_error {
+        return None;
+    }
+    match pointed_at(text) {
+        None => Some((id, text.as_str())),
+        Some(original) => whole_answer(history, original),
+    }
+}
+
+/// The whole text answer of call `id`, found by its id.
+fn whole_answer<'a>(history: &'a Conversation, id: &str) -> Option<(&'a str, &'a str)> {
+    history.messages().rev().filter(|m| m.role == Role::User).flat_map(|m| m.content.iter()).find_map(|b| match b {
+        ContentBlock::ToolResult { tool_use_id, content: ToolResultContent::Text(t), is_error: false }
+            if tool_use_id == id && pointed_at(t).is_none() =>
+        {
+            Some((tool_use_id.as_str(), t.as_str()))
+        }
+        _ => None,
+    })
 }
 
 /// The whole text results in `messages`, by call id: what pointers may need back.
