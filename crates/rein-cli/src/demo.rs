@@ -240,6 +240,7 @@ async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> any
         allow_bypass: false,
         commands: Vec::new(),
         expand_mcp: None,
+        titler: None,
         session_id: setup.session_id.clone(),
         status_line: None,
         info: rein_tui::Info::default(),

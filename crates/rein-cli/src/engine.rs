@@ -55,10 +55,7 @@ pub fn build(
     };
     let mut gate = Gate::new(policy);
     // The small fast model: auto mode's judge and prompt hooks, on the session's provider.
-    let judge_model = match setup.provider {
-        crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),
-        _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| setup.model.clone()),
-    };
+    let judge_model = small_model(setup);
     gate.hooks = setup.hooks.as_ref().map(|h| {
         let mut hooks = (**h).clone();
         hooks.prompt_judge =
@@ -131,4 +128,14 @@ pub fn build(
         crate::rewind::before_first_prompt(&mut engine, uuid)?;
     }
     Ok(engine)
+}
+
+/// The small fast model of the session's provider: `ANTHROPIC_SMALL_FAST_MODEL`, else the
+/// model table's small model on the Messages API, else the session's own model. It judges
+/// calls in auto mode, answers prompt hooks and names sessions.
+pub fn small_model(setup: &Setup) -> String {
+    match setup.provider {
+        crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),
+        _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| setup.model.clone()),
+    }
 }

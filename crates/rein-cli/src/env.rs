@@ -26,7 +26,7 @@ pub const VARS: &[Var] = &[
     Var {
         name: "ANTHROPIC_SMALL_FAST_MODEL",
         default: "claude-haiku-4-5",
-        doc: "the small fast model of the small-model uses (the auto-mode judge)",
+        doc: "the small fast model of the small-model uses (the auto-mode judge, prompt hooks, session titles)",
     },
     Var { name: "ANTHROPIC_MODEL", default: "claude-opus-5-5", doc: "the model, when `--model` is not given" },
     Var { name: "ANTHROPIC_DEFAULT_OPUS_MODEL", default: "claude-opus-5-5", doc: "what `opus` and `best` mean" },

@@ -29,6 +29,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         if let Some(sandbox) = &setup.sandbox {
             sandbox.set_asker(crate::sandbox::asker(approver.clone()));
         }
+        let titler = setup.transcript.is_some().then(|| titler(model.clone(), crate::engine::small_model(&setup)));
         let engine = crate::engine::build(&setup, model, policy, Some(approver))?;
         let project_root = rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone());
         let allow_bypass = args.dangerously_skip_permissions
@@ -43,6 +44,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             first_prompt: args.prompt.clone(),
             allow_bypass,
             commands: setup.commands.clone(),
+            titler,
             expand_mcp: setup.mcp.clone().map(|servers| -> rein_tui::PromptExpander {
                 Arc::new(move |line: String| {
                     let servers = servers.clone();
@@ -85,7 +87,7 @@ fn pick_session() -> anyhow::Result<Option<String>> {
             a if a < 86_400 => format!("{}h ago", a / 3600),
             a => format!("{}d ago", a / 86_400),
         };
-        let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
+        let prompt = s.label();
         println!("  {:>2}. {prompt}  ({age}, {} turns)", i + 1, s.turns);
     }
     print!("Number (Enter to cancel): ");
@@ -94,6 +96,19 @@ fn pick_session() -> anyhow::Result<Option<String>> {
     std::io::stdin().lock().read_line(&mut line)?;
     let choice: Option<usize> = line.trim().parse().ok();
     Ok(choice.and_then(|n| sessions.get(n.wrapping_sub(1))).map(|s| s.session_id.clone()))
+}
+
+/// Names a new session from its first prompt with the small model (in the background;
+/// a failure leaves the session untitled, listed by its first prompt).
+fn titler(model: Arc<dyn rein_model::Model>, name: String) -> rein_tui::Titler {
+    Arc::new(move |first: String| {
+        let (model, name) = (model.clone(), name.clone());
+        Box::pin(async move {
+            let asked = rein_judge::session_title(model.as_ref(), &name, &first);
+            // A failure is no loss: the session is listed by its first prompt.
+            tokio::time::timeout(std::time::Duration::from_secs(30), asked).await.ok()?.ok()
+        })
+    })
 }
 
 /// What `/hooks`, `/agents` and `/memory` list.

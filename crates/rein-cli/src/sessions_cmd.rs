@@ -13,7 +13,7 @@ pub fn list() -> anyhow::Result<()> {
     }
     for s in sessions {
         let when: chrono::DateTime<chrono::Local> = s.modified.into();
-        let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
+        let prompt = s.label();
         println!("{}  {}  {:>4} turns  {}", s.session_id, when.format("%Y-%m-%d %H:%M"), s.turns, prompt);
     }
     Ok(())

@@ -140,6 +140,11 @@ impl Engine {
 }
 
 impl Engine {
+    /// Record the session's title in its transcript (Claude Code's summary line).
+    pub fn record_title(&self, title: &str) {
+        self.transcript.write(|t| t.title(title));
+    }
+
     /// The prompts the person wrote, in order (tool results and notes left out).
     pub fn user_prompts(&self) -> Vec<String> {
         self.conversation.messages().filter(|m| is_prompt(m)).map(|m| m.text()).collect()

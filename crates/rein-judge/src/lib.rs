@@ -3,10 +3,12 @@
 //! provider the session uses). One request per call, the rubric as its cached prefix;
 //! the answer must be one well-formed JSON verdict within the timeout, or the judgement
 //! fails — and a failed judgement never allows. Identical calls reuse their verdict.
+//! The same small model names sessions ([`session_title`]).
 
 mod ask;
 mod prompt_hook;
 mod rubric;
+mod title;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -20,6 +22,7 @@ use serde_json::Value;
 
 pub use prompt_hook::{HOOK_RUBRIC, PromptHookJudge};
 pub use rubric::{RUBRIC, describe};
+pub use title::{TITLE_RUBRIC, session_title};
 
 /// The judge's answer is short.
 const MAX_TOKENS: u32 = 400;

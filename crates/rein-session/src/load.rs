@@ -22,6 +22,8 @@ pub struct Loaded {
     pub skipped: usize,
     /// Tool calls a hook deferred, to run when the session resumes.
     pub deferred: Vec<String>,
+    /// The session's title: its newest summary line's.
+    pub title: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -31,6 +33,9 @@ struct Line {
     uuid: Option<String>,
     #[serde(default)]
     message: Option<serde_json::Value>,
+    /// A `summary` line's text (the session's title).
+    #[serde(default)]
+    summary: Option<String>,
     /// A `system` line's event, when it is one rein knows.
     #[serde(flatten)]
     event: Option<TranscriptEvent>,
@@ -43,6 +48,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
     let mut messages: Vec<Message> = Vec::new();
     let (mut last_uuid, mut skipped) = (None, 0);
     let mut deferred: Vec<String> = Vec::new();
+    let mut title: Option<String> = None;
     for line in reader.split(b'\n') {
         let line = line.map_err(|e| SessionError::io(path, e))?;
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -86,6 +92,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
                 Some(TranscriptEvent::Deferred { tool_use_id }) => deferred.push(tool_use_id),
                 _ => {}
             },
+            "summary" => title = parsed.summary.filter(|s| !s.trim().is_empty()).or(title),
             _ => {}
         }
     }
@@ -93,7 +100,7 @@ pub fn load(path: &Path) -> Result<Loaded, SessionError> {
         tracing::warn!(path = %path.display(), skipped, "skipped unreadable transcript lines");
     }
     let session_id = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    Ok(Loaded { session_id, path: path.to_path_buf(), messages, last_uuid, skipped, deferred })
+    Ok(Loaded { session_id, path: path.to_path_buf(), messages, last_uuid, skipped, deferred, title })
 }
 
 /// Consecutive messages of one role become one (tool results written line by line).
@@ -111,7 +118,18 @@ pub struct SessionInfo {
     pub path: PathBuf,
     pub modified: SystemTime,
     pub first_prompt: String,
+    /// The title the small model gave it, if any.
+    pub title: Option<String>,
     pub turns: usize,
+}
+
+impl SessionInfo {
+    /// What a list shows for it: its title, else its first prompt's first line, at most
+    /// 60 characters.
+    pub fn label(&self) -> String {
+        let text = self.title.as_deref().unwrap_or_else(|| self.first_prompt.lines().next().unwrap_or_default());
+        text.chars().take(60).collect()
+    }
 }
 
 /// The sessions of `cwd`, newest first.
@@ -129,7 +147,8 @@ pub fn list_sessions(rein_home: &Path, cwd: &Path) -> Vec<SessionInfo> {
             let first_prompt =
                 loaded.messages.iter().find(|m| m.role == Role::User).map(|m| m.text()).unwrap_or_default();
             let turns = loaded.messages.iter().filter(|m| m.role == Role::Assistant).count();
-            Some(SessionInfo { session_id: loaded.session_id, path, modified, first_prompt, turns })
+            let title = loaded.title;
+            Some(SessionInfo { session_id: loaded.session_id, path, modified, first_prompt, title, turns })
         })
         .collect();
     out.sort_by_key(|s| std::cmp::Reverse(s.modified));
@@ -167,6 +186,33 @@ mod tests {
         assert_eq!(lines[1]["parentUuid"], lines[0]["uuid"]);
         assert_eq!(lines[0]["sessionId"], "s1");
         assert_eq!(lines[1]["message"]["type"], "message");
+    }
+
+    #[test]
+    fn the_newest_summary_line_is_the_title_and_not_part_of_the_conversation() {
+        let d = tempfile::tempdir().unwrap();
+        let path = d.path().join("s2.jsonl");
+        let mut t = Transcript::open(&path, "s2", d.path(), None).unwrap();
+        t.user(&Message::user_text("fix the login test please"), false).unwrap();
+        t.title("Fix the login test").unwrap();
+        t.title("Fix the flaky login test").unwrap();
+        drop(t);
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.title.as_deref(), Some("Fix the flaky login test"));
+        assert_eq!(loaded.messages.len(), 1);
+        let line: serde_json::Value =
+            serde_json::from_str(std::fs::read_to_string(&path).unwrap().lines().nth(1).unwrap()).unwrap();
+        assert_eq!(line["type"], "summary");
+        assert_eq!(line["leafUuid"], loaded.last_uuid.clone().unwrap());
+        let info = SessionInfo {
+            session_id: "s2".into(),
+            path,
+            modified: SystemTime::now(),
+            first_prompt: "fix the login test please".into(),
+            title: None,
+            turns: 0,
+        };
+        assert_eq!(info.label(), "fix the login test please", "untitled: the first prompt");
     }
 
     #[test]

@@ -95,6 +95,16 @@ impl Transcript {
         self.line("assistant", json!({"message": message}), true)
     }
 
+    /// The session's title (made by the small model from its first prompt), as Claude
+    /// Code's summary line: `{"type":"summary","summary":…,"leafUuid":…}`.
+    pub fn title(&mut self, title: &str) -> Result<(), SessionError> {
+        let line = json!({"type": "summary", "summary": title, "leafUuid": self.last});
+        let mut text = line.to_string();
+        text.push('\n');
+        self.file.write_all(text.as_bytes()).map_err(|e| SessionError::io(&self.path, e))?;
+        self.file.flush().map_err(|e| SessionError::io(&self.path, e))
+    }
+
     /// An event that is not part of the conversation (a tool starting, a permission
     /// decision, an interrupt).
     pub fn event(&mut self, event: &TranscriptEvent) -> Result<(), SessionError> {

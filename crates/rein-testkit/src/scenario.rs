@@ -18,6 +18,9 @@ pub struct Scenario {
     /// permission judge), in order, apart from the main steps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub judge: Vec<Step>,
+    /// The answer to session-title requests (default "Fake session title").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<Reply>,
 }
 
 impl Scenario {
@@ -28,6 +31,12 @@ impl Scenario {
     /// Answer the auto-mode judge's requests with `steps`, in order.
     pub fn with_judge(mut self, steps: impl IntoIterator<Item = impl Into<Step>>) -> Self {
         self.judge = steps.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Answer session-title requests with `text`.
+    pub fn with_title(mut self, text: &str) -> Self {
+        self.title = Some(reply([ContentBlock::text(text)]));
         self
     }
 

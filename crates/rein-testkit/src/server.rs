@@ -38,6 +38,11 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// Whether this is a session-title request (rein-judge's title rubric).
+    pub fn is_title(&self) -> bool {
+        self.system_text().contains(TITLE_MARK)
+    }
+
     /// Whether this is an auto-mode judge request.
     pub fn is_judge(&self) -> bool {
         let system = self.system_text();
@@ -58,12 +63,20 @@ impl RecordedRequest {
 /// hooks' (rein-judge's rubrics). The scenario's `judge` steps answer them.
 pub const JUDGE_MARKS: [&str; 2] = ["rein's permission judge", "rein's hook judge"];
 
+/// What the system prompt of a session-title request says. Such requests are answered
+/// with the scenario's title (or "Fake session title") without consuming a step, and
+/// kept apart from [`FakeServer::requests`] (in [`FakeServer::titles`]), since they run
+/// in the background while the session goes on.
+pub const TITLE_MARK: &str = "You name coding sessions";
+
 #[derive(Default)]
 struct Shared {
     steps: Mutex<VecDeque<Step>>,
     summary: Option<crate::Reply>,
     judge: Mutex<VecDeque<Step>>,
+    title: Option<crate::Reply>,
     requests: Mutex<Vec<RecordedRequest>>,
+    titles: Mutex<Vec<RecordedRequest>>,
     record_to: Option<std::path::PathBuf>,
     /// Requests that broke the pairing invariant (answered 400, as the real API does).
     pairing_violations: Mutex<Vec<String>>,
@@ -100,6 +113,8 @@ impl FakeServer {
             steps: Mutex::new(scenario.steps.into()),
             summary: scenario.summary,
             judge: Mutex::new(scenario.judge.into()),
+            title: scenario.title,
+            titles: Mutex::new(Vec::new()),
             record_to,
             ..Shared::default()
         });
@@ -138,6 +153,11 @@ impl FakeServer {
     /// Every request received so far, in order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.shared.requests).clone()
+    }
+
+    /// The session-title requests (see [`TITLE_MARK`]), apart from the others.
+    pub fn titles(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.titles).clone()
     }
 
     /// Every request whose `messages` broke the pairing invariant, with how. The server
@@ -206,18 +226,25 @@ async fn respond(
     if let Some(path) = &shared.record_to {
         append_line(path, &body);
     }
+    let recorded = RecordedRequest {
+        body,
+        headers,
+        received_at,
+        response_done_at: None,
+        response_done_wall: None,
+        body_ended_at: None,
+        path: uri.path().to_string(),
+        body_len,
+    };
+    if recorded.is_title() {
+        lock(&shared.titles).push(recorded);
+        let answer = shared.title.clone().unwrap_or_else(|| crate::reply([crate::text("Fake session title")]));
+        let events: Vec<Bytes> = wire_events(wire, &answer, "msg_fake_title");
+        return sse_response(Body::from(events.concat()));
+    }
     let index = {
         let mut reqs = lock(&shared.requests);
-        reqs.push(RecordedRequest {
-            body,
-            headers,
-            received_at,
-            response_done_at: None,
-            response_done_wall: None,
-            body_ended_at: None,
-            path: uri.path().to_string(),
-            body_len,
-        });
+        reqs.push(recorded);
         reqs.len() - 1
     };
     let broken = match lock(&shared.requests)[index].body.get("messages").and_then(Value::as_array) {
@@ -261,19 +288,7 @@ async fn respond(
         }
         Some(Step::Respond(reply)) => {
             let message_id = format!("msg_fake_{index:05}");
-            let events: Vec<Bytes> = match wire {
-                Wire::Messages => reply_events(&reply, &message_id).iter().map(|e| encode(e).into()).collect(),
-                Wire::ChatCompletions => {
-                    crate::chat::chat_chunks(&reply, &message_id).into_iter().map(Bytes::from).collect()
-                }
-                Wire::Responses => {
-                    crate::responses::responses_events(&reply, &message_id).into_iter().map(Bytes::from).collect()
-                }
-                Wire::Bedrock => reply_events(&reply, &message_id)
-                    .iter()
-                    .map(|e| crate::bedrock::chunk(&serde_json::to_string(e).unwrap_or_default()).into())
-                    .collect(),
-            };
+            let events: Vec<Bytes> = wire_events(wire, &reply, &message_id);
             let delay = Duration::from_millis(reply.event_delay_ms);
             let pause = reply.pause_after_event;
             let drop_after = reply.drop_after_events;
@@ -314,6 +329,19 @@ async fn respond(
             });
             sse_response(Body::from_stream(stream))
         }
+    }
+}
+
+/// `reply` as the events of `wire`, each one chunk of the body.
+fn wire_events(wire: Wire, reply: &crate::Reply, message_id: &str) -> Vec<Bytes> {
+    match wire {
+        Wire::Messages => reply_events(reply, message_id).iter().map(|e| encode(e).into()).collect(),
+        Wire::ChatCompletions => crate::chat::chat_chunks(reply, message_id).into_iter().map(Bytes::from).collect(),
+        Wire::Responses => crate::responses::responses_events(reply, message_id).into_iter().map(Bytes::from).collect(),
+        Wire::Bedrock => reply_events(reply, message_id)
+            .iter()
+            .map(|e| crate::bedrock::chunk(&serde_json::to_string(e).unwrap_or_default()).into())
+            .collect(),
     }
 }
 

@@ -34,7 +34,7 @@ use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
 pub use mcp_pick::pick_mcp_servers;
-pub use worker::PromptExpander;
+pub use worker::{PromptExpander, Titler};
 
 /// The questions a [`TuiApprover`] sends, for [`run`].
 pub type Questions = mpsc::UnboundedReceiver<Question>;
@@ -78,6 +78,8 @@ pub struct Options {
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// Expands `/mcp__server__prompt args` (MCP prompts).
     pub expand_mcp: Option<worker::PromptExpander>,
+    /// Names a new session after its first turn (the small model); `None`: no titles.
+    pub titler: Option<worker::Titler>,
     pub session_id: String,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
@@ -99,6 +101,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let session = worker::Session {
         commands: options.commands,
         expand_mcp: options.expand_mcp,
+        titler: options.titler,
         project_dir: options.cwd.clone(),
         session_id: options.session_id.clone(),
         rein_home: options.persist.then(|| options.rein_home.clone()),

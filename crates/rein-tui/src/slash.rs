@@ -122,7 +122,7 @@ pub fn run(app: &mut App, command: &str) {
                 .filter(|s| s.session_id != app.session_id)
                 .take(20)
                 .map(|s| {
-                    let prompt: String = s.first_prompt.lines().next().unwrap_or_default().chars().take(60).collect();
+                    let prompt = s.label();
                     (s.session_id, format!("{prompt}  ({}, {} turns)", age(s.modified), s.turns))
                 })
                 .collect();

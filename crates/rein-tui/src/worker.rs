@@ -65,8 +65,14 @@ pub enum ToEngine {
 pub type PromptExpander =
     std::sync::Arc<dyn Fn(String) -> futures::future::BoxFuture<'static, Option<Result<String, String>>> + Send + Sync>;
 
+/// Names a session from its first prompt (the small model); `None` when it could not.
+pub type Titler = std::sync::Arc<dyn Fn(String) -> futures::future::BoxFuture<'static, Option<String>> + Send + Sync>;
+
 pub struct Session {
     pub commands: Vec<CommandDef>,
+    /// Titles a new session (not a resumed one) after its first turn, in the background;
+    /// `None`: no titles (an offline model cannot spare a request).
+    pub titler: Option<Titler>,
     pub expand_mcp: Option<PromptExpander>,
     pub project_dir: PathBuf,
     pub session_id: String,
@@ -83,7 +89,23 @@ pub async fn run(
     ui: mpsc::UnboundedSender<FromEngine>,
 ) {
     let mut context: Vec<String> = Vec::new();
-    while let Some(asked) = prompts.recv().await {
+    // Titles arrive tagged with the session they name (`/clear` starts another).
+    let (titled_tx, mut titled) = mpsc::unbounded_channel::<(u64, String)>();
+    let mut untitled = session.titler.is_some() && engine.user_prompts().is_empty();
+    let mut generation = 0u64;
+    loop {
+        let asked = tokio::select! {
+            Some((of, title)) = titled.recv() => {
+                if of == generation {
+                    engine.record_title(&title);
+                }
+                continue;
+            }
+            asked = prompts.recv() => match asked {
+                Some(asked) => asked,
+                None => break,
+            },
+        };
         let prompt = match asked {
             ToEngine::Prompt(p) => p,
             ToEngine::Prompts => {
@@ -101,6 +123,8 @@ pub async fn run(
                     }
                 }
                 engine.clear_conversation();
+                untitled = session.titler.is_some();
+                generation += 1;
                 let _ = ui.send(FromEngine::NewSession(id));
                 let _ = ui.send(FromEngine::Info(vec!["Started a new session".into()]));
                 continue;
@@ -165,6 +189,16 @@ pub async fn run(
         let (used, window, compact_at) = engine.context_usage();
         let _ = ui.send(FromEngine::Context(used, window, compact_at));
         let _ = ui.send(FromEngine::Finished(Box::new(outcome)));
+        // After the first turn of a new session, its title, without holding up the next.
+        if let (true, Some(titler), Some(first)) = (untitled, &session.titler, engine.user_prompts().first()) {
+            untitled = false;
+            let (titler, first, done, of) = (titler.clone(), first.clone(), titled_tx.clone(), generation);
+            tokio::spawn(async move {
+                if let Some(title) = titler(first).await {
+                    let _ = done.send((of, title));
+                }
+            });
+        }
     }
     engine.end_session("prompt_input_exit", &mut |_| {}).await;
 }

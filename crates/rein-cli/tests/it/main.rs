@@ -37,6 +37,7 @@ mod sandbox_session;
 mod sdk_protocol;
 mod sdk_python;
 mod sdk_typescript;
+mod session_titles;
 mod sessions;
 mod skills;
 mod structured_output;
