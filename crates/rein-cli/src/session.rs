@@ -266,9 +266,16 @@ impl Setup {
         let rein_home = self.env.rein_home.clone();
         let resumed = match (&args.resume, args.continue_session) {
             (Some(id), _) => {
-                let path = rein_session::transcript_path(&rein_home, &self.cwd, id);
+                let mut path = rein_session::transcript_path(&rein_home, &self.cwd, id);
                 if !path.exists() {
-                    return Err(rein_session::SessionError::NotFound(id.clone()).into());
+                    // Not an id: a session of this directory by its title, as Claude Code takes it.
+                    let titled = rein_session::list_sessions(&rein_home, &self.cwd)
+                        .into_iter()
+                        .find(|s| s.title.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(id.trim())));
+                    match titled {
+                        Some(info) => path = info.path,
+                        None => return Err(rein_session::SessionError::NotFound(id.clone()).into()),
+                    }
                 }
                 Some(rein_session::load(&path)?)
             }

@@ -50,6 +50,12 @@ fn a_new_interactive_session_is_titled_by_the_small_model() {
         .expect("a summary line");
     assert_eq!(line["summary"], "Greet the user politely");
     assert!(line["leafUuid"].is_string(), "{line}");
+
+    // `--resume` takes the title too.
+    let resumed = serve(Scenario::new([reply([text("resumed")])]));
+    env.rein_at(&resumed).args(["-p", "go on", "--resume", "greet the user politely"]).assert().success();
+    let history = resumed.requests()[0].body["messages"].to_string();
+    assert!(history.contains("say hello") && history.contains("Second answer."), "{history}");
 }
 
 #[test]
