@@ -93,10 +93,9 @@ pub fn microcompact(conversation: &mut Conversation, keep: usize) -> usize {
         .map(|(i, _)| i)
         .collect();
     let old = indices.len().saturating_sub(keep);
-    let leaving = {
-        let all: Vec<&Message> = conversation.messages().collect();
-        crate::repeats::originals(indices[..old].iter().filter_map(|&i| all.get(i).copied()))
-    };
+    // The results about to be cleared are all those before the first one kept.
+    let first_kept = indices.get(old).copied().unwrap_or(conversation.len());
+    let leaving = crate::repeats::originals(conversation.messages().take(first_kept));
     if !leaving.is_empty() {
         for &i in &indices[old..] {
             conversation.rewrite(i, |m| crate::repeats::restore(m, &leaving));

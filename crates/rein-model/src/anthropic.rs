@@ -106,7 +106,7 @@ pub struct AnthropicClient {
 impl AnthropicClient {
     pub fn new(config: &AnthropicConfig) -> Result<Self, ModelError> {
         let endpoint = crate::http::endpoint(&config.base_url, &config.endpoint())?;
-        let mut headers = HeaderMap::new();
+        let mut headers = crate::http::json_headers("text/event-stream");
         let header = |v: &str| {
             HeaderValue::from_str(v).map_err(|_| ModelError::Request("a header value has invalid characters".into()))
         };
@@ -115,8 +115,6 @@ impl AnthropicClient {
             Auth::Bearer(t) => headers.insert(reqwest::header::AUTHORIZATION, header(&format!("Bearer {t}"))?),
         };
         headers.insert("anthropic-version", HeaderValue::from_static(ANTHROPIC_VERSION));
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
         if let Some(beta) = &config.beta {
             headers.insert("anthropic-beta", header(beta)?);
         }

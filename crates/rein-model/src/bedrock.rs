@@ -19,7 +19,7 @@ use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use base64::Engine as _;
 use bytes::{Buf, BytesMut};
 use futures::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use tokio::sync::OnceCell;
 
 use crate::anthropic::{MessagesWire, error_chain, merged_betas, opened_stream, post};
@@ -74,7 +74,7 @@ impl BedrockConfig {
         let region = nonempty("AWS_REGION").or_else(|| nonempty("AWS_DEFAULT_REGION")).unwrap_or("us-east-1".into());
         let base_url = nonempty("ANTHROPIC_BEDROCK_BASE_URL")
             .unwrap_or_else(|| format!("https://bedrock-runtime.{region}.amazonaws.com"));
-        let skip = nonempty("CLAUDE_CODE_SKIP_BEDROCK_AUTH").is_some_and(|v| !matches!(v.as_str(), "0" | "false"));
+        let skip = crate::http::switched_on(var("CLAUDE_CODE_SKIP_BEDROCK_AUTH"));
         let auth = match (skip, nonempty("AWS_BEARER_TOKEN_BEDROCK"), nonempty("AWS_ACCESS_KEY_ID")) {
             (true, _, _) => BedrockAuth::Skip,
             (false, Some(token), _) => BedrockAuth::Bearer(token),
@@ -168,15 +168,11 @@ impl BedrockClient {
         let body = request.body_for(Host::Bedrock { betas: &betas })?;
         let url_text = self.config.url(&request.model);
         let url = crate::http::endpoint(&self.config.base_url, &url_text)?;
-        let mut headers = HeaderMap::new();
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("application/vnd.amazon.eventstream"));
+        let mut headers = crate::http::json_headers("application/vnd.amazon.eventstream");
         match &self.config.auth {
             BedrockAuth::Skip => {}
             BedrockAuth::Bearer(token) => {
-                let value = HeaderValue::from_str(&format!("Bearer {token}"))
-                    .map_err(|_| ModelError::Request("AWS_BEARER_TOKEN_BEDROCK has invalid characters".into()))?;
-                headers.insert(reqwest::header::AUTHORIZATION, value);
+                headers.insert(reqwest::header::AUTHORIZATION, crate::http::bearer(token, "AWS_BEARER_TOKEN_BEDROCK")?);
             }
             BedrockAuth::Keys { .. } | BedrockAuth::Chain => {
                 let credentials = match &self.config.auth {

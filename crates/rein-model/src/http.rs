@@ -1,5 +1,6 @@
-//! What every HTTP provider shares: checking the endpoint URL and building the client
-//! (timeouts, user agent, no proxy for loopback servers).
+//! What every HTTP provider shares: checking the endpoint URL, building the client
+//! (timeouts, user agent, no proxy for loopback servers), the request's JSON headers, a
+//! bearer token's header, and reading an on/off variable.
 
 use std::time::Duration;
 
@@ -25,4 +26,24 @@ pub(crate) fn client(endpoint: &reqwest::Url) -> Result<reqwest::Client, ModelEr
         builder = builder.no_proxy();
     }
     builder.build().map_err(|e| ModelError::Request(e.to_string()))
+}
+
+/// Headers for a JSON request whose answer streams as `accept`.
+pub(crate) fn json_headers(accept: &'static str) -> reqwest::header::HeaderMap {
+    use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderValue};
+    let mut headers = HeaderMap::new();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(ACCEPT, HeaderValue::from_static(accept));
+    headers
+}
+
+/// `Authorization: Bearer {token}`; the error names `what` the token came from.
+pub(crate) fn bearer(token: &str, what: &str) -> Result<reqwest::header::HeaderValue, ModelError> {
+    reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))
+        .map_err(|_| ModelError::Request(format!("{what} has invalid characters")))
+}
+
+/// A switch variable is on when set to anything but `0` or `false`.
+pub(crate) fn switched_on(value: Option<String>) -> bool {
+    value.is_some_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolSpec};
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
 use crate::anthropic::{error_chain, error_response};
@@ -96,14 +96,10 @@ impl OpenAiChatClient {
         };
         let text = format!("{}/{path}", config.base_url.trim_end_matches('/'));
         let endpoint = crate::http::endpoint(&config.base_url, &text)?;
-        let mut headers = HeaderMap::new();
+        let mut headers = crate::http::json_headers("text/event-stream");
         if let Some(key) = &config.api_key {
-            let value = HeaderValue::from_str(&format!("Bearer {key}"))
-                .map_err(|_| ModelError::Request("OPENAI_API_KEY has invalid characters".into()))?;
-            headers.insert(reqwest::header::AUTHORIZATION, value);
+            headers.insert(reqwest::header::AUTHORIZATION, crate::http::bearer(key, "OPENAI_API_KEY")?);
         }
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
         let openai = endpoint.host_str() == Some("api.openai.com");
         let completion_tokens_field = if openai { "max_completion_tokens" } else { "max_tokens" };
         let http = crate::http::client(&endpoint)?;

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::header::HeaderValue;
 use tokio::sync::OnceCell;
 
 use crate::anthropic::{merged_betas, messages_events, opened_stream, post};
@@ -52,7 +52,7 @@ impl VertexConfig {
             )
         })?;
         let region = nonempty("CLOUD_ML_REGION").unwrap_or_else(|| "us-east5".into());
-        let skip_auth = nonempty("CLAUDE_CODE_SKIP_VERTEX_AUTH").is_some_and(|v| !matches!(v.as_str(), "0" | "false"));
+        let skip_auth = crate::http::switched_on(var("CLAUDE_CODE_SKIP_VERTEX_AUTH"));
         Ok(VertexConfig {
             gateway: nonempty("ANTHROPIC_VERTEX_BASE_URL"),
             project,
@@ -158,17 +158,14 @@ impl VertexClient {
         let body = request.body_for(Host::Vertex)?;
         let gateway = self.config.gateway.as_deref().unwrap_or_default();
         let url = crate::http::endpoint(gateway, &self.config.url(&request.model))?;
-        let mut headers = HeaderMap::new();
-        headers.insert(reqwest::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert(reqwest::header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let mut headers = crate::http::json_headers("text/event-stream");
         let betas = merged_betas(self.config.beta.as_deref(), &request);
         if let (false, Ok(value)) = (betas.is_empty(), HeaderValue::from_str(&betas.join(","))) {
             headers.insert("anthropic-beta", value);
         }
         if !self.config.skip_auth {
-            let value = HeaderValue::from_str(&format!("Bearer {}", self.token().await?))
-                .map_err(|_| ModelError::Request("the Google token has invalid characters".into()))?;
-            headers.insert(reqwest::header::AUTHORIZATION, value);
+            headers
+                .insert(reqwest::header::AUTHORIZATION, crate::http::bearer(&self.token().await?, "the Google token")?);
         }
         post(&self.http, url, headers, body).await
     }

@@ -61,15 +61,19 @@ impl Transcript {
         if let (Value::Object(map), Value::Object(more)) = (&mut v, extra) {
             map.extend(more);
         }
-        let mut text = v.to_string();
-        text.push('\n');
-        // One write per line: a crash leaves at most a torn last line.
-        self.file.write_all(text.as_bytes()).map_err(|e| SessionError::io(&self.path, e))?;
-        self.file.flush().map_err(|e| SessionError::io(&self.path, e))?;
+        self.append(&v)?;
         if is_message {
             self.last = Some(uuid);
         }
         Ok(())
+    }
+
+    /// `v` as one line, written and flushed at once: a crash leaves at most a torn last line.
+    fn append(&mut self, v: &Value) -> Result<(), SessionError> {
+        let mut text = v.to_string();
+        text.push('\n');
+        self.file.write_all(text.as_bytes()).map_err(|e| SessionError::io(&self.path, e))?;
+        self.file.flush().map_err(|e| SessionError::io(&self.path, e))
     }
 
     /// A user message (a prompt, or tool results).
@@ -98,11 +102,7 @@ impl Transcript {
     /// The session's title (made by the small model from its first prompt), as Claude
     /// Code's summary line: `{"type":"summary","summary":…,"leafUuid":…}`.
     pub fn title(&mut self, title: &str) -> Result<(), SessionError> {
-        let line = json!({"type": "summary", "summary": title, "leafUuid": self.last});
-        let mut text = line.to_string();
-        text.push('\n');
-        self.file.write_all(text.as_bytes()).map_err(|e| SessionError::io(&self.path, e))?;
-        self.file.flush().map_err(|e| SessionError::io(&self.path, e))
+        self.append(&json!({"type": "summary", "summary": title, "leafUuid": self.last}))
     }
 
     /// An event that is not part of the conversation (a tool starting, a permission
