@@ -9,28 +9,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::gitconfig;
 use crate::plan::{Plan, protected_names};
 
 /// At most this much protected content is saved per command (Tier B).
 const SAVE_BUDGET: usize = 8 << 20;
-
-/// Keys of a git config that make git run a program.
-const GIT_PROGRAM_KEYS: &[&str] = &[
-    "hookspath",
-    "fsmonitor",
-    "sshcommand",
-    "askpass",
-    "editor",
-    "pager",
-    "gitproxy",
-    "textconv",
-    "clean",
-    "smudge",
-    "process",
-    "helper",
-    "command",
-    "cmd",
-];
 
 type Saved = Option<(Vec<u8>, u32)>;
 
@@ -38,6 +21,7 @@ type Saved = Option<(Vec<u8>, u32)>;
 #[derive(Debug, Default)]
 pub struct Guard {
     roots: Vec<PathBuf>,
+    allow_write: Vec<String>,
     existing: BTreeSet<PathBuf>,
     placeholders: Vec<PathBuf>,
     /// Tier B: the protected files' contents and modes, by path (`None`: known, too
@@ -58,6 +42,7 @@ impl Guard {
         });
         Guard {
             roots: plan.write_roots.clone(),
+            allow_write: plan.allow_write.clone(),
             existing: plan.existing.clone(),
             placeholders: plan.placeholders.clone(),
             saved,
@@ -67,16 +52,17 @@ impl Guard {
     /// Undo what the command did to protected paths; one violation line each.
     pub fn after(&self) -> Vec<String> {
         let mut lines = Vec::new();
-        let now = protected_names(&self.roots);
-        for repo in now.repos.difference(&self.existing) {
-            if self.placeholders.iter().any(|p| p.starts_with(repo)) {
-                continue;
-            }
+        let now = protected_names(&self.roots, &self.allow_write);
+        let new_repos: Vec<&PathBuf> = now.repos.difference(&self.existing).collect();
+        for repo in &new_repos {
             defuse_repository(repo, &mut lines);
         }
         for path in now.protected.difference(&self.existing) {
+            // A new repository's files were defused above, and a new `.git` file is a
+            // checkout's link to its (defused) repository: both are the command's work.
             if self.placeholders.contains(path)
-                || path.parent().is_some_and(|p| !self.existing.contains(p) && now.repos.contains(p))
+                || new_repos.iter().any(|r| path.starts_with(r))
+                || path.file_name().is_some_and(|n| n == ".git")
             {
                 continue;
             }
@@ -102,8 +88,9 @@ fn remove(path: &Path) -> bool {
     }
 }
 
-/// A repository the command created: hooks other than git's samples go, and so do the
-/// config lines that name programs.
+/// A repository the command created: hooks other than git's samples go, and its config
+/// files keep only the settings that run nothing (the rest is kept aside, unread by
+/// git, so nothing the command wrote is lost).
 fn defuse_repository(repo: &Path, lines: &mut Vec<String>) {
     if let Ok(entries) = std::fs::read_dir(repo.join("hooks")) {
         for e in entries.flatten() {
@@ -115,20 +102,26 @@ fn defuse_repository(repo: &Path, lines: &mut Vec<String>) {
             }
         }
     }
-    let config = repo.join("config");
-    let Ok(text) = std::fs::read_to_string(&config) else { return };
-    let kept: Vec<&str> = text
-        .lines()
-        .filter(|l| {
-            let key = l.trim().split(['=', ' ', '\t']).next().unwrap_or("").to_ascii_lowercase();
-            !GIT_PROGRAM_KEYS.contains(&key.as_str())
-        })
-        .collect();
-    if kept.len() != text.lines().count() && std::fs::write(&config, kept.join("\n") + "\n").is_ok() {
-        lines.push(format!(
-            "deny file-write {} (program settings in a repository the command created; removed)",
-            config.display()
-        ));
+    for name in ["config", "config.worktree"] {
+        let config = repo.join(name);
+        match gitconfig::neutralise(&config) {
+            Ok(None) => {}
+            Ok(Some(done)) => lines.push(format!(
+                "deny file-write {} (settings that can run programs in a repository the command created: {}; \
+                 removed, the original kept in {})",
+                config.display(),
+                done.dropped.join(", "),
+                done.kept_at.display()
+            )),
+            Err(e) => {
+                // Unreadable or unwritable: git must not read it either.
+                let _ = std::fs::remove_file(&config);
+                lines.push(format!(
+                    "deny file-write {} (a repository the command created; its config could not be checked ({e}) and was removed)",
+                    config.display()
+                ));
+            }
+        }
     }
 }
 
@@ -209,7 +202,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(d.path()).unwrap();
         std::fs::write(root.join("keep.txt"), "mine").unwrap();
-        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[]);
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
         let guard = Guard::before(&plan, false);
         std::fs::write(root.join(".mcp.json"), "{}").unwrap();
         std::fs::create_dir_all(root.join(".claude")).unwrap();
@@ -225,6 +218,8 @@ mod tests {
         );
         let config = std::fs::read_to_string(root.join("sub/.git/config")).unwrap();
         assert!(config.contains("bare = false") && !config.contains("fsmonitor"), "{config}");
+        let kept = std::fs::read_to_string(root.join("sub/.git/config.rein-quarantined")).unwrap();
+        assert!(kept.contains("fsmonitor = evil"), "the original is kept, unread by git: {kept}");
         assert!(root.join("keep.txt").exists());
         assert_eq!(lines.len(), 4, "{lines:?}");
     }
@@ -235,12 +230,39 @@ mod tests {
         let root = std::fs::canonicalize(d.path()).unwrap();
         std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
         std::fs::write(root.join(".git/config"), "[core]\n").unwrap();
-        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[]);
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
         let guard = Guard::before(&plan, true);
         std::fs::write(root.join(".git/config"), "[core]\n\thooksPath = /tmp/x\n").unwrap();
         std::fs::write(root.join(".git/hooks/post-checkout"), "evil").unwrap();
         let lines = guard.after();
         assert_eq!(std::fs::read_to_string(root.join(".git/config")).unwrap(), "[core]\n");
         assert!(!root.join(".git/hooks/post-checkout").exists(), "{lines:?}");
+    }
+
+    #[test]
+    fn a_new_checkout_keeps_its_link_and_its_new_repository_is_defused() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::write(root.join(".git/config"), "[include]\n\tpath = ../extra.inc\n").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        let guard = Guard::before(&plan, false);
+        // A bare-shaped repository under node_modules, reached through a `.git` file,
+        // with program settings spelled the ways git reads them.
+        let store = root.join("node_modules/.cache/store");
+        for dir in ["objects", "refs"] {
+            std::fs::create_dir_all(store.join(dir)).unwrap();
+        }
+        std::fs::write(store.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(store.join("config"), "[Core] FSMonitor = \"./x\"\n[alias]\n\tco = \\\n !sh\n").unwrap();
+        std::fs::create_dir_all(root.join("checkout")).unwrap();
+        std::fs::write(root.join("checkout/.git"), format!("gitdir: {}\n", store.display())).unwrap();
+        std::fs::write(root.join("extra.inc"), "[core]\n\tpager = ./evil\n").unwrap();
+        let lines = guard.after();
+        assert!(root.join("checkout/.git").exists(), "the checkout's link is the command's work: {lines:?}");
+        let config = std::fs::read_to_string(store.join("config")).unwrap();
+        assert!(!config.contains("./x") && !config.contains("sh"), "{config}");
+        assert!(!root.join("extra.inc").exists(), "a config the repository includes, created: {lines:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
     }
 }

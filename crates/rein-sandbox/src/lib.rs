@@ -12,6 +12,7 @@
 
 pub mod bwrap;
 pub mod detect;
+mod gitconfig;
 mod guard;
 pub mod helper;
 mod inprocess;
@@ -184,7 +185,13 @@ impl Sandbox {
         let mut roots = self.roots.clone();
         roots.push(self.tmp.path().to_path_buf());
         roots.extend(extra.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
-        Plan::new(&roots, &self.config.deny_write, &self.config.deny_read, &self.config.allow_read)
+        Plan::new(
+            &roots,
+            &self.config.allow_write,
+            &self.config.deny_write,
+            &self.config.deny_read,
+            &self.config.allow_read,
+        )
     }
 
     /// `program args…` run in `cwd` inside the sandbox (unchanged in Tier C).

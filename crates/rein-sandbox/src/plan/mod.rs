@@ -1,0 +1,169 @@
+//! What one sandboxed command may touch, worked out just before it starts (files appear
+//! and disappear between commands): the writable roots, the protected paths inside them
+//! (read-only, their parents pinned so they cannot be renamed away), and the denied
+//! reads (masked). Globs are expanded to what exists now.
+
+mod structure;
+mod walk;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+pub use structure::{Found, is_protected_name};
+use walk::Look;
+
+/// At most this many entries are looked at per glob expanded outside the writable roots
+/// (inside them the walk sees everything).
+const SCAN_BUDGET: usize = 20_000;
+
+/// The mounts of one command.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Plan {
+    pub write_roots: Vec<PathBuf>,
+    /// Directories bound onto themselves so that what they hold cannot be renamed away.
+    pub pins: Vec<PathBuf>,
+    /// Read-only inside the writable roots.
+    pub protected: Vec<PathBuf>,
+    /// Protected directories that do not exist yet: an empty read-only directory is
+    /// mounted there for the command (and removed afterwards).
+    pub placeholders: Vec<PathBuf>,
+    /// Denied reads: files and directories masked (every hard link of a masked file
+    /// inside the roots too).
+    pub masked: Vec<PathBuf>,
+    /// Re-allowed reads inside masked directories.
+    pub unmasked: Vec<PathBuf>,
+    /// Every protected path that exists now, git directories included: what a command
+    /// may not add to.
+    pub existing: BTreeSet<PathBuf>,
+    /// The `allow_write` entries, which keep the toolchain files they name writable.
+    pub allow_write: Vec<String>,
+}
+
+/// Deny patterns split: literal paths (canonical, existing) and globs.
+fn split(patterns: &[String]) -> (Vec<PathBuf>, Vec<&str>) {
+    let (globs, literal): (Vec<&String>, Vec<&String>) =
+        patterns.iter().partition(|p| p.contains(['*', '?', '[', '{']));
+    (
+        literal.iter().filter_map(|p| std::fs::canonicalize(p).ok()).collect(),
+        globs.into_iter().map(String::as_str).collect(),
+    )
+}
+
+fn glob_set(globs: &[&str]) -> Option<globset::GlobSet> {
+    let mut set = globset::GlobSetBuilder::new();
+    for g in globs {
+        set.add(globset::GlobBuilder::new(g).literal_separator(true).build().ok()?);
+    }
+    set.build().ok().filter(|s| !s.is_empty())
+}
+
+impl Plan {
+    /// The plan for `roots` (canonical, existing): the protected paths found in them,
+    /// `allow_write` (which keeps toolchain files it names writable),
+    /// `deny_write`/`deny_read` patterns (absolute, globs allowed) and `allow_read`.
+    pub fn new(
+        roots: &[PathBuf],
+        allow_write: &[String],
+        deny_write: &[String],
+        deny_read: &[String],
+        allow_read: &[String],
+    ) -> Plan {
+        let (write_literal, write_globs) = split(deny_write);
+        let (read_literal, read_globs) = split(deny_read);
+        let (read_set, write_set) = (glob_set(&read_globs), glob_set(&write_globs));
+        let look = Look { deny_read: read_set.as_ref(), deny_write: write_set.as_ref(), ..Look::default() };
+        let found = structure::protected_names(roots, allow_write, look);
+        let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+        let (mut protected, placeholders) = (found.protected, found.missing);
+        let existing: BTreeSet<PathBuf> = protected.iter().chain(&found.repos).cloned().collect();
+        protected.extend(write_literal.into_iter().chain(found.walked.write_matches).filter(|p| inside(p)));
+        let allowed: Vec<PathBuf> = allow_read.iter().flat_map(|p| expand(p)).collect();
+        // Globs reach outside the roots only as far as a bounded scan; inside them the
+        // walk has matched them already.
+        let outside = read_globs.iter().filter(|g| !glob_base(g).is_some_and(|b| inside(&b))).flat_map(|g| expand(g));
+        let denied = read_literal
+            .into_iter()
+            .chain(found.walked.read_matches.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
+        // A deny on a file is lifted only by an allow naming that same file; a deny on a
+        // directory is opened back where an allow names something inside it.
+        let mut masked: BTreeSet<PathBuf> = denied.chain(outside).filter(|m| !allowed.contains(m)).collect();
+        let inodes = walk::linked_inodes(&masked, roots);
+        if !inodes.is_empty() {
+            let links = walk::walk(roots, &Look { inodes: &inodes, ..Look::default() }).links;
+            let already: Vec<PathBuf> = masked.iter().cloned().collect();
+            masked.extend(
+                links.into_iter().filter(|l| !allowed.contains(l) && !already.iter().any(|m| l.starts_with(m))),
+            );
+        }
+        let unmasked: Vec<PathBuf> =
+            allowed.into_iter().filter(|a| masked.iter().any(|m| a.starts_with(m) && a != m && m.is_dir())).collect();
+        let mut pins = BTreeSet::new();
+        for path in protected.iter().chain(&placeholders).chain(&masked) {
+            let Some(root) = roots.iter().find(|r| path.starts_with(r)) else { continue };
+            let mut a = path.parent();
+            while let Some(dir) = a {
+                if dir == root.as_path() || !dir.starts_with(root) {
+                    break;
+                }
+                pins.insert(dir.to_path_buf());
+                a = dir.parent();
+            }
+        }
+        let mut pins: Vec<PathBuf> = pins.into_iter().collect();
+        pins.sort_by_key(|p| p.components().count());
+        Plan {
+            write_roots: roots.to_vec(),
+            pins,
+            protected: protected.into_iter().collect(),
+            placeholders: placeholders.into_iter().collect(),
+            masked: masked.into_iter().collect(),
+            unmasked,
+            existing,
+            allow_write: allow_write.to_vec(),
+        }
+    }
+}
+
+/// Look for the protected paths below `roots` (what the guard compares after a command).
+pub fn protected_names(roots: &[PathBuf], allow_write: &[String]) -> Found {
+    structure::protected_names(roots, allow_write, Look::default())
+}
+
+/// The literal directory a glob starts from.
+fn glob_base(pattern: &str) -> Option<PathBuf> {
+    let first_glob = pattern.find(['*', '?', '[', '{'])?;
+    pattern[..first_glob].rfind('/').map(|i| PathBuf::from(&pattern[..i.max(1)]))
+}
+
+/// The existing paths `pattern` names, canonical: itself when literal, the matches of
+/// its glob below its literal base otherwise.
+pub fn expand(pattern: &str) -> Vec<PathBuf> {
+    if !pattern.contains(['*', '?', '[', '{']) {
+        return std::fs::canonicalize(pattern).into_iter().collect();
+    }
+    let Some(base) = glob_base(pattern) else { return Vec::new() };
+    let Ok(glob) = globset::GlobBuilder::new(pattern).literal_separator(true).build() else { return Vec::new() };
+    let matcher = glob.compile_matcher();
+    let mut found = Vec::new();
+    let mut budget = SCAN_BUDGET;
+    let mut stack = vec![base];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            if budget == 0 {
+                return found;
+            }
+            budget -= 1;
+            let path = entry.path();
+            if matcher.is_match(&path) {
+                found.extend(std::fs::canonicalize(&path));
+            } else if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push(path);
+            }
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,225 @@
+//! What is protected inside the writable roots, found by structure rather than by a
+//! list of places: every git directory at any depth and what git reads in it as
+//! configuration or runs, the files its configs include, and the files that configure
+//! rein, Claude Code, shells and toolchains wherever they sit.
+//!
+//! Toolchain files that name programs to run (checked against each tool's docs):
+//!
+//! | name | why it is protected |
+//! |------|---------------------|
+//! | `.npmrc` | npm: `script-shell`, `node-options`, `git` name what npm runs |
+//! | `.yarnrc` | yarn 1: `yarn-path` runs that file in place of yarn |
+//! | `.yarnrc.yml` | yarn ≥2: `yarnPath` and `plugins` are JavaScript yarn runs |
+//! | `.pnpmfile.cjs` | pnpm runs its hooks (`readPackage`, …) on every install |
+//! | `pnpm-workspace.yaml` | pnpm ≥10 reads its settings there: `pnpmfile`, `scriptShell`, `configDependencies` |
+//! | `.cargo/config`, `.cargo/config.toml` | cargo: `target.*.runner`, `linker`, `build.rustc-wrapper`, `[alias]` |
+//! | `rust-toolchain`, `rust-toolchain.toml` | rustup: `[toolchain] path` runs cargo and rustc from a directory it names |
+//! | `pip.conf` | pip reads `$VIRTUAL_ENV/pip.conf`: `index-url`/`find-links` pick the code pip installs and runs |
+//! | `uv.toml` | uv reads it from the project upwards: indexes, `python-install-mirror`, build settings |
+//! | `.envrc` | direnv runs it as shell on `cd` |
+//! | `.vscode/`, `.idea/`, `.devcontainer/` | editor tasks and launch configs, `postCreateCommand` |
+//! | `.husky/` | git hooks (husky sets `core.hooksPath` to it) |
+//! | `.pre-commit-config.yaml` | pre-commit runs its hooks' `entry` commands (`repo: local`) on every commit |
+//! | `.gitattributes` | picks which filter/diff/merge drivers (programs defined in config) run on which files |
+//! | `.gitmodules` | submodule URLs and paths git acts on |
+//!
+//! Not protected: `pyvenv.cfg` (a venv is code the command may write anyway — its
+//! `site-packages/*.pth` run at start-up; protecting the file adds nothing and breaks
+//! `python -m venv`); `.env.local` (data); `.lfsconfig` (git-lfs takes only a short
+//! list of safe keys from it: URLs, access, fetch filters); `Makefile`s, `package.json`
+//! scripts and `pyproject.toml` (code, like the rest of the tree).
+//!
+//! A toolchain file stays writable when a permission rule allows writing it by name
+//! (`Edit(.npmrc)`, an `allowWrite` entry naming it); the git structure and the agent
+//! and shell files never do.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+
+use super::walk::{Look, Walked, is_git_dir, walk};
+use crate::gitconfig;
+
+/// Files and directories that configure rein, Claude Code, shells and git for the user
+/// (never writable, whatever the rules say).
+const AGENT_NAMES: &[&str] = &[
+    ".gitconfig",
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".profile",
+    ".zshrc",
+    ".zprofile",
+    ".zshenv",
+    ".ripgreprc",
+    ".mcp.json",
+    ".claude.json",
+    ".claude",
+    ".rein",
+];
+/// Toolchain configuration that names programs (the table above).
+const TOOLCHAIN_NAMES: &[&str] = &[
+    ".npmrc",
+    ".yarnrc",
+    ".yarnrc.yml",
+    ".pnpmfile.cjs",
+    "pnpm-workspace.yaml",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    "pip.conf",
+    "uv.toml",
+    ".envrc",
+    ".vscode",
+    ".idea",
+    ".devcontainer",
+    ".husky",
+    ".pre-commit-config.yaml",
+    ".gitattributes",
+    ".gitmodules",
+];
+/// Inside `.cargo/`.
+const CARGO_NAMES: &[&str] = &["config", "config.toml"];
+/// What git reads as configuration or runs, inside a git directory.
+const IN_GIT_DIR: &[&str] = &["config", "config.worktree", "hooks", "info", "commondir", "gitdir"];
+/// How deep git follows includes (`MAX_INCLUDE_DEPTH`).
+const INCLUDE_DEPTH: usize = 10;
+
+/// Whether a path named `name` (in a directory named `parent`) is protected by name.
+fn is_named(name: &OsStr, parent: Option<&OsStr>) -> bool {
+    let Some(name) = name.to_str() else { return false };
+    // Every name but a few starts with a dot: most paths are decided by one byte.
+    if !name.starts_with(['.', 'p', 'r', 'u', 'c']) {
+        return false;
+    }
+    AGENT_NAMES.contains(&name)
+        || TOOLCHAIN_NAMES.contains(&name)
+        || parent == Some(OsStr::new(".cargo")) && CARGO_NAMES.contains(&name)
+}
+
+fn is_agent_name(path: &Path) -> bool {
+    path.file_name().and_then(OsStr::to_str).is_some_and(|n| AGENT_NAMES.contains(&n))
+}
+
+/// Whether `path`'s own name is protected wherever it is.
+pub fn is_protected_name(path: &Path) -> bool {
+    path.file_name().is_some_and(|n| is_named(n, path.parent().and_then(Path::file_name)))
+}
+
+/// The protected paths found below some roots.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Protected files and directories.
+    pub protected: BTreeSet<PathBuf>,
+    /// Git directories (worktree and submodule ones included), inside the roots.
+    pub repos: BTreeSet<PathBuf>,
+    /// `hooks` directories of repositories that have none.
+    pub missing: BTreeSet<PathBuf>,
+    /// The walk itself, for the deny globs and links it matched.
+    pub walked: Walked,
+}
+
+/// Walk `roots` and work out what is protected in them; `allow_write` entries
+/// (absolute, globs allowed) keep the toolchain files they name writable.
+pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>) -> Found {
+    let named = is_named;
+    let needs_parent = |n: &OsStr| n.to_str().is_some_and(|n| CARGO_NAMES.contains(&n));
+    let walked = walk(roots, &Look { named: Some(&named), needs_parent: Some(needs_parent), ..look });
+    let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut found = Found::default();
+    let mut queue: Vec<PathBuf> = walked.git_dirs.iter().cloned().collect();
+    for file in &walked.git_files {
+        found.protected.insert(file.clone());
+        queue.extend(gitfile_target(file));
+    }
+    let mut configs = Vec::new();
+    while let Some(dir) = queue.pop() {
+        let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+        if !inside(&dir) || !git_would_use(&dir) || !found.repos.insert(dir.clone()) {
+            continue;
+        }
+        for name in IN_GIT_DIR {
+            let p = dir.join(name);
+            if std::fs::symlink_metadata(&p).is_ok() {
+                found.protected.insert(p.clone());
+            } else if *name == "hooks" && !dir.join("commondir").exists() {
+                found.missing.insert(p.clone());
+            }
+            if name.starts_with("config") {
+                configs.push((p, 0));
+            }
+        }
+        // A worktree's (or a linked checkout's) common directory holds its config.
+        if let Ok(text) = std::fs::read_to_string(dir.join("commondir")) {
+            queue.push(dir.join(text.trim_end_matches(['\n', '\r'])));
+        }
+        if let Ok(text) = std::fs::read_to_string(dir.join("gitdir")) {
+            found.protected.extend(PathBuf::from(text.trim()).canonicalize().ok().filter(|p| inside(p)));
+        }
+    }
+    let mut seen = BTreeSet::new();
+    while let Some((config, depth)) = configs.pop() {
+        if depth > INCLUDE_DEPTH || !seen.insert(config.clone()) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&config) else { continue };
+        for inc in gitconfig::includes(&gitconfig::parse(&text).entries, &config, home.as_deref()) {
+            let inc = resolve(&inc);
+            // One missing now cannot be mounted; if the command creates it, the guard
+            // finds it and removes it.
+            if inside(&inc) && std::fs::symlink_metadata(&inc).is_ok() {
+                found.protected.insert(inc.clone());
+            }
+            configs.push((inc, depth + 1));
+        }
+    }
+    for p in &walked.named {
+        if is_agent_name(p) || !allowed(p, allow_write) {
+            found.protected.insert(p.clone());
+        }
+    }
+    found.walked = walked;
+    found
+}
+
+/// `path` as the kernel resolves it, as far as it exists.
+fn resolve(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    match (path.parent().and_then(|d| std::fs::canonicalize(d).ok()), path.file_name()) {
+        (Some(dir), Some(name)) => dir.join(name),
+        _ => rein_effects::lexical(path),
+    }
+}
+
+/// Whether git would take `dir` as a git directory or a common directory: by its name,
+/// or by its structure (`objects/` and `refs/`, or `HEAD` and a `commondir`).
+fn git_would_use(dir: &Path) -> bool {
+    is_git_dir(dir) || dir.join("objects").is_dir() && dir.join("refs").is_dir()
+}
+
+/// Where a `.git` file (or symlink) says the repository is.
+fn gitfile_target(file: &Path) -> Option<PathBuf> {
+    if std::fs::symlink_metadata(file).is_ok_and(|m| m.is_symlink()) {
+        return std::fs::canonicalize(file).ok();
+    }
+    let text = std::fs::read_to_string(file).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    Some(file.parent()?.join(target))
+}
+
+/// Whether an allow entry names `path` itself: the same path, or a glob whose last
+/// component is `path`'s name literally (`**/.npmrc`), never a broad `dir/**`.
+fn allowed(path: &Path, allow_write: &[String]) -> bool {
+    allow_write.iter().any(|entry| {
+        let entry = entry.strip_suffix("/**").unwrap_or(entry);
+        if !entry.contains(['*', '?', '[', '{']) {
+            return Path::new(entry) == path || std::fs::canonicalize(entry).is_ok_and(|c| c == path);
+        }
+        let last = entry.rsplit('/').next().unwrap_or("");
+        !last.contains(['*', '?', '[', '{'])
+            && path.file_name().is_some_and(|n| n == OsStr::new(last))
+            && globset::Glob::new(entry).is_ok_and(|g| g.compile_matcher().is_match(path))
+    })
+}

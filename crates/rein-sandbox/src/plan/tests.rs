@@ -1,0 +1,240 @@
+//! The structural rules of the plan, one test each: nested and hidden repositories,
+//! worktrees, bare repositories, included config, hard links of masked files, toolchain
+//! files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+
+#[test]
+fn protected_paths_are_found_pinned_and_masks_expanded() {
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::write(root.join(".git/config"), "").unwrap();
+    std::fs::create_dir_all(root.join("sub/nested/.git")).unwrap();
+    std::fs::write(root.join(".env"), "SECRET").unwrap();
+    std::fs::write(root.join("sub/.env"), "SECRET").unwrap();
+    std::fs::write(root.join(".bashrc"), "").unwrap();
+    let deny_read = [format!("{}/**/.env", root.display())];
+    let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &deny_read, &[]);
+    assert!(plan.protected.contains(&root.join(".git/hooks")));
+    assert!(plan.protected.contains(&root.join(".git/config")));
+    assert!(plan.protected.contains(&root.join(".bashrc")));
+    assert_eq!(plan.placeholders, [root.join("sub/nested/.git/hooks")], "a missing hooks dir is held");
+    assert_eq!(plan.masked, [root.join(".env"), root.join("sub/.env")]);
+    assert!(plan.pins.contains(&root.join(".git")) && plan.pins.contains(&root.join("sub")));
+    assert_eq!(plan.pins[0].components().count(), root.components().count() + 1, "shallow pins first");
+}
+
+fn root() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(d.path()).unwrap();
+    (d, root)
+}
+
+fn write(root: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// A repository's git directory at `rel`: HEAD, objects, refs, config, hooks.
+fn git_dir(root: &Path, rel: &str) -> PathBuf {
+    write(root, &format!("{rel}/HEAD"), "ref: refs/heads/main\n");
+    write(root, &format!("{rel}/config"), "[core]\n\tbare = false\n");
+    for d in ["objects/pack", "refs/heads", "hooks"] {
+        std::fs::create_dir_all(root.join(rel).join(d)).unwrap();
+    }
+    root.join(rel)
+}
+
+fn plan(root: &Path) -> Plan {
+    Plan::new(std::slice::from_ref(&root.to_path_buf()), &[], &[], &[], &[])
+}
+
+#[test]
+fn repositories_at_any_depth_are_found_hidden_ignored_or_under_node_modules() {
+    let (_d, root) = root();
+    write(&root, ".gitignore", "hidden/\nnode_modules/\n");
+    write(&root, ".ignore", "*\n");
+    let deep = git_dir(&root, "a/b/c/d/e/f/.git");
+    let modules = git_dir(&root, "node_modules/pkg/.git");
+    let hidden = git_dir(&root, "hidden/.x/.git");
+    std::fs::remove_dir(hidden.join("hooks")).unwrap();
+    let p = plan(&root);
+    for repo in [&deep, &modules] {
+        assert!(
+            p.protected.contains(&repo.join("config")) && p.protected.contains(&repo.join("hooks")),
+            "{repo:?}: {p:#?}"
+        );
+    }
+    assert!(p.protected.contains(&hidden.join("config")), "{p:#?}");
+    assert!(p.placeholders.contains(&hidden.join("hooks")), "{p:#?}");
+    assert!(p.pins.contains(&root.join("a/b/c/d/e/f")), "the parents are pinned: {p:#?}");
+}
+
+#[test]
+fn a_worktree_protects_its_own_files_and_its_common_directory() {
+    let (_d, root) = root();
+    // The common directory has no HEAD (git needs only objects/ and refs/ there): only
+    // the worktree's `commondir` leads to it.
+    let common = root.join("store/common");
+    for d in ["objects", "refs", "hooks", "info"] {
+        std::fs::create_dir_all(common.join(d)).unwrap();
+    }
+    write(&root, "store/common/config", "[core]\n");
+    let wt = root.join("store/common/worktrees/wt");
+    write(&root, "store/common/worktrees/wt/HEAD", "ref: refs/heads/x\n");
+    write(&root, "store/common/worktrees/wt/commondir", "../..\n");
+    write(&root, "store/common/worktrees/wt/config.worktree", "[core]\n");
+    write(&root, "store/common/worktrees/wt/gitdir", &format!("{}\n", root.join("checkout/.git").display()));
+    let dot_git = write(&root, "checkout/.git", "gitdir: ../store/common/worktrees/wt\n");
+    let p = plan(&root);
+    for want in [
+        dot_git,
+        wt.join("commondir"),
+        wt.join("gitdir"),
+        wt.join("config.worktree"),
+        common.join("config"),
+        common.join("hooks"),
+        common.join("info"),
+    ] {
+        assert!(p.protected.contains(&want), "{want:?} not in {:#?}", p.protected);
+    }
+    assert!(!p.placeholders.contains(&wt.join("hooks")), "a worktree uses the common hooks");
+}
+
+#[test]
+fn a_bare_repository_is_a_git_directory_without_the_name() {
+    let (_d, root) = root();
+    let bare = git_dir(&root, "srv/project.git");
+    std::fs::create_dir_all(bare.join("info")).unwrap();
+    write(&root, "srv/project.git/objects/pack/x.pack", "");
+    let not_a_repo = write(&root, "docs/HEAD", "just a file\n");
+    let p = plan(&root);
+    for want in ["config", "hooks", "info"] {
+        assert!(p.protected.contains(&bare.join(want)), "{want}: {:#?}", p.protected);
+    }
+    assert!(!p.protected.iter().any(|x| x.starts_with(not_a_repo.parent().unwrap())), "{:#?}", p.protected);
+    assert!(!p.pins.contains(&bare.join("objects")), "the object store is not entered");
+}
+
+#[test]
+fn configs_that_a_repository_config_includes_are_protected() {
+    let (_d, root) = root();
+    let repo = git_dir(&root, "r/.git");
+    write(
+        &root,
+        "r/.git/config",
+        "[include]\n\tpath = ../../shared/one.inc\n[includeIf \"gitdir:/\"]\n\tpath = /nonexistent-rein/x\n",
+    );
+    let one = write(&root, "shared/one.inc", "[include]\n\tpath = deeper/two.inc\n");
+    let two = write(&root, "shared/deeper/two.inc", "[core]\n\tpager = ./evil\n");
+    let missing = root.join("shared/three.inc");
+    write(&root, "shared/deeper/two.inc", "[core]\n\tpager = ./evil\n[include]\n\tpath = ../three.inc\n");
+    let p = plan(&root);
+    assert!(p.protected.contains(&repo.join("config")));
+    assert!(p.protected.contains(&one) && p.protected.contains(&two), "{:#?}", p.protected);
+    assert!(!p.protected.contains(&missing), "a missing include cannot be mounted (the guard removes it if created)");
+    let found = protected_names(std::slice::from_ref(&root), &[]);
+    write(&root, "shared/three.inc", "[core]\n\tfsmonitor = ./evil\n");
+    let now = protected_names(std::slice::from_ref(&root), &[]);
+    assert!(!found.protected.contains(&missing) && now.protected.contains(&missing), "what the guard sees");
+}
+
+#[test]
+fn every_hard_link_of_a_masked_file_is_masked() {
+    let (_d, root) = root();
+    let secret = write(&root, ".env", "API_TOKEN=hunter2\n");
+    let link = root.join("node_modules/a/b/c/d/e/copy");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::fs::hard_link(&secret, &link).unwrap();
+    let allowed = root.join("allowed-copy");
+    std::fs::hard_link(&secret, &allowed).unwrap();
+    let other = write(&root, "other", "x");
+    let deny = [secret.display().to_string()];
+    let allow = [allowed.display().to_string()];
+    let p = Plan::new(std::slice::from_ref(&root), &[], &[], &deny, &allow);
+    assert!(p.masked.contains(&secret) && p.masked.contains(&link), "{:#?}", p.masked);
+    assert!(!p.masked.contains(&allowed), "an allow naming that exact path keeps it");
+    assert!(!p.masked.contains(&other));
+    // Inside a masked directory too.
+    let key = write(&root, "secrets/key.pem", "PRIVATE\n");
+    std::fs::hard_link(&key, root.join("key-copy")).unwrap();
+    let p = Plan::new(std::slice::from_ref(&root), &[], &[], &[root.join("secrets").display().to_string()], &[]);
+    assert!(p.masked.contains(&root.join("key-copy")), "{:#?}", p.masked);
+}
+
+#[test]
+fn deny_globs_match_at_any_depth_inside_the_roots() {
+    let (_d, root) = root();
+    let mut deep = String::new();
+    for i in 0..8 {
+        deep.push_str(&format!("d{i}/"));
+    }
+    let env = write(&root, &format!("node_modules/{deep}.env"), "SECRET");
+    let p = Plan::new(std::slice::from_ref(&root), &[], &[], &[format!("{}/**/.env", root.display())], &[]);
+    assert!(p.masked.contains(&env), "{:#?}", p.masked);
+}
+
+#[test]
+fn toolchain_files_that_name_programs_are_protected_wherever_they_are() {
+    let (_d, root) = root();
+    let names = [
+        "node_modules/x/.npmrc",
+        "a/.yarnrc",
+        "a/b/.yarnrc.yml",
+        "a/.pnpmfile.cjs",
+        "pnpm-workspace.yaml",
+        "a/b/c/d/.cargo/config.toml",
+        ".cargo/config",
+        "rust-toolchain.toml",
+        "venv/pip.conf",
+        "uv.toml",
+        "a/.envrc",
+        "x/.devcontainer/devcontainer.json",
+        "x/.husky/pre-commit",
+        ".pre-commit-config.yaml",
+        "deep/er/.gitattributes",
+        "sub/.gitmodules",
+    ];
+    for n in names {
+        write(&root, n, "x");
+    }
+    let plain = ["Makefile", ".venv/pyvenv.cfg", ".env.local", ".cargo/registry/x", "a/config.toml"];
+    for n in plain {
+        write(&root, n, "x");
+    }
+    let p = plan(&root);
+    for n in names {
+        let want = if n.contains(".devcontainer/") || n.contains(".husky/") {
+            root.join(n).parent().unwrap().to_path_buf()
+        } else {
+            root.join(n)
+        };
+        assert!(p.protected.contains(&want), "{n}: {:#?}", p.protected);
+    }
+    for n in plain {
+        assert!(!p.protected.contains(&root.join(n)), "{n} is not configuration");
+    }
+    // A rule naming the file keeps it writable; a broad one does not.
+    let npmrc = root.join("node_modules/x/.npmrc");
+    let exact = Plan::new(std::slice::from_ref(&root), &[npmrc.display().to_string()], &[], &[], &[]);
+    assert!(!exact.protected.contains(&npmrc) && !exact.existing.contains(&npmrc));
+    let by_name = Plan::new(std::slice::from_ref(&root), &[format!("{}/**/.npmrc", root.display())], &[], &[], &[]);
+    assert!(!by_name.protected.contains(&npmrc));
+    let broad = Plan::new(std::slice::from_ref(&root), &[format!("{}/**", root.display())], &[], &[], &[]);
+    assert!(broad.protected.contains(&npmrc));
+    assert!(broad.protected.contains(&root.join("sub/.gitmodules")));
+}
+
+#[test]
+fn a_submodule_checkout_leads_to_its_git_directory() {
+    let (_d, root) = root();
+    git_dir(&root, ".git");
+    let module = git_dir(&root, ".git/modules/lib");
+    let file = write(&root, "lib/.git", "gitdir: ../.git/modules/lib\n");
+    let p = plan(&root);
+    assert!(p.protected.contains(&file) && p.protected.contains(&module.join("config")), "{:#?}", p.protected);
+}

@@ -1,0 +1,193 @@
+//! One walk of the writable roots, at any depth and with nothing hidden (hidden files,
+//! `.gitignore` and ignore files do not filter it): it finds every git directory (a
+//! `.git` directory, a directory holding `HEAD` with `objects/` and `refs/` or a
+//! `commondir`), every `.git` file, the protected names, and the paths the deny globs
+//! match. It runs on all cores and does not enter a git directory's object store, the
+//! only part of a repository that is large and that git never reads as configuration.
+
+use std::collections::BTreeSet;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
+
+/// Whether a path's own name (and its parent's, when asked for) makes it protected.
+pub type Named<'a> = &'a (dyn Fn(&OsStr, Option<&OsStr>) -> bool + Sync);
+
+/// What the walk looks for besides the structure.
+#[derive(Default)]
+pub struct Look<'a> {
+    /// (The parent's name is asked for only when `needs_parent` says the name needs it.)
+    pub named: Option<Named<'a>>,
+    pub needs_parent: Option<fn(&OsStr) -> bool>,
+    /// Deny globs matched against every path: reads, writes.
+    pub deny_read: Option<&'a globset::GlobSet>,
+    pub deny_write: Option<&'a globset::GlobSet>,
+    /// (device, inode) of files whose every hard link is masked; when not empty,
+    /// every regular file is looked at (a `stat` each).
+    pub inodes: &'a [(u64, u64)],
+}
+
+/// What one walk found.
+#[derive(Debug, Default)]
+pub struct Walked {
+    pub git_dirs: BTreeSet<PathBuf>,
+    pub git_files: BTreeSet<PathBuf>,
+    pub named: BTreeSet<PathBuf>,
+    pub read_matches: BTreeSet<PathBuf>,
+    pub write_matches: BTreeSet<PathBuf>,
+    /// Regular files sharing an inode with one in [`Look::inodes`].
+    pub links: BTreeSet<PathBuf>,
+}
+
+impl Walked {
+    fn merge(&mut self, other: Walked) {
+        self.git_dirs.extend(other.git_dirs);
+        self.git_files.extend(other.git_files);
+        self.named.extend(other.named);
+        self.read_matches.extend(other.read_matches);
+        self.write_matches.extend(other.write_matches);
+        self.links.extend(other.links);
+    }
+}
+
+/// Walk `roots` (canonical directories) for what `look` asks.
+pub fn walk(roots: &[PathBuf], look: &Look<'_>) -> Walked {
+    let Some((first, rest)) = roots.split_first() else { return Walked::default() };
+    let mut builder = WalkBuilder::new(first);
+    for r in rest {
+        builder.add(r);
+    }
+    builder
+        .standard_filters(false)
+        .hidden(false)
+        .parents(false)
+        .ignore(false)
+        .git_ignore(false)
+        .git_global(false)
+        .git_exclude(false)
+        .require_git(false)
+        .follow_links(false)
+        .threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
+        .filter_entry(|e| !is_object_store(e));
+    let out = Mutex::new(Walked::default());
+    builder.build_parallel().visit(&mut Builder { look, out: &out });
+    out.into_inner().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A git directory's `objects/` or `lfs/`: content, never configuration.
+fn is_object_store(e: &DirEntry) -> bool {
+    if e.depth() == 0 || !e.file_type().is_some_and(|t| t.is_dir()) {
+        return false;
+    }
+    let name = e.file_name().as_encoded_bytes();
+    if name != b"objects" && name != b"lfs" {
+        return false;
+    }
+    e.path().parent().is_some_and(is_git_dir)
+}
+
+/// Whether `dir` is a git directory by its structure (or by its name).
+pub fn is_git_dir(dir: &Path) -> bool {
+    dir.file_name() == Some(OsStr::new(".git")) && dir.is_dir()
+        || dir.join("HEAD").is_file()
+            && (dir.join("objects").is_dir() && dir.join("refs").is_dir() || dir.join("commondir").is_file())
+}
+
+struct Builder<'a, 'b> {
+    look: &'a Look<'b>,
+    out: &'a Mutex<Walked>,
+}
+
+impl<'s, 'a: 's, 'b: 's> ParallelVisitorBuilder<'s> for Builder<'a, 'b> {
+    fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
+        Box::new(Visitor { look: self.look, out: self.out, found: Walked::default() })
+    }
+}
+
+struct Visitor<'a, 'b> {
+    look: &'a Look<'b>,
+    out: &'a Mutex<Walked>,
+    found: Walked,
+}
+
+impl Drop for Visitor<'_, '_> {
+    fn drop(&mut self) {
+        let found = std::mem::take(&mut self.found);
+        self.out.lock().unwrap_or_else(|p| p.into_inner()).merge(found);
+    }
+}
+
+impl ParallelVisitor for Visitor<'_, '_> {
+    fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        let Ok(entry) = entry else { return WalkState::Continue };
+        let Some(kind) = entry.file_type() else { return WalkState::Continue };
+        let path = entry.path();
+        let name = entry.file_name();
+        let found = &mut self.found;
+        if name == ".git" {
+            if kind.is_dir() {
+                found.git_dirs.insert(path.to_path_buf());
+            } else {
+                found.git_files.insert(path.to_path_buf());
+            }
+        } else if name == "HEAD"
+            && kind.is_file()
+            && let Some(dir) = path.parent()
+            && is_git_dir(dir)
+        {
+            found.git_dirs.insert(dir.to_path_buf());
+        }
+        let parent = || path.parent().and_then(Path::file_name);
+        if let Some(named) = self.look.named
+            && named(name, if self.look.needs_parent.is_some_and(|n| n(name)) { parent() } else { None })
+        {
+            found.named.insert(path.to_path_buf());
+        }
+        if self.look.deny_read.is_some_and(|g| g.is_match(path)) {
+            found.read_matches.insert(path.to_path_buf());
+        }
+        if self.look.deny_write.is_some_and(|g| g.is_match(path)) {
+            found.write_matches.insert(path.to_path_buf());
+        }
+        if !self.look.inodes.is_empty() && kind.is_file() {
+            use std::os::unix::fs::MetadataExt as _;
+            if let Ok(m) = entry.metadata()
+                && self.look.inodes.contains(&(m.dev(), m.ino()))
+            {
+                found.links.insert(path.to_path_buf());
+            }
+        }
+        WalkState::Continue
+    }
+}
+
+/// (device, inode) of the masked files that have more than one name: the masked files
+/// themselves and the files inside masked directories. A masked directory that holds a
+/// writable root (`denyRead: ["~"]` with the project re-allowed) is not searched: that
+/// would be the whole home per command.
+pub fn linked_inodes(masked: &BTreeSet<PathBuf>, roots: &[PathBuf]) -> Vec<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut out = Vec::new();
+    for m in masked {
+        let Ok(meta) = std::fs::symlink_metadata(m) else { continue };
+        if meta.is_file() && meta.nlink() > 1 {
+            out.push((meta.dev(), meta.ino()));
+        } else if meta.is_dir() && !roots.iter().any(|r| r.starts_with(m)) {
+            let mut b = WalkBuilder::new(m);
+            b.standard_filters(false).follow_links(false);
+            for e in b.build().flatten() {
+                if e.file_type().is_some_and(|t| t.is_file())
+                    && let Ok(meta) = e.metadata()
+                    && meta.nlink() > 1
+                {
+                    out.push((meta.dev(), meta.ino()));
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
