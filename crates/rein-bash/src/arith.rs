@@ -66,6 +66,10 @@ fn has_descendant(node: Node<'_>, kinds: &[&str]) -> bool {
 /// (`${x:$n}`, `${x:n:1}`).
 fn expansion_problem(text: &str) -> Option<String> {
     let inner = text.strip_prefix("${")?.strip_suffix('}').unwrap_or(text);
+    // `${x@P}` expands the value as a prompt, which runs command substitutions in it.
+    if inner.ends_with("@P") {
+        return Some("it expands a value as a prompt (`@P`), which can run commands".into());
+    }
     if let Some(rest) = inner.strip_prefix('!') {
         // `${!prefix*}` and `${!a[@]}` only list names.
         if !(rest.ends_with('*') || rest.ends_with("[@]") || rest.ends_with('@')) {

@@ -18,8 +18,36 @@ fn operands(cmd: &Command) -> Vec<&Word> {
     out
 }
 
-/// Files the command reads by name.
+/// What the command's table says it reaches, when the model is complete.
+fn modelled(cmd: &Command) -> Option<crate::Reading> {
+    match crate::model(cmd) {
+        Some((_, crate::Model::Complete(r))) => Some(r),
+        _ => None,
+    }
+}
+
+/// Files the command reads by name: what its table says, and every operand a reader of
+/// files would read (so that deny rules see them even where the model is incomplete).
 pub fn file_reads(cmd: &Command) -> Vec<Word> {
+    let mut out = heuristic_reads(cmd);
+    if let Some(r) = modelled(cmd) {
+        out.extend(r.reads);
+    }
+    once_each(out)
+}
+
+/// Each word once, in order.
+fn once_each(words: Vec<Word>) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for w in words {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+fn heuristic_reads(cmd: &Command) -> Vec<Word> {
     let Some(program) = cmd.program() else { return Vec::new() };
     let ops = operands(cmd);
     let found: Vec<&Word> = match program {
@@ -62,6 +90,14 @@ fn git_paths(cmd: &Command) -> Vec<Word> {
 
 /// Files the command writes (or deletes, moves, changes).
 pub fn file_writes(cmd: &Command) -> Vec<Word> {
+    let mut out = heuristic_writes(cmd);
+    if let Some(r) = modelled(cmd) {
+        out.extend(r.writes);
+    }
+    once_each(out)
+}
+
+fn heuristic_writes(cmd: &Command) -> Vec<Word> {
     let Some(program) = cmd.program() else { return Vec::new() };
     let ops = operands(cmd);
     let found: Vec<&Word> = match program {
@@ -94,6 +130,14 @@ pub fn file_writes(cmd: &Command) -> Vec<Word> {
 /// -exec`, `tar c`, `cp -r`): a Read deny rule for any file inside them denies the
 /// command. A recursive search without a path searches `.`.
 pub fn recursive_reads(cmd: &Command) -> Vec<Word> {
+    let mut out = heuristic_trees(cmd);
+    if let Some(r) = modelled(cmd) {
+        out.extend(r.trees);
+    }
+    once_each(out)
+}
+
+fn heuristic_trees(cmd: &Command) -> Vec<Word> {
     let Some(program) = cmd.program() else { return Vec::new() };
     let args = &cmd.words[1..];
     let flag = |long: &[&str], short: &[char]| {

@@ -9,16 +9,17 @@
 mod arith;
 mod assign;
 mod files;
-mod options;
+mod grammar;
 mod readonly;
 mod unwrap;
 mod walk;
 mod words;
+mod wrappers;
 
 pub use assign::{assigned_name, is_inert};
 
 pub use files::{file_reads, file_writes, recursive_reads};
-pub use options::{Risk, risky_options};
+pub use grammar::{Arity, Kind, Model, Operands, Opt, ProgramSpec, Reading, Style, Val, model, programs, table};
 pub use readonly::is_read_only_command;
 pub use walk::analyze;
 
@@ -118,6 +119,9 @@ pub enum ProblemClass {
     Arithmetic,
     /// A change to how the session shell parses or finds commands.
     ShellState,
+    /// A program that runs another in a form rein does not unwrap: deny and ask rules
+    /// still see every spelling the inner command can have.
+    Wrapper,
 }
 
 impl ProblemClass {
@@ -129,6 +133,7 @@ impl ProblemClass {
             ProblemClass::Assignment => "assignment",
             ProblemClass::Arithmetic => "arithmetic",
             ProblemClass::ShellState => "shell state",
+            ProblemClass::Wrapper => "wrapper",
         }
     }
 }

@@ -242,6 +242,14 @@ impl Walker<'_, '_> {
             return;
         }
         if let Some(target) = target {
+            let dup = (op.ends_with('&') || op == ">&" || op == "<&")
+                && target.text.chars().all(|c| c.is_ascii_digit() || c == '-');
+            if !target.literal && !dup {
+                self.problem(Problem::new(
+                    ProblemClass::Dynamic,
+                    format!("the redirection target `{}` is only known at run time", target.text),
+                ));
+            }
             self.a.redirects.push(Redirect { op, target });
         }
     }

@@ -39,6 +39,8 @@ fn main() -> ExitCode {
         eprintln!("rein: {err}");
         return ExitCode::from(126);
     }
+    // rein's keys live in its memory and environment: not readable through /proc.
+    rein_process::keep_memory_private();
     let args = args::parse_lenient();
     if args.version {
         let own = std::env::args().any(|a| a == "--version" || a == "-V");

@@ -8,28 +8,58 @@
 use std::path::{Path, PathBuf};
 
 /// The keys of the repository's config that name a program (or pull in more config),
-/// as `section.key`, for the repository containing `dir`.
+/// as `section.key`, for the repository git would find from `dir` — its config, its
+/// worktree config, and the common directory's of a linked worktree.
 pub fn programs_named(dir: &Path) -> Vec<String> {
     let Some(git_dir) = git_dir(dir) else { return Vec::new() };
+    let mut dirs = vec![git_dir.clone()];
+    // A linked worktree's git directory names the repository's common directory.
+    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+        dirs.push(git_dir.join(common.trim()));
+    }
     let mut found = Vec::new();
-    for file in ["config", "config.worktree"] {
-        if let Ok(text) = std::fs::read_to_string(git_dir.join(file)) {
-            found.extend(risky_keys(&text));
+    for d in &dirs {
+        for file in ["config", "config.worktree"] {
+            if let Ok(text) = std::fs::read_to_string(d.join(file)) {
+                found.extend(risky_keys(&text));
+            }
         }
     }
+    found.sort();
+    found.dedup();
     found
 }
 
-/// The repository's git directory: `.git`, or where a `.git` file points.
+/// The top of the work tree git would find from `dir` (where `.git` is).
+pub fn work_tree_top(dir: &Path) -> Option<PathBuf> {
+    dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
+}
+
+/// Whether `d` is itself a git directory (a bare repository): git uses it as one when
+/// a command runs inside it, with its config.
+fn is_git_dir(d: &Path) -> bool {
+    d.join("HEAD").is_file() && d.join("objects").is_dir() && d.join("refs").is_dir()
+}
+
+/// The git directory git discovers from `dir`, as git does: at each level up, `.git`
+/// (a directory, or a file whose `gitdir:` points elsewhere), or the level itself when
+/// it is a git directory.
 fn git_dir(dir: &Path) -> Option<PathBuf> {
-    let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    let dot_git = top.join(".git");
-    if dot_git.is_dir() {
-        return Some(dot_git);
+    for d in dir.ancestors() {
+        let dot_git = d.join(".git");
+        if dot_git.is_dir() {
+            return Some(dot_git);
+        }
+        if dot_git.is_file() {
+            let text = std::fs::read_to_string(&dot_git).ok()?;
+            let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+            return Some(d.join(target));
+        }
+        if is_git_dir(d) {
+            return Some(d.to_path_buf());
+        }
     }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
-    Some(top.join(target))
+    None
 }
 
 /// Keys that name programs, read from config text: `[section "sub"]` headers, `key =

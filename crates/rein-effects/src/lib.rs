@@ -8,6 +8,7 @@
 
 mod git_config;
 mod paths;
+mod programs;
 mod shell;
 
 use std::path::PathBuf;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rein_bash::{Analysis, Command, Word, analyze, file_reads, file_writes, recursive_reads};
+use rein_bash::{Analysis, Command, Model, Word, analyze, file_reads, file_writes, model, recursive_reads};
 
 use crate::paths::{absolute, expand_glob};
 
@@ -86,24 +86,19 @@ impl ShellCommand {
         shell
     }
 
-    /// What the config of each repository the line's git commands run in (the working
-    /// directory, `git -C DIR`) names as programs.
+    /// What the config of each repository the line's git commands can end up in (every
+    /// directory the line may be in, `git -C DIR`) names as programs.
     fn git_config_programs(&self) -> Vec<String> {
         let mut dirs: Vec<PathBuf> = Vec::new();
         for cmd in self.analysis.commands.iter().filter(|c| c.program() == Some("git")) {
-            dirs.push(self.cwd.clone());
-            let words = &cmd.words;
-            for (i, w) in words.iter().enumerate().skip(1) {
-                if !w.text.starts_with('-') {
-                    break;
-                }
-                if w.text == "-C"
-                    && let Some(paths) = words.get(i + 1).and_then(|d| self.paths_of(d))
-                {
-                    dirs.extend(paths);
-                }
+            dirs.extend(self.bases.clone().unwrap_or_else(|| vec![self.cwd.clone()]));
+            if let Some((_, Model::Complete(r))) = model(cmd)
+                && let Some(dir) = &r.chdir
+            {
+                dirs.extend(self.paths_of(dir).unwrap_or_default());
             }
         }
+        dirs.sort();
         dirs.dedup();
         let mut found: Vec<String> = dirs.iter().flat_map(|d| crate::git_config::programs_named(d)).collect();
         found.dedup();
@@ -141,32 +136,115 @@ impl ShellCommand {
         Some(out)
     }
 
+    /// The paths `w` names for a program working in `chdir` (`git -C DIR`): relative
+    /// paths are relative to it.
+    pub fn paths_in(&self, w: &Word, chdir: Option<&Word>) -> Option<Vec<PathBuf>> {
+        let Some(dir) = chdir.filter(|_| !(w.text.starts_with('/') || w.text.starts_with('~'))) else {
+            return self.paths_of(w);
+        };
+        let dirs = self.paths_of(dir)?;
+        let rel = self.paths_of(w)?;
+        // `paths_of` made `w` absolute against the line's bases; re-anchor it at `dir`.
+        let mut out = Vec::new();
+        for d in dirs {
+            for base in self.bases.as_deref().unwrap_or(&[]) {
+                for p in &rel {
+                    if let Ok(tail) = p.strip_prefix(base) {
+                        out.push(crate::paths::lexical(&d.join(tail)));
+                    }
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        Some(out)
+    }
+
+    /// The paths a git object spec's file (`HEAD:path`) names: relative to the top of
+    /// the repository, or to the directory git runs in when it starts with `./` or `../`.
+    pub fn repo_paths(&self, w: &Word, chdir: Option<&Word>) -> Option<Vec<PathBuf>> {
+        if w.text.starts_with("./") || w.text.starts_with("../") {
+            return self.paths_in(w, chdir);
+        }
+        let starts = match chdir {
+            Some(d) => self.paths_of(d)?,
+            None => self.bases.clone()?,
+        };
+        let mut out = Vec::new();
+        for s in starts {
+            let top = crate::git_config::work_tree_top(&s).unwrap_or(s);
+            out.push(crate::paths::lexical(&top.join(&w.text)));
+        }
+        Some(out)
+    }
+
+    /// Every file the command's table says it reads: by name, whole trees, the
+    /// directory it moves to, and repository files. `None` when one is only known at run
+    /// time; the command's own problems come from its model.
+    pub fn model_reads(&self, r: &rein_bash::Reading) -> Option<Vec<PathBuf>> {
+        let chdir = r.chdir.as_ref();
+        let mut out = Vec::new();
+        for w in r.reads.iter().chain(&r.trees) {
+            out.extend(self.paths_in(w, chdir)?);
+        }
+        for w in &r.repo_reads {
+            out.extend(self.repo_paths(w, chdir)?);
+        }
+        if let Some(d) = chdir {
+            out.extend(self.paths_of(d)?);
+        }
+        Some(out)
+    }
+
     /// The files the line reads and writes (by argument and by redirection), the
     /// directories it reads recursively, and whether some are only known at run time.
     pub fn files(&self) -> ShellFiles {
         let mut f = ShellFiles::default();
+        let mut extra_reads: Vec<PathBuf> = Vec::new();
+        let mut extra_dynamic = false;
         #[derive(Clone, Copy)]
         enum How {
             Read,
             Write,
             Within,
         }
-        let mut add = |w: &Word, how: How| match (self.paths_of(w), how) {
+        let add = |f: &mut ShellFiles, paths: Option<Vec<PathBuf>>, how: How| match (paths, how) {
             (Some(ps), How::Read) => f.reads.extend(ps),
             (Some(ps), How::Write) => f.writes.extend(ps),
             (Some(ps), How::Within) => f.reads_within.extend(ps),
             (None, _) => f.dynamic = true,
         };
         for cmd in &self.analysis.commands {
-            file_reads(cmd).iter().filter(|w| w.text != "-").for_each(|w| add(w, How::Read));
-            file_writes(cmd).iter().for_each(|w| add(w, How::Write));
-            recursive_reads(cmd).iter().for_each(|w| add(w, How::Within));
+            let chdir = match model(cmd) {
+                Some((_, Model::Complete(r))) => {
+                    for w in &r.repo_reads {
+                        match self.repo_paths(w, r.chdir.as_ref()) {
+                            Some(ps) => extra_reads.extend(ps),
+                            None => extra_dynamic = true,
+                        }
+                    }
+                    r.chdir
+                }
+                _ => None,
+            };
+            let chdir = chdir.as_ref();
+            for w in file_reads(cmd).iter().filter(|w| w.text != "-") {
+                add(&mut f, self.paths_in(w, chdir), How::Read);
+            }
+            for w in file_writes(cmd) {
+                add(&mut f, self.paths_in(&w, chdir), How::Write);
+            }
+            for w in recursive_reads(cmd) {
+                add(&mut f, self.paths_in(&w, chdir), How::Within);
+            }
         }
+        f.reads.extend(extra_reads);
+        f.dynamic |= extra_dynamic;
         for r in &self.analysis.redirects {
             if r.writes_file() {
-                add(&r.target, How::Write);
+                add(&mut f, self.paths_of(&r.target), How::Write);
             } else if r.reads_file() {
-                add(&r.target, How::Read);
+                add(&mut f, self.paths_of(&r.target), How::Read);
             }
         }
         // Each path once: the policy checks every one against the disk.

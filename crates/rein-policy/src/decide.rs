@@ -5,11 +5,11 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use rein_bash::{AllowBy, Command, file_reads, file_writes, is_read_only_command, risky_options};
+use rein_bash::{AllowBy, Command, Kind, Model, ProblemClass, Word, file_writes, model};
 use rein_effects::{Confinement, Effects, ShellCommand};
 use serde_json::Value;
 
-use crate::matching::{command_hits, domain_hits};
+use crate::matching::{Hit, command_hits, domain_hits};
 use crate::paths::{inside, spellings};
 use crate::protected::protected_reason;
 use crate::rules::Spec;
@@ -24,7 +24,7 @@ pub struct Call<'a> {
 }
 
 /// File commands acceptEdits approves inside the workspace.
-const FS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp", "sed"];
+const FS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp"];
 
 impl Policy {
     /// Decide `call`. In dontAsk mode a question becomes a denial.
@@ -43,12 +43,37 @@ impl Policy {
 
     fn decide_inner(&self, call: &Call<'_>) -> Decision {
         let (name, effects) = (call.tool, call.effects);
-        if let Some(rule) = self.deny.iter().find(|r| self.hits(r, call)) {
+        // A shell command reading a tree that holds a Read-denied file runs only in the
+        // sandbox, which masks that file; elsewhere it is asked.
+        let mut masked: Option<&Rule> = None;
+        for rule in &self.deny {
+            match self.hit(rule, call) {
+                Some(Hit::Within) if effects.shell.is_some() => {
+                    masked.get_or_insert(rule);
+                }
+                Some(_) => {
+                    return Decision::new(
+                        Behavior::Deny,
+                        format!("Permission to use {name} was denied by {}.", rule.describe()),
+                        rule.describe(),
+                    );
+                }
+                None => {}
+            }
+        }
+        if let Some(rule) = masked
+            && effects.shell.as_ref().is_none_or(|s| s.confinement != Confinement::Sandboxed)
+        {
             return Decision::new(
-                Behavior::Deny,
-                format!("Permission to use {name} was denied by {}.", rule.describe()),
-                rule.describe(),
-            );
+                Behavior::Ask,
+                format!(
+                    "This command reads a directory that holds a file {} denies, so it needs approval. With the \
+                     sandbox on it would run with that file masked.",
+                    rule.describe()
+                ),
+                format!("{}, inside a tree read", rule.describe()),
+            )
+            .explicit();
         }
         if effects.other.contains(&rein_effects::Other::User) {
             return Decision::new(
@@ -101,10 +126,13 @@ impl Policy {
                 .explicit();
             }
         }
-        // bypassPermissions skips asking: what is not understood then runs.
+        // bypassPermissions skips asking: what is not understood then runs; so does a
+        // bare allow of the tool when no deny or ask rule could have caught what rein
+        // does not see.
         if let Some(shell) = &effects.shell
             && !shell.analysis.understood()
             && self.mode != PermissionMode::BypassPermissions
+            && !self.bare_allow_covers(name, shell)
         {
             let problems = &shell.analysis.problems;
             let texts: Vec<String> = problems.iter().map(ToString::to_string).collect();
@@ -140,6 +168,26 @@ impl Policy {
             _ => {}
         }
         self.allow_phase(call)
+    }
+
+    /// A bare allow of the tool (`Bash`, `Bash(*)`) covers a command rein does not fully
+    /// understand when the part it does not understand cannot hide a command from deny
+    /// and ask rules (an assignment or a shell-state change leaves every command visible),
+    /// or no such rule exists for the tool.
+    fn bare_allow_covers(&self, tool: &str, shell: &ShellCommand) -> bool {
+        if !self.allow.iter().any(|r| r.is_bare() && r.matches_tool(tool)) {
+            return false;
+        }
+        let visible = shell.analysis.problems.iter().all(|p| {
+            matches!(
+                p.class,
+                ProblemClass::Assignment | ProblemClass::ShellState | ProblemClass::ControlFlow | ProblemClass::Wrapper
+            )
+        });
+        let rules_could_catch = self.deny.iter().chain(&self.ask).any(|r| {
+            matches!(r.spec, Some(Spec::Path(..))) || (r.matches_tool(tool) && matches!(r.spec, Some(Spec::Command(_))))
+        });
+        visible || !rules_could_catch
     }
 
     /// Every effect of the call must be allowed: by a rule, the mode, or the facts.
@@ -231,35 +279,17 @@ impl Policy {
                         None => missing.push(format!("`{form}`")),
                     }
                 }
-                AllowBy::Rules => {
-                    if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd) {
-                        missing.push(format!("`{form}` ({why})"));
-                        sources.push(source);
-                    } else if let Some(r) = self.command_allow_rules().find(|r| command_hits(r, &form)) {
-                        used.push(r.describe());
-                    } else if is_read_only_command(cmd) && self.reads_inside(shell, cmd, &mut readable) {
-                        used.push("read-only command".into());
-                    } else if self.mode == PermissionMode::AcceptEdits
-                        && cmd.program().is_some_and(|p| FS_COMMANDS.contains(&p))
-                        && file_writes(cmd)
-                            .iter()
-                            .all(|w| shell.paths_of(w).is_some_and(|ps| ps.iter().all(|p| inside(p, &self.roots))))
-                    {
-                        used.push("mode acceptEdits".into());
-                    } else {
-                        missing.push(format!("`{form}`"));
+                AllowBy::Rules => match self.allow_command(shell, cmd, &mut readable) {
+                    Ok(by) => used.push(by),
+                    Err((why, source)) => {
+                        missing.push(if why.is_empty() { format!("`{form}`") } else { format!("`{form}` ({why})") });
+                        sources.extend(source);
                     }
-                }
+                },
             }
         }
         for r in shell.analysis.redirects.iter().filter(|r| r.writes_file()) {
-            let targets = shell.paths_of(&r.target);
-            let ok = targets.as_ref().is_some_and(|ps| {
-                ps.iter().all(|p| inside(p, &self.roots))
-                    && (self.mode == PermissionMode::AcceptEdits
-                        || self.allow.iter().any(|rule| self.path_allow(rule, ps, true)))
-            });
-            if !ok {
+            if !self.may_write(shell, shell.paths_of(&r.target)) {
                 missing.push(format!("writing to {}", r.target.text));
             }
         }
@@ -276,27 +306,90 @@ impl Policy {
         )
     }
 
-    /// Why a command is more than the reading an allow rule or the read-only facts
-    /// cover: an option that writes or runs, a repository config that names programs,
-    /// a name the session shell now defines as a function. With the source to report.
+    /// What allows one command, or why nothing does (with the source to report). A
+    /// program with a table is covered — by a prefix rule or, for a reader, by the
+    /// read-only facts — only when its model is complete, every file it reads is inside
+    /// the workspace (or allowed by a Read rule) and what it writes may be written.
+    fn allow_command(
+        &self,
+        shell: &ShellCommand,
+        cmd: &Command,
+        readable: &mut HashMap<PathBuf, bool>,
+    ) -> Result<String, (String, Option<&'static str>)> {
+        if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd) {
+            return Err((why, Some(source)));
+        }
+        let form = cmd.allow_form();
+        let rule = self.command_allow_rules().find(|r| command_hits(r, &form));
+        let accept_edits = self.mode == PermissionMode::AcceptEdits;
+        let (kind, reading) = match model(cmd) {
+            Some((_, Model::NotModelled(why))) => return Err((why, Some("not modelled"))),
+            Some((kind, Model::Complete(r))) => (kind, r),
+            None => {
+                if let Some(r) = rule {
+                    return Ok(r.describe());
+                }
+                let fs_writer = cmd.program().is_some_and(|p| FS_COMMANDS.contains(&p));
+                if accept_edits && fs_writer && self.may_write(shell, words_paths(shell, &file_writes(cmd))) {
+                    return Ok("mode acceptEdits".into());
+                }
+                return Err((String::new(), None));
+            }
+        };
+        let by = match (rule, kind) {
+            (Some(r), _) => r.describe(),
+            (None, Kind::Reader) if reading.writes.is_empty() => "read-only command".to_string(),
+            (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
+            (None, _) => return Err((String::new(), None)),
+        };
+        if let Some(p) = self.unreadable(shell, cmd, &reading, readable) {
+            return Err((format!("it reads {p}, outside the workspace"), Some("workspace wall")));
+        }
+        if let Some(dir) = self.links_out(shell, &reading) {
+            let why = format!("it follows symbolic links out of {dir}");
+            return Err((why, Some("workspace wall")));
+        }
+        if !reading.writes.is_empty() {
+            let writes: Option<Vec<Vec<PathBuf>>> =
+                reading.writes.iter().map(|w| shell.paths_in(w, reading.chdir.as_ref())).collect();
+            if !self.may_write(shell, writes.map(|v| v.concat())) {
+                let names: Vec<&str> = reading.writes.iter().map(|w| w.text.as_str()).collect();
+                return Err((format!("it writes {}", names.join(", ")), None));
+            }
+        }
+        Ok(by)
+    }
+
+    /// A file may be written by a command: inside the workspace, and acceptEdits or an
+    /// Edit rule allows it.
+    fn may_write(&self, _shell: &ShellCommand, paths: Option<Vec<PathBuf>>) -> bool {
+        paths.is_some_and(|ps| {
+            !ps.is_empty()
+                && ps.iter().all(|p| inside(p, &self.roots))
+                && (self.mode == PermissionMode::AcceptEdits
+                    || self.allow.iter().any(|rule| self.path_allow(rule, &ps, true)))
+        })
+    }
+
+    /// Why a command is not the program an allow or the read-only facts mean: a name
+    /// the session shell now defines as a function, a program found inside the
+    /// workspace, a repository config that names programs. With the source to report.
     fn not_the_reader_allowed(&self, shell: &ShellCommand, cmd: &Command) -> Option<(String, &'static str)> {
         let program = cmd.program()?;
         if shell.state.functions.iter().any(|f| f == program) {
             let why = format!("`{program}` is a shell function an earlier command defined");
             return Some((why, "shell state: function"));
         }
-        for risk in risky_options(cmd) {
-            let harmless = risk
-                .unless_inside
-                .as_ref()
-                .is_some_and(|w| shell.paths_of(w).is_some_and(|ps| ps.iter().all(|p| inside(p, &self.roots))));
-            if !harmless {
-                return Some((format!("`{}` {}", risk.option, risk.why), "risky option"));
-            }
+        if let Some(found) = shell.program_in_workspace(program, &self.roots) {
+            let why = format!("`{program}` runs {}, a file inside the workspace", found.display());
+            return Some((why, "program path"));
         }
         if program == "git" && !shell.git_programs.is_empty() {
             let why = format!("the repository's git config names programs: {}", shell.git_programs.join(", "));
             return Some((why, "repository config"));
+        }
+        if let Some(why) = shell.config_problem(cmd) {
+            return Some((why, "program config"));
         }
         None
     }
@@ -305,26 +398,59 @@ impl Policy {
         self.allow.iter().filter(|r| matches!(r.spec, Some(Spec::Command(_))))
     }
 
-    /// A read-only command's files must be inside the workspace (or allowed by a rule);
-    /// a `cd` must stay inside it.
+    /// The first file the command reads that is neither inside the workspace nor
+    /// allowed by a Read rule; a `cd` must stay inside the workspace.
     /// `readable` remembers each path's answer: a line names the same file many times.
-    fn reads_inside(&self, shell: &ShellCommand, cmd: &Command, readable: &mut HashMap<PathBuf, bool>) -> bool {
-        if matches!(cmd.program(), Some("cd" | "pushd")) {
-            let target = cmd.words.get(1).filter(|w| w.text != "-");
-            return target.and_then(|w| shell.paths_of(w)).is_some_and(|ps| ps.iter().all(|p| inside(p, &self.roots)));
-        }
-        file_reads(cmd).iter().filter(|w| w.text != "-").all(|w| match shell.paths_of(w) {
-            Some(ps) => ps.into_iter().all(|p| {
-                *readable.entry(p).or_insert_with_key(|p| {
+    fn unreadable(
+        &self,
+        shell: &ShellCommand,
+        cmd: &Command,
+        reading: &rein_bash::Reading,
+        readable: &mut HashMap<PathBuf, bool>,
+    ) -> Option<String> {
+        let paths = if matches!(cmd.program(), Some("cd" | "pushd")) {
+            match cmd.words.iter().skip(1).find(|w| !w.text.starts_with('-')) {
+                Some(w) => shell.paths_of(w),
+                None => shell.home.clone().map(|h| vec![h]),
+            }
+        } else {
+            shell.model_reads(reading)
+        };
+        let Some(paths) = paths else { return Some("a file only known at run time".into()) };
+        paths
+            .into_iter()
+            .find(|p| {
+                !*readable.entry(p.clone()).or_insert_with_key(|p| {
                     inside(p, &self.roots)
                         || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
                 })
-            }),
-            None => false,
-        })
+            })
+            .map(|p| p.display().to_string())
+    }
+
+    /// A tree read following links (`grep -R`, `rg -L`): the first directory whose
+    /// tree holds a link to outside the workspace.
+    fn links_out(&self, shell: &ShellCommand, reading: &rein_bash::Reading) -> Option<String> {
+        if !reading.follows_links {
+            return None;
+        }
+        for w in &reading.trees {
+            for dir in shell.paths_in(w, reading.chdir.as_ref()).unwrap_or_default() {
+                if crate::links::leads_outside(&dir, &self.roots) {
+                    return Some(dir.display().to_string());
+                }
+            }
+        }
+        None
     }
 
     fn roots_list(&self) -> String {
         self.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
     }
+}
+
+/// The paths of `words`, or `None` when one is only known at run time.
+fn words_paths(shell: &ShellCommand, words: &[Word]) -> Option<Vec<PathBuf>> {
+    let lists: Option<Vec<Vec<PathBuf>>> = words.iter().map(|w| shell.paths_of(w)).collect();
+    lists.map(|v| v.concat())
 }

@@ -23,6 +23,8 @@ pub struct DeniedFiles {
     pub ids: HashSet<(u64, u64)>,
     /// Inodes alone, for walks that know a file's inode but not its device.
     pub inodes: HashSet<u64>,
+    /// Some protected file has more than one name (hard links elsewhere).
+    pub linked: bool,
 }
 
 impl DeniedFiles {
@@ -66,6 +68,33 @@ impl DeniedFiles {
         self.paths.push(path.to_path_buf());
         self.ids.insert((meta.dev(), meta.ino()));
         self.inodes.insert(meta.ino());
+        self.linked |= meta.is_file() && meta.nlink() > 1;
+    }
+
+    /// Whether a hard link of a protected file lies anywhere below `dir` (a tree too big
+    /// to walk counts as holding one).
+    pub fn linked_within(&self, dir: &Path) -> bool {
+        if !self.linked {
+            return false;
+        }
+        let mut budget = MAX_ENTRIES;
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&d) else { continue };
+            for e in entries.flatten() {
+                if budget == 0 {
+                    return true;
+                }
+                budget -= 1;
+                let Ok(meta) = e.metadata() else { continue };
+                if meta.is_dir() {
+                    stack.push(e.path());
+                } else if meta.nlink() > 1 && self.ids.contains(&(meta.dev(), meta.ino())) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Whether `path` (following symlinks) is one of the protected files.

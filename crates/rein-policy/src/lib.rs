@@ -8,6 +8,7 @@
 
 mod decide;
 mod denied;
+mod links;
 mod matching;
 mod mode;
 mod paths;

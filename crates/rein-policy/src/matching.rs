@@ -18,6 +18,27 @@ use crate::{Policy, Rule};
 impl Policy {
     /// Whether a rule applies to the call (deny and ask lists; a hook's `if`).
     pub(crate) fn hits(&self, rule: &Rule, call: &Call<'_>) -> bool {
+        self.hit(rule, call).is_some()
+    }
+
+    /// Whether a rule applies to the call, and how: by a path the call names, or only
+    /// because a tree the call reads whole holds a file the rule protects.
+    pub(crate) fn hit(&self, rule: &Rule, call: &Call<'_>) -> Option<Hit> {
+        if let Some(Spec::Path(p, Access::Read)) = &rule.spec {
+            let effects = call.effects;
+            let targets = effects.reads.iter().chain(&effects.writes);
+            let named = targets.into_iter().any(|t| {
+                spellings(t).iter().any(|s| p.matches(s) || p.matches_within(s)) || p.files(&self.roots).is_same_file(t)
+            });
+            if named {
+                return Some(Hit::Named);
+            }
+            return effects.reads_within.iter().any(|d| self.holds_protected(p, d)).then_some(Hit::Within);
+        }
+        self.hits_inner(rule, call).then_some(Hit::Named)
+    }
+
+    fn hits_inner(&self, rule: &Rule, call: &Call<'_>) -> bool {
         let effects = call.effects;
         match &rule.spec {
             None => rule.matches_tool(call.tool),
@@ -50,9 +71,13 @@ impl Policy {
         }
     }
 
-    /// A recursive read of `dir` reads a file `p` protects.
+    /// A recursive read of `dir` reads a file `p` protects: by name, or under another
+    /// name (a hard link) somewhere in the tree.
     fn holds_protected(&self, p: &PathPattern, dir: &Path) -> bool {
-        spellings(dir).iter().any(|s| p.matches(s) || p.matches_within(s)) || p.files(&self.roots).inside(dir)
+        let files = p.files(&self.roots);
+        spellings(dir).iter().any(|s| p.matches(s) || p.matches_within(s))
+            || files.inside(dir)
+            || files.linked_within(dir)
     }
 
     /// An allow rule covers every spelling of every path (link and target). An Edit
@@ -88,6 +113,15 @@ impl ReadGuard for Policy {
             }
         })
     }
+}
+
+/// How a rule applies to a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hit {
+    /// A path the call names (or any other kind of rule).
+    Named,
+    /// A protected file inside a tree the call reads whole.
+    Within,
 }
 
 pub(crate) fn command_hits(rule: &Rule, form: &str) -> bool {

@@ -68,3 +68,14 @@ pub fn kill_all_process_groups() {
 pub fn live_process_groups() -> usize {
     live().as_ref().map(|s| s.len()).unwrap_or(0)
 }
+
+/// Make rein's own memory and `/proc` files unreadable to other processes of the same
+/// user (invariant 11): a process that is not dumpable has its `/proc/PID/environ`,
+/// `mem`, `maps`, `fd` … owned by root, and cannot be traced by its own user. A command
+/// rein runs is a new program (exec resets the flag), so it keeps its own.
+pub fn keep_memory_private() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
+    }
+}

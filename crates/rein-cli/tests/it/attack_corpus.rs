@@ -364,7 +364,7 @@ fn refusals_name_the_class_and_the_option() {
     .to_vec();
     let d = check(&env, &root, &calls);
     assert!(
-        d[0].1.contains("risky option") && d[0].1.contains("--output=/tmp/x") && d[0].1.contains("writes"),
+        d[0].1.contains("not modelled") && d[0].1.contains("--output=/tmp/x") && d[0].1.contains("git log"),
         "{}",
         d[0].1
     );

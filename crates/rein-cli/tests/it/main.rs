@@ -4,6 +4,7 @@
 
 mod agents;
 mod attack_corpus;
+mod attack_model;
 mod auto_mode;
 mod bedrock;
 mod caching;
@@ -37,6 +38,7 @@ mod sandbox_session;
 mod sdk_protocol;
 mod sdk_python;
 mod sdk_typescript;
+mod secrets_private;
 mod session_titles;
 mod sessions;
 mod skills;

@@ -153,11 +153,12 @@ fn attempts(env: &Env, outside: &Path, port: u16, host_pid: u32) -> Vec<Attempt>
         attempt("kill a host process", format!("kill -0 {host_pid}"), "AB"),
         attempt(
             "signal rein itself",
-            py(
-                "import os,sys\ndef rein(d):\n try: return open('/proc/'+d+'/comm').read().strip()=='rein' and b'__sandbox' not in \
-                open('/proc/'+d+'/cmdline','rb').read() and os.readlink('/proc/'+d+'/cwd')==os.getcwd()\n except OSError: return False\n\
-                p=[int(d) for d in os.listdir('/proc') if d.isdigit() and rein(d)]\n[os.kill(x, 0) for x in p]\nsys.exit(0 if p else 1)",
-            ),
+            // rein is found among our ancestors (its /proc/PID/cwd is not readable: it is
+            // not dumpable).
+            py("import os,sys\nppid=lambda p: int(open('/proc/%d/stat' % p).read().rsplit(')',1)[1].split()[1])\n\
+                a=[]\np=os.getpid()\nwhile p>1:\n p=ppid(p); a.append(p)\n\
+                r=[x for x in a if open('/proc/%d/comm' % x).read().strip()=='rein' and b'__sandbox' not in \
+                open('/proc/%d/cmdline' % x,'rb').read()]\n[os.kill(x, 0) for x in r]\nsys.exit(0 if r else 1)"),
             "AB",
         ),
         attempt("open another process's memory", py(&format!("open('/proc/{host_pid}/mem', 'rb')")), "AB"),
@@ -206,7 +207,10 @@ fn escape_suite(tier: &str, user: Option<u32>) {
         let cmd_for =
             |env: &Env| a.command.replace(&probe.cwd().display().to_string(), &env.cwd().display().to_string());
         let (out, err) = bash(&control_env, &cmd_for(&control_env), "--no-sandbox", user);
-        if !got_through(&a, &out, err) {
+        // rein's /proc files are closed to its own user even without the sandbox
+        // (secrets_private.rs); only root's control still reads them.
+        let blocked_by_rein = user.is_some() && a.name == "read rein's API key from /proc";
+        if !blocked_by_rein && !got_through(&a, &out, err) {
             failures.push(format!("{}: the control failed: {out}", a.name));
             continue;
         }

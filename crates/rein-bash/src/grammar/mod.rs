@@ -1,0 +1,111 @@
+//! What a program does with its words, read the way the program's own parser reads them
+//! (invariant 12). Each program rein vouches for has a table of the options it knows —
+//! an allow-list: an option the table does not list, an abbreviation that is not
+//! unambiguous, or a word only known at run time where the program could take it for an
+//! option makes the command "not modelled", and the permission engine asks. Each option
+//! says what its value is (text, a file read, a file written, the pattern), so a file is
+//! a read whichever option names it; operands are typed the same way.
+//!
+//! Tables are written in a small notation (see [`spec`]) and parsed once.
+
+mod getopt;
+mod git;
+mod runners;
+mod spec;
+mod special;
+mod tables;
+
+use crate::{Command, Word};
+
+pub use getopt::Style;
+pub use spec::{Arity, Operands, Opt, ProgramSpec, Val};
+
+/// What a command reads and writes, when its model is complete.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Files read by name.
+    pub reads: Vec<Word>,
+    /// Directories whose every file is read (recursive search, archive, copy).
+    pub trees: Vec<Word>,
+    /// The trees are read following symbolic links (reaching outside them).
+    pub follows_links: bool,
+    /// Files of the git repository (`HEAD:path`): relative to the repository's top, or
+    /// to the working directory when they start with `./` or `../`.
+    pub repo_reads: Vec<Word>,
+    /// Files written (an output option, an in-place edit).
+    pub writes: Vec<Word>,
+    /// The directory the program runs in instead of the shell's (`git -C DIR`).
+    pub chdir: Option<Word>,
+    /// Runs code or configuration of the directory it runs in (a runner: `npm test`).
+    pub runs_project: bool,
+    /// Loads the configuration of the git repository it runs in.
+    pub git: bool,
+}
+
+impl Reading {
+    fn read(&mut self, w: &Word) {
+        if w.text != "-" {
+            self.reads.push(w.clone());
+        }
+    }
+}
+
+/// The model of one command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Model {
+    /// Every word is understood: this is all the command reads and writes.
+    Complete(Reading),
+    /// Something the model does not cover: the word or option, and why.
+    NotModelled(String),
+}
+
+/// Whether a program is one that only reads (when its model is complete and it writes
+/// nothing), or a runner of the project's own code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Reader,
+    Runner,
+}
+
+/// The model of `cmd`, when rein has a table for its program.
+pub fn model(cmd: &Command) -> Option<(Kind, Model)> {
+    let program = cmd.program()?;
+    let args = &cmd.words[1..];
+    if let Some(m) = special::model(program, args) {
+        return Some((Kind::Reader, m));
+    }
+    if program == "git" {
+        return Some((Kind::Reader, git::model(args)));
+    }
+    if let Some(r) = tables::runner(program, args) {
+        return Some((Kind::Runner, r));
+    }
+    let spec = tables::program(program)?;
+    Some((Kind::Reader, getopt::parse(spec, args)))
+}
+
+/// Every program rein has a table for (for tests and `rein permissions check`).
+pub fn programs() -> Vec<&'static str> {
+    let mut v = tables::names();
+    v.extend(special::NAMES);
+    v.push("git");
+    v
+}
+
+/// The table of `program` (for the property tests).
+pub fn table(program: &str) -> Option<&'static ProgramSpec> {
+    tables::program(program)
+}
+
+/// A wrapper's options read by its table: what they read, the options seen, the
+/// pattern values, and the operands (where the wrapped command starts).
+pub(crate) type WrapperScan = (Reading, Vec<String>, Vec<Word>, Vec<Word>);
+
+pub(crate) fn scan_public(spec: &ProgramSpec, args: &[Word]) -> Result<WrapperScan, String> {
+    let s = getopt::scan(spec, args)?;
+    Ok((s.reading, s.seen, s.patterns, s.operands))
+}
+
+pub(crate) fn unknown(w: &Word) -> String {
+    format!("`{}` is only known at run time and could be an option or a path", w.text)
+}

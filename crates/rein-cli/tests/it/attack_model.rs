@@ -1,0 +1,369 @@
+//! Attacks written by reading rein's own models (issue 25, invariant 12), through the real
+//! binary: option spellings getopt accepts, wrappers in every form, words only known at
+//! run time, trees, configuration a program loads, runners pointed at other code, reads
+//! outside the workspace. Each is run for real in bash first (with no engine at all) to
+//! show it does what it claims — reads the secret, writes outside, or runs a program —
+//! then `rein permissions check` must deny or ask it. And everyday commands under the
+//! same rules must run with no question.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::Env;
+
+/// What an attack does when nothing stops it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fires {
+    /// Its output holds the secret in `.env`.
+    Secret,
+    /// It creates `@OUT@/w` (outside the workspace) or runs `touch @OUT@/w`.
+    Marker,
+    /// Not run here (it needs a tool or a privilege a test machine lacks, or it would
+    /// harm the machine); its decision is still checked.
+    NotRun,
+}
+
+use Fires::{Marker, NotRun, Secret};
+
+const ATTACKS: &[(&str, Fires)] = &[
+    // Options, in every spelling getopt accepts.
+    ("sort --out=@OUT@/w README.md", Marker),
+    ("sort --outp=@OUT@/w README.md", Marker),
+    ("sort -uo@OUT@/w README.md", Marker),
+    ("sort -u -o @OUT@/w README.md", Marker),
+    ("sort $'-o' @OUT@/w README.md", Marker),
+    ("sort --random-source=.env README.md", NotRun),
+    ("grep -f .env README.md", NotRun),
+    ("grep --file=.env README.md", NotRun),
+    ("grep --fil=.env README.md", NotRun),
+    ("grep -rf.env README.md", NotRun),
+    ("grep -e API -- .env", Secret),
+    ("grep --exclude-from=.env x README.md", NotRun),
+    ("grep -d recurse API .", Secret),
+    ("grep --directories=recurse API .", Secret),
+    ("grep --recur API .", Secret),
+    ("grep -R API .", Secret),
+    ("cat -- .env", Secret),
+    ("head -n 5 -- .env", Secret),
+    ("diff --from-file=.env README.md", Secret),
+    ("wc --files0-from=list0 README.md", NotRun),
+    ("git log --output=@OUT@/w -n1", Marker),
+    ("git log --output @OUT@/w -n1", Marker),
+    ("git diff --out=@OUT@/w", NotRun),
+    ("git --git-dir=/tmp/x log", NotRun),
+    ("git --work-tree=/ status", NotRun),
+    ("git --bare log", NotRun),
+    ("git -C / status", NotRun),
+    ("git -C sub -C .. -C .. log", NotRun),
+    ("git --config-env=core.pager=HOME log", NotRun),
+    ("git -c core.pager='touch @OUT@/w' log", NotRun),
+    ("git show HEAD:.env", Secret),
+    ("git log -p -- .env", Secret),
+    ("sed --expression='w @OUT@/w' README.md", Marker),
+    ("sed -e p -e 'w @OUT@/w' README.md", Marker),
+    ("sed -n '1r .env' README.md", Secret),
+    ("sed -n '1e touch @OUT@/w' README.md", Marker),
+    ("sed -i'@OUT@/*' s/a/b/ README.md", Marker),
+    ("sed -f script.sed README.md", NotRun),
+    ("jq --rawfile a .env -n $'$a'", Secret),
+    ("jq --slurpfile a data.json -n '$b' --rawfile b .env", Secret),
+    ("jq -n 'import \"x\" as x; 1'", NotRun),
+    ("find . -fprint0 @OUT@/w", Marker),
+    ("find . -fls @OUT@/w", Marker),
+    ("find . -fprintf @OUT@/w %p", Marker),
+    ("find . -name .env -exec cat {} \\;", Secret),
+    ("find / -maxdepth 1 -name etc", NotRun),
+    ("date -s 2020-01-01", NotRun),
+    ("date 0101010120", NotRun),
+    ("hostname evil", NotRun),
+    ("uniq README.md @OUT@/w", Marker),
+    ("xxd README.md @OUT@/w", Marker),
+    ("xxd -r README.md @OUT@/w", NotRun),
+    ("file -z README.md", NotRun),
+    ("sha256sum -c sums.txt", NotRun),
+    ("cat /etc/hostname", NotRun),
+    ("head -n1 /etc/passwd", NotRun),
+    ("grep root /etc/passwd", NotRun),
+    ("cat ../outside-secret.txt", NotRun),
+    // Wrappers, unwrapped by their whole grammar.
+    ("env --chdir=.. cat x", NotRun),
+    ("env --ch=.. cat x", NotRun),
+    ("env -C.. cat x", NotRun),
+    ("env -S 'cat .env'", Secret),
+    ("env --split-string='touch @OUT@/w'", Marker),
+    ("env -iS'touch @OUT@/w'", Marker),
+    ("env -- rm -f README.md", NotRun),
+    ("timeout -s KILL 5 rm -f README.md", NotRun),
+    ("timeout --signal=KILL -k 1 5 rm -f README.md", NotRun),
+    ("nice -n 5 rm -f README.md", NotRun),
+    ("nice -5 rm -f README.md", NotRun),
+    ("stdbuf -oL rm -f README.md", NotRun),
+    ("command -p rm -f README.md", NotRun),
+    ("builtin eval 'touch @OUT@/w'", Marker),
+    ("strace -f -o /dev/null rm -f README.md", NotRun),
+    ("busybox rm -f README.md", NotRun),
+    ("xargs -a .env echo", Secret),
+    ("xargs --arg-file=.env echo", Secret),
+    ("flock /tmp/rein-attack.lock -c 'touch @OUT@/w'", Marker),
+    ("setsid rm -f README.md", NotRun),
+    ("ionice -c3 rm -f README.md", NotRun),
+    ("taskset -c 0 rm -f README.md", NotRun),
+    ("watch -n1 -e 'rm -f README.md'", NotRun),
+    ("exec 3< .env && cat <&3", Secret),
+    ("bash -xc 'touch @OUT@/w'", Marker),
+    ("sh -ec 'cat .env'", Secret),
+    ("bash --norc -c 'cat .env'", Secret),
+    ("bash -c 'cat \"$0\"' .env", Secret),
+    ("zsh -c 'echo *(e:id:)'", NotRun),
+    ("fish -c 'cat .env'", NotRun),
+    // Words only known at run time.
+    ("cat {.e,}nv", Secret),
+    ("cat .{env,nothing}", Secret),
+    ("cat ~+/.env", Secret),
+    ("cat ~root/.bashrc", NotRun),
+    ("cat $'\\x2eenv'", Secret),
+    ("cat $'\\056env'", Secret),
+    ("cat $'\\u002eenv'", Secret),
+    ("cat $'.\\145nv'", Secret),
+    ("cat $\".env\"", Secret),
+    ("F=.env; cat $F", Secret),
+    ("cat $(echo .env)", Secret),
+    ("cat `printf .env`", Secret),
+    ("git log $'--output=@OUT@/w' -n1", Marker),
+    ("O=--output=@OUT@/w; git log $O -n1", Marker),
+    ("P=-o@OUT@/w; sort $P README.md", Marker),
+    ("cat README.md > $(echo @OUT@/w)", Marker),
+    ("/bin/c?t .env", Secret),
+    ("/usr/bin/ca[t] .env", Secret),
+    ("printf -v 'a[$(touch @OUT@/w)]' x", Marker),
+    ("test -v 'a[$(touch @OUT@/w)]'", Marker),
+    ("[ -v 'a[$(touch @OUT@/w)]' ]", Marker),
+    ("read 'a[$(touch @OUT@/w)]' < README.md", Marker),
+    ("unset 'a[$(touch @OUT@/w)]'", NotRun),
+    ("mapfile -C 'touch @OUT@/w #' -c 1 x < README.md", Marker),
+    ("compgen -C 'touch @OUT@/w' x", NotRun),
+    ("X='$(touch @OUT@/w)'; echo ${X@P}", Marker),
+    // Trees and compositions that reach the secret.
+    ("ls -A | xargs cat", Secret),
+    ("find . -type f | xargs grep API", Secret),
+    ("cat $(ls -a)", Secret),
+    ("grep -rn API sub", Secret),
+    ("diff --recursive --new-file . @OUT@", Secret),
+    // Runners pointed at other code.
+    ("make -C @OUT@", NotRun),
+    ("make -f other.mk", NotRun),
+    ("make --eval='x:;touch @OUT@/w' x", Marker),
+    ("make CC='touch @OUT@/w' build", NotRun),
+    ("npm test --prefix=@OUT@", NotRun),
+    ("npm test --script-shell=./evil.sh", NotRun),
+    ("npm test --node-options=--require=./evil.js", NotRun),
+    ("npm --userconfig=./evil.npmrc test", NotRun),
+    ("cargo test --manifest-path @OUT@/Cargo.toml", NotRun),
+    ("cargo test --config 'target.x86_64-unknown-linux-gnu.runner=\"sh\"'", NotRun),
+    ("cargo -Zunstable-options test", NotRun),
+    ("pytest -p evil", NotRun),
+    ("pytest -c @OUT@/x.ini", NotRun),
+    ("pytest -o addopts=-pevil", NotRun),
+    ("pytest @OUT@/test_x.py", NotRun),
+    ("python3 -m pytest --rootdir=@OUT@", NotRun),
+];
+
+/// Everyday commands that must run with no question under the same rules.
+const BENIGN: &[&str] = &[
+    "grep --recursive TODO src",
+    "grep -rn --include='*.rs' TODO src",
+    "grep -c main src/main.rs",
+    "grep -E 'a|b' README.md",
+    "grep -ie hello README.md",
+    "sort -u README.md",
+    "sort -k2 -t: README.md",
+    "sort --rev README.md",
+    "head -n 3 README.md",
+    "head -3 README.md",
+    "tail -n +2 README.md",
+    "wc -lw README.md",
+    "cut -f1 -d' ' README.md",
+    "ls -la src",
+    "ls --color=never",
+    "du -sh src",
+    "df -h",
+    "git log --oneline -n 3",
+    "git log -3 --stat",
+    "git diff --stat",
+    "git status --porcelain",
+    "git status -sb",
+    "git branch --show-current",
+    "git -C src status",
+    "git rev-parse --show-toplevel",
+    "git ls-files",
+    "git blame README.md",
+    "git log --format='%h %s' -n 5",
+    "find src -type f -name '*.rs'",
+    "find . -maxdepth 1 -type d",
+    "sed -n '2,4p' README.md",
+    "sed -e 's/a/b/' -e 's/c/d/' README.md",
+    "jq -r .name data.json",
+    "jq --arg x 1 -n '$x'",
+    "cat README.md | sort | uniq -c | sort -rn",
+    "echo $HOME",
+    "printf '%s\\n' a b",
+    "ls $(pwd)",
+    "diff -u README.md src/main.rs",
+    "env",
+    "env LANG=C sort README.md",
+    "timeout 5 grep -n main src/main.rs",
+    "nice -n 10 ls",
+    "command -v git",
+    "stat -c %s README.md",
+    "test -f README.md && echo yes",
+    "realpath .",
+    "xxd -l 16 README.md",
+    "od -An -tx1 README.md",
+    "numfmt --to=iec 2048",
+    "seq 1 5",
+    "base64 -w0 README.md",
+    "bash -c 'ls -la'",
+    "sh -c 'git status'",
+    "grep -rn TODO src | head -5",
+    "npm test -- --watch=false",
+    "cargo test --workspace",
+    "make test",
+    "make -j4 -k test",
+    "pytest -x -q tests",
+];
+
+fn git(dir: &Path, args: &[&str]) {
+    let ok = Command::new("git").args(args).current_dir(dir).env("HOME", dir).output().unwrap().status.success();
+    assert!(ok, "git {args:?}");
+}
+
+/// A project with a committed `.env` (so that git can show it), a hard link to it under
+/// `sub/`, and the prefix rules people write.
+fn project() -> Env {
+    let env = Env::new();
+    let root = env.cwd().to_path_buf();
+    git(&root, &["init", "-q"]);
+    env.write(".env", "API_KEY=secret-in-env\n");
+    env.write("README.md", "# demo\nhello a\n");
+    env.write("data.json", "{\"name\": \"demo\"}\n");
+    env.write("src/main.rs", "fn main() {} // TODO\n");
+    env.write("list0", ".env\0");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    std::fs::hard_link(root.join(".env"), root.join("sub/notes.txt")).unwrap();
+    git(&root, &["add", "."]);
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+    env.write(
+        ".claude/settings.json",
+        r#"{"permissions": {
+            "allow": ["Bash(git log:*)", "Bash(git diff:*)", "Bash(sort:*)", "Bash(sed:*)", "Bash(grep:*)",
+                      "Bash(cat:*)", "Bash(head:*)", "Bash(jq:*)", "Bash(find:*)", "Bash(xargs:*)", "Bash(make:*)",
+                      "Bash(npm test:*)", "Bash(cargo test:*)", "Bash(pytest:*)", "Bash(python3 -m pytest:*)",
+                      "Bash(env:*)", "Bash(uniq:*)", "Bash(xxd:*)", "Bash(date:*)"],
+            "deny": ["Read(./.env)", "Bash(rm:*)"]
+        }}"#,
+    );
+    env
+}
+
+fn decide(env: &Env, calls: &[String]) -> Vec<(String, String)> {
+    let out = env.rein().arg("permissions").arg("check").args(calls).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut decisions: Vec<(String, String)> = Vec::new();
+    for line in text.lines() {
+        match line.split_once(": ") {
+            Some((b @ ("ALLOW" | "ASK" | "DENY"), _)) => decisions.push((b.to_string(), String::new())),
+            _ => {
+                if let Some(last) = decisions.last_mut() {
+                    last.1.push_str(line.trim());
+                    last.1.push('\n');
+                }
+            }
+        }
+    }
+    assert_eq!(decisions.len(), calls.len(), "{text}");
+    decisions
+}
+
+/// Run `command` in bash in a fresh project; whether it did what `fires` says.
+fn fired(command: &str, fires: Fires) -> Result<(), String> {
+    // Attacks marked NotRun are never run: some would change the machine itself.
+    if fires == NotRun {
+        return Ok(());
+    }
+    let env = project();
+    let out_dir = tempfile::tempdir().unwrap();
+    let cmd = command.replace("@OUT@", &out_dir.path().display().to_string());
+    let out = Command::new("timeout")
+        .args(["10", "bash", "-c", &cmd])
+        .current_dir(env.cwd())
+        .env("HOME", env.cwd())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let ok = match fires {
+        Secret => all.contains("secret-in-env"),
+        Marker => {
+            out_dir.path().join("w").exists() || std::fs::read_dir(out_dir.path()).is_ok_and(|mut d| d.next().is_some())
+        }
+        NotRun => true,
+    };
+    if ok { Ok(()) } else { Err(format!("`{cmd}` did not fire with no engine: {all}")) }
+}
+
+#[test]
+fn attacks_on_the_models_fire_without_the_engine_and_are_stopped_with_it() {
+    let env = project();
+    let out_dir = tempfile::tempdir().unwrap();
+    let calls: Vec<String> = ATTACKS
+        .iter()
+        .map(|(c, _)| format!("Bash({})", c.replace("@OUT@", &out_dir.path().display().to_string())))
+        .collect();
+    let mut failures = Vec::new();
+    for ((call, (behavior, why)), (src, fires)) in calls.iter().zip(decide(&env, &calls)).zip(ATTACKS) {
+        if behavior == "ALLOW" {
+            failures.push(format!("{call} was allowed:\n{why}"));
+        }
+        if let Err(e) = fired(src, *fires) {
+            failures.push(e);
+        }
+    }
+    let run = ATTACKS.iter().filter(|(_, f)| *f != NotRun).count();
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(ATTACKS.len() >= 130 && run >= 70, "the corpus shrank: {} attacks, {run} run", ATTACKS.len());
+}
+
+#[test]
+fn everyday_commands_run_with_no_question_under_the_same_rules() {
+    let env = project();
+    let calls: Vec<String> = BENIGN.iter().map(|c| format!("Bash({c})")).collect();
+    let failures: Vec<String> = calls
+        .iter()
+        .zip(decide(&env, &calls))
+        .filter(|(_, (b, _))| b != "ALLOW")
+        .map(|(c, (b, why))| format!("{b} {c}:\n{why}"))
+        .collect();
+    assert!(failures.is_empty(), "{} of {} not allowed:\n{}", failures.len(), calls.len(), failures.join("\n"));
+}
+
+/// For a command it does not understand, `rein permissions check` names the word or the
+/// option it did not model.
+#[test]
+fn a_refusal_names_what_was_not_modelled() {
+    let env = project();
+    let calls: Vec<String> = [
+        "Bash(sort --outp=/tmp/x README.md)",
+        "Bash(grep -Zq x README.md --foo)",
+        "Bash(cat $F)",
+        "Bash(git log --ext-diff)",
+    ]
+    .map(String::from)
+    .to_vec();
+    let d = decide(&env, &calls);
+    // An abbreviation is read as getopt reads it: `--outp` is `--output`, a write.
+    assert!(d[0].1.contains("it writes /tmp/x"), "{}", d[0].1);
+    assert!(d[1].1.contains("--foo"), "{}", d[1].1);
+    assert!(d[2].1.contains("$F"), "{}", d[2].1);
+    assert!(d[3].1.contains("--ext-diff"), "{}", d[3].1);
+}
