@@ -35,6 +35,7 @@ mod rewind;
 mod sandbox;
 mod sandbox_network;
 mod sandbox_session;
+mod sandbox_structure;
 mod sdk_protocol;
 mod sdk_python;
 mod sdk_typescript;
