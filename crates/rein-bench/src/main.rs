@@ -184,6 +184,12 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the sandbox plan's row (no binary needed): `--sandbox-plan`.
+    if args.get(1).map(String::as_str) == Some("--sandbox-plan") {
+        let (name, value, target) = sandbox::plan_row()?;
+        println!("{name}: {value} ({target})");
+        return Ok(());
+    }
     // Only the sandbox rows (quick, for working on the sandbox): `--sandbox PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--sandbox") {
         let bin =
