@@ -90,6 +90,45 @@ fn state_text(words: &[Word]) -> Option<String> {
     }
 }
 
+/// Builtins that evaluate data as code: a variable name with a subscript is evaluated
+/// as arithmetic (which runs command substitutions) by every builtin that takes a name;
+/// callbacks (`mapfile -C`, `compgen -C/-F`, `complete -C/-F`), key bindings (`bind -x`)
+/// and `fc` run commands named by data.
+pub fn evaluates_data(words: &[Word]) -> Option<Problem> {
+    let program = words.first().filter(|w| w.literal)?.text.as_str();
+    let args = &words[1..];
+    let takes_names = matches!(
+        program,
+        "read"
+            | "mapfile"
+            | "readarray"
+            | "unset"
+            | "wait"
+            | "getopts"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "readonly"
+            | "export"
+            | "let"
+    );
+    if takes_names && args.iter().any(|w| w.text.contains('[') && w.text != "[" && w.text != "]") {
+        return Some(Problem::new(
+            ProblemClass::Arithmetic,
+            format!("`{program}` evaluates a subscript as arithmetic, which can run commands"),
+        ));
+    }
+    let opt = |c: char| args.iter().any(|w| w.text.starts_with('-') && !w.text.starts_with("--") && w.text.contains(c));
+    let runs = match program {
+        "mapfile" | "readarray" => opt('C'),
+        "compgen" | "complete" => opt('C') || opt('F'),
+        "bind" => opt('x'),
+        "fc" => true,
+        _ => false,
+    };
+    runs.then(|| Problem::new(ProblemClass::Dynamic, format!("`{program}` runs commands named by data")))
+}
+
 /// `set -e`, `set -u`, `set -x`, `set -o pipefail` (and combinations) only make the
 /// shell stricter or louder.
 fn harmless_set_option(a: &str) -> bool {

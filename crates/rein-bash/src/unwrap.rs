@@ -107,10 +107,10 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
             None => break,
         }
     }
-    if let Some(p) = crate::assign::shell_state_problem(&words)
-        && !a.problems.contains(&p)
-    {
-        a.problems.push(p);
+    for p in [crate::assign::shell_state_problem(&words), crate::assign::evaluates_data(&words)].into_iter().flatten() {
+        if !a.problems.contains(&p) {
+            a.problems.push(p);
+        }
     }
     push(a, words, forms, AllowBy::Rules);
 }

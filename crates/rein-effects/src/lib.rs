@@ -13,7 +13,7 @@ mod shell;
 
 use std::path::PathBuf;
 
-pub use paths::{absolute, lexical, rule_glob};
+pub use paths::{absolute, joined, kernel_path, lexical, rule_glob};
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters (and
 /// nothing else is special). For name and URL patterns of settings.

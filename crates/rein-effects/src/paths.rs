@@ -5,13 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// `p` made absolute: `~` and `~/…` against `home`, relative paths against `cwd`.
 pub fn absolute(p: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
-    let path = match (p.strip_prefix("~/"), home) {
-        (Some(rest), Some(h)) => h.join(rest),
-        _ if p == "~" => home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("~")),
-        _ if Path::new(p).is_absolute() => PathBuf::from(p),
-        _ => cwd.join(p),
-    };
-    lexical(&path)
+    lexical(&joined(p, cwd, home))
 }
 
 /// A permission rule's path specifier (`Read(…)`, `Edit(…)`) as an absolute glob, with
@@ -47,6 +41,45 @@ pub fn rule_glob(
     } else {
         format!("{}/{rel}", cwd.display())
     })
+}
+
+/// Absolute `path` resolved as the kernel resolves it: component by component, each
+/// symlink followed where it is met (up to 40), `..` applied to the real directory it
+/// follows; the part that does not exist yet is kept as written. An error for a
+/// relative path, a dangling link or a loop.
+pub fn kernel_path(path: &Path) -> Result<PathBuf, String> {
+    if !path.is_absolute() {
+        return Err(format!("{} is not an absolute path", path.display()));
+    }
+    let mut out = PathBuf::from("/");
+    for component in path.components() {
+        match component {
+            Component::Prefix(_) | Component::RootDir | Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::Normal(name) => {
+                out.push(name);
+                let is_link = std::fs::symlink_metadata(&out).is_ok_and(|m| m.file_type().is_symlink());
+                if is_link {
+                    out = std::fs::canonicalize(&out).map_err(|e| {
+                        format!("cannot resolve the symlink {}: {e} (it may be dangling)", out.display())
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `p` made absolute as written (`~` and relative paths), without normalising.
+pub fn joined(p: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    match (p.strip_prefix("~/"), home) {
+        (Some(rest), Some(h)) => h.join(rest),
+        _ if p == "~" => home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("~")),
+        _ if Path::new(p).is_absolute() => PathBuf::from(p),
+        _ => cwd.join(p),
+    }
 }
 
 /// `.` and `..` removed without touching the disk.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use rein_bash::{Analysis, Command, Model, Word, analyze, file_reads, file_writes, model, recursive_reads};
 
-use crate::paths::{absolute, expand_glob};
+use crate::paths::{absolute, expand_glob, joined, kernel_path};
 
 /// Commands that change the session shell's own state (directory, variables, functions,
 /// options): such a line never runs beside other calls.
@@ -129,9 +129,17 @@ impl ShellCommand {
             if w.glob {
                 out.extend(expand_glob(&path)?);
             } else {
+                // The path as written, and as the kernel resolves it (`link/../x` is
+                // relative to where the link points): rules hold for both.
+                if let Ok(real) = kernel_path(&joined(&w.text, base, self.home.as_deref()))
+                    && real != path
+                {
+                    out.push(real);
+                }
                 out.push(path);
             }
         }
+        out.sort();
         out.dedup();
         Some(out)
     }

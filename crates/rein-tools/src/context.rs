@@ -97,8 +97,13 @@ impl ToolContext {
         self.read_guard.as_ref().is_some_and(|g| g.denies(path, ino))
     }
 
-    /// `path` as an effect: absolute (`~` expanded), `.` and `..` removed.
+    /// `path` as an effect: absolute (`~` expanded) and resolved as the kernel resolves
+    /// it — symlinks followed where they are met, `..` applied to the real directory —
+    /// so that the rules check the file the tool opens (`x/link/../f` is where the link
+    /// points, not `x/f`). A dangling link keeps the path as written, normalised.
     pub fn effect_path(&self, path: &str) -> PathBuf {
-        rein_effects::absolute(path, &self.cwd, self.home.as_deref())
+        let joined = rein_effects::joined(path, &self.cwd, self.home.as_deref());
+        rein_effects::kernel_path(&joined)
+            .unwrap_or_else(|_| rein_effects::absolute(path, &self.cwd, self.home.as_deref()))
     }
 }

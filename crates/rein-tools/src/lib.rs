@@ -12,6 +12,7 @@ mod compact_schema;
 mod context;
 mod external;
 mod late;
+mod open_checked;
 mod path_names;
 mod registry;
 mod tool;

@@ -298,17 +298,22 @@ impl Registry {
         self.by_name.get(name).and_then(|i| self.tools.get(*i)).is_some_and(|t| t.collapses_repeats())
     }
 
-    /// `input` with the tool's relative file paths made absolute against `ctx`'s working
-    /// directory, or `None` when nothing needed it (see [`Tool::path_fields`]).
+    /// `input` with the tool's file paths made absolute against `ctx`'s working
+    /// directory and resolved as the kernel resolves them, or `None` when nothing needed
+    /// it (see [`Tool::path_fields`]). Hooks, rules and the tool then see one path: the
+    /// one that was checked is the one opened.
     pub fn expand_paths(&self, name: &str, input: &Value, ctx: &ToolContext) -> Option<Value> {
         let tool = self.by_name.get(name).and_then(|i| self.tools.get(*i))?;
         let mut expanded: Option<Value> = None;
         for field in tool.path_fields() {
             let Some(path) = input.get(*field).and_then(Value::as_str) else { continue };
-            if path.is_empty() || std::path::Path::new(path).is_absolute() {
+            if path.is_empty() {
                 continue;
             }
             let absolute = ctx.effect_path(path).to_string_lossy().into_owned();
+            if absolute == path {
+                continue;
+            }
             let target = expanded.get_or_insert_with(|| input.clone());
             target[*field] = Value::String(absolute);
         }

@@ -3,35 +3,13 @@
 //! inside one of the workspace roots. Containment compares whole path components, so
 //! `/w/proj` does not contain `/w/proj-evil`.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The canonical form of absolute `path`, which need not exist yet: every symlink on the
-/// way is resolved and `.`/`..` are applied to the real directories.
+/// way is resolved and `.`/`..` are applied to the real directories, as the kernel does
+/// (one resolution, shared with the shell analysis: `rein_effects::kernel_path`).
 pub fn canonical_target(path: &Path) -> Result<PathBuf, String> {
-    if !path.is_absolute() {
-        return Err(format!("{} is not an absolute path", path.display()));
-    }
-    // Walk component by component, resolving each symlink as it is met, so that `..`
-    // applies to the real directory and a link anywhere in the path is followed.
-    let mut out = PathBuf::from("/");
-    for component in path.components() {
-        match component {
-            Component::Prefix(_) | Component::RootDir | Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::Normal(name) => {
-                out.push(name);
-                let is_link = std::fs::symlink_metadata(&out).is_ok_and(|m| m.file_type().is_symlink());
-                if is_link {
-                    out = std::fs::canonicalize(&out).map_err(|e| {
-                        format!("cannot resolve the symlink {}: {e} (it may be dangling)", out.display())
-                    })?;
-                }
-            }
-        }
-    }
-    Ok(out)
+    rein_effects::kernel_path(path)
 }
 
 /// `path` canonicalised, if it lies inside one of `roots` (themselves canonicalised).

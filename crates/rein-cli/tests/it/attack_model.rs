@@ -116,6 +116,9 @@ const ATTACKS: &[(&str, Fires)] = &[
     ("bash -c 'cat \"$0\"' .env", Secret),
     ("zsh -c 'echo *(e:id:)'", NotRun),
     ("fish -c 'cat .env'", NotRun),
+    // Paths as the kernel resolves them.
+    ("cat x/y/../.env", Secret),
+    ("grep -h API x/y/../.env", Secret),
     // Words only known at run time.
     ("cat {.e,}nv", Secret),
     ("cat .{env,nothing}", Secret),
@@ -152,7 +155,7 @@ const ATTACKS: &[(&str, Fires)] = &[
     // Runners pointed at other code.
     ("make -C @OUT@", NotRun),
     ("make -f other.mk", NotRun),
-    ("make --eval='x:;touch @OUT@/w' x", Marker),
+    ("make --eval='pwn:;touch @OUT@/w' pwn", Marker),
     ("make CC='touch @OUT@/w' build", NotRun),
     ("npm test --prefix=@OUT@", NotRun),
     ("npm test --script-shell=./evil.sh", NotRun),
@@ -250,6 +253,11 @@ fn project() -> Env {
     env.write("list0", ".env\0");
     std::fs::create_dir_all(root.join("sub")).unwrap();
     std::fs::hard_link(root.join(".env"), root.join("sub/notes.txt")).unwrap();
+    // `x/y/../.env` is `./.env` to the kernel (y points at ../z, whose parent is the
+    // project) but `x/.env` written out.
+    std::fs::create_dir_all(root.join("x")).unwrap();
+    std::fs::create_dir_all(root.join("z")).unwrap();
+    std::os::unix::fs::symlink("../z", root.join("x/y")).unwrap();
     git(&root, &["add", "."]);
     git(&root, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
     env.write(
@@ -345,6 +353,17 @@ fn everyday_commands_run_with_no_question_under_the_same_rules() {
         .map(|(c, (b, why))| format!("{b} {c}:\n{why}"))
         .collect();
     assert!(failures.is_empty(), "{} of {} not allowed:\n{}", failures.len(), calls.len(), failures.join("\n"));
+}
+
+/// The file tools read what the kernel reads: `x/y/../.env` is the denied `.env`.
+#[test]
+fn file_tools_resolve_links_before_dot_dot() {
+    let env = project();
+    let calls: Vec<String> =
+        ["Read(x/y/../.env)", "Edit(x/y/../.env)", "NotebookEdit(x/y/../.env)"].map(String::from).to_vec();
+    for (call, (behavior, why)) in calls.iter().zip(decide(&env, &calls)) {
+        assert_ne!(behavior, "ALLOW", "{call}:\n{why}");
+    }
 }
 
 /// For a command it does not understand, `rein permissions check` names the word or the

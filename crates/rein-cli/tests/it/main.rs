@@ -33,6 +33,7 @@ mod relative_paths;
 mod repeats;
 mod rewind;
 mod sandbox;
+mod sandbox_masked;
 mod sandbox_network;
 mod sandbox_session;
 mod sandbox_structure;

@@ -107,7 +107,7 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
         )));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(&path)
+    crate::open_checked::open_read(&path)
         .and_then(|mut f| f.read_to_end(&mut bytes))
         .map_err(|e| ToolError::new(format!("Cannot read {}: {e}", path.display())))?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
