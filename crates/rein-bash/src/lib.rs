@@ -62,9 +62,15 @@ pub struct Command {
     /// each wrapper stripped in turn, and the program's base name for path spellings.
     pub forms: Vec<String>,
     pub allow_by: AllowBy,
+    /// The command's model, worked out once (`grammar::model`).
+    pub(crate) modelled: std::sync::OnceLock<Option<(Kind, Model)>>,
 }
 
 impl Command {
+    pub fn new(words: Vec<Word>, forms: Vec<String>, allow_by: AllowBy) -> Self {
+        Command { words, forms, allow_by, modelled: std::sync::OnceLock::new() }
+    }
+
     /// The program name, if it is literal.
     pub fn program(&self) -> Option<&str> {
         self.words.first().filter(|w| w.literal).map(|w| w.text.as_str())

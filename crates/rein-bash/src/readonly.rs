@@ -63,8 +63,17 @@ pub(crate) fn sed_script_safe(script: &str) -> bool {
                 }
             }
             ':' | 'b' | 't' | 'T' => {
+                // A label runs to `;` or the end of the line; GNU sed also ends it at
+                // whitespace and reads what follows as the next command, so a label
+                // with a blank in it is refused rather than guessed.
                 i += 1;
+                while i < chars.len() && matches!(chars[i], ' ' | '\t') {
+                    i += 1;
+                }
                 while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
+                    if chars[i].is_whitespace() {
+                        return false;
+                    }
                     i += 1;
                 }
             }

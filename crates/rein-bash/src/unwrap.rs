@@ -116,5 +116,5 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
 }
 
 fn push(a: &mut Analysis, words: Vec<Word>, forms: Vec<String>, allow_by: AllowBy) {
-    a.commands.push(Command { words, forms, allow_by });
+    a.commands.push(Command::new(words, forms, allow_by));
 }

@@ -100,7 +100,10 @@ impl Walker<'_, '_> {
             "heredoc_body" | "heredoc_start" | "heredoc_end" | "heredoc_content" | "comment" | "string_content" => {
                 self.substitutions_in(node)
             }
-            "command_substitution" | "process_substitution" => self.children(node),
+            "command_substitution" | "process_substitution" => {
+                self.backquote_problem(node);
+                self.children(node)
+            }
             "variable_assignment" | "variable_assignments" => {
                 self.assignments(node);
                 self.substitutions_in(node)
@@ -145,6 +148,19 @@ impl Walker<'_, '_> {
         }
     }
 
+    /// Inside `` `…` `` bash removes a backslash before `` ` ``, `$` and `\\` before it
+    /// parses the body, so `` \` `` opens a nested substitution the syntax tree reads as
+    /// a literal backtick: such a body is not what the tree says.
+    fn backquote_problem(&mut self, node: Node<'_>) {
+        let text = node.utf8_text(self.src.as_bytes()).unwrap_or_default();
+        if text.starts_with('`') && (text.contains("\\`") || text.contains("\\$") || text.contains("\\\\")) {
+            self.problem(Problem::new(
+                ProblemClass::Syntax,
+                "a backquoted substitution holds escapes bash removes before it runs the body",
+            ));
+        }
+    }
+
     fn problem(&mut self, p: Problem) {
         if !self.a.problems.contains(&p) {
             self.a.problems.push(p);
@@ -160,6 +176,7 @@ impl Walker<'_, '_> {
                 self.problem(p);
             }
             if matches!(n.kind(), "command_substitution" | "process_substitution") {
+                self.backquote_problem(n);
                 self.children(n);
                 continue;
             }

@@ -10,7 +10,9 @@ pub fn word(node: Node<'_>, src: &str) -> Word {
     match node.kind() {
         "word" | "number" | "variable_name" => {
             let glob = has_unescaped_glob(text);
-            let literal = !expands_at_run_time(&[(text, false)]);
+            // A bracket expression matches as bash matches it (`[!x]`, `[^x]`, classes,
+            // the locale's ranges): rein does not expand it, so its names are unknown.
+            let literal = !expands_at_run_time(&[(text, false)]) && !has_bracket_glob(text);
             Word { text: unescape(text), literal, glob }
         }
         "raw_string" => Word::literal(text.trim_start_matches('\'').trim_end_matches('\'')),
@@ -49,7 +51,9 @@ pub fn word(node: Node<'_>, src: &str) -> Word {
                 kids.iter().map(|c| (c.utf8_text(src.as_bytes()).unwrap_or_default(), c.kind() != "word")).collect();
             Word {
                 text: parts.iter().map(|p| p.text.as_str()).collect(),
-                literal: parts.iter().all(|p| p.literal) && !expands_at_run_time(&raw),
+                literal: parts.iter().all(|p| p.literal)
+                    && !expands_at_run_time(&raw)
+                    && !has_bracket_glob(&raw.iter().map(|(t, q)| if *q { "q" } else { t }).collect::<String>()),
                 glob: parts.iter().any(|p| p.glob),
             }
         }
@@ -89,6 +93,22 @@ fn expands_at_run_time(parts: &[(&str, bool)]) -> bool {
                 '}' if open && sep => return true,
                 _ => {}
             }
+        }
+    }
+    false
+}
+
+/// An unescaped `[` with a `]` after it.
+fn has_bracket_glob(text: &str) -> bool {
+    let mut escaped = false;
+    let mut open = false;
+    for c in text.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '[' => open = true,
+            ']' if open => return true,
+            _ => {}
         }
     }
     false

@@ -20,6 +20,19 @@ pub(crate) enum Stripped {
     Unknown(Problem),
 }
 
+impl Stripped {
+    /// A runner whose lock file (flock's) is written.
+    fn with_lock(self, lock: Option<Word>) -> Stripped {
+        match (self, lock) {
+            (Stripped::Runner(mut runs), Some(l)) => {
+                runs.push(vec![Word::literal("touch"), l]);
+                Stripped::Runner(runs)
+            }
+            (other, _) => other,
+        }
+    }
+}
+
 /// Which language a shell's script is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Dialect {
@@ -212,13 +225,21 @@ fn by_table(spec: &ProgramSpec, args: &[Word]) -> Stripped {
         "chroot" => Stripped::Runner(vec![operands.get(1..).map(<[Word]>::to_vec).unwrap_or_default()]),
         "taskset" => Stripped::Inner(operands.get(1..).map(<[Word]>::to_vec).unwrap_or_default(), reads, None),
         // `flock FILE -c CMD` (flock reads `-c` after the file itself).
-        "flock" if operands.get(1).is_some_and(|w| w.text == "-c" || w.text == "--command") => {
-            Stripped::Script(operands.get(2).cloned().into_iter().collect(), Dialect::Bash)
+        // flock opens (and creates) its lock file: a write, like `>>`. Not a wrapper that
+        // touches nothing, so only an exact rule allows it.
+        "flock" => {
+            let lock = operands.first().cloned();
+            let inner = if operands.get(1).is_some_and(|w| w.text == "-c" || w.text == "--command") {
+                operands.get(2).cloned().into_iter().collect::<Vec<_>>()
+            } else {
+                patterns.first().cloned().into_iter().collect()
+            };
+            let mut runs = vec![operands.get(1..).map(<[Word]>::to_vec).unwrap_or_default()];
+            if !inner.is_empty() {
+                runs = vec![vec![Word::literal("sh"), Word::literal("-c"), inner[0].clone()]];
+            }
+            Stripped::Runner(runs).with_lock(lock)
         }
-        "flock" => match patterns.first() {
-            Some(script) => Stripped::Script(vec![script.clone()], Dialect::Bash),
-            None => Stripped::Runner(vec![operands.get(1..).map(<[Word]>::to_vec).unwrap_or_default()]),
-        },
         "watch" if seen.iter().any(|o| o == "exec") => Stripped::Runner(vec![operands]),
         // watch runs its words through `sh -c`, joined by spaces.
         "watch" => Stripped::Script(operands, Dialect::Bash),

@@ -190,13 +190,6 @@ fn main() -> anyhow::Result<()> {
         println!("{name}: {value} ({target})");
         return Ok(());
     }
-    // Only the permission decision rows (no binary needed): `--decisions`.
-    if args.get(1).map(String::as_str) == Some("--decisions") {
-        for (name, value, target) in policy::rows()? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
     // Only the sandbox rows (quick, for working on the sandbox): `--sandbox PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--sandbox") {
         let bin =

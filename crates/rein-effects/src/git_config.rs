@@ -11,8 +11,56 @@ use std::path::{Path, PathBuf};
 /// as `section.key`, for the repository git would find from `dir` — its config, its
 /// worktree config, and the common directory's of a linked worktree.
 pub fn programs_named(dir: &Path) -> Vec<String> {
+    programs_at_depth(dir, 0)
+}
+
+/// Hooks that git runs for commands that only read (`git status` refreshes the index).
+const READ_HOOKS: &[&str] = &["post-index-change", "reference-transaction"];
+
+fn programs_at_depth(dir: &Path, depth: usize) -> Vec<String> {
     let Some(git_dir) = git_dir(dir) else { return Vec::new() };
-    let mut dirs = vec![git_dir.clone()];
+    let mut found = programs_of(&git_dir);
+    // Nested repositories the index holds (gitlinks): status and diff recurse into them,
+    // with their own configuration and hooks.
+    if let Some(top) = work_tree_top(dir) {
+        match crate::git_index::entries(&git_dir, is_sha256(&git_dir)) {
+            Some(entries) => {
+                for e in entries.iter().filter(|e| e.mode == crate::git_index::GITLINK) {
+                    if depth >= 3 {
+                        found.push("submodules nested too deeply".into());
+                        break;
+                    }
+                    let nested = top.join(&e.path);
+                    found.extend(programs_at_depth(&nested, depth + 1).into_iter().map(|k| format!("{}: {k}", e.path)));
+                }
+            }
+            None => found.push("an index rein cannot read".into()),
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// Whether the repository's objects are SHA-256.
+fn is_sha256(git_dir: &Path) -> bool {
+    std::fs::read_to_string(git_dir.join("config"))
+        .is_ok_and(|t| t.to_ascii_lowercase().contains("objectformat") && t.contains("sha256"))
+}
+
+/// The files the repository at or above `dir` tracks (absolute); `None` when its index
+/// cannot be read. Empty outside a repository.
+pub fn tracked(dir: &Path) -> Option<Vec<PathBuf>> {
+    let Some(git_dir) = git_dir(dir) else { return Some(Vec::new()) };
+    let top = work_tree_top(dir).unwrap_or_else(|| dir.to_path_buf());
+    let entries = crate::git_index::entries(&git_dir, is_sha256(&git_dir))?;
+    Some(entries.into_iter().map(|e| top.join(e.path)).collect())
+}
+
+/// What one git directory (and its common directory) names as programs: config keys,
+/// and hooks that run for reading commands.
+fn programs_of(git_dir: &Path) -> Vec<String> {
+    let mut dirs = vec![git_dir.to_path_buf()];
     // A linked worktree's git directory names the repository's common directory.
     if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
         dirs.push(git_dir.join(common.trim()));
@@ -24,9 +72,12 @@ pub fn programs_named(dir: &Path) -> Vec<String> {
                 found.extend(risky_keys(&text));
             }
         }
+        for hook in READ_HOOKS {
+            if d.join("hooks").join(hook).is_file() {
+                found.push(format!("hooks/{hook}"));
+            }
+        }
     }
-    found.sort();
-    found.dedup();
     found
 }
 

@@ -7,6 +7,7 @@
 //! as writing everything, and asked.
 
 mod git_config;
+mod git_index;
 mod paths;
 mod programs;
 mod shell;

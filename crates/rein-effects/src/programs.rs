@@ -53,6 +53,9 @@ impl ShellCommand {
             return inside(&p).then_some(p);
         }
         let path = std::env::var_os("PATH")?;
+        if !path_reaches(&path, roots) {
+            return None;
+        }
         for dir in std::env::split_paths(&path) {
             let dir = if dir.as_os_str().is_empty() { self.cwd.clone() } else { self.cwd.join(dir) };
             let candidate = dir.join(program);
@@ -71,6 +74,7 @@ impl ShellCommand {
             "rg" => self.ripgrep_config(cmd),
             "npm" => self.config_keys(&[".npmrc"], NPM_KEYS, "npm"),
             "cargo" => self.config_keys(&[".cargo/config.toml", ".cargo/config"], CARGO_KEYS, "Cargo"),
+            "pytest" | "py.test" | "python" | "python3" => self.pytest_config(),
             _ => None,
         }
     }
@@ -86,13 +90,42 @@ impl ShellCommand {
         let mut words = vec![Word::literal("rg")];
         words.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(Word::literal));
         words.extend(cmd.words.iter().skip(1).cloned());
-        let with_config = Command { words, ..cmd.clone() };
+        let with_config = Command::new(words, cmd.forms.clone(), cmd.allow_by);
         match model(&with_config) {
             Some((_, Model::NotModelled(why))) => {
                 Some(format!("ripgrep's config file {} adds options: {why}", Path::new(&file).display()))
             }
             _ => None,
         }
+    }
+
+    /// pytest's `addopts` in the project's configuration, when it points pytest at other
+    /// code (`-p plugin`, another config or root directory).
+    fn pytest_config(&self) -> Option<String> {
+        const FILES: &[&str] = &["pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg"];
+        const OTHER_CODE: &[&str] = &[
+            "-p",
+            "-c",
+            "--config-file",
+            "--rootdir",
+            "-o",
+            "--override-ini",
+            "--confcutdir",
+            "--pyargs",
+            "--basetemp",
+        ];
+        for dir in self.cwd.ancestors() {
+            for name in FILES {
+                let file = dir.join(name);
+                let Ok(text) = std::fs::read_to_string(&file) else { continue };
+                for line in text.lines().filter(|l| l.trim_start().starts_with("addopts")) {
+                    if line.split_whitespace().any(|w| OTHER_CODE.iter().any(|o| w.starts_with(o))) {
+                        return Some(format!("pytest's addopts in {} point it at other code", file.display()));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The first `key = …` among `keys` in `names` found in the working directory, its
@@ -105,7 +138,9 @@ impl ShellCommand {
                 let Ok(text) = std::fs::read_to_string(&file) else { continue };
                 for line in text.lines() {
                     let key = line.split(['=', ':']).next().unwrap_or_default().trim().trim_matches('"');
-                    if keys.contains(&key.to_ascii_lowercase().as_str()) {
+                    // TOML's dotted keys (`build.rustc-wrapper = …`) name the same key.
+                    let last = key.rsplit('.').next().unwrap_or(key).trim().trim_matches('"');
+                    if keys.contains(&last.to_ascii_lowercase().as_str()) {
                         return Some(format!(
                             "{tool}'s configuration {} sets `{key}`, which names a program",
                             file.display()
@@ -116,6 +151,31 @@ impl ShellCommand {
         }
         None
     }
+}
+
+/// Whether some `PATH` entry is relative (so depends on the working directory) or lies
+/// inside one of `roots`: only then can a bare name find a file of the workspace.
+/// Worked out once per `PATH` and set of roots (rein's own `PATH` does not change; an
+/// earlier command that changes the session shell's is asked on its own).
+fn path_reaches(path: &std::ffi::OsStr, roots: &[PathBuf]) -> bool {
+    type Key = (std::ffi::OsString, Vec<PathBuf>);
+    static SEEN: std::sync::Mutex<Vec<(Key, bool)>> = std::sync::Mutex::new(Vec::new());
+    let key = (path.to_os_string(), roots.to_vec());
+    if let Ok(seen) = SEEN.lock()
+        && let Some((_, v)) = seen.iter().find(|(k, _)| *k == key)
+    {
+        return *v;
+    }
+    let reaches = std::env::split_paths(path).any(|dir| {
+        !dir.is_absolute() || {
+            let c = std::fs::canonicalize(&dir).unwrap_or(dir);
+            roots.iter().any(|r| c.starts_with(r))
+        }
+    });
+    if let Ok(mut seen) = SEEN.lock() {
+        seen.push((key, reaches));
+    }
+    reaches
 }
 
 fn is_executable(p: &Path) -> bool {

@@ -204,6 +204,20 @@ impl ShellCommand {
         Some(out)
     }
 
+    /// The files tracked by every repository a git command can be in (the line's
+    /// directories, or `chdir`); `None` when an index cannot be read.
+    pub fn tracked_in(&self, chdir: Option<&Word>) -> Option<Vec<PathBuf>> {
+        let dirs = match chdir {
+            Some(d) => self.paths_of(d)?,
+            None => self.bases.clone()?,
+        };
+        let mut out = Vec::new();
+        for d in dirs {
+            out.extend(crate::git_config::tracked(&d)?);
+        }
+        Some(out)
+    }
+
     /// The files the line reads and writes (by argument and by redirection), the
     /// directories it reads recursively, and whether some are only known at run time.
     pub fn files(&self) -> ShellFiles {

@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use rein_bash::{AllowBy, Command, Kind, Model, ProblemClass, Word, file_writes, model};
-use rein_effects::{Confinement, Effects, ShellCommand};
+use rein_bash::{AllowBy, Command, Kind, Model, ProblemClass, Word, file_reads, file_writes, model, recursive_reads};
+use rein_effects::{Access, Confinement, Effects, ShellCommand};
 use serde_json::Value;
 
 use crate::matching::{Hit, command_hits, domain_hits};
@@ -269,6 +269,7 @@ impl Policy {
         let mut used: Vec<String> = Vec::new();
         let mut sources: Vec<&str> = Vec::new();
         let mut readable = HashMap::new();
+        let mut programs = HashMap::new();
         for cmd in &shell.analysis.commands {
             let form = cmd.allow_form();
             match cmd.allow_by {
@@ -279,7 +280,7 @@ impl Policy {
                         None => missing.push(format!("`{form}`")),
                     }
                 }
-                AllowBy::Rules => match self.allow_command(shell, cmd, &mut readable) {
+                AllowBy::Rules => match self.allow_command(shell, cmd, &mut readable, &mut programs) {
                     Ok(by) => used.push(by),
                     Err((why, source)) => {
                         missing.push(if why.is_empty() { format!("`{form}`") } else { format!("`{form}` ({why})") });
@@ -291,6 +292,14 @@ impl Policy {
         for r in shell.analysis.redirects.iter().filter(|r| r.writes_file()) {
             if !self.may_write(shell, shell.paths_of(&r.target)) {
                 missing.push(format!("writing to {}", r.target.text));
+            }
+        }
+        // What a redirection (or `xargs -a`) reads is held to the workspace wall too.
+        for r in shell.analysis.redirects.iter().filter(|r| r.reads_file()) {
+            let ok = shell.paths_of(&r.target).is_some_and(|ps| ps.iter().all(|p| self.may_read(p, &mut readable)));
+            if !ok {
+                missing.push(format!("reading {} (outside the workspace)", r.target.text));
+                sources.push("workspace wall");
             }
         }
         if missing.is_empty() {
@@ -315,8 +324,9 @@ impl Policy {
         shell: &ShellCommand,
         cmd: &Command,
         readable: &mut HashMap<PathBuf, bool>,
+        programs: &mut HashMap<String, Option<PathBuf>>,
     ) -> Result<String, (String, Option<&'static str>)> {
-        if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd) {
+        if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd, programs) {
             return Err((why, Some(source)));
         }
         let form = cmd.allow_form();
@@ -342,6 +352,11 @@ impl Policy {
             (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
             (None, _) => return Err((String::new(), None)),
         };
+        if reading.repo_history && self.tracks_denied(shell, &reading) {
+            let why = "it prints file contents from the repository's history or index, which no path on the line \
+                       names, and the repository tracks a file a Read deny rule covers";
+            return Err((why.to_string(), Some("repository history")));
+        }
         if let Some(p) = self.unreadable(shell, cmd, &reading, readable) {
             return Err((format!("it reads {p}, outside the workspace"), Some("workspace wall")));
         }
@@ -374,13 +389,20 @@ impl Policy {
     /// Why a command is not the program an allow or the read-only facts mean: a name
     /// the session shell now defines as a function, a program found inside the
     /// workspace, a repository config that names programs. With the source to report.
-    fn not_the_reader_allowed(&self, shell: &ShellCommand, cmd: &Command) -> Option<(String, &'static str)> {
+    fn not_the_reader_allowed(
+        &self,
+        shell: &ShellCommand,
+        cmd: &Command,
+        programs: &mut HashMap<String, Option<PathBuf>>,
+    ) -> Option<(String, &'static str)> {
         let program = cmd.program()?;
         if shell.state.functions.iter().any(|f| f == program) {
             let why = format!("`{program}` is a shell function an earlier command defined");
             return Some((why, "shell state: function"));
         }
-        if let Some(found) = shell.program_in_workspace(program, &self.roots) {
+        let found =
+            programs.entry(program.to_string()).or_insert_with(|| shell.program_in_workspace(program, &self.roots));
+        if let Some(found) = found {
             let why = format!("`{program}` runs {}, a file inside the workspace", found.display());
             return Some((why, "program path"));
         }
@@ -414,18 +436,49 @@ impl Policy {
                 None => shell.home.clone().map(|h| vec![h]),
             }
         } else {
-            shell.model_reads(reading)
+            // What the model reads, and every operand a reader of files would read: a
+            // gap in one is covered by the other.
+            let heuristic: Vec<Vec<PathBuf>> = file_reads(cmd)
+                .iter()
+                .chain(&recursive_reads(cmd))
+                // Listings name files, they do not read them: held to the wall when they
+                // name a place outside the line's directories (`ls ~/.ssh`, `du /`).
+                .chain(reading.listed.iter().filter(|w| w.text.starts_with(['/', '~'])))
+                .filter(|w| w.text != "-" && w.literal)
+                .filter_map(|w| shell.paths_in(w, reading.chdir.as_ref()))
+                .collect();
+            shell.model_reads(reading).map(|mut v| {
+                v.extend(heuristic.concat());
+                v
+            })
         };
         let Some(paths) = paths else { return Some("a file only known at run time".into()) };
-        paths
-            .into_iter()
-            .find(|p| {
-                !*readable.entry(p.clone()).or_insert_with_key(|p| {
-                    inside(p, &self.roots)
-                        || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
-                })
+        paths.into_iter().find(|p| !self.may_read(p, readable)).map(|p| p.display().to_string())
+    }
+
+    /// Whether a repository the git command reads tracks a file a Read deny rule covers
+    /// (or its index cannot be read).
+    fn tracks_denied(&self, shell: &ShellCommand, reading: &rein_bash::Reading) -> bool {
+        let patterns: Vec<&crate::paths::PathPattern> = self
+            .deny
+            .iter()
+            .filter_map(|r| match &r.spec {
+                Some(Spec::Path(p, Access::Read)) => Some(p),
+                _ => None,
             })
-            .map(|p| p.display().to_string())
+            .collect();
+        if patterns.is_empty() {
+            return false;
+        }
+        let Some(tracked) = shell.tracked_in(reading.chdir.as_ref()) else { return true };
+        tracked.iter().any(|t| patterns.iter().any(|p| p.matches(t) || p.files(&self.roots).is_same_file(t)))
+    }
+
+    /// `p` may be read by a command: inside the workspace, or allowed by a Read rule.
+    fn may_read(&self, p: &std::path::Path, readable: &mut HashMap<PathBuf, bool>) -> bool {
+        *readable.entry(p.to_path_buf()).or_insert_with_key(|p| {
+            inside(p, &self.roots) || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
+        })
     }
 
     /// A tree read following links (`grep -R`, `rg -L`): the first directory whose

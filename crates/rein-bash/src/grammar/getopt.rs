@@ -32,6 +32,8 @@ pub(crate) struct Scan {
     pub tree: bool,
     /// Every option word seen, by its long (or short) name.
     pub seen: Vec<String>,
+    /// The value each option was given, by its long (or short) name.
+    pub values: Vec<(String, Word)>,
 }
 
 /// Read `args` with `spec`'s options; operands are kept for the caller to type.
@@ -104,7 +106,11 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                     take_next(&mut i)
                 }
             };
-            s.seen.push(opt.long.first().map_or(String::new(), |l| l.to_string()));
+            let key = opt.long.first().map_or(String::new(), |l| l.to_string());
+            if let Some(v) = &value {
+                s.values.push((key.clone(), v.clone()));
+            }
+            s.seen.push(key);
             apply(&mut s, opt, value.as_ref(), prog, t)?;
             continue;
         }
@@ -140,7 +146,11 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                     take_next(&mut i)
                 }
             };
-            s.seen.push(opt.long.first().map_or_else(|| c.to_string(), |l| l.to_string()));
+            let key = opt.long.first().map_or_else(|| c.to_string(), |l| l.to_string());
+            if let Some(v) = &value {
+                s.values.push((key.clone(), v.clone()));
+            }
+            s.seen.push(key);
             apply(&mut s, opt, value.as_ref(), prog, t)?;
             if !matches!(opt.arity, Arity::Flag) {
                 break;
@@ -156,7 +166,7 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
 /// Whether any word at all is harmless to the program: text operands, and every option
 /// it has is vouched for and takes only text.
 fn inert(spec: &ProgramSpec) -> bool {
-    spec.operands == Operands::Text
+    matches!(spec.operands, Operands::Text | Operands::Listed)
         && spec.parsed().opts.iter().all(|o| {
             !o.unsafe_ && matches!(o.arity, Arity::Flag | Arity::Required(Val::Text) | Arity::Optional(Val::Text))
         })
@@ -223,6 +233,10 @@ pub(crate) fn type_operands(spec: &ProgramSpec, s: Scan) -> Result<Reading, Stri
     let Scan { mut reading, pattern_given, operands, tree, .. } = s;
     let files: Vec<Word> = match spec.operands {
         Operands::Text => return Ok(reading),
+        Operands::Listed => {
+            reading.listed.extend(operands.into_iter().filter(|w| w.literal && w.text != "-"));
+            return Ok(reading);
+        }
         Operands::Nothing if !operands.is_empty() => {
             return Err(format!("`{}`: {} takes no operands rein models", operands[0].text, spec.name));
         }

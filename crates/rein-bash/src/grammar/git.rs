@@ -204,6 +204,7 @@ fn git(args: &[Word]) -> Result<Reading, String> {
         sub,
         "log" | "show" | "diff" | "whatchanged" | "rev-list" | "cat-file" | "grep" | "blame" | "annotate"
     );
+    r.repo_history = prints_history(sub, &s);
     let Scan { reading, operands, pattern_given, .. } = s;
     r.reads.extend(reading.reads);
     r.writes.extend(reading.writes);
@@ -232,6 +233,47 @@ fn git(args: &[Word]) -> Result<Reading, String> {
         }
     }
     Ok(r)
+}
+
+/// Whether the command prints file contents from the repository's history or index
+/// (patches, blobs, a search of a revision): files no path on the line names.
+fn prints_history(sub: &str, s: &Scan) -> bool {
+    let seen = |names: &[&str]| s.seen.iter().any(|o| names.contains(&o.as_str()));
+    const PATCH: &[&str] = &[
+        "patch",
+        "L",
+        "cc",
+        "c",
+        "m",
+        "word-diff",
+        "color-words",
+        "patch-with-stat",
+        "patch-with-raw",
+        "remerge-diff",
+    ];
+    const SUMMARY_ONLY: &[&str] = &[
+        "stat",
+        "numstat",
+        "shortstat",
+        "name-only",
+        "name-status",
+        "no-patch",
+        "quiet",
+        "summary",
+        "dirstat",
+        "compact-summary",
+        "raw",
+        "exit-code",
+    ];
+    match sub {
+        "log" | "whatchanged" | "rev-list" | "shortlog" => seen(PATCH),
+        "show" | "diff" => seen(PATCH) || !seen(SUMMARY_ONLY),
+        "cat-file" => {
+            !s.seen.is_empty() && !s.seen.iter().all(|o| matches!(o.as_str(), "t" | "s" | "e")) || s.seen.is_empty()
+        }
+        "grep" => seen(&["cached"]) || s.operands.len() > usize::from(!s.pattern_given),
+        _ => false,
+    }
 }
 
 /// `git branch`/`git tag` that only list: a name is a pattern only with a listing option

@@ -32,6 +32,12 @@ pub struct Reading {
     /// Files of the git repository (`HEAD:path`): relative to the repository's top, or
     /// to the working directory when they start with `./` or `../`.
     pub repo_reads: Vec<Word>,
+    /// Paths whose names and metadata are listed (`ls DIR`, `du DIR`): held to the
+    /// workspace wall, not to Read deny rules.
+    pub listed: Vec<Word>,
+    /// Prints file contents from the repository's history or index (`git show`,
+    /// `git log -p`, `git cat-file -p`): no path names the files it reads.
+    pub repo_history: bool,
     /// Files written (an output option, an in-place edit).
     pub writes: Vec<Word>,
     /// The directory the program runs in instead of the shell's (`git -C DIR`).
@@ -67,8 +73,13 @@ pub enum Kind {
     Runner,
 }
 
-/// The model of `cmd`, when rein has a table for its program.
+/// The model of `cmd`, when rein has a table for its program (worked out once per
+/// command).
 pub fn model(cmd: &Command) -> Option<(Kind, Model)> {
+    cmd.modelled.get_or_init(|| compute(cmd)).clone()
+}
+
+fn compute(cmd: &Command) -> Option<(Kind, Model)> {
     let program = cmd.program()?;
     let args = &cmd.words[1..];
     if let Some(m) = special::model(program, args) {

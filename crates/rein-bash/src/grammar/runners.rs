@@ -102,6 +102,10 @@ fn split_dashdash(args: &[Word]) -> &[Word] {
 }
 
 fn cargo(args: &[Word]) -> Model {
+    // The test harness's own options after `--`: `--logfile` writes a file.
+    if let Some(w) = args.iter().skip_while(|w| w.text != "--").find(|w| w.text.starts_with("--logfile")) {
+        return Model::NotModelled(format!("`{}` makes the test harness write a file", w.text));
+    }
     let mut args = split_dashdash(args);
     if args.first().is_some_and(|w| w.literal && w.text.starts_with('+')) {
         args = &args[1..];

@@ -64,6 +64,8 @@ pub enum Operands {
     PatternThenFiles,
     /// Inert text (names looked up, numbers, strings).
     Text,
+    /// Paths whose names and metadata are shown (`ls`, `du`): the workspace wall holds.
+    Listed,
     /// At most one file read (a second would be written).
     OneFile,
     /// None at all.

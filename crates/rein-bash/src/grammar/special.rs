@@ -97,9 +97,19 @@ fn test(args: &[Word]) -> Result<Reading, String> {
             && w.text.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && w.text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
-    let varref = args.iter().any(|w| !w.literal || w.text == "-v" || w.text == "-R");
-    if varref && args.iter().any(|w| w.text.contains('[') && w.text != "[" && !plain(w)) {
-        return Err("`test -v` with an array subscript evaluates it as arithmetic, which can run commands".into());
+    let refused = || Err("`test -v` evaluates a name's subscript as arithmetic, which can run commands".to_string());
+    let ops: Vec<&Word> = args.iter().filter(|w| !(w.literal && (w.text == "]" || w.text == "!"))).collect();
+    for (i, w) in ops.iter().enumerate() {
+        if w.literal && (w.text == "-v" || w.text == "-R") && ops.get(i + 1).is_some_and(|n| !plain(n)) {
+            return refused();
+        }
+    }
+    // `[ "$x" NAME ]`: the unknown word may be `-v`.
+    if ops.len() == 2 && !ops[0].literal && !plain(ops[1]) {
+        return refused();
+    }
+    if args.iter().any(|w| !w.literal) && args.iter().any(|w| w.text.contains('[') && w.text != "[" && !plain(w)) {
+        return refused();
     }
     Ok(Reading::default())
 }
@@ -141,10 +151,8 @@ fn sed(args: &[Word]) -> Result<Reading, String> {
     }
     let in_place = s.seen.iter().any(|o| o == "in-place");
     if in_place {
-        if args.iter().any(|w| {
-            w.text.starts_with("-i") && w.text.contains(['/', '*'])
-                || w.text.starts_with("--in-place=") && w.text.contains(['/', '*'])
-        }) {
+        // The backup suffix as sed parsed it: `*` and `/` put the backup elsewhere.
+        if s.values.iter().any(|(k, v)| k == "in-place" && (!v.literal || v.text.contains(['/', '*']))) {
             return Err("sed's backup suffix names another directory".into());
         }
         s.reading.writes.extend(files.iter().cloned());
@@ -166,10 +174,12 @@ fn jq(args: &[Word]) -> Result<Reading, String> {
             return Err("the jq filter imports modules, which reads other files".into());
         }
     }
-    if s.seen.iter().any(|o| o == "args" || o == "jsonargs") {
-        return Ok(s.reading);
-    }
-    for w in ops {
+    // After `--args`/`--jsonargs` the operands are values; those before it are files.
+    let files = match args.iter().position(|w| w.literal && (w.text == "--args" || w.text == "--jsonargs")) {
+        Some(at) => scan(&JQ, &args[..at]).map(|p| p.operands.len().saturating_sub(1))?,
+        None => usize::MAX,
+    };
+    for w in ops.take(files) {
         if !w.literal {
             return Err(unknown(&w));
         }
@@ -208,8 +218,18 @@ fn xxd(args: &[Word]) -> Result<Reading, String> {
             continue;
         }
         if VALUES.contains(c) {
-            // `-c8` carries its value; `-c 8` and `-cols 8` take the next word.
-            if rest.is_empty() || rest.chars().all(|c| c.is_ascii_alphabetic()) {
+            // `-c 8` and `-cols 8` take the next word; any other text after the letter is
+            // the value itself (`-c8`, `-sx`), as xxd reads it.
+            let long = match c {
+                'c' => "ols",
+                'g' => "roupsize",
+                'l' => "en",
+                'n' => "ame",
+                'o' => "ffset",
+                's' => "eek",
+                _ => "",
+            };
+            if rest.is_empty() || (!long.is_empty() && rest.starts_with(long)) {
                 i += 1;
             }
             continue;

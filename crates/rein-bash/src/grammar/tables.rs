@@ -10,7 +10,7 @@ use super::getopt::Style;
 use super::spec::{Operands, ProgramSpec};
 use crate::Word;
 
-use Operands::{Files, Nothing, OneFile, PatternThenFiles, Text};
+use Operands::{Files, Listed, Nothing, OneFile, PatternThenFiles, Text};
 use Style::{Exact, Gnu};
 
 const HV: &str = " --help --version";
@@ -77,15 +77,15 @@ pub(crate) static PROGRAMS: LazyLock<Vec<ProgramSpec>> = LazyLock::new(|| {
         p("cksum", Gnu, Files, "-a|--algorithm=text --base64 ^-c|--check -l|--length=text --raw --tag --untagged -z|--zero --debug --ignore-missing --quiet --status --strict -w|--warn --help --version"),
         p("stat", Gnu, Files, "-L|--dereference -f|--file-system -c|--format=text --printf=text -t|--terse --cached=text --help --version"),
         p("file", Gnu, Files, "-b|--brief -c|--checking-printout ^-C|--compile -d|--debug -E -e|--exclude=text --exclude-quiet=text -f|--files-from=names -F|--separator=text -h|--no-dereference -i|--mime --mime-type --mime-encoding -k|--keep-going -l|--list -L|--dereference -m|--magic-file=read -N|--no-pad -n|--no-buffer -0|--print0 ^-p|--preserve-date -P|--parameter=text -r|--raw -s|--special-files -S|--no-sandbox ^-z|--uncompress ^-Z|--uncompress-noreport --extension --apple -v|--version --help"),
-        p("realpath", Gnu, Text, "-e|--canonicalize-existing -m|--canonicalize-missing -L|--logical -P|--physical -q|--quiet --relative-to=text --relative-base=text -s|--strip|--no-symlinks -z|--zero --help --version"),
-        p("readlink", Gnu, Text, "-f|--canonicalize -e|--canonicalize-existing -m|--canonicalize-missing -n|--no-newline -q|--quiet -s|--silent -v|--verbose -z|--zero --help --version"),
+        p("realpath", Gnu, Listed, "-e|--canonicalize-existing -m|--canonicalize-missing -L|--logical -P|--physical -q|--quiet --relative-to=text --relative-base=text -s|--strip|--no-symlinks -z|--zero --help --version"),
+        p("readlink", Gnu, Listed, "-f|--canonicalize -e|--canonicalize-existing -m|--canonicalize-missing -n|--no-newline -q|--quiet -s|--silent -v|--verbose -z|--zero --help --version"),
         p("basename", Gnu, Text, "-a|--multiple -s|--suffix=text -z|--zero --help --version"),
         p("dirname", Gnu, Text, "-z|--zero --help --version"),
-        p("ls", Gnu, Text, LS),
-        p("dir", Gnu, Text, LS),
-        p("du", Gnu, Text, "-a|--all --apparent-size -B|--block-size=text -b|--bytes -c|--total -D|--dereference-args -d|--max-depth=text --files0-from=names -H -h|--human-readable --inodes -k -L|--dereference -l|--count-links -m -P|--no-dereference -S|--separate-dirs --si -s|--summarize -t|--threshold=text --time?=text --time-style=text -X|--exclude-from=read --exclude=text -x|--one-file-system -0|--null --help --version"),
+        p("ls", Gnu, Listed, LS),
+        p("dir", Gnu, Listed, LS),
+        p("du", Gnu, Listed, "-a|--all --apparent-size -B|--block-size=text -b|--bytes -c|--total -D|--dereference-args -d|--max-depth=text --files0-from=names -H -h|--human-readable --inodes -k -L|--dereference -l|--count-links -m -P|--no-dereference -S|--separate-dirs --si -s|--summarize -t|--threshold=text --time?=text --time-style=text -X|--exclude-from=read --exclude=text -x|--one-file-system -0|--null --help --version"),
         p("df", Gnu, Text, "-a|--all -B|--block-size=text -h|--human-readable -H|--si -i|--inodes -k -l|--local --no-sync --output?=text -P|--portability --sync --total -t|--type=text -T|--print-type -x|--exclude-type=text -v --help --version"),
-        p("diff", Gnu, Files, "-q|--brief -s|--report-identical-files -c -C=text --context?=text -u -U=text --unified?=text -e|--ed -n|--rcs -y|--side-by-side -W|--width=text --left-column --suppress-common-lines -p|--show-c-function -F|--show-function-line=text --label=text -t|--expand-tabs -T|--initial-tab --tabsize=text --suppress-blank-empty ^-l|--paginate -r|--recursive!tree --no-dereference -N|--new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x|--exclude=text -X|--exclude-from=read -S|--starting-file=text --from-file=read --to-file=read -i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space -B|--ignore-blank-lines -I|--ignore-matching-lines=text -a|--text --strip-trailing-cr -D|--ifdef=text --old-group-format=text --new-group-format=text --unchanged-group-format=text --changed-group-format=text --line-format=text --old-line-format=text --new-line-format=text --unchanged-line-format=text -d|--minimal --horizon-lines=text --speed-large-files --color?=text --palette=text --normal --help -v|--version"),
+        p("diff", Gnu, Files, "-q|--brief -s|--report-identical-files -c -C=text --context?=text -u -U=text --unified?=text -e|--ed -n|--rcs -y|--side-by-side -W|--width=text --left-column --suppress-common-lines -p|--show-c-function -F|--show-function-line=text --label=text -t|--expand-tabs -T|--initial-tab --tabsize=text --suppress-blank-empty ^-l|--paginate -r|--recursive!tree --no-dereference -N|--new-file --unidirectional-new-file --ignore-file-name-case --no-ignore-file-name-case -x|--exclude=text -X|--exclude-from=read -S|--starting-file=text --from-file=read --to-file=read -i|--ignore-case -E|--ignore-tab-expansion -Z|--ignore-trailing-space -b|--ignore-space-change -w|--ignore-all-space -B|--ignore-blank-lines -I|--ignore-matching-lines=text -a|--text --strip-trailing-cr -D|--ifdef=text --old-group-format=text --new-group-format=text --unchanged-group-format=text --changed-group-format=text --line-format=text --old-line-format=text --new-line-format=text --unchanged-line-format=text -d|--minimal --horizon-lines=text --speed-large-files --color?=text --palette=text --normal --help -v|--version").tree_by_default(),
         p("cmp", Gnu, Files, "-b|--print-bytes -i|--ignore-initial=text -l|--verbose -n|--bytes=text -s|--quiet|--silent --help -v|--version"),
         p("comm", Gnu, Files, "-1 -2 -3 --check-order --nocheck-order --output-delimiter=text --total -z|--zero-terminated --help --version"),
         p("paste", Gnu, Files, "-d|--delimiters=text -s|--serial -z|--zero-terminated --help --version"),
@@ -115,7 +115,7 @@ pub(crate) static PROGRAMS: LazyLock<Vec<ProgramSpec>> = LazyLock::new(|| {
         p("expr", Gnu, Text, HV),
         p("true", Gnu, Text, ""),
         p("false", Gnu, Text, ""),
-        p("tree", Exact, Text, "-a -d -l -f -x -L=text -P=text -I=text --gitignore --ignore-case --matchdirs --prune --noreport --charset=text --filelimit=text -h -s -u -g -p -D -F -q -N -Q -r -t -c -U -v --dirsfirst --filesfirst -S -n -C -i -A -J -X --du --si --version --help --sort=text ^-o=write ^-R ^--fromfile ^--info ^--infofile=read -H=text -T=text"),
+        p("tree", Exact, Listed, "-a -d -l -f -x -L=text -P=text -I=text --gitignore --ignore-case --matchdirs --prune --noreport --charset=text --filelimit=text -h -s -u -g -p -D -F -q -N -Q -r -t -c -U -v --dirsfirst --filesfirst -S -n -C -i -A -J -X --du --si --version --help --sort=text ^-o=write ^-R ^--fromfile ^--info ^--infofile=read -H=text -T=text"),
     ]
 });
 

@@ -152,6 +152,31 @@ const ATTACKS: &[(&str, Fires)] = &[
     ("cat $(ls -a)", Secret),
     ("grep -rn API sub", Secret),
     ("diff --recursive --new-file . @OUT@", Secret),
+    // Found by a red team reading rein's code.
+    ("echo `echo \\`touch @OUT@/w\\``", Marker),
+    ("echo `cat \\`echo .e\\`nv`", Secret),
+    ("git log -p", Secret),
+    ("git show", Secret),
+    ("git show :0:.env", Secret),
+    ("git show refs/heads/master:.env", NotRun),
+    ("git log -p -- '.e*'", Secret),
+    ("git log -L1,1:.env", Secret),
+    ("git cat-file --batch-all-objects --batch", Secret),
+    ("sed ':a e touch @OUT@/w' README.md", Marker),
+    ("sed -n ':x w @OUT@/w' README.md", Marker),
+    ("sed ':a r .env' README.md", Secret),
+    ("xxd -sx /etc/passwd", NotRun),
+    ("jq -R . .env --args", Secret),
+    ("cat < /etc/hostname", NotRun),
+    ("xargs -a /etc/hostname echo", NotRun),
+    ("cat .[^x]nv", Secret),
+    ("cat .[!x]nv", Secret),
+    ("cat .[[:lower:]]nv", Secret),
+    ("echo 'a[$(touch @OUT@/w)]' >/dev/null; test -v \"$_\"", Marker),
+    ("flock @OUT@/w -c ls", Marker),
+    ("diff -N . src", Secret),
+    ("ls -la /etc", NotRun),
+    ("cargo test -- --logfile @OUT@/w", NotRun),
     // Runners pointed at other code.
     ("make -C @OUT@", NotRun),
     ("make -f other.mk", NotRun),
@@ -353,6 +378,47 @@ fn everyday_commands_run_with_no_question_under_the_same_rules() {
         .map(|(c, (b, why))| format!("{b} {c}:\n{why}"))
         .collect();
     assert!(failures.is_empty(), "{} of {} not allowed:\n{}", failures.len(), calls.len(), failures.join("\n"));
+}
+
+/// git runs what the repository holds: a hook that runs when `git status` refreshes the
+/// index, and a nested repository (a gitlink) whose own config names a program.
+#[test]
+fn git_commands_are_asked_when_the_repository_holds_programs() {
+    let env = project();
+    let out_dir = tempfile::tempdir().unwrap();
+    let marker = out_dir.path().join("w");
+    let hook = env.cwd().join(".git/hooks/post-index-change");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let calls: Vec<String> = ["Bash(git status)", "Bash(git diff --stat)"].map(String::from).to_vec();
+    for (call, (behavior, why)) in calls.iter().zip(decide(&env, &calls)) {
+        assert_ne!(behavior, "ALLOW", "{call}:\n{why}");
+        assert!(why.contains("hooks/post-index-change"), "{call}:\n{why}");
+    }
+    // It fires with no engine: `git status` refreshes the index and runs the hook.
+    // Same content, another mtime: the refresh updates the entry and writes the index.
+    let readme = std::fs::File::options().append(true).open(env.cwd().join("README.md")).unwrap();
+    readme.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600)).unwrap();
+    let ok = Command::new("git").args(["status"]).current_dir(env.cwd()).output().unwrap().status.success();
+    assert!(ok && marker.exists(), "the hook did not run");
+    std::fs::remove_file(&hook).unwrap();
+
+    // A nested repository the index holds, whose config names an fsmonitor program.
+    let inner = env.cwd().join("inner");
+    std::fs::create_dir_all(&inner).unwrap();
+    git(&inner, &["init", "-q"]);
+    std::fs::write(inner.join("f"), "x").unwrap();
+    git(&inner, &["add", "f"]);
+    git(&inner, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]);
+    git(env.cwd(), &["add", "inner"]);
+    let cfg = inner.join(".git/config");
+    let text = std::fs::read_to_string(&cfg).unwrap() + "[core]\n\tfsmonitor = ./mon.sh\n";
+    std::fs::write(&cfg, text).unwrap();
+    let calls: Vec<String> = ["Bash(git status)", "Bash(git diff --stat)"].map(String::from).to_vec();
+    for (call, (behavior, why)) in calls.iter().zip(decide(&env, &calls)) {
+        assert_ne!(behavior, "ALLOW", "{call}:\n{why}");
+        assert!(why.contains("inner: core.fsmonitor"), "{call}:\n{why}");
+    }
 }
 
 /// The file tools read what the kernel reads: `x/y/../.env` is the denied `.env`.

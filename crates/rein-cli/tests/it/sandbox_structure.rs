@@ -154,7 +154,7 @@ fn a_hard_link_of_a_denied_file_is_masked() {
 
 #[test]
 fn toolchain_files_that_name_programs_are_read_only_at_any_depth() {
-    for file in ["node_modules/x/y/z/.npmrc", "a/b/c/d/.cargo/config.toml", "pkgs/p/.pre-commit-config.yaml"] {
+    for file in ["packages/x/y/z/.npmrc", "a/b/c/d/.cargo/config.toml", "pkgs/p/.pre-commit-config.yaml"] {
         escape(
             |env| drop(env.write(file, "# mine\n")),
             &append(file, "evil"),

@@ -174,12 +174,23 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
         }
     }
     for p in &walked.named {
+        // Inside an installed package the tools load none of these files (npm, yarn,
+        // pnpm, cargo and editors read the project's own), and holding them read-only
+        // pins their directories, so `rm -rf node_modules` would fail.
+        if in_installed_packages(p) {
+            continue;
+        }
         if is_agent_name(p) || !allowed(p, allow_write) {
             found.protected.insert(p.clone());
         }
     }
     found.walked = walked;
     found
+}
+
+/// Whether `path` lies inside a `node_modules` directory (installed packages).
+fn in_installed_packages(path: &Path) -> bool {
+    path.components().any(|c| c.as_os_str() == "node_modules")
 }
 
 /// `path` as the kernel resolves it, as far as it exists.

@@ -182,7 +182,7 @@ fn deny_globs_match_at_any_depth_inside_the_roots() {
 fn toolchain_files_that_name_programs_are_protected_wherever_they_are() {
     let (_d, root) = root();
     let names = [
-        "node_modules/x/.npmrc",
+        "a/x/.npmrc",
         "a/.yarnrc",
         "a/b/.yarnrc.yml",
         "a/.pnpmfile.cjs",
@@ -202,7 +202,17 @@ fn toolchain_files_that_name_programs_are_protected_wherever_they_are() {
     for n in names {
         write(&root, n, "x");
     }
-    let plain = ["Makefile", ".venv/pyvenv.cfg", ".env.local", ".cargo/registry/x", "a/config.toml"];
+    // Installed packages' own files are loaded by no tool (and pinning them would keep
+    // `rm -rf node_modules` from working).
+    let plain = [
+        "Makefile",
+        ".venv/pyvenv.cfg",
+        ".env.local",
+        ".cargo/registry/x",
+        "a/config.toml",
+        "node_modules/x/.npmrc",
+        "node_modules/y/.gitattributes",
+    ];
     for n in plain {
         write(&root, n, "x");
     }
@@ -219,7 +229,7 @@ fn toolchain_files_that_name_programs_are_protected_wherever_they_are() {
         assert!(!p.protected.contains(&root.join(n)), "{n} is not configuration");
     }
     // A rule naming the file keeps it writable; a broad one does not.
-    let npmrc = root.join("node_modules/x/.npmrc");
+    let npmrc = root.join("a/x/.npmrc");
     let exact = Plan::new(std::slice::from_ref(&root), &[npmrc.display().to_string()], &[], &[], &[]);
     assert!(!exact.protected.contains(&npmrc) && !exact.existing.contains(&npmrc));
     let by_name = Plan::new(std::slice::from_ref(&root), &[format!("{}/**/.npmrc", root.display())], &[], &[], &[]);
