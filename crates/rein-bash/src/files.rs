@@ -19,7 +19,7 @@ fn operands(cmd: &Command) -> Vec<&Word> {
 }
 
 /// What the command's table says it reaches, when the model is complete.
-fn modelled(cmd: &Command) -> Option<crate::Reading> {
+fn modelled(cmd: &Command) -> Option<&crate::Reading> {
     match crate::model(cmd) {
         Some((_, crate::Model::Complete(r))) => Some(r),
         _ => None,
@@ -31,7 +31,7 @@ fn modelled(cmd: &Command) -> Option<crate::Reading> {
 pub fn file_reads(cmd: &Command) -> Vec<Word> {
     let mut out = heuristic_reads(cmd);
     if let Some(r) = modelled(cmd) {
-        out.extend(r.reads);
+        out.extend(r.reads.iter().cloned());
     }
     once_each(out)
 }
@@ -92,7 +92,7 @@ fn git_paths(cmd: &Command) -> Vec<Word> {
 pub fn file_writes(cmd: &Command) -> Vec<Word> {
     let mut out = heuristic_writes(cmd);
     if let Some(r) = modelled(cmd) {
-        out.extend(r.writes);
+        out.extend(r.writes.iter().cloned());
     }
     once_each(out)
 }
@@ -132,7 +132,7 @@ fn heuristic_writes(cmd: &Command) -> Vec<Word> {
 pub fn recursive_reads(cmd: &Command) -> Vec<Word> {
     let mut out = heuristic_trees(cmd);
     if let Some(r) = modelled(cmd) {
-        out.extend(r.trees);
+        out.extend(r.trees.iter().cloned());
     }
     once_each(out)
 }

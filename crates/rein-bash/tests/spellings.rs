@@ -24,7 +24,7 @@ fn decide(program: &str, line: &str) -> Option<Model> {
     let a = analyze(&format!("{program} {line} README.md"));
     assert!(a.understood(), "{program} {line}: {:?}", a.problems);
     let cmd = a.commands.last()?;
-    model(cmd).map(|(_, m)| m)
+    model(cmd).map(|(_, m)| m.clone())
 }
 
 /// The canonical spelling of an option with its value.

@@ -48,6 +48,28 @@ pub enum Confinement {
     Unsandboxed,
 }
 
+/// The paths each word names, worked out once per line (each costs a walk of the disk:
+/// symlinks resolved as the kernel resolves them, globs expanded).
+#[derive(Debug, Default)]
+struct PathsOf(std::sync::Mutex<std::collections::HashMap<WordKey, Option<Vec<PathBuf>>>>);
+
+/// A word's text and whether it is a glob.
+type WordKey = (String, bool);
+
+impl Clone for PathsOf {
+    fn clone(&self) -> Self {
+        PathsOf::default()
+    }
+}
+
+impl PartialEq for PathsOf {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for PathsOf {}
+
 /// A command line a call runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellCommand {
@@ -65,6 +87,7 @@ pub struct ShellCommand {
     pub git_programs: Vec<String>,
     pub state: ShellState,
     pub confinement: Confinement,
+    paths: PathsOf,
 }
 
 impl ShellCommand {
@@ -81,6 +104,7 @@ impl ShellCommand {
             git_programs: Vec::new(),
             state: ShellState::default(),
             confinement: Confinement::None,
+            paths: PathsOf::default(),
         };
         shell.git_programs = shell.git_config_programs();
         shell
@@ -117,6 +141,18 @@ impl ShellCommand {
         if !w.literal {
             return None;
         }
+        let key = (w.text.clone(), w.glob);
+        if let Some(found) = self.paths.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return found;
+        }
+        let found = self.find_paths(w);
+        if let Ok(mut m) = self.paths.0.lock() {
+            m.insert(key, found.clone());
+        }
+        found
+    }
+
+    fn find_paths(&self, w: &Word) -> Option<Vec<PathBuf>> {
         let relative = !(w.text.starts_with('/') || w.text.starts_with('~'));
         let bases: Vec<&Path> = if relative {
             self.bases.as_ref()?.iter().map(PathBuf::as_path).collect()
@@ -245,7 +281,7 @@ impl ShellCommand {
                             None => extra_dynamic = true,
                         }
                     }
-                    r.chdir
+                    r.chdir.clone()
                 }
                 _ => None,
             };

@@ -7,6 +7,7 @@
 //! line, and what cannot be understood is asked — after deny rules were checked.
 
 mod decide;
+mod decide_shell;
 mod denied;
 mod links;
 mod matching;

@@ -75,8 +75,8 @@ pub enum Kind {
 
 /// The model of `cmd`, when rein has a table for its program (worked out once per
 /// command).
-pub fn model(cmd: &Command) -> Option<(Kind, Model)> {
-    cmd.modelled.get_or_init(|| compute(cmd)).clone()
+pub fn model(cmd: &Command) -> Option<&(Kind, Model)> {
+    cmd.modelled.get_or_init(|| compute(cmd)).as_ref()
 }
 
 fn compute(cmd: &Command) -> Option<(Kind, Model)> {

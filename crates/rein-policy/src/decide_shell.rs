@@ -1,0 +1,270 @@
+//! The decision for a shell command line, one command at a time: every command must be
+//! allowed — by an exact rule (runners), by a prefix rule or the read-only facts where
+//! its model is complete (every option, word, path and loaded configuration known), by
+//! acceptEdits for file commands inside the workspace — and every file it reads must be
+//! inside the workspace or allowed by a Read rule.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rein_bash::{AllowBy, Command, Kind, Model, Word, file_reads, file_writes, model, recursive_reads};
+use rein_effects::{Access, ShellCommand};
+
+use crate::decide::FS_COMMANDS;
+use crate::matching::command_hits;
+use crate::paths::inside;
+use crate::rules::Spec;
+use crate::{Behavior, Decision, PermissionMode, Policy, Rule};
+
+impl Policy {
+    pub(crate) fn allow_shell(&self, shell: &ShellCommand) -> Decision {
+        // Variables an earlier command exported change what every program here runs.
+        if !shell.state.changed_env.is_empty() {
+            return Decision::new(
+                Behavior::Ask,
+                format!(
+                    "This command needs approval: an earlier command changed the session shell's environment ({}), \
+                     which can change what any program runs.",
+                    shell.state.changed_env.join(", ")
+                ),
+                "shell state: changed environment",
+            );
+        }
+        let mut missing: Vec<String> = Vec::new();
+        let mut used: Vec<String> = Vec::new();
+        let mut sources: Vec<&str> = Vec::new();
+        let mut readable = HashMap::new();
+        let mut programs = HashMap::new();
+        for cmd in &shell.analysis.commands {
+            let form = cmd.allow_form();
+            match cmd.allow_by {
+                AllowBy::DenyCheckOnly => continue,
+                AllowBy::ExactRuleOnly => {
+                    match self.command_allow_rules().find(|r| !r.text.contains('*') && command_hits(r, &form)) {
+                        Some(r) => used.push(r.describe()),
+                        None => missing.push(format!("`{form}`")),
+                    }
+                }
+                AllowBy::Rules => match self.allow_command(shell, cmd, &mut readable, &mut programs) {
+                    Ok(by) => used.push(by),
+                    Err((why, source)) => {
+                        missing.push(if why.is_empty() { format!("`{form}`") } else { format!("`{form}` ({why})") });
+                        sources.extend(source);
+                    }
+                },
+            }
+        }
+        for r in shell.analysis.redirects.iter().filter(|r| r.writes_file()) {
+            if !self.may_write(shell, shell.paths_of(&r.target)) {
+                missing.push(format!("writing to {}", r.target.text));
+            }
+        }
+        // What a redirection (or `xargs -a`) reads is held to the workspace wall too.
+        for r in shell.analysis.redirects.iter().filter(|r| r.reads_file()) {
+            let ok = shell.paths_of(&r.target).is_some_and(|ps| ps.iter().all(|p| self.may_read(p, &mut readable)));
+            if !ok {
+                missing.push(format!("reading {} (outside the workspace)", r.target.text));
+                sources.push("workspace wall");
+            }
+        }
+        if missing.is_empty() {
+            used.dedup();
+            return Decision::new(Behavior::Allow, "Allowed: every part of the command is allowed.", used.join("; "));
+        }
+        sources.dedup();
+        let source = if sources.is_empty() { "default".to_string() } else { sources.join(", ") };
+        Decision::new(
+            Behavior::Ask,
+            format!("This command needs approval: no rule allows {}.", missing.join(", ")),
+            source,
+        )
+    }
+
+    /// What allows one command, or why nothing does (with the source to report). A
+    /// program with a table is covered — by a prefix rule or, for a reader, by the
+    /// read-only facts — only when its model is complete, every file it reads is inside
+    /// the workspace (or allowed by a Read rule) and what it writes may be written.
+    fn allow_command(
+        &self,
+        shell: &ShellCommand,
+        cmd: &Command,
+        readable: &mut HashMap<PathBuf, bool>,
+        programs: &mut HashMap<String, Option<PathBuf>>,
+    ) -> Result<String, (String, Option<&'static str>)> {
+        if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd, programs) {
+            return Err((why, Some(source)));
+        }
+        let form = cmd.allow_form();
+        let rule = self.command_allow_rules().find(|r| command_hits(r, &form));
+        let accept_edits = self.mode == PermissionMode::AcceptEdits;
+        let (kind, reading) = match model(cmd) {
+            Some((_, Model::NotModelled(why))) => return Err((why.clone(), Some("not modelled"))),
+            Some((kind, Model::Complete(r))) => (kind, r),
+            None => {
+                if let Some(r) = rule {
+                    return Ok(r.describe());
+                }
+                let fs_writer = cmd.program().is_some_and(|p| FS_COMMANDS.contains(&p));
+                if accept_edits && fs_writer && self.may_write(shell, words_paths(shell, &file_writes(cmd))) {
+                    return Ok("mode acceptEdits".into());
+                }
+                return Err((String::new(), None));
+            }
+        };
+        let by = match (rule, kind) {
+            (Some(r), _) => r.describe(),
+            (None, Kind::Reader) if reading.writes.is_empty() => "read-only command".to_string(),
+            (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
+            (None, _) => return Err((String::new(), None)),
+        };
+        if reading.repo_history && self.tracks_denied(shell, reading) {
+            let why = "it prints file contents from the repository's history or index, which no path on the line \
+                       names, and the repository tracks a file a Read deny rule covers";
+            return Err((why.to_string(), Some("repository history")));
+        }
+        if let Some(p) = self.unreadable(shell, cmd, reading, readable) {
+            return Err((format!("it reads {p}, outside the workspace"), Some("workspace wall")));
+        }
+        if let Some(dir) = self.links_out(shell, reading) {
+            let why = format!("it follows symbolic links out of {dir}");
+            return Err((why, Some("workspace wall")));
+        }
+        if !reading.writes.is_empty() {
+            let writes: Option<Vec<Vec<PathBuf>>> =
+                reading.writes.iter().map(|w| shell.paths_in(w, reading.chdir.as_ref())).collect();
+            if !self.may_write(shell, writes.map(|v| v.concat())) {
+                let names: Vec<&str> = reading.writes.iter().map(|w| w.text.as_str()).collect();
+                return Err((format!("it writes {}", names.join(", ")), None));
+            }
+        }
+        Ok(by)
+    }
+
+    /// A file may be written by a command: inside the workspace, and acceptEdits or an
+    /// Edit rule allows it.
+    fn may_write(&self, _shell: &ShellCommand, paths: Option<Vec<PathBuf>>) -> bool {
+        paths.is_some_and(|ps| {
+            !ps.is_empty()
+                && ps.iter().all(|p| inside(p, &self.roots))
+                && (self.mode == PermissionMode::AcceptEdits
+                    || self.allow.iter().any(|rule| self.path_allow(rule, &ps, true)))
+        })
+    }
+
+    /// Why a command is not the program an allow or the read-only facts mean: a name
+    /// the session shell now defines as a function, a program found inside the
+    /// workspace, a repository config that names programs. With the source to report.
+    fn not_the_reader_allowed(
+        &self,
+        shell: &ShellCommand,
+        cmd: &Command,
+        programs: &mut HashMap<String, Option<PathBuf>>,
+    ) -> Option<(String, &'static str)> {
+        let program = cmd.program()?;
+        if shell.state.functions.iter().any(|f| f == program) {
+            let why = format!("`{program}` is a shell function an earlier command defined");
+            return Some((why, "shell state: function"));
+        }
+        let found =
+            programs.entry(program.to_string()).or_insert_with(|| shell.program_in_workspace(program, &self.roots));
+        if let Some(found) = found {
+            let why = format!("`{program}` runs {}, a file inside the workspace", found.display());
+            return Some((why, "program path"));
+        }
+        if program == "git" && !shell.git_programs.is_empty() {
+            let why = format!("the repository's git config names programs: {}", shell.git_programs.join(", "));
+            return Some((why, "repository config"));
+        }
+        if let Some(why) = shell.config_problem(cmd) {
+            return Some((why, "program config"));
+        }
+        None
+    }
+
+    fn command_allow_rules(&self) -> impl Iterator<Item = &Rule> {
+        self.allow.iter().filter(|r| matches!(r.spec, Some(Spec::Command(_))))
+    }
+
+    /// The first file the command reads that is neither inside the workspace nor
+    /// allowed by a Read rule; a `cd` must stay inside the workspace.
+    /// `readable` remembers each path's answer: a line names the same file many times.
+    fn unreadable(
+        &self,
+        shell: &ShellCommand,
+        cmd: &Command,
+        reading: &rein_bash::Reading,
+        readable: &mut HashMap<PathBuf, bool>,
+    ) -> Option<String> {
+        let paths = if matches!(cmd.program(), Some("cd" | "pushd")) {
+            match cmd.words.iter().skip(1).find(|w| !w.text.starts_with('-')) {
+                Some(w) => shell.paths_of(w),
+                None => shell.home.clone().map(|h| vec![h]),
+            }
+        } else {
+            // What the model reads, and every operand a reader of files would read: a
+            // gap in one is covered by the other.
+            let heuristic: Vec<Vec<PathBuf>> = file_reads(cmd)
+                .iter()
+                .chain(&recursive_reads(cmd))
+                // Listings name files, they do not read them: held to the wall when they
+                // name a place outside the line's directories (`ls ~/.ssh`, `du /`).
+                .chain(reading.listed.iter().filter(|w| w.text.starts_with(['/', '~'])))
+                .filter(|w| w.text != "-" && w.literal)
+                .filter_map(|w| shell.paths_in(w, reading.chdir.as_ref()))
+                .collect();
+            shell.model_reads(reading).map(|mut v| {
+                v.extend(heuristic.concat());
+                v
+            })
+        };
+        let Some(paths) = paths else { return Some("a file only known at run time".into()) };
+        paths.into_iter().find(|p| !self.may_read(p, readable)).map(|p| p.display().to_string())
+    }
+
+    /// Whether a repository the git command reads tracks a file a Read deny rule covers
+    /// (or its index cannot be read).
+    fn tracks_denied(&self, shell: &ShellCommand, reading: &rein_bash::Reading) -> bool {
+        let patterns: Vec<&crate::paths::PathPattern> = self
+            .deny
+            .iter()
+            .filter_map(|r| match &r.spec {
+                Some(Spec::Path(p, Access::Read)) => Some(p),
+                _ => None,
+            })
+            .collect();
+        if patterns.is_empty() {
+            return false;
+        }
+        let Some(tracked) = shell.tracked_in(reading.chdir.as_ref()) else { return true };
+        tracked.iter().any(|t| patterns.iter().any(|p| p.matches(t) || p.files(&self.roots).is_same_file(t)))
+    }
+
+    /// `p` may be read by a command: inside the workspace, or allowed by a Read rule.
+    fn may_read(&self, p: &std::path::Path, readable: &mut HashMap<PathBuf, bool>) -> bool {
+        *readable.entry(p.to_path_buf()).or_insert_with_key(|p| {
+            inside(p, &self.roots) || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
+        })
+    }
+
+    /// A tree read following links (`grep -R`, `rg -L`): the first directory whose
+    /// tree holds a link to outside the workspace.
+    fn links_out(&self, shell: &ShellCommand, reading: &rein_bash::Reading) -> Option<String> {
+        if !reading.follows_links {
+            return None;
+        }
+        for w in &reading.trees {
+            for dir in shell.paths_in(w, reading.chdir.as_ref()).unwrap_or_default() {
+                if crate::links::leads_outside(&dir, &self.roots) {
+                    return Some(dir.display().to_string());
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The paths of `words`, or `None` when one is only known at run time.
+fn words_paths(shell: &ShellCommand, words: &[Word]) -> Option<Vec<PathBuf>> {
+    let lists: Option<Vec<Vec<PathBuf>>> = words.iter().map(|w| shell.paths_of(w)).collect();
+    lists.map(|v| v.concat())
+}
