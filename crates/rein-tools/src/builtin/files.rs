@@ -50,6 +50,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8], ctx: &ToolContext) -> Result<(), 
     let fail = |e: std::io::Error| ToolError::new(format!("Cannot write {}: {e}", path.display()));
     let dir = path.parent().ok_or_else(|| ToolError::new(format!("{} has no parent directory", path.display())))?;
     std::fs::create_dir_all(dir).map_err(fail)?;
+    // The checked path exactly: its directory opened refusing symbolic links.
+    if crate::open_checked::replace_file(path, bytes).map_err(fail)? {
+        ctx.file_state.record(path.to_path_buf(), identity(path, bytes));
+        return Ok(());
+    }
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
     tmp.write_all(bytes).map_err(fail)?;
     if let Ok(meta) = std::fs::metadata(path) {
