@@ -116,6 +116,8 @@ fn git_dir(dir: &Path) -> Option<PathBuf> {
 /// Keys that name programs, read from config text: `[section "sub"]` headers, `key =
 /// value` lines, `#`/`;` comments.
 fn risky_keys(text: &str) -> Vec<String> {
+    // git skips a UTF-8 byte order mark at the start of a config file.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut section = String::new();
     let mut out = Vec::new();
     for line in text.lines() {
@@ -156,6 +158,8 @@ fn names_program(section: &str, key: &str, value: &str) -> bool {
     match (name, key) {
         ("core", "fsmonitor") => !boolean,
         ("core", "pager" | "editor" | "sshcommand" | "hookspath" | "askpass" | "gitproxy") => true,
+        // Moves the work tree (and with it what git reads and shows) somewhere else.
+        ("core", "worktree") => true,
         ("include", "path") | ("includeif", "path") => true,
         ("alias", _) => value.trim_start_matches('"').starts_with('!'),
         ("diff", "external") => true,

@@ -240,6 +240,16 @@ impl ShellCommand {
         Some(out)
     }
 
+    /// Whether every directory a git command can be in (the line's directories, or
+    /// `chdir`) lies in a git work tree.
+    pub fn in_repository(&self, chdir: Option<&Word>) -> bool {
+        let dirs = match chdir {
+            Some(d) => self.paths_of(d),
+            None => self.bases.clone(),
+        };
+        dirs.is_some_and(|ds| ds.iter().all(|d| crate::git_config::work_tree_top(d).is_some()))
+    }
+
     /// The files tracked by every repository a git command can be in (the line's
     /// directories, or `chdir`); `None` when an index cannot be read.
     pub fn tracked_in(&self, chdir: Option<&Word>) -> Option<Vec<PathBuf>> {

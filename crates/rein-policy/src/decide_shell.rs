@@ -117,6 +117,12 @@ impl Policy {
             (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
             (None, _) => return Err((String::new(), None)),
         };
+        // Two paths outside a repository: git diff compares them as --no-index does.
+        let two_paths = reading.reads.len() + reading.repo_reads.len() >= 2;
+        if reading.diff_any_paths && two_paths && !shell.in_repository(reading.chdir.as_ref()) {
+            let why = "outside a repository `git diff` compares any two paths, directories whole, as --no-index does";
+            return Err((why.to_string(), Some("not modelled")));
+        }
         if reading.repo_history && self.tracks_denied(shell, reading) {
             let why = "it prints file contents from the repository's history or index, which no path on the line \
                        names, and the repository tracks a file a Read deny rule covers";

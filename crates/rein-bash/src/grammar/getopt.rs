@@ -65,6 +65,9 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
             return Err(unknown(w));
         }
         let t = w.text.as_str();
+        if spec.response_files && t.starts_with('@') {
+            return Err(format!("`{t}`: {prog} reads more arguments from that file before it reads its options"));
+        }
         if t == "--" {
             only_operands = true;
             s.after_dashdash = s.operands.len();

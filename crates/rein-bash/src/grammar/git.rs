@@ -205,6 +205,7 @@ fn git(args: &[Word]) -> Result<Reading, String> {
         "log" | "show" | "diff" | "whatchanged" | "rev-list" | "cat-file" | "grep" | "blame" | "annotate"
     );
     r.repo_history = prints_history(sub, &s);
+    r.diff_any_paths = sub == "diff";
     let Scan { reading, operands, pattern_given, .. } = s;
     r.reads.extend(reading.reads);
     r.writes.extend(reading.writes);

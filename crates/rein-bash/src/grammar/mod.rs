@@ -46,6 +46,9 @@ pub struct Reading {
     pub runs_project: bool,
     /// Loads the configuration of the git repository it runs in.
     pub git: bool,
+    /// `git diff`: outside a repository it compares any two paths, directories whole
+    /// (as `--no-index`).
+    pub diff_any_paths: bool,
 }
 
 impl Reading {

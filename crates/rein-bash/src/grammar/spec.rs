@@ -84,6 +84,8 @@ pub struct ProgramSpec {
     pub tree_by_default: bool,
     /// `-NUM` is an option (`head -5`, `grep -3`).
     pub digits: bool,
+    /// `@FILE` is replaced by the words in FILE before options are read (binutils).
+    pub response_files: bool,
     text: &'static str,
     parsed: OnceLock<Parsed>,
 }
@@ -97,11 +99,25 @@ pub(crate) struct Parsed {
 
 impl ProgramSpec {
     pub const fn new(name: &'static str, style: Style, operands: Operands, text: &'static str) -> Self {
-        ProgramSpec { name, style, operands, tree_by_default: false, digits: false, text, parsed: OnceLock::new() }
+        ProgramSpec {
+            name,
+            style,
+            operands,
+            tree_by_default: false,
+            digits: false,
+            response_files: false,
+            text,
+            parsed: OnceLock::new(),
+        }
     }
 
     pub const fn digits(mut self) -> Self {
         self.digits = true;
+        self
+    }
+
+    pub const fn response_files(mut self) -> Self {
+        self.response_files = true;
         self
     }
 

@@ -203,7 +203,9 @@ fn xxd(args: &[Word]) -> Result<Reading, String> {
         if !w.literal {
             return Err(unknown(w));
         }
-        if only || !w.text.starts_with('-') || w.text == "-" {
+        // xxd reads options only before its first operand: after it, every word (even
+        // `-c`) is the output file.
+        if only || !operands.is_empty() || !w.text.starts_with('-') || w.text == "-" {
             operands.push(w.clone());
             continue;
         }

@@ -95,7 +95,7 @@ pub(crate) static PROGRAMS: LazyLock<Vec<ProgramSpec>> = LazyLock::new(|| {
         p("fmt", Gnu, Files, "-c|--crown-margin -p|--prefix=text -s|--split-only -t|--tagged-paragraph -u|--uniform-spacing -w|--width=text -g|--goal=text --help --version").digits(),
         p("expand", Gnu, Files, "-i|--initial -t|--tabs=text --help --version").digits(),
         p("unexpand", Gnu, Files, "-a|--all --first-only -t|--tabs=text --help --version").digits(),
-        p("strings", Gnu, Files, "-a|--all -d|--data -f|--print-file-name -n|--bytes=text -t|--radix=text -o -T|--target=text -e|--encoding=text -s|--output-separator=text -w|--include-all-whitespace -U|--unicode=text --help -v|-V|--version").digits(),
+        p("strings", Gnu, Files, "-a|--all -d|--data -f|--print-file-name -n|--bytes=text -t|--radix=text -o -T|--target=text -e|--encoding=text -s|--output-separator=text -w|--include-all-whitespace -U|--unicode=text --help -v|-V|--version").digits().response_files(),
         p("seq", Gnu, Text, "-f|--format=text -s|--separator=text -w|--equal-width --help --version").digits(),
         p("numfmt", Gnu, Text, "--debug -d|--delimiter=text --field=text --format=text --from=text --from-unit=text --grouping --header?=text --invalid=text --padding=text --round=text --suffix=text --unit-separator=text --to=text --to-unit=text -z|--zero-terminated --help --version"),
         p("pwd", Gnu, Nothing, "-L -P --help --version"),

@@ -177,6 +177,10 @@ const ATTACKS: &[(&str, Fires)] = &[
     ("diff -N . src", Secret),
     ("ls -la /etc", NotRun),
     ("cargo test -- --logfile @OUT@/w", NotRun),
+    // Found by a second red team.
+    ("xxd README.md -c", NotRun),
+    ("strings @.env", Secret),
+    ("strings @../outside/.env", NotRun),
     // Runners pointed at other code.
     ("make -C @OUT@", NotRun),
     ("make -f other.mk", NotRun),
@@ -418,6 +422,40 @@ fn git_commands_are_asked_when_the_repository_holds_programs() {
     for (call, (behavior, why)) in calls.iter().zip(decide(&env, &calls)) {
         assert_ne!(behavior, "ALLOW", "{call}:\n{why}");
         assert!(why.contains("inner: core.fsmonitor"), "{call}:\n{why}");
+    }
+}
+
+/// The repository's config as git reads it: a byte order mark hides nothing, and
+/// `core.worktree` moves what git reads; outside a repository `git diff` compares any
+/// two paths.
+#[test]
+fn git_config_is_read_as_git_reads_it_and_diff_outside_a_repository_is_asked() {
+    let env = project();
+    let cfg = env.cwd().join(".git/config");
+    let original = std::fs::read_to_string(&cfg).unwrap();
+    for extra in ["\u{feff}[core]\n\tfsmonitor = ./mon.sh\n", "[core]\n\tworktree = /tmp\n"] {
+        let text =
+            if extra.starts_with('\u{feff}') { format!("{extra}{original}") } else { format!("{original}{extra}") };
+        std::fs::write(&cfg, text).unwrap();
+        let calls: Vec<String> = ["Bash(git status)", "Bash(git diff --stat)"].map(String::from).to_vec();
+        for (call, (behavior, why)) in calls.iter().zip(decide(&env, &calls)) {
+            assert_ne!(behavior, "ALLOW", "{call} with {extra:?}:\n{why}");
+        }
+    }
+    std::fs::write(&cfg, original).unwrap();
+    // Not a repository: `git diff z .` prints every file of `.`.
+    let plain = Env::new();
+    plain.write(".env", "API_KEY=secret-in-env\n");
+    plain.write(
+        ".claude/settings.json",
+        r#"{"permissions": {"allow": ["Bash(git diff:*)"], "deny": ["Read(./.env)"]}}"#,
+    );
+    std::fs::create_dir_all(plain.cwd().join("z")).unwrap();
+    let out = Command::new("git").args(["diff", "z", "."]).current_dir(plain.cwd()).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("secret-in-env"), "git diff outside a repository");
+    let calls: Vec<String> = ["Bash(git diff z .)"].map(String::from).to_vec();
+    for (call, (behavior, why)) in calls.iter().zip(decide(&plain, &calls)) {
+        assert_ne!(behavior, "ALLOW", "{call}:\n{why}");
     }
 }
 
