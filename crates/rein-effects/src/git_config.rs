@@ -1,4 +1,6 @@
-//! What a repository's own git configuration makes git run (issue class 4). `git
+//! What a repository's own git configuration makes git run (issue class 4). Every key
+//! is checked against an allow-list of settings that run, read and move nothing; any
+//! other key (and program keys such as the ones below) makes a git command not modelled. `git
 //! status`, `diff`, `log`, `show`, `blame` and `grep` run programs the repository's
 //! config names — `core.fsmonitor`, `core.pager`, `diff.external`, textconv and filter
 //! drivers, `!` aliases, … A checkout is untrusted input, so a git command is taken as
@@ -143,7 +145,7 @@ fn risky_keys(text: &str) -> Vec<String> {
             None => (rest.trim().to_ascii_lowercase(), "true"),
         };
         let full = format!("{section}.{key}");
-        if names_program(&section, &key, value) {
+        if names_program(&section, &key, value) || !crate::git_inert::inert(&section, &key) {
             out.push(full);
         }
     }
@@ -162,6 +164,7 @@ fn names_program(section: &str, key: &str, value: &str) -> bool {
         ("core", "worktree") => true,
         ("include", "path") | ("includeif", "path") => true,
         ("alias", _) => value.trim_start_matches('"').starts_with('!'),
+        ("submodule", "update") => value.trim_start_matches('"').starts_with('!'),
         ("diff", "external") => true,
         ("diff", "textconv" | "command") if sub => true,
         ("filter", "clean" | "smudge" | "process") if sub => true,
@@ -190,6 +193,19 @@ mod tests {
                 .is_empty()
         );
         assert_eq!(risky_keys("[Core] Pager = less"), ["core.pager"]);
+    }
+
+    #[test]
+    fn only_settings_known_to_be_inert_pass() {
+        let clone = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\
+                     \tlogallrefupdates = true\n[remote \"origin\"]\n\turl = https://x/y.git\n\
+                     \tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch \"main\"]\n\tremote = origin\n\
+                     \tmerge = refs/heads/main\n[pull]\n\trebase = true\n[color]\n\tui = auto\n";
+        assert!(risky_keys(clone).is_empty(), "{:?}", risky_keys(clone));
+        assert_eq!(risky_keys("[lfs \"customtransfer.x\"]\n\tpath = ./e\n"), ["lfs.customtransfer.x.path"]);
+        assert_eq!(risky_keys("[unknown]\n\tx = 1\n"), ["unknown.x"]);
+        assert_eq!(risky_keys("[submodule \"m\"]\n\tupdate = !sh x\n"), ["submodule.m.update"]);
+        assert_eq!(risky_keys("\u{feff}[core]\n\tfsmonitor = ./x\n"), ["core.fsmonitor"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod git_config;
 mod git_index;
+mod git_inert;
 mod paths;
 mod programs;
 mod shell;

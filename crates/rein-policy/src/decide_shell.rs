@@ -178,7 +178,10 @@ impl Policy {
             return Some((why, "program path"));
         }
         if program == "git" && !shell.git_programs.is_empty() {
-            let why = format!("the repository's git config names programs: {}", shell.git_programs.join(", "));
+            let why = format!(
+                "the repository's git config names programs or settings rein does not model as inert: {}",
+                shell.git_programs.join(", ")
+            );
             return Some((why, "repository config"));
         }
         if let Some(why) = shell.config_problem(cmd) {
