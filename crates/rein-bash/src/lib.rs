@@ -8,6 +8,7 @@
 
 mod arith;
 mod assign;
+mod compose;
 mod files;
 mod grammar;
 mod readonly;
@@ -64,11 +65,14 @@ pub struct Command {
     pub allow_by: AllowBy,
     /// The command's model, worked out once (`grammar::model`).
     pub(crate) modelled: std::sync::OnceLock<Option<(Kind, Model)>>,
+    /// Its last operands are the starting points of a `find … -print0` piped into it
+    /// through `xargs -0` (`compose.rs`): it reads the files inside them.
+    pub(crate) fed_trees: Vec<Word>,
 }
 
 impl Command {
     pub fn new(words: Vec<Word>, forms: Vec<String>, allow_by: AllowBy) -> Self {
-        Command { words, forms, allow_by, modelled: std::sync::OnceLock::new() }
+        Command { words, forms, allow_by, modelled: std::sync::OnceLock::new(), fed_trees: Vec::new() }
     }
 
     /// The program name, if it is literal.

@@ -86,7 +86,15 @@ impl Walker<'_, '_> {
             return;
         }
         match node.kind() {
-            "program" | "list" | "pipeline" | "subshell" | "compound_statement" | "negated_command" | "do_group" => {
+            "pipeline" => {
+                let first = self.a.commands.len();
+                let stages = self.stage_words(node);
+                self.children(node);
+                if let Some(stages) = stages {
+                    crate::compose::find_into_xargs(self.a, first, &stages);
+                }
+            }
+            "program" | "list" | "subshell" | "compound_statement" | "negated_command" | "do_group" => {
                 self.children(node)
             }
             "redirected_statement" => self.children(node),
@@ -159,6 +167,29 @@ impl Walker<'_, '_> {
                 "a backquoted substitution holds escapes bash removes before it runs the body",
             ));
         }
+    }
+
+    /// The words of each stage of a pipeline of plain commands (none for any other shape).
+    fn stage_words(&self, node: Node<'_>) -> Option<Vec<Vec<Word>>> {
+        let mut cursor = node.walk();
+        let stages: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+        stages
+            .iter()
+            .map(|stage| {
+                if stage.kind() != "command" {
+                    return None;
+                }
+                let mut c = stage.walk();
+                let kids: Vec<Node<'_>> = stage.named_children(&mut c).collect();
+                if kids.iter().any(|k| {
+                    k.kind() != "command_name"
+                        && !matches!(k.kind(), "word" | "string" | "raw_string" | "concatenation" | "number")
+                }) {
+                    return None;
+                }
+                Some(kids.iter().map(|k| word(*k, self.src)).collect())
+            })
+            .collect()
     }
 
     fn problem(&mut self, p: Problem) {

@@ -79,7 +79,24 @@ pub enum Kind {
 /// The model of `cmd`, when rein has a table for its program (worked out once per
 /// command).
 pub fn model(cmd: &Command) -> Option<&(Kind, Model)> {
-    cmd.modelled.get_or_init(|| compute(cmd)).as_ref()
+    cmd.modelled.get_or_init(|| fed(cmd, compute(cmd))).as_ref()
+}
+
+/// A reader fed the names of a `find` (`compose.rs`) reads the trees find walks,
+/// following the links in them.
+fn fed(cmd: &Command, m: Option<(Kind, Model)>) -> Option<(Kind, Model)> {
+    if cmd.fed_trees.is_empty() {
+        return m;
+    }
+    match m {
+        Some((Kind::Reader, Model::Complete(mut r))) => {
+            r.reads.retain(|w| !cmd.fed_trees.contains(w));
+            r.trees.extend(cmd.fed_trees.iter().cloned());
+            r.follows_links = true;
+            Some((Kind::Reader, Model::Complete(r)))
+        }
+        _ => Some((Kind::Reader, Model::NotModelled("the names xargs adds are only known at run time".into()))),
+    }
 }
 
 fn compute(cmd: &Command) -> Option<(Kind, Model)> {

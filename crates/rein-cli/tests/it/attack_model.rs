@@ -181,6 +181,11 @@ const ATTACKS: &[(&str, Fires)] = &[
     ("xxd README.md -c", NotRun),
     ("strings @.env", Secret),
     ("strings @../outside/.env", NotRun),
+    // Compositions rein models (find -print0 | xargs -0 READER) reach only what is allowed.
+    ("find . -print0 | xargs -0 cat", Secret),
+    ("find sub -print0 | xargs -0 cat", Secret),
+    ("find . -type f -print0 | xargs -0 -n 1 grep API", Secret),
+    ("find . -print | xargs cat", Secret),
     // Runners pointed at other code.
     ("make -C @OUT@", NotRun),
     ("make -f other.mk", NotRun),
@@ -262,6 +267,8 @@ const BENIGN: &[&str] = &[
     "make test",
     "make -j4 -k test",
     "pytest -x -q tests",
+    "find src -name '*.rs' -print0 | xargs -0 grep -n TODO",
+    "find src -type f -print0 | xargs -0 -r wc -l",
 ];
 
 fn git(dir: &Path, args: &[&str]) {

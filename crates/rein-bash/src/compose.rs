@@ -1,0 +1,86 @@
+//! Compositions of read-only commands whose data flow rein models exactly (issue 25,
+//! "less friction"): `find ROOTS … -print0 | xargs -0 READER ARGS`. find prints only names
+//! that start with one of its (literal) starting points, NUL-separated, and `xargs -0`
+//! appends each as one whole word after READER's own, so none can become an option: the
+//! reader reads files inside ROOTS, following the links it meets. READER then counts as
+//! reading those trees, and the command is judged like any read-only command.
+//! Any other shape keeps the names only known at run time.
+
+use crate::grammar::{Model, model};
+use crate::{Analysis, Command, Word};
+
+/// xargs options that keep every name one trailing argument.
+const XARGS_OK: &[&str] = &["-0", "--null", "-r", "--no-run-if-empty", "-x", "--exit", "-t", "--verbose"];
+/// xargs options with a numeric value that keep it so.
+const XARGS_VALUE_OK: &[&str] = &["-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars"];
+
+/// If the pipeline's commands `first..` in `a` are `find … -print0 | xargs -0 READER`,
+/// give READER the trees find walks (replacing the run-time names xargs adds).
+pub(crate) fn find_into_xargs(a: &mut Analysis, first: usize, stages: &[Vec<Word>]) {
+    let [finder, xargs] = stages else { return };
+    let Some(roots) = find_roots(finder) else { return };
+    let Some(reader_at) = xargs_reader(xargs) else { return };
+    // The reader as unwrap pushed it: the xargs inner command, its last word the names.
+    let reader_words = &xargs[reader_at..];
+    let Some(cmd) = a.commands[first..].iter_mut().find(|c| {
+        c.words.len() == reader_words.len() + 1
+            && c.words.last().is_some_and(|w| !w.literal && w.text == "…")
+            && c.words[..reader_words.len()] == *reader_words
+    }) else {
+        return;
+    };
+    let mut words = reader_words.to_vec();
+    words.extend(roots.iter().cloned());
+    let mut fed = Command::new(words, cmd.forms.clone(), cmd.allow_by);
+    fed.fed_trees = roots;
+    // Only a reader rein models: anything else keeps its names unknown.
+    if matches!(model(&fed), Some((crate::Kind::Reader, Model::Complete(_)))) {
+        *cmd = fed;
+    }
+}
+
+/// The starting points of a read-only `find … -print0` (no `-L`/`-follow`, every
+/// starting point literal and not an option).
+fn find_roots(words: &[Word]) -> Option<Vec<Word>> {
+    if words.first().map(|w| w.text.as_str()) != Some("find") || !words.iter().any(|w| w.text == "-print0") {
+        return None;
+    }
+    let probe = Command::new(words.to_vec(), Vec::new(), crate::AllowBy::Rules);
+    let Some((_, Model::Complete(r))) = model(&probe) else { return None };
+    if r.follows_links || !r.writes.is_empty() || r.reads.is_empty() {
+        return None;
+    }
+    // Other actions print names without NUL separators.
+    if words.iter().any(|w| matches!(w.text.as_str(), "-print" | "-printf" | "-ls")) {
+        return None;
+    }
+    r.reads.iter().all(|w| w.literal && !w.glob && !w.text.starts_with('-')).then(|| r.reads.clone())
+}
+
+/// Where READER starts in `xargs -0 [options] READER …`, when every option keeps each
+/// name a whole trailing word.
+fn xargs_reader(words: &[Word]) -> Option<usize> {
+    if words.first().map(|w| w.text.as_str()) != Some("xargs") {
+        return None;
+    }
+    let mut null = false;
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        let t = w.text.as_str();
+        if !w.literal {
+            return None;
+        }
+        if !t.starts_with('-') {
+            break;
+        }
+        if XARGS_OK.contains(&t) {
+            null |= t == "-0" || t == "--null";
+            i += 1;
+        } else if XARGS_VALUE_OK.contains(&t) && words.get(i + 1).is_some_and(|v| v.text.parse::<u32>().is_ok()) {
+            i += 2;
+        } else {
+            return None;
+        }
+    }
+    (null && i < words.len()).then_some(i)
+}
