@@ -34,7 +34,8 @@ pub(crate) fn find_into_xargs(a: &mut Analysis, first: usize, stages: &[Vec<Word
     let mut fed = Command::new(words, cmd.forms.clone(), cmd.allow_by);
     fed.fed_trees = roots;
     // Only a reader rein models: anything else keeps its names unknown.
-    if matches!(model(&fed), Some((crate::Kind::Reader, Model::Complete(_)))) {
+    // (A name may land as an option's value: `sort -o` would write one.)
+    if matches!(model(&fed), Some((crate::Kind::Reader, Model::Complete(r))) if r.writes.is_empty()) {
         *cmd = fed;
     }
 }

@@ -186,6 +186,7 @@ const ATTACKS: &[(&str, Fires)] = &[
     ("find sub -print0 | xargs -0 cat", Secret),
     ("find . -type f -print0 | xargs -0 -n 1 grep API", Secret),
     ("find . -print | xargs cat", Secret),
+    ("find src -print0 | xargs -0 sort -o", NotRun),
     // Runners pointed at other code.
     ("make -C @OUT@", NotRun),
     ("make -f other.mk", NotRun),
@@ -289,8 +290,7 @@ fn project() -> Env {
     env.write("list0", ".env\0");
     std::fs::create_dir_all(root.join("sub")).unwrap();
     std::fs::hard_link(root.join(".env"), root.join("sub/notes.txt")).unwrap();
-    // `x/y/../.env` is `./.env` to the kernel (y points at ../z, whose parent is the
-    // project) but `x/.env` written out.
+    // `x/y/../.env` is `./.env` to the kernel (y points at ../z), `x/.env` as written.
     std::fs::create_dir_all(root.join("x")).unwrap();
     std::fs::create_dir_all(root.join("z")).unwrap();
     std::os::unix::fs::symlink("../z", root.join("x/y")).unwrap();
