@@ -185,11 +185,10 @@ pub(crate) fn strip(program: &str, words: &[Word]) -> Option<Stripped> {
 /// Strip a wrapper by its table: its options, then (per wrapper) what precedes the
 /// command, then the command.
 fn by_table(spec: &ProgramSpec, args: &[Word]) -> Stripped {
-    let scan = match crate::grammar::scan_public(spec, args) {
+    let crate::grammar::Scan { reading, seen, patterns, mut operands, .. } = match crate::grammar::scan(spec, args) {
         Ok(s) => s,
         Err(why) => return Stripped::Unknown(Problem::new(ProblemClass::Wrapper, why)),
     };
-    let (reading, seen, patterns, mut operands) = scan;
     let reads = reading.reads;
     let name = spec.name;
     match name {

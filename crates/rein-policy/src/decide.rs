@@ -20,9 +20,6 @@ pub struct Call<'a> {
     pub effects: &'a Effects,
 }
 
-/// File commands acceptEdits approves inside the workspace.
-pub(crate) const FS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp"];
-
 impl Policy {
     /// Decide `call`. In dontAsk mode a question becomes a denial.
     pub fn decide(&self, call: &Call<'_>) -> Decision {

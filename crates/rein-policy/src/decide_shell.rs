@@ -10,11 +10,13 @@ use std::path::PathBuf;
 use rein_bash::{AllowBy, Command, Kind, Model, Word, file_reads, file_writes, model, recursive_reads};
 use rein_effects::{Access, ShellCommand};
 
-use crate::decide::FS_COMMANDS;
 use crate::matching::command_hits;
 use crate::paths::inside;
 use crate::rules::Spec;
 use crate::{Behavior, Decision, PermissionMode, Policy, Rule};
+
+/// File commands acceptEdits approves inside the workspace.
+const FS_COMMANDS: &[&str] = &["mkdir", "touch", "rm", "rmdir", "mv", "cp"];
 
 impl Policy {
     pub(crate) fn allow_shell(&self, shell: &ShellCommand) -> Decision {

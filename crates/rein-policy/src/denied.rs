@@ -77,24 +77,9 @@ impl DeniedFiles {
         if !self.linked {
             return false;
         }
-        let mut budget = MAX_ENTRIES;
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            let Ok(entries) = std::fs::read_dir(&d) else { continue };
-            for e in entries.flatten() {
-                if budget == 0 {
-                    return true;
-                }
-                budget -= 1;
-                let Ok(meta) = e.metadata() else { continue };
-                if meta.is_dir() {
-                    stack.push(e.path());
-                } else if meta.nlink() > 1 && self.ids.contains(&(meta.dev(), meta.ino())) {
-                    return true;
-                }
-            }
-        }
-        false
+        crate::links::any_below(dir, MAX_ENTRIES, |e, kind| {
+            kind.is_file() && e.metadata().is_ok_and(|m| m.nlink() > 1 && self.ids.contains(&(m.dev(), m.ino())))
+        })
     }
 
     /// Whether `path` (following symlinks) is one of the protected files.

@@ -142,7 +142,7 @@ pub(crate) fn model(args: &[Word]) -> Model {
 }
 
 fn git(args: &[Word]) -> Result<Reading, String> {
-    let mut r = Reading { git: true, ..Reading::default() };
+    let mut r = Reading::default();
     let mut i = 0;
     while let Some(w) = args.get(i) {
         if !w.literal {

@@ -18,6 +18,7 @@ mod tables;
 use crate::{Command, Word};
 
 pub use getopt::Style;
+pub(crate) use getopt::{Scan, scan};
 pub use spec::{Arity, Operands, Opt, ProgramSpec, Val};
 
 /// What a command reads and writes, when its model is complete.
@@ -44,8 +45,6 @@ pub struct Reading {
     pub chdir: Option<Word>,
     /// Runs code or configuration of the directory it runs in (a runner: `npm test`).
     pub runs_project: bool,
-    /// Loads the configuration of the git repository it runs in.
-    pub git: bool,
     /// `git diff`: outside a repository it compares any two paths, directories whole
     /// (as `--no-index`).
     pub diff_any_paths: bool,
@@ -126,15 +125,6 @@ pub fn programs() -> Vec<&'static str> {
 /// The table of `program` (for the property tests).
 pub fn table(program: &str) -> Option<&'static ProgramSpec> {
     tables::program(program)
-}
-
-/// A wrapper's options read by its table: what they read, the options seen, the
-/// pattern values, and the operands (where the wrapped command starts).
-pub(crate) type WrapperScan = (Reading, Vec<String>, Vec<Word>, Vec<Word>);
-
-pub(crate) fn scan_public(spec: &ProgramSpec, args: &[Word]) -> Result<WrapperScan, String> {
-    let s = getopt::scan(spec, args)?;
-    Ok((s.reading, s.seen, s.patterns, s.operands))
 }
 
 pub(crate) fn unknown(w: &Word) -> String {

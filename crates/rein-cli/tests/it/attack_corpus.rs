@@ -225,7 +225,7 @@ fn project() -> Env {
 }
 
 /// Decisions for `calls` in `dir`, one (behavior, explanation) each.
-fn check(env: &Env, dir: &Path, calls: &[String]) -> Vec<(String, String)> {
+pub(crate) fn check(env: &Env, dir: &Path, calls: &[String]) -> Vec<(String, String)> {
     let out = env.rein().current_dir(dir).arg("permissions").arg("check").args(calls).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();

@@ -309,24 +309,9 @@ fn project() -> Env {
     env
 }
 
+/// Decisions for `calls` in the project, as `rein permissions check` gives them.
 fn decide(env: &Env, calls: &[String]) -> Vec<(String, String)> {
-    let out = env.rein().arg("permissions").arg("check").args(calls).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let mut decisions: Vec<(String, String)> = Vec::new();
-    for line in text.lines() {
-        match line.split_once(": ") {
-            Some((b @ ("ALLOW" | "ASK" | "DENY"), _)) => decisions.push((b.to_string(), String::new())),
-            _ => {
-                if let Some(last) = decisions.last_mut() {
-                    last.1.push_str(line.trim());
-                    last.1.push('\n');
-                }
-            }
-        }
-    }
-    assert_eq!(decisions.len(), calls.len(), "{text}");
-    decisions
+    crate::attack_corpus::check(env, env.cwd(), calls)
 }
 
 /// Run `command` in bash in a fresh project; whether it did what `fires` says.
