@@ -112,7 +112,11 @@ pub fn evaluates_data(words: &[Word]) -> Option<Problem> {
             | "export"
             | "let"
     );
-    if takes_names && args.iter().any(|w| w.text.contains('[') && w.text != "[" && w.text != "]") {
+    if takes_names
+        && args
+            .iter()
+            .any(|w| (w.text.contains('[') && w.text != "[" && w.text != "]") || (program != "wait" && unknown_name(w)))
+    {
         return Some(Problem::new(
             ProblemClass::Arithmetic,
             format!("`{program}` evaluates a subscript as arithmetic, which can run commands"),
@@ -126,7 +130,21 @@ pub fn evaluates_data(words: &[Word]) -> Option<Problem> {
         "fc" => true,
         _ => false,
     };
-    runs.then(|| Problem::new(ProblemClass::Dynamic, format!("`{program}` runs commands named by data")))
+    // A word only known at run time (a glob meeting a file named `-Cid`) may be that option.
+    let may_run = matches!(program, "mapfile" | "readarray" | "compgen" | "complete" | "bind")
+        && args.iter().any(|w| !w.literal || w.may_be_option());
+    (runs || may_run).then(|| Problem::new(ProblemClass::Dynamic, format!("`{program}` runs commands named by data")))
+}
+
+/// A variable name (the part before `=`) only known at run time: a glob's match or an
+/// expansion may hold a subscript.
+fn unknown_name(w: &Word) -> bool {
+    let name = w.text.split('=').next().unwrap_or_default();
+    let name = name.strip_suffix('+').unwrap_or(name);
+    let plain = !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !name.starts_with(|c: char| c.is_ascii_digit());
+    (w.glob && !w.text.contains('=')) || (!w.literal && !name.starts_with('-') && !plain)
 }
 
 /// `set -e`, `set -u`, `set -x`, `set -o pipefail` (and combinations) only make the

@@ -11,6 +11,7 @@ mod assign;
 mod compose;
 mod files;
 mod grammar;
+mod loops;
 mod readonly;
 mod unwrap;
 mod walk;
@@ -31,13 +32,21 @@ pub struct Word {
     pub text: String,
     /// True when the whole word is known without running anything.
     pub literal: bool,
-    /// True when the word has an unquoted glob character (`*`, `?`, `[`).
+    /// True when the word has an unquoted glob character (`*`, `?`, `[`), or an unquoted
+    /// expansion that bash splits and globs: either may become several words.
     pub glob: bool,
 }
 
 impl Word {
     pub fn literal(text: impl Into<String>) -> Self {
         Word { text: text.into(), literal: true, glob: false }
+    }
+
+    /// A glob whose matches may start with `-` (its first character is a wildcard, or
+    /// `-`): where a program still reads options, a file's name becomes one (`*` meeting
+    /// a file named `--files0-from=x`).
+    pub fn may_be_option(&self) -> bool {
+        self.glob && self.text.starts_with(['-', '*', '?'])
     }
 }
 

@@ -62,7 +62,7 @@ pub(crate) fn analyze_into(src: &str, depth: usize, a: &mut Analysis) {
     if root.has_error() {
         a.problems.push(Problem::new(ProblemClass::Syntax, "the command has a syntax error"));
     }
-    let mut w = Walker { src, depth, a };
+    let mut w = Walker { src, depth, a, loop_vars: Vec::new() };
     w.node(root);
 }
 
@@ -70,6 +70,8 @@ struct Walker<'s, 'a> {
     src: &'s str,
     depth: usize,
     a: &'a mut Analysis,
+    /// The variables of the `for` loops being walked whose values rein knows.
+    loop_vars: Vec<(String, Vec<Word>)>,
 }
 
 impl Walker<'_, '_> {
@@ -117,7 +119,17 @@ impl Walker<'_, '_> {
                 self.substitutions_in(node)
             }
             "declaration_command" | "unset_command" => self.declaration(node),
-            "test_command" => self.substitutions_in(node),
+            "test_command" => {
+                self.substitutions_in(node);
+                self.single_bracket_test(node);
+            }
+            "for_statement" if let Some(known) = crate::loops::modelled_loop(node, self.src) => {
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.loop_vars.push(known);
+                    self.node(body);
+                    self.loop_vars.pop();
+                }
+            }
             "for_statement"
             | "c_style_for_statement"
             | "while_statement"
@@ -192,6 +204,43 @@ impl Walker<'_, '_> {
             .collect()
     }
 
+    /// `[ … ]` is the `test` builtin: its words are split and globbed like any command's
+    /// (`[[ … ]]` is syntax and does neither), so it is judged as the command `[`.
+    fn single_bracket_test(&mut self, node: Node<'_>) {
+        let text = node.utf8_text(self.src.as_bytes()).unwrap_or_default();
+        if text.starts_with("[[") {
+            return;
+        }
+        let mut words = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            let leaf = matches!(
+                n.kind(),
+                "word"
+                    | "string"
+                    | "raw_string"
+                    | "number"
+                    | "concatenation"
+                    | "simple_expansion"
+                    | "expansion"
+                    | "command_substitution"
+                    | "ansi_c_string"
+            );
+            if leaf {
+                words.push(word(n, self.src));
+            } else if n.child_count() == 0 || n.kind() == "test_operator" {
+                words.push(Word::literal(n.utf8_text(self.src.as_bytes()).unwrap_or_default()));
+            } else {
+                let mut cursor = n.walk();
+                let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
+                stack.extend(kids.into_iter().rev());
+            }
+        }
+        if words.first().is_some_and(|w| w.text == "[") {
+            unwrap(words, self.depth, self.a);
+        }
+    }
+
     fn problem(&mut self, p: Problem) {
         if !self.a.problems.contains(&p) {
             self.a.problems.push(p);
@@ -218,6 +267,8 @@ impl Walker<'_, '_> {
 
     fn command(&mut self, node: Node<'_>) {
         let mut words: Vec<Word> = Vec::new();
+        // Words that are exactly `"$VAR"` of a loop rein models, and which variable.
+        let mut slots: Vec<(usize, String)> = Vec::new();
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in kids {
@@ -229,6 +280,9 @@ impl Walker<'_, '_> {
                 "file_redirect" | "herestring_redirect" | "heredoc_redirect" => self.node(child),
                 _ => {
                     self.substitutions_in(child);
+                    if let Some(var) = crate::loops::loop_word(child, self.src, &self.loop_vars) {
+                        slots.push((words.len(), var.to_string()));
+                    }
                     words.push(word(child, self.src));
                 }
             }
@@ -236,7 +290,10 @@ impl Walker<'_, '_> {
         if words.is_empty() {
             return;
         }
-        unwrap(words, self.depth, self.a);
+        match crate::loops::expand(&words, &slots, &self.loop_vars).filter(|_| !slots.is_empty()) {
+            Some(each) => each.into_iter().for_each(|w| unwrap(w, self.depth, self.a)),
+            None => unwrap(words, self.depth, self.a),
+        }
     }
 
     /// `NAME=value` (before a command, or alone): only inert names are understood.

@@ -61,6 +61,11 @@ pub fn word(node: Node<'_>, src: &str) -> Word {
             Some(inner) => word(inner, src),
             None => Word { text: text.to_string(), literal: false, glob: false },
         },
+        // Unquoted, the value is split into words and each globbed: `glob` marks a word
+        // that may become several (`-e $x` may be `-e a -r /`).
+        "simple_expansion" | "expansion" | "command_substitution" => {
+            Word { text: text.to_string(), literal: false, glob: true }
+        }
         _ => Word { text: text.to_string(), literal: false, glob: false },
     }
 }

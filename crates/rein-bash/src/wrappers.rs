@@ -191,6 +191,14 @@ fn by_table(spec: &ProgramSpec, args: &[Word]) -> Stripped {
     };
     let reads = reading.reads;
     let name = spec.name;
+    // The word before the command (a duration, a mask, a directory): a glob there may
+    // expand to several words, and the command be another.
+    if matches!(name, "timeout" | "taskset" | "chroot")
+        && let Some(w) = operands.first().filter(|w| w.glob)
+    {
+        let why = format!("`{}` may expand to several words before the command {name} runs", w.text);
+        return Stripped::Unknown(Problem::new(ProblemClass::Wrapper, why));
+    }
     match name {
         "env" => {
             if operands.first().is_some_and(|w| w.text == "-") {
@@ -255,7 +263,7 @@ fn shell(program: &str, args: &[Word]) -> Option<Stripped> {
     let mut i = 0;
     while let Some(w) = args.get(i) {
         let t = w.text.as_str();
-        if !w.literal {
+        if !w.literal || w.glob {
             return unknown(format!("`{program}` takes `{t}`, only known at run time"));
         }
         if t == "--" || t == "-" {

@@ -72,7 +72,14 @@ fn redirections_and_file_writes() {
 
 #[test]
 fn what_is_not_understood_is_said() {
-    for src in ["for f in *; do rm $f; done", "echo 'unterminated", "ls\u{7}", "ls\u{a0}-la", "if true; then ls; fi"] {
+    for src in [
+        "for f in $(ls); do rm $f; done",
+        "for f in *; do f=x; done",
+        "echo 'unterminated",
+        "ls\u{7}",
+        "ls\u{a0}-la",
+        "if true; then ls; fi",
+    ] {
         assert!(!analyze(src).understood(), "{src:?}");
     }
     let long = vec!["true"; 60].join(" && ");

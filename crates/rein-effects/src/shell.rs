@@ -240,6 +240,22 @@ impl ShellCommand {
         Some(out)
     }
 
+    /// The first file a glob in option position matches whose name starts with `-` (the
+    /// program would read it as an option), or the glob itself when its matches are
+    /// only known at run time. `None`: every such glob is a file operand.
+    pub fn option_glob_hit(&self, r: &rein_bash::Reading) -> Option<String> {
+        for w in &r.option_globs {
+            let Some(paths) = self.paths_in(w, r.chdir.as_ref()) else {
+                return Some(w.text.clone());
+            };
+            let dashed = paths.iter().find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('-')));
+            if let Some(p) = dashed {
+                return Some(p.display().to_string());
+            }
+        }
+        None
+    }
+
     /// Whether every directory a git command can be in (the line's directories, or
     /// `chdir`) lies in a git work tree.
     pub fn in_repository(&self, chdir: Option<&Word>) -> bool {

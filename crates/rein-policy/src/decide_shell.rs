@@ -119,6 +119,13 @@ impl Policy {
             (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
             (None, _) => return Err((String::new(), None)),
         };
+        if let Some(hit) = shell.option_glob_hit(reading) {
+            let why = format!(
+                "a glob where {} still reads options matches `{hit}`, which it would read as an option",
+                cmd.program().unwrap_or("the program")
+            );
+            return Err((why, Some("not modelled")));
+        }
         // Two paths outside a repository: git diff compares them as --no-index does.
         let two_paths = reading.reads.len() + reading.repo_reads.len() >= 2;
         if reading.diff_any_paths && two_paths && !shell.in_repository(reading.chdir.as_ref()) {

@@ -64,6 +64,14 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
             }
             return Err(unknown(w));
         }
+        if w.may_be_option() && !options_harmless(spec) {
+            // `-*` is an option (or names files that are); `*.md` is a file operand while
+            // no match starts with `-`, which the caller checks.
+            if w.text.starts_with('-') {
+                return Err(glob_option(w, prog));
+            }
+            s.reading.option_globs.push(w.clone());
+        }
         let t = w.text.as_str();
         if spec.response_files && t.starts_with('@') {
             return Err(format!("`{t}`: {prog} reads more arguments from that file before it reads its options"));
@@ -98,15 +106,15 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                 Arity::Flag => None,
                 Arity::Required(_) => match value {
                     Some(v) => Some(v),
-                    None => Some(take_next(&mut i).ok_or_else(|| format!("`{t}` needs a value"))?),
+                    None => Some(separate(take_next(&mut i).ok_or_else(|| format!("`{t}` needs a value"))?)?),
                 },
                 Arity::Optional(_) => value,
                 Arity::Two(_) => {
                     if value.is_some() {
                         return Err(format!("`{t}` takes two separate values"));
                     }
-                    let _name = take_next(&mut i);
-                    take_next(&mut i)
+                    let _name = take_next(&mut i).map(separate).transpose()?;
+                    take_next(&mut i).map(separate).transpose()?
                 }
             };
             let key = opt.long.first().map_or(String::new(), |l| l.to_string());
@@ -141,12 +149,12 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                 Arity::Flag => None,
                 Arity::Required(_) => match attached {
                     Some(v) => Some(v),
-                    None => Some(take_next(&mut i).ok_or_else(|| format!("`-{c}` needs a value"))?),
+                    None => Some(separate(take_next(&mut i).ok_or_else(|| format!("`-{c}` needs a value"))?)?),
                 },
                 Arity::Optional(_) => attached,
                 Arity::Two(_) => {
-                    let _name = take_next(&mut i);
-                    take_next(&mut i)
+                    let _name = take_next(&mut i).map(separate).transpose()?;
+                    take_next(&mut i).map(separate).transpose()?
                 }
             };
             let key = opt.long.first().map_or_else(|| c.to_string(), |l| l.to_string());
@@ -173,6 +181,36 @@ fn inert(spec: &ProgramSpec) -> bool {
         && spec.parsed().opts.iter().all(|o| {
             !o.unsafe_ && matches!(o.arity, Arity::Flag | Arity::Required(Val::Text) | Arity::Optional(Val::Text))
         })
+}
+
+/// Whether no option of the program can change what it reads, writes or runs: every
+/// option is vouched for and a flag or a text value, none recursive or following links,
+/// and no `@file` reads more arguments. A file name that turns out to be an option then
+/// changes nothing rein checks (`cat *.rs`, `head *`).
+fn options_harmless(spec: &ProgramSpec) -> bool {
+    !spec.response_files
+        && spec.parsed().opts.iter().all(|o| {
+            !o.unsafe_
+                && !o.tree
+                && !o.follow
+                && matches!(o.arity, Arity::Flag | Arity::Required(Val::Text) | Arity::Optional(Val::Text))
+        })
+}
+
+fn glob_option(w: &Word, prog: &str) -> String {
+    format!(
+        "`{}` may expand to a file name that {prog} reads as an option (write `./{}` or put it after `--`)",
+        w.text, w.text
+    )
+}
+
+/// A value given as the next word: a glob there may expand to several words, the
+/// others then operands or options rein did not see.
+fn separate(v: Word) -> Result<Word, String> {
+    if v.glob {
+        return Err(format!("`{}` may expand to several words where one value is read", v.text));
+    }
+    Ok(v)
 }
 
 /// The table entry a long option names: exactly, or (GNU) by an unambiguous prefix.
@@ -245,7 +283,17 @@ pub(crate) fn type_operands(spec: &ProgramSpec, s: Scan) -> Result<Reading, Stri
         }
         Operands::Nothing => return Ok(reading),
         Operands::Files | Operands::Targets => operands,
-        Operands::PatternThenFiles => operands.into_iter().skip(usize::from(!pattern_given)).collect(),
+        // A glob as the pattern expands to the pattern and files after it: read as files.
+        Operands::PatternThenFiles => {
+            let skip = !pattern_given && operands.first().is_some_and(|w| !w.glob);
+            operands.into_iter().skip(usize::from(skip)).collect()
+        }
+        Operands::OneFile if operands.iter().any(|w| w.glob) => {
+            return Err(format!(
+                "`{}` may expand to several files; {}'s second is a file it writes",
+                operands[0].text, spec.name
+            ));
+        }
         Operands::OneFile if operands.len() > 1 => {
             return Err(format!("`{}`: {}'s second operand is a file it writes", operands[1].text, spec.name));
         }

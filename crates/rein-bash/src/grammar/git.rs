@@ -206,22 +206,21 @@ fn git(args: &[Word]) -> Result<Reading, String> {
     );
     r.repo_history = prints_history(sub, &s);
     r.diff_any_paths = sub == "diff";
-    let Scan { reading, operands, pattern_given, .. } = s;
+    let Scan { reading, operands, pattern_given, after_dashdash, .. } = s;
     r.reads.extend(reading.reads);
     r.writes.extend(reading.writes);
-    let operands: Vec<Word> = if spec.operands == Operands::PatternThenFiles && !pattern_given {
-        operands.into_iter().skip(1).collect()
-    } else {
-        operands
-    };
+    let skipped = spec.operands == Operands::PatternThenFiles && !pattern_given;
+    let operands: Vec<Word> = if skipped { operands.into_iter().skip(1).collect() } else { operands };
     if spec.operands == Operands::Text || spec.operands == Operands::Nothing {
         if spec.operands == Operands::Nothing && !operands.is_empty() {
             return Err(format!("`git {sub} {}` does more than list", operands[0].text));
         }
         return Ok(r);
     }
-    for w in operands {
-        if !w.literal {
+    let dashdash = after_dashdash.saturating_sub(usize::from(skipped));
+    for (n, w) in operands.into_iter().enumerate() {
+        // Before `--` a glob's matches may be revisions (`HEAD:.env`) or options.
+        if !w.literal || (w.glob && n < dashdash) {
             return Err(unknown(&w));
         }
         match w.text.split_once(':') {

@@ -48,6 +48,10 @@ pub struct Reading {
     /// `git diff`: outside a repository it compares any two paths, directories whole
     /// (as `--no-index`).
     pub diff_any_paths: bool,
+    /// Globs where the program still reads options (`wc -l *.md`): the model holds only
+    /// while no file they match has a name that starts with `-`, which the program would
+    /// read as an option. The caller expands them, as it expands every glob it checks.
+    pub option_globs: Vec<Word>,
 }
 
 impl Reading {

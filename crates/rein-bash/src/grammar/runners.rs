@@ -119,6 +119,10 @@ fn cargo(args: &[Word]) -> Model {
 }
 
 fn make(args: &[Word]) -> Model {
+    // A glob may expand to `VAR=value` or an option.
+    if let Some(w) = args.iter().find(|w| w.glob) {
+        return Model::NotModelled(format!("`{}` may expand to a make variable or option", w.text));
+    }
     if let Some(w) = args.iter().find(|w| w.literal && !w.text.starts_with('-') && w.text.contains('=')) {
         return Model::NotModelled(format!("`{}` sets a make variable, which can change what it runs", w.text));
     }
@@ -139,7 +143,7 @@ fn npm(args: &[Word]) -> Model {
 /// the runner elsewhere are refused; the rule decides the rest.
 fn refused_only(spec: &ProgramSpec, args: &[Word]) -> Model {
     for w in args {
-        if !w.literal {
+        if !w.literal || w.may_be_option() {
             return Model::NotModelled(unknown(w));
         }
         let name = w.text.split('=').next().unwrap_or_default();

@@ -82,7 +82,7 @@ pub(crate) fn model(program: &str, args: &[Word]) -> Option<Model> {
 /// must be known and not an option.
 fn printf(args: &[Word]) -> Result<Reading, String> {
     match args.first() {
-        Some(w) if !w.literal => Err(unknown(w)),
+        Some(w) if !w.literal || w.glob => Err(unknown(w)),
         Some(w) if w.text.starts_with('-') && w.text != "--" => {
             Err(format!("`printf {}` assigns a shell variable or takes an option rein does not model", w.text))
         }
@@ -98,6 +98,14 @@ fn test(args: &[Word]) -> Result<Reading, String> {
             && w.text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     let refused = || Err("`test -v` evaluates a name's subscript as arithmetic, which can run commands".to_string());
+    // A file's name may be `-v` (then the next one a subscript), and an unquoted
+    // expansion any number of words.
+    if let Some(w) = args.iter().find(|w| w.may_be_option() || (!w.literal && w.glob)) {
+        return Err(format!(
+            "`{}` is split and globbed into words at run time: one may be `-v` and the next a subscript test evaluates",
+            w.text
+        ));
+    }
     let ops: Vec<&Word> = args.iter().filter(|w| !(w.literal && (w.text == "]" || w.text == "!"))).collect();
     for (i, w) in ops.iter().enumerate() {
         if w.literal && (w.text == "-v" || w.text == "-R") && ops.get(i + 1).is_some_and(|n| !plain(n)) {
@@ -139,7 +147,7 @@ fn sed(args: &[Word]) -> Result<Reading, String> {
     }
     let sandboxed = s.seen.iter().any(|o| o == "sandbox");
     for w in &scripts {
-        if !w.literal {
+        if !w.literal || w.glob {
             return Err(format!("the sed script `{}` is only known at run time", w.text));
         }
         if !sandboxed && !crate::readonly::sed_script_safe(&w.text) {
@@ -167,7 +175,7 @@ fn jq(args: &[Word]) -> Result<Reading, String> {
     let mut s = scan(&JQ, args)?;
     let mut ops = std::mem::take(&mut s.operands).into_iter();
     if let Some(filter) = ops.next() {
-        if !filter.literal {
+        if !filter.literal || filter.glob {
             return Err(unknown(&filter));
         }
         if filter.text.contains("import") || filter.text.contains("include") {
@@ -200,7 +208,8 @@ fn xxd(args: &[Word]) -> Result<Reading, String> {
     while i < args.len() {
         let w = &args[i];
         i += 1;
-        if !w.literal {
+        // A glob may expand to an option, or to a second operand (the file xxd writes).
+        if !w.literal || w.glob {
             return Err(unknown(w));
         }
         // xxd reads options only before its first operand: after it, every word (even
@@ -343,7 +352,7 @@ fn find(args: &[Word]) -> Result<Reading, String> {
         if w.literal && (w.text.starts_with('-') || matches!(w.text.as_str(), "(" | "!" | ",")) {
             break;
         }
-        if !w.literal {
+        if !w.literal || w.may_be_option() {
             return Err(unknown(w));
         }
         r.read(w);
@@ -351,11 +360,17 @@ fn find(args: &[Word]) -> Result<Reading, String> {
     }
     while let Some(w) = args.get(i) {
         i += 1;
-        if !w.literal {
+        // A glob in the expression expands to words find reads as its own (`-name *`
+        // meeting a file named `-delete`).
+        if !w.literal || w.glob {
             return Err(unknown(w));
         }
         let t = w.text.as_str();
-        let value = |i: usize| args.get(i).cloned().ok_or_else(|| format!("find's `{t}` needs a value"));
+        let value = |i: usize| match args.get(i) {
+            Some(v) if v.glob => Err(unknown(v)),
+            Some(v) => Ok(v.clone()),
+            None => Err(format!("find's `{t}` needs a value")),
+        };
         if ZERO.contains(&t) {
             r.follows_links |= t == "-follow";
         } else if ONE.contains(&t) || is_newer_xy(t) {

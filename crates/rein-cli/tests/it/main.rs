@@ -4,6 +4,7 @@
 
 mod agents;
 mod attack_corpus;
+mod attack_globs;
 mod attack_model;
 mod auto_mode;
 mod bedrock;
