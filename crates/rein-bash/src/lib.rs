@@ -77,11 +77,28 @@ pub struct Command {
     /// Its last operands are the starting points of a `find … -print0` piped into it
     /// through `xargs -0` (`compose.rs`): it reads the files inside them.
     pub(crate) fed_trees: Vec<Word>,
+    /// The fed names reach it split into words and globbed by bash (`cat $(find src)`):
+    /// exact only while no name in the trees holds whitespace or glob characters or
+    /// starts with `-`, which the caller checks when it decides.
+    pub(crate) fed_split: bool,
 }
 
 impl Command {
     pub fn new(words: Vec<Word>, forms: Vec<String>, allow_by: AllowBy) -> Self {
-        Command { words, forms, allow_by, modelled: std::sync::OnceLock::new(), fed_trees: Vec::new() }
+        Command {
+            words,
+            forms,
+            allow_by,
+            modelled: std::sync::OnceLock::new(),
+            fed_trees: Vec::new(),
+            fed_split: false,
+        }
+    }
+
+    /// The trees whose names a listing substituted unquoted feeds this command, which
+    /// bash splits and globs (`cat $(find src)`): see `fed_split`.
+    pub fn split_listing(&self) -> Option<&[Word]> {
+        self.fed_split.then_some(self.fed_trees.as_slice())
     }
 
     /// The program name, if it is literal.

@@ -269,6 +269,8 @@ impl Walker<'_, '_> {
         let mut words: Vec<Word> = Vec::new();
         // Words that are exactly `"$VAR"` of a loop rein models, and which variable.
         let mut slots: Vec<(usize, String)> = Vec::new();
+        // The trees of a listing substituted unquoted (`cat $(find src)`), in its place.
+        let mut listed: Option<(Word, Vec<Word>)> = None;
         let mut cursor = node.walk();
         let kids: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
         for child in kids {
@@ -283,16 +285,26 @@ impl Walker<'_, '_> {
                     if let Some(var) = crate::loops::loop_word(child, self.src, &self.loop_vars) {
                         slots.push((words.len(), var.to_string()));
                     }
-                    words.push(word(child, self.src));
+                    let w = word(child, self.src);
+                    if listed.is_none()
+                        && let Some(roots) = crate::compose::listing_roots(child, self.src)
+                    {
+                        listed = Some((w.clone(), roots));
+                    }
+                    words.push(w);
                 }
             }
         }
         if words.is_empty() {
             return;
         }
+        let first = self.a.commands.len();
         match crate::loops::expand(&words, &slots, &self.loop_vars).filter(|_| !slots.is_empty()) {
             Some(each) => each.into_iter().for_each(|w| unwrap(w, self.depth, self.a)),
             None => unwrap(words, self.depth, self.a),
+        }
+        if let Some((listing, roots)) = listed {
+            crate::compose::feed_listing(self.a, first, &listing, &roots);
         }
     }
 

@@ -119,6 +119,12 @@ impl Policy {
             (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
             (None, _) => return Err((String::new(), None)),
         };
+        if let Some(trees) = cmd.split_listing()
+            && let Some(hit) = crate::links::split_hazard(shell, trees)
+        {
+            let why = format!("bash splits and globs the names the listing prints, and one is not a plain name: {hit}");
+            return Err((why, Some("not modelled")));
+        }
         if let Some(hit) = shell.option_glob_hit(reading) {
             let why = format!(
                 "a glob where {} still reads options matches `{hit}`, which it would read as an option",

@@ -15,6 +15,39 @@ pub(crate) fn leads_outside(dir: &Path, roots: &[PathBuf]) -> bool {
     })
 }
 
+/// Why bash's splitting and globbing of a listing of `trees` would not give back exactly
+/// their files (`cat $(find src)`): a name holding whitespace or a glob character, or
+/// starting with `-`, somewhere in them (or a tree too big to look at, or a changed IFS).
+pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bash::Word]) -> Option<String> {
+    if shell.state.changed_env.iter().any(|v| v == "IFS") {
+        return Some("the session shell's IFS was changed".into());
+    }
+    let odd = |name: &str| name.starts_with('-') || name.contains([' ', '\t', '\n', '*', '?', '[']);
+    for w in trees {
+        if w.text.contains([' ', '\t', '\n', '*', '?', '[']) {
+            return Some(format!("`{}` holds whitespace or a glob character", w.text));
+        }
+        let Some(dirs) = shell.paths_of(w) else {
+            return Some(format!("`{}` is only known at run time", w.text));
+        };
+        for dir in dirs {
+            let mut hit = None;
+            let big = any_below(&dir, BUDGET, |e, _| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                let found = odd(&name);
+                if found {
+                    hit = Some(e.path().display().to_string());
+                }
+                found
+            });
+            if big {
+                return Some(hit.unwrap_or_else(|| format!("{} (too many files to look at)", dir.display())));
+            }
+        }
+    }
+    None
+}
+
 /// Whether `found` holds for some entry below `dir` (links not followed), or the tree
 /// has more than `budget` entries: a tree too big to look at counts as holding one.
 pub(crate) fn any_below(

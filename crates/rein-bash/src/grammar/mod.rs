@@ -98,7 +98,10 @@ fn fed(cmd: &Command, m: Option<(Kind, Model)>) -> Option<(Kind, Model)> {
             r.follows_links = true;
             Some((Kind::Reader, Model::Complete(r)))
         }
-        _ => Some((Kind::Reader, Model::NotModelled("the names xargs adds are only known at run time".into()))),
+        _ => Some((
+            Kind::Reader,
+            Model::NotModelled("the names a listing or xargs feeds it are only known at run time".into()),
+        )),
     }
 }
 

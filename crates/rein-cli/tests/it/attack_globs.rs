@@ -1,4 +1,4 @@
-//! Globs and loops over them (issue 25): a glob is literal text to bash only until it
+//! Globs, loops over them and listings substituted unquoted (issue 25): a glob is literal text to bash only until it
 //! meets the files, so where a program still reads options a file named
 //! `--from-file=.env` is an option, and a glob where one value is read may be several
 //! words. Each attack gets its own directory holding the files it needs; it is run for
@@ -42,6 +42,14 @@ const ATTACKS: &[(Files, &str, bool)] = &[
     (&[("a.md", "")], "for f in $(ls); do cat \"$f\"; done", false),
     (&[("a b.md", "")], "for f in *.md; do cat $f; done", false),
     (&[("x", "")], "for f in x; do cd \"$f\"; cat ../.env; done", false),
+    // Listings substituted unquoted: bash splits the names and globs each piece.
+    (&[("src/x .env", "")], "cat $(find src)", true),
+    (&[("--from-file=.env", ""), ("README.md", "hi\n")], "diff $(git ls-files -o)", true),
+    (&[("src/*", ""), ("src/a", "")], "cat $(find src -type f)", false),
+    (&[("src/a", "")], "cat $(find src -print0)", false),
+    (&[("src/a", "")], "cat $(find -L src)", false),
+    (&[("src/a", "")], "cat \"$(find src)\"", false),
+    (&[("src/a", "")], "$(find src -name a)", false),
 ];
 
 /// Everyday commands with globs and loops, in a directory of ordinary files.
@@ -59,6 +67,9 @@ const BENIGN: &[&str] = &[
     "for f in README.md src/main.rs; do head -3 $f; done",
     "for d in src; do ls \"$d\"; done",
     "for f in *.md; do for g in src/*.rs; do diff \"$f\" \"$g\"; done; done",
+    "wc -l $(find src -name '*.rs')",
+    "grep -n TODO $(git ls-files -o src)",
+    "cat $(find src -type f) | wc -l",
 ];
 
 fn git(dir: &Path, args: &[&str]) {
