@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::bail;
 use rein_protocol::{AssistantMessage, ContentBlock, Message, ToolUse};
-use rein_session::Transcript;
 use rein_testkit::{FakeServer, Scenario, Step, reply, text, tool_use};
+use rein_transcript::Transcript;
 use serde_json::json;
 
 use crate::Row;
@@ -39,7 +39,7 @@ pub fn rows(bin: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
 
     // A 100 MB transcript in this directory's project folder, loaded by `rein sessions`.
     let rein_home = home.join(".rein");
-    let big = rein_session::transcript_path(&rein_home, &cwd, "00000000-0000-4000-8000-000000000100");
+    let big = rein_transcript::transcript_path(&rein_home, &cwd, "00000000-0000-4000-8000-000000000100");
     let mut t = Transcript::open(&big, "00000000-0000-4000-8000-000000000100", &cwd, None)?;
     let filler = "lorem ipsum dolor sit amet ".repeat(70);
     let mut turn = 0;

@@ -229,23 +229,19 @@ fn all_results(history: &[&Message]) -> Vec<String> {
 async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> anyhow::Result<ExitCode> {
     let policy = rein_policy::SharedPolicy::from(setup.policy.clone());
     let (approver, questions) = rein_tui::approver(policy.clone());
-    let engine = crate::engine::build(&setup, model, policy, Some(Arc::new(approver)))?;
+    let session = crate::engine::build(&setup, model, policy, Some(Arc::new(approver)))?;
     rein_tui::run(rein_tui::Options {
-        engine,
+        session,
         questions,
         cwd: project.to_path_buf(),
         project_root: project.to_path_buf(),
         model: setup.model.clone(),
         first_prompt: Some(TASK.to_string()),
         allow_bypass: false,
-        commands: Vec::new(),
-        expand_mcp: None,
         titler: None,
-        session_id: setup.session_id.clone(),
         status_line: None,
         info: rein_tui::Info::default(),
         rein_home: setup.env.rein_home.clone(),
-        persist: false,
     })
     .await?;
     Ok(ExitCode::SUCCESS)

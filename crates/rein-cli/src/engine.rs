@@ -9,8 +9,8 @@ use anyhow::Context;
 use rein_engine::{AgentTool, Approver, ContextLimits, Engine, EngineConfig, Gate};
 use rein_model::Model;
 use rein_policy::SharedPolicy;
-use rein_session::Transcript;
 use rein_tools::ToolContext;
+use rein_transcript::Transcript;
 
 use crate::session::Setup;
 
@@ -21,12 +21,32 @@ const DEFAULT_TOOL_CONCURRENCY: usize = 10;
 /// Retries of transient API failures (as Claude Code: really 10).
 const DEFAULT_MAX_RETRIES: u32 = 10;
 
-/// Build the session's engine. `approver` answers questions (none headless).
+/// Build the live session: its engine and the facts hooks read live. `approver`
+/// answers questions (none headless).
 pub fn build(
     setup: &Setup,
     model: Arc<dyn Model>,
     policy: SharedPolicy,
     approver: Option<Arc<dyn Approver>>,
+) -> anyhow::Result<rein_session::Session> {
+    let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
+    let live = Arc::new(rein_session::Live::new(setup.session_id.clone(), transcript, policy.clone()));
+    let engine = engine(setup, model, policy, approver, live.clone())?;
+    let parts = rein_session::Parts {
+        commands: setup.commands.clone(),
+        mcp: setup.mcp.clone(),
+        project_dir: setup.cwd.clone(),
+        rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
+    };
+    Ok(rein_session::Session::new(engine, live, parts))
+}
+
+fn engine(
+    setup: &Setup,
+    model: Arc<dyn Model>,
+    policy: SharedPolicy,
+    approver: Option<Arc<dyn Approver>>,
+    live: Arc<rein_session::Live>,
 ) -> anyhow::Result<Engine> {
     let env = &setup.env;
     let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
@@ -60,6 +80,7 @@ pub fn build(
         let mut hooks = (**h).clone();
         hooks.prompt_judge =
             Some(Arc::new(rein_judge::PromptHookJudge { model: model.clone(), model_name: judge_model.clone() }));
+        hooks.live = Some(live.clone());
         Arc::new(hooks)
     });
     gate.approver = approver;

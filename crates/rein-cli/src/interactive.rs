@@ -30,32 +30,23 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             sandbox.set_asker(crate::sandbox::asker(approver.clone()));
         }
         let titler = setup.transcript.is_some().then(|| titler(model.clone(), crate::engine::small_model(&setup)));
-        let engine = crate::engine::build(&setup, model, policy, Some(approver))?;
+        let session = crate::engine::build(&setup, model, policy, Some(approver))?;
         let project_root = rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone());
         let allow_bypass = args.dangerously_skip_permissions
             || args.permission_mode.as_deref().and_then(PermissionMode::parse)
                 == Some(PermissionMode::BypassPermissions);
         let ending = rein_tui::run(rein_tui::Options {
-            engine,
+            session,
             questions,
             cwd: setup.cwd.clone(),
             project_root,
             model: setup.model.clone(),
             first_prompt: args.prompt.clone(),
             allow_bypass,
-            commands: setup.commands.clone(),
             titler,
-            expand_mcp: setup.mcp.clone().map(|servers| -> rein_tui::PromptExpander {
-                Arc::new(move |line: String| {
-                    let servers = servers.clone();
-                    Box::pin(async move { servers.expand_prompt(&line).await })
-                })
-            }),
-            session_id: setup.session_id.clone(),
             status_line: setup.status_line.clone(),
             info: info(&setup),
             rein_home: setup.env.rein_home.clone(),
-            persist: setup.transcript.is_some(),
         })
         .await?;
         if let rein_tui::Ending::Resume(id) = ending {
@@ -74,7 +65,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
 fn pick_session() -> anyhow::Result<Option<String>> {
     use std::io::{BufRead, Write};
     let cwd = std::env::current_dir()?;
-    let sessions = rein_session::list_sessions(&crate::env::Env::read().rein_home, &cwd);
+    let sessions = rein_transcript::list_sessions(&crate::env::Env::read().rein_home, &cwd);
     if sessions.is_empty() {
         println!("No earlier sessions in {}", cwd.display());
         return Ok(None);

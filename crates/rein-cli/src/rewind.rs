@@ -31,7 +31,8 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
     // No model request is made: a model that has nothing to say will do.
     let model: Arc<dyn rein_model::Model> = Arc::new(rein_model::ScriptedModel::new("rewind", Vec::new()));
     let policy = rein_policy::SharedPolicy::from(setup.policy.clone());
-    let mut engine = crate::engine::build(&setup, model, policy, None)?;
+    let mut session = crate::engine::build(&setup, model, policy, None)?;
+    let engine = session.engine_mut();
     let prompts = engine.user_prompts();
     let Some(target) = target else {
         println!("Prompts of session {} (rein rewind N restores to before prompt N):", setup.session_id);
@@ -46,7 +47,7 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
         Ok(k) => bail!("there is no prompt {k} (the session has {})", prompts.len()),
         Err(_) => engine.prompt_of(target).with_context(|| format!("no prompt with the message id {target}"))?,
     };
-    let restored = rewind_asking(&mut engine, n, what, yes)?;
+    let restored = rewind_asking(engine, n, what, yes)?;
     println!("Went back to before prompt {}: {} file(s) restored", n + 1, restored.len());
     for p in restored {
         println!("  {}", p.display());

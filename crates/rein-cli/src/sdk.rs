@@ -12,8 +12,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rein_policy::SharedPolicy;
-use rein_protocol::{ContentBlock, Message};
+use rein_protocol::ContentBlock;
 use rein_sdk::{Inbound, Peer, PermissionTargets, SdkApprover, SessionState, TurnAbort, UserLine};
+use rein_session::Input;
 use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -72,7 +73,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             Some(other) => crate::prompt_tool::approver(other, &setup)?,
             None => None,
         };
-        let mut engine = crate::engine::build(&setup, model, policy.clone(), approver)?;
+        let mut session = crate::engine::build(&setup, model, policy.clone(), approver)?;
         if let Some(id) = init_id {
             peer.respond(&id, Ok(initialize_reply(&setup, &policy)));
         }
@@ -92,19 +93,19 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             let user = match queue.pop_front() {
                 Some(u) => u,
                 None if !open => break,
-                None => match wait_for_prompt(&mut inbox, &peer, &mut control, &mut engine).await {
+                None => match wait_for_prompt(&mut inbox, &peer, &mut control, session.engine_mut()).await {
                     Some(u) => u,
                     None => break,
                 },
             };
             if let Some(m) = control.next_model.take() {
-                engine.set_model(&m);
+                session.set_model(&m);
                 control.model = m;
             }
             frontend.set_turn(&control.model, control.policy.get().mode);
-            engine.settle_tools().await;
-            frontend.set_tools(engine.tool_names());
-            abort.set(engine.fresh_abort());
+            session.engine_mut().settle_tools().await;
+            frontend.set_tools(session.engine().tool_names());
+            abort.set(session.engine_mut().fresh_abort());
             let started = Instant::now();
             setup.clear_structured_output();
             if let Some(s) = &states {
@@ -113,21 +114,20 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             frontend.start(&setup);
             // The prompt's id: the SDK's, else a new one; `rewind_files` names it.
             let id = user.uuid.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-            engine.tag_next_prompt(id.clone());
+            session.engine_mut().tag_next_prompt(id.clone());
             if args.replay_user_messages {
                 peer.send(&serde_json::json!({
                     "type": "user", "message": {"role": "user", "content": user.content}, "uuid": id,
                     "session_id": setup.session_id, "parent_tool_use_id": null,
                 }));
             }
-            let prompt = prompt_message(&setup, &mut engine, user).await;
             let outcome = {
                 let mut sink = |e| frontend.event(e);
-                let turn = engine.run(prompt, &mut sink);
+                let turn = session.prompt(prompt_input(user), &mut sink);
                 tokio::pin!(turn);
                 loop {
                     tokio::select! {
-                        outcome = &mut turn => break outcome,
+                        outcome = &mut turn => break outcome.map_err(|e| e.to_string()),
                         line = inbox.recv(), if open => match line {
                             Some(Inbound::User(u)) => queue.push_back(u),
                             Some(Inbound::Control { id, request }) => peer.respond(&id, control.handle(&request)),
@@ -139,14 +139,18 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
                 }
             };
             abort.clear();
+            let outcome = match outcome {
+                Ok(outcome) => outcome,
+                Err(e) => rein_engine::Outcome::not_sent(rein_engine::EngineError::PromptStopped(e)),
+            };
             frontend.finish(&setup, &outcome, started.elapsed());
             if let Some(s) = &states {
                 s.send("idle");
             }
             last_failed = outcome.is_error();
-            control.context_tokens = context_tokens(&engine);
+            control.context_tokens = context_tokens(session.engine());
         }
-        engine.end_session("other", &mut |e| frontend.event(e)).await;
+        session.end("other", &mut |e| frontend.event(e)).await;
         Ok(if last_failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
     })
 }
@@ -187,21 +191,16 @@ fn subtype(request: &Value) -> &str {
     request.get("subtype").and_then(Value::as_str).unwrap_or_default()
 }
 
-/// The user line as the turn's prompt: text, or content blocks; a `/command` in text
-/// runs the custom command.
-async fn prompt_message(setup: &Setup, engine: &mut rein_engine::Engine, user: UserLine) -> Message {
-    let blocks = match &user.content {
-        Value::String(text) => {
-            if let Some((def, args)) = setup.command_for(text) {
-                let expanded = engine.expand_command(&def, args, &setup.cwd, &setup.session_id).await;
-                return Message::user_text(expanded);
-            }
-            vec![ContentBlock::text(text.clone())]
-        }
-        blocks => serde_json::from_value::<Vec<ContentBlock>>(blocks.clone())
-            .unwrap_or_else(|e| vec![ContentBlock::text(format!("(content rein could not read: {e}) {blocks}"))]),
-    };
-    Message::user(blocks)
+/// The user line as the turn's prompt: text (which may call a custom command or an MCP
+/// prompt), or content blocks.
+fn prompt_input(user: UserLine) -> Input {
+    match user.content {
+        Value::String(text) => Input::Text(text),
+        blocks => Input::Blocks(
+            serde_json::from_value::<Vec<ContentBlock>>(blocks.clone())
+                .unwrap_or_else(|e| vec![ContentBlock::text(format!("(content rein could not read: {e}) {blocks}"))]),
+        ),
+    }
 }
 
 /// The conversation's size in tokens (estimated from its bytes).

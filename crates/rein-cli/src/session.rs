@@ -266,25 +266,25 @@ impl Setup {
         let rein_home = self.env.rein_home.clone();
         let resumed = match (&args.resume, args.continue_session) {
             (Some(id), _) => {
-                let mut path = rein_session::transcript_path(&rein_home, &self.cwd, id);
+                let mut path = rein_transcript::transcript_path(&rein_home, &self.cwd, id);
                 if !path.exists() {
                     // Not an id: a session of this directory by its title, as Claude Code takes it.
-                    let titled = rein_session::list_sessions(&rein_home, &self.cwd)
+                    let titled = rein_transcript::list_sessions(&rein_home, &self.cwd)
                         .into_iter()
                         .find(|s| s.title.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(id.trim())));
                     match titled {
                         Some(info) => path = info.path,
-                        None => return Err(rein_session::SessionError::NotFound(id.clone()).into()),
+                        None => return Err(rein_transcript::SessionError::NotFound(id.clone()).into()),
                     }
                 }
-                Some(rein_session::load(&path)?)
+                Some(rein_transcript::load(&path)?)
             }
             // A transcript killed before its first line holds no session to continue.
-            (None, true) => match rein_session::list_sessions(&rein_home, &self.cwd)
+            (None, true) => match rein_transcript::list_sessions(&rein_home, &self.cwd)
                 .into_iter()
                 .find(|s| !s.first_prompt.is_empty() || s.turns > 0)
             {
-                Some(info) => Some(rein_session::load(&info.path)?),
+                Some(info) => Some(rein_transcript::load(&info.path)?),
                 None => anyhow::bail!("no earlier session in {} to continue", self.cwd.display()),
             },
             (None, false) => None,
@@ -305,7 +305,7 @@ impl Setup {
             self.history_deferred = loaded.deferred;
         }
         if !args.no_session_persistence {
-            self.transcript = Some(rein_session::transcript_path(&rein_home, &self.cwd, &self.session_id));
+            self.transcript = Some(rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id));
         }
         // Spilled results live under the session's own id, in the user's rein home.
         self.session_dir = rein_home.join("sessions").join(&self.session_id);
@@ -361,13 +361,6 @@ impl Setup {
             permission_mode: self.policy.mode.name().to_string(),
             session_dir: self.session_dir.clone(),
         }
-    }
-
-    /// The custom command `text` calls (`/name args`), with its arguments.
-    pub fn command_for<'a>(&self, text: &'a str) -> Option<(rein_prompt::commands::CommandDef, &'a str)> {
-        let rest = text.trim_start().strip_prefix('/')?;
-        let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        self.commands.iter().find(|c| c.name == name).map(|c| (c.clone(), args.trim()))
     }
 
     /// The model client of the chosen provider (Anthropic: `ANTHROPIC_*` variables or
@@ -426,44 +419,25 @@ pub async fn run(
 ) -> RunEnd {
     let started = Instant::now();
     let policy = SharedPolicy::from(setup.policy.clone());
-    let mut engine = match crate::engine::build(setup, model, policy, approver) {
-        Ok(e) => e,
+    let mut session = match crate::engine::build(setup, model, policy, approver) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("rein: error: {e}");
             return RunEnd::Failed;
         }
     };
-    let interrupts = crate::interrupt::watch(engine.fresh_abort());
-    frontend.set_tools(engine.tool_names());
+    let interrupts = crate::interrupt::watch(session.engine_mut().fresh_abort());
+    frontend.set_tools(session.engine().tool_names());
     frontend.start(setup);
-    // `/mcp__server__prompt args` runs an MCP prompt: its messages are the prompt.
-    let expanded_mcp = match &setup.mcp {
-        Some(servers) => servers.expand_prompt(prompt).await,
-        None => None,
-    };
-    let prompt = match expanded_mcp {
-        Some(Ok(text)) => text,
-        Some(Err(e)) => {
+    let outcome = match session.prompt(rein_session::Input::Text(prompt.to_string()), &mut |e| frontend.event(e)).await
+    {
+        Ok(outcome) => outcome,
+        Err(e) => {
             eprintln!("rein: error: {e}");
             return RunEnd::Failed;
         }
-        None => prompt.to_string(),
     };
-    let prompt = prompt.as_str();
-    // `/name args` runs a custom command: its expansion is the prompt.
-    let command = setup.command_for(prompt);
-    let prompt = match &command {
-        Some((def, args)) => engine.expand_command(def, args, &setup.cwd, &setup.session_id).await,
-        None => prompt.to_string(),
-    };
-    if let Some(model) = command.as_ref().and_then(|(def, _)| def.model.as_deref()) {
-        engine.set_model(model);
-    }
-    let outcome = engine.run(Message::user_text(prompt), &mut |event| frontend.event(event)).await;
-    if let Some((def, _)) = &command {
-        engine.end_command_turn(def);
-    }
-    engine.end_session("other", &mut |event| frontend.event(event)).await;
+    session.end("other", &mut |event| frontend.event(event)).await;
     frontend.finish(setup, &outcome, started.elapsed());
     interrupts.abort();
     if outcome.end == End::Interrupted {

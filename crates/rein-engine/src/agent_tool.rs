@@ -119,7 +119,7 @@ impl Tool for AgentTool {
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
         if let Some(dir) = &self.transcripts {
             let path = dir.join(format!("{agent_id}.jsonl"));
-            match rein_session::Transcript::open(&path, &agent_id, &ctx.cwd, None) {
+            match rein_transcript::Transcript::open(&path, &agent_id, &ctx.cwd, None) {
                 Ok(t) => engine = engine.with_transcript(t),
                 Err(e) => tracing::warn!(error = %e, "no subagent transcript"),
             }

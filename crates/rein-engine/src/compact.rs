@@ -148,7 +148,7 @@ impl Engine {
         }
         self.counted = None;
         self.log(|t| {
-            t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: trigger.to_string(), pre_tokens })?;
+            t.event(&rein_transcript::TranscriptEvent::CompactBoundary { trigger: trigger.to_string(), pre_tokens })?;
             compacted.iter().try_for_each(|m| t.message(m))
         });
         self.compact_failures = 0;

@@ -171,7 +171,7 @@ impl Engine {
             cp.forget_from(n);
         }
         self.log(|t| {
-            t.event(&rein_session::TranscriptEvent::CompactBoundary { trigger: "rewind".into(), pre_tokens: 0 })?;
+            t.event(&rein_transcript::TranscriptEvent::CompactBoundary { trigger: "rewind".into(), pre_tokens: 0 })?;
             kept.iter().try_for_each(|m| t.message(m))
         });
         Ok(())
@@ -200,7 +200,7 @@ impl Engine {
         if conversation {
             self.rewind_to(n).map_err(crate::RewindFailed::Conversation)?;
         }
-        let event = rein_session::TranscriptEvent::Rewind {
+        let event = rein_transcript::TranscriptEvent::Rewind {
             to_prompt: n,
             files: restored.iter().map(|p| p.display().to_string()).collect(),
             conversation,

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rein_session::{SessionError, Transcript};
+use rein_transcript::{SessionError, Transcript};
 
 #[derive(Clone, Default)]
 pub(crate) struct Journal {

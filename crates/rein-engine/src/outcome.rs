@@ -43,6 +43,20 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A run that failed before any request (a prompt that could not be put together).
+    pub fn not_sent(error: crate::EngineError) -> Self {
+        Outcome {
+            result_text: error.to_string(),
+            end: End::Failed(error),
+            num_turns: 0,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            api_duration: Duration::ZERO,
+            stop_reason: None,
+            permission_denials: Vec::new(),
+        }
+    }
+
     pub fn is_error(&self) -> bool {
         !matches!(self.end, End::Completed | End::Stopped(_) | End::Deferred(_))
     }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use rein_model::{Model, ModelRequest, cost_usd};
 use rein_protocol::{AssistantMessage, ContentBlock, Message, ToolSpec, ToolUse};
-use rein_session::{Transcript, TranscriptEvent};
 use rein_tools::{Registry, ToolContext};
+use rein_transcript::{Transcript, TranscriptEvent};
 
 use crate::journal::Journal;
 use crate::sample::Sampled;
@@ -218,7 +218,7 @@ impl Engine {
         self.transcript = Journal::new(transcript);
     }
 
-    pub(crate) fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_session::SessionError>) {
+    pub(crate) fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_transcript::SessionError>) {
         self.transcript.write(write);
     }
 

@@ -3,7 +3,7 @@
 //! results in call order.
 
 use rein_protocol::{Message, ToolUse};
-use rein_session::TranscriptEvent;
+use rein_transcript::TranscriptEvent;
 
 use crate::chain::CallReport;
 use crate::{Engine, EngineEvent, Outcome};

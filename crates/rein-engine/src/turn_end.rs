@@ -3,7 +3,7 @@
 //! calls, and settling a response that failed or was interrupted.
 
 use rein_protocol::{AssistantMessage, Message};
-use rein_session::TranscriptEvent;
+use rein_transcript::TranscriptEvent;
 
 use crate::executor::Executor;
 use crate::record::Recorded;

@@ -41,6 +41,15 @@ pub struct Session {
     pub session_dir: PathBuf,
 }
 
+/// The facts that change while a session runs — its id (`/clear` starts another), its
+/// transcript, the permission mode (Shift+Tab, `set_permission_mode`, ExitPlanMode) —
+/// read from their owner each time a hook runs, so no hook sees a stale copy.
+pub trait LiveFacts: Send + Sync {
+    fn session_id(&self) -> String;
+    fn transcript_path(&self) -> PathBuf;
+    fn permission_mode(&self) -> String;
+}
+
 /// Answers `prompt` hooks: a small fast model's yes/no judgement, with a reason.
 pub trait PromptJudge: Send + Sync {
     /// `Ok((ok, reason))`; `Err` when there is no usable answer.
@@ -68,6 +77,8 @@ pub struct Hooks {
     pub callbacks: Option<Arc<dyn CallbackRunner>>,
     /// Where `prompt` handlers are judged.
     pub prompt_judge: Option<Arc<dyn PromptJudge>>,
+    /// The session's live facts; without them hooks see `session` as it was built.
+    pub live: Option<Arc<dyn LiveFacts>>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -78,7 +89,7 @@ impl std::fmt::Debug for Hooks {
 
 impl Hooks {
     pub fn new(config: HookConfig, session: Session) -> Self {
-        Hooks { config, session, callbacks: None, prompt_judge: None }
+        Hooks { config, session, callbacks: None, prompt_judge: None, live: None }
     }
 
     /// Whether any handler is configured for `event`.
@@ -208,11 +219,20 @@ impl Hooks {
     fn input(&self, event: HookEvent, fields: Value) -> Value {
         let s = &self.session;
         let mut map = Map::new();
-        map.insert("session_id".into(), json!(s.session_id));
-        map.insert("transcript_path".into(), json!(s.transcript_path));
+        match &self.live {
+            Some(live) => {
+                map.insert("session_id".into(), json!(live.session_id()));
+                map.insert("transcript_path".into(), json!(live.transcript_path()));
+            }
+            None => {
+                map.insert("session_id".into(), json!(s.session_id));
+                map.insert("transcript_path".into(), json!(s.transcript_path));
+            }
+        }
         map.insert("cwd".into(), json!(s.cwd));
         map.insert("hook_event_name".into(), json!(event.name()));
-        map.insert("permission_mode".into(), json!(s.permission_mode));
+        let mode = self.live.as_ref().map_or_else(|| s.permission_mode.clone(), |l| l.permission_mode());
+        map.insert("permission_mode".into(), json!(mode));
         if let Value::Object(extra) = fields {
             map.extend(extra);
         }

@@ -1,43 +1,14 @@
-//! Session transcripts that never lose work. Each session is an append-only JSONL file
-//! under `~/.rein/projects/<sanitised cwd>/<session-id>.jsonl` (`REIN_HOME` moves
-//! `~/.rein`), one line per message or event in Claude Code's line shape (`type`, `uuid`,
-//! `parentUuid`, `sessionId`, `timestamp`, `cwd`, `message`), flushed line by line, so a
-//! crash at any point leaves every acknowledged line on disk. Loading tolerates a torn
-//! last line and rebuilds the conversation; the engine repairs dangling tool calls.
+//! The live session: one owner for a session while it runs, between the frontends and
+//! the engine. It keeps the live facts hooks, the status line and frontends read (the
+//! session id, which `/clear` changes; the transcript; the permission mode, which
+//! Shift+Tab, `set_permission_mode` and ExitPlanMode change; the model), and offers one
+//! typed command API that print mode, the Agent SDK and the interactive UI all drive:
+//! prompt (MCP prompts, custom commands with their turn-only rules and model, `@`
+//! mentions, the output of `!cmd` before it), shell, compact, clear, rewind, set model,
+//! set mode, end. A frontend maps its input to these commands and renders the events.
 
-mod event;
-mod load;
-mod write;
+mod drive;
+mod live;
 
-use std::path::{Path, PathBuf};
-
-pub use event::TranscriptEvent;
-pub use load::{Loaded, SessionInfo, list_sessions, load};
-pub use write::Transcript;
-
-/// Why a transcript could not be written or read.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionError {
-    #[error("{path}: {reason}")]
-    Io { path: String, reason: String },
-    #[error("no session {0} for this directory (see `rein sessions`)")]
-    NotFound(String),
-}
-
-impl SessionError {
-    fn io(path: &Path, e: impl std::fmt::Display) -> Self {
-        SessionError::Io { path: path.display().to_string(), reason: e.to_string() }
-    }
-}
-
-/// The directory of a working directory's sessions: every non-alphanumeric character of
-/// the absolute path becomes `-` (as Claude Code names its project directories).
-pub fn project_dir(rein_home: &Path, cwd: &Path) -> PathBuf {
-    let name: String = cwd.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    rein_home.join("projects").join(name)
-}
-
-/// The transcript file of a session.
-pub fn transcript_path(rein_home: &Path, cwd: &Path, session_id: &str) -> PathBuf {
-    project_dir(rein_home, cwd).join(format!("{session_id}.jsonl"))
-}
+pub use drive::{Input, Parts, PromptError, Session};
+pub use live::Live;

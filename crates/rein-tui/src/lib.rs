@@ -28,13 +28,12 @@ mod worker;
 
 use std::path::PathBuf;
 
-use rein_engine::Engine;
 use rein_policy::SharedPolicy;
 use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
 pub use mcp_pick::pick_mcp_servers;
-pub use worker::{PromptExpander, Titler};
+pub use worker::Titler;
 
 /// The questions a [`TuiApprover`] sends, for [`run`].
 pub type Questions = mpsc::UnboundedReceiver<Question>;
@@ -65,7 +64,8 @@ pub enum Ending {
 
 /// What the interactive session starts from.
 pub struct Options {
-    pub engine: Engine,
+    /// The live session the UI drives.
+    pub session: rein_session::Session,
     pub questions: Questions,
     pub cwd: PathBuf,
     /// Where "don't ask again" rules are written (`.claude/settings.local.json`).
@@ -74,39 +74,26 @@ pub struct Options {
     pub first_prompt: Option<String>,
     /// Shift+Tab may reach bypassPermissions.
     pub allow_bypass: bool,
-    /// Custom slash commands (`.claude/commands`).
-    pub commands: Vec<rein_prompt::commands::CommandDef>,
-    /// Expands `/mcp__server__prompt args` (MCP prompts).
-    pub expand_mcp: Option<worker::PromptExpander>,
     /// Names a new session after its first turn (the small model); `None`: no titles.
     pub titler: Option<worker::Titler>,
-    pub session_id: String,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
     pub info: Info,
     /// rein's home (`~/.rein`): prompt history is kept there.
     pub rein_home: PathBuf,
-    /// Sessions are written to transcripts (not `--no-session-persistence`).
-    pub persist: bool,
 }
 
 /// Run the interactive session until the person exits.
 pub async fn run(options: Options) -> std::io::Result<Ending> {
-    let policy = options.engine.policy().clone();
-    let history: Vec<rein_protocol::Message> = options.engine.conversation().messages().cloned().collect();
+    let session = options.session;
+    let policy = session.live().policy().clone();
+    let session_id = session.session_id();
+    let history: Vec<rein_protocol::Message> = session.engine().conversation().messages().cloned().collect();
     let (prompts, prompt_rx) = mpsc::unbounded_channel();
     let (ui, ui_rx) = mpsc::unbounded_channel();
     let commands: Vec<(String, String)> =
-        options.commands.iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
-    let session = worker::Session {
-        commands: options.commands,
-        expand_mcp: options.expand_mcp,
-        titler: options.titler,
-        project_dir: options.cwd.clone(),
-        session_id: options.session_id.clone(),
-        rein_home: options.persist.then(|| options.rein_home.clone()),
-    };
-    let engine_task = tokio::spawn(worker::run(options.engine, session, prompt_rx, ui));
+        session.commands().iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
+    let engine_task = tokio::spawn(worker::run(session, options.titler, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
     app.commands = commands;
@@ -117,7 +104,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     app.composer.set_history(history.load());
     app.history = Some(history);
     app.rein_home = options.rein_home.clone();
-    app.session_id = options.session_id.clone();
+    app.session_id = session_id;
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }

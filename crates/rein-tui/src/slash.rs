@@ -116,7 +116,7 @@ pub fn run(app: &mut App, command: &str) {
             out.push(format!("Mode: {}", app.policy.get().mode.name()));
         }
         "resume" => {
-            let sessions = rein_session::list_sessions(&app.rein_home, &app.cwd);
+            let sessions = rein_transcript::list_sessions(&app.rein_home, &app.cwd);
             let list: Vec<(String, String)> = sessions
                 .into_iter()
                 .filter(|s| s.session_id != app.session_id)
