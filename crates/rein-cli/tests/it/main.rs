@@ -20,6 +20,7 @@ mod failures;
 mod headless;
 mod hook_handlers;
 mod hooks;
+mod live_facts;
 mod mcp;
 mod mcp_python;
 mod openai_chat;

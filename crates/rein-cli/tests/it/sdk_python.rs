@@ -296,3 +296,50 @@ fn questions_and_plans_go_to_can_use_tool() {
     assert!(results[1]["content"].as_str().unwrap().contains("approved your plan"), "{results:?}");
     assert_eq!(std::fs::read_to_string(target).unwrap(), "green\n", "plan mode ended in acceptEdits");
 }
+
+/// The session owner's turn-only rules (issue 26): a custom command's `allowed-tools`
+/// allow its own turn's call and not the next turn's; its `model:` is its turn's.
+#[test]
+fn a_commands_allowed_tools_and_model_hold_for_its_turn_only() {
+    let env = Env::new();
+    env.write(
+        ".claude/commands/mk.md",
+        "---\ndescription: Make files\nallowed-tools: Bash(touch:*)\nmodel: claude-haiku-4-5\n---\nMake the files.\n",
+    );
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("t1", "Bash", json!({"command": "touch one.txt"}))]),
+        reply([text("made one")]),
+        reply([tool_use_with_id("t2", "Bash", json!({"command": "touch two.txt"}))]),
+        reply([text("done")]),
+    ]));
+    let Some(out) = drive(&env, &server, "command_turn_only") else { return };
+    assert!(env.cwd().join("one.txt").exists(), "the command's turn ran its allowed call: {out}");
+    assert!(!env.cwd().join("two.txt").exists(), "the next turn's call was not allowed by the command");
+    let asked = out["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{out}");
+    assert_eq!(asked[0]["input"]["command"], "touch two.txt");
+    let requests = server.requests();
+    assert_eq!(requests[0].body["model"], "claude-haiku-4-5");
+    assert_ne!(requests[2].body["model"], "claude-haiku-4-5", "the command's model held past its turn");
+}
+
+/// A command hook's stdin carries the permission mode as it is now: after
+/// `set_permission_mode`, the next hook sees the new mode (and the same session id).
+#[test]
+fn hooks_see_the_mode_the_sdk_set() {
+    let env = Env::new();
+    env.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "cat >> hook-inputs.jsonl; echo >> hook-inputs.jsonl"}]}]}}"#,
+    );
+    let server = serve(Scenario::new([reply([text("one")]), reply([text("two")])]));
+    let Some(out) = drive(&env, &server, "hook_mode") else { return };
+    let text = std::fs::read_to_string(env.cwd().join("hook-inputs.jsonl")).unwrap();
+    let inputs: Vec<Value> =
+        text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let modes: Vec<&str> = inputs.iter().map(|i| i["permission_mode"].as_str().unwrap()).collect();
+    assert_eq!(modes, ["default", "acceptEdits"], "{text}");
+    let id = result(&out["second"])["session_id"].clone();
+    assert!(inputs.iter().all(|i| i["session_id"] == id), "{text}");
+}
