@@ -79,6 +79,9 @@ fn ls_files_roots(args: &[Word]) -> Option<Vec<Word>> {
         }
         if w.text.starts_with('-') {
             KEEP.contains(&w.text.as_str()).then_some(())?;
+        } else if w.text.starts_with(':') || w.text.contains(['*', '?', '[', '\\']) {
+            // Pathspec magic (`:(top)`, `:!x`) and wildcards: not a directory.
+            return None;
         } else {
             roots.push(w.clone());
         }

@@ -1,7 +1,8 @@
 //! `for VAR in WORDS; do BODY; done` where rein knows every value VAR takes (issue 25,
 //! "less friction"): each WORD is literal text or a glob, and the body uses VAR only as
 //! the whole quoted word `"$VAR"` (no splitting, no globbing of the value) and never
-//! assigns it or moves the shell (`cd`). Each command of the body that holds `"$VAR"` is
+//! assigns it or moves the shell (`cd`), and VAR is a plain lower-case name no program
+//! or part of bash reads. Each command of the body that holds `"$VAR"` is
 //! then judged once per WORD with the WORD in its place — a glob stands for every file
 //! it matches, judged as a glob is anywhere (a match that starts with `-` where options
 //! are read is asked). Any other loop stays "control flow", not understood.
@@ -22,6 +23,13 @@ pub(crate) fn modelled_loop(node: Node<'_>, src: &str) -> Option<(String, Vec<Wo
         return None; // `select` reads the terminal.
     }
     let var = node.child_by_field_name("variable")?.utf8_text(src.as_bytes()).ok()?.to_string();
+    // The loop assigns the name: only a plain lower-case name, which no program and no
+    // part of bash reads (not PATH, HOME, IFS, `_`, BASH_REMATCH, http_proxy, …).
+    let plain_name = var.starts_with(|c: char| c.is_ascii_lowercase())
+        && var.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    if !plain_name {
+        return None;
+    }
     let mut cursor = node.walk();
     let values: Vec<Node<'_>> = node.children_by_field_name("value", &mut cursor).collect();
     if values.is_empty() {

@@ -226,10 +226,26 @@ impl Walker<'_, '_> {
                     | "command_substitution"
                     | "ansi_c_string"
             );
+            let text = n.utf8_text(self.src.as_bytes()).unwrap_or_default();
             if leaf {
                 words.push(word(n, self.src));
             } else if n.child_count() == 0 || n.kind() == "test_operator" {
-                words.push(Word::literal(n.utf8_text(self.src.as_bytes()).unwrap_or_default()));
+                // In `[ … ]` bash reads `>`, `<`, `2>`, `&>` as redirections.
+                let t = text.trim_start_matches(|c: char| c.is_ascii_digit() || c == '&');
+                if t.starts_with(['<', '>']) {
+                    self.problem(Problem::new(
+                        ProblemClass::Syntax,
+                        format!("`{text}` inside `[ … ]` is a redirection rein does not analyse"),
+                    ));
+                }
+                // Any other leaf: literal only when it holds nothing bash expands.
+                let plain =
+                    !text.contains(['*', '?', '[', ']', '$', '`', '{', '~', '\\']) || text == "[" || text == "]";
+                words.push(if plain {
+                    Word::literal(text)
+                } else {
+                    Word { text: text.to_string(), literal: false, glob: true }
+                });
             } else {
                 let mut cursor = n.walk();
                 let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();

@@ -99,18 +99,37 @@ pub fn lexical(path: &Path) -> PathBuf {
 
 /// Expand a one-segment glob (`src/*.rs`, `.e*`) against its directory, as the shell
 /// would. `None` for patterns that span directories; an unmatched glob names itself.
+///
+/// `path` is the word after quote removal, so a `[`, `{` or `\\` in it was quoted or
+/// escaped for bash (an unquoted bracket expression is never literal) but would be
+/// pattern syntax to the matcher: such a pattern, and `**`, is `None` (not known). The
+/// directory is resolved as the kernel resolves it, and each match is given as named
+/// and as resolved (a match may be a symbolic link).
 pub(crate) fn expand_glob(path: &Path) -> Option<Vec<PathBuf>> {
     let dir = path.parent()?;
     let pattern = path.file_name()?.to_str()?;
-    if dir.to_string_lossy().contains(['*', '?', '[']) {
+    if dir.to_string_lossy().contains(['*', '?', '[']) || pattern.contains(['[', ']', '{', '}', '\\']) {
         return None;
     }
+    if pattern.contains("**") {
+        return None;
+    }
+    let dir = kernel_path(dir).unwrap_or_else(|_| dir.to_path_buf());
     let matcher = globset::GlobBuilder::new(pattern).literal_separator(true).build().ok()?.compile_matcher();
-    let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+    let matches: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|it| it.flatten().filter(|e| matcher.is_match(e.file_name())).map(|e| e.path()).collect())
         .unwrap_or_default();
+    let mut found = Vec::new();
+    for m in matches {
+        if let Ok(real) = kernel_path(&m)
+            && real != m
+        {
+            found.push(real);
+        }
+        found.push(m);
+    }
     if found.is_empty() {
-        found.push(path.to_path_buf());
+        found.push(dir.join(pattern));
     }
     Some(found)
 }

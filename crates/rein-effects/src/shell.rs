@@ -163,7 +163,8 @@ impl ShellCommand {
         for base in bases {
             let path = absolute(&w.text, base, self.home.as_deref());
             if w.glob {
-                out.extend(expand_glob(&path)?);
+                // Unnormalised: the glob's directory is resolved as the kernel does it.
+                out.extend(expand_glob(&joined(&w.text, base, self.home.as_deref()))?);
             } else {
                 // The path as written, and as the kernel resolves it (`link/../x` is
                 // relative to where the link points): rules hold for both.

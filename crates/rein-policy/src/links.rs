@@ -22,10 +22,15 @@ pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bas
     if shell.state.changed_env.iter().any(|v| v == "IFS") {
         return Some("the session shell's IFS was changed".into());
     }
-    let odd = |name: &str| name.starts_with('-') || name.contains([' ', '\t', '\n', '*', '?', '[']);
+    // Also what git prints C-quoted (`"src/\303\251"`): non-ASCII, `"`, `\`, controls.
+    let odd = |name: &str| {
+        name.starts_with('-')
+            || name.contains(['*', '?', '[', '"', '\\'])
+            || name.chars().any(|c| c.is_whitespace() || c.is_control() || !c.is_ascii())
+    };
     for w in trees {
-        if w.text.contains([' ', '\t', '\n', '*', '?', '[']) {
-            return Some(format!("`{}` holds whitespace or a glob character", w.text));
+        if odd(&w.text) {
+            return Some(format!("`{}` holds whitespace, a glob character or what git quotes", w.text));
         }
         let Some(dirs) = shell.paths_of(w) else {
             return Some(format!("`{}` is only known at run time", w.text));

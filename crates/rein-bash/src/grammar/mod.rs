@@ -91,7 +91,21 @@ fn fed(cmd: &Command, m: Option<(Kind, Model)>) -> Option<(Kind, Model)> {
     if cmd.fed_trees.is_empty() {
         return m;
     }
+    // Each name fills an operand: every one must be a file the program reads. (The
+    // first may be taken for the script or pattern, a later one for an output file
+    // (`uniq IN OUT`, `xxd IN OUT`), or a revision (`git show HEAD:x`).)
+    let every_operand_read = match cmd.program() {
+        Some("git" | "xxd") | None => false,
+        Some(p) => tables::program(p).is_none_or(|spec| spec.operands != Operands::OneFile),
+    };
     match m {
+        Some((Kind::Reader, Model::Complete(r)))
+            if !every_operand_read || !cmd.fed_trees.iter().all(|w| r.reads.contains(w) || r.trees.contains(w)) =>
+        {
+            let why = "a name the listing feeds it would fill an operand that is not a file it reads \
+                       (a script, a pattern, an option's value, an output file or a revision)";
+            Some((Kind::Reader, Model::NotModelled(why.into())))
+        }
         Some((Kind::Reader, Model::Complete(mut r))) => {
             r.reads.retain(|w| !cmd.fed_trees.contains(w));
             r.trees.extend(cmd.fed_trees.iter().cloned());

@@ -50,6 +50,25 @@ const ATTACKS: &[(Files, &str, bool)] = &[
     (&[("src/a", "")], "cat $(find -L src)", false),
     (&[("src/a", "")], "cat \"$(find src)\"", false),
     (&[("src/a", "")], "$(find src -name a)", false),
+    // Found by a red team reading this code: quoted glob characters the matcher took
+    // for pattern syntax, loop variables bash itself reads, names that fill a script,
+    // pathspec magic, git's C-quoted names, globs and redirections inside `[ … ]`.
+    (&[("[x]leak", "->.env")], "cat \\[x\\]*", true),
+    (&[("{q}z", "->.env")], "cat '{q}'*", true),
+    (&[("-oPWNED[x]", "")], "sort .gitignore *\"[x]\"", false),
+    (&[("bin/cat", "#!/bin/sh\n")], "for PATH in bin; do cat a.txt; done", false),
+    (&[("h/.gitconfig", "")], "for HOME in h; do git status; done", false),
+    (&[("README.md", "hi\n")], "for _ in README.md; do true .env; cat \"$_\"; done", true),
+    (&[("src/XrYre/in", "cat .env #c/X\n")], "sed $(find src -path 'src/XrYre*')", true),
+    (&[("src/XrYre/in", "cat .env #c/X\n")], "find src -path 'src/XrYre*' -print0 | xargs -0 sed", true),
+    (&[("l", "->.env")], "cat $(git ls-files -o ':(top)')", true),
+    (&[("src/\u{e9}", ""), ("\"src/\\303\\251\"", "->../.env")], "cat $(git ls-files -o src)", true),
+    (&[("src/a", "a\n"), ("src/b", "b\n")], "find src -print0 | xargs -0 uniq", false),
+    (&[("src/a", "a\n"), ("src/b", "b\n")], "xxd $(find src)", false),
+    (&[("HEAD:.env", "")], "git show $(git ls-files -o)", false),
+    (&[("-v", ""), ("x[$(cat${IFS}.env)]", "")], "[ \\( * \\) ]", false),
+    (&[], "[ a > w ]", false),
+    (&[], "[ a < .env ]", false),
 ];
 
 /// Everyday commands with globs and loops, in a directory of ordinary files.
