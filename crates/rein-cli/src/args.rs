@@ -358,7 +358,7 @@ pub fn parse_lenient() -> Args {
         }
         let name = arg.strip_prefix("--").map(|n| n.split_once('=').map_or(n, |(n, _)| n));
         if let Some(&(flag, valued)) = name.and_then(|n| NOT_YET.iter().find(|(f, _)| *f == n)) {
-            eprintln!("rein: note: --{flag} is not supported yet; ignored");
+            crate::messages::note_message!("--{flag} is not supported yet; ignored");
             if valued && !arg.contains('=') {
                 it.next();
             }
@@ -378,7 +378,7 @@ pub fn parse_lenient() -> Args {
                     e.exit()
                 };
                 let at = at + 1;
-                eprintln!("rein: note: unknown option {bad} ignored");
+                crate::messages::note_message!("unknown option {bad} ignored");
                 let removed = kept.remove(at);
                 let takes_next = sdk && !removed.contains('=') && kept.get(at).is_some_and(|n| !n.starts_with('-'));
                 if takes_next {

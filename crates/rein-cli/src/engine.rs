@@ -102,7 +102,7 @@ fn engine(
         ),
     };
     if let Err(e) = registry.register(agent) {
-        eprintln!("rein: warning: no Agent tool: {e}");
+        crate::messages::warn_message!("no Agent tool: {e}");
     }
     registry.alias("Task", "Agent");
     for result in [
@@ -110,18 +110,18 @@ fn engine(
         registry.register(rein_engine::AskUserQuestion),
     ] {
         if let Err(e) = result {
-            eprintln!("rein: warning: {e}");
+            crate::messages::warn_message!("{e}");
         }
     }
     // Many MCP tools: most definitions are deferred and loaded on demand (ToolSearch).
     let search = rein_engine::SharedSearch::default();
     if let Err(e) = registry.register(rein_engine::ToolSearch { state: search.clone() }) {
-        eprintln!("rein: warning: {e}");
+        crate::messages::warn_message!("{e}");
     }
     if setup.skills.iter().any(|s| s.model_invocable) {
         let skills = rein_engine::SkillTool { skills: setup.skills.clone(), policy: gate.policy.clone() };
         if let Err(e) = registry.register(skills) {
-            eprintln!("rein: warning: no Skill tool: {e}");
+            crate::messages::warn_message!("no Skill tool: {e}");
         }
     }
     let mode = rein_engine::ToolSearchMode::parse(crate::env::Env::lookup("ENABLE_TOOL_SEARCH").as_deref());
@@ -142,7 +142,7 @@ fn engine(
                 }
                 engine = engine.with_transcript(t);
             }
-            Err(e) => eprintln!("rein: warning: no transcript: {e}"),
+            Err(e) => crate::messages::warn_message!("no transcript: {e}"),
         }
     }
     if let Some(uuid) = &setup.rewind_to {

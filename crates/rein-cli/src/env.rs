@@ -310,7 +310,7 @@ impl Env {
 pub fn apply_settings_env(settings: &rein_settings::Settings) {
     for (key, value) in settings.merged_map("/env") {
         if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
-            eprintln!("rein: warning: ignoring the settings env entry {key:?}");
+            crate::messages::warn_message!("ignoring the settings env entry {key:?}");
             continue;
         }
         // SAFETY: rein is still single-threaded here (no runtime, no thread spawned), so

@@ -35,6 +35,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         let allow_bypass = args.dangerously_skip_permissions
             || args.permission_mode.as_deref().and_then(PermissionMode::parse)
                 == Some(PermissionMode::BypassPermissions);
+        crate::messages::terminal_owned(true);
         let ending = rein_tui::run(rein_tui::Options {
             session,
             questions,
@@ -48,7 +49,9 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             info: info(&setup),
             rein_home: setup.env.rein_home.clone(),
         })
-        .await?;
+        .await;
+        crate::messages::terminal_owned(false);
+        let ending = ending?;
         if let rein_tui::Ending::Resume(id) = ending {
             // `/resume`: this process becomes `rein --resume ID`.
             use std::os::unix::process::CommandExt;

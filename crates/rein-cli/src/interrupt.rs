@@ -13,7 +13,7 @@ pub fn watch(abort: CancellationToken) -> tokio::task::JoinHandle<()> {
         abort.cancel();
         if tokio::signal::ctrl_c().await.is_ok() {
             rein_tools::kill_all_process_groups();
-            eprintln!("rein: interrupted twice; exiting now");
+            crate::messages::message!("interrupted twice; exiting now");
             std::process::exit(130);
         }
     })

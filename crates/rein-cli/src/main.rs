@@ -12,6 +12,7 @@ mod judge_cli;
 mod mcp;
 mod mcp_approval;
 mod mcp_cli;
+mod messages;
 mod permissions;
 mod print;
 mod prompt_tool;
@@ -36,7 +37,7 @@ fn main() -> ExitCode {
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == rein_sandbox::HELPER_ARG) {
         let err = rein_sandbox::helper::run(&argv[2..]);
-        eprintln!("rein: {err}");
+        crate::messages::message!("{err}");
         return ExitCode::from(126);
     }
     // rein's keys live in its memory and environment: not readable through /proc.
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
     match run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("rein: error: {}", one_line(&e));
+            crate::messages::err_message!("{}", one_line(&e));
             ExitCode::FAILURE
         }
     }

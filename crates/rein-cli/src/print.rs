@@ -116,7 +116,7 @@ impl Frontend {
 
     pub fn event(&mut self, event: EngineEvent) {
         if let EngineEvent::Notice(n) = &event {
-            eprintln!("rein: {n}");
+            crate::messages::message!("{n}");
             return;
         }
         if let EngineEvent::Compacted { trigger, pre_tokens, post_tokens } = &event {
@@ -126,7 +126,7 @@ impl Frontend {
                     "compact_metadata": {"trigger": trigger, "pre_tokens": pre_tokens, "post_tokens": post_tokens},
                 }));
             } else if let Mode::Human(_) = self.mode {
-                eprintln!("rein: compacted the conversation ({pre_tokens} → {post_tokens} tokens)");
+                crate::messages::message!("compacted the conversation ({pre_tokens} → {post_tokens} tokens)");
             }
             return;
         }
@@ -138,7 +138,10 @@ impl Frontend {
                     "error_status": status, "error": error,
                 }));
             } else {
-                eprintln!("rein: {error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64());
+                crate::messages::message!(
+                    "{error}; retrying in {:.1} s ({attempt}/{max_retries})",
+                    delay.as_secs_f64()
+                );
             }
             return;
         }
@@ -209,15 +212,19 @@ impl Frontend {
         }
         match &outcome.end {
             End::Completed => {}
-            End::Stopped(reason) => eprintln!("rein: stopped by a hook: {reason}"),
-            End::Interrupted => eprintln!("rein: interrupted"),
-            End::Deferred(call) => eprintln!(
-                "rein: a hook deferred the {} call {}; run `rein -p … --resume {}` to carry on",
-                call.name, call.id, setup.session_id
+            End::Stopped(reason) => crate::messages::message!("stopped by a hook: {reason}"),
+            End::Interrupted => crate::messages::message!("interrupted"),
+            End::Deferred(call) => crate::messages::message!(
+                "a hook deferred the {} call {}; run `rein -p … --resume {}` to carry on",
+                call.name,
+                call.id,
+                setup.session_id
             ),
-            End::MaxBudget => eprintln!("rein: error: reached the budget of ${:.4}", o_cost(outcome)),
-            End::MaxTurns => eprintln!("rein: error: reached the maximum number of turns ({})", outcome.num_turns),
-            End::Failed(msg) => eprintln!("rein: error: {msg}"),
+            End::MaxBudget => crate::messages::err_message!("reached the budget of ${:.4}", o_cost(outcome)),
+            End::MaxTurns => {
+                crate::messages::err_message!("reached the maximum number of turns ({})", outcome.num_turns)
+            }
+            End::Failed(msg) => crate::messages::err_message!("{msg}"),
         }
     }
 }

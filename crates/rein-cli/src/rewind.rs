@@ -59,7 +59,7 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
 pub fn before_first_prompt(engine: &mut Engine, uuid: &str) -> anyhow::Result<()> {
     let n = engine.prompt_of(uuid).with_context(|| format!("--rewind-to: no prompt with the message id {uuid}"))?;
     let restored = rewind_asking(engine, n, What { files: true, conversation: true }, false)?;
-    eprintln!("rein: went back to before that prompt ({} file(s) restored)", restored.len());
+    crate::messages::message!("went back to before that prompt ({} file(s) restored)", restored.len());
     Ok(())
 }
 

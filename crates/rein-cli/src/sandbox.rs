@@ -36,14 +36,16 @@ pub fn setup(config: SandboxConfig, policy: &Policy) -> anyhow::Result<Option<Ar
     let exe = std::env::current_exe().context("cannot find the rein binary for the sandbox helper")?;
     let forced = crate::env::Env::read().sandbox_tier;
     for ignored in &config.ignored {
-        eprintln!("rein: sandbox: ignored {ignored}");
+        crate::messages::message!("sandbox: ignored {ignored}");
     }
     let sandbox = Sandbox::new(config, &policy.roots, exe.clone(), forced)?;
     if sandbox.roots().iter().any(|r| exe.starts_with(r)) {
-        eprintln!("rein: warning: the rein binary lies inside a writable root; a command could replace the helper");
+        crate::messages::warn_message!(
+            "the rein binary lies inside a writable root; a command could replace the helper"
+        );
     }
     if !sandbox.is_active() {
-        eprintln!("rein: warning: {}", sandbox.summary());
+        crate::messages::warn_message!("{}", sandbox.summary());
     }
     Ok(Some(Arc::new(sandbox)))
 }

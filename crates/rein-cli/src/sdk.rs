@@ -46,7 +46,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
                     peer.respond(&id, Err(format!("{} before initialize", subtype(&request))));
                 }
                 Some(Inbound::User(u)) => queue.push_back(u),
-                Some(Inbound::Bad(why)) => eprintln!("rein: ignoring {why}"),
+                Some(Inbound::Bad(why)) => crate::messages::message!("ignoring {why}"),
                 Some(_) => {}
                 None => return Ok(ExitCode::SUCCESS),
             }
@@ -131,7 +131,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
                         line = inbox.recv(), if open => match line {
                             Some(Inbound::User(u)) => queue.push_back(u),
                             Some(Inbound::Control { id, request }) => peer.respond(&id, control.handle(&request)),
-                            Some(Inbound::Bad(why)) => eprintln!("rein: ignoring {why}"),
+                            Some(Inbound::Bad(why)) => crate::messages::message!("ignoring {why}"),
                             Some(_) => {}
                             None => open = false,
                         },
@@ -170,7 +170,7 @@ async fn wait_for_prompt(
                 peer.respond(&id, rewind_files(engine, &request));
             }
             Inbound::Control { id, request } => peer.respond(&id, control.handle(&request)),
-            Inbound::Bad(why) => eprintln!("rein: ignoring {why}"),
+            Inbound::Bad(why) => crate::messages::message!("ignoring {why}"),
             _ => {}
         }
     }

@@ -99,7 +99,7 @@ pub fn apply_initialize(setup: &mut Setup, request: &Value, peer: &Arc<rein_sdk:
     if let Some(hooks) = request.get("hooks").filter(|h| h.is_object()) {
         let notes = rein_sdk::register_hooks(&mut config, hooks).map_err(|e| anyhow::anyhow!("initialize: {e}"))?;
         for n in notes {
-            eprintln!("rein: note: {n}");
+            crate::messages::note_message!("{n}");
         }
     }
     if !config.is_empty() {

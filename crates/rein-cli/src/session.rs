@@ -295,7 +295,11 @@ impl Setup {
         }
         if let Some(loaded) = resumed {
             if loaded.skipped > 0 {
-                eprintln!("rein: {} unreadable line(s) in {} were skipped", loaded.skipped, loaded.path.display());
+                crate::messages::message!(
+                    "{} unreadable line(s) in {} were skipped",
+                    loaded.skipped,
+                    loaded.path.display()
+                );
             }
             if !args.fork_session && args.session_id.is_none() {
                 self.session_id = loaded.session_id.clone();
@@ -422,7 +426,7 @@ pub async fn run(
     let mut session = match crate::engine::build(setup, model, policy, approver) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("rein: error: {e}");
+            crate::messages::err_message!("{e}");
             return RunEnd::Failed;
         }
     };
@@ -433,7 +437,7 @@ pub async fn run(
     {
         Ok(outcome) => outcome,
         Err(e) => {
-            eprintln!("rein: error: {e}");
+            crate::messages::err_message!("{e}");
             return RunEnd::Failed;
         }
     };

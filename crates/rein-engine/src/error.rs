@@ -3,9 +3,10 @@
 /// Why a run ended in failure.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum EngineError {
-    /// The model request failed (after its retries and recoveries).
+    /// The model request failed (after its retries and recoveries): kept typed, so a
+    /// frontend can tell a 401 from a 529.
     #[error("{0}")]
-    Model(String),
+    Model(rein_model::ModelError),
     /// The conversation could not be recorded or serialised for a request.
     #[error("the conversation cannot be sent: {0}")]
     History(String),

@@ -143,7 +143,7 @@ impl Engine {
                     out.result_text = p.to_message().text();
                     sink(EngineEvent::Assistant(p));
                 }
-                out.end = End::Failed(EngineError::Model(error.to_string()));
+                out.end = End::Failed(EngineError::Model(error));
             }
             Sampled::Interrupted { partial } => {
                 let reports = exec.interrupt().await;

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 /// Why a model request failed. Every variant renders as one readable line.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     #[error(
         "no credentials: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (or run `rein demo` for the offline scripted model)"

@@ -200,8 +200,9 @@ async fn a_failed_request_keeps_the_partial_text() {
 #[tokio::test]
 async fn api_errors_end_the_run_with_one_line() {
     let r = run(Scenario::new([Step::api_error(400, "invalid_request_error", "messages: bad")]), None).await;
-    let expected = rein_engine::EngineError::Model("API error 400 invalid_request_error: messages: bad".into());
-    assert_eq!(r.outcome.end, End::Failed(expected));
+    let End::Failed(rein_engine::EngineError::Model(e)) = &r.outcome.end else { panic!("{:?}", r.outcome.end) };
+    assert_eq!(e.to_string(), "API error 400 invalid_request_error: messages: bad");
+    assert!(matches!(e, rein_model::ModelError::Api { status: Some(400), .. }), "the error stays typed: {e:?}");
 }
 
 #[tokio::test]
