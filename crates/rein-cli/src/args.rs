@@ -99,8 +99,8 @@ pub struct Args {
     /// Completions server), openai-responses (OPENAI_BASE_URL, OPENAI_API_KEY) or vertex
     /// (Google Vertex AI). Also $REIN_PROVIDER, $CLAUDE_CODE_USE_VERTEX and the settings
     /// key `provider`.
-    #[arg(long, value_parser = crate::provider::Provider::parse_arg)]
-    pub provider: Option<crate::provider::Provider>,
+    #[arg(long, value_parser = rein_session::provider::Provider::parse_arg)]
+    pub provider: Option<rein_session::provider::Provider>,
 
     /// Switch to this model after repeated overloads.
     #[arg(long)]
@@ -389,4 +389,46 @@ pub fn parse_lenient() -> Args {
         }
     }
     Args::parse_from(kept)
+}
+
+impl Args {
+    /// The flags that shape the session, as plain data for the session owner.
+    pub fn options(&self) -> rein_session::Options {
+        rein_session::Options {
+            print: self.print,
+            model: self.model.clone(),
+            fallback_model: self.fallback_model.clone(),
+            provider: self.provider,
+            thinking: self.thinking,
+            max_thinking_tokens: self.max_thinking_tokens,
+            effort: self.effort,
+            max_turns: self.max_turns,
+            max_budget_usd: self.max_budget_usd,
+            betas: self.betas.clone(),
+            system_prompt: self.system_prompt.clone(),
+            system_prompt_file: self.system_prompt_file.clone(),
+            append_system_prompt: self.append_system_prompt.clone(),
+            append_system_prompt_file: self.append_system_prompt_file.clone(),
+            settings: self.settings.clone(),
+            setting_sources: self.setting_sources.clone(),
+            tools: self.tools.clone(),
+            allowed_tools: self.allowed_tools.clone(),
+            disallowed_tools: self.disallowed_tools.clone(),
+            permission_mode: self.permission_mode.clone(),
+            dangerously_skip_permissions: self.dangerously_skip_permissions,
+            add_dir: self.add_dir.clone(),
+            resume: self.resume.clone(),
+            continue_session: self.continue_session,
+            fork_session: self.fork_session,
+            session_id: self.session_id.clone(),
+            no_session_persistence: self.no_session_persistence,
+            rewind_to: self.rewind_to.clone(),
+            json_schema: self.json_schema.clone(),
+            agents: self.agents.clone(),
+            mcp_config: self.mcp_config.clone(),
+            strict_mcp_config: self.strict_mcp_config,
+            sandbox: self.sandbox,
+            no_sandbox: self.no_sandbox,
+        }
+    }
 }

@@ -54,7 +54,7 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         tools,
         ..PolicyInputs::default()
     })?;
-    let setup = Setup::new(scratch.path().to_path_buf(), args, model_name, policy, registry)?;
+    let setup = Setup::new(scratch.path().to_path_buf(), &args.options(), model_name, policy, registry)?;
     let model: Arc<dyn Model> = if scripted {
         Arc::new(ScriptedModel::new(SCRIPTED_MODEL, script(scratch.path())))
     } else {

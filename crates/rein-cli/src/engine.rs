@@ -1,162 +1,29 @@
-//! The engine of a session, as both frontends (print and the interactive UI) use it:
-//! the tools with the Agent tool, the permissions and hooks, the resumed history and the
-//! transcript.
+//! The live session as the frontends open it: built by the session owner, then taken
+//! back to `--rewind-to`'s prompt (which may ask in the terminal).
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use anyhow::Context;
-use rein_engine::{AgentTool, Approver, ContextLimits, Engine, EngineConfig, Gate};
+use rein_engine::Approver;
 use rein_model::Model;
 use rein_policy::SharedPolicy;
-use rein_tools::ToolContext;
-use rein_transcript::Transcript;
 
 use crate::session::Setup;
 
-/// Consecutive Stop-hook continuations before rein stops anyway (as Claude Code).
-const DEFAULT_MAX_STOP_CONTINUATIONS: u32 = 8;
-/// Concurrency-safe tool calls run at once (as Claude Code).
-const DEFAULT_TOOL_CONCURRENCY: usize = 10;
-/// Retries of transient API failures (as Claude Code: really 10).
-const DEFAULT_MAX_RETRIES: u32 = 10;
+pub use rein_session::build::small_model;
 
-/// Build the live session: its engine and the facts hooks read live. `approver`
-/// answers questions (none headless).
+/// Build the session for a frontend (`approver` answers questions; none headless).
 pub fn build(
     setup: &Setup,
     model: Arc<dyn Model>,
     policy: SharedPolicy,
     approver: Option<Arc<dyn Approver>>,
 ) -> anyhow::Result<rein_session::Session> {
-    let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
-    let live = Arc::new(rein_session::Live::new(setup.session_id.clone(), transcript, policy.clone()));
-    let engine = engine(setup, model, policy, approver, live.clone())?;
-    let parts = rein_session::Parts {
-        commands: setup.commands.clone(),
-        mcp: setup.mcp.clone(),
-        project_dir: setup.cwd.clone(),
-        rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
-    };
-    Ok(rein_session::Session::new(engine, live, parts))
-}
-
-fn engine(
-    setup: &Setup,
-    model: Arc<dyn Model>,
-    policy: SharedPolicy,
-    approver: Option<Arc<dyn Approver>>,
-    live: Arc<rein_session::Live>,
-) -> anyhow::Result<Engine> {
-    let env = &setup.env;
-    let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
-    ctx.workspace_roots = setup.policy.roots.clone();
-    ctx.home = env.home.clone();
-    // Walks (Grep, Glob) leave out what Read deny rules protect.
-    ctx.read_guard = Some(setup.policy.clone());
-    // What file tools change can be rewound (Esc Esc, `rein rewind`, --rewind-to).
-    ctx.checkpoints = Some(Arc::new(rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"))));
-    let config = EngineConfig {
-        model: setup.model.clone(),
-        max_tokens: setup.max_tokens,
-        max_turns: setup.max_turns,
-        max_stop_continuations: env.max_stop_continuations.unwrap_or(DEFAULT_MAX_STOP_CONTINUATIONS),
-        max_tool_concurrency: env.max_tool_concurrency.unwrap_or(DEFAULT_TOOL_CONCURRENCY),
-        max_retries: env.max_retries.unwrap_or(DEFAULT_MAX_RETRIES),
-        retry_base: Duration::from_millis(env.retry_base_ms.unwrap_or(500)),
-        idle_timeout: Duration::from_millis(env.stream_idle_timeout_ms.unwrap_or(90_000)),
-        fallback_model: setup.fallback_model.clone(),
-        max_budget_usd: setup.max_budget_usd,
-        context: ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0)),
-        system: setup.system.clone(),
-        cache: env.prompt_cache,
-        thinking: setup.thinking.clone(),
-        required_tool: setup.required_tool.clone(),
-    };
-    let mut gate = Gate::new(policy);
-    // The small fast model: auto mode's judge and prompt hooks, on the session's provider.
-    let judge_model = small_model(setup);
-    gate.hooks = setup.hooks.as_ref().map(|h| {
-        let mut hooks = (**h).clone();
-        hooks.prompt_judge =
-            Some(Arc::new(rein_judge::PromptHookJudge { model: model.clone(), model_name: judge_model.clone() }));
-        hooks.live = Some(live.clone());
-        Arc::new(hooks)
-    });
-    gate.approver = approver;
-    let timeout = Duration::from_millis(env.judge_timeout_ms.unwrap_or(15_000));
-    gate.judge = Some(Arc::new(rein_judge::ModelJudge::new(model.clone(), judge_model, timeout)));
-    // Subagents get the same model, tools (bar Agent), permissions and hooks.
-    let mut registry = (*setup.registry).clone();
-    let agent = AgentTool {
-        model: model.clone(),
-        registry: setup.registry.clone(),
-        gate: gate.clone(),
-        config: config.clone(),
-        agents: setup.agents.clone(),
-        transcripts: setup.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
-        environment: rein_prompt::environment_block(
-            &setup.cwd,
-            &setup.model,
-            &chrono::Local::now().format("%Y-%m-%d").to_string(),
-        ),
-    };
-    if let Err(e) = registry.register(agent) {
-        crate::messages::warn_message!("no Agent tool: {e}");
+    for notice in &setup.notices {
+        crate::messages::message!("{notice}");
     }
-    registry.alias("Task", "Agent");
-    for result in [
-        registry.register(rein_engine::ExitPlanMode { policy: gate.policy.clone() }),
-        registry.register(rein_engine::AskUserQuestion),
-    ] {
-        if let Err(e) = result {
-            crate::messages::warn_message!("{e}");
-        }
-    }
-    // Many MCP tools: most definitions are deferred and loaded on demand (ToolSearch).
-    let search = rein_engine::SharedSearch::default();
-    if let Err(e) = registry.register(rein_engine::ToolSearch { state: search.clone() }) {
-        crate::messages::warn_message!("{e}");
-    }
-    if setup.skills.iter().any(|s| s.model_invocable) {
-        let skills = rein_engine::SkillTool { skills: setup.skills.clone(), policy: gate.policy.clone() };
-        if let Err(e) = registry.register(skills) {
-            crate::messages::warn_message!("no Skill tool: {e}");
-        }
-    }
-    let mode = rein_engine::ToolSearchMode::parse(crate::env::Env::lookup("ENABLE_TOOL_SEARCH").as_deref());
-    let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config).with_tool_search(search, mode);
-    if !setup.history.is_empty() {
-        engine =
-            engine.with_history_deferred(setup.history.clone(), &setup.history_deferred).context("cannot resume")?;
-    }
-    if let Some(path) = &setup.transcript {
-        let fresh = !path.exists();
-        match Transcript::open(path, &setup.session_id, &setup.cwd, setup.history_last.clone()) {
-            Ok(mut t) => {
-                // A forked session starts its own file with the history it continues.
-                if fresh && !setup.history.is_empty() {
-                    for m in engine.conversation().messages() {
-                        let _ = t.message(m);
-                    }
-                }
-                engine = engine.with_transcript(t);
-            }
-            Err(e) => crate::messages::warn_message!("no transcript: {e}"),
-        }
-    }
+    let mut session = rein_session::build::build(setup, model, policy, approver)?;
     if let Some(uuid) = &setup.rewind_to {
-        crate::rewind::before_first_prompt(&mut engine, uuid)?;
+        crate::rewind::before_first_prompt(session.engine_mut(), uuid)?;
     }
-    Ok(engine)
-}
-
-/// The small fast model of the session's provider: `ANTHROPIC_SMALL_FAST_MODEL`, else the
-/// model table's small model on the Messages API, else the session's own model. It judges
-/// calls in auto mode, answers prompt hooks and names sessions.
-pub fn small_model(setup: &Setup) -> String {
-    match setup.provider {
-        crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),
-        _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| setup.model.clone()),
-    }
+    Ok(session)
 }

@@ -18,16 +18,16 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         }
     }
     let args = &args;
-    let mut setup = Setup::from_args(args)?;
+    let mut setup = Setup::from_options(&args.options())?;
     crate::mcp_approval::ask(args, &mut setup)?;
     runtime.block_on(async move {
-        crate::mcp::start(args, &mut setup)?;
+        crate::mcp::start(&args.options(), &mut setup)?;
         let model = setup.anthropic_model()?;
         let policy = SharedPolicy::from(setup.policy.clone());
         let (approver, questions) = rein_tui::approver(policy.clone());
         let approver: Arc<dyn rein_engine::Approver> = Arc::new(approver);
         if let Some(sandbox) = &setup.sandbox {
-            sandbox.set_asker(crate::sandbox::asker(approver.clone()));
+            sandbox.set_asker(rein_session::sandbox::asker(approver.clone()));
         }
         let titler = setup.transcript.is_some().then(|| titler(model.clone(), crate::engine::small_model(&setup)));
         let session = crate::engine::build(&setup, model, policy, Some(approver))?;

@@ -2,21 +2,18 @@
 //! a session, hand its events to a frontend, exit with a meaningful code.
 
 mod args;
+use rein_session::{env, mcp, prompt_tool, provider};
 mod demo;
 mod engine;
-mod env;
 mod human;
 mod interactive;
 mod interrupt;
 mod judge_cli;
-mod mcp;
 mod mcp_approval;
 mod mcp_cli;
 mod messages;
 mod permissions;
 mod print;
-mod prompt_tool;
-mod provider;
 mod rewind;
 mod sandbox;
 mod sdk;
@@ -113,9 +110,9 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         bail!("When using --print, --output-format=stream-json requires --verbose");
     }
     let prompt = prompt(&args)?;
-    let mut setup = session::Setup::from_args(&args)?;
+    let mut setup = session::Setup::from_options(&args.options())?;
     runtime()?.block_on(async move {
-        mcp::start(&args, &mut setup)?;
+        mcp::start(&args.options(), &mut setup)?;
         let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
         let approver = match args.permission_prompt_tool.as_deref() {

@@ -20,7 +20,8 @@ pub fn terminal_owned(owned: bool) {
     }
 }
 
-/// Print one message: `kind` is `error`, `warning`, `note` or empty (a status line).
+/// Print one message: `kind` is `error`, `note` or empty (a status line; the session's
+/// notices carry their own `warning:`).
 pub fn emit(kind: &str, text: std::fmt::Arguments<'_>) {
     let line = if kind.is_empty() { format!("rein: {text}") } else { format!("rein: {kind}: {text}") };
     if TERMINAL_OWNED.load(Ordering::Relaxed) {
@@ -35,11 +36,6 @@ macro_rules! err_message {
     ($($arg:tt)*) => { $crate::messages::emit("error", format_args!($($arg)*)) };
 }
 
-/// `rein: warning: …`
-macro_rules! warn_message {
-    ($($arg:tt)*) => { $crate::messages::emit("warning", format_args!($($arg)*)) };
-}
-
 /// `rein: note: …`
 macro_rules! note_message {
     ($($arg:tt)*) => { $crate::messages::emit("note", format_args!($($arg)*)) };
@@ -50,4 +46,4 @@ macro_rules! message {
     ($($arg:tt)*) => { $crate::messages::emit("", format_args!($($arg)*)) };
 }
 
-pub(crate) use {err_message, message, note_message, warn_message};
+pub(crate) use {err_message, message, note_message};

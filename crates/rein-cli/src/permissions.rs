@@ -1,86 +1,22 @@
 //! Settings and the permission policy for a session, and `rein permissions check|list`.
 //! Both read the tools' own declarations (rule kinds and effects), as the engine does.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use rein_policy::{Call, Effects, PermissionMode, Policy, PolicyInputs, ToolKinds};
-use rein_settings::{Locations, Scope, Settings};
+use rein_policy::{Call, Effects, ToolKinds};
 use rein_tools::{Registry, ToolContext};
 use serde_json::{Map, Value};
 
 use crate::args::{Args, PermissionsAction};
-
-/// Where settings live for a session in `cwd`.
-pub fn locations(args: &Args, cwd: &Path, home: Option<&Path>) -> Locations {
-    let env = crate::env::Env::read();
-    Locations {
-        managed_dir: Some(env.managed_settings_dir.clone()),
-        user_dir: env.claude_config_dir.clone().or_else(|| home.map(|h| h.join(".claude"))),
-        cwd: cwd.to_path_buf(),
-        local_root: rein_prompt::find_git_root(cwd).unwrap_or_else(|| cwd.to_path_buf()),
-        cli: args.settings.clone(),
-    }
-}
-
-/// Load every settings file and build the policy, reading rules as `tools` declare. Any
-/// bad file or rule stops rein here.
-pub fn load(args: &Args, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> anyhow::Result<(Settings, Policy)> {
-    let mut settings = Settings::load(&locations(args, cwd, home))?;
-    if let Some(sources) = &args.setting_sources {
-        let wanted: Vec<&str> = sources.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        for w in &wanted {
-            if !matches!(*w, "user" | "project" | "local") {
-                bail!("--setting-sources: unknown source {w:?} (user, project, local)");
-            }
-        }
-        settings.files.retain(|f| match f.scope {
-            Scope::Managed | Scope::Cli => true,
-            Scope::User => wanted.contains(&"user"),
-            Scope::Project => wanted.contains(&"project"),
-            Scope::Local => wanted.contains(&"local"),
-        });
-    }
-    let mode = if args.dangerously_skip_permissions {
-        Some(PermissionMode::BypassPermissions)
-    } else {
-        match &args.permission_mode {
-            Some(m) => Some(PermissionMode::parse(m).with_context(|| {
-                format!("unknown --permission-mode {m:?} (default, acceptEdits, plan, dontAsk, bypassPermissions)")
-            })?),
-            None => None,
-        }
-    };
-    // `--tools`: the built-in tools not named are not offered (as a bare deny rule).
-    let mut disallowed = args.disallowed_tools.clone();
-    if let Some(list) = args.tools.as_deref().filter(|t| t.trim() != "default") {
-        let keep: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        disallowed.extend(crate::session::builtin_tool_names()?.into_iter().filter(|t| !keep.contains(&t.as_str())));
-    }
-    // `--json-schema`: the answer tool touches nothing; answering is always allowed.
-    let mut allowed = args.allowed_tools.clone();
-    if args.json_schema.is_some() {
-        allowed.push(rein_tools::STRUCTURED_OUTPUT.to_string());
-    }
-    let policy = Policy::new(&PolicyInputs {
-        settings: settings.clone(),
-        allowed_tools: allowed,
-        disallowed_tools: disallowed,
-        mode,
-        cwd: cwd.to_path_buf(),
-        home: home.map(Path::to_path_buf),
-        add_dirs: args.add_dir.clone(),
-        tools,
-    })?;
-    Ok((settings, policy))
-}
+use rein_session::rules::load;
 
 /// `rein permissions …`.
 pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let home = crate::env::Env::read().home;
     let (registry, kinds) = crate::session::builtin_tools()?;
-    let (_, policy) = load(args, &cwd, home.as_deref(), kinds.clone())?;
+    let (_, policy) = load(&args.options(), &cwd, home.as_deref(), kinds.clone())?;
     match action {
         PermissionsAction::List => {
             println!("mode: {} (from {})", policy.mode.name(), policy.mode_source);

@@ -27,7 +27,7 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
     if args.resume.is_none() {
         args.continue_session = true;
     }
-    let setup = Setup::from_args(&args)?;
+    let setup = Setup::from_options(&args.options())?;
     // No model request is made: a model that has nothing to say will do.
     let model: Arc<dyn rein_model::Model> = Arc::new(rein_model::ScriptedModel::new("rewind", Vec::new()));
     let policy = rein_policy::SharedPolicy::from(setup.policy.clone());

@@ -24,7 +24,7 @@ use crate::sdk_control::{Control, apply_initialize, initialize_reply};
 use crate::session::Setup;
 
 pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
-    let mut setup = Setup::from_args(args)?;
+    let mut setup = Setup::from_options(&args.options())?;
     runtime.block_on(async move {
         let peer = Arc::new(Peer::new(Box::new(std::io::stdout())));
         let mut inbox = rein_sdk::inbound::spawn_reader(tokio::io::stdin(), peer.clone());
@@ -52,7 +52,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             }
         }
         let tunnel = rein_mcp::TunnelHandle(Arc::new(rein_sdk::McpTunnel { peer: peer.clone() }));
-        crate::mcp::start_with(args, &mut setup, Some(tunnel), &sdk_servers)?;
+        crate::mcp::start_with(&args.options(), &mut setup, Some(tunnel), &sdk_servers)?;
         let model = setup.anthropic_model()?;
         let policy = SharedPolicy::from(setup.policy.clone());
         let abort = Arc::new(TurnAbort::default());

@@ -1,14 +1,38 @@
-//! The live session: one owner for a session while it runs, between the frontends and
-//! the engine. It keeps the live facts hooks, the status line and frontends read (the
-//! session id, which `/clear` changes; the transcript; the permission mode, which
-//! Shift+Tab, `set_permission_mode` and ExitPlanMode change; the model), and offers one
-//! typed command API that print mode, the Agent SDK and the interactive UI all drive:
-//! prompt (MCP prompts, custom commands with their turn-only rules and model, `@`
-//! mentions, the output of `!cmd` before it), shell, compact, clear, rewind, set model,
-//! set mode, end. A frontend maps its input to these commands and renders the events.
+//! The live session's owner, between the frontends and the engine (issue 26):
+//!
+//! - *options → setup*: the frontend's flags as plain data ([`Options`]), resolved once
+//!   with the environment ([`env`]) and every settings scope into what a session is built
+//!   from ([`Setup`]): model, thinking, limits, provider, prompt, policy, hooks, sandbox,
+//!   MCP server policy, the transcript it opens or resumes;
+//! - *build*: one builder ([`build`]) assembles the engine — built-in and sandboxed
+//!   tools, the Agent tool, plan tools, ToolSearch, skills, MCP tools, hooks with their
+//!   live facts, the judge, checkpoints, the transcript;
+//! - *drive*: the live [`Session`] keeps the facts hooks, the status line and frontends
+//!   read (the session id, which `/clear` changes; the transcript; the permission mode,
+//!   which Shift+Tab, `set_permission_mode` and ExitPlanMode change; the model), and
+//!   offers one typed command API print mode, the Agent SDK and the interactive UI all
+//!   drive: prompt (MCP prompts, custom commands with their turn-only rules and model,
+//!   `@` mentions, the output of `!cmd` before it), shell, compact, clear, rewind, set
+//!   model, set mode, end.
 
+pub mod build;
 mod drive;
+pub mod env;
+mod error;
 mod live;
+pub mod mcp;
+mod options;
+pub mod prompt_tool;
+pub mod provider;
+pub mod rules;
+pub mod sandbox;
+mod setup;
 
 pub use drive::{Input, Parts, PromptError, Session};
+pub use error::SetupError;
 pub use live::Live;
+pub use options::Options;
+pub use setup::{Setup, builtin_tool_names, builtin_tools, resolve_model};
+
+/// What building a session returns.
+pub type Result<T> = std::result::Result<T, SetupError>;

@@ -10,6 +10,7 @@ use rein_model::{
     VertexClient, VertexConfig,
 };
 
+use crate::SetupError;
 use crate::env::Env;
 
 /// A model API.
@@ -44,12 +45,12 @@ impl Provider {
 
     /// The flag, else `REIN_PROVIDER`, else `CLAUDE_CODE_USE_BEDROCK`, else
     /// `CLAUDE_CODE_USE_VERTEX`, else the settings' value, else Anthropic.
-    pub fn choose(flag: Option<Provider>, from_settings: Option<&str>) -> anyhow::Result<Provider> {
+    pub fn choose(flag: Option<Provider>, from_settings: Option<&str>) -> crate::Result<Provider> {
         if let Some(p) = flag {
             return Ok(p);
         }
         if let Some(v) = Env::lookup("REIN_PROVIDER") {
-            return Provider::parse_arg(&v).map_err(|e| anyhow::anyhow!("REIN_PROVIDER: {e}"));
+            return Provider::parse_arg(&v).map_err(|e| SetupError::Invalid(format!("REIN_PROVIDER: {e}")));
         }
         let on = |name: &str| Env::lookup(name).is_some_and(|v| !matches!(v.trim(), "" | "0" | "false"));
         if on("CLAUDE_CODE_USE_BEDROCK") {
@@ -59,13 +60,13 @@ impl Provider {
             return Ok(Provider::Vertex);
         }
         match from_settings {
-            Some(v) => Provider::parse_arg(v).map_err(|e| anyhow::anyhow!("settings `provider`: {e}")),
+            Some(v) => Provider::parse_arg(v).map_err(|e| SetupError::Invalid(format!("settings `provider`: {e}"))),
             None => Ok(Provider::Anthropic),
         }
     }
 
     /// The client, from the provider's variables (and `apiKeyHelper` for Anthropic).
-    pub fn client(self, key_helper: Option<&str>) -> anyhow::Result<Arc<dyn Model>> {
+    pub fn client(self, key_helper: Option<&str>) -> crate::Result<Arc<dyn Model>> {
         Ok(match self {
             Provider::Anthropic => {
                 let config = AnthropicConfig::from_vars_or_helper(Env::lookup, key_helper)?;

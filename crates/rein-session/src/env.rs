@@ -307,16 +307,18 @@ impl Env {
 
 /// The settings' `env` applies to the whole session (the model client, tools and
 /// hooks), as in Claude Code. Called before the runtime or any thread starts.
-pub fn apply_settings_env(settings: &rein_settings::Settings) {
+pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
+    let mut notices = Vec::new();
     for (key, value) in settings.merged_map("/env") {
         if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
-            crate::messages::warn_message!("ignoring the settings env entry {key:?}");
+            notices.push(format!("warning: ignoring the settings env entry {key:?}"));
             continue;
         }
         // SAFETY: rein is still single-threaded here (no runtime, no thread spawned), so
         // nothing reads the environment concurrently.
         unsafe { std::env::set_var(&key, &value) };
     }
+    notices
 }
 
 /// `--betas`: added to `ANTHROPIC_BETAS`, which the Messages client sends as

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use anyhow::bail;
+use crate::error::invalid;
 use futures::future::BoxFuture;
 use rein_engine::{Answer, Approver};
 use rein_policy::{Decision, Effects};
@@ -13,7 +13,7 @@ use rein_protocol::ToolUse;
 use rein_tools::{Registry, ToolContext};
 use serde_json::{Value, json};
 
-use crate::session::Setup;
+use crate::Setup;
 
 struct McpPromptTool {
     tool: String,
@@ -22,9 +22,9 @@ struct McpPromptTool {
 }
 
 /// The approver for `--permission-prompt-tool NAME` (`stdio` is the SDK's, elsewhere).
-pub fn approver(name: &str, setup: &Setup) -> anyhow::Result<Option<Arc<dyn Approver>>> {
+pub fn approver(name: &str, setup: &Setup) -> crate::Result<Option<Arc<dyn Approver>>> {
     if !name.starts_with("mcp__") {
-        bail!("--permission-prompt-tool {name:?}: use `stdio` (the Agent SDK) or an MCP tool, mcp__server__tool");
+        invalid!("--permission-prompt-tool {name:?}: use `stdio` (the Agent SDK) or an MCP tool, mcp__server__tool");
     }
     let ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
     Ok(Some(Arc::new(McpPromptTool { tool: name.to_string(), registry: setup.registry.clone(), ctx })))

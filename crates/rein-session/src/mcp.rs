@@ -7,8 +7,7 @@ use std::time::Duration;
 
 use rein_mcp::{Locations, Servers, SessionPaths, Timeouts};
 
-use crate::args::Args;
-use crate::session::Setup;
+use crate::{Options, Setup};
 
 const DEFAULT_CONNECT_MS: u64 = 30_000;
 const DEFAULT_TOOL_MS: u64 = 100_000_000;
@@ -23,12 +22,12 @@ pub fn claude_json(env: &crate::env::Env) -> Option<std::path::PathBuf> {
 }
 
 /// Where the configuration is read from.
-pub fn locations(args: &Args, setup: &Setup) -> Locations {
+pub fn locations(opts: &Options, setup: &Setup) -> Locations {
     Locations {
         project: setup.cwd.clone(),
         claude_json: claude_json(&setup.env),
-        cli: args.mcp_config.clone(),
-        strict: args.strict_mcp_config,
+        cli: opts.mcp_config.clone(),
+        strict: opts.strict_mcp_config,
         disabled_project: setup.disabled_mcpjson.clone(),
     }
 }
@@ -37,19 +36,19 @@ pub fn locations(args: &Args, setup: &Setup) -> Locations {
 /// registry as each one answers (a call to one still connecting waits for it). A
 /// configuration that cannot be read at all (a `--mcp-config` without `mcpServers`)
 /// stops rein; a server that fails is reported and the session goes on.
-pub fn start(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
-    start_with(args, setup, None, &[])
+pub fn start(opts: &Options, setup: &mut Setup) -> crate::Result<()> {
+    start_with(opts, setup, None, &[])
 }
 
 /// [`start`], in SDK mode: the host's in-process servers (`"type": "sdk"` entries, and
 /// the names the TypeScript SDK gives in `initialize`) are reached through `tunnel`.
 pub fn start_with(
-    args: &Args,
+    opts: &Options,
     setup: &mut Setup,
     tunnel: Option<rein_mcp::TunnelHandle>,
     sdk_servers: &[String],
-) -> anyhow::Result<()> {
-    let mut loaded = rein_mcp::config::load(&locations(args, setup), &|k| std::env::var(k).ok())?;
+) -> crate::Result<()> {
+    let mut loaded = rein_mcp::config::load(&locations(opts, setup), &|k| std::env::var(k).ok())?;
     for name in sdk_servers {
         if !loaded.servers.iter().any(|s| &s.name == name) {
             loaded.servers.push(rein_mcp::ServerConfig {
@@ -77,7 +76,7 @@ pub fn start_with(
         SessionPaths { cwd: setup.cwd.clone(), id: setup.session_id.clone(), dir: setup.session_dir.clone(), tunnel };
     // Headless, the first request goes at once: the servers start as it is answered. The
     // SDK's session waits for its servers before the first turn (its init lists them).
-    let after_first_answer = args.print && session.tunnel.is_none();
+    let after_first_answer = opts.print && session.tunnel.is_none();
     setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, after_first_answer)));
     Ok(())
 }

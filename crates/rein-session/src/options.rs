@@ -1,0 +1,51 @@
+//! What the command line asked of a session, as plain data (ripgrep's "low args"):
+//! the frontend fills it from its flags; [`Setup::from_options`](crate::Setup) resolves
+//! it once, with the environment and every settings scope, into the session.
+
+use std::path::PathBuf;
+
+use crate::provider::Provider;
+
+/// The flags that shape a session (`claude -p`'s, as rein reads them).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `-p`: headless (MCP servers start after the first answer).
+    pub print: bool,
+    pub model: Option<String>,
+    pub fallback_model: Option<String>,
+    pub provider: Option<Provider>,
+    pub thinking: Option<rein_model::ThinkingMode>,
+    pub max_thinking_tokens: Option<u32>,
+    pub effort: Option<rein_model::Effort>,
+    pub max_turns: Option<u32>,
+    pub max_budget_usd: Option<f64>,
+    pub betas: Vec<String>,
+    pub system_prompt: Option<String>,
+    pub system_prompt_file: Option<PathBuf>,
+    pub append_system_prompt: Option<String>,
+    pub append_system_prompt_file: Option<PathBuf>,
+    /// `--settings FILE|JSON`.
+    pub settings: Option<String>,
+    /// `--setting-sources user,project,local`.
+    pub setting_sources: Option<String>,
+    pub tools: Option<String>,
+    pub allowed_tools: Vec<String>,
+    pub disallowed_tools: Vec<String>,
+    pub permission_mode: Option<String>,
+    pub dangerously_skip_permissions: bool,
+    pub add_dir: Vec<PathBuf>,
+    pub resume: Option<String>,
+    pub continue_session: bool,
+    pub fork_session: bool,
+    pub session_id: Option<String>,
+    pub no_session_persistence: bool,
+    pub rewind_to: Option<String>,
+    /// `--json-schema`: the answer must fit it.
+    pub json_schema: Option<String>,
+    /// `--agents JSON`.
+    pub agents: Option<String>,
+    pub mcp_config: Vec<String>,
+    pub strict_mcp_config: bool,
+    pub sandbox: bool,
+    pub no_sandbox: bool,
+}

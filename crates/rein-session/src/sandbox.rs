@@ -1,0 +1,76 @@
+//! The session's OS sandbox from the settings and flags, and how its network question
+//! reaches the person.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use rein_policy::Policy;
+use rein_sandbox::{Anchors, Sandbox, SandboxConfig};
+use rein_settings::Settings;
+
+use crate::Options;
+use crate::error::Context;
+
+/// `--sandbox` / `--no-sandbox`.
+fn flag(opts: &Options) -> Option<bool> {
+    if opts.no_sandbox {
+        Some(false)
+    } else if opts.sandbox {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// The configuration in force.
+pub fn config(opts: &Options, settings: &Settings, cwd: &Path, home: Option<&Path>) -> SandboxConfig {
+    SandboxConfig::from_settings(settings, flag(opts), &Anchors { cwd, home })
+}
+
+/// The session's sandbox, when one is configured. Fails (with the missing pieces named)
+/// when `failIfUnavailable` is set and no tier works; warns once when commands will run
+/// unsandboxed.
+pub fn setup(config: SandboxConfig, policy: &Policy, notices: &mut Vec<String>) -> crate::Result<Option<Arc<Sandbox>>> {
+    if !config.enabled {
+        return Ok(None);
+    }
+    let exe = std::env::current_exe().context("cannot find the rein binary for the sandbox helper")?;
+    let forced = crate::env::Env::read().sandbox_tier;
+    for ignored in &config.ignored {
+        notices.push(format!("sandbox: ignored {ignored}"));
+    }
+    let sandbox = Sandbox::new(config, &policy.roots, exe.clone(), forced)?;
+    if sandbox.roots().iter().any(|r| exe.starts_with(r)) {
+        notices.push("warning: the rein binary lies inside a writable root; a command could replace the helper".into());
+    }
+    if !sandbox.is_active() {
+        notices.push(format!("warning: {}", sandbox.summary()));
+    }
+    Ok(Some(Arc::new(sandbox)))
+}
+
+/// The proxy's question about a host no rule decides, put to the person through the
+/// session's approver as a request to that host (so "don't ask again" remembers a
+/// `WebFetch(domain:…)` rule, which the next session's sandbox reads as allowed).
+pub fn asker(approver: Arc<dyn rein_engine::Approver>) -> rein_sandbox::proxy::AskHost {
+    Arc::new(move |host: String, port: u16| {
+        let approver = approver.clone();
+        Box::pin(async move {
+            let call = rein_protocol::ToolUse {
+                id: format!("sandbox-network-{host}-{port}"),
+                name: "WebFetch".into(),
+                input: serde_json::json!({
+                    "url": format!("https://{host}:{port}/"),
+                    "prompt": "a network connection from a sandboxed command",
+                }),
+            };
+            let decision = rein_policy::Decision::new(
+                rein_policy::Behavior::Ask,
+                format!("A sandboxed command wants to connect to {host}:{port}, which no sandbox rule allows."),
+                "sandbox network",
+            );
+            let effects = rein_policy::Effects::contacting(Some(host.clone()));
+            approver.approve(&call, &decision, &effects).await.allow
+        })
+    })
+}

@@ -1,0 +1,422 @@
+//! Resolving the options, the environment and every settings scope once into what a
+//! session is built from ([`Setup`]): model, limits, provider, prompt, tools, policy,
+//! hooks, sandbox, the transcript it opens or resumes.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::error::{Context, invalid};
+use rein_hooks::{HookConfig, Hooks, Session as HookSession};
+use rein_model::Model;
+use rein_policy::Policy;
+use rein_prompt::{PromptOptions, build_system_prompt};
+use rein_protocol::Message;
+use rein_tools::{Registry, ToolKinds, register_builtins, register_builtins_sandboxed};
+
+use crate::Options;
+use crate::env::Env;
+
+/// Everything a session needs before it talks to a model.
+pub struct Setup {
+    pub cwd: PathBuf,
+    pub session_id: String,
+    pub model: String,
+    pub max_turns: Option<u32>,
+    pub max_tokens: u32,
+    pub system: rein_model::System,
+    /// Thinking and effort as asked for by flags, environment and settings.
+    pub thinking: rein_model::ThinkingChoice,
+    /// The model API.
+    pub provider: crate::provider::Provider,
+    pub registry: Arc<Registry>,
+    /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
+    pub session_dir: PathBuf,
+    /// Subagent definitions (`.claude/agents`).
+    pub agents: Vec<rein_prompt::agents::AgentDef>,
+    /// `--system-prompt` and `--append-system-prompt` as given (the Agent SDK may send
+    /// them again in `initialize`).
+    pub prompt_parts: (Option<String>, Option<String>),
+    /// Custom slash commands (`.claude/commands`, and every skill as `/name`).
+    pub commands: Vec<rein_prompt::commands::CommandDef>,
+    /// Skills (`.claude/skills/*/SKILL.md`).
+    pub skills: Vec<rein_prompt::skills::SkillDef>,
+    /// The `statusLine` setting's command.
+    pub status_line: Option<String>,
+    /// The settings files read, with their scope, for `/config`.
+    pub settings_files: Vec<String>,
+    /// The memory files in the system prompt (path and kind), for `/memory`.
+    pub memory: Vec<(PathBuf, &'static str)>,
+    pub env: Env,
+    pub policy: Arc<Policy>,
+    /// Configured hooks; `None` when there are none.
+    pub hooks: Option<Arc<Hooks>>,
+    /// Where the transcript is written (`None`: --no-session-persistence).
+    pub transcript: Option<PathBuf>,
+    /// The conversation being resumed, if any, and the uuid of its last line.
+    pub history: Vec<Message>,
+    pub history_last: Option<String>,
+    /// Calls a hook deferred in the resumed session.
+    pub history_deferred: Vec<String>,
+    pub fallback_model: Option<String>,
+    pub max_budget_usd: Option<f64>,
+    /// The settings' `apiKeyHelper`.
+    pub key_helper: Option<String>,
+    /// The OS sandbox around Bash commands, when configured.
+    pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+    /// `disabledMcpjsonServers` from the settings.
+    pub disabled_mcpjson: Vec<String>,
+    /// Which MCP servers may start (managed lists, project approvals).
+    pub mcp_policy: rein_mcp::policy::ServerPolicy,
+    /// The connected MCP servers (kept for the session: dropping them stops them).
+    pub mcp: Option<Arc<rein_mcp::Servers>>,
+    /// `--rewind-to UUID`: go back to before that prompt when the session opens.
+    pub rewind_to: Option<String>,
+    /// `--json-schema`: the tool the model must call, and where its answer lands.
+    pub required_tool: Option<String>,
+    pub structured_output: Option<Arc<std::sync::Mutex<Option<serde_json::Value>>>>,
+    /// Messages for the person, collected while the session was put together (the
+    /// frontend prints them, each after `rein: `).
+    pub notices: Vec<String>,
+}
+
+/// The built-in tools, and how each tool of a session (Agent included) reads its
+/// permission rules.
+pub fn builtin_tools() -> crate::Result<(Registry, ToolKinds)> {
+    let mut registry = Registry::new();
+    register_builtins(&mut registry)?;
+    let kinds = rein_engine::tool_kinds(&registry);
+    Ok((registry, kinds))
+}
+
+/// The names of the built-in tools (Agent, the plan-mode tools and Skill included).
+pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
+    let (registry, _) = builtin_tools()?;
+    let mut names: Vec<String> = registry.specs().into_iter().map(|t| t.name).collect();
+    names.extend(["Agent", "ExitPlanMode", "AskUserQuestion", "Skill"].map(String::from));
+    Ok(names)
+}
+
+impl Setup {
+    pub fn from_options(opts: &Options) -> crate::Result<Setup> {
+        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let (registry, kinds) = builtin_tools()?;
+        let home = Env::read().home;
+        let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
+        let sandbox_config = crate::sandbox::config(opts, &settings, &cwd, home.as_deref());
+        let auto_allow = sandbox_config.auto_allow_bash;
+        let mut notices = Vec::new();
+        let sandbox = crate::sandbox::setup(sandbox_config, &policy, &mut notices)?;
+        let registry = match &sandbox {
+            Some(s) => {
+                policy.sandbox_auto_allow = auto_allow && s.is_active();
+                let mut sandboxed = Registry::new();
+                register_builtins_sandboxed(&mut sandboxed, Some(s.clone()))?;
+                sandboxed
+            }
+            None => registry,
+        };
+        notices.extend(crate::env::apply_settings_env(&settings));
+        crate::env::apply_betas(&opts.betas);
+        let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
+        let model = resolve_model(opts.model.as_deref(), from_settings.as_deref());
+        let hooks = HookConfig::from_settings(&settings)?;
+        // Fail closed: a hook's `if` rule that does not parse stops rein, as rules do.
+        for (rule, origin) in &hooks.if_rules {
+            policy.parse_rule(rule, origin)?;
+        }
+        let mut registry = registry;
+        let structured_output = match &opts.json_schema {
+            Some(text) => {
+                let schema: serde_json::Value =
+                    serde_json::from_str(text).with_context(|| "--json-schema is not a JSON object".to_string())?;
+                if !schema.is_object() {
+                    invalid!("--json-schema must be a JSON Schema object");
+                }
+                jsonschema::validator_for(&schema).context("--json-schema")?;
+                let slot = Arc::new(std::sync::Mutex::new(None));
+                registry.register_external(Arc::new(rein_tools::StructuredOutput::new(schema, slot.clone())))?;
+                Some(slot)
+            }
+            None => None,
+        };
+        let mut setup = Setup::new(cwd, opts, model, policy, registry)?;
+        setup.notices = notices;
+        if structured_output.is_some() {
+            setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
+            setup.structured_output = structured_output;
+        }
+        if let Some(uuid) = &opts.rewind_to {
+            if opts.resume.is_none() && !opts.continue_session {
+                invalid!("--rewind-to needs the session: add --resume ID or --continue");
+            }
+            setup.rewind_to = Some(uuid.clone());
+        }
+        if let Some(json) = &opts.agents {
+            let value: serde_json::Value = serde_json::from_str(json).context("--agents is not JSON")?;
+            setup.add_agents(&value);
+        }
+        setup.sandbox = sandbox;
+        setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
+        setup.mcp_policy = crate::mcp::policy(&settings, !opts.print);
+        setup.open_session(opts)?;
+        setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
+        if setup.thinking.effort.is_none() {
+            setup.thinking.effort =
+                settings.scalar("/effortLevel").and_then(|(v, _)| v.as_str().and_then(rein_model::Effort::parse));
+        }
+        let provider_setting = settings.scalar("/provider").and_then(|(v, _)| v.as_str().map(str::to_string));
+        setup.provider = crate::provider::Provider::choose(opts.provider, provider_setting.as_deref())?;
+        // `cleanupPeriodDays` (30 by default, as Claude Code): old sessions' checkpoints
+        // and spilled results go.
+        let days = settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30);
+        rein_checkpoint::prune(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
+        setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
+        setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
+        setup.status_line = settings
+            .scalar("/statusLine")
+            .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
+        if !hooks.is_empty() {
+            setup.hooks = Some(Arc::new(Hooks::new(hooks, setup.hook_session())));
+        }
+        Ok(setup)
+    }
+
+    pub fn new(
+        cwd: PathBuf,
+        opts: &Options,
+        model: String,
+        policy: Policy,
+        registry: Registry,
+    ) -> crate::Result<Setup> {
+        let env = Env::read();
+        let home = env.home.clone();
+        let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
+        let mut commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
+        let skills = rein_prompt::skills::load_skills(&cwd, home.as_deref());
+        // A user calls a skill as `/name args`, like a custom command (which wins).
+        for skill in &skills {
+            if !commands.iter().any(|c| c.name == skill.name) {
+                commands.push(rein_prompt::commands::CommandDef {
+                    name: skill.name.clone(),
+                    description: skill.description.clone(),
+                    argument_hint: None,
+                    allowed_tools: skill.allowed_tools.clone(),
+                    model: skill.model.clone(),
+                    body: skill.loaded("$ARGUMENTS"),
+                    label: format!("skill ({})", skill.scope),
+                    path: skill.dir.join("SKILL.md"),
+                });
+            }
+        }
+        let read = |p: &Option<PathBuf>| -> crate::Result<Option<String>> {
+            p.as_ref()
+                .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))
+                .transpose()
+        };
+        let replace = match read(&opts.system_prompt_file)? {
+            Some(text) => Some(text),
+            None => opts.system_prompt.clone(),
+        };
+        let append = match (read(&opts.append_system_prompt_file)?, &opts.append_system_prompt) {
+            (Some(a), Some(b)) => Some(format!("{b}\n\n{a}")),
+            (a, b) => a.or(b.clone()),
+        };
+        let prompt = system_prompt(&cwd, home.as_deref(), &model, replace, append);
+        let session_id = uuid::Uuid::new_v4().to_string();
+        let max_thinking_tokens = env.max_thinking_tokens;
+        let session_dir = env.rein_home.join("sessions").join(&session_id);
+        let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
+        Ok(Setup {
+            prompt_parts: (opts.system_prompt.clone(), opts.append_system_prompt.clone()),
+            cwd,
+            session_id,
+            model,
+            max_turns: opts.max_turns,
+            max_tokens,
+            memory: prompt.1,
+            system: prompt.0,
+            registry: Arc::new(registry),
+            session_dir,
+            agents,
+            commands,
+            skills,
+            status_line: None,
+            settings_files: Vec::new(),
+            env,
+            policy: Arc::new(policy),
+            hooks: None,
+            transcript: None,
+            history: Vec::new(),
+            history_last: None,
+            history_deferred: Vec::new(),
+            fallback_model: opts.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
+            max_budget_usd: opts.max_budget_usd,
+            key_helper: None,
+            sandbox: None,
+            disabled_mcpjson: Vec::new(),
+            mcp_policy: Default::default(),
+            mcp: None,
+            rewind_to: None,
+            required_tool: None,
+            structured_output: None,
+            notices: Vec::new(),
+            thinking: rein_model::ThinkingChoice {
+                mode: opts.thinking,
+                max_thinking_tokens: opts.max_thinking_tokens.or(max_thinking_tokens),
+                always: None,
+                effort: opts.effort,
+            },
+            provider: opts.provider.unwrap_or_default(),
+        })
+    }
+
+    /// Pick the session id and transcript: new, --session-id, --resume, --continue,
+    /// --fork-session.
+    fn open_session(&mut self, opts: &Options) -> crate::Result<()> {
+        let rein_home = self.env.rein_home.clone();
+        let resumed = match (&opts.resume, opts.continue_session) {
+            (Some(id), _) => {
+                let mut path = rein_transcript::transcript_path(&rein_home, &self.cwd, id);
+                if !path.exists() {
+                    // Not an id: a session of this directory by its title, as Claude Code takes it.
+                    let titled = rein_transcript::list_sessions(&rein_home, &self.cwd)
+                        .into_iter()
+                        .find(|s| s.title.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(id.trim())));
+                    match titled {
+                        Some(info) => path = info.path,
+                        None => return Err(rein_transcript::SessionError::NotFound(id.clone()).into()),
+                    }
+                }
+                Some(rein_transcript::load(&path)?)
+            }
+            // A transcript killed before its first line holds no session to continue.
+            (None, true) => match rein_transcript::list_sessions(&rein_home, &self.cwd)
+                .into_iter()
+                .find(|s| !s.first_prompt.is_empty() || s.turns > 0)
+            {
+                Some(info) => Some(rein_transcript::load(&info.path)?),
+                None => invalid!("no earlier session in {} to continue", self.cwd.display()),
+            },
+            (None, false) => None,
+        };
+        if let Some(id) = &opts.session_id {
+            uuid::Uuid::parse_str(id).with_context(|| format!("--session-id {id:?} is not a UUID"))?;
+            self.session_id = id.clone();
+        }
+        if let Some(loaded) = resumed {
+            if loaded.skipped > 0 {
+                let skipped =
+                    format!("{} unreadable line(s) in {} were skipped", loaded.skipped, loaded.path.display());
+                self.notices.push(skipped);
+            }
+            if !opts.fork_session && opts.session_id.is_none() {
+                self.session_id = loaded.session_id.clone();
+                self.history_last = loaded.last_uuid.clone();
+            }
+            self.history = loaded.messages;
+            self.history_deferred = loaded.deferred;
+        }
+        if !opts.no_session_persistence {
+            self.transcript = Some(rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id));
+        }
+        // Spilled results live under the session's own id, in the user's rein home.
+        self.session_dir = rein_home.join("sessions").join(&self.session_id);
+        Ok(())
+    }
+
+    /// Build the system prompt again with these replacement and appended texts.
+    pub fn set_system_prompt(&mut self, replace: Option<String>, append: Option<String>) {
+        let home = self.env.home.clone();
+        let (system, memory) = system_prompt(&self.cwd, home.as_deref(), &self.model, replace.clone(), append.clone());
+        self.system = system;
+        self.memory = memory;
+        self.prompt_parts = (replace, append);
+    }
+
+    /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):
+    /// `{"name": {"description", "prompt", "tools", "model"}}`; a name given again
+    /// replaces the earlier definition.
+    pub fn add_agents(&mut self, agents: &serde_json::Value) {
+        use serde_json::Value;
+        for (name, a) in agents.as_object().into_iter().flatten() {
+            let text = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
+            let tools = a
+                .get("tools")
+                .and_then(Value::as_array)
+                .map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>());
+            self.agents.retain(|d| &d.name != name);
+            self.agents.push(rein_prompt::agents::AgentDef {
+                name: name.clone(),
+                description: text("description").unwrap_or_default(),
+                tools,
+                model: text("model"),
+                prompt: text("prompt").unwrap_or_default(),
+                path: "--agents / the Agent SDK".into(),
+            });
+        }
+    }
+
+    /// Forget the last turn's structured output (a new turn starts).
+    pub fn clear_structured_output(&self) {
+        if let Some(slot) = &self.structured_output {
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        }
+    }
+
+    /// The facts every hook input carries.
+    pub fn hook_session(&self) -> HookSession {
+        HookSession {
+            session_id: self.session_id.clone(),
+            transcript_path: self.transcript.clone().unwrap_or_else(|| self.session_dir.join("transcript.jsonl")),
+            cwd: self.cwd.clone(),
+            project_dir: self.cwd.clone(),
+            permission_mode: self.policy.mode.name().to_string(),
+            session_dir: self.session_dir.clone(),
+        }
+    }
+
+    /// The model client of the chosen provider (Anthropic: `ANTHROPIC_*` variables or
+    /// the settings' `apiKeyHelper`).
+    pub fn anthropic_model(&self) -> crate::Result<Arc<dyn Model>> {
+        self.provider.client(self.key_helper.as_deref())
+    }
+
+    pub fn api_key_source(&self) -> &'static str {
+        Env::api_key_source()
+    }
+}
+
+/// The system prompt (as request blocks: stable part, then the session's) and the
+/// memory files in it.
+type Memory = Vec<(PathBuf, &'static str)>;
+fn system_prompt(
+    cwd: &std::path::Path,
+    home: Option<&std::path::Path>,
+    model: &str,
+    replace: Option<String>,
+    append: Option<String>,
+) -> (rein_model::System, Memory) {
+    let prompt = build_system_prompt(&PromptOptions {
+        cwd: cwd.to_path_buf(),
+        home: home.map(std::path::Path::to_path_buf),
+        managed_dir: Some(PathBuf::from("/etc/claude-code")),
+        system_prompt: replace,
+        append_system_prompt: append,
+        model: model.to_string(),
+        date: String::new(),
+    });
+    let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
+    (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())
+}
+
+/// `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the default;
+/// aliases expanded.
+pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String {
+    let env = Env::read().model;
+    let chosen = flag
+        .map(str::to_string)
+        .or(env)
+        .or_else(|| from_settings.map(str::to_string))
+        .unwrap_or_else(rein_model::default_model);
+    rein_engine::resolve_alias(&chosen)
+}
