@@ -66,6 +66,10 @@ fn has_descendant(node: Node<'_>, kinds: &[&str]) -> bool {
 /// (`${x:$n}`, `${x:n:1}`).
 fn expansion_problem(text: &str) -> Option<String> {
     let inner = text.strip_prefix("${")?.strip_suffix('}').unwrap_or(text);
+    // The syntax tree does not see every substitution inside `${…}` (`${x#$(cmd)}`).
+    if inner.contains("$(") || inner.contains('`') {
+        return Some("it runs a command substitution inside `${…}`".into());
+    }
     // `${x@P}` expands the value as a prompt, which runs command substitutions in it.
     if inner.ends_with("@P") {
         return Some("it expands a value as a prompt (`@P`), which can run commands".into());
@@ -82,6 +86,13 @@ fn expansion_problem(text: &str) -> Option<String> {
     let mut rest = &inner[name_len..];
     if rest.starts_with('[') {
         rest = rest.find(']').map(|i| &rest[i + 1..]).unwrap_or("");
+    }
+    // `${NAME:=value}` assigns NAME: only a plain lower-case name reads as data.
+    let name = &inner[..name_len];
+    let plain = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    if (rest.starts_with(":=") || rest.starts_with('=')) && !plain {
+        return Some(format!("it assigns `{name}` (`${{{name}:=…}}`), which can change what the commands run"));
     }
     let substring = rest.strip_prefix(':').filter(|r| !r.starts_with(['-', '=', '?', '+']));
     match substring {

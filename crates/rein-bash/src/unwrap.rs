@@ -61,6 +61,11 @@ pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
                 if args.iter().all(|w| w.literal) {
                     let script = args.iter().map(|w| w.text.as_str()).collect::<Vec<_>>().join(" ");
                     let first = a.commands.len();
+                    if dialect == Dialect::Posix
+                        && let Some(p) = crate::wrappers::posix_problem(&script)
+                    {
+                        a.problems.push(p);
+                    }
                     analyze_into(&script, depth + 1, a);
                     if dialect == Dialect::Zsh
                         && let Some(p) = a.commands[first..].iter().find_map(|c| zsh_problem(&c.words))

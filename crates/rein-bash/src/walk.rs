@@ -105,6 +105,7 @@ impl Walker<'_, '_> {
             "heredoc_redirect" => {
                 // The body is data, but an unquoted here-document still runs its
                 // substitutions, and a redirect may ride along (`cat <<EOF > file`).
+                self.heredoc_problem(node);
                 self.children(node);
             }
             "heredoc_body" | "heredoc_start" | "heredoc_end" | "heredoc_content" | "comment" | "string_content" => {
@@ -125,9 +126,22 @@ impl Walker<'_, '_> {
             }
             "for_statement" if let Some(known) = crate::loops::modelled_loop(node, self.src) => {
                 if let Some(body) = node.child_by_field_name("body") {
+                    let first = self.a.commands.len();
                     self.loop_vars.push(known);
                     self.node(body);
                     self.loop_vars.pop();
+                    // The body runs once per value: one that moves the shell (however
+                    // `cd` is spelled) or runs a program only known at run time is not
+                    // judged by one pass.
+                    let moves = self.a.commands[first..]
+                        .iter()
+                        .any(|c| c.program().is_none_or(|p| matches!(p, "cd" | "pushd" | "popd" | "source" | ".")));
+                    if moves {
+                        self.problem(Problem::new(
+                            ProblemClass::ControlFlow,
+                            "a loop whose body changes directory or runs what only the run knows",
+                        ));
+                    }
                 }
             }
             "for_statement"
@@ -254,6 +268,31 @@ impl Walker<'_, '_> {
         }
         if words.first().is_some_and(|w| w.text == "[") {
             unwrap(words, self.depth, self.a);
+        }
+    }
+
+    /// An unquoted here-document expands its body, and the syntax tree does not find
+    /// every substitution there (a body line that starts with a tab, a delimiter that
+    /// holds `$`): such a body with `$(`, `` ` `` or `${` is not analysed.
+    fn heredoc_problem(&mut self, node: Node<'_>) {
+        let text = node.utf8_text(self.src.as_bytes()).unwrap_or_default();
+        let mut cursor = node.walk();
+        let start = node
+            .named_children(&mut cursor)
+            .find(|c| c.kind() == "heredoc_start")
+            .and_then(|c| c.utf8_text(self.src.as_bytes()).ok())
+            .unwrap_or_default();
+        let quoted = start.contains(['\'', '"', '\\']);
+        // The body follows the redirect (where the tree puts it varies): all that follows.
+        let rest = self.src.get(node.start_byte()..).unwrap_or_default();
+        if start.contains('$') || (!quoted && (rest.contains("$(") || rest.contains('`') || rest.contains("${"))) {
+            self.problem(Problem::new(
+                ProblemClass::Dynamic,
+                format!(
+                    "the here-document `{}` expands what rein does not analyse",
+                    text.lines().next().unwrap_or(text)
+                ),
+            ));
         }
     }
 

@@ -40,6 +40,17 @@ pub(crate) enum Dialect {
     /// zsh reads most bash, but expands `=cmd`, glob qualifiers and more: only scripts
     /// without those characters are analysed.
     Zsh,
+    /// `sh` (dash here), `watch`: a POSIX shell reads `$'…'`, `$"…"`, `&>`, `|&`, `<<<`
+    /// and `<(…)` otherwise than bash, so scripts holding them are not analysed.
+    Posix,
+}
+
+/// Text a POSIX shell parses otherwise than bash.
+pub(crate) fn posix_problem(script: &str) -> Option<Problem> {
+    const BASHISMS: &[&str] = &["$'", "$\"", "&>", "|&", "<<<", "<(", ">("];
+    BASHISMS.iter().find(|b| script.contains(**b)).map(|b| {
+        Problem::new(ProblemClass::Dynamic, format!("`{b}` reads otherwise in `sh` (a POSIX shell) than in bash"))
+    })
 }
 
 use Style::GnuStop;
@@ -249,7 +260,7 @@ fn by_table(spec: &ProgramSpec, args: &[Word]) -> Stripped {
         }
         "watch" if seen.iter().any(|o| o == "exec") => Stripped::Runner(vec![operands]),
         // watch runs its words through `sh -c`, joined by spaces.
-        "watch" => Stripped::Script(operands, Dialect::Bash),
+        "watch" => Stripped::Script(operands, Dialect::Posix),
         "sudo" | "doas" | "setsid" => Stripped::Runner(vec![operands]),
         _ => Stripped::Inner(operands, reads, None),
     }
@@ -318,7 +329,11 @@ fn shell(program: &str, args: &[Word]) -> Option<Stripped> {
             args[i + 1].text
         ));
     }
-    let dialect = if program == "zsh" { Dialect::Zsh } else { Dialect::Bash };
+    let dialect = match program {
+        "zsh" => Dialect::Zsh,
+        "bash" => Dialect::Bash,
+        _ => Dialect::Posix,
+    };
     Some(Stripped::Script(vec![script.clone()], dialect))
 }
 

@@ -271,14 +271,16 @@ impl Policy {
     }
 
     /// A tree read following links (`grep -R`, `rg -L`): the first directory whose
-    /// tree holds a link to outside the workspace.
+    /// tree holds a link to outside itself (elsewhere in the workspace it may be a file a
+    /// Read deny rule protects, or `..`).
     fn links_out(&self, shell: &ShellCommand, reading: &rein_bash::Reading) -> Option<String> {
         if !reading.follows_links {
             return None;
         }
         for w in &reading.trees {
             for dir in shell.paths_in(w, reading.chdir.as_ref()).unwrap_or_default() {
-                if crate::links::leads_outside(&dir, &self.roots) {
+                let tree = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+                if crate::links::leads_outside(&dir, std::slice::from_ref(&tree)) {
                     return Some(dir.display().to_string());
                 }
             }

@@ -24,7 +24,7 @@ pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bas
     }
     // Also what git prints C-quoted (`"src/\303\251"`): non-ASCII, `"`, `\`, controls.
     let odd = |name: &str| {
-        name.starts_with('-')
+        name.starts_with(['-', '@'])
             || name.contains(['*', '?', '[', '"', '\\'])
             || name.chars().any(|c| c.is_whitespace() || c.is_control() || !c.is_ascii())
     };
@@ -35,6 +35,20 @@ pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bas
         let Some(dirs) = shell.paths_of(w) else {
             return Some(format!("`{}` is only known at run time", w.text));
         };
+        // `git ls-files` prints the index's names, which need not be on disk.
+        if shell.in_repository(None) {
+            let Some(tracked) = shell.tracked_in(None) else {
+                return Some("the repository's index cannot be read".into());
+            };
+            let hit = tracked.iter().find(|t| {
+                dirs.iter().any(|d| {
+                    t.strip_prefix(d).is_ok_and(|rest| rest.components().any(|c| odd(&c.as_os_str().to_string_lossy())))
+                })
+            });
+            if let Some(t) = hit {
+                return Some(format!("{} (in the index)", t.display()));
+            }
+        }
         for dir in dirs {
             let mut hit = None;
             let big = any_below(&dir, BUDGET, |e, _| {

@@ -12,7 +12,7 @@ use std::process::Command;
 use crate::common::Env;
 
 /// Files an attack needs beside `.env`: a name and its content; `->T` makes a link to T.
-type Files = &'static [(&'static str, &'static str)];
+pub(crate) type Files = &'static [(&'static str, &'static str)];
 
 /// (files, command, whether running it in bash shows the secret here).
 const ATTACKS: &[(Files, &str, bool)] = &[
@@ -97,7 +97,7 @@ fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A repository with a committed `.env` that a rule denies reading, and `files`.
-fn project(files: Files) -> Env {
+pub(crate) fn project(files: Files) -> Env {
     let env = Env::new();
     let root = env.cwd().to_path_buf();
     git(&root, &["init", "-q"]);
@@ -116,15 +116,20 @@ fn project(files: Files) -> Env {
     env
 }
 
-fn decide(env: &Env, command: &str) -> (String, String) {
+pub(crate) fn decide(env: &Env, command: &str) -> (String, String) {
     let calls = [format!("Bash({command})")];
     crate::attack_corpus::check(env, env.cwd(), &calls).remove(0)
 }
 
 #[test]
 fn globs_that_meet_files_named_like_options_are_not_allowed() {
+    stopped(ATTACKS);
+}
+
+/// Each attack fires in bash (when marked so) and is not allowed by the engine.
+pub(crate) fn stopped(attacks: &[(Files, &str, bool)]) {
     let mut failures = Vec::new();
-    for (files, command, fires) in ATTACKS {
+    for (files, command, fires) in attacks {
         let env = project(files);
         if *fires {
             let out = Command::new("timeout")

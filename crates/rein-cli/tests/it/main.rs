@@ -6,6 +6,7 @@ mod agents;
 mod attack_corpus;
 mod attack_globs;
 mod attack_model;
+mod attack_quirks;
 mod auto_mode;
 mod bedrock;
 mod caching;
