@@ -257,6 +257,16 @@ impl ShellCommand {
         None
     }
 
+    /// The top of the work tree of every repository a git command can be in (the line's
+    /// directories, or `chdir`); `None` when one is only known at run time.
+    pub fn repository_tops(&self, chdir: Option<&Word>) -> Option<Vec<PathBuf>> {
+        let dirs = match chdir {
+            Some(d) => self.paths_of(d)?,
+            None => self.bases.clone()?,
+        };
+        Some(dirs.iter().filter_map(|d| crate::git_config::work_tree_top(d)).collect())
+    }
+
     /// Whether every directory a git command can be in (the line's directories, or
     /// `chdir`) lies in a git work tree.
     pub fn in_repository(&self, chdir: Option<&Word>) -> bool {

@@ -140,7 +140,8 @@ impl Policy {
         }
         if reading.repo_history && self.tracks_denied(shell, reading) {
             let why = "it prints file contents from the repository's history or index, which no path on the line \
-                       names, and the repository tracks a file a Read deny rule covers";
+                       names, and a Read deny rule covers files of the repository (tracked now, or perhaps in \
+                       its history)";
             return Err((why.to_string(), Some("repository history")));
         }
         if let Some(p) = self.unreadable(shell, cmd, reading, readable) {
@@ -260,7 +261,26 @@ impl Policy {
             return false;
         }
         let Some(tracked) = shell.tracked_in(reading.chdir.as_ref()) else { return true };
-        tracked.iter().any(|t| patterns.iter().any(|p| p.matches(t) || p.files(&self.roots).is_same_file(t)))
+        if tracked.iter().any(|t| patterns.iter().any(|p| p.matches(t) || p.files(&self.roots).is_same_file(t))) {
+            return true;
+        }
+        // `git diff PATHS`: the work tree against the index, which was checked above.
+        let paths_only = || {
+            reading
+                .reads
+                .iter()
+                .all(|w| shell.paths_in(w, reading.chdir.as_ref()).is_some_and(|ps| ps.iter().all(|p| p.exists())))
+        };
+        if reading.worktree_diff && reading.repo_reads.is_empty() && paths_only() {
+            return false;
+        }
+        // History holds what the index no longer does (a secret committed, then removed):
+        // rein does not read history, so a pattern that could name a file of the
+        // repository is enough.
+        let Some(tops) = shell.repository_tops(reading.chdir.as_ref()) else { return true };
+        tops.iter()
+            .flat_map(|t| crate::paths::spellings(t))
+            .any(|top| patterns.iter().any(|p| p.base.starts_with(&top) || top.starts_with(&p.base)))
     }
 
     /// `p` may be read by a command: inside the workspace, or allowed by a Read rule.

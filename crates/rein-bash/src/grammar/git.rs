@@ -205,6 +205,10 @@ fn git(args: &[Word]) -> Result<Reading, String> {
         "log" | "show" | "diff" | "whatchanged" | "rev-list" | "cat-file" | "grep" | "blame" | "annotate"
     );
     r.repo_history = prints_history(sub, &s);
+    // `git diff` with no revision compares the work tree with the index: nothing from
+    // history (`--cached` compares with HEAD, a revision with that commit).
+    r.worktree_diff =
+        sub == "diff" && !s.seen.iter().any(|o| matches!(o.as_str(), "cached" | "staged" | "merge-base" | "no-index"));
     r.diff_any_paths = sub == "diff";
     let Scan { reading, operands, pattern_given, after_dashdash, .. } = s;
     r.reads.extend(reading.reads);

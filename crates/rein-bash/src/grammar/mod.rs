@@ -52,6 +52,9 @@ pub struct Reading {
     /// while no file they match has a name that starts with `-`, which the program would
     /// read as an option. The caller expands them, as it expands every glob it checks.
     pub option_globs: Vec<Word>,
+    /// `git diff` without `--cached`: it compares the work tree with the index, unless an
+    /// operand names a revision (the caller tells: an operand that is not a path).
+    pub worktree_diff: bool,
 }
 
 impl Reading {
