@@ -17,6 +17,7 @@ mod protected;
 mod rules;
 mod shared;
 mod suggest;
+mod update;
 
 use std::path::PathBuf;
 
@@ -25,6 +26,7 @@ pub use mode::PermissionMode;
 pub use rein_effects::{Access, Effects, RuleKind, ToolKinds, ToolRules};
 pub use rules::{ListKind, Rule, RuleError};
 pub use shared::SharedPolicy;
+pub use update::{Change, Destination, PermissionUpdate, SettingsFiles, UpdateError};
 
 use rein_settings::Settings;
 

@@ -5,28 +5,11 @@
 
 use std::path::PathBuf;
 
-use rein_policy::{Call, ListKind, PermissionMode, SharedPolicy};
+use rein_policy::{Call, Change, Destination, ListKind, PermissionMode, PermissionUpdate, SettingsFiles, SharedPolicy};
 use serde_json::{Value, json};
 
-/// Where the settings files of the destinations are.
-#[derive(Debug, Clone)]
-pub struct PermissionTargets {
-    /// The project root: `.claude/settings.json` and `.claude/settings.local.json`.
-    pub project_root: PathBuf,
-    /// `~/.claude`, for `userSettings`.
-    pub user_dir: Option<PathBuf>,
-}
-
-impl PermissionTargets {
-    fn file(&self, destination: &str) -> Option<PathBuf> {
-        match destination {
-            "localSettings" => Some(self.project_root.join(".claude").join("settings.local.json")),
-            "projectSettings" => Some(self.project_root.join(".claude").join("settings.json")),
-            "userSettings" => self.user_dir.as_ref().map(|d| d.join("settings.json")),
-            _ => None,
-        }
-    }
-}
+/// Where the settings files of the destinations are (the policy's own type).
+pub type PermissionTargets = SettingsFiles;
 
 /// A rule of an update, written as in settings: `Tool` or `Tool(content)`.
 fn rule_text(rule: &Value) -> Option<String> {
@@ -45,55 +28,54 @@ fn list_kind(behavior: Option<&str>) -> ListKind {
     }
 }
 
-/// Apply `updates` to the session's policy (and the named settings files); returns a
-/// note for each update that could not be applied.
+/// An SDK `PermissionUpdate` as the policy's typed update (`None`: not one rein knows,
+/// with why).
+pub fn typed_update(update: &Value) -> Result<PermissionUpdate, String> {
+    let kind = update.get("type").and_then(Value::as_str).unwrap_or("");
+    let named = update.get("destination").and_then(Value::as_str).unwrap_or("session");
+    let destination = Destination::parse(named).ok_or_else(|| format!("unknown destination {named:?}"))?;
+    let change = match kind {
+        "addRules" | "replaceRules" | "removeRules" => {
+            let rules: Vec<String> =
+                update.get("rules").and_then(Value::as_array).into_iter().flatten().filter_map(rule_text).collect();
+            if kind == "removeRules" {
+                Change::RemoveRules(rules)
+            } else {
+                Change::AddRules(list_kind(update.get("behavior").and_then(Value::as_str)), rules)
+            }
+        }
+        "setMode" => match update.get("mode").and_then(Value::as_str).and_then(PermissionMode::parse) {
+            Some(mode) => Change::SetMode(mode),
+            None => return Err(format!("unknown mode in {update}")),
+        },
+        "addDirectories" | "removeDirectories" => {
+            let dirs: Vec<PathBuf> = update
+                .get("directories")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(PathBuf::from)
+                .collect();
+            if kind == "addDirectories" { Change::AddDirectories(dirs) } else { Change::RemoveDirectories(dirs) }
+        }
+        other => return Err(format!("unknown permission update type {other:?}")),
+    };
+    Ok(PermissionUpdate { change, destination })
+}
+
+/// Apply `updates` through the policy (and the named settings files); returns a note
+/// for each update that could not be applied.
 pub fn apply_updates(updates: &[Value], policy: &SharedPolicy, targets: &PermissionTargets) -> Vec<String> {
     let mut problems = Vec::new();
     for update in updates {
-        let kind = update.get("type").and_then(Value::as_str).unwrap_or("");
-        let destination = update.get("destination").and_then(Value::as_str).unwrap_or("session");
-        let origin = format!("the Agent SDK ({destination})");
-        match kind {
-            "addRules" | "replaceRules" | "removeRules" => {
-                let list = list_kind(update.get("behavior").and_then(Value::as_str));
-                let rules: Vec<String> =
-                    update.get("rules").and_then(Value::as_array).into_iter().flatten().filter_map(rule_text).collect();
-                for rule in &rules {
-                    if kind == "removeRules" {
-                        policy.remove_rule(rule);
-                    } else if let Err(e) = policy.add_rule(rule, list, &origin) {
-                        problems.push(format!("rule {rule:?}: {e}"));
-                    }
-                }
-                if kind != "removeRules"
-                    && let Some(file) = targets.file(destination)
-                    && let Err(e) = rein_settings::add_rules_to_file(&file, list.name(), &rules)
-                {
-                    problems.push(format!("{}: {e}", file.display()));
+        match typed_update(update) {
+            Ok(typed) => {
+                if let Err(e) = policy.apply(&typed, targets) {
+                    problems.push(e.to_string());
                 }
             }
-            "setMode" => match update.get("mode").and_then(Value::as_str).and_then(PermissionMode::parse) {
-                Some(mode) => policy.set_mode(mode, &origin),
-                None => problems.push(format!("unknown mode in {update}")),
-            },
-            "addDirectories" | "removeDirectories" => {
-                let dirs: Vec<PathBuf> = update
-                    .get("directories")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(|d| std::fs::canonicalize(d).unwrap_or_else(|_| PathBuf::from(d)))
-                    .collect();
-                policy.update(|p| {
-                    if kind == "addDirectories" {
-                        p.roots.extend(dirs.iter().filter(|d| d.is_absolute()).cloned());
-                    } else {
-                        p.roots.retain(|r| !dirs.contains(r));
-                    }
-                });
-            }
-            other => problems.push(format!("unknown permission update type {other:?}")),
+            Err(why) => problems.push(why),
         }
     }
     problems

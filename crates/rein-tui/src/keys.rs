@@ -5,12 +5,18 @@ use std::time::Instant;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use rein_engine::Answer;
-use rein_policy::PermissionMode;
+use rein_policy::{Change, Destination, ListKind, PermissionMode, PermissionUpdate, SettingsFiles, UpdateError};
 
 use crate::app::{App, EXIT_WINDOW};
 use crate::dialog;
 
 impl App {
+    /// A "don't ask again" answer, through the policy's one door for updates.
+    fn apply(&self, change: Change, destination: Destination) -> Result<Option<std::path::PathBuf>, UpdateError> {
+        let files = SettingsFiles { project_root: self.project_root.clone(), user_dir: None };
+        self.policy.apply(&PermissionUpdate { change, destination }, &files)
+    }
+
     /// `/resume`: Up/Down choose, Enter continues that session (this one ends), Esc closes.
     pub(crate) fn sessions_key(&mut self, key: KeyEvent) {
         let Some((list, selected)) = &mut self.sessions else { return };
@@ -195,19 +201,20 @@ impl App {
         let answer = match choice {
             '1' => Answer::yes(),
             '2' if q.edits => {
-                self.policy.set_mode(PermissionMode::AcceptEdits, "the permission dialog");
+                let _ = self.apply(Change::SetMode(PermissionMode::AcceptEdits), Destination::Session);
                 self.note("Edits are allowed for the rest of this session");
                 Answer::yes()
             }
             '2' => {
-                match rein_settings::add_local_allow_rules(&self.project_root, &q.remember) {
-                    Ok(path) => self.note(format!("Remembered {} in {}", q.remember.join(", "), path.display())),
+                match self.apply(Change::AddRules(ListKind::Allow, q.remember.clone()), Destination::LocalSettings) {
+                    Ok(Some(path)) => self.note(format!("Remembered {} in {}", q.remember.join(", "), path.display())),
+                    Ok(None) => {}
                     Err(e) => self.note(format!("Could not save the rule: {e}")),
                 }
-                Answer { remember: q.remember.clone(), ..Answer::yes() }
+                Answer::yes()
             }
             'a' => {
-                self.policy.set_mode(PermissionMode::Auto, "the permission dialog");
+                let _ = self.apply(Change::SetMode(PermissionMode::Auto), Destination::Session);
                 self.note("Auto mode: a judge model decides the calls the rules leave open (shift+tab to leave)");
                 Answer::yes()
             }

@@ -1,0 +1,50 @@
+//! Permission updates through the policy's one door (`SharedPolicy::apply`): a rule added
+//! for the session decides the next call, one for the local settings is also written
+//! there, the mode changes, and a rule that does not parse is refused with its text.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use rein_policy::{
+    Behavior, Call, Change, Destination, Effects, ListKind, PermissionMode, PermissionUpdate, Policy, PolicyInputs,
+    SettingsFiles, SharedPolicy,
+};
+use rein_tools::{Registry, register_builtins};
+use serde_json::json;
+
+#[test]
+fn updates_change_the_session_and_are_written_where_they_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let mut registry = Registry::new();
+    register_builtins(&mut registry).unwrap();
+    let policy = Policy::new(&PolicyInputs { cwd: root.clone(), tools: registry.rule_kinds(), ..Default::default() });
+    let shared = SharedPolicy::from(std::sync::Arc::new(policy.unwrap()));
+    let files = SettingsFiles { project_root: root.clone(), user_dir: None };
+    let input = json!({"command": "npm run lint"});
+    let effects = Effects::running(rein_effects::ShellCommand::new("npm run lint", &root, None));
+    let decide = || shared.get().decide(&Call { tool: "Bash", input: &input, effects: &effects }).behavior;
+    assert_ne!(decide(), Behavior::Allow);
+
+    let add = |destination| PermissionUpdate {
+        change: Change::AddRules(ListKind::Allow, vec!["Bash(npm run lint)".into()]),
+        destination,
+    };
+    assert_eq!(shared.apply(&add(Destination::Session), &files).unwrap(), None);
+    assert_eq!(decide(), Behavior::Allow, "the session's rule decides the next call");
+    assert!(!root.join(".claude/settings.local.json").exists(), "a session rule is not written");
+
+    let written = shared.apply(&add(Destination::LocalSettings), &files).unwrap().unwrap();
+    assert_eq!(written, root.join(".claude/settings.local.json"));
+    assert!(std::fs::read_to_string(&written).unwrap().contains("Bash(npm run lint)"));
+
+    let mode =
+        PermissionUpdate { change: Change::SetMode(PermissionMode::AcceptEdits), destination: Destination::Session };
+    shared.apply(&mode, &files).unwrap();
+    assert_eq!(shared.get().mode, PermissionMode::AcceptEdits);
+
+    let bad = PermissionUpdate {
+        change: Change::AddRules(ListKind::Allow, vec!["Bash(unclosed".into()]),
+        destination: Destination::Session,
+    };
+    let err = shared.apply(&bad, &files).unwrap_err().to_string();
+    assert!(err.contains("Bash(unclosed"), "{err}");
+}
