@@ -74,7 +74,7 @@ pub fn live_process_groups() -> usize {
 /// `mem`, `maps`, `fd` … owned by root, and cannot be traced by its own user. A command
 /// rein runs is a new program (exec resets the flag), so it keeps its own.
 pub fn keep_memory_private() {
-    #[cfg(target_os = "linux")]
+    #[cfg(all(target_os = "linux", feature = "platform"))]
     {
         let _ = rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable);
     }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::landlock_rules::abi_version;
+use crate::platform::landlock_rules::abi_version;
 
 /// Oldest bubblewrap with every flag rein passes (`--disable-userns`, `--perms`).
 const MIN_BWRAP: (u32, u32) = (0, 8);
@@ -45,7 +45,7 @@ pub struct Probe {
 pub fn probe(bwrap_path: Option<&Path>, writable: &[PathBuf], forced: Option<char>) -> Probe {
     let bwrap = find_bwrap(bwrap_path, writable).and_then(|p| check_bwrap(&p).map(|v| (p, v)));
     let landlock_abi = abi_version();
-    let seccomp = seccomp_available();
+    let seccomp = crate::platform::seccomp::available();
     let mut missing = Vec::new();
     let a = match (&bwrap, seccomp) {
         (Ok((p, v)), true) => Some(Tier::A { bwrap: p.clone(), version: v.clone() }),
@@ -61,6 +61,9 @@ pub fn probe(bwrap_path: Option<&Path>, writable: &[PathBuf], forced: Option<cha
     }
     if !seccomp {
         missing.push("seccomp filters cannot be installed".into());
+    }
+    if !cfg!(feature = "platform") {
+        missing.push("rein was built without its platform mechanisms (the `platform` feature)".into());
     }
     let c = Tier::C { missing };
     let tier = match forced.map(|c| c.to_ascii_uppercase()) {
@@ -115,9 +118,4 @@ fn check_bwrap(bwrap: &Path) -> Result<String, String> {
         ));
     }
     Ok(version)
-}
-
-fn seccomp_available() -> bool {
-    // SAFETY: PR_GET_SECCOMP takes no pointers.
-    unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }
 }

@@ -8,7 +8,8 @@ use std::os::unix::process::CommandExt as _;
 use std::path::PathBuf;
 
 use crate::SandboxError;
-use crate::seccomp::{FilterOptions, install};
+use crate::platform::FilterOptions;
+use crate::platform::seccomp::install;
 
 /// The argument that selects the helper.
 pub const HELPER_ARG: &str = "__sandbox-exec";

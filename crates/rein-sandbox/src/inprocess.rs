@@ -11,7 +11,8 @@ use std::sync::Arc;
 use seccompiler::BpfProgram;
 
 use crate::SandboxError;
-use crate::seccomp::{FilterOptions, programs};
+use crate::platform::FilterOptions;
+use crate::platform::seccomp::programs;
 
 /// What one set of writable roots needs, ready to apply.
 #[derive(Debug)]
@@ -22,7 +23,10 @@ pub struct InProcess {
 
 impl InProcess {
     pub fn new(roots: &[PathBuf], filter: FilterOptions) -> Result<Arc<InProcess>, SandboxError> {
-        Ok(Arc::new(InProcess { ruleset: crate::landlock_rules::ruleset(roots)?, programs: programs(filter)? }))
+        Ok(Arc::new(InProcess {
+            ruleset: crate::platform::landlock_rules::ruleset(roots)?,
+            programs: programs(filter)?,
+        }))
     }
 
     /// Confine what `command` starts.

@@ -15,13 +15,11 @@ pub mod detect;
 mod gitconfig;
 mod guard;
 pub mod helper;
-mod inprocess;
-mod landlock_rules;
 pub mod network;
 pub mod plan;
+pub mod platform;
 pub mod proxy;
 mod relay;
-pub mod seccomp;
 pub mod settings;
 mod violations;
 
@@ -31,7 +29,8 @@ use std::path::{Path, PathBuf};
 pub use detect::{Probe, Tier};
 pub use helper::{HELPER_ARG, HelperArgs};
 pub use plan::Plan;
-pub use seccomp::FilterOptions;
+use platform::inprocess;
+pub use platform::{FilterOptions, seccomp};
 pub use settings::{Anchors, SandboxConfig};
 
 /// Why the sandbox could not be set up or entered.

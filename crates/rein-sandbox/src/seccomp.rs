@@ -15,14 +15,7 @@ use seccompiler::{
 
 use crate::SandboxError;
 
-/// What the filter lets through.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FilterOptions {
-    /// `network.allowAllUnixSockets`: Unix sockets stay open.
-    pub allow_unix_sockets: bool,
-    /// Tier B (no network namespace): IP sockets are refused too.
-    pub deny_ip_sockets: bool,
-}
+pub use crate::platform::FilterOptions;
 
 const CLONE_NAMESPACES_EACH: [i32; 7] = [
     libc::CLONE_NEWUSER,
@@ -149,6 +142,12 @@ pub fn install(opts: FilterOptions) -> Result<(), SandboxError> {
         seccompiler::apply_filter(&program).map_err(|e| SandboxError::Seccomp(e.to_string()))?;
     }
     Ok(())
+}
+
+/// Whether this kernel lets a process install seccomp filters.
+pub fn available() -> bool {
+    // SAFETY: PR_GET_SECCOMP takes no pointers.
+    unsafe { libc::prctl(libc::PR_GET_SECCOMP, 0, 0, 0, 0) >= 0 }
 }
 
 #[cfg(test)]

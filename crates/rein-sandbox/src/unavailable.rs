@@ -1,0 +1,60 @@
+//! The platform mechanisms' stand-ins, for a build without the `platform` feature: each
+//! reports itself unavailable, so no command is ever taken for confined.
+
+use crate::SandboxError;
+
+fn unavailable(what: &str) -> SandboxError {
+    SandboxError::Unavailable(format!("{what}: rein was built without the `platform` feature"))
+}
+
+pub mod seccomp {
+    use super::unavailable;
+    use crate::SandboxError;
+    use crate::platform::FilterOptions;
+
+    pub fn available() -> bool {
+        false
+    }
+
+    pub fn install(_: FilterOptions) -> Result<(), SandboxError> {
+        Err(unavailable("seccomp"))
+    }
+}
+
+pub mod landlock_rules {
+    pub fn abi_version() -> i64 {
+        0
+    }
+}
+
+pub mod inprocess {
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use super::unavailable;
+    use crate::SandboxError;
+    use crate::platform::FilterOptions;
+
+    /// Never made: Landlock and seccomp are not built in.
+    #[derive(Debug)]
+    pub struct InProcess;
+
+    impl InProcess {
+        pub fn new(_: &[PathBuf], _: FilterOptions) -> Result<Arc<InProcess>, SandboxError> {
+            Err(unavailable("Landlock"))
+        }
+
+        pub fn attach(self: &Arc<Self>, _: &mut std::process::Command) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Without the platform the sandbox is Tier C, and says why.
+    #[test]
+    fn without_the_platform_the_probe_finds_tier_c() {
+        let probe = crate::detect::probe(None, &[], None);
+        let crate::Tier::C { missing } = &probe.tier else { panic!("{:?}", probe.tier) };
+        assert!(missing.iter().any(|m| m.contains("platform")), "{missing:?}");
+    }
+}
