@@ -43,10 +43,20 @@ impl Answer {
     }
 }
 
-/// Answers the questions the policy asks (the TUI dialog, a permission-prompt tool),
-/// seeing the call, why it is asked, and what it touches.
+/// What is asked.
+#[derive(Debug, Clone, Copy)]
+pub enum PermissionQuestion<'a> {
+    /// May this tool call run? With why it is asked, and what it touches.
+    Call { call: &'a ToolUse, decision: &'a Decision, effects: &'a Effects },
+    /// May a sandboxed command connect to `host:port`, which no sandbox rule decides?
+    /// Remembered as `WebFetch(domain:HOST)`, which the sandbox reads as allowed.
+    Network { host: &'a str, port: u16, decision: &'a Decision },
+}
+
+/// Answers the questions the policy asks (the TUI dialog, the Agent SDK's
+/// `can_use_tool`, a permission-prompt tool).
 pub trait Approver: Send + Sync {
-    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision, effects: &'a Effects) -> BoxFuture<'a, Answer>;
+    fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer>;
 }
 
 /// The outcome of the permission stage.
@@ -252,7 +262,7 @@ impl Gate {
             hooks.fire(HookEvent::Notification, Some("permission_prompt"), note, |_| true).await;
         }
         let answer = match &self.approver {
-            Some(a) => a.approve(call, &decision, effects).await,
+            Some(a) => a.approve(PermissionQuestion::Call { call, decision: &decision, effects }).await,
             None => Answer::no(),
         };
         for rule in &answer.remember {

@@ -18,6 +18,7 @@ mod executor;
 mod gate;
 mod journal;
 mod judge;
+mod network_question;
 mod outcome;
 mod pairing;
 mod plan_tools;
@@ -38,8 +39,9 @@ pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompac
 pub use conversation::Conversation;
 pub use error::{EngineError, RewindFailed};
 pub use event::EngineEvent;
-pub use gate::{Answer, Approver, Gate, MAX_BLOCKS_IN_ROW, Verdict};
+pub use gate::{Answer, Approver, Gate, MAX_BLOCKS_IN_ROW, PermissionQuestion, Verdict};
 pub use judge::{ContextItem, Judge, JudgeContext, JudgeRequest, JudgeVerdict, Judgement};
+pub use network_question::ask_network;
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
 pub use plan_tools::{AskUserQuestion, ExitPlanMode, Question, QuestionOption};

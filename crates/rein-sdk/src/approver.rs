@@ -7,8 +7,8 @@
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use rein_engine::{Answer, Approver};
-use rein_policy::{Call, Decision, Effects, SharedPolicy};
+use rein_engine::{Answer, Approver, PermissionQuestion};
+use rein_policy::{Call, SharedPolicy};
 use rein_protocol::ToolUse;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -55,8 +55,10 @@ pub struct SdkApprover {
 }
 
 impl Approver for SdkApprover {
-    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision, effects: &'a Effects) -> BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer> {
+        let (call, decision, effects) = question.as_call();
         Box::pin(async move {
+            let (call, decision, effects) = (&call, &decision, &effects);
             let facts = Call { tool: &call.name, input: &call.input, effects };
             let mut request = json!({
                 "subtype": "can_use_tool",

@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use crate::error::invalid;
 use futures::future::BoxFuture;
-use rein_engine::{Answer, Approver};
-use rein_policy::{Decision, Effects};
-use rein_protocol::ToolUse;
+use rein_engine::{Answer, Approver, PermissionQuestion};
 use rein_tools::{Registry, ToolContext};
 use serde_json::{Value, json};
 
@@ -31,8 +29,10 @@ pub fn approver(name: &str, setup: &Setup) -> crate::Result<Option<Arc<dyn Appro
 }
 
 impl Approver for McpPromptTool {
-    fn approve<'a>(&'a self, call: &'a ToolUse, _: &'a Decision, _: &'a Effects) -> BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer> {
+        let (call, _, _) = question.as_call();
         Box::pin(async move {
+            let call = &call;
             self.registry.ready(&self.tool).await;
             let input = json!({"tool_name": call.name, "input": call.input, "tool_use_id": call.id});
             let reply = match self.registry.prepare(&self.tool, &input) {

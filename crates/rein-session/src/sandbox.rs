@@ -50,27 +50,12 @@ pub fn setup(config: SandboxConfig, policy: &Policy, notices: &mut Vec<String>) 
 }
 
 /// The proxy's question about a host no rule decides, put to the person through the
-/// session's approver as a request to that host (so "don't ask again" remembers a
-/// `WebFetch(domain:…)` rule, which the next session's sandbox reads as allowed).
+/// session's approver as a network question (its answer in the audit trail; "don't ask
+/// again" remembers a `WebFetch(domain:…)` rule, which the next session's sandbox reads
+/// as allowed).
 pub fn asker(approver: Arc<dyn rein_engine::Approver>) -> rein_sandbox::proxy::AskHost {
     Arc::new(move |host: String, port: u16| {
         let approver = approver.clone();
-        Box::pin(async move {
-            let call = rein_protocol::ToolUse {
-                id: format!("sandbox-network-{host}-{port}"),
-                name: "WebFetch".into(),
-                input: serde_json::json!({
-                    "url": format!("https://{host}:{port}/"),
-                    "prompt": "a network connection from a sandboxed command",
-                }),
-            };
-            let decision = rein_policy::Decision::new(
-                rein_policy::Behavior::Ask,
-                format!("A sandboxed command wants to connect to {host}:{port}, which no sandbox rule allows."),
-                "sandbox network",
-            );
-            let effects = rein_policy::Effects::contacting(Some(host.clone()));
-            approver.approve(&call, &decision, &effects).await.allow
-        })
+        Box::pin(async move { rein_engine::ask_network(Some(approver.as_ref()), &host, port).await })
     })
 }

@@ -2,8 +2,8 @@
 //! dialog offers, and the engine's task waits for the person's answer.
 
 use futures::future::BoxFuture;
-use rein_engine::{Answer, Approver};
-use rein_policy::{Call, Decision, Effects, SharedPolicy};
+use rein_engine::{Answer, Approver, PermissionQuestion};
+use rein_policy::{Call, Decision, SharedPolicy};
 use rein_protocol::ToolUse;
 use tokio::sync::{mpsc, oneshot};
 
@@ -27,7 +27,9 @@ pub struct TuiApprover {
 }
 
 impl Approver for TuiApprover {
-    fn approve<'a>(&'a self, call: &'a ToolUse, decision: &'a Decision, effects: &'a Effects) -> BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer> {
+        let (call, decision, effects) = question.as_call();
+        let (call, decision, effects) = (&call, &decision, &effects);
         let policy = self.policy.get();
         let remember = policy.suggested_rules(&Call { tool: &call.name, input: &call.input, effects });
         let edits = effects.shell.is_none() && !effects.writes.is_empty();

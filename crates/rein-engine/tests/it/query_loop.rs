@@ -6,7 +6,7 @@ use crate::common;
 use std::sync::Arc;
 
 use rein_engine::{Answer, Approver, End, Engine, EngineEvent, Gate, Outcome};
-use rein_policy::{Decision, Policy, PolicyInputs};
+use rein_policy::{Policy, PolicyInputs};
 use rein_protocol::Message;
 use rein_settings::Settings;
 use rein_testkit::{FakeServer, Scenario, Step, reply, text, thinking, tool_use_with_id};
@@ -256,12 +256,7 @@ async fn the_chain_checks_schema_and_validation_before_permission() {
 
 struct Yes;
 impl Approver for Yes {
-    fn approve<'a>(
-        &'a self,
-        _: &'a rein_protocol::ToolUse,
-        _: &'a Decision,
-        _: &'a rein_policy::Effects,
-    ) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, _: rein_engine::PermissionQuestion<'a>) -> futures::future::BoxFuture<'a, Answer> {
         Box::pin(async { Answer::yes() })
     }
 }
@@ -289,12 +284,7 @@ async fn questions_go_to_the_approver_and_headless_means_no() {
 /// Counts the questions it is asked and says yes to all.
 struct CountingYes(std::sync::atomic::AtomicUsize);
 impl Approver for CountingYes {
-    fn approve<'a>(
-        &'a self,
-        _: &'a rein_protocol::ToolUse,
-        _: &'a Decision,
-        _: &'a rein_policy::Effects,
-    ) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, _: rein_engine::PermissionQuestion<'a>) -> futures::future::BoxFuture<'a, Answer> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async { Answer::yes() })
     }
@@ -352,12 +342,7 @@ async fn a_tool_that_declares_no_effects_is_asked_never_allowed() {
 /// An answer that remembers a rule: the next call it covers is not asked again.
 struct Remembering(std::sync::atomic::AtomicUsize);
 impl Approver for Remembering {
-    fn approve<'a>(
-        &'a self,
-        _: &'a rein_protocol::ToolUse,
-        _: &'a Decision,
-        _: &'a rein_policy::Effects,
-    ) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, _: rein_engine::PermissionQuestion<'a>) -> futures::future::BoxFuture<'a, Answer> {
         self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         Box::pin(async { Answer { remember: vec!["Bash(touch:*)".into()], ..Answer::yes() } })
     }
@@ -366,12 +351,7 @@ impl Approver for Remembering {
 /// A refusal with a message: the model reads what to do instead.
 struct NoWithMessage;
 impl Approver for NoWithMessage {
-    fn approve<'a>(
-        &'a self,
-        _: &'a rein_protocol::ToolUse,
-        _: &'a Decision,
-        _: &'a rein_policy::Effects,
-    ) -> futures::future::BoxFuture<'a, Answer> {
+    fn approve<'a>(&'a self, _: rein_engine::PermissionQuestion<'a>) -> futures::future::BoxFuture<'a, Answer> {
         Box::pin(async { Answer { message: Some("use the Write tool".into()), ..Answer::no() } })
     }
 }
