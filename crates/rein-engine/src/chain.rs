@@ -15,7 +15,7 @@ use rein_tools::{Effects, PreparedCall, Registry, ToolContext};
 use serde_json::{Value, json};
 
 use crate::gate::{Gate, HookSay, Verdict};
-use rein_hooks::HookEvent;
+use rein_hooks::{HookEvent, HookInput};
 
 /// What happened to one call.
 pub struct CallReport {
@@ -125,14 +125,14 @@ pub async fn run_call(
     let mut hook_say = None;
     let mut context = Vec::new();
     if let Some(hooks) = &gate.hooks {
-        let fields = json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id});
+        let input = HookInput::PreToolUse {
+            tool_name: call.name.clone(),
+            tool_input: call.input.clone(),
+            tool_use_id: call.id.clone(),
+        };
         let policy = gate.policy.get();
         let effects = &checked.effects;
-        let out = hooks
-            .fire(HookEvent::PreToolUse, Some(&call.name), fields, |h| {
-                if_passes(h.if_rule.as_deref(), &policy, &call, effects)
-            })
-            .await;
+        let out = hooks.fire_input(&input, |h| if_passes(h.if_rule.as_deref(), &policy, &call, effects)).await;
         notices.extend(out.notices(HookEvent::PreToolUse));
         stop = out.stop();
         context = out.context(false);
@@ -284,26 +284,22 @@ impl Post<'_> {
     ) -> (Vec<String>, Option<String>, Option<Value>) {
         let (call, duration_ms) = (self.call, self.duration_ms);
         let text = content.to_text();
-        let (event, fields) = if is_error {
-            (
-                HookEvent::PostToolUseFailure,
-                json!({"tool_name": call.name, "tool_input": call.input, "tool_use_id": call.id, "error": text, "duration_ms": duration_ms}),
-            )
+        let (tool_name, tool_input, tool_use_id) = (call.name.clone(), call.input.clone(), call.id.clone());
+        let input = if is_error {
+            HookInput::PostToolUseFailure { tool_name, tool_input, tool_use_id, error: text, duration_ms }
         } else {
             // A shell command's response has Claude Code's Bash shape.
-            let response = if self.effects.shell.is_some() {
+            let tool_response = if self.effects.shell.is_some() {
                 json!({"stdout": text, "stderr": "", "interrupted": false, "isImage": false})
             } else {
                 json!(text)
             };
-            (
-                HookEvent::PostToolUse,
-                json!({"tool_name": call.name, "tool_input": call.input, "tool_response": response, "tool_use_id": call.id, "duration_ms": duration_ms}),
-            )
+            HookInput::PostToolUse { tool_name, tool_input, tool_response, tool_use_id, duration_ms }
         };
+        let event = input.event();
         let policy = self.gate.policy.get();
         let keep = |h: &rein_hooks::Handler| if_passes(h.if_rule.as_deref(), &policy, call, self.effects);
-        let out = hooks.fire(event, Some(&call.name), fields, keep).await;
+        let out = hooks.fire_input(&input, keep).await;
         notices.extend(out.notices(event));
         let mut extra = out.context(false);
         if let Some((reason, hook)) = out.block() {

@@ -5,10 +5,9 @@
 //! compact boundary to the transcript. Three failures in a row open a circuit breaker.
 
 use futures::StreamExt;
-use rein_hooks::HookEvent;
+use rein_hooks::HookInput;
 use rein_model::{ModelEvent, ModelRequest};
 use rein_protocol::{ContentBlock, Message};
-use serde_json::json;
 
 use crate::context::{SUMMARY_PROMPT, compacted_history, estimate_tokens, microcompact};
 use crate::{Engine, EngineError, EngineEvent};
@@ -84,14 +83,11 @@ impl Engine {
     ) -> Result<(), EngineError> {
         let pre_tokens = self.estimated_tokens();
         if let Some(hooks) = &self.gate.hooks {
-            let out = hooks
-                .fire(
-                    HookEvent::PreCompact,
-                    Some(trigger),
-                    json!({"trigger": trigger, "custom_instructions": self.compact_instructions.clone().unwrap_or_default()}),
-                    |_| true,
-                )
-                .await;
+            let input = HookInput::PreCompact {
+                trigger: trigger.to_string(),
+                custom_instructions: self.compact_instructions.clone().unwrap_or_default(),
+            };
+            let out = hooks.fire_input(&input, |_| true).await;
             if let Some((reason, hook)) = out.block() {
                 return Err(EngineError::Compaction(format!(
                     "the PreCompact hook `{hook}` blocked compaction: {reason}"
@@ -129,8 +125,7 @@ impl Engine {
         let history: Vec<Message> = self.conversation.messages().cloned().collect();
         let mut compacted = compacted_history(&history, &summary);
         if let Some(hooks) = &self.gate.hooks {
-            let out =
-                hooks.fire(HookEvent::SessionStart, Some("compact"), json!({"source": "compact"}), |_| true).await;
+            let out = hooks.fire_input(&HookInput::SessionStart { source: "compact".into() }, |_| true).await;
             let context = out.context(true);
             if let Some(first) = compacted.first_mut() {
                 first.content.extend(

@@ -7,10 +7,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use futures::future::BoxFuture;
-use rein_hooks::{HookDecision, HookEvent, Hooks};
+use rein_hooks::{HookDecision, HookInput, Hooks};
 use rein_policy::{Behavior, Call, Decision, Effects, PermissionMode, SharedPolicy};
 use rein_protocol::ToolUse;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::judge::{Judge, JudgeContext, Judgement};
 use crate::judge::{JudgeRequest, JudgeVerdict};
@@ -234,8 +234,8 @@ impl Gate {
 
     async fn ask(&self, call: &ToolUse, decision: Decision, effects: &Effects) -> (Verdict, Option<Value>) {
         if let Some(hooks) = &self.hooks {
-            let fields = json!({"tool_name": call.name, "tool_input": call.input});
-            let out = hooks.fire(HookEvent::PermissionRequest, Some(&call.name), fields, |_| true).await;
+            let input = HookInput::PermissionRequest { tool_name: call.name.clone(), tool_input: call.input.clone() };
+            let out = hooks.fire_input(&input, |_| true).await;
             if let Some(answer) = out.permission_answer() {
                 let hook = answer.hook;
                 if !answer.allow {
@@ -254,12 +254,12 @@ impl Gate {
                 );
                 return (Verdict { decision: d, asked: true, judgement: None }, answer.updated_input);
             }
-            let note = json!({
-                "message": format!("rein needs your permission to use {}", call.name),
-                "title": "Permission needed",
-                "notification_type": "permission_prompt",
-            });
-            hooks.fire(HookEvent::Notification, Some("permission_prompt"), note, |_| true).await;
+            let note = HookInput::Notification {
+                message: format!("rein needs your permission to use {}", call.name),
+                title: "Permission needed".into(),
+                notification_type: "permission_prompt".into(),
+            };
+            hooks.fire_input(&note, |_| true).await;
         }
         let answer = match &self.approver {
             Some(a) => a.approve(PermissionQuestion::Call { call, decision: &decision, effects }).await,

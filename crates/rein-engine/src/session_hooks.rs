@@ -1,10 +1,9 @@
 //! Hooks around the turn: SessionStart and UserPromptSubmit before the prompt, Stop when
 //! the loop would end, SessionEnd at the end.
 
-use rein_hooks::HookEvent;
 use rein_hooks::Hooks;
+use rein_hooks::{HookEvent, HookInput};
 use rein_protocol::{ContentBlock, Message};
-use serde_json::json;
 
 use crate::{EngineError, EngineEvent};
 
@@ -28,13 +27,13 @@ pub async fn before_prompt(
 ) -> Result<Message, EngineError> {
     let mut context = Vec::new();
     if let Some(source) = session_start {
-        let out = hooks.fire(HookEvent::SessionStart, Some(source), json!({"source": source}), |_| true).await;
+        let out = hooks.fire_input(&HookInput::SessionStart { source: source.to_string() }, |_| true).await;
         notices(sink, out.notices(HookEvent::SessionStart));
         context
             .extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
     }
     let text = prompt.text();
-    let out = hooks.fire(HookEvent::UserPromptSubmit, None, json!({"prompt": text}), |_| true).await;
+    let out = hooks.fire_input(&HookInput::UserPromptSubmit { prompt: text }, |_| true).await;
     notices(sink, out.notices(HookEvent::UserPromptSubmit));
     if let Some((reason, hook)) = out.block() {
         return Err(EngineError::PromptBlocked { hook, reason });
@@ -57,22 +56,26 @@ pub async fn stop(
     last_text: &str,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
 ) -> StopVerdict {
-    let mut fields = json!({
-        "stop_hook_active": active,
-        "last_assistant_message": last_text,
-        "background_tasks": [],
-        "session_crons": [],
-    });
-    let (event, matcher) = match subagent {
-        Some(a) => {
-            fields["agent_id"] = json!(a.agent_id);
-            fields["agent_type"] = json!(a.agent_type);
-            fields["agent_transcript_path"] = json!(null);
-            (HookEvent::SubagentStop, Some(a.agent_type.as_str()))
-        }
-        None => (HookEvent::Stop, None),
+    let (stop_hook_active, last_assistant_message) = (active, last_text.to_string());
+    let input = match subagent {
+        Some(a) => HookInput::SubagentStop {
+            stop_hook_active,
+            last_assistant_message,
+            background_tasks: Vec::new(),
+            session_crons: Vec::new(),
+            agent_id: a.agent_id.clone(),
+            agent_type: a.agent_type.clone(),
+            agent_transcript_path: None,
+        },
+        None => HookInput::Stop {
+            stop_hook_active,
+            last_assistant_message,
+            background_tasks: Vec::new(),
+            session_crons: Vec::new(),
+        },
     };
-    let out = hooks.fire(event, matcher, fields, |_| true).await;
+    let event = input.event();
+    let out = hooks.fire_input(&input, |_| true).await;
     notices(sink, out.notices(event));
     if let Some(reason) = out.stop() {
         return StopVerdict::Halt(reason);
@@ -85,7 +88,7 @@ pub async fn stop(
 
 /// SessionEnd, with why the session ended.
 pub async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
-    let out = hooks.fire(HookEvent::SessionEnd, Some(reason), json!({"reason": reason}), |_| true).await;
+    let out = hooks.fire_input(&HookInput::SessionEnd { reason: reason.to_string() }, |_| true).await;
     notices(sink, out.notices(HookEvent::SessionEnd));
 }
 

@@ -7,6 +7,7 @@
 mod config;
 mod event;
 mod http;
+mod input;
 mod output;
 mod run;
 
@@ -19,6 +20,7 @@ use serde_json::{Map, Value, json};
 
 pub use config::{Group, Handler, HandlerKind, HookConfig, HookConfigError, Matcher};
 pub use event::HookEvent;
+pub use input::HookInput;
 pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
 pub use run::{DEFAULT_TIMEOUT, Exit, Run};
 

@@ -1,0 +1,143 @@
+//! What each hook event gives its handlers, typed: the fields Claude Code sends for that
+//! event (beside the common ones every input carries: session id, transcript, cwd,
+//! event name, permission mode), and the value its matchers are matched against.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::HookEvent;
+
+/// One event's input.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HookInput {
+    PreToolUse {
+        tool_name: String,
+        tool_input: Value,
+        tool_use_id: String,
+    },
+    PostToolUse {
+        tool_name: String,
+        tool_input: Value,
+        /// Claude Code's shape: a Bash call's `{stdout, stderr, interrupted, isImage}`,
+        /// else the result's text.
+        tool_response: Value,
+        tool_use_id: String,
+        duration_ms: u64,
+    },
+    PostToolUseFailure {
+        tool_name: String,
+        tool_input: Value,
+        tool_use_id: String,
+        error: String,
+        duration_ms: u64,
+    },
+    PermissionRequest {
+        tool_name: String,
+        tool_input: Value,
+    },
+    Notification {
+        message: String,
+        title: String,
+        notification_type: String,
+    },
+    UserPromptSubmit {
+        prompt: String,
+    },
+    /// `startup`, `resume`, `clear` or `compact`.
+    SessionStart {
+        source: String,
+    },
+    SessionEnd {
+        reason: String,
+    },
+    Stop {
+        stop_hook_active: bool,
+        last_assistant_message: String,
+        background_tasks: Vec<Value>,
+        session_crons: Vec<Value>,
+    },
+    SubagentStop {
+        stop_hook_active: bool,
+        last_assistant_message: String,
+        background_tasks: Vec<Value>,
+        session_crons: Vec<Value>,
+        agent_id: String,
+        agent_type: String,
+        agent_transcript_path: Option<String>,
+    },
+    /// `manual` or `auto`.
+    PreCompact {
+        trigger: String,
+        custom_instructions: String,
+    },
+}
+
+impl HookInput {
+    pub fn event(&self) -> HookEvent {
+        match self {
+            HookInput::PreToolUse { .. } => HookEvent::PreToolUse,
+            HookInput::PostToolUse { .. } => HookEvent::PostToolUse,
+            HookInput::PostToolUseFailure { .. } => HookEvent::PostToolUseFailure,
+            HookInput::PermissionRequest { .. } => HookEvent::PermissionRequest,
+            HookInput::Notification { .. } => HookEvent::Notification,
+            HookInput::UserPromptSubmit { .. } => HookEvent::UserPromptSubmit,
+            HookInput::SessionStart { .. } => HookEvent::SessionStart,
+            HookInput::SessionEnd { .. } => HookEvent::SessionEnd,
+            HookInput::Stop { .. } => HookEvent::Stop,
+            HookInput::SubagentStop { .. } => HookEvent::SubagentStop,
+            HookInput::PreCompact { .. } => HookEvent::PreCompact,
+        }
+    }
+
+    /// What the event's matchers are matched against (the tool, the source, …).
+    pub fn match_value(&self) -> Option<&str> {
+        match self {
+            HookInput::PreToolUse { tool_name, .. }
+            | HookInput::PostToolUse { tool_name, .. }
+            | HookInput::PostToolUseFailure { tool_name, .. }
+            | HookInput::PermissionRequest { tool_name, .. } => Some(tool_name),
+            HookInput::Notification { notification_type, .. } => Some(notification_type),
+            HookInput::SessionStart { source } => Some(source),
+            HookInput::SessionEnd { reason } => Some(reason),
+            HookInput::SubagentStop { agent_type, .. } => Some(agent_type),
+            HookInput::PreCompact { trigger, .. } => Some(trigger),
+            HookInput::UserPromptSubmit { .. } | HookInput::Stop { .. } => None,
+        }
+    }
+
+    /// The event's own fields, as they join the common ones.
+    pub fn fields(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl crate::Hooks {
+    /// Fire the event `input` is for, with its fields; `keep` as in [`fire`](Self::fire).
+    pub async fn fire_input(&self, input: &HookInput, keep: impl Fn(&crate::Handler) -> bool) -> crate::Outcome {
+        self.fire(input.event(), input.match_value(), input.fields(), keep).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_have_claude_codes_fields_and_matchers() {
+        let input = HookInput::PreToolUse {
+            tool_name: "Bash".into(),
+            tool_input: serde_json::json!({"command": "ls"}),
+            tool_use_id: "t1".into(),
+        };
+        assert_eq!(input.event(), HookEvent::PreToolUse);
+        assert_eq!(input.match_value(), Some("Bash"));
+        assert_eq!(
+            input.fields(),
+            serde_json::json!({"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "t1"})
+        );
+        let start = HookInput::SessionStart { source: "clear".into() };
+        assert_eq!((start.event(), start.match_value()), (HookEvent::SessionStart, Some("clear")));
+        assert_eq!(start.fields(), serde_json::json!({"source": "clear"}));
+    }
+}
