@@ -44,3 +44,14 @@ pub enum RewindFailed {
     #[error("the conversation was not rewound: {0}")]
     Conversation(EngineError),
 }
+
+impl RewindFailed {
+    /// The files changed outside rein since their checkpoint, when that stopped the
+    /// rewind (the person may say to overwrite them).
+    pub fn changed_outside(&self) -> Option<&[std::path::PathBuf]> {
+        match self {
+            RewindFailed::Files(rein_tools::RewindError::ChangedOutside(paths)) => Some(paths),
+            _ => None,
+        }
+    }
+}

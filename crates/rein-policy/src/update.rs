@@ -112,7 +112,15 @@ impl SharedPolicy {
             }
             Change::RemoveRules(rules) => {
                 rules.iter().for_each(|r| self.remove_rule(r));
-                Ok(None)
+                // Only the local settings are rein's to edit this way.
+                if update.destination != Destination::LocalSettings {
+                    return Ok(None);
+                }
+                let mut written = None;
+                for rule in rules {
+                    written = Some(rein_settings::remove_local_rule(&files.project_root, rule)?);
+                }
+                Ok(written)
             }
             Change::SetMode(mode) => {
                 self.set_mode(*mode, &origin);

@@ -34,5 +34,10 @@ pub use live::Live;
 pub use options::Options;
 pub use setup::{Setup, builtin_tool_names, builtin_tools, resolve_model};
 
+/// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`.
+pub fn earlier_sessions(rein_home: &std::path::Path, cwd: &std::path::Path) -> Vec<rein_transcript::SessionInfo> {
+    rein_transcript::list_sessions(rein_home, cwd)
+}
+
 /// What building a session returns.
 pub type Result<T> = std::result::Result<T, SetupError>;

@@ -12,7 +12,11 @@ use crate::dialog;
 
 impl App {
     /// A "don't ask again" answer, through the policy's one door for updates.
-    fn apply(&self, change: Change, destination: Destination) -> Result<Option<std::path::PathBuf>, UpdateError> {
+    pub(crate) fn apply(
+        &self,
+        change: Change,
+        destination: Destination,
+    ) -> Result<Option<std::path::PathBuf>, UpdateError> {
         let files = SettingsFiles { project_root: self.project_root.clone(), user_dir: None };
         self.policy.apply(&PermissionUpdate { change, destination }, &files)
     }

@@ -3,6 +3,8 @@
 
 use ratatui::text::Line;
 
+use rein_policy::{Change, Destination};
+
 use crate::app::App;
 use crate::worker::ToEngine;
 
@@ -116,7 +118,7 @@ pub fn run(app: &mut App, command: &str) {
             out.push(format!("Mode: {}", app.policy.get().mode.name()));
         }
         "resume" => {
-            let sessions = rein_transcript::list_sessions(&app.rein_home, &app.cwd);
+            let sessions = rein_session::earlier_sessions(&app.rein_home, &app.cwd);
             let list: Vec<(String, String)> = sessions
                 .into_iter()
                 .filter(|s| s.session_id != app.session_id)
@@ -166,9 +168,9 @@ fn permissions(app: &mut App, args: &str, out: &mut Vec<String>) {
         "ask" => ListKind::Ask,
         "deny" => ListKind::Deny,
         "remove" => {
-            app.policy.remove_rule(rule);
-            match rein_settings::remove_local_rule(&app.project_root, rule) {
-                Ok(path) => out.push(format!("Removed {rule} (from this session and {})", path.display())),
+            match app.apply(Change::RemoveRules(vec![rule.to_string()]), Destination::LocalSettings) {
+                Ok(Some(path)) => out.push(format!("Removed {rule} (from this session and {})", path.display())),
+                Ok(None) => out.push(format!("Removed {rule} from this session")),
                 Err(e) => out.push(format!("Could not change the settings: {e}")),
             }
             return;
@@ -178,12 +180,10 @@ fn permissions(app: &mut App, args: &str, out: &mut Vec<String>) {
             return;
         }
     };
-    if let Err(e) = app.policy.add_rule(rule, kind, "/permissions (this session)") {
-        out.push(format!("Not added: {e}"));
-        return;
-    }
-    match rein_settings::add_local_rule(&app.project_root, kind.name(), rule) {
-        Ok(path) => out.push(format!("Added {rule} to the {} list ({})", kind.name(), path.display())),
+    match app.apply(Change::AddRules(kind, vec![rule.to_string()]), Destination::LocalSettings) {
+        Ok(Some(path)) => out.push(format!("Added {rule} to the {} list ({})", kind.name(), path.display())),
+        Ok(None) => out.push(format!("Added {rule} for this session")),
+        Err(e @ rein_policy::UpdateError::Rule { .. }) => out.push(format!("Not added: {e}")),
         Err(e) => out.push(format!("Added for this session; could not change the settings: {e}")),
     }
 }

@@ -184,11 +184,13 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
                 lines.extend(restored.iter().map(|p| format!("  restored {}", p.display())));
                 lines
             }
-            Err(rein_engine::RewindFailed::Files(rein_tools::RewindError::ChangedOutside(paths))) => {
-                let _ = ui.send(FromEngine::RewindConflict { n, files, conversation, paths });
-                Vec::new()
-            }
-            Err(e) => vec![format!("Could not go back: {e}")],
+            Err(e) => match e.changed_outside() {
+                Some(paths) => {
+                    let _ = ui.send(FromEngine::RewindConflict { n, files, conversation, paths: paths.to_vec() });
+                    Vec::new()
+                }
+                None => vec![format!("Could not go back: {e}")],
+            },
         },
         ToEngine::Model(name) => {
             session.set_model(&name);
