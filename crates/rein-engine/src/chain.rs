@@ -88,6 +88,33 @@ fn validate(checked: Checked, call: &ToolUse, ctx: &ToolContext) -> Result<Check
     Ok(checked)
 }
 
+/// What a stage says: go on to the next one, or stop with the call's report.
+enum Step {
+    Continue,
+    Stop(Box<CallReport>),
+}
+
+/// One call on its way through the chain, and what the stages so far found.
+struct Flow<'a> {
+    registry: &'a Registry,
+    gate: &'a Gate,
+    ctx: &'a ToolContext,
+    call: ToolUse,
+    /// The call through stages 1 and 2 (taken when it runs), and what it touches.
+    prepared: Option<Box<dyn PreparedCall>>,
+    effects: Effects,
+    notices: Vec<String>,
+    /// A hook said `continue: false`.
+    stop: Option<String>,
+    /// Hook context for the model, sent with the result.
+    context: Vec<String>,
+    /// What a PreToolUse hook decided, for the permission stage.
+    hook_say: Option<HookSay>,
+    verdict: Option<Verdict>,
+    /// How long the tool ran (stage 5), for the PostToolUse input.
+    duration_ms: u64,
+}
+
 /// Run one call through the chain; always returns its `tool_result`. `checked` is the
 /// call already through stage 1 (the executor parses each call once, to batch it).
 pub async fn run_call(
@@ -97,162 +124,215 @@ pub async fn run_call(
     ctx: &ToolContext,
     checked: Option<Checked>,
 ) -> CallReport {
-    let mut notices = Vec::new();
-    let mut stop = None;
     // Relative file paths were made absolute when the call was scheduled (the executor)
     // or are in `prepare` below.
     let mut call = call.clone();
+    let checked = match check_input(registry, &mut call, ctx, checked).await {
+        Ok(c) => c,
+        Err(report) => return *report,
+    };
+    let mut flow = Flow {
+        registry,
+        gate,
+        ctx,
+        call,
+        prepared: Some(checked.prepared),
+        effects: checked.effects,
+        notices: Vec::new(),
+        stop: None,
+        context: Vec::new(),
+        hook_say: None,
+        verdict: None,
+        duration_ms: 0,
+    };
+    if let Step::Stop(report) = flow.pre_tool_hooks().await {
+        return *report;
+    }
+    if let Step::Stop(report) = flow.permission().await {
+        return *report;
+    }
+    let (content, is_error) = flow.execute().await;
+    flow.post_tool_hooks(content, is_error).await
+}
+
+/// Stages 1 and 2: a cut-off input, the schema, the tool's own validation.
+async fn check_input(
+    registry: &Registry,
+    call: &mut ToolUse,
+    ctx: &ToolContext,
+    checked: Option<Checked>,
+) -> Result<Checked, Box<CallReport>> {
     if call.input.get(rein_model::INCOMPLETE_INPUT_KEY).is_some() {
         let message = "The input of this call was cut off by the output token limit (max_tokens) before it was complete, \
                        so the call was not run. Send it again, with a shorter input if you can.";
-        return CallReport::stopped(&call, message.to_string(), notices);
+        return Err(Box::new(CallReport::stopped(call, message.to_string(), Vec::new())));
     }
     let first = match checked {
-        Some(p) => validate(p, &call, ctx),
+        Some(p) => validate(p, call, ctx),
         None => {
             // A tool of a server still connecting: wait for it rather than answer
             // "no such tool".
             registry.ready(&call.name).await;
-            prepare(registry, &mut call, ctx)
+            prepare(registry, call, ctx)
         }
     };
-    let mut checked = match first {
-        Ok(p) => p,
-        Err(message) => return CallReport::stopped(&call, message, notices),
-    };
-    // 3. PreToolUse hooks: they may block, ask, allow (only where no rule asks) or
-    //    rewrite the input, which then goes through stages 1 and 2 again.
-    let mut hook_say = None;
-    let mut context = Vec::new();
-    if let Some(hooks) = &gate.hooks {
+    first.map_err(|message| Box::new(CallReport::stopped(call, message, Vec::new())))
+}
+
+impl Flow<'_> {
+    /// The call prepared again (its input was rewritten).
+    fn checked(&mut self, c: Checked) {
+        self.prepared = Some(c.prepared);
+        self.effects = c.effects;
+    }
+
+    fn stopped(&mut self, message: String) -> Step {
+        Step::Stop(Box::new(CallReport::stopped(&self.call, message, std::mem::take(&mut self.notices))))
+    }
+
+    fn refused(&mut self, message: String, verdict: Verdict, deferred: bool) -> Step {
+        let result = ContentBlock::tool_result(&self.call.id, message, true);
+        let notices = std::mem::take(&mut self.notices);
+        let stop = self.stop.take();
+        Step::Stop(Box::new(CallReport { result, verdict: Some(verdict), notices, stop, deferred, ran_shell: false }))
+    }
+
+    /// Stage 3, PreToolUse hooks: they may block, defer, ask, allow (only where no rule
+    /// asks) or rewrite the input, which then goes through stages 1 and 2 again.
+    async fn pre_tool_hooks(&mut self) -> Step {
+        let Some(hooks) = &self.gate.hooks else { return Step::Continue };
+        let call = &self.call;
         let input = HookInput::PreToolUse {
             tool_name: call.name.clone(),
             tool_input: call.input.clone(),
             tool_use_id: call.id.clone(),
         };
-        let policy = gate.policy.get();
-        let effects = &checked.effects;
-        let out = hooks.fire_input(&input, |h| if_passes(h.if_rule.as_deref(), &policy, &call, effects)).await;
-        notices.extend(out.notices(HookEvent::PreToolUse));
-        stop = out.stop();
-        context = out.context(false);
+        let policy = self.gate.policy.get();
+        let effects = &self.effects;
+        let out = hooks.fire_input(&input, |h| if_passes(h.if_rule.as_deref(), &policy, call, effects)).await;
+        self.notices.extend(out.notices(HookEvent::PreToolUse));
+        self.stop = out.stop();
+        self.context = out.context(false);
         if let Some(rein_hooks::PreToolDecision { decision, reason, hook }) = out.pre_tool_decision() {
             if decision == HookDecision::Deny {
                 let reason = if reason.is_empty() { "no reason given".to_string() } else { reason };
                 let message = format!("PreToolUse hook `{hook}` blocked this call: {reason}");
+                let source = format!("PreToolUse hook `{hook}`: {reason}");
                 let verdict = Verdict {
-                    decision: Decision::new(
-                        Behavior::Deny,
-                        message.clone(),
-                        format!("PreToolUse hook `{hook}`: {reason}"),
-                    ),
+                    decision: Decision::new(Behavior::Deny, message.clone(), source),
                     asked: false,
                     judgement: None,
                 };
-                let result = ContentBlock::tool_result(&call.id, message, true);
-                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false, ran_shell: false };
+                return self.refused(message, verdict, false);
             }
             // Headless, `defer` stops the session with the call unanswered, to be run on resume.
-            if decision == HookDecision::Defer && gate.approver.is_none() {
+            if decision == HookDecision::Defer && self.gate.approver.is_none() {
                 let source = format!("PreToolUse hook `{hook}` deferred the call");
-                let verdict = Verdict {
-                    decision: Decision::new(Behavior::Ask, "Deferred by a hook.", source),
-                    asked: false,
-                    judgement: None,
-                };
-                let result = ContentBlock::tool_result(&call.id, "Deferred by a PreToolUse hook.", true);
-                return CallReport { result, verdict: Some(verdict), notices, stop, deferred: true, ran_shell: false };
+                let decision = Decision::new(Behavior::Ask, "Deferred by a hook.", source);
+                let verdict = Verdict { decision, asked: false, judgement: None };
+                return self.refused("Deferred by a PreToolUse hook.".into(), verdict, true);
             }
-            hook_say = Some(HookSay { decision, reason, hook });
+            self.hook_say = Some(HookSay { decision, reason, hook });
         }
         if let Some(input) = out.updated_input() {
-            call.input = input;
-            checked = match prepare(registry, &mut call, ctx) {
-                Ok(p) => p,
-                Err(message) => {
-                    return CallReport::stopped(
-                        &call,
-                        format!("A PreToolUse hook rewrote the input, and {message}"),
-                        notices,
-                    );
-                }
-            };
+            self.call.input = input;
+            match prepare(self.registry, &mut self.call, self.ctx) {
+                Ok(p) => self.checked(p),
+                Err(message) => return self.stopped(format!("A PreToolUse hook rewrote the input, and {message}")),
+            }
         }
+        Step::Continue
     }
-    // 4. The permission decision: deny → ask → allow.
-    let (mut verdict, rewritten) = gate.check(&call, &checked.effects, hook_say).await;
-    if let Some(input) = rewritten.filter(|_| verdict.allowed()) {
-        // A PermissionRequest hook rewrote the input: the new call is checked against
-        // the deny rules again.
-        call.input = input;
-        checked = match prepare(registry, &mut call, ctx) {
-            Ok(p) => p,
-            Err(message) => return CallReport::stopped(&call, message, notices),
+
+    /// Stage 4, the permission decision: deny → ask → allow.
+    async fn permission(&mut self) -> Step {
+        let (mut verdict, rewritten) = self.gate.check(&self.call, &self.effects, self.hook_say.take()).await;
+        if let Some(input) = rewritten.filter(|_| verdict.allowed()) {
+            // A PermissionRequest hook rewrote the input: the new call is checked against
+            // the deny rules again.
+            self.call.input = input;
+            match prepare(self.registry, &mut self.call, self.ctx) {
+                Ok(p) => self.checked(p),
+                Err(message) => return self.stopped(message),
+            }
+            let call = Call { tool: &self.call.name, input: &self.call.input, effects: &self.effects };
+            let again = self.gate.policy.get().decide(&call);
+            if again.behavior == Behavior::Deny {
+                verdict = Verdict { decision: again, asked: true, judgement: None };
+            }
+        }
+        if !verdict.allowed() {
+            let reason = verdict.decision.reason.clone();
+            return self.refused(reason, verdict, false);
+        }
+        self.verdict = Some(verdict);
+        Step::Continue
+    }
+
+    /// Stage 5, execute. A panicking tool is a failed call, never a lost one. What a
+    /// file tool changes is checkpointed first (and noted after), so that it can be
+    /// rewound.
+    async fn execute(&mut self) -> (ToolResultContent, bool) {
+        let name = self.call.name.as_str();
+        let checkpoints = self.ctx.checkpoints.as_ref().filter(|_| rein_tools::CHECKPOINTED_TOOLS.contains(&name));
+        let written = self.effects.writes.clone();
+        if let Some(cp) = checkpoints {
+            written.iter().for_each(|p| cp.before_write(p));
+        }
+        let Some(prepared) = self.prepared.take() else {
+            return (ToolResultContent::Text("Error: the call was already run".into()), true);
         };
-        let again = gate.policy.get().decide(&Call { tool: &call.name, input: &call.input, effects: &checked.effects });
-        if again.behavior == Behavior::Deny {
-            verdict = Verdict { decision: again, asked: true, judgement: None };
+        let started = Instant::now();
+        let result = AssertUnwindSafe(prepared.call(self.ctx.clone())).catch_unwind().await;
+        if let Some(cp) = checkpoints {
+            written.iter().for_each(|p| cp.after_write(p));
+        }
+        self.duration_ms = started.elapsed().as_millis() as u64;
+        match result {
+            Ok(Ok(output)) => (output.content, output.is_error),
+            Ok(Err(e)) => (ToolResultContent::Text(format!("Error: {e}")), true),
+            Err(panic) => {
+                let why = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into());
+                tracing::error!(tool = %self.call.name, %why, "tool panicked");
+                (ToolResultContent::Text(format!("Error: the {} tool crashed: {why}", self.call.name)), true)
+            }
         }
     }
-    let ran_shell = checked.effects.shell.is_some();
-    if !verdict.allowed() {
-        let result = ContentBlock::tool_result(&call.id, verdict.decision.reason.clone(), true);
-        return CallReport { result, verdict: Some(verdict), notices, stop, deferred: false, ran_shell: false };
-    }
-    // 5. Execute. A panicking tool is a failed call, never a lost one. What a file tool
-    //    changes is checkpointed first (and noted after), so that it can be rewound.
-    let checkpoints = ctx.checkpoints.as_ref().filter(|_| rein_tools::CHECKPOINTED_TOOLS.contains(&call.name.as_str()));
-    let written = checked.effects.writes.clone();
-    if let Some(cp) = checkpoints {
-        written.iter().for_each(|p| cp.before_write(p));
-    }
-    let started = Instant::now();
-    let result = AssertUnwindSafe(checked.prepared.call(ctx.clone())).catch_unwind().await;
-    if let Some(cp) = checkpoints {
-        written.iter().for_each(|p| cp.after_write(p));
-    }
-    let (content, is_error) = match result {
-        Ok(Ok(output)) => (output.content, output.is_error),
-        Ok(Err(e)) => (ToolResultContent::Text(format!("Error: {e}")), true),
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            tracing::error!(tool = %call.name, %why, "tool panicked");
-            (ToolResultContent::Text(format!("Error: the {} tool crashed: {why}", call.name)), true)
+
+    /// Stage 6, PostToolUse (or PostToolUseFailure) hooks: feedback and context for the
+    /// model, or another result (`updatedToolOutput`). Ends the chain with its report.
+    async fn post_tool_hooks(mut self, mut content: ToolResultContent, is_error: bool) -> CallReport {
+        if let Some(hooks) = &self.gate.hooks {
+            let post =
+                Post { gate: self.gate, call: &self.call, effects: &self.effects, duration_ms: self.duration_ms };
+            let said = post.run(hooks, &content, is_error, &mut self.notices).await;
+            if self.stop.is_none() {
+                self.stop = said.stop;
+            }
+            self.context.extend(said.context);
+            if let Some(replaced) = said.replaced {
+                content = match replaced {
+                    Value::String(text) => ToolResultContent::Text(text),
+                    Value::Array(blocks) => serde_json::from_value(Value::Array(blocks.clone()))
+                        .map(ToolResultContent::Blocks)
+                        .unwrap_or_else(|_| ToolResultContent::Text(Value::Array(blocks).to_string())),
+                    other => ToolResultContent::Text(other.to_string()),
+                };
+            }
         }
-    };
-    // 6. PostToolUse (or PostToolUseFailure) hooks: feedback and context for the model.
-    let mut content = content;
-    if let Some(hooks) = &gate.hooks {
-        let ms = started.elapsed().as_millis() as u64;
-        let post = Post { gate, call: &call, effects: &checked.effects, duration_ms: ms };
-        let extra = post.run(hooks, &content, is_error, &mut notices).await;
-        if stop.is_none() {
-            stop = extra.1;
+        let content = with_context(content, &self.context);
+        CallReport {
+            result: ContentBlock::ToolResult { tool_use_id: self.call.id.clone(), content, is_error },
+            verdict: self.verdict,
+            notices: self.notices,
+            stop: self.stop,
+            deferred: false,
+            ran_shell: self.effects.shell.is_some(),
         }
-        context.extend(extra.0);
-        // A PostToolUse hook may give the model another result (updatedToolOutput).
-        if let Some(replaced) = extra.2 {
-            content = match replaced {
-                Value::String(text) => ToolResultContent::Text(text),
-                Value::Array(blocks) => serde_json::from_value(Value::Array(blocks.clone()))
-                    .map(ToolResultContent::Blocks)
-                    .unwrap_or_else(|_| ToolResultContent::Text(Value::Array(blocks).to_string())),
-                other => ToolResultContent::Text(other.to_string()),
-            };
-        }
-    }
-    let content = with_context(content, &context);
-    CallReport {
-        result: ContentBlock::ToolResult { tool_use_id: call.id.clone(), content, is_error },
-        verdict: Some(verdict),
-        notices,
-        stop,
-        deferred: false,
-        ran_shell,
     }
 }
 
@@ -273,15 +353,14 @@ struct Post<'a> {
 }
 
 impl Post<'_> {
-    /// Run PostToolUse or PostToolUseFailure (handlers whose `if` matches the call);
-    /// returns the text for the model and a stop.
+    /// Run PostToolUse or PostToolUseFailure (handlers whose `if` matches the call).
     async fn run(
         &self,
         hooks: &Hooks,
         content: &ToolResultContent,
         is_error: bool,
         notices: &mut Vec<String>,
-    ) -> (Vec<String>, Option<String>, Option<Value>) {
+    ) -> PostSaid {
         let (call, duration_ms) = (self.call, self.duration_ms);
         let text = content.to_text();
         let (tool_name, tool_input, tool_use_id) = (call.name.clone(), call.input.clone(), call.id.clone());
@@ -306,8 +385,18 @@ impl Post<'_> {
             extra.push(format!("{event} hook `{hook}` says: {reason}"));
         }
         let replaced = if is_error { None } else { out.updated_tool_output() };
-        (extra, out.stop(), replaced)
+        PostSaid { context: extra, stop: out.stop(), replaced }
     }
+}
+
+/// What PostToolUse hooks said.
+struct PostSaid {
+    /// Context (and block reasons) for the model.
+    context: Vec<String>,
+    /// A hook said `continue: false`.
+    stop: Option<String>,
+    /// Another result for the model (`updatedToolOutput`).
+    replaced: Option<Value>,
 }
 
 /// Hook context travels with the result it is about.
