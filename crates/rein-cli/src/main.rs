@@ -1,5 +1,8 @@
-//! `rein`: the binary. A thin shell over the library crates: parse the arguments, build
-//! a session, hand its events to a frontend, exit with a meaningful code.
+//! `rein`: the binary — argv, the print and SDK frontends, one file per subcommand and
+//! the demo. The session itself (its configuration, its builder, its live facts and the
+//! commands every frontend sends) is `rein-session`'s; this crate turns flags into
+//! `rein_session::Options`, drives the session, prints through one door
+//! (`messages.rs`) and exits with a meaningful code.
 
 mod args;
 use rein_session::{env, mcp, prompt_tool, provider};

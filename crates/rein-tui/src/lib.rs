@@ -1,6 +1,6 @@
-//! The interactive terminal UI: where a person works with rein. A ratatui frontend over
-//! the engine's events and the `Approver` seam — the engine runs on its own task and
-//! knows no screen. Finished history goes into the terminal's own scrollback once (an
+//! The interactive terminal UI: where a person works with rein. A ratatui frontend that
+//! maps keys to the live session's commands (`rein-session`) and its events to views,
+//! over the `Approver` seam — the session runs on its own task and knows no screen. Finished history goes into the terminal's own scrollback once (an
 //! inline viewport at the bottom holds the live area: streaming line, running calls,
 //! spinner, the permission dialog or the input box, the footer).
 
