@@ -12,6 +12,9 @@ use crate::{Analysis, Problem, ProblemClass, Redirect, Word};
 pub const MAX_COMMANDS: usize = 50;
 /// How deep `bash -c '…'` and `eval` may nest.
 const MAX_DEPTH: usize = 4;
+/// The syntax nodes that are one word of a command.
+const WORD_KINDS: &[&str] =
+    &["word", "string", "raw_string", "number", "concatenation", "simple_expansion", "expansion", "ansi_c_string"];
 /// Longer command lines are not analysed.
 const MAX_LEN: usize = 10_000;
 
@@ -163,15 +166,7 @@ impl Walker<'_, '_> {
                 self.problem(Problem::new(ProblemClass::Syntax, "the command has a syntax error"));
                 self.children(node);
             }
-            "word"
-            | "string"
-            | "raw_string"
-            | "number"
-            | "concatenation"
-            | "simple_expansion"
-            | "expansion"
-            | "ansi_c_string"
-            | "arithmetic_expansion" => self.substitutions_in(node),
+            kind if WORD_KINDS.contains(&kind) || kind == "arithmetic_expansion" => self.substitutions_in(node),
             other => {
                 self.problem(Problem::new(
                     ProblemClass::Syntax,
@@ -228,18 +223,7 @@ impl Walker<'_, '_> {
         let mut words = Vec::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            let leaf = matches!(
-                n.kind(),
-                "word"
-                    | "string"
-                    | "raw_string"
-                    | "number"
-                    | "concatenation"
-                    | "simple_expansion"
-                    | "expansion"
-                    | "command_substitution"
-                    | "ansi_c_string"
-            );
+            let leaf = WORD_KINDS.contains(&n.kind()) || n.kind() == "command_substitution";
             let text = n.utf8_text(self.src.as_bytes()).unwrap_or_default();
             if leaf {
                 words.push(word(n, self.src));

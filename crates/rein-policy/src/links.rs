@@ -16,8 +16,9 @@ pub(crate) fn leads_outside(dir: &Path, roots: &[PathBuf]) -> bool {
 }
 
 /// Why bash's splitting and globbing of a listing of `trees` would not give back exactly
-/// their files (`cat $(find src)`): a name holding whitespace or a glob character, or
-/// starting with `-`, somewhere in them (or a tree too big to look at, or a changed IFS).
+/// their files (`cat $(find src)`): a name, on disk or in the index, holding whitespace, a
+/// glob character or what git quotes, or starting with `-` or `@` (or a tree too big to
+/// look at, an unreadable index, a changed IFS).
 pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bash::Word]) -> Option<String> {
     if shell.state.changed_env.iter().any(|v| v == "IFS") {
         return Some("the session shell's IFS was changed".into());
@@ -28,6 +29,12 @@ pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bas
             || name.contains(['*', '?', '[', '"', '\\'])
             || name.chars().any(|c| c.is_whitespace() || c.is_control() || !c.is_ascii())
     };
+    // `git ls-files` prints the index's names, which need not be on disk (read once).
+    let tracked = match shell.in_repository(None).then(|| shell.tracked_in(None)) {
+        Some(None) => return Some("the repository's index cannot be read".into()),
+        Some(Some(t)) => Some(t),
+        None => None,
+    };
     for w in trees {
         if odd(&w.text) {
             return Some(format!("`{}` holds whitespace, a glob character or what git quotes", w.text));
@@ -35,11 +42,7 @@ pub(crate) fn split_hazard(shell: &rein_effects::ShellCommand, trees: &[rein_bas
         let Some(dirs) = shell.paths_of(w) else {
             return Some(format!("`{}` is only known at run time", w.text));
         };
-        // `git ls-files` prints the index's names, which need not be on disk.
-        if shell.in_repository(None) {
-            let Some(tracked) = shell.tracked_in(None) else {
-                return Some("the repository's index cannot be read".into());
-            };
+        if let Some(tracked) = &tracked {
             let hit = tracked.iter().find(|t| {
                 dirs.iter().any(|d| {
                     t.strip_prefix(d).is_ok_and(|rest| rest.components().any(|c| odd(&c.as_os_str().to_string_lossy())))
