@@ -139,6 +139,13 @@ pub struct Effects {
     /// False for a tool that declared nothing: the call is treated as writing
     /// everything, and asked.
     pub declared: bool,
+    /// The writes are whole-file edits rein makes itself (Write, Edit, …): they are
+    /// checkpointed first, so that they can be rewound.
+    pub edits_files: bool,
+    /// The result only reports what the call itself did (an edit, the todo list, the
+    /// structured answer): nothing in it was read from outside, so the auto-mode judge
+    /// may take it as the model's own doing.
+    pub own_result: bool,
 }
 
 impl Effects {
@@ -160,6 +167,8 @@ impl Effects {
             read_only: false,
             concurrency_safe: false,
             declared: true,
+            edits_files: false,
+            own_result: false,
         }
     }
 
@@ -171,6 +180,12 @@ impl Effects {
     /// Writes `paths`.
     pub fn writing(paths: impl IntoIterator<Item = PathBuf>) -> Self {
         Effects { writes: paths.into_iter().collect(), ..Effects::none() }
+    }
+
+    /// Edits the files `paths` (rein's file tools): checkpointed writes whose result is
+    /// the tool's own report.
+    pub fn editing(paths: impl IntoIterator<Item = PathBuf>) -> Self {
+        Effects { edits_files: true, own_result: true, ..Effects::writing(paths) }
     }
 
     /// Contacts `host`; read-only and concurrency-safe.

@@ -1,25 +1,20 @@
 //! The Agent tool (legacy name Task): runs a subagent — a fresh conversation with its
-//! own system prompt and the same model, tools (bar Agent itself) and permissions — and
-//! returns its final answer. Its end fires SubagentStop hooks instead of Stop.
+//! own system prompt and the same model, tools (those offered to subagents) and
+//! permissions, all taken from the engine running the call — and returns its final
+//! answer. Its end fires SubagentStop hooks instead of Stop.
 
 use std::sync::Arc;
 
-use rein_model::Model;
 use rein_prompt::agents::AgentDef;
 use rein_protocol::Message;
-use rein_tools::{Effects, Registry, RuleKind, Tool, ToolContext, ToolError, ToolKinds, ToolOutput, ToolRules};
+use rein_tools::{Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::{End, Engine, EngineConfig, Gate};
+use crate::{End, Engine, EngineServices};
 
-/// What a subagent needs from the session that starts it.
+/// The session's subagent types; the rest comes from the engine running the call.
 pub struct AgentTool {
-    pub model: Arc<dyn Model>,
-    /// The tools a subagent may use (never Agent: subagents do not nest).
-    pub registry: Arc<Registry>,
-    pub gate: Gate,
-    pub config: EngineConfig,
     pub agents: Vec<AgentDef>,
     /// The environment block for subagents' system prompts.
     pub environment: String,
@@ -41,19 +36,6 @@ pub struct AgentInput {
 
 /// `Agent(Explore)` names the subagent type.
 const AGENT_RULES: RuleKind = RuleKind::Field { default: Some("subagent_type") };
-
-/// How every tool of a session reads its rules: the registry's tools, plus Agent and its
-/// legacy name Task (registered once the policy exists, since Agent needs the gate).
-pub fn tool_kinds(registry: &Registry) -> ToolKinds {
-    let mut kinds = registry.rule_kinds();
-    let fields = rein_tools::input_fields(&rein_tools::schema_for::<AgentInput>());
-    for name in ["Agent", "Task"] {
-        kinds.insert(name.to_string(), ToolRules { kind: AGENT_RULES, fields: fields.clone() });
-    }
-    let fields = rein_tools::input_fields(&rein_tools::schema_for::<crate::SkillInput>());
-    kinds.insert("Skill".to_string(), ToolRules { kind: crate::skill_tool::SKILL_RULES, fields });
-    kinds
-}
 
 const GENERAL: &str = "You are a subagent of rein, a coding agent. Do the task you are given with the tools you \
 have, then answer with a concise, complete report: what you found or did, with file paths and line numbers. Your \
@@ -94,19 +76,24 @@ impl Tool for AgentTool {
         AGENT_RULES
     }
 
+    /// Subagents do not nest.
+    fn offered_to_subagents(&self) -> bool {
+        false
+    }
+
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let def = input.subagent_type.as_deref().and_then(|t| self.agents.iter().find(|a| a.name == t));
         let agent_type = def.map(|d| d.name.clone()).unwrap_or_else(|| "general-purpose".into());
         let prompt = def.map(|d| d.prompt.as_str()).unwrap_or(GENERAL);
-        let mut registry = Registry::new();
-        registry.extend_from(&self.registry, |name| {
+        let session = EngineServices::of(ctx)?;
+        let mut registry = session.registry.for_subagent(|name| {
             def.and_then(|d| d.tools.as_ref()).is_none_or(|allowed| allowed.iter().any(|t| t == name))
         });
         // Without a tool list, a subagent has the session's MCP tools too.
         if def.and_then(|d| d.tools.as_ref()).is_none() {
-            registry.share_late_tools(&self.registry);
+            registry.share_late_tools(&session.registry);
         }
-        let mut config = self.config.clone();
+        let mut config = session.config.clone();
         config.system = format!("{prompt}\n\n{}", self.environment).into();
         if let Some(m) = input.model.as_deref().or(def.and_then(|d| d.model.as_deref())) {
             config.model = crate::resolve_alias(m);
@@ -115,7 +102,8 @@ impl Tool for AgentTool {
         sub_ctx.abort = ctx.abort.child_token();
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let agent_id = format!("agent-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
-        let mut engine = Engine::new(self.model.clone(), Arc::new(registry), self.gate.clone(), sub_ctx, config)
+        sub_ctx.engine = Default::default();
+        let mut engine = Engine::new(session.model.clone(), Arc::new(registry), session.gate.clone(), sub_ctx, config)
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
         if let Some(dir) = &self.transcripts {
             let path = dir.join(format!("{agent_id}.jsonl"));

@@ -31,6 +31,9 @@ pub struct CallReport {
     pub deferred: bool,
     /// The call ran a shell command (its failure cancels its parallel siblings).
     pub ran_shell: bool,
+    /// What the call touched, when it ran (the auto-mode judge reads where its result
+    /// came from).
+    pub effects: Option<Effects>,
 }
 
 /// A call through stage 1 with what it touches, worked out when it was scheduled.
@@ -58,6 +61,7 @@ impl CallReport {
             stop: None,
             deferred: false,
             ran_shell: false,
+            effects: None,
         }
     }
 
@@ -69,6 +73,7 @@ impl CallReport {
             stop: None,
             deferred: false,
             ran_shell: false,
+            effects: None,
         }
     }
 }
@@ -194,7 +199,15 @@ impl Flow<'_> {
         let result = ContentBlock::tool_result(&self.call.id, message, true);
         let notices = std::mem::take(&mut self.notices);
         let stop = self.stop.take();
-        Step::Stop(Box::new(CallReport { result, verdict: Some(verdict), notices, stop, deferred, ran_shell: false }))
+        Step::Stop(Box::new(CallReport {
+            result,
+            verdict: Some(verdict),
+            notices,
+            stop,
+            deferred,
+            ran_shell: false,
+            effects: None,
+        }))
     }
 
     /// Stage 3, PreToolUse hooks: they may block, defer, ask, allow (only where no rule
@@ -273,8 +286,7 @@ impl Flow<'_> {
     /// file tool changes is checkpointed first (and noted after), so that it can be
     /// rewound.
     async fn execute(&mut self) -> (ToolResultContent, bool) {
-        let name = self.call.name.as_str();
-        let checkpoints = self.ctx.checkpoints.as_ref().filter(|_| rein_tools::CHECKPOINTED_TOOLS.contains(&name));
+        let checkpoints = self.ctx.checkpoints.as_ref().filter(|_| self.effects.edits_files);
         let written = self.effects.writes.clone();
         if let Some(cp) = checkpoints {
             written.iter().for_each(|p| cp.before_write(p));
@@ -332,6 +344,7 @@ impl Flow<'_> {
             stop: self.stop,
             deferred: false,
             ran_shell: self.effects.shell.is_some(),
+            effects: Some(self.effects),
         }
     }
 }

@@ -19,7 +19,7 @@ pub fn turn_origin(name: &str) -> String {
 impl Engine {
     /// Run one call through the whole chain; the result's text and whether it failed.
     pub async fn run_direct(&mut self, call: ToolUse) -> (String, bool) {
-        let report = crate::chain::run_call(&self.registry, &self.gate, &call, &self.ctx, None).await;
+        let report = crate::chain::run_call(&self.registry, &self.gate, &call, &self.tool_context(), None).await;
         if let Some(verdict) = &report.verdict {
             crate::audit::record(&call, verdict);
         }

@@ -5,7 +5,7 @@
 //! without a user refuses with a message saying no user is there. The answers come back
 //! as the call's edited input.
 
-use rein_policy::{PermissionMode, SharedPolicy};
+use rein_policy::PermissionMode;
 use rein_tools::{Effects, Other, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -20,10 +20,9 @@ pub struct ExitPlanModeInput {
     pub plan: String,
 }
 
-/// Leaves plan mode once the user approves the plan.
-pub struct ExitPlanMode {
-    pub policy: SharedPolicy,
-}
+/// Leaves plan mode once the user approves the plan (the session's policy comes with
+/// the call).
+pub struct ExitPlanMode;
 
 impl Tool for ExitPlanMode {
     type Input = ExitPlanModeInput;
@@ -42,11 +41,16 @@ impl Tool for ExitPlanMode {
         needs_user()
     }
 
-    async fn call(&self, _input: ExitPlanModeInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+    fn offered_to_subagents(&self) -> bool {
+        false
+    }
+
+    async fn call(&self, _input: ExitPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         // The approver may have chosen the next mode (acceptEdits); otherwise plan mode
         // gives way to the default one.
-        if self.policy.get().mode == PermissionMode::Plan {
-            self.policy.set_mode(PermissionMode::Default, "ExitPlanMode (plan approved)");
+        let policy = &crate::EngineServices::of(ctx)?.gate.policy;
+        if policy.get().mode == PermissionMode::Plan {
+            policy.set_mode(PermissionMode::Default, "ExitPlanMode (plan approved)");
         }
         Ok(ToolOutput::text("The user approved your plan. You can now start making the changes."))
     }
@@ -112,6 +116,10 @@ impl Tool for AskUserQuestion {
 
     fn effects(&self, _: &AskUserQuestionInput, _: &ToolContext) -> Effects {
         needs_user()
+    }
+
+    fn offered_to_subagents(&self) -> bool {
+        false
     }
 
     async fn call(&self, input: AskUserQuestionInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {

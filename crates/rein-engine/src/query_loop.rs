@@ -274,7 +274,6 @@ impl Engine {
     /// Run one user prompt to the end of its turn.
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
-        self.end_skill_rules();
         let prompt = match self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
             Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {
                 Ok(p) => p,
@@ -393,7 +392,7 @@ impl Engine {
         let mut exec = crate::executor::Executor::new(
             self.registry.clone(),
             self.gate.clone(),
-            self.ctx.clone(),
+            self.tool_context(),
             self.config.max_tool_concurrency,
         );
         for call in calls {

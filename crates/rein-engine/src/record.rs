@@ -75,7 +75,7 @@ impl Engine {
             }
             if let Some(call) = call {
                 if let rein_protocol::ContentBlock::ToolResult { content, is_error, .. } = &report.result {
-                    self.gate.judge_context.note_result(&call, &content.to_text(), *is_error);
+                    self.gate.judge_context.note_result(&call, report.effects.as_ref(), &content.to_text(), *is_error);
                 }
                 sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
             }

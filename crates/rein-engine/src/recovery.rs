@@ -87,7 +87,7 @@ impl Engine {
             let mut exec = Executor::new(
                 self.registry.clone(),
                 self.gate.clone(),
-                self.ctx.clone(),
+                self.tool_context(),
                 self.config.max_tool_concurrency,
             );
             let started = Instant::now();

@@ -1,19 +1,17 @@
 //! The `Skill` tool: the model sees only each skill's name and description (in this
-//! tool's description); calling it loads the skill's instructions, and its
-//! `allowed-tools` rules hold for the rest of that turn. `Skill(name)` permission rules
-//! name the skill; hooks see the call like any other.
+//! tool's description); calling it loads the skill's instructions. A skill the model
+//! calls grants nothing: its `allowed-tools` are not rules, and the calls it leads to
+//! are asked like any other unless the person's rules allow them (as Claude Code does;
+//! a person who types `/name` grants them for that turn, as with a command).
+//! `Skill(name)` permission rules name the skill; hooks see the call like any other.
 
-use rein_policy::SharedPolicy;
 use rein_prompt::skills::SkillDef;
 use rein_tools::{Effects, Other, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// `Skill(pdf)` names the skill.
-pub(crate) const SKILL_RULES: RuleKind = RuleKind::Field { default: Some("skill") };
-
-/// Where the rules a skill allows come from (dropped when the next turn starts).
-pub(crate) const SKILL_ORIGIN_PREFIX: &str = "skill ";
+const SKILL_RULES: RuleKind = RuleKind::Field { default: Some("skill") };
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -28,7 +26,6 @@ pub struct SkillInput {
 /// The skills of a session, offered to the model.
 pub struct SkillTool {
     pub skills: Vec<SkillDef>,
-    pub policy: SharedPolicy,
 }
 
 impl SkillTool {
@@ -72,16 +69,18 @@ impl Tool for SkillTool {
         SKILL_RULES
     }
 
+    fn offered_to_subagents(&self) -> bool {
+        false
+    }
+
+    fn offered_to_model(&self) -> bool {
+        self.skills.iter().any(|s| s.model_invocable)
+    }
+
     async fn call(&self, input: SkillInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let Some(skill) = self.find(&input.skill) else {
             return Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill)));
         };
-        let origin = format!("{SKILL_ORIGIN_PREFIX}{} (this turn)", skill.name);
-        for rule in &skill.allowed_tools {
-            if let Err(e) = self.policy.remember(rule, &origin) {
-                tracing::warn!(skill = %skill.name, error = %e, "a skill's allowed-tools rule does not parse");
-            }
-        }
         Ok(ToolOutput::text(skill.loaded(input.args.as_deref().unwrap_or(""))))
     }
 }

@@ -117,6 +117,11 @@ impl Tool for ToolSearch {
         Effects { other: vec![Other::SessionState], read_only: true, ..Effects::reading(Vec::new()) }
     }
 
+    /// A subagent is offered the late tools themselves.
+    fn offered_to_subagents(&self) -> bool {
+        false
+    }
+
     async fn call(&self, input: ToolSearchInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let max = input.max_results.unwrap_or(5).clamp(1, 20) as usize;

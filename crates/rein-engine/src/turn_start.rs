@@ -1,20 +1,11 @@
 //! What starting a turn records besides the prompt itself: the judge's view of the
-//! user's requests, the checkpoint turn (with the ids the prompt is known by), and the
-//! end of what the last turn's skills allowed.
+//! user's requests and the checkpoint turn (with the ids the prompt is known by).
 
 use rein_protocol::Message;
 
 use crate::{Engine, EngineError};
 
 impl Engine {
-    /// What skills allowed held for the turn that ran them.
-    pub(crate) fn end_skill_rules(&mut self) {
-        let prefix = crate::skill_tool::SKILL_ORIGIN_PREFIX;
-        if self.subagent.is_none() && self.gate.policy.get().has_rules_from(prefix) {
-            self.gate.policy.update(|p| p.forget_prefix(prefix));
-        }
-    }
-
     /// Push the turn's prompt, noting it for the auto-mode judge and starting its
     /// checkpoint turn (a subagent's writes belong to the turn that started it).
     pub(crate) fn push_prompt(&mut self, prompt: Message) -> Result<(), EngineError> {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::error::Context;
-use rein_engine::{AgentTool, Approver, ContextLimits, Engine, EngineConfig, Gate};
+use rein_engine::{Approver, ContextLimits, Engine, EngineConfig, Gate};
 use rein_model::Model;
 use rein_policy::SharedPolicy;
 use rein_tools::ToolContext;
@@ -86,43 +86,11 @@ fn engine(
     gate.approver = approver;
     let timeout = Duration::from_millis(env.judge_timeout_ms.unwrap_or(15_000));
     gate.judge = Some(Arc::new(rein_judge::ModelJudge::new(model.clone(), judge_model, timeout)));
-    // Subagents get the same model, tools (bar Agent), permissions and hooks.
     let mut registry = (*setup.registry).clone();
-    let agent = AgentTool {
-        model: model.clone(),
-        registry: setup.registry.clone(),
-        gate: gate.clone(),
-        config: config.clone(),
-        agents: setup.agents.clone(),
-        transcripts: setup.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
-        environment: rein_prompt::environment_block(
-            &setup.cwd,
-            &setup.model,
-            &chrono::Local::now().format("%Y-%m-%d").to_string(),
-        ),
-    };
-    if let Err(e) = registry.register(agent) {
-        tracing::warn!(error = %e, "no Agent tool");
-    }
-    registry.alias("Task", "Agent");
-    for result in [
-        registry.register(rein_engine::ExitPlanMode { policy: gate.policy.clone() }),
-        registry.register(rein_engine::AskUserQuestion),
-    ] {
-        if let Err(e) = result {
-            tracing::warn!(error = %e, "a tool was not registered");
-        }
-    }
     // Many MCP tools: most definitions are deferred and loaded on demand (ToolSearch).
     let search = rein_engine::SharedSearch::default();
     if let Err(e) = registry.register(rein_engine::ToolSearch { state: search.clone() }) {
         tracing::warn!(error = %e, "a tool was not registered");
-    }
-    if setup.skills.iter().any(|s| s.model_invocable) {
-        let skills = rein_engine::SkillTool { skills: setup.skills.clone(), policy: gate.policy.clone() };
-        if let Err(e) = registry.register(skills) {
-            tracing::warn!(error = %e, "no Skill tool");
-        }
     }
     let mode = rein_engine::ToolSearchMode::parse(crate::env::Env::lookup("ENABLE_TOOL_SEARCH").as_deref());
     let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config).with_tool_search(search, mode);

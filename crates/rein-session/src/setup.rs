@@ -79,21 +79,19 @@ pub struct Setup {
     pub notices: Vec<String>,
 }
 
-/// The built-in tools, and how each tool of a session (Agent included) reads its
-/// permission rules.
+/// The built-in tools and the engine's own (Agent, ExitPlanMode, AskUserQuestion,
+/// Skill), and how each of them reads its permission rules.
 pub fn builtin_tools() -> crate::Result<(Registry, ToolKinds)> {
     let mut registry = Registry::new();
     register_builtins(&mut registry)?;
-    let kinds = rein_engine::tool_kinds(&registry);
+    rein_engine::register_engine_tools(&mut registry, Default::default())?;
+    let kinds = registry.rule_kinds();
     Ok((registry, kinds))
 }
 
-/// The names of the built-in tools (Agent, the plan-mode tools and Skill included).
+/// The names of the built-in tools (the engine's own included).
 pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
-    let (registry, _) = builtin_tools()?;
-    let mut names: Vec<String> = registry.specs().into_iter().map(|t| t.name).collect();
-    names.extend(["Agent", "ExitPlanMode", "AskUserQuestion", "Skill"].map(String::from));
-    Ok(names)
+    Ok(builtin_tools()?.0.registered_names())
 }
 
 impl Setup {
@@ -111,6 +109,7 @@ impl Setup {
                 policy.sandbox_auto_allow = auto_allow && s.is_active();
                 let mut sandboxed = Registry::new();
                 register_builtins_sandboxed(&mut sandboxed, Some(s.clone()))?;
+                rein_engine::register_engine_tools(&mut sandboxed, Default::default())?;
                 sandboxed
             }
             None => registry,
@@ -159,6 +158,7 @@ impl Setup {
         setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
         setup.mcp_policy = crate::mcp::policy(&settings, !opts.print);
         setup.open_session(opts)?;
+        setup.register_engine_tools()?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
         if setup.thinking.effort.is_none() {
             setup.thinking.effort =
@@ -354,6 +354,28 @@ impl Setup {
                 path: "--agents / the Agent SDK".into(),
             });
         }
+        if let Err(e) = self.register_engine_tools() {
+            tracing::warn!(error = %e, "the Agent tool does not offer the new subagent types");
+        }
+    }
+
+    /// The engine's own tools as this session makes them: its subagent types and
+    /// skills, the environment block of subagents' prompts, where their transcripts go.
+    pub fn register_engine_tools(&mut self) -> crate::Result<()> {
+        let mut registry = (*self.registry).clone();
+        let tools = rein_engine::EngineTools {
+            agents: self.agents.clone(),
+            environment: rein_prompt::environment_block(
+                &self.cwd,
+                &self.model,
+                &chrono::Local::now().format("%Y-%m-%d").to_string(),
+            ),
+            transcripts: self.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
+            skills: self.skills.clone(),
+        };
+        rein_engine::register_engine_tools(&mut registry, tools)?;
+        self.registry = Arc::new(registry);
+        Ok(())
     }
 
     /// Forget the last turn's structured output (a new turn starts).

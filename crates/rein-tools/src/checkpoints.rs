@@ -1,12 +1,10 @@
-//! The checkpoint seam: before a file tool changes a file, the session's checkpoint
+//! The checkpoint seam: before a file tool changes a file (a call whose effects say
+//! `edits_files`; Bash changes are not tracked), the session's checkpoint
 //! store saves what it held (once per turn), and notes what rein left there after; a
 //! rewind restores files to their state before a chosen prompt. The store itself is
 //! `rein-checkpoint`; tools and the chain only see this trait.
 
 use std::path::{Path, PathBuf};
-
-/// Tools whose writes are checkpointed (Bash changes are not tracked).
-pub const CHECKPOINTED_TOOLS: &[&str] = &["Write", "Edit", "MultiEdit", "NotebookEdit"];
 
 /// Why a rewind did not happen.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -70,6 +70,26 @@ pub struct ToolContext {
     pub read_guard: Option<std::sync::Arc<dyn rein_effects::ReadGuard>>,
     /// The session's file checkpoints (what file tools change can be rewound).
     pub checkpoints: Option<std::sync::Arc<dyn crate::FileCheckpoints>>,
+    /// What the engine running the call offers the tools defined above this crate
+    /// (Agent's model and gate, the policy ExitPlanMode changes); empty outside an
+    /// engine. Read it with [`ToolContext::engine`].
+    pub engine: EngineSlot,
+}
+
+/// The engine's services for its own tools, typed by the crate that defines them.
+#[derive(Clone, Default)]
+pub struct EngineSlot(Option<Arc<dyn std::any::Any + Send + Sync>>);
+
+impl EngineSlot {
+    pub fn new<T: std::any::Any + Send + Sync>(services: T) -> Self {
+        EngineSlot(Some(Arc::new(services)))
+    }
+}
+
+impl std::fmt::Debug for EngineSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "EngineSlot(set)" } else { "EngineSlot(empty)" })
+    }
 }
 
 impl ToolContext {
@@ -83,7 +103,13 @@ impl ToolContext {
             file_state: FileStateCache::default(),
             read_guard: None,
             checkpoints: None,
+            engine: EngineSlot::default(),
         }
+    }
+
+    /// The running engine's services of type `T`, if an engine of that kind runs the call.
+    pub fn engine<T: std::any::Any>(&self) -> Option<&T> {
+        self.engine.0.as_ref().and_then(|s| s.downcast_ref::<T>())
     }
 
     /// `path` made absolute against the working directory.

@@ -74,6 +74,14 @@ impl DynTool for RegisteredExternal {
         false
     }
 
+    fn offered_to_subagents(&self) -> bool {
+        true
+    }
+
+    fn offered_to_model(&self) -> bool {
+        true
+    }
+
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
         if !input.is_object() {
             return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));

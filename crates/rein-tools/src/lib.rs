@@ -23,9 +23,9 @@ pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, STRUCTURED_OUTPUT, StructuredOutput,
     Todo, TodoStatus, TodoWrite, WebFetch, Write, register_builtins, register_builtins_sandboxed,
 };
-pub use checkpoints::{CHECKPOINTED_TOOLS, FileCheckpoints, RewindError};
+pub use checkpoints::{FileCheckpoints, RewindError};
 pub use compact_schema::compact_for_model;
-pub use context::{FileIdentity, FileStateCache, ToolContext};
+pub use context::{EngineSlot, FileIdentity, FileStateCache, ToolContext};
 pub use external::ExternalTool;
 pub use late::LateTools;
 pub use path_names::PathNames;

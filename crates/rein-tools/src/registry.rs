@@ -27,6 +27,8 @@ pub(crate) trait DynTool: Send + Sync {
     fn rule_kind(&self) -> RuleKind;
     fn path_fields(&self) -> &'static [&'static str];
     fn collapses_repeats(&self) -> bool;
+    fn offered_to_subagents(&self) -> bool;
+    fn offered_to_model(&self) -> bool;
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
 }
 
@@ -78,6 +80,14 @@ impl<T: Tool> DynTool for Registered<T> {
 
     fn collapses_repeats(&self) -> bool {
         self.tool.collapses_repeats()
+    }
+
+    fn offered_to_subagents(&self) -> bool {
+        self.tool.offered_to_subagents()
+    }
+
+    fn offered_to_model(&self) -> bool {
+        self.tool.offered_to_model()
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
@@ -202,6 +212,37 @@ impl Registry {
         self.late = other.late.clone();
     }
 
+    /// A subagent's tools: those of `self` offered to subagents whose names `keep`
+    /// accepts (legacy names are not carried over).
+    pub fn for_subagent(&self, keep: impl Fn(&str) -> bool) -> Registry {
+        let mut out = Registry::new();
+        for t in &self.tools {
+            let name = t.spec().name.clone();
+            if t.offered_to_subagents() && keep(&name) && !out.by_name.contains_key(&name) {
+                out.by_name.insert(name, out.tools.len());
+                out.tools.push(t.clone());
+            }
+        }
+        out
+    }
+
+    /// Put `tool` in place of the registered tool of the same name (a new tool joins at
+    /// the end).
+    pub fn replace<T: Tool>(&mut self, tool: T) -> Result<(), RegistryError> {
+        let name = tool.name().to_string();
+        match self.by_name.get(&name).copied() {
+            Some(i) => {
+                let mut single = Registry::new();
+                single.register(tool)?;
+                if let Some(t) = single.tools.pop() {
+                    self.tools[i] = t;
+                }
+                Ok(())
+            }
+            None => self.register(tool),
+        }
+    }
+
     /// Add the tools of `other` whose names `keep` accepts.
     pub fn extend_from(&mut self, other: &Registry, keep: impl Fn(&str) -> bool) {
         for t in &other.tools {
@@ -259,9 +300,16 @@ impl Registry {
 
     /// The definitions sent to the model, in registration order (late tools last).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs: Vec<ToolSpec> = self.tools.iter().map(|t| t.spec().clone()).collect();
+        let mut specs: Vec<ToolSpec> =
+            self.tools.iter().filter(|t| t.offered_to_model()).map(|t| t.spec().clone()).collect();
         specs.extend(self.joined().iter().map(|t| t.tool.spec().clone()));
         specs
+    }
+
+    /// Every registered tool's own name, offered to the model now or not (no legacy
+    /// names, no late tools).
+    pub fn registered_names(&self) -> Vec<String> {
+        self.tools.iter().map(|t| t.spec().name.clone()).collect()
     }
 
     pub fn names(&self) -> Vec<String> {

@@ -61,6 +61,19 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// Whether the model is offered the tool now (a tool with nothing to offer, such as
+    /// Skill without a skill the model may call, stays registered, so that rules can
+    /// name it, but is not in the tools array).
+    fn offered_to_model(&self) -> bool {
+        true
+    }
+
+    /// Whether a subagent gets this tool too. Tools that start subagents or need the
+    /// person (a plan to approve, a question) stay with the session that has them.
+    fn offered_to_subagents(&self) -> bool {
+        true
+    }
+
     /// The largest result, in characters, that reaches the model inline; a larger one is
     /// saved under the session directory and the model gets a preview and the path.
     /// `None` means never spilled (Read: reading a spilled file must not spill again).

@@ -1,6 +1,7 @@
 //! Skills through the real binary: listed by name and description only, loaded when
-//! invoked, their files read on demand, their allowed-tools holding for that turn,
-//! `Skill(name)` rules, and `/name args` from the user.
+//! invoked, their files read on demand, their allowed-tools granting nothing when the
+//! model calls them (and holding for the turn of the person's `/name`), `Skill(name)`
+//! rules, and `/name args` from the user.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common::{Env, serve, tool_result};
@@ -41,27 +42,33 @@ fn a_skill_is_listed_then_loaded_and_its_files_read_on_demand() {
     assert!(read.contains("TEMPLATE: Hello there"), "{read}");
 }
 
+/// As Claude Code: a skill the model calls cannot allow its own tools (a cloned
+/// repository's skill would otherwise grant the model whatever it names); the person
+/// typing `/greet` grants them for that turn only.
 #[test]
-fn allowed_tools_hold_only_while_the_skill_runs() {
+fn a_skill_the_model_calls_grants_nothing_and_the_persons_call_grants_its_turn() {
     let env = Env::new();
     greet_skill(&env);
     let server = serve(Scenario::new([
-        reply([tool_use_with_id("b1", "Bash", json!({"command": "touch before.txt"}))]),
         reply([tool_use_with_id("s", "Skill", json!({"skill": "greet"}))]),
-        reply([tool_use_with_id("b2", "Bash", json!({"command": "touch during.txt"}))]),
+        reply([tool_use_with_id("b1", "Bash", json!({"command": "touch by-model.txt"}))]),
         reply([text("done")]),
+        reply([tool_use_with_id("b2", "Bash", json!({"command": "touch by-person.txt"}))]),
+        reply([text("done too")]),
         reply([tool_use_with_id("b3", "Bash", json!({"command": "touch after.txt"}))]),
         reply([text("done again")]),
     ]));
-    // Two turns in one process (stream-json input): rules live in the session.
+    // Three turns in one process (stream-json input): rules live in the session.
     let line = |text: &str| json!({"type": "user", "message": {"role": "user", "content": text}}).to_string() + "\n";
     env.rein_at(&server)
         .args(["--input-format", "stream-json", "--output-format", "stream-json", "--verbose"])
-        .write_stdin(line("go") + &line("again"))
+        .write_stdin(line("go") + &line("/greet Bob") + &line("again"))
         .assert()
         .success();
-    assert!(!env.cwd().join("before.txt").exists(), "asked (and refused headless) before the skill");
-    assert!(env.cwd().join("during.txt").exists(), "the skill's allowed-tools let it run");
+    let (loaded, _) = tool_result(&messages(&server.requests()[1].body), "s");
+    assert!(loaded.contains("GREETING INSTRUCTIONS"), "the skill loaded: {loaded}");
+    assert!(!env.cwd().join("by-model.txt").exists(), "the model's skill call granted its allowed-tools");
+    assert!(env.cwd().join("by-person.txt").exists(), "the person's /greet allows its tools for that turn");
     assert!(!env.cwd().join("after.txt").exists(), "the next turn asks again");
 }
 

@@ -53,7 +53,7 @@ async fn run_with(
                 ..Default::default()
             })
             .unwrap();
-            let tools = rein_engine::tool_kinds(&registry);
+            let tools = registry.rule_kinds();
             Policy::new(&PolicyInputs { settings, cwd: dir.path().to_path_buf(), tools, ..Default::default() }).unwrap()
         }
     };

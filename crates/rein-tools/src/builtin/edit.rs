@@ -56,7 +56,7 @@ impl Tool for Edit {
     }
 
     fn effects(&self, input: &EditInput, ctx: &ToolContext) -> Effects {
-        Effects::writing([ctx.effect_path(&input.file_path)])
+        Effects::editing([ctx.effect_path(&input.file_path)])
     }
 
     fn rule_kind(&self) -> RuleKind {
@@ -98,7 +98,7 @@ impl Tool for MultiEdit {
     }
 
     fn effects(&self, input: &MultiEditInput, ctx: &ToolContext) -> Effects {
-        Effects::writing([ctx.effect_path(&input.file_path)])
+        Effects::editing([ctx.effect_path(&input.file_path)])
     }
 
     fn rule_kind(&self) -> RuleKind {

@@ -64,7 +64,7 @@ impl Tool for NotebookEdit {
     }
 
     fn effects(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Effects {
-        Effects::writing([ctx.effect_path(&input.notebook_path)])
+        Effects::editing([ctx.effect_path(&input.notebook_path)])
     }
 
     fn rule_kind(&self) -> RuleKind {

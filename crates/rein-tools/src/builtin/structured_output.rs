@@ -40,7 +40,8 @@ impl ExternalTool for StructuredOutput {
     }
 
     fn effects(&self, _input: &Value) -> Effects {
-        Effects::reading(Vec::new())
+        // The model's answer, kept for the caller: nothing read from outside.
+        Effects { own_result: true, ..Effects::reading(Vec::new()) }
     }
 
     fn call(&self, input: Value, _ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {

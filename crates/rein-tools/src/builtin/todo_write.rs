@@ -64,7 +64,7 @@ impl Tool for TodoWrite {
     }
 
     fn effects(&self, _: &TodoWriteInput, _: &ToolContext) -> Effects {
-        Effects::session_only(false)
+        Effects { own_result: true, ..Effects::session_only(false) }
     }
 
     async fn call(&self, input: TodoWriteInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {

@@ -32,7 +32,7 @@ impl Tool for Write {
     }
 
     fn effects(&self, input: &WriteInput, ctx: &ToolContext) -> Effects {
-        Effects::writing([ctx.effect_path(&input.file_path)])
+        Effects::editing([ctx.effect_path(&input.file_path)])
     }
 
     fn rule_kind(&self) -> RuleKind {

@@ -1,0 +1,70 @@
+//! The engine's own tools (Agent, ExitPlanMode, AskUserQuestion, Skill) and what they
+//! get from the engine that runs them. They reach the model, the tool table, the gate
+//! (policy, hooks, approver, judge) and the configuration through the tool context at
+//! call time, never through their constructors: so they are registered with the
+//! built-in tools before the policy exists, and the policy reads their rules from the
+//! registry like any other tool's.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rein_model::Model;
+use rein_prompt::agents::AgentDef;
+use rein_prompt::skills::SkillDef;
+use rein_tools::{EngineSlot, Registry, RegistryError, ToolContext, ToolError};
+
+use crate::{AgentTool, AskUserQuestion, Engine, EngineConfig, ExitPlanMode, Gate, SkillTool};
+
+/// What a call of an engine gets from it, live (the model the session uses now, the
+/// policy as it is now).
+pub struct EngineServices {
+    pub model: Arc<dyn Model>,
+    pub registry: Arc<Registry>,
+    pub gate: Gate,
+    pub config: EngineConfig,
+}
+
+impl EngineServices {
+    /// The services of the engine running the call.
+    pub fn of(ctx: &ToolContext) -> Result<&EngineServices, ToolError> {
+        ctx.engine::<EngineServices>().ok_or_else(|| ToolError::new("this tool runs only inside a rein session"))
+    }
+}
+
+impl Engine {
+    /// The context a call of this engine runs in: the session's, with the engine's
+    /// services as they are now.
+    pub(crate) fn tool_context(&self) -> ToolContext {
+        let mut ctx = self.ctx.clone();
+        ctx.engine = EngineSlot::new(EngineServices {
+            model: self.model.clone(),
+            registry: self.registry.clone(),
+            gate: self.gate.clone(),
+            config: self.config.clone(),
+        });
+        ctx
+    }
+}
+
+/// What the engine's own tools are made of: the session's subagent types, the
+/// environment block of their prompts, where their transcripts go, and the skills.
+#[derive(Default)]
+pub struct EngineTools {
+    pub agents: Vec<AgentDef>,
+    pub environment: String,
+    pub transcripts: Option<PathBuf>,
+    pub skills: Vec<SkillDef>,
+}
+
+/// Register the engine's tools in `registry`, or put them in place of the ones there
+/// (the Agent SDK's `initialize` adds subagent types after the session was assembled).
+/// `Task` is Agent's legacy name; Skill is offered when the model may call a skill.
+pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Result<(), RegistryError> {
+    let EngineTools { agents, environment, transcripts, skills } = tools;
+    registry.replace(AgentTool { agents, environment, transcripts })?;
+    registry.alias("Task", "Agent");
+    registry.replace(ExitPlanMode)?;
+    registry.replace(AskUserQuestion)?;
+    registry.replace(SkillTool { skills })?;
+    Ok(())
+}
