@@ -105,6 +105,20 @@ impl<T: Tool> DynTool for Registered<T> {
     }
 }
 
+/// A tool as the registry keeps it: its definition for the model (hidden fields left
+/// out) and its full schema, compiled on first use.
+fn entry<T: Tool>(tool: T) -> Arc<dyn DynTool> {
+    let schema = schema_for::<T::Input>();
+    let mut input_schema = compact_for_model(&schema);
+    if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
+        for field in tool.hidden_fields() {
+            props.remove(field);
+        }
+    }
+    let spec = ToolSpec { name: tool.name().to_string(), description: tool.description(), input_schema };
+    Arc::new(Registered { tool: Arc::new(tool), spec, schema, validator: std::sync::OnceLock::new() })
+}
+
 /// What is wrong with `input`, one line per problem.
 pub(crate) fn problems(validator: &jsonschema::Validator, input: &Value) -> Vec<String> {
     validator.iter_errors(input).map(|e| describe(&e)).collect()
@@ -169,17 +183,8 @@ impl Registry {
         if self.by_name.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
         }
-        let schema = schema_for::<T::Input>();
-        let mut input_schema = compact_for_model(&schema);
-        if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
-            for field in tool.hidden_fields() {
-                props.remove(field);
-            }
-        }
-        let spec = ToolSpec { name: name.clone(), description: tool.description(), input_schema };
         self.by_name.insert(name, self.tools.len());
-        let validator = std::sync::OnceLock::new();
-        self.tools.push(Arc::new(Registered { tool: Arc::new(tool), spec, schema, validator }));
+        self.tools.push(entry(tool));
         Ok(())
     }
 
@@ -229,28 +234,12 @@ impl Registry {
     /// Put `tool` in place of the registered tool of the same name (a new tool joins at
     /// the end).
     pub fn replace<T: Tool>(&mut self, tool: T) -> Result<(), RegistryError> {
-        let name = tool.name().to_string();
-        match self.by_name.get(&name).copied() {
+        match self.by_name.get(tool.name()).copied() {
             Some(i) => {
-                let mut single = Registry::new();
-                single.register(tool)?;
-                if let Some(t) = single.tools.pop() {
-                    self.tools[i] = t;
-                }
+                self.tools[i] = entry(tool);
                 Ok(())
             }
             None => self.register(tool),
-        }
-    }
-
-    /// Add the tools of `other` whose names `keep` accepts.
-    pub fn extend_from(&mut self, other: &Registry, keep: impl Fn(&str) -> bool) {
-        for t in &other.tools {
-            let name = t.spec().name.clone();
-            if keep(&name) && !self.by_name.contains_key(&name) {
-                self.by_name.insert(name, self.tools.len());
-                self.tools.push(t.clone());
-            }
         }
     }
 
