@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rein_engine::{Engine, EngineConfig, EngineEvent, Gate};
-use rein_model::{AnthropicClient, AnthropicConfig, Auth, ModelEvent};
+use rein_model::{AnthropicClient, AnthropicConfig, Auth};
 use rein_policy::Policy;
 use rein_protocol::{ContentBlock, Message};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id};
@@ -108,7 +108,7 @@ pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String,
     let events = rt.block_on(session(&server, &cwd))?;
     let complete = events
         .iter()
-        .find(|(_, e)| matches!(e, EngineEvent::Stream(ModelEvent::BlockComplete { index: 0, .. })))
+        .find(|(_, e)| matches!(e, EngineEvent::Stream(rein_engine::StreamDelta::BlockDone { index: 0, .. })))
         .map(|e| e.0);
     let started = events.iter().find(|(_, e)| matches!(e, EngineEvent::ToolStarted(_))).map(|e| e.0);
     let message_done = events.iter().find(|(_, e)| matches!(e, EngineEvent::Assistant(_))).map(|e| e.0);

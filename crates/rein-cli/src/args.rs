@@ -429,6 +429,8 @@ impl Args {
             strict_mcp_config: self.strict_mcp_config,
             sandbox: self.sandbox,
             no_sandbox: self.no_sandbox,
+            cwd: None,
+            env: None,
         }
     }
 }

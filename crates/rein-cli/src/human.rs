@@ -3,8 +3,7 @@
 use std::io::Write;
 use std::time::Duration;
 
-use rein_engine::{EngineEvent, Outcome};
-use rein_model::ModelEvent;
+use rein_engine::{EngineEvent, Outcome, StreamDelta};
 use rein_protocol::{ContentBlock, ToolResultContent};
 
 const RESULT_PREVIEW_LINES: usize = 6;
@@ -40,8 +39,8 @@ impl Human {
 
     pub fn event(&mut self, event: &EngineEvent) {
         match event {
-            EngineEvent::Stream(ModelEvent::ThinkingDelta { thinking, .. }) => self.thinking(thinking),
-            EngineEvent::Stream(ModelEvent::TextDelta { text, .. }) => {
+            EngineEvent::Stream(StreamDelta::Thinking { thinking, .. }) => self.thinking(thinking),
+            EngineEvent::Stream(StreamDelta::Text { text, .. }) => {
                 if self.thinking {
                     self.end_line();
                     self.thinking = false;

@@ -20,10 +20,8 @@ mod print;
 mod rewind;
 mod sandbox;
 mod sdk;
-mod sdk_control;
 mod session;
 mod sessions_cmd;
-mod stream_events;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -62,8 +60,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// The Claude Code release whose headless and Agent SDK protocol rein speaks.
-pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
+pub use rein_session::CLAUDE_CODE_VERSION;
 
 fn run(args: Args) -> anyhow::Result<ExitCode> {
     match &args.command {

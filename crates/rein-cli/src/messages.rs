@@ -1,49 +1,5 @@
-//! One door for what rein itself prints to the person (as ripgrep's `messages.rs`):
-//! errors, warnings, notes and plain status lines, each on stderr with the `rein:`
-//! prefix. While the interactive UI owns the terminal a line printed there would tear
-//! its screen, so the messages wait and are printed when it gives the terminal back.
+//! The one door for what rein prints to the person: the session owner's
+//! (`rein_session::messages`), shared with the SDK host and the interactive UI.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
-
-static TERMINAL_OWNED: AtomicBool = AtomicBool::new(false);
-static WAITING: Mutex<Vec<String>> = Mutex::new(Vec::new());
-
-/// The interactive UI takes (or gives back) the terminal; given back, the messages that
-/// waited are printed.
-pub fn terminal_owned(owned: bool) {
-    TERMINAL_OWNED.store(owned, Ordering::Relaxed);
-    if !owned {
-        for line in std::mem::take(&mut *WAITING.lock().unwrap_or_else(PoisonError::into_inner)) {
-            eprintln!("{line}");
-        }
-    }
-}
-
-/// Print one message: `kind` is `error`, `note` or empty (a status line; the session's
-/// notices carry their own `warning:`).
-pub fn emit(kind: &str, text: std::fmt::Arguments<'_>) {
-    let line = if kind.is_empty() { format!("rein: {text}") } else { format!("rein: {kind}: {text}") };
-    if TERMINAL_OWNED.load(Ordering::Relaxed) {
-        WAITING.lock().unwrap_or_else(PoisonError::into_inner).push(line);
-    } else {
-        eprintln!("{line}");
-    }
-}
-
-/// `rein: error: …`
-macro_rules! err_message {
-    ($($arg:tt)*) => { $crate::messages::emit("error", format_args!($($arg)*)) };
-}
-
-/// `rein: note: …`
-macro_rules! note_message {
-    ($($arg:tt)*) => { $crate::messages::emit("note", format_args!($($arg)*)) };
-}
-
-/// `rein: …` (a status line).
-macro_rules! message {
-    ($($arg:tt)*) => { $crate::messages::emit("", format_args!($($arg)*)) };
-}
-
-pub(crate) use {err_message, message, note_message};
+pub use rein_session::messages::terminal_owned;
+pub(crate) use rein_session::{err_message, message, note_message};

@@ -30,7 +30,7 @@ pub async fn run(
     };
     let interrupts = crate::interrupt::watch(session.engine_mut().fresh_abort());
     frontend.set_tools(session.engine().tool_names());
-    frontend.start(setup);
+    frontend.start(setup, &session.session_id());
     let outcome = match session.prompt(rein_session::Input::Text(prompt.to_string()), &mut |e| frontend.event(e)).await
     {
         Ok(outcome) => outcome,

@@ -39,7 +39,7 @@ pub use agent_tool::AgentTool;
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
 pub use conversation::Conversation;
 pub use error::{EngineError, RewindFailed};
-pub use event::EngineEvent;
+pub use event::{BlockType, EngineEvent, StreamDelta};
 pub use gate::{Answer, Approver, Gate, MAX_BLOCKS_IN_ROW, PermissionQuestion, Verdict};
 pub use judge::{ContextItem, Judge, JudgeContext, JudgeRequest, JudgeVerdict, Judgement};
 pub use network_question::ask_network;

@@ -56,7 +56,9 @@ pub async fn sample(
                 if let ModelEvent::BlockComplete { block: ContentBlock::ToolUse(call), .. } = &event {
                     executor.submit(call.clone(), sink);
                 }
-                sink(EngineEvent::Stream(event));
+                if let Some(delta) = crate::event::StreamDelta::of(event) {
+                    sink(EngineEvent::Stream(delta));
+                }
             }
             Some(Err(error)) => return Sampled::Failed { partial: seen.into_partial(false), error },
             None => return Sampled::Failed { partial: seen.into_partial(false), error: ModelError::Incomplete },

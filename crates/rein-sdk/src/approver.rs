@@ -10,10 +10,31 @@ use futures::future::BoxFuture;
 use rein_engine::{Answer, Approver, PermissionQuestion};
 use rein_policy::{Call, SharedPolicy};
 use rein_protocol::ToolUse;
-use serde_json::{Value, json};
+use serde::Deserialize;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::frames::OutRequest;
 use crate::permissions::{PermissionTargets, apply_updates, suggestions};
+
+/// The SDK's answer to `can_use_tool`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "behavior", rename_all = "lowercase")]
+enum PermissionReply {
+    Allow {
+        #[serde(default, rename = "updatedInput")]
+        updated_input: Option<Value>,
+        /// Each update read on its own: one rein does not know leaves the rest applied.
+        #[serde(default, rename = "updatedPermissions")]
+        updated_permissions: Vec<Value>,
+    },
+    Deny {
+        #[serde(default)]
+        message: Option<String>,
+        #[serde(default)]
+        interrupt: bool,
+    },
+}
 use crate::{Peer, PeerError};
 
 /// The running turn's interrupt, which a `deny` with `interrupt: true` (and the SDK's
@@ -60,21 +81,17 @@ impl Approver for SdkApprover {
         Box::pin(async move {
             let (call, decision, effects) = (&call, &decision, &effects);
             let facts = Call { tool: &call.name, input: &call.input, effects };
-            let mut request = json!({
-                "subtype": "can_use_tool",
-                "tool_name": call.name,
-                "display_name": call.name,
-                "input": call.input,
-                "tool_use_id": call.id,
-                "permission_suggestions": suggestions(&self.policy, &facts),
-                "decision_reason": decision.reason,
-            });
-            if let Some(d) = call.input.get("description").and_then(Value::as_str) {
-                request["description"] = json!(d);
-            }
-            if let Some(path) = effects.writes.first().or(effects.reads.first()) {
-                request["blocked_path"] = json!(path);
-            }
+            let suggestions = suggestions(&self.policy, &facts);
+            let request = OutRequest::CanUseTool {
+                tool_name: &call.name,
+                display_name: &call.name,
+                input: &call.input,
+                tool_use_id: &call.id,
+                permission_suggestions: suggestions,
+                decision_reason: &decision.reason,
+                description: call.input.get("description").and_then(Value::as_str),
+                blocked_path: effects.writes.first().or(effects.reads.first()).map(|p| p.as_path()),
+            };
             if let Some(s) = &self.states {
                 s.send("requires_action");
             }
@@ -93,24 +110,22 @@ impl Approver for SdkApprover {
 
 impl SdkApprover {
     fn answer(&self, call: &ToolUse, reply: &Value) -> Answer {
-        match reply.get("behavior").and_then(Value::as_str) {
-            Some("allow") => {
-                let updates = reply.get("updatedPermissions").and_then(Value::as_array).cloned().unwrap_or_default();
-                for problem in apply_updates(&updates, &self.policy, &self.targets) {
+        match serde_json::from_value::<PermissionReply>(reply.clone()) {
+            Ok(PermissionReply::Allow { updated_input, updated_permissions }) => {
+                for problem in apply_updates(&updated_permissions, &self.policy, &self.targets) {
                     tracing::warn!(%problem, "a permission update from the SDK was not applied");
-                    eprintln!("rein: warning: permission update not applied: {problem}");
+                    rein_session::messages::emit("warning", format_args!("permission update not applied: {problem}"));
                 }
-                let updated_input = reply.get("updatedInput").filter(|v| v.is_object() && **v != call.input).cloned();
+                let updated_input = updated_input.filter(|v| v.is_object() && *v != call.input);
                 Answer { allow: true, updated_input, ..Answer::default() }
             }
-            Some("deny") => {
-                if reply.get("interrupt").and_then(Value::as_bool) == Some(true) {
+            Ok(PermissionReply::Deny { message, interrupt }) => {
+                if interrupt {
                     self.abort.cancel();
                 }
-                let message = reply.get("message").and_then(Value::as_str).filter(|m| !m.is_empty());
-                Answer { allow: false, message: message.map(str::to_string), ..Answer::default() }
+                Answer { allow: false, message: message.filter(|m| !m.is_empty()), ..Answer::default() }
             }
-            _ => Answer::refuse(format!("the SDK's answer is neither allow nor deny: {reply}")),
+            Err(_) => Answer::refuse(format!("the SDK's answer is neither allow nor deny: {reply}")),
         }
     }
 }

@@ -8,9 +8,23 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use rein_hooks::{CallbackRunner, HookConfig, HookEvent};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::Peer;
+
+/// One matcher of `initialize`'s hooks.
+#[derive(Debug, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallbackMatcher {
+    #[serde(default)]
+    matcher: Option<String>,
+    #[serde(default)]
+    hook_callback_ids: Vec<String>,
+    #[serde(default)]
+    timeout: Option<f64>,
+    #[serde(default)]
+    on_failure: Option<String>,
+}
 
 /// Runs callbacks by asking the SDK host.
 pub struct SdkCallbacks {
@@ -26,12 +40,7 @@ impl CallbackRunner for SdkCallbacks {
         _timeout: Duration,
     ) -> BoxFuture<'a, Result<Value, String>> {
         Box::pin(async move {
-            let request = json!({
-                "subtype": "hook_callback",
-                "callback_id": callback_id,
-                "input": input,
-                "tool_use_id": tool_use_id,
-            });
+            let request = crate::frames::OutRequest::HookCallback { callback_id, input, tool_use_id };
             self.peer.request(request).await.map_err(|e| e.to_string())
         })
     }
@@ -48,10 +57,9 @@ pub fn register_hooks(config: &mut HookConfig, hooks: &Value) -> Result<Vec<Stri
             continue;
         };
         for m in matchers.as_array().into_iter().flatten() {
-            let ids = crate::inbound::strings(m.get("hookCallbackIds"));
-            let timeout = m.get("timeout").and_then(Value::as_f64);
-            let block = m.get("onFailure").and_then(Value::as_str) == Some("block");
-            config.add_callbacks(event, m.get("matcher").and_then(Value::as_str), &ids, timeout, block)?;
+            let m: CallbackMatcher = serde_json::from_value(m.clone()).map_err(|e| format!("hooks.{name}: {e}"))?;
+            let block = m.on_failure.as_deref() == Some("block");
+            config.add_callbacks(event, m.matcher.as_deref(), &m.hook_callback_ids, m.timeout, block)?;
         }
     }
     Ok(notes)

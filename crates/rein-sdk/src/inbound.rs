@@ -10,6 +10,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::sync::mpsc;
 
 use crate::Peer;
+use crate::requests::ControlRequest;
 
 /// A user message line.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,10 +25,16 @@ pub struct UserLine {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Inbound {
     User(UserLine),
-    /// A control request: its id and its `request` object (with `subtype`).
+    /// A control request: its id and the request.
     Control {
         id: String,
-        request: Value,
+        request: ControlRequest,
+    },
+    /// A control request of a known subtype whose fields do not read: answered with
+    /// this error.
+    BadControl {
+        id: String,
+        why: String,
     },
     /// The SDK withdrew one of its requests.
     Cancel(String),
@@ -35,11 +42,6 @@ pub enum Inbound {
     Bad(String),
     /// keep_alive, control_response (already routed), and types rein ignores.
     Ignored,
-}
-
-/// A JSON list of strings (what is not a string is left out; a missing list is empty).
-pub fn strings(list: Option<&Value>) -> Vec<String> {
-    list.and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
 }
 
 /// Read one line.
@@ -68,7 +70,10 @@ pub fn parse_line(line: &str) -> Inbound {
             let id = value.get("request_id").and_then(Value::as_str);
             let request = value.get("request").filter(|r| r.get("subtype").and_then(Value::as_str).is_some());
             match (id, request) {
-                (Some(id), Some(r)) => Inbound::Control { id: id.to_string(), request: r.clone() },
+                (Some(id), Some(r)) => match ControlRequest::read(r) {
+                    Ok(request) => Inbound::Control { id: id.to_string(), request },
+                    Err(why) => Inbound::BadControl { id: id.to_string(), why },
+                },
                 _ => Inbound::Bad("a control_request without request_id or request.subtype".into()),
             }
         }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::Peer;
 
@@ -17,7 +17,7 @@ pub struct McpTunnel {
 impl rein_mcp::Tunnel for McpTunnel {
     fn send<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, String>> {
         Box::pin(async move {
-            let request = json!({"subtype": "mcp_message", "server_name": server, "message": message});
+            let request = crate::frames::OutRequest::McpMessage { server_name: server, message: &message };
             let reply = self.peer.request(request).await.map_err(|e| e.to_string())?;
             reply.get("mcp_response").cloned().ok_or_else(|| format!("no mcp_response in {reply}"))
         })

@@ -6,8 +6,11 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
+
+use crate::frames::{ControlResponse, Frame, OutRequest, System};
 
 /// Why a request to the SDK got no usable answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -44,8 +47,9 @@ impl Peer {
         }
     }
 
-    /// Write one line: the object, compact, newline, flushed.
-    pub fn send(&self, line: &Value) {
+    /// Write one line: the frame, compact, newline, flushed.
+    pub fn send(&self, frame: &impl Serialize) {
+        let Ok(line) = serde_json::to_string(frame) else { return };
         let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let _ = writeln!(out, "{line}");
         let _ = out.flush();
@@ -53,16 +57,16 @@ impl Peer {
 
     /// Answer the SDK's request `id`.
     pub fn respond(&self, id: &str, answer: Result<Value, String>) {
-        let response = match answer {
-            Ok(v) => json!({"subtype": "success", "request_id": id, "response": v}),
-            Err(e) => json!({"subtype": "error", "request_id": id, "error": e}),
+        let response = match &answer {
+            Ok(v) => ControlResponse::Success { request_id: id, response: v.clone() },
+            Err(e) => ControlResponse::Error { request_id: id, error: e },
         };
-        self.send(&json!({"type": "control_response", "response": response}));
+        self.send(&Frame::ControlResponse { response });
     }
 
     /// Send a control request and wait for its answer. Fails at once when stdin is
     /// closed, since no answer can come.
-    pub async fn request(&self, request: Value) -> Result<Value, PeerError> {
+    pub async fn request(&self, request: OutRequest<'_>) -> Result<Value, PeerError> {
         if self.closed.load(Ordering::SeqCst) {
             return Err(PeerError::Closed);
         }
@@ -74,7 +78,7 @@ impl Peer {
             self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
             return Err(PeerError::Closed);
         }
-        self.send(&json!({"type": "control_request", "request_id": id, "request": request}));
+        self.send(&Frame::ControlRequest { request_id: &id, request });
         let guard = Withdraw { peer: self, id: &id };
         let answer = rx.await.unwrap_or(Err(PeerError::Withdrawn));
         std::mem::forget(guard);
@@ -122,10 +126,11 @@ pub struct SessionState {
 
 impl SessionState {
     pub fn send(&self, state: &str) {
-        self.peer.send(&json!({
-            "type": "system", "subtype": "session_state_changed", "state": state, "sdk_host_only": true,
-            "uuid": uuid::Uuid::new_v4().to_string(), "session_id": self.session_id,
-        }));
+        self.peer.send(&Frame::System {
+            system: System::SessionStateChanged { state, sdk_host_only: true },
+            uuid: crate::frames::uuid(),
+            session_id: &self.session_id,
+        });
     }
 }
 
@@ -139,7 +144,7 @@ struct Withdraw<'a> {
 impl Drop for Withdraw<'_> {
     fn drop(&mut self) {
         if self.peer.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(self.id).is_some() {
-            self.peer.send(&json!({"type": "control_cancel_request", "request_id": self.id}));
+            self.peer.send(&Frame::ControlCancelRequest { request_id: self.id });
         }
     }
 }
@@ -172,9 +177,14 @@ mod tests {
         let buf = Buf::default();
         let peer = Arc::new(Peer::new(Box::new(buf.clone())));
         let p = peer.clone();
-        let first = tokio::spawn(async move { p.request(json!({"subtype": "can_use_tool"})).await });
+        let input = json!({});
+        let first = tokio::spawn(async move {
+            p.request(OutRequest::McpMessage { server_name: "s", message: &json!({"id": 1}) }).await
+        });
         let p = peer.clone();
-        let second = tokio::spawn(async move { p.request(json!({"subtype": "hook_callback"})).await });
+        let second = tokio::spawn(async move {
+            p.request(OutRequest::HookCallback { callback_id: "hook_0", input: &json!({}), tool_use_id: None }).await
+        });
         while buf.lines().len() < 2 {
             tokio::task::yield_now().await;
         }
@@ -189,6 +199,7 @@ mod tests {
         assert_eq!(second.await.unwrap(), Err(PeerError::Refused("nope".into())));
         peer.close_input();
         assert_eq!(first.await.unwrap(), Err(PeerError::Closed));
-        assert_eq!(peer.request(json!({"subtype": "x"})).await, Err(PeerError::Closed));
+        let late = OutRequest::HookCallback { callback_id: "hook_1", input: &input, tool_use_id: None };
+        assert_eq!(peer.request(late).await, Err(PeerError::Closed));
     }
 }

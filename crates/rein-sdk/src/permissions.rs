@@ -1,71 +1,163 @@
 //! The SDK's `PermissionUpdate`s: what a `can_use_tool` answer asks rein to remember
 //! (`addRules`, `replaceRules`, `removeRules`, `setMode`, `addDirectories`,
 //! `removeDirectories`), for the session or written to a settings file; and the
-//! suggestions rein offers with each question, in the same shape.
+//! suggestions rein offers with each question, in the same shape. The wire form is
+//! [`WireUpdate`]; the policy applies its own typed [`PermissionUpdate`].
 
 use std::path::PathBuf;
 
 use rein_policy::{Call, Change, Destination, ListKind, PermissionMode, PermissionUpdate, SettingsFiles, SharedPolicy};
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Where the settings files of the destinations are (the policy's own type).
 pub type PermissionTargets = SettingsFiles;
 
-/// A rule of an update, written as in settings: `Tool` or `Tool(content)`.
-fn rule_text(rule: &Value) -> Option<String> {
-    let tool = rule.get("toolName").and_then(Value::as_str)?;
-    Some(match rule.get("ruleContent").and_then(Value::as_str) {
-        Some(c) if !c.is_empty() => format!("{tool}({c})"),
-        _ => tool.to_string(),
-    })
+/// A `PermissionUpdate` as the SDKs write it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum WireUpdate {
+    AddRules {
+        #[serde(default)]
+        rules: Vec<WireRule>,
+        #[serde(default)]
+        behavior: Behavior,
+        #[serde(default)]
+        destination: WireDestination,
+    },
+    ReplaceRules {
+        #[serde(default)]
+        rules: Vec<WireRule>,
+        #[serde(default)]
+        behavior: Behavior,
+        #[serde(default)]
+        destination: WireDestination,
+    },
+    RemoveRules {
+        #[serde(default)]
+        rules: Vec<WireRule>,
+        #[serde(default)]
+        behavior: Behavior,
+        #[serde(default)]
+        destination: WireDestination,
+    },
+    SetMode {
+        mode: String,
+        #[serde(default)]
+        destination: WireDestination,
+    },
+    AddDirectories {
+        #[serde(default)]
+        directories: Vec<PathBuf>,
+        #[serde(default)]
+        destination: WireDestination,
+    },
+    RemoveDirectories {
+        #[serde(default)]
+        directories: Vec<PathBuf>,
+        #[serde(default)]
+        destination: WireDestination,
+    },
 }
 
-fn list_kind(behavior: Option<&str>) -> ListKind {
-    match behavior {
-        Some("deny") => ListKind::Deny,
-        Some("ask") => ListKind::Ask,
-        _ => ListKind::Allow,
+/// A rule of an update: `toolName` and, for `Tool(content)`, `ruleContent`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WireRule {
+    pub tool_name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_content: Option<String>,
+}
+
+/// Which list the rules go to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Behavior {
+    #[default]
+    Allow,
+    Deny,
+    Ask,
+}
+
+/// Where an update lasts, as named on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WireDestination {
+    #[default]
+    Session,
+    LocalSettings,
+    ProjectSettings,
+    UserSettings,
+    CliArg,
+}
+
+impl WireRule {
+    /// The rule as written in settings: `Tool` or `Tool(content)`.
+    fn text(&self) -> String {
+        match self.rule_content.as_deref() {
+            Some(c) if !c.is_empty() => format!("{}({c})", self.tool_name),
+            _ => self.tool_name.clone(),
+        }
+    }
+
+    /// A settings rule on the wire.
+    fn of(rule: &str) -> WireRule {
+        match rule.split_once('(') {
+            Some((tool, rest)) => WireRule {
+                tool_name: tool.to_string(),
+                rule_content: Some(rest.strip_suffix(')').unwrap_or(rest).to_string()),
+            },
+            None => WireRule { tool_name: rule.to_string(), rule_content: None },
+        }
     }
 }
 
-/// An SDK `PermissionUpdate` as the policy's typed update (`None`: not one rein knows,
-/// with why).
-pub fn typed_update(update: &Value) -> Result<PermissionUpdate, String> {
-    let kind = update.get("type").and_then(Value::as_str).unwrap_or("");
-    let named = update.get("destination").and_then(Value::as_str).unwrap_or("session");
-    let destination = Destination::parse(named).ok_or_else(|| format!("unknown destination {named:?}"))?;
-    let change = match kind {
-        "addRules" | "replaceRules" | "removeRules" => {
-            let rules: Vec<String> =
-                update.get("rules").and_then(Value::as_array).into_iter().flatten().filter_map(rule_text).collect();
-            if kind == "removeRules" {
-                Change::RemoveRules(rules)
-            } else {
-                Change::AddRules(list_kind(update.get("behavior").and_then(Value::as_str)), rules)
+impl WireUpdate {
+    /// The policy's typed update.
+    pub fn typed(&self) -> Result<PermissionUpdate, String> {
+        let texts = |rules: &[WireRule]| rules.iter().map(WireRule::text).collect::<Vec<_>>();
+        let list = |b: &Behavior| match b {
+            Behavior::Allow => ListKind::Allow,
+            Behavior::Deny => ListKind::Deny,
+            Behavior::Ask => ListKind::Ask,
+        };
+        let (change, destination) = match self {
+            WireUpdate::AddRules { rules, behavior, destination }
+            | WireUpdate::ReplaceRules { rules, behavior, destination } => {
+                (Change::AddRules(list(behavior), texts(rules)), destination)
             }
-        }
-        "setMode" => match update.get("mode").and_then(Value::as_str).and_then(PermissionMode::parse) {
-            Some(mode) => Change::SetMode(mode),
-            None => return Err(format!("unknown mode in {update}")),
-        },
-        "addDirectories" | "removeDirectories" => {
-            let dirs: Vec<PathBuf> = update
-                .get("directories")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(PathBuf::from)
-                .collect();
-            if kind == "addDirectories" { Change::AddDirectories(dirs) } else { Change::RemoveDirectories(dirs) }
-        }
-        other => return Err(format!("unknown permission update type {other:?}")),
-    };
-    Ok(PermissionUpdate { change, destination })
+            WireUpdate::RemoveRules { rules, destination, .. } => (Change::RemoveRules(texts(rules)), destination),
+            WireUpdate::SetMode { mode, destination } => match PermissionMode::parse(mode) {
+                Some(mode) => (Change::SetMode(mode), destination),
+                None => return Err(format!("unknown mode {mode:?} in a setMode update")),
+            },
+            WireUpdate::AddDirectories { directories, destination } => {
+                (Change::AddDirectories(directories.clone()), destination)
+            }
+            WireUpdate::RemoveDirectories { directories, destination } => {
+                (Change::RemoveDirectories(directories.clone()), destination)
+            }
+        };
+        let destination = match destination {
+            WireDestination::Session | WireDestination::CliArg => Destination::Session,
+            WireDestination::LocalSettings => Destination::LocalSettings,
+            WireDestination::ProjectSettings => Destination::ProjectSettings,
+            WireDestination::UserSettings => Destination::UserSettings,
+        };
+        Ok(PermissionUpdate { change, destination })
+    }
+}
+
+/// An SDK `PermissionUpdate` as the policy's typed update, or why it is not one rein
+/// knows.
+pub fn typed_update(update: &Value) -> Result<PermissionUpdate, String> {
+    let wire: WireUpdate = serde_json::from_value(update.clone())
+        .map_err(|e| format!("not a permission update rein knows ({e}): {update}"))?;
+    wire.typed()
 }
 
 /// Apply `updates` through the policy (and the named settings files); returns a note
-/// for each update that could not be applied.
+/// for each update that could not be applied (the others still are).
 pub fn apply_updates(updates: &[Value], policy: &SharedPolicy, targets: &PermissionTargets) -> Vec<String> {
     let mut problems = Vec::new();
     for update in updates {
@@ -84,22 +176,52 @@ pub fn apply_updates(updates: &[Value], policy: &SharedPolicy, targets: &Permiss
 /// What rein suggests remembering for `call`, as `PermissionUpdate`s: the rules a
 /// "don't ask again" would add (to the local settings), and for edits the acceptEdits
 /// mode for the session.
-pub fn suggestions(policy: &SharedPolicy, call: &Call<'_>) -> Vec<Value> {
-    let current = policy.get();
+pub fn suggestions(policy: &SharedPolicy, call: &Call<'_>) -> Vec<WireUpdate> {
+    let rules: Vec<WireRule> = policy.get().suggested_rules(call).iter().map(|r| WireRule::of(r)).collect();
     let mut out = Vec::new();
-    let rules: Vec<Value> = current
-        .suggested_rules(call)
-        .iter()
-        .map(|rule| match rule.split_once('(') {
-            Some((tool, rest)) => json!({"toolName": tool, "ruleContent": rest.trim_end_matches(')')}),
-            None => json!({"toolName": rule}),
-        })
-        .collect();
     if !rules.is_empty() {
-        out.push(json!({"type": "addRules", "rules": rules, "behavior": "allow", "destination": "localSettings"}));
+        out.push(WireUpdate::AddRules {
+            rules,
+            behavior: Behavior::Allow,
+            destination: WireDestination::LocalSettings,
+        });
     }
     if !call.effects.writes.is_empty() && call.effects.shell.is_none() {
-        out.push(json!({"type": "setMode", "mode": "acceptEdits", "destination": "session"}));
+        out.push(WireUpdate::SetMode { mode: "acceptEdits".into(), destination: WireDestination::Session });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_updates_read_as_the_sdks_write_them() {
+        let add = serde_json::json!({"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}],
+                                     "behavior": "allow", "destination": "localSettings"});
+        let typed = typed_update(&add).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(typed.change, Change::AddRules(ListKind::Allow, vec!["Bash(npm test)".into()]));
+        assert_eq!(typed.destination, Destination::LocalSettings);
+        let mode = serde_json::json!({"type": "setMode", "mode": "plan", "destination": "session"});
+        assert_eq!(typed_update(&mode).map(|u| u.change), Ok(Change::SetMode(PermissionMode::Plan)));
+        assert!(typed_update(&serde_json::json!({"type": "grantEverything"})).is_err());
+        assert!(
+            typed_update(&serde_json::json!({"type": "setMode", "mode": "yolo", "destination": "session"})).is_err()
+        );
+        // What rein suggests reads back as the same update.
+        let back: WireUpdate = serde_json::from_value(
+            serde_json::to_value(WireUpdate::AddRules {
+                rules: vec![WireRule::of("Bash(git status)")],
+                behavior: Behavior::Allow,
+                destination: WireDestination::LocalSettings,
+            })
+            .unwrap_or_default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            back.typed().map(|u| u.change),
+            Ok(Change::AddRules(ListKind::Allow, vec!["Bash(git status)".into()]))
+        );
+    }
 }

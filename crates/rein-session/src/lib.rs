@@ -21,6 +21,7 @@ pub mod env;
 mod error;
 mod live;
 pub mod mcp;
+pub mod messages;
 mod options;
 pub mod prompt_tool;
 pub mod provider;
@@ -38,6 +39,9 @@ pub use setup::{Setup, builtin_tool_names, builtin_tools, resolve_model};
 pub fn earlier_sessions(rein_home: &std::path::Path, cwd: &std::path::Path) -> Vec<rein_transcript::SessionInfo> {
     rein_transcript::list_sessions(rein_home, cwd)
 }
+
+/// The Claude Code release whose headless and Agent SDK protocol rein speaks.
+pub const CLAUDE_CODE_VERSION: &str = "2.1.332";
 
 /// What building a session returns.
 pub type Result<T> = std::result::Result<T, SetupError>;

@@ -48,4 +48,16 @@ pub struct Options {
     pub strict_mcp_config: bool,
     pub sandbox: bool,
     pub no_sandbox: bool,
+    /// The working directory (`None`: the process's). Set by embedders and in-process
+    /// tests, which build several sessions in one process.
+    pub cwd: Option<PathBuf>,
+    /// The environment's values (`None`: read from the process's environment).
+    pub env: Option<crate::env::Env>,
+}
+
+impl Options {
+    /// The environment the session reads: the given one, else the process's.
+    pub fn env(&self) -> crate::env::Env {
+        self.env.clone().unwrap_or_else(crate::env::Env::read)
+    }
 }

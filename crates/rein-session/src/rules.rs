@@ -11,7 +11,7 @@ use crate::error::{Context, invalid};
 
 /// Where settings live for a session in `cwd`.
 pub fn locations(opts: &Options, cwd: &Path, home: Option<&Path>) -> Locations {
-    let env = crate::env::Env::read();
+    let env = opts.env();
     Locations {
         managed_dir: Some(env.managed_settings_dir.clone()),
         user_dir: env.claude_config_dir.clone().or_else(|| home.map(|h| h.join(".claude"))),

@@ -30,12 +30,16 @@ pub fn config(opts: &Options, settings: &Settings, cwd: &Path, home: Option<&Pat
 /// The session's sandbox, when one is configured. Fails (with the missing pieces named)
 /// when `failIfUnavailable` is set and no tier works; warns once when commands will run
 /// unsandboxed.
-pub fn setup(config: SandboxConfig, policy: &Policy, notices: &mut Vec<String>) -> crate::Result<Option<Arc<Sandbox>>> {
+pub fn setup(
+    config: SandboxConfig,
+    policy: &Policy,
+    forced: Option<char>,
+    notices: &mut Vec<String>,
+) -> crate::Result<Option<Arc<Sandbox>>> {
     if !config.enabled {
         return Ok(None);
     }
     let exe = std::env::current_exe().context("cannot find the rein binary for the sandbox helper")?;
-    let forced = crate::env::Env::read().sandbox_tier;
     for ignored in &config.ignored {
         notices.push(format!("sandbox: ignored {ignored}"));
     }

@@ -96,14 +96,17 @@ pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
 
 impl Setup {
     pub fn from_options(opts: &Options) -> crate::Result<Setup> {
-        let cwd = std::env::current_dir().context("cannot read the working directory")?;
+        let cwd = match &opts.cwd {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().context("cannot read the working directory")?,
+        };
         let (registry, kinds) = builtin_tools()?;
-        let home = Env::read().home;
+        let home = opts.env().home;
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
         let sandbox_config = crate::sandbox::config(opts, &settings, &cwd, home.as_deref());
         let auto_allow = sandbox_config.auto_allow_bash;
         let mut notices = Vec::new();
-        let sandbox = crate::sandbox::setup(sandbox_config, &policy, &mut notices)?;
+        let sandbox = crate::sandbox::setup(sandbox_config, &policy, opts.env().sandbox_tier, &mut notices)?;
         let registry = match &sandbox {
             Some(s) => {
                 policy.sandbox_auto_allow = auto_allow && s.is_active();
@@ -188,7 +191,7 @@ impl Setup {
         policy: Policy,
         registry: Registry,
     ) -> crate::Result<Setup> {
-        let env = Env::read();
+        let env = opts.env();
         let home = env.home.clone();
         let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
         let mut commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());

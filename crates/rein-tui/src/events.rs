@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use rein_engine::{End, EngineEvent};
-use rein_model::ModelEvent;
+use rein_engine::{End, EngineEvent, StreamDelta};
 use rein_protocol::{ContentBlock, ToolUse};
 
 use crate::app::{App, Busy};
@@ -85,19 +84,19 @@ impl App {
 
     pub(crate) fn on_event(&mut self, e: EngineEvent) {
         match e {
-            EngineEvent::Stream(ModelEvent::MessageStart { .. }) => {
+            EngineEvent::Stream(StreamDelta::MessageStarted { .. }) => {
                 // Another response (a hook sent the model back to work): Esc interrupts again.
                 if let Some(b) = &mut self.busy {
                     b.answered = false;
                 }
             }
-            EngineEvent::Stream(ModelEvent::TextDelta { text, .. }) => {
+            EngineEvent::Stream(StreamDelta::Text { text, .. }) => {
                 self.thinking = false;
                 self.turn_tokens += (text.len() / 4).max(1) as u64;
                 let lines = self.stream.push(&text);
                 self.pending.extend(lines);
             }
-            EngineEvent::Stream(ModelEvent::ThinkingDelta { thinking, .. }) => {
+            EngineEvent::Stream(StreamDelta::Thinking { thinking, .. }) => {
                 self.thinking = true;
                 self.turn_tokens += (thinking.len() / 4).max(1) as u64;
             }

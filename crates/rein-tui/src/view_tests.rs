@@ -105,7 +105,7 @@ fn a_streamed_answer_with_code() {
     let mut a = app();
     for delta in ["# Plan\nRun `cargo test` first", ".\n```rust\nfn main() {\n", "    println!(\"hi\");\n}\n```\nDone."]
     {
-        a.on_engine(FromEngine::Event(Box::new(EngineEvent::Stream(rein_model::ModelEvent::TextDelta {
+        a.on_engine(FromEngine::Event(Box::new(EngineEvent::Stream(rein_engine::StreamDelta::Text {
             index: 0,
             text: delta.into(),
         }))));

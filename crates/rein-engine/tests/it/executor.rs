@@ -165,7 +165,7 @@ async fn a_tool_starts_while_the_model_is_still_streaming() {
     let complete = r
         .events
         .iter()
-        .find(|(_, e)| matches!(e, EngineEvent::Stream(rein_model::ModelEvent::BlockComplete { index: 0, .. })))
+        .find(|(_, e)| matches!(e, EngineEvent::Stream(rein_engine::StreamDelta::BlockDone { index: 0, .. })))
         .unwrap()
         .0;
     let started = r.events.iter().find(|(_, e)| matches!(e, EngineEvent::ToolStarted(_))).unwrap().0;

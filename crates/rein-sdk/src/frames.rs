@@ -1,0 +1,250 @@
+//! Every line rein writes on the stream-json pipe, as serde types (spec §D2 and the
+//! Agent SDK's control protocol): `system` frames (`init`, `compact_boundary`,
+//! `api_retry`, `session_state_changed`), `assistant` and `user` messages,
+//! `stream_event`s, the `result`, and the control frames (`control_request`,
+//! `control_response`, `control_cancel_request`). A field's name and presence are
+//! fixed here, once, for print mode and the SDK loop alike.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rein_protocol::Usage;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::stream_events::ApiEvent;
+
+/// One line of output.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Frame<'a> {
+    System {
+        #[serde(flatten)]
+        system: System<'a>,
+        uuid: String,
+        session_id: &'a str,
+    },
+    /// A complete assistant message.
+    Assistant {
+        message: &'a rein_protocol::AssistantMessage,
+        uuid: String,
+        session_id: &'a str,
+        parent_tool_use_id: Option<&'a str>,
+    },
+    /// A user message: tool results, or the prompt echoed (`--replay-user-messages`).
+    User { message: UserMessage<'a>, uuid: String, session_id: &'a str, parent_tool_use_id: Option<&'a str> },
+    /// One Messages API streaming event (`--include-partial-messages`).
+    StreamEvent { event: ApiEvent<'a>, uuid: String, session_id: &'a str, parent_tool_use_id: Option<&'a str> },
+    /// The turn's end.
+    Result(Box<ResultFrame<'a>>),
+    /// A request rein makes of the SDK.
+    ControlRequest { request_id: &'a str, request: OutRequest<'a> },
+    /// rein's answer to one of the SDK's requests.
+    ControlResponse { response: ControlResponse<'a> },
+    /// rein withdrew a request (the turn was interrupted).
+    ControlCancelRequest { request_id: &'a str },
+}
+
+/// A user message as the SDKs read it: the tool-result message, or the prompt's content
+/// as it arrived.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum UserMessage<'a> {
+    Message(&'a rein_protocol::Message),
+    Prompt { role: &'static str, content: &'a Value },
+}
+
+/// The `system` frames, told apart by `subtype`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum System<'a> {
+    Init(Box<Init<'a>>),
+    CompactBoundary {
+        compact_metadata: CompactMetadata<'a>,
+    },
+    ApiRetry {
+        attempt: u32,
+        max_retries: u32,
+        retry_delay_ms: u64,
+        error_status: Option<u16>,
+        error: &'a str,
+    },
+    /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`: `running`, `requires_action`, `idle`.
+    SessionStateChanged {
+        state: &'a str,
+        sdk_host_only: bool,
+    },
+}
+
+/// What a compaction did.
+#[derive(Debug, Serialize)]
+pub struct CompactMetadata<'a> {
+    pub trigger: &'a str,
+    pub pre_tokens: u64,
+    pub post_tokens: u64,
+}
+
+/// `system/init`: what the turn runs with.
+#[derive(Debug, Serialize)]
+pub struct Init<'a> {
+    pub cwd: &'a Path,
+    pub model: &'a str,
+    pub tools: &'a [String],
+    pub mcp_servers: Vec<McpServer<'a>>,
+    #[serde(rename = "permissionMode")]
+    pub permission_mode: &'static str,
+    pub slash_commands: Vec<&'a str>,
+    #[serde(rename = "apiKeySource")]
+    pub api_key_source: &'static str,
+    pub claude_code_version: &'static str,
+    pub output_style: &'static str,
+    pub agents: Vec<&'a str>,
+    pub skills: Vec<&'a str>,
+    pub plugins: Vec<&'a str>,
+    /// Configuration entries that were skipped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mcp_server_errors: Vec<McpServerError<'a>>,
+}
+
+/// One MCP server of `init` (`source`) or of an `mcp_status` answer (`scope`).
+#[derive(Debug, Serialize)]
+pub struct McpServer<'a> {
+    pub name: &'a str,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'a str>,
+}
+
+/// A configuration entry rein skipped.
+#[derive(Debug, Serialize)]
+pub struct McpServerError<'a> {
+    pub name: &'a str,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub message: &'a str,
+    pub file: &'a str,
+}
+
+/// The `result` line.
+#[derive(Debug, Serialize)]
+pub struct ResultFrame<'a> {
+    pub subtype: &'static str,
+    pub uuid: String,
+    pub session_id: &'a str,
+    pub is_error: bool,
+    pub duration_ms: u64,
+    pub duration_api_ms: u64,
+    pub num_turns: u32,
+    pub stop_reason: Option<&'a str>,
+    pub total_cost_usd: f64,
+    pub usage: &'a Usage,
+    #[serde(rename = "modelUsage")]
+    pub model_usage: BTreeMap<&'a str, ModelUsage>,
+    pub permission_denials: Vec<Denial<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deferred_tool_use: Option<ToolCall<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<String>>,
+}
+
+/// One model's share of the turn.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelUsage {
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub web_search_requests: u64,
+    #[serde(rename = "costUSD")]
+    pub cost_usd: f64,
+    pub context_window: u64,
+    pub max_output_tokens: u32,
+}
+
+/// A call the permission system refused.
+#[derive(Debug, Serialize)]
+pub struct Denial<'a> {
+    pub tool_name: &'a str,
+    pub tool_use_id: &'a str,
+    pub tool_input: &'a Value,
+}
+
+/// A tool call named in a frame.
+#[derive(Debug, Serialize)]
+pub struct ToolCall<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    pub input: &'a Value,
+}
+
+/// The requests rein makes of the SDK.
+#[derive(Debug, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum OutRequest<'a> {
+    /// A permission question.
+    CanUseTool {
+        tool_name: &'a str,
+        display_name: &'a str,
+        input: &'a Value,
+        tool_use_id: &'a str,
+        permission_suggestions: Vec<crate::WireUpdate>,
+        decision_reason: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        description: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        blocked_path: Option<&'a Path>,
+    },
+    /// A hook the SDK registered in `initialize`.
+    HookCallback { callback_id: &'a str, input: &'a Value, tool_use_id: Option<&'a str> },
+    /// A message for an in-process (SDK) MCP server.
+    McpMessage { server_name: &'a str, message: &'a Value },
+}
+
+/// rein's answer to request `request_id`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum ControlResponse<'a> {
+    Success { request_id: &'a str, response: Value },
+    Error { request_id: &'a str, error: &'a str },
+}
+
+/// A new line id.
+pub fn uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_frames_carry_type_and_subtype_with_their_fields() {
+        let frame = Frame::System {
+            system: System::CompactBoundary {
+                compact_metadata: CompactMetadata { trigger: "auto", pre_tokens: 10, post_tokens: 2 },
+            },
+            uuid: "u".into(),
+            session_id: "s",
+        };
+        let v = serde_json::to_value(&frame).unwrap_or_default();
+        assert_eq!(v["type"], "system");
+        assert_eq!(v["subtype"], "compact_boundary");
+        assert_eq!(v["compact_metadata"]["pre_tokens"], 10);
+        assert_eq!(v["session_id"], "s");
+        let reply = Frame::ControlResponse { response: ControlResponse::Error { request_id: "r", error: "no" } };
+        let v = serde_json::to_value(&reply).unwrap_or_default();
+        assert_eq!(
+            v,
+            serde_json::json!({"type": "control_response", "response": {"subtype": "error", "request_id": "r", "error": "no"}})
+        );
+    }
+}

@@ -1,0 +1,244 @@
+//! The `json` and `stream-json` output of a session (spec §D2), written as
+//! [`frames`](crate::frames): `system/init` as each turn starts, the turn's messages,
+//! compactions, retries and (with `--include-partial-messages`) streaming events, then
+//! one `result`. Print mode (`-p --output-format json|stream-json`) and the Agent SDK
+//! loop write through the same [`Lines`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rein_engine::{End, EngineError, EngineEvent, Outcome};
+use rein_policy::PermissionMode;
+use rein_session::Setup;
+
+use crate::Peer;
+use crate::frames::{
+    CompactMetadata, Denial, Frame, Init, McpServer, McpServerError, ModelUsage, ResultFrame, System, ToolCall,
+    UserMessage, uuid,
+};
+use crate::stream_events::{api_events, closing_events};
+
+/// The writer of one session's lines.
+pub struct Lines {
+    out: Arc<Peer>,
+    /// stream-json (every frame) or json (the result only).
+    stream: bool,
+    /// stream-json: also a `stream_event` line per streaming event.
+    partial: bool,
+    session_id: String,
+    /// The tools offered to the model.
+    tools: Vec<String>,
+    /// The model of the turn, when the SDK changed it since the start.
+    model: Option<String>,
+    /// The permission mode of the turn, when it changed since the start.
+    permission_mode: Option<PermissionMode>,
+}
+
+impl Lines {
+    /// `--output-format stream-json`.
+    pub fn stream_json(out: Arc<Peer>, partial: bool) -> Self {
+        Lines { stream: true, partial, ..Lines::json(out) }
+    }
+
+    /// `--output-format json`: the result line only.
+    pub fn json(out: Arc<Peer>) -> Self {
+        Lines {
+            out,
+            stream: false,
+            partial: false,
+            session_id: String::new(),
+            tools: Vec::new(),
+            model: None,
+            permission_mode: None,
+        }
+    }
+
+    /// The model and permission mode of the next turn.
+    pub fn set_turn(&mut self, model: &str, mode: PermissionMode) {
+        self.model = Some(model.to_string());
+        self.permission_mode = Some(mode);
+    }
+
+    pub fn set_tools(&mut self, tools: Vec<String>) {
+        self.tools = tools;
+    }
+
+    /// A turn starts: `system/init`.
+    pub fn start(&mut self, setup: &Setup, session_id: &str) {
+        self.session_id = session_id.to_string();
+        if !self.stream {
+            return;
+        }
+        let statuses = setup.mcp.as_ref().map(|m| m.statuses()).unwrap_or_default();
+        let problems = setup.mcp.as_ref().map(|m| m.problems.as_slice()).unwrap_or_default();
+        let init = Init {
+            cwd: &setup.cwd,
+            model: self.model.as_deref().unwrap_or(&setup.model),
+            tools: &self.tools,
+            mcp_servers: statuses
+                .iter()
+                .map(|s| McpServer {
+                    name: &s.name,
+                    status: s.status,
+                    source: Some(s.source.name()),
+                    scope: None,
+                    error: None,
+                })
+                .collect(),
+            permission_mode: self.permission_mode.unwrap_or(setup.policy.mode).name(),
+            slash_commands: setup.commands.iter().map(|c| c.name.as_str()).collect(),
+            api_key_source: setup.api_key_source(),
+            claude_code_version: rein_session::CLAUDE_CODE_VERSION,
+            output_style: "default",
+            agents: setup.agents.iter().map(|a| a.name.as_str()).collect(),
+            skills: Vec::new(),
+            plugins: Vec::new(),
+            mcp_server_errors: problems
+                .iter()
+                .map(|p| McpServerError { name: &p.name, kind: p.kind, message: &p.message, file: &p.file })
+                .collect(),
+        };
+        self.system(System::Init(Box::new(init)));
+    }
+
+    /// The prompt, echoed (`--replay-user-messages`).
+    pub fn replay_prompt(&self, content: &serde_json::Value, id: &str) {
+        self.out.send(&Frame::User {
+            message: UserMessage::Prompt { role: "user", content },
+            uuid: id.to_string(),
+            session_id: &self.session_id,
+            parent_tool_use_id: None,
+        });
+    }
+
+    /// One event of the turn. Notices are said on stderr.
+    pub fn event(&mut self, event: &EngineEvent) {
+        let session_id = self.session_id.as_str();
+        match event {
+            EngineEvent::Notice(n) => rein_session::message!("{n}"),
+            EngineEvent::Compacted { trigger, pre_tokens, post_tokens } => self.system(System::CompactBoundary {
+                compact_metadata: CompactMetadata { trigger, pre_tokens: *pre_tokens, post_tokens: *post_tokens },
+            }),
+            EngineEvent::ApiRetry { attempt, max_retries, delay, status, error } if self.stream => {
+                self.system(System::ApiRetry {
+                    attempt: *attempt,
+                    max_retries: *max_retries,
+                    retry_delay_ms: delay.as_millis() as u64,
+                    error_status: *status,
+                    error,
+                })
+            }
+            EngineEvent::ApiRetry { attempt, max_retries, delay, error, .. } => {
+                rein_session::message!("{error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64())
+            }
+            _ if !self.stream => {}
+            EngineEvent::Assistant(message) => {
+                self.out.send(&Frame::Assistant { message, uuid: uuid(), session_id, parent_tool_use_id: None });
+                // The engine keeps the response's end to itself; its events close the stream.
+                if self.partial {
+                    for event in closing_events(message) {
+                        self.out.send(&Frame::StreamEvent {
+                            event,
+                            uuid: uuid(),
+                            session_id,
+                            parent_tool_use_id: None,
+                        });
+                    }
+                }
+            }
+            EngineEvent::ToolResults(message) => self.out.send(&Frame::User {
+                message: UserMessage::Message(message),
+                uuid: uuid(),
+                session_id,
+                parent_tool_use_id: None,
+            }),
+            EngineEvent::Stream(delta) if self.partial => {
+                for event in api_events(delta) {
+                    self.out.send(&Frame::StreamEvent { event, uuid: uuid(), session_id, parent_tool_use_id: None });
+                }
+            }
+            EngineEvent::Stream(_)
+            | EngineEvent::ToolStarted(_)
+            | EngineEvent::ToolFinished { .. }
+            | EngineEvent::Permission { .. } => {}
+        }
+    }
+
+    fn system(&self, system: System<'_>) {
+        if self.stream {
+            self.out.send(&Frame::System { system, uuid: uuid(), session_id: &self.session_id });
+        }
+    }
+
+    /// The turn ended: the `result` line, and how it ended said on stderr.
+    pub fn finish(&mut self, setup: &Setup, outcome: &Outcome, elapsed: Duration) {
+        let model = self.model.as_deref().unwrap_or(&setup.model);
+        let structured = setup.structured_output.as_ref().and_then(|s| s.lock().ok().and_then(|a| a.clone()));
+        let frame = result_frame(setup, &self.session_id, outcome, elapsed, model, structured);
+        self.out.send(&Frame::Result(Box::new(frame)));
+        rein_session::messages::report_end(outcome, &self.session_id);
+    }
+}
+
+/// The `result` line (spec §D2).
+fn result_frame<'a>(
+    setup: &Setup,
+    session_id: &'a str,
+    o: &'a Outcome,
+    elapsed: Duration,
+    model: &'a str,
+    structured_output: Option<serde_json::Value>,
+) -> ResultFrame<'a> {
+    let subtype = match o.end {
+        End::Completed | End::Stopped(_) | End::Deferred(_) => "success",
+        End::MaxTurns => "error_max_turns",
+        End::MaxBudget => "error_max_budget_usd",
+        End::Failed(EngineError::RequiredToolNotCalled { .. }) => "error_max_structured_output_retries",
+        End::Failed(_) | End::Interrupted => "error_during_execution",
+    };
+    let usage = ModelUsage {
+        input_tokens: o.usage.input_tokens,
+        output_tokens: o.usage.output_tokens,
+        cache_read_input_tokens: o.usage.cache_read_input_tokens,
+        cache_creation_input_tokens: o.usage.cache_creation_input_tokens,
+        web_search_requests: 0,
+        cost_usd: o.cost_usd,
+        context_window: rein_engine::window_of(model),
+        max_output_tokens: setup.max_tokens,
+    };
+    let answered = matches!(o.end, End::Completed | End::Stopped(_) | End::Deferred(_)) || !o.result_text.is_empty();
+    let errors = match &o.end {
+        End::Failed(e) => Some(vec![e.to_string()]),
+        End::Interrupted => Some(vec![rein_protocol::INTERRUPTED.to_string()]),
+        End::MaxTurns => Some(vec![format!("Reached maximum number of turns ({})", o.num_turns)]),
+        End::MaxBudget => Some(vec![format!("Reached the maximum budget (${:.4} spent)", o.cost_usd)]),
+        _ => None,
+    };
+    let deferred = match &o.end {
+        End::Deferred(call) => Some(call),
+        _ => None,
+    };
+    ResultFrame {
+        subtype,
+        uuid: uuid(),
+        session_id,
+        is_error: o.is_error(),
+        duration_ms: elapsed.as_millis() as u64,
+        duration_api_ms: o.api_duration.as_millis() as u64,
+        num_turns: o.num_turns,
+        stop_reason: if deferred.is_some() { Some("tool_deferred") } else { o.stop_reason.as_deref() },
+        total_cost_usd: o.cost_usd,
+        usage: &o.usage,
+        model_usage: BTreeMap::from([(model, usage)]),
+        permission_denials: o
+            .permission_denials
+            .iter()
+            .map(|c| Denial { tool_name: &c.name, tool_use_id: &c.id, tool_input: &c.input })
+            .collect(),
+        structured_output,
+        result: answered.then_some(o.result_text.as_str()),
+        deferred_tool_use: deferred.map(|c| ToolCall { id: &c.id, name: &c.name, input: &c.input }),
+        errors,
+    }
+}

@@ -1,0 +1,241 @@
+//! SDK mode (`--input-format stream-json --output-format stream-json`, with or without
+//! `-p`): the Agent SDKs drive rein over stdin/stdout. The first line is `initialize`
+//! (answered once the session is built, before any turn) or a user message; user
+//! messages then run one turn each, in order (those written while a turn runs wait);
+//! control requests are answered at any time, during a turn too. Each turn prints
+//! `system/init`, its messages and one `result`. When stdin closes, the pending turns
+//! finish and the loop ends (the binary exits 1 right after an error result).
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use rein_engine::Approver;
+use rein_policy::SharedPolicy;
+use rein_protocol::ContentBlock;
+use rein_session::{Input, Options, Session, Setup};
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::AsyncRead;
+use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::control::{Control, apply_initialize, initialize_reply, reply};
+use crate::output::Lines;
+use crate::requests::ControlRequest;
+use crate::{Inbound, Peer, PermissionTargets, SdkApprover, SdkError, SessionState, TurnAbort, UserLine};
+
+/// The SDK mode's own flags.
+#[derive(Debug, Clone, Default)]
+pub struct SdkFlags {
+    /// `--permission-prompt-tool`: `stdio` (questions as `can_use_tool`) or an MCP tool.
+    pub permission_prompt_tool: Option<String>,
+    pub include_partial_messages: bool,
+    pub replay_user_messages: bool,
+}
+
+/// How the binary builds the session once `initialize` is in (it says the setup's
+/// notices and applies `--rewind-to`).
+pub type BuildSession<'a> =
+    Box<dyn FnOnce(&Setup, SharedPolicy, Option<Arc<dyn Approver>>) -> Result<Session, SdkError> + 'a>;
+
+/// How the loop ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SdkEnd {
+    /// stdin closed after turns that ended well (or none ran).
+    Done,
+    /// The last turn's result was an error.
+    LastTurnFailed,
+    /// `initialize` could not be applied (the SDK got the error).
+    InitializeFailed,
+}
+
+/// Serve the SDK on `input`/`output` until `input` closes.
+pub async fn run(
+    options: &Options,
+    mut setup: Setup,
+    flags: &SdkFlags,
+    input: impl AsyncRead + Unpin + Send + 'static,
+    output: Box<dyn Write + Send>,
+    build: BuildSession<'_>,
+) -> Result<SdkEnd, SdkError> {
+    let peer = Arc::new(Peer::new(output));
+    let mut inbox = crate::inbound::spawn_reader(input, peer.clone());
+    let mut queue: VecDeque<UserLine> = VecDeque::new();
+    // The SDKs write `initialize` first; a plain stream of user lines works too.
+    let mut init_id = None;
+    let mut sdk_servers: Vec<String> = Vec::new();
+    while init_id.is_none() && queue.is_empty() {
+        match inbox.recv().await {
+            Some(Inbound::Control { id, request: ControlRequest::Initialize(init) }) => {
+                if let Err(e) = apply_initialize(&mut setup, &init, &peer) {
+                    peer.respond(&id, Err(e.to_string()));
+                    return Ok(SdkEnd::InitializeFailed);
+                }
+                sdk_servers = init.sdk_mcp_servers.clone();
+                init_id = Some(id);
+            }
+            Some(Inbound::Control { id, request }) => {
+                peer.respond(&id, Err(format!("{} before initialize", request.subtype())));
+            }
+            Some(Inbound::BadControl { id, why }) => peer.respond(&id, Err(why)),
+            Some(Inbound::User(u)) => queue.push_back(u),
+            Some(Inbound::Bad(why)) => rein_session::message!("ignoring {why}"),
+            Some(_) => {}
+            None => return Ok(SdkEnd::Done),
+        }
+    }
+    let tunnel = rein_mcp::TunnelHandle(Arc::new(crate::McpTunnel { peer: peer.clone() }));
+    rein_session::mcp::start_with(options, &mut setup, Some(tunnel), &sdk_servers)?;
+    let policy = SharedPolicy::from(setup.policy.clone());
+    let abort = Arc::new(TurnAbort::default());
+    let states = rein_session::env::Env::lookup("CLAUDE_CODE_SDK_READS_SESSION_STATE")
+        .is_some_and(|v| v == "1")
+        .then(|| Arc::new(SessionState { peer: peer.clone(), session_id: setup.session_id.clone() }));
+    let approver: Option<Arc<dyn Approver>> = match flags.permission_prompt_tool.as_deref() {
+        Some("stdio") => Some(Arc::new(SdkApprover {
+            peer: peer.clone(),
+            policy: policy.clone(),
+            targets: PermissionTargets {
+                project_root: rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone()),
+                user_dir: setup.env.home.as_ref().map(|h| h.join(".claude")),
+            },
+            abort: abort.clone(),
+            states: states.clone(),
+        })),
+        Some(other) => rein_session::prompt_tool::approver(other, &setup)?,
+        None => None,
+    };
+    let mut session = build(&setup, policy.clone(), approver)?;
+    if let Some(id) = init_id {
+        peer.respond(&id, initialize_reply(&setup, &policy));
+    }
+    let mut lines = Lines::stream_json(peer.clone(), flags.include_partial_messages);
+    let mut control = Control {
+        policy,
+        abort: abort.clone(),
+        next_model: None,
+        model: setup.model.clone(),
+        context_tokens: 0,
+        mcp: setup.mcp.clone(),
+    };
+    let mut open = true;
+    let mut last_failed = false;
+    loop {
+        let user = match queue.pop_front() {
+            Some(u) => u,
+            None if !open => break,
+            None => match wait_for_prompt(&mut inbox, &peer, &mut control, session.engine_mut()).await {
+                Some(u) => u,
+                None => break,
+            },
+        };
+        if let Some(m) = control.next_model.take() {
+            session.set_model(&m);
+            control.model = m;
+        }
+        lines.set_turn(&control.model, session.mode());
+        session.engine_mut().settle_tools().await;
+        lines.set_tools(session.engine().tool_names());
+        abort.set(session.engine_mut().fresh_abort());
+        let started = Instant::now();
+        setup.clear_structured_output();
+        if let Some(s) = &states {
+            s.send("running");
+        }
+        lines.start(&setup, &session.session_id());
+        // The prompt's id: the SDK's, else a new one; `rewind_files` names it.
+        let id = user.uuid.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+        session.engine_mut().tag_next_prompt(id.clone());
+        if flags.replay_user_messages {
+            lines.replay_prompt(&user.content, &id);
+        }
+        let outcome = {
+            let mut sink = |e| lines.event(&e);
+            let turn = session.prompt(prompt_input(user), &mut sink);
+            tokio::pin!(turn);
+            loop {
+                tokio::select! {
+                    outcome = &mut turn => break outcome.map_err(|e| e.to_string()),
+                    line = inbox.recv(), if open => match line {
+                        Some(Inbound::User(u)) => queue.push_back(u),
+                        Some(Inbound::Control { id, request }) => peer.respond(&id, control.handle(&request)),
+                        Some(Inbound::BadControl { id, why }) => peer.respond(&id, Err(why)),
+                        Some(Inbound::Bad(why)) => rein_session::message!("ignoring {why}"),
+                        Some(_) => {}
+                        None => open = false,
+                    },
+                }
+            }
+        };
+        abort.clear();
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(e) => rein_engine::Outcome::not_sent(rein_engine::EngineError::PromptStopped(e)),
+        };
+        lines.finish(&setup, &outcome, started.elapsed());
+        if let Some(s) = &states {
+            s.send("idle");
+        }
+        last_failed = outcome.is_error();
+        control.context_tokens = context_tokens(session.engine());
+    }
+    session.end("other", &mut |e| lines.event(&e)).await;
+    Ok(if last_failed { SdkEnd::LastTurnFailed } else { SdkEnd::Done })
+}
+
+/// Between turns: answer control requests until a user message arrives (`None`: stdin
+/// closed).
+async fn wait_for_prompt(
+    inbox: &mut UnboundedReceiver<Inbound>,
+    peer: &Peer,
+    control: &mut Control,
+    engine: &mut rein_engine::Engine,
+) -> Option<UserLine> {
+    loop {
+        match inbox.recv().await? {
+            Inbound::User(u) => return Some(u),
+            Inbound::Control { id, request: ControlRequest::RewindFiles { user_message_id } } => {
+                peer.respond(&id, rewind_files(engine, user_message_id.as_deref()));
+            }
+            Inbound::Control { id, request } => peer.respond(&id, control.handle(&request)),
+            Inbound::BadControl { id, why } => peer.respond(&id, Err(why)),
+            Inbound::Bad(why) => rein_session::message!("ignoring {why}"),
+            _ => {}
+        }
+    }
+}
+
+/// `rewind_files`: the files rein's file tools changed since the named user message go
+/// back to what they held before it (the conversation stays). A file changed outside
+/// rein since is not overwritten: the SDK gets an error naming it.
+fn rewind_files(engine: &mut rein_engine::Engine, id: Option<&str>) -> Result<Value, String> {
+    let id = id.ok_or("rewind_files needs user_message_id")?;
+    let n = engine.prompt_of(id).ok_or_else(|| format!("No file checkpoint found for message {id}"))?;
+    let restored = engine.rewind(n, true, false, false).map_err(|e| e.to_string())?;
+    reply(&FilesChanged { files_changed: restored.iter().map(|p| p.display().to_string()).collect() })
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FilesChanged {
+    files_changed: Vec<String>,
+}
+
+/// The user line as the turn's prompt: text (which may call a custom command or an MCP
+/// prompt), or content blocks.
+fn prompt_input(user: UserLine) -> Input {
+    match user.content {
+        Value::String(text) => Input::Text(text),
+        blocks => Input::Blocks(
+            serde_json::from_value::<Vec<ContentBlock>>(blocks.clone())
+                .unwrap_or_else(|e| vec![ContentBlock::text(format!("(content rein could not read: {e}) {blocks}"))]),
+        ),
+    }
+}
+
+/// The conversation's size in tokens (estimated from its bytes).
+fn context_tokens(engine: &rein_engine::Engine) -> u64 {
+    let bytes: usize = engine.conversation().messages().map(|m| serde_json::to_string(m).map_or(0, |s| s.len())).sum();
+    rein_engine::estimate_tokens(bytes)
+}
