@@ -63,6 +63,7 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
         cache: Some(rein_model::CacheTtl::FiveMinutes),
         thinking: Default::default(),
         required_tool: None,
+        aliases: Default::default(),
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(cwd.to_path_buf())));
     let ctx = ToolContext::new(cwd.to_path_buf(), cwd.to_path_buf());

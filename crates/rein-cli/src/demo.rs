@@ -42,8 +42,11 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
     }
     let has_key = crate::env::Env::api_key_source() != "none";
     let scripted = force_scripted || !has_key;
-    let model_name =
-        if scripted { SCRIPTED_MODEL.to_string() } else { session::resolve_model(args.model.as_deref(), None) };
+    let model_name = if scripted {
+        SCRIPTED_MODEL.to_string()
+    } else {
+        session::resolve_model(&crate::env::Env::read(), args.model.as_deref(), None)
+    };
     // The demo's own permissions: edits inside the project, and the test command.
     let (registry, tools) = session::builtin_tools()?;
     let policy = Policy::new(&PolicyInputs {

@@ -21,8 +21,9 @@ impl Judging {
         let model: Arc<dyn rein_model::Model> = provider.client(None)?;
         let name = match provider {
             crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),
-            _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL")
-                .unwrap_or_else(|| crate::session::resolve_model(args.model.as_deref(), None)),
+            _ => crate::env::Env::lookup("ANTHROPIC_SMALL_FAST_MODEL").unwrap_or_else(|| {
+                crate::session::resolve_model(&crate::env::Env::read(), args.model.as_deref(), None)
+            }),
         };
         let timeout = Duration::from_millis(crate::env::Env::read().judge_timeout_ms.unwrap_or(15_000));
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;

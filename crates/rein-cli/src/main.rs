@@ -1,8 +1,9 @@
-//! `rein`: the binary — argv, the print and SDK frontends, one file per subcommand and
-//! the demo. The session itself (its configuration, its builder, its live facts and the
-//! commands every frontend sends) is `rein-session`'s; this crate turns flags into
-//! `rein_session::Options`, drives the session, prints through one door
-//! (`messages.rs`) and exits with a meaningful code.
+//! `rein`: the binary — argv, the print frontend, one file per subcommand and the demo.
+//! The session itself (its configuration, its builder, its live facts and the commands
+//! every frontend sends) is `rein-session`'s; the Agent SDK loop and its typed frames are
+//! `rein-sdk`'s; the interactive UI is `rein-tui`'s. This crate turns flags into
+//! `rein_session::Options`, hands the session to the frontend asked for, prints through
+//! the one door (`messages.rs`) and exits with a meaningful code.
 
 mod args;
 use rein_session::{env, mcp, prompt_tool, provider};

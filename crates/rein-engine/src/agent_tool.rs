@@ -96,7 +96,7 @@ impl Tool for AgentTool {
         let mut config = session.config.clone();
         config.system = format!("{prompt}\n\n{}", self.environment).into();
         if let Some(m) = input.model.as_deref().or(def.and_then(|d| d.model.as_deref())) {
-            config.model = crate::resolve_alias(m);
+            config.model = config.aliases.resolve(m);
         }
         let mut sub_ctx = ctx.clone();
         sub_ctx.abort = ctx.abort.child_token();

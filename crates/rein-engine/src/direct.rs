@@ -217,7 +217,7 @@ impl Engine {
 
     /// `/model NAME`: the model for the turns that follow.
     pub fn set_model(&mut self, model: &str) {
-        self.config.model = crate::resolve_alias(model);
+        self.config.model = self.config.aliases.resolve(model);
     }
 }
 

@@ -46,6 +46,8 @@ pub struct EngineConfig {
     /// A tool the model must call before its turn may end (`--json-schema`'s
     /// StructuredOutput): without a successful call it is reminded, a few times.
     pub required_tool: Option<String>,
+    /// What `opus`, `sonnet` and `haiku` mean (a subagent's `model:`, `/model`).
+    pub aliases: rein_model::Aliases,
 }
 
 impl Default for EngineConfig {
@@ -69,6 +71,7 @@ impl Default for EngineConfig {
             cache: Some(rein_model::CacheTtl::FiveMinutes),
             thinking: rein_model::ThinkingChoice::default(),
             required_tool: None,
+            aliases: rein_model::Aliases::default(),
         }
     }
 }
@@ -78,12 +81,6 @@ impl Default for EngineConfig {
 pub struct SubagentInfo {
     pub agent_id: String,
     pub agent_type: String,
-}
-
-/// Model aliases (`opus`, `sonnet`, `haiku`, `best`) as ids, from the model table and
-/// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`.
-pub fn resolve_alias(model: &str) -> String {
-    rein_model::resolve_alias(model, |name| std::env::var(name).ok())
 }
 
 /// A session: the model, the tool table, the conversation.

@@ -22,6 +22,40 @@ pub struct ServerPolicy {
     pub interactive: bool,
 }
 
+impl ServerPolicy {
+    /// Which servers may start: managed `allowedMcpServers`/`deniedMcpServers` (merged from
+    /// every scope; `allowManagedMcpServersOnly` keeps only the managed allow list), and the
+    /// project approvals from settings the repository does not control (not
+    /// `.claude/settings.json`).
+    pub fn from_settings(settings: &rein_settings::Settings, interactive: bool) -> ServerPolicy {
+        use rein_settings::Scope;
+        let managed_only = settings.files.iter().any(|f| {
+            f.scope == Scope::Managed && f.get("/allowManagedMcpServersOnly") == Some(&serde_json::Value::Bool(true))
+        });
+        let mut allowed: Option<Vec<serde_json::Value>> = None;
+        let mut denied = Vec::new();
+        let mut approved = Vec::new();
+        let mut approve_all = false;
+        for f in &settings.files {
+            if let Some(list) = f.get("/allowedMcpServers").and_then(|v| v.as_array())
+                && (!managed_only || f.scope == Scope::Managed)
+            {
+                allowed.get_or_insert_with(Vec::new).extend(list.iter().cloned());
+            }
+            if let Some(list) = f.get("/deniedMcpServers").and_then(|v| v.as_array()) {
+                denied.extend(list.iter().cloned());
+            }
+            if f.scope != Scope::Project {
+                if let Some(list) = f.get("/enabledMcpjsonServers").and_then(|v| v.as_array()) {
+                    approved.extend(list.iter().filter_map(|v| v.as_str().map(str::to_string)));
+                }
+                approve_all |= f.get("/enableAllProjectMcpServers") == Some(&serde_json::Value::Bool(true));
+            }
+        }
+        ServerPolicy { allowed, denied, approved, approve_all, interactive }
+    }
+}
+
 /// Why a server does not start.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Held {

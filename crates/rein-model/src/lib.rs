@@ -39,7 +39,7 @@ pub use bedrock::{BEDROCK_ANTHROPIC_VERSION, BedrockAuth, BedrockClient, Bedrock
 pub use error::ModelError;
 pub use event::{BlockKind, ModelEvent};
 pub use models::{
-    ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias, small_fast_model,
+    Aliases, ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias, small_fast_model,
 };
 pub use openai_chat::{OpenAiChatClient, OpenAiConfig, OpenAiWire};
 pub use pricing::cost_usd;

@@ -105,6 +105,36 @@ pub fn context_window(model: &str) -> u64 {
     if model.ends_with("[1m]") && info.long_context { 1_000_000 } else { info.context_window }
 }
 
+/// What the family aliases mean in this session: `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`
+/// read once (where unset, the model table's ids).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Aliases {
+    pub opus: Option<String>,
+    pub sonnet: Option<String>,
+    pub haiku: Option<String>,
+}
+
+impl Aliases {
+    /// Read the three variables through `var`.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Aliases {
+        Aliases {
+            opus: var("ANTHROPIC_DEFAULT_OPUS_MODEL"),
+            sonnet: var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
+            haiku: var("ANTHROPIC_DEFAULT_HAIKU_MODEL"),
+        }
+    }
+
+    /// `model` as an id (an alias, with an optional `[1m]`; anything else as given).
+    pub fn resolve(&self, model: &str) -> String {
+        resolve_alias(model, |name| match name {
+            "ANTHROPIC_DEFAULT_OPUS_MODEL" => self.opus.clone(),
+            "ANTHROPIC_DEFAULT_SONNET_MODEL" => self.sonnet.clone(),
+            "ANTHROPIC_DEFAULT_HAIKU_MODEL" => self.haiku.clone(),
+            _ => None,
+        })
+    }
+}
+
 /// An alias (`opus`, `sonnet`, `haiku`, `best`, with an optional `[1m]`) as a model id;
 /// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL` (read through `var`) choose what the
 /// family aliases mean. Anything else is returned as given.

@@ -26,6 +26,10 @@ pub struct Control {
     /// Tokens of the conversation at the end of the last turn.
     pub context_tokens: u64,
     pub mcp: Option<Arc<rein_mcp::Servers>>,
+    /// What the model aliases mean.
+    pub aliases: rein_model::Aliases,
+    /// The model `set_model` without one goes back to.
+    pub default_model: String,
 }
 
 impl Control {
@@ -47,8 +51,8 @@ impl Control {
             }
             ControlRequest::SetModel { model } => {
                 let model = match model.as_deref().map(str::trim) {
-                    Some(m) if !m.is_empty() => rein_engine::resolve_alias(m),
-                    _ => rein_session::resolve_model(None, None),
+                    Some(m) if !m.is_empty() => self.aliases.resolve(m),
+                    _ => self.default_model.clone(),
                 };
                 self.next_model = Some(model.clone());
                 reply(&ModelSet { model: &model })
@@ -164,7 +168,7 @@ pub fn initialize_reply(setup: &Setup, policy: &SharedPolicy) -> Result<Value, S
     let models: Vec<ModelOffer> = ["opus", "sonnet", "haiku"]
         .iter()
         .map(|alias| {
-            let id = rein_engine::resolve_alias(alias);
+            let id = setup.env.aliases.resolve(alias);
             ModelOffer { value: alias, resolved_model: id.clone(), display_name: alias, description: id }
         })
         .collect();

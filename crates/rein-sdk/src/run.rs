@@ -118,6 +118,8 @@ pub async fn run(
         model: setup.model.clone(),
         context_tokens: 0,
         mcp: setup.mcp.clone(),
+        aliases: setup.env.aliases.clone(),
+        default_model: rein_session::resolve_model(&setup.env, None, None),
     };
     let mut open = true;
     let mut last_failed = false;

@@ -72,6 +72,7 @@ fn engine(
         cache: env.prompt_cache,
         thinking: setup.thinking.clone(),
         required_tool: setup.required_tool.clone(),
+        aliases: env.aliases.clone(),
     };
     let mut gate = Gate::new(policy);
     // The small fast model: auto mode's judge and prompt hooks, on the session's provider.

@@ -222,6 +222,8 @@ pub struct Env {
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
     pub judge_timeout_ms: Option<u64>,
+    /// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`: what the aliases mean.
+    pub aliases: rein_model::Aliases,
 }
 
 /// A variable's value; empty counts as unset.
@@ -272,6 +274,7 @@ impl Env {
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
+            aliases: rein_model::Aliases::from_vars(text),
             home,
         }
     }
@@ -302,6 +305,12 @@ impl Env {
     /// The lookup the model client reads its variables through.
     pub fn lookup(name: &str) -> Option<String> {
         text(name)
+    }
+
+    /// A variable as it is set, empty included: what `${VAR}` in a configuration file
+    /// expands to (`${VAR:-default}` tells unset from empty).
+    pub fn raw(name: &str) -> Option<String> {
+        std::env::var(name).ok()
     }
 }
 

@@ -13,7 +13,8 @@
 //!   offers one typed command API print mode, the Agent SDK and the interactive UI all
 //!   drive: prompt (MCP prompts, custom commands with their turn-only rules and model,
 //!   `@` mentions, the output of `!cmd` before it), shell, compact, clear, rewind, set
-//!   model, set mode, end.
+//!   model, set mode, end;
+//! - *messages*: the one door for what rein prints to the person ([`messages`]).
 
 pub mod build;
 mod drive;

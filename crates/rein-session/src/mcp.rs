@@ -48,7 +48,7 @@ pub fn start_with(
     tunnel: Option<rein_mcp::TunnelHandle>,
     sdk_servers: &[String],
 ) -> crate::Result<()> {
-    let mut loaded = rein_mcp::config::load(&locations(opts, setup), &|k| std::env::var(k).ok())?;
+    let mut loaded = rein_mcp::config::load(&locations(opts, setup), &crate::env::Env::raw)?;
     for name in sdk_servers {
         if !loaded.servers.iter().any(|s| &s.name == name) {
             loaded.servers.push(rein_mcp::ServerConfig {
@@ -79,36 +79,4 @@ pub fn start_with(
     let after_first_answer = opts.print && session.tunnel.is_none();
     setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, after_first_answer)));
     Ok(())
-}
-
-/// Which servers may start: managed `allowedMcpServers`/`deniedMcpServers` (merged from
-/// every scope; `allowManagedMcpServersOnly` keeps only the managed allow list), and the
-/// project approvals from settings the repository does not control (not
-/// `.claude/settings.json`).
-pub fn policy(settings: &rein_settings::Settings, interactive: bool) -> rein_mcp::policy::ServerPolicy {
-    use rein_settings::Scope;
-    let managed_only = settings.files.iter().any(|f| {
-        f.scope == Scope::Managed && f.get("/allowManagedMcpServersOnly") == Some(&serde_json::Value::Bool(true))
-    });
-    let mut allowed: Option<Vec<serde_json::Value>> = None;
-    let mut denied = Vec::new();
-    let mut approved = Vec::new();
-    let mut approve_all = false;
-    for f in &settings.files {
-        if let Some(list) = f.get("/allowedMcpServers").and_then(|v| v.as_array())
-            && (!managed_only || f.scope == Scope::Managed)
-        {
-            allowed.get_or_insert_with(Vec::new).extend(list.iter().cloned());
-        }
-        if let Some(list) = f.get("/deniedMcpServers").and_then(|v| v.as_array()) {
-            denied.extend(list.iter().cloned());
-        }
-        if f.scope != Scope::Project {
-            if let Some(list) = f.get("/enabledMcpjsonServers").and_then(|v| v.as_array()) {
-                approved.extend(list.iter().filter_map(|v| v.as_str().map(str::to_string)));
-            }
-            approve_all |= f.get("/enableAllProjectMcpServers") == Some(&serde_json::Value::Bool(true));
-        }
-    }
-    rein_mcp::policy::ServerPolicy { allowed, denied, approved, approve_all, interactive }
 }

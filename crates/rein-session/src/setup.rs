@@ -120,7 +120,7 @@ impl Setup {
         notices.extend(crate::env::apply_settings_env(&settings));
         crate::env::apply_betas(&opts.betas);
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
-        let model = resolve_model(opts.model.as_deref(), from_settings.as_deref());
+        let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
         let hooks = HookConfig::from_settings(&settings)?;
         // Fail closed: a hook's `if` rule that does not parse stops rein, as rules do.
         for (rule, origin) in &hooks.if_rules {
@@ -159,7 +159,7 @@ impl Setup {
         }
         setup.sandbox = sandbox;
         setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
-        setup.mcp_policy = crate::mcp::policy(&settings, !opts.print);
+        setup.mcp_policy = rein_mcp::policy::ServerPolicy::from_settings(&settings, !opts.print);
         setup.open_session(opts)?;
         setup.register_engine_tools()?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
@@ -192,6 +192,7 @@ impl Setup {
         registry: Registry,
     ) -> crate::Result<Setup> {
         let env = opts.env();
+        let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
         let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
         let mut commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
@@ -252,7 +253,7 @@ impl Setup {
             history: Vec::new(),
             history_last: None,
             history_deferred: Vec::new(),
-            fallback_model: opts.fallback_model.as_deref().map(|m| resolve_model(Some(m), None)),
+            fallback_model,
             max_budget_usd: opts.max_budget_usd,
             key_helper: None,
             sandbox: None,
@@ -436,12 +437,11 @@ fn system_prompt(
 
 /// `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the default;
 /// aliases expanded.
-pub fn resolve_model(flag: Option<&str>, from_settings: Option<&str>) -> String {
-    let env = Env::read().model;
+pub fn resolve_model(env: &Env, flag: Option<&str>, from_settings: Option<&str>) -> String {
     let chosen = flag
         .map(str::to_string)
-        .or(env)
+        .or_else(|| env.model.clone())
         .or_else(|| from_settings.map(str::to_string))
         .unwrap_or_else(rein_model::default_model);
-    rein_engine::resolve_alias(&chosen)
+    env.aliases.resolve(&chosen)
 }
