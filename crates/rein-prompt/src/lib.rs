@@ -7,6 +7,7 @@
 pub mod agents;
 pub mod commands;
 mod environment;
+pub mod frontmatter;
 mod memory;
 pub mod skills;
 

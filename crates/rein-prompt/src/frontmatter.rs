@@ -1,0 +1,230 @@
+//! The YAML front matter of Markdown definitions (subagents, commands, skills, output
+//! styles), one parser for all of them. The block between a first `---` line and the
+//! next is read as YAML; CRLF files read as LF. Real definitions often carry values YAML
+//! rejects (a description with `: ` in it, `<example>` blocks): like Claude Code, those
+//! are read again key by key (a line starting at column 0 with `key:` opens a key; the
+//! lines under it continue its value). Only a block that reads neither way is an error,
+//! with its line and column in the file.
+
+use std::collections::BTreeMap;
+
+use serde_yaml_ng::Value;
+
+/// A definition's front matter and body.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrontMatter {
+    /// Top-level keys and their values.
+    pub fields: BTreeMap<String, Value>,
+    /// Whether the file had a front-matter block at all.
+    pub present: bool,
+    /// What follows the block (the whole file when there is none), LF line ends.
+    pub body: String,
+}
+
+/// Why a front-matter block could not be read: the line (1-based, in the file) and
+/// column, and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontMatterError {
+    pub line: usize,
+    pub column: usize,
+    pub reason: String,
+}
+
+impl std::fmt::Display for FrontMatterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "line {}, column {}: {}", self.line, self.column, self.reason)
+    }
+}
+
+impl std::error::Error for FrontMatterError {}
+
+/// Read `text`'s front matter.
+pub fn parse(text: &str) -> Result<FrontMatter, FrontMatterError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text).replace("\r\n", "\n");
+    let Some(rest) = text.strip_prefix("---\n") else {
+        return Ok(FrontMatter { body: text, ..FrontMatter::default() });
+    };
+    let (block, body) = match rest.find("\n---") {
+        Some(end) => {
+            let after = &rest[end + 4..];
+            // The closing line may carry trailing dashes or spaces; the body starts after it.
+            let body = after.split_once('\n').map_or("", |(_, b)| b);
+            (&rest[..end], body)
+        }
+        None if rest.trim_end() == "---" || rest.starts_with("---") => ("", rest.trim_start_matches('-')),
+        None => {
+            return Err(FrontMatterError {
+                line: 1,
+                column: 1,
+                reason: "the front matter is not closed with a `---` line".into(),
+            });
+        }
+    };
+    let fields = read_block(block)?;
+    Ok(FrontMatter { fields, present: true, body: body.trim_start_matches('\n').to_string() })
+}
+
+/// The block as YAML, else key by key.
+fn read_block(block: &str) -> Result<BTreeMap<String, Value>, FrontMatterError> {
+    if block.trim().is_empty() {
+        return Ok(BTreeMap::new());
+    }
+    let yaml_error = match serde_yaml_ng::from_str::<Value>(block) {
+        Ok(Value::Mapping(map)) => {
+            return Ok(map.into_iter().filter_map(|(k, v)| Some((key_text(&k)?, v))).collect());
+        }
+        Ok(Value::Null) => return Ok(BTreeMap::new()),
+        Ok(_) => {
+            FrontMatterError { line: 2, column: 1, reason: "the front matter is not a list of `key: value`".into() }
+        }
+        Err(e) => {
+            let (line, column) = e.location().map_or((0, 1), |l| (l.line(), l.column()));
+            FrontMatterError { line: line + 1, column, reason: e.to_string() }
+        }
+    };
+    key_by_key(block).ok_or(yaml_error)
+}
+
+fn key_text(key: &Value) -> Option<String> {
+    match key {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Claude Code's fallback: `key: value` lines at column 0; indented lines, and lines
+/// that open no key, continue the value above (`- item` lines make a list). `None` when
+/// the first line opens no key.
+fn key_by_key(block: &str) -> Option<BTreeMap<String, Value>> {
+    let mut out: Vec<(String, Vec<String>)> = Vec::new();
+    for line in block.lines() {
+        let opens = (!line.starts_with([' ', '\t', '-', '#']))
+            .then(|| line.split_once(':'))
+            .flatten()
+            .filter(|(k, _)| !k.is_empty() && k.chars().all(|c| c.is_alphanumeric() || matches!(c, '-' | '_')));
+        match opens {
+            Some((key, value)) => out.push((key.to_string(), vec![value.trim().to_string()])),
+            None if line.trim().is_empty() || line.trim_start().starts_with('#') && out.is_empty() => {}
+            None => out.last_mut()?.1.push(line.to_string()),
+        }
+    }
+    Some(out.into_iter().map(|(k, lines)| (k, loose_value(&lines))).collect())
+}
+
+/// A value read without YAML: a list when its lines are `- item`s, else its text.
+fn loose_value(lines: &[String]) -> Value {
+    let first = lines.first().map(String::as_str).unwrap_or_default();
+    let rest: Vec<&str> = lines[1..].iter().map(|l| l.trim()).filter(|l| !l.is_empty()).collect();
+    if first.is_empty() && !rest.is_empty() && rest.iter().all(|l| l.starts_with("- ")) {
+        return Value::Sequence(rest.iter().map(|l| Value::String(unquote(&l[2..]).to_string())).collect());
+    }
+    let mut text = unquote(first).to_string();
+    if matches!(first, "|" | ">" | "|-" | ">-") {
+        text.clear();
+    }
+    for l in rest {
+        if !text.is_empty() {
+            text.push(if first.starts_with('|') { '\n' } else { ' ' });
+        }
+        text.push_str(l);
+    }
+    Value::String(text)
+}
+
+fn unquote(v: &str) -> &str {
+    let v = v.trim();
+    for q in ['"', '\''] {
+        if let Some(inner) = v.strip_prefix(q).and_then(|r| r.strip_suffix(q)) {
+            return inner;
+        }
+    }
+    v
+}
+
+impl FrontMatter {
+    /// A text field (a number or a boolean as written; empty is absent).
+    pub fn text(&self, key: &str) -> Option<String> {
+        let text = match self.fields.get(key)? {
+            Value::String(s) => s.trim().to_string(),
+            Value::Number(n) => n.to_string(),
+            Value::Bool(b) => b.to_string(),
+            _ => return None,
+        };
+        (!text.is_empty()).then_some(text)
+    }
+
+    /// A boolean field: `true`/`false`, or the text `"true"`/`"false"`.
+    pub fn flag(&self, key: &str) -> Option<bool> {
+        match self.fields.get(key)? {
+            Value::Bool(b) => Some(*b),
+            Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+                "true" | "yes" => Some(true),
+                "false" | "no" => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// A whole number field.
+    pub fn number(&self, key: &str) -> Option<u64> {
+        match self.fields.get(key)? {
+            Value::Number(n) => n.as_u64(),
+            Value::String(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// A list field: a YAML list, or one text of comma-separated items (commas inside
+    /// parentheses kept, as in `Bash(git add:*, git commit:*)`; `[a, b]` brackets
+    /// dropped). `None` when the key is absent.
+    pub fn list(&self, key: &str) -> Option<Vec<String>> {
+        match self.fields.get(key)? {
+            Value::Sequence(items) => Some(
+                items
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::String(s) => Some(s.trim().to_string()),
+                        Value::Number(n) => Some(n.to_string()),
+                        _ => None,
+                    })
+                    .filter(|s| !s.is_empty())
+                    .collect(),
+            ),
+            Value::String(s) => Some(split_list(s.trim().trim_start_matches('[').trim_end_matches(']'))),
+            Value::Null => Some(Vec::new()),
+            _ => None,
+        }
+    }
+
+    /// A field's raw value (hooks, MCP servers).
+    pub fn value(&self, key: &str) -> Option<&Value> {
+        self.fields.get(key)
+    }
+}
+
+/// `A, B(x, y), C` → the items (commas inside parentheses kept; quotes dropped).
+pub fn split_list(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut cur) = (0i32, String::new());
+    for c in s.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            out.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    out.push(cur);
+    out.into_iter().map(|r| unquote(&r).to_string()).filter(|r| !r.is_empty()).collect()
+}
+
+#[cfg(test)]
+#[path = "frontmatter_tests.rs"]
+mod tests;
