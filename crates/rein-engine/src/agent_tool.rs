@@ -1,11 +1,15 @@
 //! The Agent tool (legacy name Task): runs a subagent — a fresh conversation with its
-//! own system prompt and the same model, tools (those offered to subagents) and
-//! permissions, all taken from the engine running the call — and returns its final
-//! answer. Its end fires SubagentStop hooks instead of Stop.
+//! definition's system prompt, tools (`tools` less `disallowedTools`, of those offered
+//! to subagents), model (`CLAUDE_CODE_SUBAGENT_MODEL`, the call's, the definition's or
+//! the session's), `maxTurns`, `effort`, preloaded `skills` and `permissionMode` (which
+//! a project's definition may only narrow), the rest taken from the engine running the
+//! call — and returns its final answer. Its end fires SubagentStop hooks instead of Stop.
 
 use std::sync::Arc;
 
-use rein_prompt::agents::AgentDef;
+use rein_policy::{PermissionMode, SharedPolicy};
+use rein_prompt::agents::{AgentDef, AgentSource};
+use rein_prompt::skills::SkillDef;
 use rein_protocol::Message;
 use rein_tools::{Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
@@ -20,6 +24,10 @@ pub struct AgentTool {
     pub environment: String,
     /// Where subagent transcripts go (`<session>/subagents/`), if the session has one.
     pub transcripts: Option<std::path::PathBuf>,
+    /// The session's skills (a definition's `skills` are preloaded from them).
+    pub skills: Vec<SkillDef>,
+    /// `CLAUDE_CODE_SUBAGENT_MODEL`: the model of every subagent.
+    pub subagent_model: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,10 +45,6 @@ pub struct AgentInput {
 /// `Agent(Explore)` names the subagent type.
 const AGENT_RULES: RuleKind = RuleKind::Field { default: Some("subagent_type") };
 
-const GENERAL: &str = "You are a subagent of rein, a coding agent. Do the task you are given with the tools you \
-have, then answer with a concise, complete report: what you found or did, with file paths and line numbers. Your \
-answer is all the caller sees.";
-
 impl Tool for AgentTool {
     type Input = AgentInput;
 
@@ -50,21 +54,27 @@ impl Tool for AgentTool {
 
     fn description(&self) -> String {
         let mut d = "Runs a subagent on a task of its own (a search, research, a multi-step change) and returns its \
-                     final report. It starts with an empty conversation. Several can run in parallel. Types: \
-                     general-purpose (all tools)"
+                     final report. It starts with an empty conversation and sees only the prompt you give it. \
+                     Several can run in parallel. Available agent types (subagent_type) and their tools:"
             .to_string();
         for a in &self.agents {
-            d.push_str(&format!("; {} ({})", a.name, a.description));
+            let tools = match &a.tools {
+                Some(t) => t.join(", "),
+                None if a.disallowed_tools.is_empty() => "*".to_string(),
+                None => format!("all except {}", a.disallowed_tools.join(", ")),
+            };
+            d.push_str(&format!("\n- {}: {} (Tools: {tools})", a.name, a.description));
         }
         d
     }
 
     fn validate(&self, input: &AgentInput, _: &ToolContext) -> Result<(), String> {
-        match input.subagent_type.as_deref() {
-            None | Some("general-purpose") => Ok(()),
-            Some(t) if self.agents.iter().any(|a| a.name == t) => Ok(()),
-            Some(t) => Err(format!("unknown subagent_type {t:?}")),
+        let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose");
+        if self.definition(wanted).is_some() {
+            return Ok(());
         }
+        let known: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
+        Err(format!("unknown subagent_type {wanted:?}; the types are: {}", known.join(", ")))
     }
 
     /// A subagent's own calls pass the chain one by one; subagents may run side by side.
@@ -82,28 +92,36 @@ impl Tool for AgentTool {
     }
 
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let def = input.subagent_type.as_deref().and_then(|t| self.agents.iter().find(|a| a.name == t));
-        let agent_type = def.map(|d| d.name.clone()).unwrap_or_else(|| "general-purpose".into());
-        let prompt = def.map(|d| d.prompt.as_str()).unwrap_or(GENERAL);
+        let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose");
+        let def = self.definition(wanted).ok_or_else(|| ToolError::new(format!("unknown subagent_type {wanted:?}")))?;
+        let agent_type = def.name.clone();
         let session = EngineServices::of(ctx)?;
-        let mut registry = session.registry.for_subagent(|name| {
-            def.and_then(|d| d.tools.as_ref()).is_none_or(|allowed| allowed.iter().any(|t| t == name))
-        });
-        // Without a tool list, a subagent has the session's MCP tools too.
-        if def.and_then(|d| d.tools.as_ref()).is_none() {
-            registry.share_late_tools(&session.registry);
-        }
+        let mut registry = session.registry.for_subagent(|name| def.offers(name));
+        let keep = def.clone();
+        registry.share_late_tools_where(&session.registry, move |name| keep.offers(name));
         let mut config = session.config.clone();
-        config.system = format!("{prompt}\n\n{}", self.environment).into();
-        if let Some(m) = input.model.as_deref().or(def.and_then(|d| d.model.as_deref())) {
+        config.system = format!("{}{}\n\n{}", def.prompt, self.preloaded_skills(def), self.environment).into();
+        let model = self.subagent_model.as_deref().or(input.model.as_deref()).or(def.model.as_deref());
+        if let Some(m) = model {
             config.model = config.aliases.resolve(m);
+        }
+        if def.max_turns.is_some() {
+            config.max_turns = def.max_turns;
+        }
+        if let Some(effort) = def.effort.as_deref().and_then(rein_model::Effort::parse) {
+            config.thinking.effort = Some(effort);
+        }
+        let mut gate = session.gate.clone();
+        if let Some(mode) = subagent_mode(def, gate.policy.get().mode) {
+            gate.policy = SharedPolicy::new((*gate.policy.get()).clone());
+            gate.policy.set_mode(mode, &format!("the {agent_type} subagent's permissionMode"));
         }
         let mut sub_ctx = ctx.clone();
         sub_ctx.abort = ctx.abort.child_token();
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let agent_id = format!("agent-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
         sub_ctx.engine = Default::default();
-        let mut engine = Engine::new(session.model.clone(), Arc::new(registry), session.gate.clone(), sub_ctx, config)
+        let mut engine = Engine::new(session.model.clone(), Arc::new(registry), gate, sub_ctx, config)
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
         if let Some(dir) = &self.transcripts {
             let path = dir.join(format!("{agent_id}.jsonl"));
@@ -131,4 +149,38 @@ impl Tool for AgentTool {
             End::Failed(e) => Err(ToolError::new(format!("the {agent_type} agent failed: {e}"))),
         }
     }
+}
+
+impl AgentTool {
+    fn definition(&self, name: &str) -> Option<&AgentDef> {
+        self.agents.iter().find(|a| a.name == name)
+    }
+
+    /// The instructions of the definition's `skills`, as its prompt's tail.
+    fn preloaded_skills(&self, def: &AgentDef) -> String {
+        let mut out = String::new();
+        for name in &def.skills {
+            match self.skills.iter().find(|s| &s.name == name) {
+                Some(skill) => out.push_str(&format!("\n\n<skill name=\"{name}\">\n{}\n</skill>", skill.loaded(""))),
+                None => tracing::warn!(agent = %def.name, skill = %name, "the subagent's skill is not installed"),
+            }
+        }
+        out
+    }
+}
+
+/// The mode a subagent runs in: its definition's `permissionMode`, except that the
+/// session's bypassPermissions and auto modes hold (as in Claude Code), a project's
+/// definition never widens the session's mode, and no definition grants bypass.
+pub(crate) fn subagent_mode(def: &AgentDef, session: PermissionMode) -> Option<PermissionMode> {
+    let asked = PermissionMode::parse(def.permission_mode.as_deref()?)?;
+    if matches!(session, PermissionMode::BypassPermissions | PermissionMode::Auto) || asked == session {
+        return None;
+    }
+    let widens = asked.permissiveness() > session.permissiveness();
+    if widens && (def.source == AgentSource::Project || asked == PermissionMode::BypassPermissions) {
+        tracing::warn!(agent = %def.name, mode = asked.name(), "the subagent may not widen the session's mode");
+        return None;
+    }
+    Some(asked)
 }

@@ -54,14 +54,16 @@ pub struct EngineTools {
     pub environment: String,
     pub transcripts: Option<PathBuf>,
     pub skills: Vec<SkillDef>,
+    /// `CLAUDE_CODE_SUBAGENT_MODEL`.
+    pub subagent_model: Option<String>,
 }
 
 /// Register the engine's tools in `registry`, or put them in place of the ones there
 /// (the Agent SDK's `initialize` adds subagent types after the session was assembled).
 /// `Task` is Agent's legacy name; Skill is offered when the model may call a skill.
 pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Result<(), RegistryError> {
-    let EngineTools { agents, environment, transcripts, skills } = tools;
-    registry.replace(AgentTool { agents, environment, transcripts })?;
+    let EngineTools { agents, environment, transcripts, skills, subagent_model } = tools;
+    registry.replace(AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model })?;
     registry.alias("Task", "Agent");
     registry.replace(ExitPlanMode)?;
     registry.replace(AskUserQuestion)?;

@@ -28,6 +28,19 @@ impl PermissionMode {
         })
     }
 
+    /// How much the mode lets through without a question, least first: dontAsk, plan,
+    /// default, acceptEdits, auto, bypassPermissions.
+    pub fn permissiveness(self) -> u8 {
+        match self {
+            PermissionMode::DontAsk => 0,
+            PermissionMode::Plan => 1,
+            PermissionMode::Default => 2,
+            PermissionMode::AcceptEdits => 3,
+            PermissionMode::Auto => 4,
+            PermissionMode::BypassPermissions => 5,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             PermissionMode::Default => "default",

@@ -1,37 +1,62 @@
-//! Subagent definitions (spec §C4): Markdown files with YAML-style frontmatter in
+//! Subagent definitions (spec §C4): Markdown files with YAML front matter in
 //! `.claude/agents/` (walked up from the working directory; nearest wins) and
-//! `~/.claude/agents/`. The body is the subagent's system prompt.
+//! `~/.claude/agents/`, subagents given as JSON (`--agents`, the Agent SDK), and the
+//! built-in types Claude Code offers (`general-purpose`, `Explore`, `Plan`). The body is
+//! the subagent's system prompt. A file that is no definition (a README, no `name` or
+//! `description`, front matter that does not read) is skipped with its reason, as
+//! Claude Code skips it; it never stops the session.
 
 use std::path::{Path, PathBuf};
+
+use crate::frontmatter::{self, FrontMatter, Skipped};
+
+/// Where a definition comes from: a project's definitions may not widen what the
+/// session allows (their `permissionMode` only narrows).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentSource {
+    BuiltIn,
+    Project,
+    User,
+    /// `--agents` or the Agent SDK's `initialize.agents`.
+    Flag,
+}
 
 /// One subagent definition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AgentDef {
     pub name: String,
     pub description: String,
-    /// Tools it may use; `None` inherits every tool.
+    /// Tools it may use; `None` (no `tools`, or `"*"`) inherits every tool.
     pub tools: Option<Vec<String>>,
-    /// `sonnet`, `opus`, `haiku`, a full id, or `None`/`inherit`.
+    /// Tools taken away from what it would have (`disallowedTools`).
+    pub disallowed_tools: Vec<String>,
+    /// `sonnet`, `opus`, `haiku`, a full id; `None` (or `inherit`) is the session's.
     pub model: Option<String>,
+    /// `permissionMode` as written (`default`, `acceptEdits`, `plan`, …).
+    pub permission_mode: Option<String>,
+    /// `maxTurns`: the most model turns the subagent takes.
+    pub max_turns: Option<u32>,
+    /// Skills whose instructions are given to it when it starts.
+    pub skills: Vec<String>,
+    /// `effort`: low, medium, high, xhigh, max.
+    pub effort: Option<String>,
+    /// `color` in the interface.
+    pub color: Option<String>,
+    /// `hooks`, in the settings' shape (they hold while the subagent runs).
+    pub hooks: Option<serde_json::Value>,
+    /// `mcpServers`: server names or inline definitions.
+    pub mcp_servers: Option<serde_json::Value>,
     pub prompt: String,
     pub path: PathBuf,
+    pub source: AgentSource,
 }
 
-/// A definition that does not parse: its file, the line, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentError {
-    pub path: PathBuf,
-    pub line: usize,
-    pub reason: String,
+/// What was found in the agents folders: the definitions and the files skipped.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadedAgents {
+    pub agents: Vec<AgentDef>,
+    pub skipped: Vec<Skipped>,
 }
-
-impl std::fmt::Display for AgentError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}: invalid subagent definition: {}", self.path.display(), self.line, self.reason)
-    }
-}
-
-impl std::error::Error for AgentError {}
 
 /// The `.md` files below `dir`, sorted (none when it does not exist).
 pub(crate) fn markdown_files(dir: &Path) -> Vec<PathBuf> {
@@ -52,108 +77,97 @@ pub(crate) fn markdown_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// All definitions, project ones (nearest directory first) before the user's; a name
-/// defined twice keeps its first definition. A file that does not parse stops here
-/// (fail closed: a definition is never dropped silently).
-pub fn load_agents(cwd: &Path, home: Option<&Path>) -> Result<Vec<AgentDef>, AgentError> {
-    let mut dirs: Vec<PathBuf> = cwd.ancestors().map(|d| d.join(".claude/agents")).collect();
+/// All definitions: project ones (nearest directory first), then the user's, then the
+/// built-in types not redefined; a name defined twice keeps its first definition.
+pub fn load_agents(cwd: &Path, home: Option<&Path>) -> LoadedAgents {
+    let mut dirs: Vec<(PathBuf, AgentSource)> =
+        cwd.ancestors().map(|d| (d.join(".claude/agents"), AgentSource::Project)).collect();
     if let Some(h) = home {
-        dirs.push(h.join(".claude/agents"));
+        dirs.push((h.join(".claude/agents"), AgentSource::User));
     }
-    let mut out: Vec<AgentDef> = Vec::new();
-    for dir in dirs {
-        let files = markdown_files(&dir);
-        for f in files {
-            let def = parse(&f)?;
-            if !out.iter().any(|d| d.name == def.name) {
-                out.push(def);
+    let mut out = LoadedAgents::default();
+    for (dir, source) in dirs {
+        for f in markdown_files(&dir) {
+            match read(&f, source) {
+                Ok(def) if !out.agents.iter().any(|d| d.name == def.name) => out.agents.push(def),
+                Ok(_) => {}
+                Err(skipped) => out.skipped.push(skipped),
             }
         }
     }
-    Ok(out)
-}
-
-fn parse(path: &Path) -> Result<AgentDef, AgentError> {
-    let err = |line: usize, reason: &str| AgentError { path: path.to_path_buf(), line, reason: reason.to_string() };
-    let text = std::fs::read_to_string(path).map_err(|e| err(1, &format!("cannot read it: {e}")))?;
-    let rest = text
-        .strip_prefix("---\n")
-        .or_else(|| text.strip_prefix("---\r\n"))
-        .ok_or_else(|| err(1, "it must start with a `---` frontmatter line"))?;
-    let end = rest.find("\n---").ok_or_else(|| err(1, "the frontmatter is not closed with `---`"))?;
-    let (front, body) = (&rest[..end], &rest[end + 4..]);
-    for (i, l) in front.lines().enumerate() {
-        let t = l.trim();
-        let continued = l.starts_with([' ', '\t']) || t.starts_with('-') || t.starts_with('#');
-        if !t.is_empty() && !continued && !t.contains(':') {
-            return Err(err(i + 2, &format!("`{t}` is not a `key: value` line")));
+    for def in crate::builtin_agents::builtin_agents() {
+        if !out.agents.iter().any(|d| d.name == def.name) {
+            out.agents.push(def);
         }
     }
-    let field = |key: &str| {
-        front.lines().find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            (k.trim() == key).then(|| v.trim().trim_matches('"').trim_matches('\'').to_string())
-        })
-    };
-    let name = field("name").filter(|n| !n.is_empty()).ok_or_else(|| err(2, "the frontmatter has no `name`"))?;
-    let tools = field("tools").filter(|t| !t.is_empty()).map(|t| {
-        t.trim_start_matches('[')
-            .trim_end_matches(']')
-            .split(',')
-            .map(|x| x.trim().trim_matches('"').to_string())
-            .filter(|x| !x.is_empty())
-            .collect()
-    });
-    Ok(AgentDef {
-        name,
-        description: field("description").unwrap_or_default(),
-        tools,
-        model: field("model").filter(|m| !m.is_empty() && m != "inherit"),
-        prompt: body.trim_start_matches(['\r', '\n']).trim_end().to_string(),
-        path: path.to_path_buf(),
-    })
+    out
+}
+
+fn read(path: &Path, source: AgentSource) -> Result<AgentDef, Skipped> {
+    let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };
+    let text = std::fs::read_to_string(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
+    let fm = frontmatter::parse(&text).map_err(|e| skip(e.line, e.reason))?;
+    if !fm.present {
+        return Err(skip(1, "no front matter (a subagent starts with `---`, `name:` and `description:`)".into()));
+    }
+    let name = fm.text("name").ok_or_else(|| skip(2, "the front matter has no `name`".into()))?;
+    if fm.text("description").is_none() {
+        return Err(skip(2, format!("subagent `{name}` has no `description`")));
+    }
+    Ok(AgentDef::from_front_matter(name, &fm, fm.body.trim_end().to_string(), path.to_path_buf(), source))
+}
+
+impl AgentDef {
+    /// A definition from its fields (front matter, or the JSON of `--agents`).
+    pub fn from_front_matter(
+        name: String,
+        fm: &FrontMatter,
+        prompt: String,
+        path: PathBuf,
+        source: AgentSource,
+    ) -> Self {
+        let tools = fm.list("tools").filter(|t| !t.iter().any(|x| x == "*"));
+        let json = |key: &str| fm.value(key).and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null());
+        AgentDef {
+            description: fm.text("description").unwrap_or_default(),
+            tools,
+            disallowed_tools: fm.list("disallowedTools").unwrap_or_default(),
+            model: fm.text("model").filter(|m| m != "inherit"),
+            permission_mode: fm.text("permissionMode"),
+            max_turns: fm.number("maxTurns").and_then(|n| u32::try_from(n).ok()).filter(|n| *n > 0),
+            skills: fm.list("skills").unwrap_or_default(),
+            effort: fm.text("effort"),
+            color: fm.text("color"),
+            hooks: json("hooks"),
+            mcp_servers: json("mcpServers"),
+            name,
+            prompt,
+            path,
+            source,
+        }
+    }
+
+    /// A subagent given as JSON: `{"description", "prompt", "tools", "disallowedTools",
+    /// "model", "permissionMode", "maxTurns", "skills", "mcpServers", …}`.
+    pub fn from_json(name: &str, value: &serde_json::Value) -> Self {
+        let fields = value
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(k, v)| Some((k.clone(), serde_yaml_ng::to_value(v).ok()?)))
+            .collect();
+        let fm = FrontMatter { fields, present: true, body: String::new() };
+        let prompt = fm.text("prompt").unwrap_or_default();
+        AgentDef::from_front_matter(name.to_string(), &fm, prompt, "--agents / the Agent SDK".into(), AgentSource::Flag)
+    }
+
+    /// Whether the subagent is offered `tool` (before the session's own limits).
+    pub fn offers(&self, tool: &str) -> bool {
+        let named = |list: &[String]| list.iter().any(|t| t == tool || t.split('(').next() == Some(tool));
+        self.tools.as_deref().is_none_or(named) && !named(&self.disallowed_tools)
+    }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn definitions_are_read_nearest_first() {
-        let d = tempfile::tempdir().unwrap();
-        let cwd = d.path().join("repo/sub");
-        std::fs::create_dir_all(cwd.join(".claude/agents")).unwrap();
-        std::fs::create_dir_all(d.path().join("repo/.claude/agents")).unwrap();
-        std::fs::write(
-            cwd.join(".claude/agents/reviewer.md"),
-            "---\nname: code-reviewer\ndescription: Reviews diffs\ntools: Read, Grep\nmodel: haiku\n---\nYou review code.\n",
-        )
-        .unwrap();
-        std::fs::write(
-            d.path().join("repo/.claude/agents/other.md"),
-            "---\nname: code-reviewer\ndescription: shadowed\n---\nx",
-        )
-        .unwrap();
-        let agents = load_agents(&cwd, None).unwrap();
-        assert_eq!(agents.len(), 1);
-        assert_eq!(agents[0].description, "Reviews diffs");
-        assert_eq!(agents[0].tools.as_deref(), Some(&["Read".to_string(), "Grep".to_string()][..]));
-        assert_eq!(agents[0].model.as_deref(), Some("haiku"));
-        assert_eq!(agents[0].prompt, "You review code.");
-    }
-
-    #[test]
-    fn a_definition_that_does_not_parse_is_an_error_with_file_and_line() {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join(".claude/agents")).unwrap();
-        let bad = d.path().join(".claude/agents/bad.md");
-        std::fs::write(&bad, "no frontmatter").unwrap();
-        let e = load_agents(d.path(), None).unwrap_err();
-        assert_eq!((e.path.as_path(), e.line), (bad.as_path(), 1));
-        std::fs::write(&bad, "---\nname: x\noops\n---\nbody").unwrap();
-        let e = load_agents(d.path(), None).unwrap_err();
-        assert_eq!(e.line, 3, "{e}");
-        std::fs::write(&bad, "---\ndescription: no name\n---\nbody").unwrap();
-        assert!(load_agents(d.path(), None).unwrap_err().reason.contains("name"));
-    }
-}
+#[path = "agents_tests.rs"]
+mod tests;

@@ -38,6 +38,21 @@ impl std::fmt::Display for FrontMatterError {
 
 impl std::error::Error for FrontMatterError {}
 
+/// A file in a definitions folder that was not taken (no front matter, a required field
+/// missing, YAML that does not read): where, and why. `rein doctor` lists them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    pub path: std::path::PathBuf,
+    pub line: usize,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Skipped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}: skipped: {}", self.path.display(), self.line, self.reason)
+    }
+}
+
 /// Read `text`'s front matter.
 pub fn parse(text: &str) -> Result<FrontMatter, FrontMatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text).replace("\r\n", "\n");
@@ -78,11 +93,27 @@ fn read_block(block: &str) -> Result<BTreeMap<String, Value>, FrontMatterError> 
             FrontMatterError { line: 2, column: 1, reason: "the front matter is not a list of `key: value`".into() }
         }
         Err(e) => {
-            let (line, column) = e.location().map_or((0, 1), |l| (l.line(), l.column()));
-            FrontMatterError { line: line + 1, column, reason: e.to_string() }
+            // The parser's lines are the block's, 1-based; the block starts on the file's line 2.
+            let last = block.lines().count().max(1);
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line().clamp(1, last), l.column()));
+            FrontMatterError { line: line + 1, column, reason: without_positions(&e.to_string()) }
         }
     };
     key_by_key(block).ok_or(yaml_error)
+}
+
+/// The parser's message without its block-relative ` at line N column M`.
+fn without_positions(message: &str) -> String {
+    let mut out = String::new();
+    let mut rest = message;
+    while let Some(at) = rest.find(" at line ") {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at + " at line ".len()..];
+        let skip = tail.find(|c: char| !(c.is_ascii_digit() || c == ' ' || "column".contains(c))).unwrap_or(tail.len());
+        rest = &tail[skip..];
+    }
+    out.push_str(rest);
+    out
 }
 
 fn key_text(key: &Value) -> Option<String> {
@@ -94,9 +125,9 @@ fn key_text(key: &Value) -> Option<String> {
     }
 }
 
-/// Claude Code's fallback: `key: value` lines at column 0; indented lines, and lines
-/// that open no key, continue the value above (`- item` lines make a list). `None` when
-/// the first line opens no key.
+/// Claude Code's fallback: `key: value` lines at column 0; indented lines and `- item`
+/// lines continue the value above (`- item` lines make a list). `None` when a line at
+/// column 0 opens no key.
 fn key_by_key(block: &str) -> Option<BTreeMap<String, Value>> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for line in block.lines() {
@@ -107,6 +138,8 @@ fn key_by_key(block: &str) -> Option<BTreeMap<String, Value>> {
         match opens {
             Some((key, value)) => out.push((key.to_string(), vec![value.trim().to_string()])),
             None if line.trim().is_empty() || line.trim_start().starts_with('#') && out.is_empty() => {}
+            // An unindented line that opens no key belongs to nothing: the YAML error stands.
+            None if !line.starts_with([' ', '\t', '-', '#']) => return None,
             None => out.last_mut()?.1.push(line.to_string()),
         }
     }

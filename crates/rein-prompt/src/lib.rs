@@ -5,6 +5,7 @@
 //! Nothing here runs a program: the git check looks for a `.git` entry on disk.
 
 pub mod agents;
+mod builtin_agents;
 pub mod commands;
 mod environment;
 pub mod frontmatter;

@@ -33,6 +33,11 @@ pub const VARS: &[Var] = &[
     Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-5", doc: "what `sonnet` means" },
     Var { name: "ANTHROPIC_DEFAULT_HAIKU_MODEL", default: "claude-haiku-4-5", doc: "what `haiku` means" },
     Var {
+        name: "CLAUDE_CODE_SUBAGENT_MODEL",
+        default: "",
+        doc: "the model of every subagent (before the call's and the definition's `model`)",
+    },
+    Var {
         name: "CLAUDE_CODE_MAX_OUTPUT_TOKENS",
         default: "the model's",
         doc: "`max_tokens` of each request (128000 on the default model)",
@@ -222,6 +227,8 @@ pub struct Env {
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
     pub judge_timeout_ms: Option<u64>,
+    /// `CLAUDE_CODE_SUBAGENT_MODEL`.
+    pub subagent_model: Option<String>,
     /// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`: what the aliases mean.
     pub aliases: rein_model::Aliases,
 }
@@ -274,6 +281,7 @@ impl Env {
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
+            subagent_model: text("CLAUDE_CODE_SUBAGENT_MODEL"),
             aliases: rein_model::Aliases::from_vars(text),
             home,
         }

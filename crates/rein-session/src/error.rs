@@ -28,8 +28,6 @@ pub enum SetupError {
     Registry(#[from] rein_tools::RegistryError),
     #[error(transparent)]
     Rule(#[from] rein_policy::RuleError),
-    #[error(transparent)]
-    Agent(#[from] rein_prompt::agents::AgentError),
 }
 
 /// `Err(SetupError::Invalid(…))`, as `anyhow::bail!` reads.

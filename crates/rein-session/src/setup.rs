@@ -31,8 +31,11 @@ pub struct Setup {
     pub registry: Arc<Registry>,
     /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
     pub session_dir: PathBuf,
-    /// Subagent definitions (`.claude/agents`).
+    /// Subagent definitions (`.claude/agents`, `--agents`, the built-in types).
     pub agents: Vec<rein_prompt::agents::AgentDef>,
+    /// Definition files that were not taken (no front matter, a field missing), for
+    /// the notices and `rein doctor`.
+    pub skipped: Vec<rein_prompt::frontmatter::Skipped>,
     /// `--system-prompt` and `--append-system-prompt` as given (the Agent SDK may send
     /// them again in `initialize`).
     pub prompt_parts: (Option<String>, Option<String>),
@@ -142,6 +145,7 @@ impl Setup {
             None => None,
         };
         let mut setup = Setup::new(cwd, opts, model, policy, registry)?;
+        notices.extend(setup.skipped.iter().map(|s| s.to_string()));
         setup.notices = notices;
         if structured_output.is_some() {
             setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
@@ -194,7 +198,8 @@ impl Setup {
         let env = opts.env();
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
-        let agents = rein_prompt::agents::load_agents(&cwd, home.as_deref())?;
+        let rein_prompt::agents::LoadedAgents { agents, skipped } =
+            rein_prompt::agents::load_agents(&cwd, home.as_deref());
         let mut commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
         let skills = rein_prompt::skills::load_skills(&cwd, home.as_deref());
         // A user calls a skill as `/name args`, like a custom command (which wins).
@@ -242,6 +247,7 @@ impl Setup {
             registry: Arc::new(registry),
             session_dir,
             agents,
+            skipped,
             commands,
             skills,
             status_line: None,
@@ -338,25 +344,12 @@ impl Setup {
     }
 
     /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):
-    /// `{"name": {"description", "prompt", "tools", "model"}}`; a name given again
+    /// `{"name": {"description", "prompt", "tools", "model", …}}`; a name given again
     /// replaces the earlier definition.
     pub fn add_agents(&mut self, agents: &serde_json::Value) {
-        use serde_json::Value;
         for (name, a) in agents.as_object().into_iter().flatten() {
-            let text = |k: &str| a.get(k).and_then(Value::as_str).map(str::to_string);
-            let tools = a
-                .get("tools")
-                .and_then(Value::as_array)
-                .map(|t| t.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<_>>());
             self.agents.retain(|d| &d.name != name);
-            self.agents.push(rein_prompt::agents::AgentDef {
-                name: name.clone(),
-                description: text("description").unwrap_or_default(),
-                tools,
-                model: text("model"),
-                prompt: text("prompt").unwrap_or_default(),
-                path: "--agents / the Agent SDK".into(),
-            });
+            self.agents.insert(0, rein_prompt::agents::AgentDef::from_json(name, a));
         }
         if let Err(e) = self.register_engine_tools() {
             tracing::warn!(error = %e, "the Agent tool does not offer the new subagent types");
@@ -376,6 +369,7 @@ impl Setup {
             ),
             transcripts: self.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
             skills: self.skills.clone(),
+            subagent_model: self.env.subagent_model.clone(),
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;
         self.registry = Arc::new(registry);

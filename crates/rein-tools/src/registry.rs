@@ -164,6 +164,9 @@ pub enum RegistryError {
     Setup(String),
 }
 
+/// Which tool names a registry keeps.
+type NameFilter = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// The tool table.
 #[derive(Default, Clone)]
 pub struct Registry {
@@ -171,6 +174,9 @@ pub struct Registry {
     by_name: HashMap<String, usize>,
     /// Tools that join after the session started.
     late: Option<Arc<crate::LateTools>>,
+    /// Which of the late tools this registry offers (a subagent's tool list); all
+    /// when `None`.
+    late_keep: Option<NameFilter>,
 }
 
 impl Registry {
@@ -215,6 +221,13 @@ impl Registry {
     /// Tools that join `other` later (MCP servers) join this one too.
     pub fn share_late_tools(&mut self, other: &Registry) {
         self.late = other.late.clone();
+    }
+
+    /// Those of the tools that join `other` later whose names `keep` accepts join this
+    /// one too.
+    pub fn share_late_tools_where(&mut self, other: &Registry, keep: impl Fn(&str) -> bool + Send + Sync + 'static) {
+        self.late = other.late.clone();
+        self.late_keep = Some(Arc::new(keep));
     }
 
     /// A subagent's tools: those of `self` offered to subagents whose names `keep`
@@ -284,7 +297,10 @@ impl Registry {
     /// The late tools whose names are not already taken.
     fn joined(&self) -> Vec<Arc<crate::external::RegisteredExternal>> {
         let late = self.late.as_ref().map(|l| l.snapshot()).unwrap_or_default();
-        late.into_iter().filter(|t| !self.by_name.contains_key(&t.tool.spec().name)).collect()
+        late.into_iter()
+            .filter(|t| !self.by_name.contains_key(&t.tool.spec().name))
+            .filter(|t| self.late_keep.as_ref().is_none_or(|keep| keep(&t.tool.spec().name)))
+            .collect()
     }
 
     /// The definitions sent to the model, in registration order (late tools last).

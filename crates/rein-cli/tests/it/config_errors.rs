@@ -56,13 +56,17 @@ fn a_hook_if_rule_that_does_not_parse_stops_rein() {
 }
 
 #[test]
-fn an_agent_definition_that_does_not_parse_stops_rein() {
+fn an_agent_definition_that_does_not_parse_is_skipped_with_its_line_and_rein_starts() {
     let env = Env::new();
     let path =
         env.write(".claude/agents/reviewer.md", "---\nname: reviewer\ndescription reviews code\n---\nYou review.\n");
+    let readme = env.write(".claude/agents/README.md", "# Agents\n\nCopy these into ~/.claude/agents.\n");
+    env.write(".claude/agents/ok.md", "---\nname: ok\ndescription: fine\n---\nFine.\n");
     let server = serve(Scenario::new([reply([text("hi")])]));
     let (code, stderr) = run(&env, &server);
-    assert_eq!(code, Some(1), "{stderr}");
-    assert!(stderr.contains(&format!("{}:3", path.display())), "{stderr}");
-    assert!(server.requests().is_empty());
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains(&format!("{}:3: skipped", path.display())), "{stderr}");
+    assert!(stderr.contains(&format!("{}:1: skipped: no front matter", readme.display())), "{stderr}");
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(tools.contains("- ok: fine") && !tools.contains("reviewer"), "{tools}");
 }

@@ -2,6 +2,7 @@
 //! machine instead of one per file).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod agent_fields;
 mod agents;
 mod attack_corpus;
 mod attack_globs;

@@ -133,7 +133,7 @@ fn the_init_line_lists_commands_and_agents() {
     let out = json_lines(&out.get_output().stdout);
     let init = out.iter().find(|l| l["subtype"] == "init").unwrap();
     assert_eq!(init["slash_commands"], json!(["review"]), "{init}");
-    assert_eq!(init["agents"], json!(["checker"]));
+    assert_eq!(init["agents"], json!(["checker", "general-purpose", "Explore", "Plan"]));
 }
 
 #[test]
