@@ -52,7 +52,7 @@ impl Engine {
         args: &str,
         project_dir: &Path,
         session_id: &str,
-    ) -> String {
+    ) -> Result<String, CommandAborted> {
         let e = def.expand(args, project_dir, session_id);
         let origin = turn_origin(&def.name);
         for rule in &def.allowed_tools {
@@ -62,10 +62,16 @@ impl Engine {
         }
         let mut outputs = Vec::new();
         for cmd in &e.shell {
-            outputs.push(self.run_shell(cmd).await.0);
+            let (output, failed) = self.run_shell(cmd).await;
+            // As in Claude Code, a shell line that fails or is not permitted stops the command.
+            if failed {
+                self.end_command_turn(def);
+                return Err(CommandAborted { command: def.name.clone(), line: cmd.clone(), output });
+            }
+            outputs.push(output);
         }
         let text = e.fill(&outputs);
-        self.attach_files(text, &e.files).await
+        Ok(self.attach_files(text, &e.files).await)
     }
 
     /// A prompt with the files its `@path` mentions name attached (read through the
@@ -103,6 +109,16 @@ impl Engine {
         let origin = turn_origin(&def.name);
         self.gate.policy.update(|p| p.forget(&origin));
     }
+}
+
+/// A custom command that was not sent: one of its `` !`cmd` `` lines failed or was not
+/// permitted.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("/{command} was not run: its shell line `{line}` failed: {output}")]
+pub struct CommandAborted {
+    pub command: String,
+    pub line: String,
+    pub output: String,
 }
 
 /// A short unique id for direct calls.

@@ -12,6 +12,7 @@ mod compact;
 mod context;
 mod conversation;
 mod direct;
+pub use direct::CommandAborted;
 mod error;
 mod event;
 mod executor;

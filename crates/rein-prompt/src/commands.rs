@@ -1,13 +1,17 @@
 //! Custom slash commands (spec §C5, tui.md §1.12): Markdown files in
-//! `.claude/commands/` (project; a subfolder only labels it) and `~/.claude/commands/`
-//! (user; a project command wins), with frontmatter `description`, `argument-hint`,
-//! `allowed-tools` (for the turn that runs it), `model`, `disable-model-invocation`.
-//! Expansion here is pure: `$ARGUMENTS`, `$ARGUMENTS[N]` and `$N` (0-based: `$0` is the
-//! first argument; shell-like quoting; `\$1` is a literal), `${CLAUDE_PROJECT_DIR}` and
-//! `${CLAUDE_SESSION_ID}`; the `` !`cmd` `` snippets and `@path` mentions it finds are
-//! returned for the caller to run through the permission chain.
+//! `.claude/commands/` (project) and `~/.claude/commands/` (user; a project command
+//! wins); `frontend/review.md` is `/frontend:review`, also `/review` while no other
+//! command ends so. Front matter (YAML, the shared reader) `description`,
+//! `argument-hint`, `allowed-tools` (for the turn that runs it), `model`,
+//! `disable-model-invocation`. Expansion here is pure: `$ARGUMENTS`, `$ARGUMENTS[N]` and
+//! `$N` (0-based: `$0` is the first argument; shell-like quoting; other `$` and
+//! backslashes stay as written), `${CLAUDE_PROJECT_DIR}` and `${CLAUDE_SESSION_ID}`; the
+//! `` !`cmd` `` snippets and `@path` mentions it finds are returned for the caller to
+//! run through the permission chain.
 
 use std::path::{Path, PathBuf};
+
+use crate::frontmatter::{self, Skipped};
 
 /// One command definition.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,6 +22,8 @@ pub struct CommandDef {
     /// Permission rules allowed for the turn that runs the command.
     pub allowed_tools: Vec<String>,
     pub model: Option<String>,
+    /// `disable-model-invocation: true` keeps the model from running it (the Skill tool).
+    pub model_invocable: bool,
     pub body: String,
     /// `project`, `project:frontend`, `user`.
     pub label: String,
@@ -44,90 +50,64 @@ impl Expansion {
     }
 }
 
-/// Every command, project ones first (nearest directory), then the user's.
-pub fn load_commands(cwd: &Path, home: Option<&Path>) -> Vec<CommandDef> {
+/// Every command, project ones first (nearest directory), then the user's; files whose
+/// front matter does not read are skipped with their reason.
+pub fn load_commands(cwd: &Path, home: Option<&Path>) -> (Vec<CommandDef>, Vec<Skipped>) {
     let mut dirs: Vec<(PathBuf, &str)> = cwd.ancestors().map(|d| (d.join(".claude/commands"), "project")).collect();
     if let Some(h) = home {
         dirs.push((h.join(".claude/commands"), "user"));
     }
-    let mut out: Vec<CommandDef> = Vec::new();
+    let (mut out, mut skipped): (Vec<CommandDef>, Vec<Skipped>) = Default::default();
     for (dir, scope) in dirs {
         let files = crate::agents::markdown_files(&dir);
         for f in files {
-            if let Some(def) = parse(&f, &dir, scope)
-                && !out.iter().any(|c| c.name == def.name)
-            {
-                out.push(def);
+            match parse(&f, &dir, scope) {
+                Ok(def) if !out.iter().any(|c| c.name == def.name) => out.push(def),
+                Ok(_) => {}
+                Err(s) => skipped.push(s),
             }
         }
     }
-    out
+    (out, skipped)
 }
 
-fn parse(path: &Path, root: &Path, scope: &str) -> Option<CommandDef> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let name = path.file_stem()?.to_string_lossy().into_owned();
-    let folder = path.parent().and_then(|p| p.strip_prefix(root).ok()).map(|p| p.to_string_lossy().replace('/', ":"));
-    let label = match folder.filter(|f| !f.is_empty()) {
-        Some(f) => format!("{scope}:{f}"),
-        None => scope.to_string(),
+/// `frontend/review.md` below the commands folder is `/frontend:review`.
+fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
+    let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };
+    let text = std::fs::read_to_string(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
+    let fm = frontmatter::parse(&text).map_err(|e| skip(e.line, e.reason))?;
+    let relative = path.strip_prefix(root).unwrap_or(path).with_extension("");
+    let parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    let name = parts.join(":");
+    let label = match parts.len() {
+        0 | 1 => scope.to_string(),
+        n => format!("{scope}:{}", parts[..n - 1].join(":")),
     };
-    let (front, body) = split_frontmatter(&text);
-    let field = |key: &str| front_field(&front, key);
-    let allowed_tools = field("allowed-tools").map(|v| rules_list(&v)).unwrap_or_default();
-    let description =
-        field("description").unwrap_or_else(|| body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string());
-    Some(CommandDef {
+    let description = fm
+        .text("description")
+        .unwrap_or_else(|| fm.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string());
+    Ok(CommandDef {
         name,
         description,
-        argument_hint: field("argument-hint"),
-        allowed_tools,
-        model: field("model").filter(|m| !m.is_empty()),
-        body,
+        argument_hint: fm.text("argument-hint"),
+        allowed_tools: fm.list("allowed-tools").unwrap_or_default(),
+        model: fm.text("model").filter(|m| m != "inherit"),
+        model_invocable: fm.flag("disable-model-invocation") != Some(true),
+        body: fm.body,
         label,
         path: path.to_path_buf(),
     })
 }
 
-/// A Markdown file's YAML frontmatter (between `---` lines) and its body.
-pub(crate) fn split_frontmatter(text: &str) -> (String, String) {
-    match text.strip_prefix("---\n").and_then(|r| r.split_once("\n---")) {
-        Some((front, body)) => (front.to_string(), body.trim_start_matches(['-', '\r', '\n']).to_string()),
-        None => (String::new(), text.to_string()),
+/// The command a person means by `name`: the one of that name, else the only one in a
+/// subfolder with that last part (`/review` for `/frontend:review`).
+pub fn find_command<'a>(commands: &'a [CommandDef], name: &str) -> Option<&'a CommandDef> {
+    if let Some(exact) = commands.iter().find(|c| c.name == name) {
+        return Some(exact);
     }
-}
-
-/// One `key: value` of a frontmatter (quotes removed).
-pub(crate) fn front_field(front: &str, key: &str) -> Option<String> {
-    front.lines().find_map(|l| {
-        let (k, v) = l.split_once(':')?;
-        (k.trim() == key).then(|| v.trim().trim_matches('"').trim_matches('\'').to_string())
-    })
-}
-
-/// `allowed-tools` as written (`A, B(x:*)` or `[A, B]`) → the rules.
-pub(crate) fn rules_list(v: &str) -> Vec<String> {
-    split_rules(v.trim_start_matches('[').trim_end_matches(']'))
-}
-
-/// `Bash(git add:*), Bash(git status:*)` → the rules (commas inside parentheses kept).
-fn split_rules(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut depth, mut cur) = (0i32, String::new());
-    for c in s.chars() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            _ => {}
-        }
-        if c == ',' && depth == 0 {
-            out.push(std::mem::take(&mut cur));
-        } else {
-            cur.push(c);
-        }
-    }
-    out.push(cur);
-    out.into_iter().map(|r| r.trim().trim_matches('"').to_string()).filter(|r| !r.is_empty()).collect()
+    let mut tails = commands.iter().filter(|c| c.name.rsplit(':').next() == Some(name) && c.name.contains(':'));
+    let first = tails.next()?;
+    tails.next().is_none().then_some(first)
 }
 
 /// Arguments split like a shell would (`"two words"` is one).
@@ -169,14 +149,12 @@ impl CommandDef {
             .replace("${CLAUDE_PROJECT_DIR}", &project_dir.display().to_string())
             .replace("${CLAUDE_SESSION_ID}", session_id);
         let has_arguments = body.contains("$ARGUMENTS");
+        let mut positional = false;
         let chars: Vec<char> = body.chars().collect();
         let mut i = 0;
         while i < chars.len() {
             let rest: String = chars[i..chars.len().min(i + 12)].iter().collect();
-            if chars[i] == '\\' && chars.get(i + 1) == Some(&'$') {
-                text.push('$');
-                i += 2;
-            } else if rest.starts_with("$ARGUMENTS[") {
+            if rest.starts_with("$ARGUMENTS[") {
                 let close = chars[i..].iter().position(|c| *c == ']').map(|p| i + p);
                 let index: Option<usize> = close.and_then(|c| chars[i + 11..c].iter().collect::<String>().parse().ok());
                 match (index, close) {
@@ -199,13 +177,14 @@ impl CommandDef {
                     Some(a) => text.push_str(a),
                     None => text.push_str(&format!("${digits}")),
                 }
+                positional = true;
                 i += 1 + digits.len();
             } else {
                 text.push(chars[i]);
                 i += 1;
             }
         }
-        if !has_arguments && !args.trim().is_empty() {
+        if !has_arguments && !positional && !args.trim().is_empty() {
             text.push_str(&format!("\n\nARGUMENTS: {}", args.trim()));
         }
         let (text, shell) = shell_snippets(&text);
@@ -268,6 +247,7 @@ mod tests {
             argument_hint: None,
             allowed_tools: Vec::new(),
             model: None,
+            model_invocable: true,
             body: body.into(),
             label: "project".into(),
             path: PathBuf::new(),
@@ -276,13 +256,14 @@ mod tests {
 
     #[test]
     fn arguments() {
-        let e = def("Review $ARGUMENTS now: $0 then $1, $ARGUMENTS[1]; $7 stays; \\$0 too").expand(
+        let e = def("Review $ARGUMENTS now: $0 then $1, $ARGUMENTS[1]; $7 stays; C:\\dir\\$0 too").expand(
             "456 \"high prio\"",
             Path::new("/p"),
             "s",
         );
-        assert_eq!(e.text, "Review 456 \"high prio\" now: 456 then high prio, high prio; $7 stays; $0 too");
+        assert_eq!(e.text, "Review 456 \"high prio\" now: 456 then high prio, high prio; $7 stays; C:\\dir\\456 too");
         assert_eq!(def("Do it").expand("a b", Path::new("/p"), "s").text, "Do it\n\nARGUMENTS: a b");
+        assert_eq!(def("Fix issue $0").expand("12", Path::new("/p"), "s").text, "Fix issue 12");
     }
 
     #[test]
@@ -304,11 +285,23 @@ mod tests {
             "---\ndescription: Review a file\nargument-hint: [file]\nallowed-tools: Bash(git diff:*), Read\n---\nReview $ARGUMENTS\n",
         )
         .unwrap();
-        let cmds = load_commands(d.path(), None);
-        assert_eq!(cmds.len(), 1);
-        assert_eq!(cmds[0].name, "review");
-        assert_eq!(cmds[0].label, "project:frontend");
-        assert_eq!(cmds[0].allowed_tools, ["Bash(git diff:*)", "Read"]);
-        assert_eq!(cmds[0].body, "Review $ARGUMENTS\n");
+        std::fs::write(d.path().join(".claude/commands/crlf.md"), "---\r\ndescription: Windows\r\n---\r\nHi\r\n")
+            .unwrap();
+        let (cmds, skipped) = load_commands(d.path(), None);
+        assert!(skipped.is_empty());
+        assert_eq!(cmds.len(), 2);
+        assert_eq!(
+            (cmds[0].name.as_str(), cmds[0].description.as_str(), cmds[0].body.as_str()),
+            ("crlf", "Windows", "Hi\n")
+        );
+        assert_eq!(cmds[1].name, "frontend:review");
+        assert_eq!(cmds[1].label, "project:frontend");
+        assert_eq!(cmds[1].allowed_tools, ["Bash(git diff:*)", "Read"]);
+        assert_eq!(cmds[1].body, "Review $ARGUMENTS\n");
+        assert_eq!(find_command(&cmds, "review").map(|c| c.name.as_str()), Some("frontend:review"));
+        let mut twice = cmds.clone();
+        twice.push(CommandDef { name: "backend:review".into(), ..cmds[1].clone() });
+        assert!(find_command(&twice, "review").is_none(), "ambiguous: the full name is needed");
+        assert!(find_command(&twice, "backend:review").is_some());
     }
 }

@@ -177,12 +177,14 @@ fn unquote(v: &str) -> &str {
 }
 
 impl FrontMatter {
-    /// A text field (a number or a boolean as written; empty is absent).
+    /// A text field (a number or a boolean as written; `[file]`, which YAML reads as a
+    /// list, as written; empty is absent).
     pub fn text(&self, key: &str) -> Option<String> {
         let text = match self.fields.get(key)? {
             Value::String(s) => s.trim().to_string(),
             Value::Number(n) => n.to_string(),
             Value::Bool(b) => b.to_string(),
+            Value::Sequence(_) => format!("[{}]", self.list(key)?.join(", ")),
             _ => return None,
         };
         (!text.is_empty()).then_some(text)

@@ -1,23 +1,37 @@
 //! Skills (Claude Code's `SKILL.md`): `.claude/skills/<name>/SKILL.md` in the project
-//! (nearest directory first) and `~/.claude/skills/<name>/SKILL.md`, with frontmatter
-//! `name`, `description`, `allowed-tools`, `model`, `disable-model-invocation`. Only a
+//! (nearest directory first) and `~/.claude/skills/<name>/SKILL.md`, named by their
+//! directory, with YAML front matter `description`, `allowed-tools`, `model`,
+//! `disable-model-invocation`, `user-invocable`, `argument-hint`, `context: fork`,
+//! `agent`, `paths`, `hooks`. Only a
 //! skill's name and description enter the context; its body is loaded when it is
 //! invoked, and the files beside it are read on demand — progressive disclosure.
 
 use std::path::{Path, PathBuf};
 
-use crate::commands::{front_field, rules_list, split_frontmatter};
+use crate::frontmatter::{self, Skipped};
 
 /// One skill.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkillDef {
+    /// The directory's name: what a person types after `/`.
     pub name: String,
     pub description: String,
-    /// Rules allowed while the skill runs.
+    /// Rules allowed for the turn when a person runs it as `/name` (never when the
+    /// model invokes it).
     pub allowed_tools: Vec<String>,
     pub model: Option<String>,
     /// `disable-model-invocation: true`: only the user calls it (`/name`).
     pub model_invocable: bool,
+    /// `user-invocable: false`: only the model calls it (no `/name`).
+    pub user_invocable: bool,
+    pub argument_hint: Option<String>,
+    /// `context: fork`: it runs as a subagent (of type `agent`) instead of inline.
+    pub fork: bool,
+    pub agent: Option<String>,
+    /// `paths`: globs of the files it is about.
+    pub paths: Vec<String>,
+    /// `hooks`, in the settings' shape.
+    pub hooks: Option<serde_json::Value>,
     pub body: String,
     /// The skill's directory (its other files are read from there).
     pub dir: PathBuf,
@@ -42,47 +56,57 @@ impl SkillDef {
 }
 
 /// Every skill, project ones first (nearest directory), then the user's; a name seen
-/// again is skipped.
-pub fn load_skills(cwd: &Path, home: Option<&Path>) -> Vec<SkillDef> {
+/// again is skipped, and so is a `SKILL.md` whose front matter does not read.
+pub fn load_skills(cwd: &Path, home: Option<&Path>) -> (Vec<SkillDef>, Vec<Skipped>) {
     let mut roots: Vec<(PathBuf, &'static str)> =
         cwd.ancestors().map(|d| (d.join(".claude/skills"), "project")).collect();
     if let Some(h) = home {
         roots.push((h.join(".claude/skills"), "user"));
     }
-    let mut out: Vec<SkillDef> = Vec::new();
+    let (mut out, mut skipped): (Vec<SkillDef>, Vec<Skipped>) = Default::default();
     for (root, scope) in roots {
         let Ok(entries) = std::fs::read_dir(&root) else { continue };
         let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
         dirs.sort();
         for dir in dirs {
-            if let Some(skill) = parse(&dir, scope)
-                && !out.iter().any(|s| s.name == skill.name)
-            {
-                out.push(skill);
+            match parse(&dir, scope) {
+                Some(Ok(skill)) if !out.iter().any(|s| s.name == skill.name) => out.push(skill),
+                Some(Err(s)) => skipped.push(s),
+                _ => {}
             }
         }
     }
-    out
+    (out, skipped)
 }
 
-fn parse(dir: &Path, scope: &'static str) -> Option<SkillDef> {
-    let text = std::fs::read_to_string(dir.join("SKILL.md")).ok()?;
-    let (front, body) = split_frontmatter(&text);
-    let field = |key: &str| front_field(&front, key).filter(|v| !v.is_empty());
-    let name =
-        field("name").unwrap_or_else(|| dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default());
-    let description =
-        field("description").unwrap_or_else(|| body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string());
-    Some(SkillDef {
+/// `None` when the directory has no `SKILL.md`.
+fn parse(dir: &Path, scope: &'static str) -> Option<Result<SkillDef, Skipped>> {
+    let path = dir.join("SKILL.md");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let fm = match frontmatter::parse(&text) {
+        Ok(fm) => fm,
+        Err(e) => return Some(Err(Skipped { path, line: e.line, reason: e.reason })),
+    };
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let description = fm
+        .text("description")
+        .unwrap_or_else(|| fm.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string());
+    Some(Ok(SkillDef {
         name,
         description,
-        allowed_tools: field("allowed-tools").map(|v| rules_list(&v)).unwrap_or_default(),
-        model: field("model"),
-        model_invocable: field("disable-model-invocation").is_none_or(|v| v != "true"),
-        body,
+        allowed_tools: fm.list("allowed-tools").unwrap_or_default(),
+        model: fm.text("model").filter(|m| m != "inherit"),
+        model_invocable: fm.flag("disable-model-invocation") != Some(true),
+        user_invocable: fm.flag("user-invocable") != Some(false),
+        argument_hint: fm.text("argument-hint"),
+        fork: fm.text("context").as_deref() == Some("fork"),
+        agent: fm.text("agent"),
+        paths: fm.list("paths").unwrap_or_default(),
+        hooks: fm.value("hooks").and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null()),
+        body: fm.body,
         dir: dir.to_path_buf(),
         scope,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -105,7 +129,18 @@ mod tests {
         );
         write(home.path(), "pdf", "---\nname: pdf\ndescription: the user's\n---\nOther.\n");
         write(home.path(), "secret", "---\ndescription: Only for me\ndisable-model-invocation: true\n---\nBody.\n");
-        let skills = load_skills(project.path(), Some(home.path()));
+        write(
+            home.path(),
+            "helper",
+            "---\nname: Other Name\nuser-invocable: false\ncontext: fork\nagent: Explore\npaths: src/**/*.rs\nargument-hint: [file]\n---\nHelp.\n",
+        );
+        let (skills, skipped) = load_skills(project.path(), Some(home.path()));
+        assert!(skipped.is_empty());
+        let helper = skills.iter().find(|s| s.name == "helper").expect("named by its directory");
+        assert!(!helper.user_invocable && helper.model_invocable && helper.fork);
+        assert_eq!((helper.agent.as_deref(), helper.paths.clone()), (Some("Explore"), vec!["src/**/*.rs".to_string()]));
+        assert_eq!(helper.argument_hint.as_deref(), Some("[file]"));
+        let skills: Vec<SkillDef> = skills.into_iter().filter(|s| s.name != "helper").collect();
         assert_eq!(skills.len(), 2);
         assert_eq!(skills[0].description, "Work with PDFs");
         assert_eq!(skills[0].allowed_tools, ["Bash(pdftotext:*)", "Read"]);

@@ -29,6 +29,8 @@ pub enum Input {
 pub enum PromptError {
     #[error("{0}")]
     McpPrompt(String),
+    #[error(transparent)]
+    Command(#[from] rein_engine::CommandAborted),
 }
 
 /// What the session needs besides its engine.
@@ -81,7 +83,7 @@ impl Session {
     pub fn command_for<'a>(&self, text: &'a str) -> Option<(&CommandDef, &'a str)> {
         let rest = text.trim_start().strip_prefix('/')?;
         let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        self.parts.commands.iter().find(|c| c.name == name).map(|c| (c, args.trim()))
+        rein_prompt::commands::find_command(&self.parts.commands, name).map(|c| (c, args.trim()))
     }
 
     /// Run one prompt to the end of its turn.
@@ -98,7 +100,7 @@ impl Session {
                 let mut text = match &command {
                     Some((def, args)) => {
                         let dir = self.parts.project_dir.clone();
-                        self.engine.expand_command(def, args, &dir, &self.live.session_id()).await
+                        self.engine.expand_command(def, args, &dir, &self.live.session_id()).await?
                     }
                     None => self.engine.attach_mentions(text).await,
                 };

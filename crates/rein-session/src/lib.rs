@@ -17,6 +17,7 @@
 //! - *messages*: the one door for what rein prints to the person ([`messages`]).
 
 pub mod build;
+pub mod definitions;
 mod drive;
 pub mod env;
 mod error;

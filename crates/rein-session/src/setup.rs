@@ -198,25 +198,8 @@ impl Setup {
         let env = opts.env();
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
-        let rein_prompt::agents::LoadedAgents { agents, skipped } =
-            rein_prompt::agents::load_agents(&cwd, home.as_deref());
-        let mut commands = rein_prompt::commands::load_commands(&cwd, home.as_deref());
-        let skills = rein_prompt::skills::load_skills(&cwd, home.as_deref());
-        // A user calls a skill as `/name args`, like a custom command (which wins).
-        for skill in &skills {
-            if !commands.iter().any(|c| c.name == skill.name) {
-                commands.push(rein_prompt::commands::CommandDef {
-                    name: skill.name.clone(),
-                    description: skill.description.clone(),
-                    argument_hint: None,
-                    allowed_tools: skill.allowed_tools.clone(),
-                    model: skill.model.clone(),
-                    body: skill.loaded("$ARGUMENTS"),
-                    label: format!("skill ({})", skill.scope),
-                    path: skill.dir.join("SKILL.md"),
-                });
-            }
-        }
+        let crate::definitions::Definitions { agents, commands, skills, skipped } =
+            crate::definitions::Definitions::load(&cwd, home.as_deref());
         let read = |p: &Option<PathBuf>| -> crate::Result<Option<String>> {
             p.as_ref()
                 .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))

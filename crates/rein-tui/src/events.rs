@@ -49,6 +49,10 @@ impl App {
                     ToolUse { id: String::new(), name: "Bash".into(), input: serde_json::json!({"command": command}) };
                 self.tool_lines(&call, &output, failed);
             }
+            FromEngine::Aborted(why) => {
+                self.busy = None;
+                self.note(format!("Error: {why}"));
+            }
             FromEngine::Finished(outcome) => {
                 let lines = self.stream.finish();
                 self.pending.extend(lines);

@@ -16,6 +16,8 @@ pub enum FromEngine {
     Event(Box<EngineEvent>),
     /// The turn ended.
     Finished(Box<Outcome>),
+    /// The prompt was not sent (a command's shell line failed): why.
+    Aborted(String),
     /// A `!cmd` the person ran: its output joins the next prompt.
     Shell {
         command: String,
@@ -130,7 +132,13 @@ pub async fn run(
                 let _ = sender.send(FromEngine::Event(Box::new(e)));
             })
             .await;
-        let Ok(outcome) = sent else { continue };
+        let outcome = match sent {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                let _ = ui.send(FromEngine::Aborted(e.to_string()));
+                continue;
+            }
+        };
         let (used, window, compact_at) = session.engine().context_usage();
         let _ = ui.send(FromEngine::Context(used, window, compact_at));
         let _ = ui.send(FromEngine::Finished(Box::new(outcome)));

@@ -37,3 +37,43 @@ fn an_unknown_slash_command_is_sent_as_written() {
     let first = server.requests()[0].body["messages"][0]["content"].to_string();
     assert!(first.contains("/nothing here"), "{first}");
 }
+
+#[test]
+fn a_subfolder_command_answers_to_its_namespaced_and_its_bare_name() {
+    let env = Env::new();
+    env.write(
+        ".claude/commands/frontend/component.md",
+        "---\r\ndescription: Make a component\r\n---\r\nMake $0 now\r\n",
+    );
+    env.write(".claude/commands/a/lint.md", "Lint A");
+    env.write(".claude/commands/b/lint.md", "Lint B");
+    let server = serve(Scenario::new([reply([text("1")]), reply([text("2")]), reply([text("3")]), reply([text("4")])]));
+    for prompt in ["/frontend:component Button", "/component Card", "/b:lint", "/lint"] {
+        env.rein_at(&server).args(["-p", prompt]).assert().success();
+    }
+    let sent: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body["messages"][0]["content"][0]["text"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(sent[0], "Make Button now\n");
+    assert_eq!(sent[1], "Make Card now\n");
+    assert_eq!(sent[2], "Lint B");
+    assert_eq!(sent[3], "/lint", "two commands end in lint: the bare name is ambiguous and sent as written");
+}
+
+#[test]
+fn a_shell_line_that_fails_or_is_not_permitted_stops_the_command() {
+    let env = Env::new();
+    env.write(".claude/commands/fails.md", "Status: !`false`\n");
+    env.write(".claude/commands/denied.md", "Files: !`touch made-by-the-command.txt`\n");
+    let server = serve(Scenario::new([reply([text("never")])]));
+    for (prompt, shell) in [("/fails", "false"), ("/denied", "touch made-by-the-command.txt")] {
+        let out = env.rein_at(&server).args(["-p", prompt]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("its shell line `{shell}` failed")), "{stderr}");
+    }
+    assert!(server.requests().is_empty(), "nothing is sent to the model");
+    assert!(!env.cwd().join("made-by-the-command.txt").exists());
+}

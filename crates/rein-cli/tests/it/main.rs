@@ -32,6 +32,7 @@ mod plan_tools;
 mod protected_reads;
 mod provider_overflow;
 mod pty;
+mod real_configs;
 mod recovery;
 mod relative_paths;
 mod repeats;
