@@ -18,6 +18,9 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         }
     }
     let args = &args;
+    if !trusted(args)? {
+        return Ok(ExitCode::FAILURE);
+    }
     let mut setup = Setup::from_options(&args.options())?;
     crate::mcp_approval::ask(args, &mut setup)?;
     runtime.block_on(async move {
@@ -61,6 +64,28 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Workspace trust before anything of the folder's takes effect: a folder not trusted
+/// yet (in `~/.claude.json`, shared with Claude Code) is shown with what it configures;
+/// "No, exit" (the default) ends rein here, "Yes" records the trust.
+fn trusted(args: &Args) -> anyhow::Result<bool> {
+    let options = args.options();
+    let env = options.env();
+    let Some(file) = rein_session::mcp::claude_json(&env) else { return Ok(true) };
+    let cwd = match &options.cwd {
+        Some(dir) => dir.clone(),
+        None => std::env::current_dir()?,
+    };
+    if rein_session::trust::is_trusted(&file, &cwd) {
+        return Ok(true);
+    }
+    let configures = rein_session::trust::what_it_configures(&cwd);
+    if !rein_tui::ask_trust(&cwd, &configures)? {
+        return Ok(false);
+    }
+    rein_session::trust::record_trust(&file, &cwd)?;
+    Ok(true)
 }
 
 /// `rein -r` without an id: the sessions of this directory, newest first, with their

@@ -144,7 +144,10 @@ impl HookConfig {
                 };
                 let err = |reason: String| HookConfigError { origin: origin.clone(), event: name.clone(), reason };
                 let Some(event) = HookEvent::parse(name) else {
-                    return Err(err("unknown hook event (names are Claude Code's, e.g. PreToolUse, Stop)".into()));
+                    let nearest = HookEvent::nearest(name);
+                    return Err(err(format!(
+                        "unknown hook event; did you mean {nearest}? (event names are Claude Code's)"
+                    )));
                 };
                 let Some(groups) = groups.as_array() else {
                     return Err(err("expected a list of matcher groups".into()));

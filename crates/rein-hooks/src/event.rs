@@ -64,6 +64,9 @@ events! {
     PostCompact false,
     Elicitation false,
     ElicitationResult false,
+    PreModelSwitch false,
+    PostModelSwitch false,
+    PreSkillShellCommand false,
     SessionEnd true,
 }
 
@@ -71,6 +74,13 @@ impl HookEvent {
     /// The event named `name`, exactly as Claude Code spells it.
     pub fn parse(name: &str) -> Option<HookEvent> {
         HookEvent::ALL.iter().copied().find(|e| e.name() == name)
+    }
+
+    /// The event whose name is closest to `name` (for a misspelt one).
+    pub fn nearest(name: &str) -> HookEvent {
+        let distance =
+            |e: &HookEvent| strsim::damerau_levenshtein(&name.to_ascii_lowercase(), &e.name().to_ascii_lowercase());
+        HookEvent::ALL.iter().copied().min_by_key(distance).unwrap_or(HookEvent::PreToolUse)
     }
 
     /// Whether the event is about one tool call (a handler's `if` rule applies).
@@ -103,5 +113,8 @@ mod tests {
         }
         assert_eq!(HookEvent::parse("PreToolUsee"), None);
         assert_eq!(HookEvent::parse("pretooluse"), None);
+        assert_eq!(HookEvent::nearest("PreToolUsee"), HookEvent::PreToolUse);
+        assert_eq!(HookEvent::nearest("subagentstop"), HookEvent::SubagentStop);
+        assert_eq!(HookEvent::nearest("PostCompcat"), HookEvent::PostCompact);
     }
 }

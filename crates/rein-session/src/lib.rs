@@ -30,6 +30,7 @@ pub mod provider;
 pub mod rules;
 pub mod sandbox;
 mod setup;
+pub mod trust;
 
 pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;

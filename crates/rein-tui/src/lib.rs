@@ -22,6 +22,7 @@ mod status_line;
 mod stream;
 mod summary;
 mod term;
+mod trust_dialog;
 mod user_dialog;
 mod view;
 mod worker;
@@ -33,6 +34,7 @@ use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
 pub use mcp_pick::pick_mcp_servers;
+pub use trust_dialog::ask_trust;
 pub use worker::Titler;
 
 /// The questions a [`TuiApprover`] sends, for [`run`].

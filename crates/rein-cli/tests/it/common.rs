@@ -48,6 +48,12 @@ impl Env {
         p
     }
 
+    /// Trust the project folder, as the person would have answered the trust question
+    /// (in `~/.claude.json`, where Claude Code keeps it).
+    pub fn trust(&self) {
+        rein_session::trust::record_trust(&self.home.path().join(".claude.json"), self.dir.path()).unwrap();
+    }
+
     /// `rein` in the project, with a clean environment: no real credentials, HOME isolated.
     pub fn rein(&self) -> Command {
         let mut c = Command::cargo_bin("rein").unwrap();

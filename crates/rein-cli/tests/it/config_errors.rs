@@ -25,6 +25,7 @@ fn an_unknown_hook_event_stops_rein_with_its_file_and_line() {
     assert_eq!(code, Some(1), "{stderr}");
     assert!(stderr.contains(&format!("{}:3", path.display())), "{stderr}");
     assert!(stderr.contains("PreToolUsee") && stderr.contains("unknown hook event"), "{stderr}");
+    assert!(stderr.contains("did you mean PreToolUse?"), "{stderr}");
     assert!(server.requests().is_empty(), "nothing was sent");
 }
 

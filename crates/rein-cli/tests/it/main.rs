@@ -61,4 +61,5 @@ mod tui_pane;
 mod tui_plan;
 mod tui_rewind;
 mod tui_sandbox;
+mod tui_trust;
 mod vertex;

@@ -14,6 +14,7 @@ use crate::common::{Env, serve};
 #[test]
 fn the_session_runs_in_a_pty_and_draws_on_a_vt100_screen() {
     let env = Env::new();
+    env.trust();
     let server = serve(Scenario::new([reply([text("Answer from the pty.")])]));
     let pty = native_pty_system();
     let pair = pty.openpty(PtySize { rows: 30, cols: 100, pixel_width: 0, pixel_height: 0 }).unwrap();

@@ -18,8 +18,14 @@ impl Pane {
         Pane::start_with(env, server, "", args)
     }
 
-    /// With `vars` (`NAME='value' …`) in rein's environment too.
+    /// With `vars` (`NAME='value' …`) in rein's environment too, in a trusted folder.
     pub(crate) fn start_with(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
+        env.trust();
+        Pane::start_untrusted(env, server, vars, args)
+    }
+
+    /// In a folder nobody trusted yet: rein asks first.
+    pub(crate) fn start_untrusted(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let rein = assert_cmd::cargo::cargo_bin("rein");

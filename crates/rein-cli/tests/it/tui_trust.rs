@@ -1,0 +1,79 @@
+//! Workspace trust in a real terminal: in a folder nobody trusted, rein asks before
+//! anything of the folder's runs (its SessionStart hook, its status line); "No, exit" is
+//! the default; "Yes" is recorded in `~/.claude.json` as Claude Code records it, and a
+//! trusted folder is not asked again.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common::{Env, serve};
+use crate::tui_pane::Pane;
+use rein_testkit::{Scenario, reply, text};
+use serde_json::{Value, json};
+
+/// A folder whose hook and status line leave a mark when they run.
+fn folder_that_runs_things() -> Env {
+    let env = Env::new();
+    env.write(
+        ".claude/settings.json",
+        &json!({
+            "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch hook-ran"}]}]},
+            "statusLine": {"type": "command", "command": "touch status-ran; echo status"},
+            "env": {"FROM_THE_FOLDER": "1"}
+        })
+        .to_string(),
+    );
+    env
+}
+
+fn trusted_in_claude_json(env: &Env) -> bool {
+    let Ok(text) = std::fs::read_to_string(env.home.path().join(".claude.json")) else { return false };
+    let config: Value = serde_json::from_str(&text).unwrap();
+    config["projects"][env.cwd().to_string_lossy().as_ref()]["hasTrustDialogAccepted"] == true
+}
+
+#[test]
+fn an_untrusted_folder_is_asked_about_and_no_is_the_default() {
+    let env = folder_that_runs_things();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start_untrusted(&env, &server, "", &[]);
+    let screen = pane.wait_for("No, exit");
+    assert!(screen.contains("Yes, I trust this folder"), "{screen}");
+    assert!(screen.contains(&env.cwd().display().to_string()), "{screen}");
+    assert!(screen.contains("hooks: SessionStart") && screen.contains("status line"), "{screen}");
+    assert!(screen.contains("❯ 2. No, exit"), "the pointer starts on No:\n{screen}");
+    assert!(!env.cwd().join("hook-ran").exists() && !env.cwd().join("status-ran").exists());
+    pane.keys(&["Enter"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !pane.dead() {
+        assert!(std::time::Instant::now() < deadline, "rein did not exit:\n{}", pane.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!env.cwd().join("hook-ran").exists(), "the folder's hook ran before it was trusted");
+    assert!(!env.cwd().join("status-ran").exists(), "the folder's status line ran before it was trusted");
+    assert!(!trusted_in_claude_json(&env));
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn yes_is_recorded_and_a_trusted_folder_is_not_asked_again() {
+    let env = folder_that_runs_things();
+    std::fs::write(env.home.path().join(".claude.json"), r#"{"numStartups": 7}"#).unwrap();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start_untrusted(&env, &server, "", &[]);
+    pane.wait_for("No, exit");
+    pane.keys(&["Up", "Enter"]);
+    pane.wait_for("manual mode on");
+    assert!(trusted_in_claude_json(&env));
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home.path().join(".claude.json")).unwrap()).unwrap();
+    assert_eq!(kept["numStartups"], 7, "the rest of ~/.claude.json is kept");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !env.cwd().join("status-ran").exists() {
+        assert!(std::time::Instant::now() < deadline, "the trusted folder's status line did not run");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    drop(pane);
+    // Trusted now (as Claude Code would have recorded it): no question.
+    let again = Pane::start_untrusted(&env, &server, "", &[]);
+    let screen = again.wait_for("manual mode on");
+    assert!(!screen.contains("No, exit"), "{screen}");
+}
