@@ -130,7 +130,15 @@ impl Tool for AgentTool {
                 Err(e) => tracing::warn!(error = %e, "no subagent transcript"),
             }
         }
-        let outcome = engine.run(Message::user_text(input.prompt), &mut |_| {}).await;
+        let mut task = input.prompt;
+        if let Some(hooks) = &session.gate.hooks {
+            let start =
+                rein_hooks::HookInput::SubagentStart { agent_id: agent_id.clone(), agent_type: agent_type.clone() };
+            for c in hooks.fire_input(&start, |_| true).await.context(false) {
+                task.push_str(&format!("\n\n<subagent-start-hook>\n{c}\n</subagent-start-hook>"));
+            }
+        }
+        let outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
         match outcome.end {
             End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
                 "(the agent finished without a report)".to_string()

@@ -125,6 +125,10 @@ impl Engine {
         let history: Vec<Message> = self.conversation.messages().cloned().collect();
         let mut compacted = compacted_history(&history, &summary);
         if let Some(hooks) = &self.gate.hooks {
+            let done = HookInput::PostCompact { trigger: trigger.to_string(), compact_summary: summary.clone() };
+            hooks.fire_input(&done, |_| true).await;
+        }
+        if let Some(hooks) = &self.gate.hooks {
             let out = hooks.fire_input(&HookInput::SessionStart { source: "compact".into() }, |_| true).await;
             let context = out.context(true);
             if let Some(first) = compacted.first_mut() {

@@ -3,6 +3,7 @@
 //! the model's calls (schema, hooks, permissions), and custom commands expanded with them.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rein_policy::{Access, RuleKind};
 use rein_prompt::commands::CommandDef;
@@ -61,7 +62,17 @@ impl Engine {
             }
         }
         let mut outputs = Vec::new();
+        let skill = def.label.starts_with("skill");
         for cmd in &e.shell {
+            if skill && let Some(hooks) = self.gate.hooks.clone() {
+                let input =
+                    rein_hooks::HookInput::PreSkillShellCommand { skill_name: def.name.clone(), command: cmd.clone() };
+                if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
+                    self.end_command_turn(def);
+                    let output = format!("the PreSkillShellCommand hook `{hook}` blocked it: {reason}");
+                    return Err(CommandAborted { command: def.name.clone(), line: cmd.clone(), output });
+                }
+            }
             let (output, failed) = self.run_shell(cmd).await;
             // As in Claude Code, a shell line that fails or is not permitted stops the command.
             if failed {
@@ -234,6 +245,11 @@ impl Engine {
     /// `/model NAME`: the model for the turns that follow.
     pub fn set_model(&mut self, model: &str) {
         self.config.model = self.config.aliases.resolve(model);
+    }
+
+    /// The session's hooks, if it has any.
+    pub fn hooks(&self) -> Option<Arc<rein_hooks::Hooks>> {
+        self.gate.hooks.clone()
     }
 }
 

@@ -169,6 +169,15 @@ impl Gate {
                 let blocks = self.blocks_in_row.fetch_add(1, Ordering::SeqCst) + 1;
                 if blocks < MAX_BLOCKS_IN_ROW {
                     let j = judgement.as_ref().map(|j| (j.model.clone(), j.reason.clone())).unwrap_or_default();
+                    if let Some(hooks) = &self.hooks {
+                        let denied = HookInput::PermissionDenied {
+                            tool_name: call.name.clone(),
+                            tool_input: call.input.clone(),
+                            tool_use_id: call.id.clone(),
+                            reason: j.1.clone(),
+                        };
+                        hooks.fire_input(&denied, |_| true).await;
+                    }
                     let d = Decision::new(
                         Behavior::Deny,
                         format!(

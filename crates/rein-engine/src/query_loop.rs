@@ -323,10 +323,13 @@ impl Engine {
                 }
             }
             counters.stop_blocks = 0;
-            calls.into_iter().for_each(|call| exec.submit(call, sink));
+            calls.iter().for_each(|call| exec.submit(call.clone(), sink));
             let (reports, interrupted) = exec.finish(&abort, sink).await;
             let recorded = self.record_results(reports, &mut out, sink);
             if let Some(end) = self.stop_after_tools(interrupted, recorded, &out) {
+                return out.end(end);
+            }
+            if let Some(end) = self.after_tool_batch(&calls, sink).await {
                 return out.end(end);
             }
         }

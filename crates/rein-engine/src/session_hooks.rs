@@ -86,6 +86,62 @@ pub async fn stop(
     }
 }
 
+/// StopFailure: an API error ended the turn.
+pub async fn stop_failure(hooks: &Hooks, error: &rein_model::ModelError, last_text: &str) {
+    let kind = match error {
+        rein_model::ModelError::Api { status: Some(429), .. } | rein_model::ModelError::Http { status: 429, .. } => {
+            "rate_limit"
+        }
+        rein_model::ModelError::Api { kind, .. } if kind == "overloaded_error" => "overloaded",
+        rein_model::ModelError::Api { status: Some(401 | 403), .. }
+        | rein_model::ModelError::Http { status: 401 | 403, .. }
+        | rein_model::ModelError::NoCredentials => "authentication_failed",
+        rein_model::ModelError::Api { status: Some(402), .. } => "billing_error",
+        rein_model::ModelError::Api { status: Some(404), .. } => "model_not_found",
+        rein_model::ModelError::Api { status: Some(400 | 413), .. } => "invalid_request",
+        rein_model::ModelError::Api { status: Some(500..), .. }
+        | rein_model::ModelError::Http { status: 500.., .. } => "server_error",
+        _ => "unknown",
+    };
+    let input = HookInput::StopFailure {
+        error: kind.to_string(),
+        error_details: error.to_string(),
+        last_assistant_message: last_text.to_string(),
+    };
+    // Its output is ignored, as in Claude Code.
+    hooks.fire_input(&input, |_| true).await;
+}
+
+/// PostToolBatch: every call of the last response with its result. A block or
+/// `continue: false` ends the turn; context joins the conversation.
+pub async fn post_tool_batch(
+    hooks: &Hooks,
+    calls: &[rein_protocol::ToolUse],
+    results: &Message,
+    sink: &mut (dyn FnMut(EngineEvent) + Send),
+) -> (Option<String>, Vec<String>) {
+    let response = |id: &str| {
+        results.content.iter().find_map(|b| match b {
+            ContentBlock::ToolResult { tool_use_id, content, .. } if tool_use_id == id => {
+                Some(serde_json::to_value(content).unwrap_or_default())
+            }
+            _ => None,
+        })
+    };
+    let tool_calls = calls
+        .iter()
+        .map(|c| {
+            serde_json::json!({"tool_name": c.name, "tool_input": c.input, "tool_use_id": c.id,
+                "tool_response": response(&c.id).unwrap_or_default()})
+        })
+        .collect();
+    let out = hooks.fire_input(&HookInput::PostToolBatch { tool_calls }, |_| true).await;
+    notices(sink, out.notices(HookEvent::PostToolBatch));
+    let halt =
+        out.stop().or_else(|| out.block().map(|(reason, hook)| format!("PostToolBatch hook `{hook}`: {reason}")));
+    (halt, out.context(false))
+}
+
 /// SessionEnd, with why the session ended.
 pub async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
     let out = hooks.fire_input(&HookInput::SessionEnd { reason: reason.to_string() }, |_| true).await;

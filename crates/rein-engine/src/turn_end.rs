@@ -105,6 +105,31 @@ impl Engine {
         session_hooks::stop(hooks, self.subagent.as_ref(), blocks > 0, &message.to_message().text(), sink).await
     }
 
+    /// PostToolBatch hooks once the response's calls are answered: their context joins
+    /// the conversation; a block or `continue: false` ends the turn.
+    pub(crate) async fn after_tool_batch(
+        &mut self,
+        calls: &[rein_protocol::ToolUse],
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Option<End> {
+        let hooks = self.gate.hooks.clone()?;
+        if !hooks.has(rein_hooks::HookEvent::PostToolBatch) {
+            return None;
+        }
+        let results = self.conversation.messages().last().cloned()?;
+        let (halt, context) = session_hooks::post_tool_batch(&hooks, calls, &results, sink).await;
+        if let Some(reason) = halt {
+            return Some(End::Stopped(reason));
+        }
+        if !context.is_empty() {
+            let text = context.iter().map(|c| format!("<post-tool-batch-hook>\n{c}\n</post-tool-batch-hook>"));
+            if let Err(e) = self.push_user(Message::user_text(text.collect::<Vec<_>>().join("\n")), true) {
+                return Some(End::Failed(e));
+            }
+        }
+        None
+    }
+
     /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.
     pub(crate) fn stop_after_tools(&self, interrupted: bool, recorded: Recorded, out: &Outcome) -> Option<End> {
         if interrupted {
@@ -142,6 +167,9 @@ impl Engine {
                 if let Some(p) = partial {
                     out.result_text = p.to_message().text();
                     sink(EngineEvent::Assistant(p));
+                }
+                if let Some(hooks) = self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
+                    session_hooks::stop_failure(hooks, &error, &out.result_text).await;
                 }
                 out.end = End::Failed(EngineError::Model(error));
             }

@@ -71,6 +71,62 @@ pub enum HookInput {
         trigger: String,
         custom_instructions: String,
     },
+    PostCompact {
+        trigger: String,
+        compact_summary: String,
+    },
+    SubagentStart {
+        agent_id: String,
+        agent_type: String,
+    },
+    /// An API error ended the turn; `error` is its kind (`rate_limit`, `overloaded`,
+    /// `authentication_failed`, `invalid_request`, `server_error`, `unknown`, …).
+    StopFailure {
+        error: String,
+        error_details: String,
+        last_assistant_message: String,
+    },
+    /// A slash command (or MCP prompt) the person typed is about to expand.
+    UserPromptExpansion {
+        expansion_type: String,
+        command_name: String,
+        command_args: String,
+        command_source: String,
+        prompt: String,
+    },
+    /// A memory file entered the context (`load_reason`: `session_start`, …).
+    InstructionsLoaded {
+        file_path: String,
+        memory_type: String,
+        load_reason: String,
+    },
+    /// Every call of one model response has its result.
+    PostToolBatch {
+        tool_calls: Vec<Value>,
+    },
+    /// The auto-mode judge refused a call.
+    PermissionDenied {
+        tool_name: String,
+        tool_input: Value,
+        tool_use_id: String,
+        reason: String,
+    },
+    /// The session's model is about to change (`source`: `user`, `sdk`, `command`).
+    PreModelSwitch {
+        current_model: String,
+        requested_model: String,
+        source: String,
+    },
+    PostModelSwitch {
+        previous_model: String,
+        model: String,
+        source: String,
+    },
+    /// A skill's `` !`cmd` `` line is about to run.
+    PreSkillShellCommand {
+        skill_name: String,
+        command: String,
+    },
 }
 
 impl HookInput {
@@ -87,6 +143,16 @@ impl HookInput {
             HookInput::Stop { .. } => HookEvent::Stop,
             HookInput::SubagentStop { .. } => HookEvent::SubagentStop,
             HookInput::PreCompact { .. } => HookEvent::PreCompact,
+            HookInput::PostCompact { .. } => HookEvent::PostCompact,
+            HookInput::SubagentStart { .. } => HookEvent::SubagentStart,
+            HookInput::StopFailure { .. } => HookEvent::StopFailure,
+            HookInput::UserPromptExpansion { .. } => HookEvent::UserPromptExpansion,
+            HookInput::InstructionsLoaded { .. } => HookEvent::InstructionsLoaded,
+            HookInput::PostToolBatch { .. } => HookEvent::PostToolBatch,
+            HookInput::PermissionDenied { .. } => HookEvent::PermissionDenied,
+            HookInput::PreModelSwitch { .. } => HookEvent::PreModelSwitch,
+            HookInput::PostModelSwitch { .. } => HookEvent::PostModelSwitch,
+            HookInput::PreSkillShellCommand { .. } => HookEvent::PreSkillShellCommand,
         }
     }
 
@@ -96,13 +162,23 @@ impl HookInput {
             HookInput::PreToolUse { tool_name, .. }
             | HookInput::PostToolUse { tool_name, .. }
             | HookInput::PostToolUseFailure { tool_name, .. }
-            | HookInput::PermissionRequest { tool_name, .. } => Some(tool_name),
+            | HookInput::PermissionRequest { tool_name, .. }
+            | HookInput::PermissionDenied { tool_name, .. } => Some(tool_name),
             HookInput::Notification { notification_type, .. } => Some(notification_type),
             HookInput::SessionStart { source } => Some(source),
             HookInput::SessionEnd { reason } => Some(reason),
             HookInput::SubagentStop { agent_type, .. } => Some(agent_type),
-            HookInput::PreCompact { trigger, .. } => Some(trigger),
-            HookInput::UserPromptSubmit { .. } | HookInput::Stop { .. } => None,
+            HookInput::PreCompact { trigger, .. } | HookInput::PostCompact { trigger, .. } => Some(trigger),
+            HookInput::SubagentStart { agent_type, .. } => Some(agent_type),
+            HookInput::StopFailure { error, .. } => Some(error),
+            HookInput::UserPromptExpansion { command_name, .. } => Some(command_name),
+            HookInput::InstructionsLoaded { load_reason, .. } => Some(load_reason),
+            HookInput::PreSkillShellCommand { skill_name, .. } => Some(skill_name),
+            HookInput::UserPromptSubmit { .. }
+            | HookInput::Stop { .. }
+            | HookInput::PostToolBatch { .. }
+            | HookInput::PreModelSwitch { .. }
+            | HookInput::PostModelSwitch { .. } => None,
         }
     }
 

@@ -133,8 +133,10 @@ pub async fn run(
             },
         };
         if let Some(m) = control.next_model.take() {
-            session.set_model(&m);
-            control.model = m;
+            match session.set_model(&m, "sdk").await {
+                Ok(()) => control.model = m,
+                Err(why) => tracing::warn!(model = %m, "{why}"),
+            }
         }
         lines.set_turn(&control.model, session.mode());
         session.engine_mut().settle_tools().await;

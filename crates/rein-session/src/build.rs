@@ -37,6 +37,7 @@ pub fn build(
         mcp: setup.mcp.clone(),
         project_dir: setup.cwd.clone(),
         rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
+        memory: setup.memory.clone(),
     };
     Ok(crate::Session::new(engine, live, parts))
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use rein_engine::{Engine, EngineEvent, Outcome, RewindFailed};
+use rein_hooks::HookInput;
 use rein_mcp::Servers;
 use rein_policy::PermissionMode;
 use rein_prompt::commands::CommandDef;
@@ -31,6 +32,8 @@ pub enum PromptError {
     McpPrompt(String),
     #[error(transparent)]
     Command(#[from] rein_engine::CommandAborted),
+    #[error("the UserPromptExpansion hook `{hook}` blocked /{command}: {reason}")]
+    ExpansionBlocked { command: String, hook: String, reason: String },
 }
 
 /// What the session needs besides its engine.
@@ -43,6 +46,9 @@ pub struct Parts {
     pub project_dir: PathBuf,
     /// Where new transcripts go (`/clear` starts one); `None` without persistence.
     pub rein_home: Option<PathBuf>,
+    /// The memory files in the system prompt and their kind (InstructionsLoaded hooks
+    /// hear of them before the first prompt).
+    pub memory: Vec<(PathBuf, &'static str)>,
 }
 
 /// The live session.
@@ -52,11 +58,13 @@ pub struct Session {
     parts: Parts,
     /// `!cmd` lines run since the last prompt, with their output: they join the next.
     shell_context: Vec<String>,
+    /// Whether InstructionsLoaded hooks have heard of the memory files.
+    instructions_announced: bool,
 }
 
 impl Session {
     pub fn new(engine: Engine, live: Arc<Live>, parts: Parts) -> Self {
-        Session { engine, live, parts, shell_context: Vec::new() }
+        Session { engine, live, parts, shell_context: Vec::new(), instructions_announced: false }
     }
 
     pub fn live(&self) -> &Arc<Live> {
@@ -96,7 +104,11 @@ impl Session {
             Input::Blocks(blocks) => (Message::user(blocks), None),
             Input::Text(text) => {
                 let text = self.expand_mcp(text).await?;
+                self.announce_instructions().await;
                 let command = self.command_for(&text).map(|(def, args)| (def.clone(), args.to_string()));
+                if let Some((def, args)) = &command {
+                    self.expansion_hooks(def, args, &text).await?;
+                }
                 let mut text = match &command {
                     Some((def, args)) => {
                         let dir = self.parts.project_dir.clone();
@@ -170,9 +182,69 @@ impl Session {
         id
     }
 
-    /// The model for the turns that follow.
-    pub fn set_model(&mut self, model: &str) {
+    /// The model for the turns that follow (`source`: `user`, `sdk`): PreModelSwitch
+    /// hooks may refuse it (the reason is returned); PostModelSwitch hooks hear of it.
+    pub async fn set_model(&mut self, model: &str, source: &str) -> Result<(), String> {
+        let current = self.engine.model().to_string();
+        let hooks = self.engine.hooks();
+        if let Some(hooks) = &hooks {
+            let input = HookInput::PreModelSwitch {
+                current_model: current.clone(),
+                requested_model: model.to_string(),
+                source: source.to_string(),
+            };
+            if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
+                return Err(format!("the PreModelSwitch hook `{hook}` refused it: {reason}"));
+            }
+        }
         self.engine.set_model(model);
+        if let Some(hooks) = &hooks {
+            let input = HookInput::PostModelSwitch {
+                previous_model: current,
+                model: self.engine.model().to_string(),
+                source: source.to_string(),
+            };
+            hooks.fire_input(&input, |_| true).await;
+        }
+        Ok(())
+    }
+
+    /// InstructionsLoaded, once, for the memory files of the system prompt.
+    async fn announce_instructions(&mut self) {
+        if std::mem::replace(&mut self.instructions_announced, true) {
+            return;
+        }
+        let Some(hooks) = self.engine.hooks() else { return };
+        for (path, kind) in &self.parts.memory {
+            let memory_type = match *kind {
+                "managed" => "Managed",
+                "user" => "User",
+                "local" => "Local",
+                _ => "Project",
+            };
+            let input = HookInput::InstructionsLoaded {
+                file_path: path.display().to_string(),
+                memory_type: memory_type.to_string(),
+                load_reason: "session_start".to_string(),
+            };
+            hooks.fire_input(&input, |_| true).await;
+        }
+    }
+
+    /// UserPromptExpansion before a command the person typed expands: a block stops it.
+    async fn expansion_hooks(&self, def: &CommandDef, args: &str, text: &str) -> Result<(), PromptError> {
+        let Some(hooks) = self.engine.hooks() else { return Ok(()) };
+        let input = HookInput::UserPromptExpansion {
+            expansion_type: "slash_command".into(),
+            command_name: def.name.clone(),
+            command_args: args.to_string(),
+            command_source: def.label.clone(),
+            prompt: text.to_string(),
+        };
+        match hooks.fire_input(&input, |_| true).await.block() {
+            Some((reason, hook)) => Err(PromptError::ExpansionBlocked { command: def.name.clone(), hook, reason }),
+            None => Ok(()),
+        }
     }
 
     /// The permission mode from now on (`source` names who changed it).

@@ -200,10 +200,10 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
                 None => vec![format!("Could not go back: {e}")],
             },
         },
-        ToEngine::Model(name) => {
-            session.set_model(&name);
-            vec![format!("The model is now {name}")]
-        }
+        ToEngine::Model(name) => match session.set_model(&name, "user").await {
+            Ok(()) => vec![format!("The model is now {name}")],
+            Err(why) => vec![format!("The model stays {}: {why}", session.engine().model())],
+        },
         ToEngine::Prompt(_) | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }
 }

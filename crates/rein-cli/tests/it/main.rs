@@ -20,6 +20,7 @@ mod demo;
 mod executor;
 mod failures;
 mod headless;
+mod hook_events;
 mod hook_handlers;
 mod hooks;
 mod live_facts;
