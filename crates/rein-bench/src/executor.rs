@@ -46,6 +46,7 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
         auth: Auth::ApiKey("k".into()),
         beta: None,
         key_helper: None,
+        custom_headers: Vec::new(),
     })?;
     let config = EngineConfig {
         model: "m".into(),

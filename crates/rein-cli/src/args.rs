@@ -208,6 +208,10 @@ pub enum Command {
     Sessions,
     /// List the environment variables rein reads, with their defaults.
     Env,
+    /// What rein makes of the configuration here: the folder's trust, settings keys it
+    /// does not support, hooks it never raises, definitions it skipped, MCP servers'
+    /// state, the sandbox tier — each with its file and line. Runs nothing of the folder's.
+    Doctor,
     /// Go back to before a prompt of a session (the latest here, or -r ID): without a
     /// target, list the prompts; with one (its number or message uuid), restore the
     /// files rein's file tools changed since and the conversation.

@@ -245,6 +245,7 @@ async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> any
         status_line: None,
         info: rein_tui::Info::default(),
         rein_home: setup.env.rein_home.clone(),
+        respect_gitignore: true,
     })
     .await?;
     Ok(ExitCode::SUCCESS)

@@ -51,6 +51,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             status_line: setup.status_line.clone(),
             info: info(&setup),
             rein_home: setup.env.rein_home.clone(),
+            respect_gitignore: setup.prefs.respect_gitignore,
         })
         .await;
         crate::messages::terminal_owned(false);

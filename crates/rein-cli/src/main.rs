@@ -80,6 +80,16 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             print!("{}", env::table());
             return Ok(ExitCode::SUCCESS);
         }
+        Some(Command::Doctor) => {
+            for section in rein_session::doctor::report(&args.options())? {
+                println!("{}", section.title);
+                for line in &section.lines {
+                    println!("  {line}");
+                }
+                println!();
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
         Some(Command::Permissions { action }) => {
             permissions::run(&args, action)?;
             return Ok(ExitCode::SUCCESS);

@@ -42,6 +42,17 @@ pub struct AnthropicConfig {
     pub beta: Option<String>,
     /// `apiKeyHelper`: a shell command that prints the API key (run again after a 401).
     pub key_helper: Option<String>,
+    /// `ANTHROPIC_CUSTOM_HEADERS`: one `Name: value` per line, sent with every request.
+    pub custom_headers: Vec<(String, String)>,
+}
+
+/// `Name: value` lines (blank and malformed lines left out).
+pub fn custom_headers(text: &str) -> Vec<(String, String)> {
+    text.lines()
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .filter(|(n, _)| !n.is_empty() && !n.contains(char::is_whitespace))
+        .collect()
 }
 
 impl AnthropicConfig {
@@ -70,6 +81,7 @@ impl AnthropicConfig {
             auth,
             beta: nonempty("ANTHROPIC_BETAS"),
             key_helper: key_helper.filter(|_| helper_in_use).map(str::to_string),
+            custom_headers: nonempty("ANTHROPIC_CUSTOM_HEADERS").map(|t| custom_headers(&t)).unwrap_or_default(),
         })
     }
 
@@ -117,6 +129,16 @@ impl AnthropicClient {
         headers.insert("anthropic-version", HeaderValue::from_static(ANTHROPIC_VERSION));
         if let Some(beta) = &config.beta {
             headers.insert("anthropic-beta", header(beta)?);
+        }
+        // The user's own headers; the credentials and the API version stay rein's.
+        for (name, value) in &config.custom_headers {
+            let protected = ["x-api-key", "authorization", "anthropic-version"];
+            if protected.contains(&name.to_ascii_lowercase().as_str()) {
+                continue;
+            }
+            let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| ModelError::Request(format!("ANTHROPIC_CUSTOM_HEADERS: `{name}` is not a header name")))?;
+            headers.insert(name, header(value)?);
         }
         let http = crate::http::client(&endpoint)?;
         Ok(AnthropicClient {

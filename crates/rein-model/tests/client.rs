@@ -15,6 +15,7 @@ fn client(url: &str, auth: Auth) -> AnthropicClient {
         auth,
         beta: Some("b1,b2".into()),
         key_helper: None,
+        custom_headers: vec![("x-team".into(), "core".into()), ("x-api-key".into(), "stolen".into())],
     })
     .unwrap()
 }
@@ -76,6 +77,7 @@ async fn streams_a_full_response_and_sends_the_right_headers() {
     assert_eq!(req.headers["x-api-key"], "sk-test");
     assert_eq!(req.headers["anthropic-version"], "2023-06-01");
     assert_eq!(req.headers["anthropic-beta"], "b1,b2");
+    assert_eq!(req.headers["x-team"], "core", "ANTHROPIC_CUSTOM_HEADERS are sent");
     assert_eq!(req.body["stream"], json!(true));
     assert_eq!(req.body["model"], json!("claude-test"));
 }

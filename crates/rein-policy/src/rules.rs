@@ -249,6 +249,12 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
     let home = inputs.home.as_deref();
     let at = Anchors { cwd: &inputs.cwd, home };
     let (mut deny, mut ask, mut allow) = (Vec::new(), Vec::new(), Vec::new());
+    // `allowManagedPermissionRulesOnly` in managed settings: only managed rules allow
+    // (the other scopes' and the flags' deny and ask rules still tighten).
+    let managed_only = inputs.settings.files.iter().any(|f| {
+        f.scope == rein_settings::Scope::Managed
+            && f.get("/allowManagedPermissionRulesOnly").and_then(|v| v.as_bool()) == Some(true)
+    });
     for (kind, key, list) in [
         (ListKind::Deny, "/permissions/deny", &mut deny),
         (ListKind::Ask, "/permissions/ask", &mut ask),
@@ -258,6 +264,9 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
             return Err(RuleError { origin, rule: item.to_string(), reason: "a rule must be a string".into() });
         }
         for (text, file) in inputs.settings.strings(key) {
+            if managed_only && kind == ListKind::Allow && file.scope != rein_settings::Scope::Managed {
+                continue;
+            }
             list.push(Rule::parse(&text, kind, &origin_of(file, &text), &at, &file.anchor, &inputs.tools)?);
         }
     }
@@ -266,6 +275,9 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         (ListKind::Allow, "--allowedTools", &inputs.allowed_tools),
     ] {
         for text in split_tool_list(values) {
+            if managed_only && kind == ListKind::Allow {
+                continue;
+            }
             let rule = Rule::parse(&text, kind, flag, &at, &inputs.cwd, &inputs.tools)?;
             if kind == ListKind::Deny { deny.push(rule) } else { allow.push(rule) }
         }

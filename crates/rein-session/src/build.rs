@@ -68,7 +68,16 @@ fn engine(
         idle_timeout: Duration::from_millis(env.stream_idle_timeout_ms.unwrap_or(90_000)),
         fallback_model: setup.fallback_model.clone(),
         max_budget_usd: setup.max_budget_usd,
-        context: ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0)),
+        context: {
+            let mut limits =
+                ContextLimits::for_model(&setup.model, env.context_window, env.autocompact_pct.map(|p| p / 100.0));
+            // `autoCompactEnabled: false` / `DISABLE_AUTO_COMPACT`: only `/compact` (and a
+            // prompt too long for the window) summarises.
+            if !setup.prefs.auto_compact {
+                limits.autocompact_at = u64::MAX;
+            }
+            limits
+        },
         system: setup.system.clone(),
         cache: env.prompt_cache,
         thinking: setup.thinking.clone(),

@@ -33,6 +33,27 @@ pub const VARS: &[Var] = &[
     Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-5", doc: "what `sonnet` means" },
     Var { name: "ANTHROPIC_DEFAULT_HAIKU_MODEL", default: "claude-haiku-4-5", doc: "what `haiku` means" },
     Var {
+        name: "DISABLE_AUTO_COMPACT",
+        default: "",
+        doc: "`1` turns automatic compaction off (`/compact` still works)",
+    },
+    Var {
+        name: "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE",
+        default: "83",
+        doc: "the share of the context window (percent) at which the conversation is summarised",
+    },
+    Var {
+        name: "BASH_DEFAULT_TIMEOUT_MS",
+        default: "120000",
+        doc: "a Bash command's timeout when the call gives none",
+    },
+    Var { name: "BASH_MAX_TIMEOUT_MS", default: "600000", doc: "the longest timeout a Bash call may ask for" },
+    Var {
+        name: "ANTHROPIC_CUSTOM_HEADERS",
+        default: "",
+        doc: "extra headers on every model request, one `Name: value` per line",
+    },
+    Var {
         name: "CLAUDE_CODE_SUBAGENT_MODEL",
         default: "",
         doc: "the model of every subagent (before the call's and the definition's `model`)",
@@ -229,6 +250,10 @@ pub struct Env {
     pub judge_timeout_ms: Option<u64>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL`.
     pub subagent_model: Option<String>,
+    /// `DISABLE_AUTO_COMPACT`.
+    pub disable_auto_compact: bool,
+    /// `BASH_DEFAULT_TIMEOUT_MS` and `BASH_MAX_TIMEOUT_MS`.
+    pub bash_timeouts: (Option<u64>, Option<u64>),
     /// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`: what the aliases mean.
     pub aliases: rein_model::Aliases,
 }
@@ -269,7 +294,7 @@ impl Env {
             retry_base_ms: number("REIN_RETRY_BASE_MS"),
             stream_idle_timeout_ms: number("REIN_STREAM_IDLE_TIMEOUT_MS"),
             context_window: number("REIN_CONTEXT_WINDOW"),
-            autocompact_pct: number("REIN_AUTOCOMPACT_PCT"),
+            autocompact_pct: number("REIN_AUTOCOMPACT_PCT").or_else(|| number("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")),
             prompt_cache: match (flag("DISABLE_PROMPT_CACHING"), flag("ENABLE_PROMPT_CACHING_1H")) {
                 (true, _) => None,
                 (false, true) => Some(rein_model::CacheTtl::OneHour),
@@ -282,6 +307,8 @@ impl Env {
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
             subagent_model: text("CLAUDE_CODE_SUBAGENT_MODEL"),
+            disable_auto_compact: flag("DISABLE_AUTO_COMPACT"),
+            bash_timeouts: (number("BASH_DEFAULT_TIMEOUT_MS"), number("BASH_MAX_TIMEOUT_MS")),
             aliases: rein_model::Aliases::from_vars(text),
             home,
         }

@@ -18,6 +18,7 @@
 
 pub mod build;
 pub mod definitions;
+pub mod doctor;
 mod drive;
 pub mod env;
 mod error;
@@ -25,10 +26,12 @@ mod live;
 pub mod mcp;
 pub mod messages;
 mod options;
+pub mod preferences;
 pub mod prompt_tool;
 pub mod provider;
 pub mod rules;
 pub mod sandbox;
+pub mod settings_keys;
 mod setup;
 pub mod trust;
 

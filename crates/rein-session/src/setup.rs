@@ -80,6 +80,8 @@ pub struct Setup {
     /// Messages for the person, collected while the session was put together (the
     /// frontend prints them, each after `rein: `).
     pub notices: Vec<String>,
+    /// Compaction, attribution, the `@` picker, the output style.
+    pub prefs: crate::preferences::Preferences,
 }
 
 /// The built-in tools and the engine's own (Agent, ExitPlanMode, AskUserQuestion,
@@ -103,25 +105,23 @@ impl Setup {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
-        let (registry, kinds) = builtin_tools()?;
+        let kinds = builtin_tools()?.1;
         let home = opts.env().home;
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
+        // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
+        let mut notices = crate::env::apply_settings_env(&settings);
+        crate::env::apply_betas(&opts.betas);
+        let (default_ms, max_ms) = opts.env().bash_timeouts;
+        rein_tools::set_bash_timeouts(default_ms, max_ms);
         let sandbox_config = crate::sandbox::config(opts, &settings, &cwd, home.as_deref());
         let auto_allow = sandbox_config.auto_allow_bash;
-        let mut notices = Vec::new();
         let sandbox = crate::sandbox::setup(sandbox_config, &policy, opts.env().sandbox_tier, &mut notices)?;
-        let registry = match &sandbox {
-            Some(s) => {
-                policy.sandbox_auto_allow = auto_allow && s.is_active();
-                let mut sandboxed = Registry::new();
-                register_builtins_sandboxed(&mut sandboxed, Some(s.clone()))?;
-                rein_engine::register_engine_tools(&mut sandboxed, Default::default())?;
-                sandboxed
-            }
-            None => registry,
-        };
-        notices.extend(crate::env::apply_settings_env(&settings));
-        crate::env::apply_betas(&opts.betas);
+        if let Some(s) = &sandbox {
+            policy.sandbox_auto_allow = auto_allow && s.is_active();
+        }
+        let mut registry = Registry::new();
+        register_builtins_sandboxed(&mut registry, sandbox.clone())?;
+        rein_engine::register_engine_tools(&mut registry, Default::default())?;
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
         let hooks = HookConfig::from_settings(&settings)?;
@@ -145,6 +145,14 @@ impl Setup {
             None => None,
         };
         let mut setup = Setup::new(cwd, opts, model, policy, registry)?;
+        setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
+        setup.append_preferences();
+        if setup.fallback_model.is_none() {
+            setup.fallback_model = settings
+                .scalar("/fallbackModel")
+                .and_then(|(v, _)| v.as_str())
+                .map(|m| resolve_model(&setup.env, Some(m), None));
+        }
         notices.extend(setup.skipped.iter().map(|s| s.to_string()));
         setup.notices = notices;
         if structured_output.is_some() {
@@ -253,6 +261,13 @@ impl Setup {
             required_tool: None,
             structured_output: None,
             notices: Vec::new(),
+            prefs: crate::preferences::Preferences {
+                auto_compact: true,
+                commit_attribution: None,
+                pr_attribution: None,
+                respect_gitignore: true,
+                output_style: "default".into(),
+            },
             thinking: rein_model::ThinkingChoice {
                 mode: opts.thinking,
                 max_thinking_tokens: opts.max_thinking_tokens.or(max_thinking_tokens),
@@ -324,6 +339,14 @@ impl Setup {
         self.system = system;
         self.memory = memory;
         self.prompt_parts = (replace, append);
+        self.append_preferences();
+    }
+
+    /// What the preferences add to the system prompt (attribution).
+    fn append_preferences(&mut self) {
+        if let Some(text) = self.prefs.attribution_prompt() {
+            self.system = self.system.with_session_appended(&format!("\n\n{text}"));
+        }
     }
 
     /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):

@@ -97,6 +97,8 @@ pub struct App {
     pub search: Option<(String, Option<usize>)>,
     /// The project's files, for `@` mentions (walked on first use).
     pub(crate) files: Option<Vec<String>>,
+    /// The `@` picker leaves out what `.gitignore` ignores (`respectGitignore`).
+    pub respect_gitignore: bool,
     /// A desktop notification to send at the next draw (OSC 9), when a long turn ends.
     pub notify: Option<String>,
     /// Clear the screen and draw again (Ctrl+L).
@@ -151,6 +153,7 @@ impl App {
             history: None,
             search: None,
             files: None,
+            respect_gitignore: true,
             status_line: None,
             notify: None,
             redraw: false,
@@ -308,7 +311,8 @@ impl App {
     pub fn mention_candidates(&mut self) -> Vec<String> {
         let Some((_, query)) = crate::mentions::current(self.composer.text()) else { return Vec::new() };
         let root = self.cwd.clone();
-        let files = self.files.get_or_insert_with(|| crate::mentions::project_files(&root));
+        let respect = self.respect_gitignore;
+        let files = self.files.get_or_insert_with(|| crate::mentions::project_files(&root, respect));
         crate::mentions::matches(files, &query).into_iter().map(str::to_string).collect()
     }
 

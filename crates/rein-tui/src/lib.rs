@@ -83,6 +83,8 @@ pub struct Options {
     pub info: Info,
     /// rein's home (`~/.rein`): prompt history is kept there.
     pub rein_home: PathBuf,
+    /// The `respectGitignore` setting: the `@` picker follows `.gitignore`.
+    pub respect_gitignore: bool,
 }
 
 /// Run the interactive session until the person exits.
@@ -102,6 +104,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     app.replay(&history);
     app.status_line = options.status_line.map(status_line::StatusLine::new);
     app.info = options.info;
+    app.respect_gitignore = options.respect_gitignore;
     let history = history::History::new(&options.rein_home, &app.cwd);
     app.composer.set_history(history.load());
     app.history = Some(history);

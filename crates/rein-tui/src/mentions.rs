@@ -8,12 +8,16 @@ const MAX_FILES: usize = 20_000;
 /// Candidates shown.
 pub const SHOWN: usize = 5;
 
-/// The project's files, relative to `root`.
-pub fn project_files(root: &Path) -> Vec<String> {
+/// The project's files, relative to `root`; with `respect_gitignore` (the
+/// `respectGitignore` setting, on by default) what git ignores is left out.
+pub fn project_files(root: &Path, respect_gitignore: bool) -> Vec<String> {
     let mut out = Vec::new();
-    for entry in
-        ignore::WalkBuilder::new(root).hidden(false).filter_entry(|e| e.file_name() != ".git").build().flatten()
-    {
+    let mut walk = ignore::WalkBuilder::new(root);
+    walk.hidden(false).filter_entry(|e| e.file_name() != ".git");
+    if !respect_gitignore {
+        walk.git_ignore(false).git_global(false).git_exclude(false);
+    }
+    for entry in walk.build().flatten() {
         if entry.file_type().is_some_and(|t| t.is_file())
             && let Ok(rel) = entry.path().strip_prefix(root)
         {

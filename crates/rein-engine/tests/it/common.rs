@@ -76,6 +76,7 @@ pub fn client(url: &str) -> AnthropicClient {
         auth: Auth::ApiKey("test".into()),
         beta: None,
         key_helper: None,
+        custom_headers: Vec::new(),
     })
     .unwrap()
 }

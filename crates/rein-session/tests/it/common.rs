@@ -56,6 +56,7 @@ impl Project {
                 auth: Auth::ApiKey("test".into()),
                 beta: None,
                 key_helper: None,
+                custom_headers: Vec::new(),
             })
             .unwrap(),
         );

@@ -12,6 +12,26 @@ use crate::{Confinement, Effects, RuleKind, ShellCommand, Tool, ToolContext, Too
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
+
+/// `BASH_DEFAULT_TIMEOUT_MS` / `BASH_MAX_TIMEOUT_MS`, as the session set them (0: the
+/// built-in value).
+static TIMEOUTS: [std::sync::atomic::AtomicU64; 2] =
+    [std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0)];
+
+/// Set the Bash tool's default and longest timeouts (milliseconds) for this process.
+pub fn set_bash_timeouts(default_ms: Option<u64>, max_ms: Option<u64>) {
+    use std::sync::atomic::Ordering::Relaxed;
+    TIMEOUTS[0].store(default_ms.unwrap_or(0), Relaxed);
+    TIMEOUTS[1].store(max_ms.unwrap_or(0), Relaxed);
+}
+
+/// The default and longest timeouts in force (the default never above the longest).
+fn timeouts() -> (u64, u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let pick = |i: usize, builtin: u64| Some(TIMEOUTS[i].load(Relaxed)).filter(|v| *v > 0).unwrap_or(builtin);
+    let max = pick(1, MAX_TIMEOUT_MS);
+    (pick(0, DEFAULT_TIMEOUT_MS).min(max), max)
+}
 pub(crate) const MAX_OUTPUT_CHARS: usize = 30_000;
 
 pub struct Bash {
@@ -101,8 +121,8 @@ impl Tool for Bash {
              {MAX_OUTPUT_CHARS} characters is cut in the middle. Timeout {}s (max {}s), then the command and all it \
              started are killed. Use run_in_background for servers and watchers (then BashOutput, KillShell). \
              Prefer Read, Glob and Grep to cat, find and grep.",
-            DEFAULT_TIMEOUT_MS / 1000,
-            MAX_TIMEOUT_MS / 1000
+            timeouts().0 / 1000,
+            timeouts().1 / 1000
         ) + &self.sandbox_note()
     }
 
@@ -155,7 +175,8 @@ impl Tool for Bash {
                  KillShell."
             )));
         }
-        let timeout = Duration::from_millis(input.timeout.unwrap_or(DEFAULT_TIMEOUT_MS).clamp(1, MAX_TIMEOUT_MS));
+        let (default_ms, max_ms) = timeouts();
+        let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
         let (output, ending) = self
             .shell
             .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined)

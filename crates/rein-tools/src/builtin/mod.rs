@@ -18,7 +18,7 @@ mod walk;
 mod web_fetch;
 mod write;
 
-pub use bash::Bash;
+pub use bash::{Bash, set_bash_timeouts};
 pub use bash_jobs::{BashOutput, KillShell};
 pub use edit::{Edit, MultiEdit};
 pub use glob::Glob;

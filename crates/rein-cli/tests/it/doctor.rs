@@ -1,0 +1,52 @@
+//! `rein doctor` through the binary: every finding with its file and line, and nothing
+//! of the folder's runs while it reads.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common::Env;
+use serde_json::json;
+
+#[test]
+fn doctor_names_every_finding_with_its_file_and_line() {
+    let env = Env::new();
+    let settings = env.write(
+        ".claude/settings.json",
+        &serde_json::to_string_pretty(&json!({
+            "model": "sonnet",
+            "spinnerVerbs": ["Pondering"],
+            "permissions": {"allow": ["Read"], "someFutureKey": true},
+            "hooks": {
+                "SessionStart": [{"hooks": [{"type": "command", "command": "touch ran"}]}],
+                "FileChanged": [{"matcher": "x", "hooks": [{"type": "command", "command": "touch ran"}]}]
+            }
+        }))
+        .unwrap(),
+    );
+    let readme = env.write(".claude/agents/README.md", "# agents\n");
+    env.write(".claude/agents/ok.md", "---\nname: ok\ndescription: fine\n---\nOk.");
+    env.write(".mcp.json", &json!({"mcpServers": {"db": {"command": "touch", "args": ["mcp-ran"]}}}).to_string());
+    let out = env.rein().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let file = settings.display();
+    let written = std::fs::read_to_string(&settings).unwrap();
+    let line = |key: &str| written.lines().position(|l| l.contains(&format!("\"{key}\""))).unwrap() + 1;
+    for expected in [
+        "not trusted yet".to_string(),
+        format!("{file}:{}: `spinnerVerbs`", line("spinnerVerbs")) + " is not supported by rein",
+        format!("{file}:{}: `permissions.someFutureKey`", line("someFutureKey")) + " is not supported by rein",
+        format!("{file}:{}: FileChanged hooks", line("FileChanged"))
+            + " are accepted, but rein never raises FileChanged",
+        format!("{}:1: skipped: no front matter", readme.display()),
+        "ok (".to_string(),
+        "Explore (".to_string(),
+        "db (project): waits for approval".to_string(),
+        "Sandbox".to_string(),
+    ] {
+        assert!(text.contains(&expected), "{expected:?} missing from:\n{text}");
+    }
+    assert!(!text.contains("`model`"), "model is supported:\n{text}");
+    assert!(!env.cwd().join("ran").exists() && !env.cwd().join("mcp-ran").exists(), "doctor ran the folder's code");
+    env.trust();
+    let out = env.rein().arg("doctor").output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("trusted (in "));
+}

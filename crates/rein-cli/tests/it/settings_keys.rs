@@ -1,0 +1,114 @@
+//! Settings and variables Claude Code users set, through the real binary: each one's
+//! effect on what rein sends or does.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common::{Env, serve, tool_result};
+use rein_testkit::{Scenario, Step, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+#[test]
+fn custom_headers_and_the_fallback_model_setting() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"fallbackModel": "haiku"}).to_string());
+    let overloaded = || Step::api_error(529, "overloaded_error", "Overloaded");
+    let server =
+        serve(Scenario::new([overloaded(), overloaded(), overloaded(), reply([text("from the fallback")]).into()]));
+    env.rein_at(&server)
+        .env("ANTHROPIC_CUSTOM_HEADERS", "X-Team: core\nX-Trace-Id: abc 123\nx-api-key: stolen")
+        .args(["-p", "x", "--model", "opus"])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    assert_eq!(reqs[0].headers["x-team"], "core");
+    assert_eq!(reqs[0].headers["x-trace-id"], "abc 123");
+    assert_eq!(reqs[0].headers["x-api-key"], "sk-test", "the credentials stay rein's");
+    assert_eq!(reqs[3].body["model"], "claude-haiku-4-5", "fallbackModel from the settings");
+}
+
+#[test]
+fn attribution_goes_into_the_prompt_unless_turned_off() {
+    let env = Env::new();
+    let line = "Co-Authored-By: rein <rein@example.com>";
+    env.write(".claude/settings.json", &json!({"attribution": {"commit": line, "pr": "Made with rein"}}).to_string());
+    let server = serve(Scenario::new([reply([text("a")]), reply([text("b")])]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    let system = server.requests()[0].system_text();
+    assert!(system.contains(line) && system.contains("Made with rein"), "{system}");
+    env.write(".claude/settings.local.json", &json!({"includeCoAuthoredBy": false}).to_string());
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    assert!(!server.requests()[1].system_text().contains(line));
+}
+
+#[test]
+fn bash_timeouts_come_from_the_environment() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("s", "Bash", json!({"command": "sleep 5; echo late"}))]),
+        reply([text("done")]),
+    ]));
+    let started = std::time::Instant::now();
+    env.rein_at(&server)
+        .env("BASH_DEFAULT_TIMEOUT_MS", "300")
+        .args(["-p", "x", "--allowedTools", "Bash(sleep *)"])
+        .assert()
+        .success();
+    assert!(started.elapsed() < std::time::Duration::from_secs(4), "the 300 ms default held");
+    let reqs = server.requests();
+    assert!(reqs[0].body["tools"].to_string().contains("Timeout 0s"), "the description says the timeout");
+    let (result, is_error) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "s");
+    assert!(is_error && !result.contains("late"), "{result}");
+}
+
+#[test]
+fn auto_compaction_can_be_turned_off() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"autoCompactEnabled": false}).to_string());
+    let turn = |i: usize| reply([call(&format!("t{i}"), "Bash", json!({"command": "seq 1 2500"}))]);
+    let mut steps: Vec<Step> = (0..4).map(|i| Step::from(turn(i))).collect();
+    steps.push(reply([text("finished")]).into());
+    let server = serve(Scenario::new(steps).with_summary("SUMMARY"));
+    env.rein_at(&server)
+        .env("REIN_CONTEXT_WINDOW", "40000")
+        .env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "20")
+        .args(["-p", "list", "--allowedTools", "Bash(seq *)"])
+        .assert()
+        .success();
+    let summaries =
+        server.requests().iter().filter(|r| r.body["tools"].as_array().is_none_or(|t| t.is_empty())).count();
+    assert_eq!(summaries, 0, "no summary request with autoCompactEnabled: false");
+    // On (the default), the same session compacts at 20 % of the window.
+    std::fs::remove_file(env.cwd().join(".claude/settings.json")).unwrap();
+    let mut steps: Vec<Step> = (0..4).map(|i| Step::from(turn(i))).collect();
+    steps.push(reply([text("finished")]).into());
+    let server = serve(Scenario::new(steps).with_summary("SUMMARY"));
+    env.rein_at(&server)
+        .env("REIN_CONTEXT_WINDOW", "40000")
+        .env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "20")
+        .args(["-p", "list", "--allowedTools", "Bash(seq *)"])
+        .assert()
+        .success();
+    let summaries =
+        server.requests().iter().filter(|r| r.body["tools"].as_array().is_none_or(|t| t.is_empty())).count();
+    assert!(summaries > 0, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts early");
+}
+
+#[test]
+fn managed_settings_may_allow_only_their_own_rules() {
+    let env = Env::new();
+    let managed = tempfile::tempdir().unwrap();
+    std::fs::write(managed.path().join("managed-settings.json"), r#"{"allowManagedPermissionRulesOnly": true}"#)
+        .unwrap();
+    env.write(".claude/settings.json", &json!({"permissions": {"allow": ["Bash(touch *)"]}}).to_string());
+    let server =
+        serve(Scenario::new([reply([call("t", "Bash", json!({"command": "touch made"}))]), reply([text("ok")])]));
+    env.rein_at(&server)
+        .env("REIN_MANAGED_SETTINGS_DIR", managed.path())
+        .args(["-p", "x", "--allowedTools", "Bash(touch *)"])
+        .assert()
+        .success();
+    assert!(!env.cwd().join("made").exists(), "the project's and the flag's allow rules do not count");
+    let server =
+        serve(Scenario::new([reply([call("t", "Bash", json!({"command": "touch made"}))]), reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "x"]).assert().success();
+    assert!(env.cwd().join("made").exists(), "without the managed key the project's rule allows");
+}
