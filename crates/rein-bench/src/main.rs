@@ -6,6 +6,7 @@
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
 
+mod definitions;
 mod executor;
 mod hooks;
 mod judge;
@@ -127,6 +128,14 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the large-configuration row: `--definitions PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--definitions") {
+        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --definitions PATH/TO/rein")?)?;
+        for (name, value, target) in definitions::rows(&bin)? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the permission-decision row (quick, for working on the policy).
     if args.get(1).map(String::as_str) == Some("--policy") {
         for (name, value, target) in policy::rows()? {
@@ -243,6 +252,7 @@ fn main() -> anyhow::Result<()> {
     }
     firsts.sort();
     rows.push(("start → first request (median of 20)".into(), ms(percentile(&firsts, 0.5)), "< 20 ms".into()));
+    rows.extend(definitions::rows(&bin)?);
 
     // 3. long sessions
     let tool = std::env::var("REIN_BENCH_TOOL").unwrap_or_else(|_| "Glob".into());

@@ -78,14 +78,18 @@ fn trusted(args: &Args) -> anyhow::Result<bool> {
         Some(dir) => dir.clone(),
         None => std::env::current_dir()?,
     };
-    if rein_session::trust::is_trusted(&file, &cwd) {
+    let home = env.home.as_deref();
+    if rein_session::trust::is_trusted(&file, &cwd, home) {
         return Ok(true);
     }
-    let configures = rein_session::trust::what_it_configures(&cwd);
+    let configures = rein_session::trust::what_it_configures(&cwd, home);
     if !rein_tui::ask_trust(&cwd, &configures)? {
         return Ok(false);
     }
-    rein_session::trust::record_trust(&file, &cwd)?;
+    // The home folder is trusted for this session only (as Claude Code does).
+    if rein_session::trust::is_recorded(&cwd, home) {
+        rein_session::trust::record_trust(&file, &cwd)?;
+    }
     Ok(true)
 }
 

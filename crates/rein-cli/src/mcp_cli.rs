@@ -25,6 +25,33 @@ fn store(args: &Args) -> anyhow::Result<(Store, rein_mcp::Locations)> {
     Ok((Store { project: cwd, claude_json }, loc))
 }
 
+/// Why a server is not started to check it: a project's server in a folder nobody
+/// trusted, or one nobody approved, or one the managed policy forbids.
+fn held_back(
+    args: &Args,
+    cwd: &std::path::Path,
+    claude_json: &std::path::Path,
+) -> anyhow::Result<impl Fn(&rein_mcp::ServerConfig) -> Option<String>> {
+    let home = crate::env::Env::read().home;
+    let (_, kinds) = crate::session::builtin_tools()?;
+    let (settings, _) = rein_session::rules::load(&args.options(), cwd, home.as_deref(), kinds)?;
+    let policy = rein_mcp::policy::ServerPolicy::from_settings(&settings, true);
+    let trusted = rein_session::trust::is_trusted(claude_json, cwd, home.as_deref());
+    Ok(move |s: &rein_mcp::ServerConfig| {
+        let project = s.source == rein_mcp::config::Source::Project;
+        if project && !trusted {
+            return Some("not started: this folder is not trusted yet (run rein here to answer)".to_string());
+        }
+        match policy.hold(s) {
+            Some(rein_mcp::policy::Held::NeedsApproval) => {
+                Some("not started: nobody approved this project server yet (run rein here to answer)".into())
+            }
+            Some(rein_mcp::policy::Held::Blocked) => Some("not started: the managed MCP policy forbids it".into()),
+            None => None,
+        }
+    })
+}
+
 fn scope(s: &str) -> anyhow::Result<Scope> {
     Scope::parse(s).with_context(|| format!("Invalid scope: {s}. Must be one of: local, user, project"))
 }
@@ -119,10 +146,17 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             let cwd = store.project.clone();
             let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list", tunnel: None };
+            let held = held_back(args, &cwd, &store.claude_json)?;
             let health: Vec<Result<(), String>> = rt.block_on(async {
                 let mut out = Vec::new();
                 for s in &servers {
-                    out.push(rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await.map(|_| ()));
+                    // A server is started to check it only where a session would start it.
+                    match held(s) {
+                        Some(why) => out.push(Err(why)),
+                        None => {
+                            out.push(rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await.map(|_| ()))
+                        }
+                    }
                 }
                 out
             });
@@ -132,6 +166,7 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
                     Err(e) if rein_mcp::needs_auth(&e) => {
                         "⚠ Needs authentication (OAuth is not supported yet)".to_string()
                     }
+                    Err(e) if e.starts_with("not started") => format!("⏸ {e}"),
                     Err(e) => format!("✘ Failed to connect — {e}"),
                 };
                 if wanted.is_some() {

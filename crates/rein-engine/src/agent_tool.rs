@@ -178,11 +178,14 @@ impl AgentTool {
 }
 
 /// The mode a subagent runs in: its definition's `permissionMode`, except that the
-/// session's bypassPermissions and auto modes hold (as in Claude Code), a project's
-/// definition never widens the session's mode, and no definition grants bypass.
+/// session's bypassPermissions and auto modes hold (as in Claude Code), a plan session
+/// stays in plan (no other mode is narrower: dontAsk runs what the rules allow, plan
+/// runs no change at all), a project's definition never widens the session's mode, and
+/// no definition grants bypass.
 pub(crate) fn subagent_mode(def: &AgentDef, session: PermissionMode) -> Option<PermissionMode> {
     let asked = PermissionMode::parse(def.permission_mode.as_deref()?)?;
-    if matches!(session, PermissionMode::BypassPermissions | PermissionMode::Auto) || asked == session {
+    let holds = [PermissionMode::BypassPermissions, PermissionMode::Auto, PermissionMode::Plan];
+    if holds.contains(&session) || asked == session {
         return None;
     }
     let widens = asked.permissiveness() > session.permissiveness();

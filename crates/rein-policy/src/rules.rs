@@ -292,7 +292,20 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
                     rule: format!("defaultMode: {v}"),
                     reason: "unknown permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)".into(),
                 })?;
-                (m, file.origin())
+                // A folder's own settings never turn every question off: bypass is the
+                // person's choice (a flag, their user or managed settings).
+                let folders = [rein_settings::Scope::Project, rein_settings::Scope::Local];
+                if m == PermissionMode::BypassPermissions && folders.contains(&file.scope) {
+                    (
+                        PermissionMode::Default,
+                        format!(
+                            "{}: defaultMode bypassPermissions is not taken from a project's settings",
+                            file.origin()
+                        ),
+                    )
+                } else {
+                    (m, file.origin())
+                }
             }
             None => (PermissionMode::Default, "the default".to_string()),
         },

@@ -161,9 +161,18 @@ impl AgentDef {
         AgentDef::from_front_matter(name.to_string(), &fm, prompt, "--agents / the Agent SDK".into(), AgentSource::Flag)
     }
 
-    /// Whether the subagent is offered `tool` (before the session's own limits).
+    /// Whether the subagent is offered `tool` (before the session's own limits). An
+    /// entry names a tool (`Read`, `Agent(worker)`), every tool of an MCP server
+    /// (`mcp__github`), or for `Edit` every tool that edits files in place (`MultiEdit`
+    /// too, as Claude Code's Edit rules cover it).
     pub fn offers(&self, tool: &str) -> bool {
-        let named = |list: &[String]| list.iter().any(|t| t == tool || t.split('(').next() == Some(tool));
+        let covers = |entry: &String| {
+            let name = entry.split('(').next().unwrap_or(entry).trim();
+            name == tool
+                || (name.starts_with("mcp__") && !name[5..].contains("__") && tool.starts_with(&format!("{name}__")))
+                || (name == "Edit" && tool == "MultiEdit")
+        };
+        let named = |list: &[String]| list.iter().any(covers);
         self.tools.as_deref().is_none_or(named) && !named(&self.disallowed_tools)
     }
 }

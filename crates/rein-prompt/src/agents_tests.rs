@@ -80,3 +80,14 @@ fn json_definitions_take_the_same_fields() {
     assert_eq!((a.permission_mode.as_deref(), a.source), (Some("acceptEdits"), AgentSource::Flag));
     assert!(a.offers("Read") && !a.offers("Bash"));
 }
+
+#[test]
+fn a_tool_entry_covers_its_family() {
+    let v = serde_json::json!({"description": "d", "prompt": "P", "disallowedTools": ["Edit", "mcp__github"]});
+    let a = AgentDef::from_json("w", &v);
+    assert!(!a.offers("Edit") && !a.offers("MultiEdit"), "Edit covers MultiEdit");
+    assert!(!a.offers("mcp__github__create_issue") && a.offers("mcp__gitlab__x"), "a server's tools go together");
+    assert!(a.offers("Write") && a.offers("Read"));
+    let only = AgentDef::from_json("o", &serde_json::json!({"description": "d", "tools": "Read, mcp__db"}));
+    assert!(only.offers("mcp__db__query") && only.offers("Read") && !only.offers("mcp__dbx__query"));
+}

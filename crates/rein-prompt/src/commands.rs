@@ -142,12 +142,17 @@ fn split_args(args: &str) -> Vec<String> {
 impl CommandDef {
     /// Expand the body with `args`.
     pub fn expand(&self, args: &str, project_dir: &Path, session_id: &str) -> Expansion {
-        let argv = split_args(args);
-        let mut text = String::new();
+        // The shell lines are the definition's own: they are taken out before the
+        // arguments go in, so text passed to the command never becomes a command.
+        let args = args.replace('\u{0}', "");
+        let args = args.as_str();
         let body = self
             .body
             .replace("${CLAUDE_PROJECT_DIR}", &project_dir.display().to_string())
             .replace("${CLAUDE_SESSION_ID}", session_id);
+        let (body, shell) = shell_snippets(&body);
+        let argv = split_args(args);
+        let mut text = String::new();
         let has_arguments = body.contains("$ARGUMENTS");
         let mut positional = false;
         let chars: Vec<char> = body.chars().collect();
@@ -187,7 +192,6 @@ impl CommandDef {
         if !has_arguments && !positional && !args.trim().is_empty() {
             text.push_str(&format!("\n\nARGUMENTS: {}", args.trim()));
         }
-        let (text, shell) = shell_snippets(&text);
         let files = text
             .split_whitespace()
             .filter_map(|w| w.strip_prefix('@'))
@@ -264,6 +268,16 @@ mod tests {
         assert_eq!(e.text, "Review 456 \"high prio\" now: 456 then high prio, high prio; $7 stays; C:\\dir\\456 too");
         assert_eq!(def("Do it").expand("a b", Path::new("/p"), "s").text, "Do it\n\nARGUMENTS: a b");
         assert_eq!(def("Fix issue $0").expand("12", Path::new("/p"), "s").text, "Fix issue 12");
+    }
+
+    #[test]
+    fn arguments_never_become_shell_lines() {
+        let e = def("Say $ARGUMENTS").expand("hello !`touch pwned` and \u{0}0\u{0}", Path::new("/p"), "s");
+        assert!(e.shell.is_empty(), "{:?}", e.shell);
+        assert_eq!(e.text, "Say hello !`touch pwned` and 0");
+        let e = def("Status: !`git status`").expand("!`rm -rf x`", Path::new("/p"), "s");
+        assert_eq!(e.shell, ["git status"]);
+        assert_eq!(e.fill(&["clean".into()]), "Status: clean\n\nARGUMENTS: !`rm -rf x`");
     }
 
     #[test]

@@ -59,7 +59,9 @@ fn or_none(lines: Vec<String>) -> Vec<String> {
 
 fn folder(env: &crate::env::Env, cwd: &Path) -> Section {
     let trust = match crate::mcp::claude_json(env) {
-        Some(file) if crate::trust::is_trusted(&file, cwd) => format!("trusted (in {})", file.display()),
+        Some(file) if crate::trust::is_trusted(&file, cwd, env.home.as_deref()) => {
+            format!("trusted (in {})", file.display())
+        }
         Some(file) => {
             format!("not trusted yet (an interactive session asks first; the answer goes to {})", file.display())
         }

@@ -106,7 +106,10 @@ impl Setup {
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
         let kinds = builtin_tools()?.1;
-        let home = opts.env().home;
+        // Where the user's own configuration lives is read before the settings' `env`
+        // applies: a project must not move `~` (and pass its own files off as the user's).
+        let before = opts.env();
+        let home = before.home.clone();
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
@@ -144,7 +147,9 @@ impl Setup {
             }
             None => None,
         };
-        let mut setup = Setup::new(cwd, opts, model, policy, registry)?;
+        let mut env = opts.env();
+        (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
+        let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.append_preferences();
         if setup.fallback_model.is_none() {
@@ -203,7 +208,17 @@ impl Setup {
         policy: Policy,
         registry: Registry,
     ) -> crate::Result<Setup> {
-        let env = opts.env();
+        Setup::with_env(cwd, opts, opts.env(), model, policy, registry)
+    }
+
+    fn with_env(
+        cwd: PathBuf,
+        opts: &Options,
+        env: crate::env::Env,
+        model: String,
+        policy: Policy,
+        registry: Registry,
+    ) -> crate::Result<Setup> {
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
         let crate::definitions::Definitions { agents, commands, skills, skipped } =

@@ -20,12 +20,22 @@ pub struct TrustError {
     pub reason: String,
 }
 
-/// Whether `dir`, or a folder above it, is trusted in `claude_json`.
-pub fn is_trusted(claude_json: &Path, dir: &Path) -> bool {
+/// Whether `dir`, or a folder above it, is trusted in `claude_json`. The home folder
+/// (`home`) and `/` are never trusted on behalf of the folders below them: trusting
+/// `~` once must not trust every repository cloned under it.
+pub fn is_trusted(claude_json: &Path, dir: &Path, home: Option<&Path>) -> bool {
     let Ok(text) = std::fs::read_to_string(claude_json) else { return false };
     let Ok(config) = serde_json::from_str::<Value>(&text) else { return false };
     let projects = &config["projects"];
-    dir.ancestors().any(|d| projects[d.to_string_lossy().as_ref()]["hasTrustDialogAccepted"] == json!(true))
+    dir.ancestors()
+        .filter(|d| *d == dir || (Some(*d) != home && d.parent().is_some()))
+        .any(|d| projects[d.to_string_lossy().as_ref()]["hasTrustDialogAccepted"] == json!(true))
+}
+
+/// Whether trusting `dir` is written down: not for the home folder, which (as in
+/// Claude Code) is trusted for the session only and asked again next time.
+pub fn is_recorded(dir: &Path, home: Option<&Path>) -> bool {
+    Some(dir) != home && dir.parent().is_some()
 }
 
 /// Record that `dir` is trusted, keeping everything else in the file.
@@ -55,11 +65,38 @@ pub fn record_trust(claude_json: &Path, dir: &Path) -> Result<(), TrustError> {
 /// What `dir` configures that takes effect once it is trusted, one line each
 /// (`hooks: PreToolUse, SessionStart (.claude/settings.json)`), for the question.
 /// The folder and those above it up to its repository's root are read.
-pub fn what_it_configures(dir: &Path) -> Vec<String> {
+/// The subagents, commands and skills of every folder above are read too (they are
+/// loaded from there), except the home folder's own `.claude` (the user's).
+pub fn what_it_configures(dir: &Path, home: Option<&Path>) -> Vec<String> {
     let root = rein_prompt::find_git_root(dir).unwrap_or_else(|| dir.to_path_buf());
     let mut out = Vec::new();
-    for d in dir.ancestors().take_while(|d| d.starts_with(&root)) {
-        out.extend(configured_in(d, dir));
+    for d in dir.ancestors() {
+        if d.starts_with(&root) {
+            out.extend(configured_in(d, dir));
+        }
+        if Some(d) != home {
+            out.extend(definitions_in(d, dir));
+        }
+    }
+    out
+}
+
+/// What the Markdown definitions under `dir/.claude` would do: shell lines, granted
+/// tools, subagents' own modes and hooks.
+fn definitions_in(dir: &Path, from: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let claude = dir.join(".claude");
+    let (shell, grants) = scan(&[claude.join("commands"), claude.join("skills")], &["allowed-tools:"]);
+    let place = pathdiff(&claude, from);
+    if shell > 0 {
+        out.push(format!("{shell} command(s) or skill(s) that run shell lines ({place})"));
+    }
+    if grants > 0 {
+        out.push(format!("{grants} command(s) or skill(s) that allow tools for their turn ({place})"));
+    }
+    let (_, agents) = scan(&[claude.join("agents")], &["permissionMode:", "hooks:", "mcpServers:"]);
+    if agents > 0 {
+        out.push(format!("{agents} subagent(s) with their own permission mode, hooks or MCP servers ({place})"));
     }
     out
 }
@@ -96,6 +133,16 @@ fn configured_in(dir: &Path, from: &Path) -> Vec<String> {
         if let Some(allow) = settings["permissions"]["allow"].as_array().filter(|a| !a.is_empty()) {
             out.push(format!("{} allow rule(s) ({name})", allow.len()));
         }
+        if let Some(mode) = settings["permissions"]["defaultMode"].as_str().filter(|m| *m != "default") {
+            out.push(format!("the permission mode {mode} ({name})"));
+        }
+        if let Some(dirs) = settings["permissions"]["additionalDirectories"].as_array().filter(|d| !d.is_empty()) {
+            let dirs: Vec<&str> = dirs.iter().filter_map(Value::as_str).collect();
+            out.push(format!("more directories the tools may reach: {} ({name})", dirs.join(", ")));
+        }
+        if settings["sandbox"].is_object() {
+            out.push(format!("sandbox settings ({name})"));
+        }
         if let Some(plugins) = settings["enabledPlugins"].as_object().filter(|p| !p.is_empty()) {
             let names: Vec<&str> = plugins.keys().map(String::as_str).collect();
             out.push(format!("plugins: {} ({name})", names.join(", ")));
@@ -108,10 +155,6 @@ fn configured_in(dir: &Path, from: &Path) -> Vec<String> {
         let names: Vec<&str> = servers.keys().map(String::as_str).collect();
         out.push(format!("MCP servers: {} ({})", names.join(", "), shown(".mcp.json")));
     }
-    let shell = shell_lines(&dir.join(".claude/commands")) + shell_lines(&dir.join(".claude/skills"));
-    if shell > 0 {
-        out.push(format!("{shell} command(s) or skill(s) that run shell lines (.claude/commands, .claude/skills)"));
-    }
     out
 }
 
@@ -120,10 +163,11 @@ fn pathdiff(path: &Path, from: &Path) -> String {
     path.strip_prefix(from).map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
 }
 
-/// How many Markdown files below `dir` hold a `` !`cmd` `` line.
-fn shell_lines(dir: &Path) -> usize {
-    let mut n = 0;
-    let mut stack = vec![dir.to_path_buf()];
+/// Of the Markdown files below `dirs`: how many hold a `` !`cmd` `` line, and how many
+/// have a line starting with one of `keys`.
+fn scan(dirs: &[std::path::PathBuf], keys: &[&str]) -> (usize, usize) {
+    let (mut shell, mut keyed) = (0, 0);
+    let mut stack = dirs.to_vec();
     while let Some(d) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&d) else { continue };
         for e in entries.flatten() {
@@ -131,13 +175,14 @@ fn shell_lines(dir: &Path) -> usize {
             if p.is_dir() {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "md")
-                && std::fs::read_to_string(&p).is_ok_and(|t| t.contains("!`") || t.contains("```!"))
+                && let Ok(text) = std::fs::read_to_string(&p)
             {
-                n += 1;
+                shell += usize::from(text.contains("!`") || text.contains("```!"));
+                keyed += usize::from(text.lines().any(|l| keys.iter().any(|k| l.starts_with(k))));
             }
         }
     }
-    n
+    (shell, keyed)
 }
 
 #[cfg(test)]

@@ -104,3 +104,43 @@ fn a_project_definition_may_narrow_the_mode_but_never_widen_it() {
     env.rein_at(&server).args(["-p", "go"]).assert().success();
     assert_eq!(std::fs::read_to_string(env.cwd().join("out.txt")).unwrap(), "x");
 }
+
+#[test]
+fn a_plan_session_stays_in_plan_and_a_project_cannot_move_home_to_widen() {
+    // dontAsk runs what the rules allow; plan runs no change at all: a plan session's
+    // subagent stays in plan.
+    let env = Env::new();
+    env.write(".claude/agents/quiet.md", "---\nname: quiet\ndescription: q\npermissionMode: dontAsk\n---\nQ.\n");
+    env.write(".claude/settings.json", &json!({"permissions": {"allow": ["Write"]}}).to_string());
+    let server = serve(writer_scenario(&env, "quiet"));
+    env.rein_at(&server).args(["-p", "go", "--permission-mode", "plan"]).assert().success();
+    assert!(!env.cwd().join("out.txt").exists(), "the subagent left plan mode");
+    // The settings' env may not move ~: the project's own agents stay the project's.
+    let env = Env::new();
+    env.write(
+        ".fh/.claude/agents/editor.md",
+        "---\nname: editor\ndescription: e\npermissionMode: acceptEdits\n---\nE.\n",
+    );
+    env.write(".claude/settings.json", &json!({"env": {"HOME": env.cwd().join(".fh")}}).to_string());
+    let server = serve(writer_scenario(&env, "editor"));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    assert!(!env.cwd().join("out.txt").exists(), "a project definition passed for the user's and widened the mode");
+}
+
+#[test]
+fn a_project_cannot_turn_on_bypass_permissions() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"permissions": {"defaultMode": "bypassPermissions"}}).to_string());
+    let server =
+        serve(Scenario::new([reply([call("t", "Bash", json!({"command": "touch made"}))]), reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    assert!(!env.cwd().join("made").exists(), "the project's defaultMode turned every question off");
+    let user = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, json!({"permissions": {"defaultMode": "bypassPermissions"}}).to_string()).unwrap();
+    std::fs::remove_file(env.cwd().join(".claude/settings.json")).unwrap();
+    let server =
+        serve(Scenario::new([reply([call("t", "Bash", json!({"command": "touch made"}))]), reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    assert!(env.cwd().join("made").exists(), "the user's own defaultMode holds");
+}

@@ -248,6 +248,17 @@ fn rein_mcp_add_list_remove_write_claude_codes_files_and_sessions_use_them() {
     let list = env.rein().args(["mcp", "list"]).output().unwrap();
     let listed = String::from_utf8_lossy(&list.stdout);
     assert!(listed.contains("ev: ") && listed.contains("✔ Connected"), "{listed}");
+    // A project's server is not started to check it before the folder is trusted and
+    // the server approved, as a session would not start it.
+    assert!(
+        listed.contains("web: http://127.0.0.1:9/mcp (HTTP) - ⏸ not started: this folder is not trusted"),
+        "{listed}"
+    );
+    env.trust();
+    let listed = String::from_utf8_lossy(&env.rein().args(["mcp", "list"]).output().unwrap().stdout).into_owned();
+    assert!(listed.contains("web: http://127.0.0.1:9/mcp (HTTP) - ⏸ not started: nobody approved"), "{listed}");
+    env.write(".claude/settings.local.json", r#"{"enabledMcpjsonServers": ["web"]}"#);
+    let listed = String::from_utf8_lossy(&env.rein().args(["mcp", "list"]).output().unwrap().stdout).into_owned();
     assert!(listed.contains("web: http://127.0.0.1:9/mcp (HTTP) - ✘ Failed to connect"), "{listed}");
     // A session uses the local entry; --strict-mcp-config leaves it out.
     for (strict, offered) in [(false, true), (true, false)] {
