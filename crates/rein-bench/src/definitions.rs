@@ -54,8 +54,11 @@ fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
 pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
     let (project, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
     install(project.path(), home.path())?;
+    // Installed files are old on a user's machine: written back and in the page cache.
+    // Flush the fresh ones and start twice unmeasured, so the row measures rein.
+    let _ = std::process::Command::new("sync").status();
     let mut firsts = Vec::new();
-    for _ in 0..10 {
+    for round in 0..12 {
         let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;
         let mut cmd = rein_direct(bin, project.path(), home.path(), &server);
         cmd.args(["-p", "hi"]);
@@ -67,7 +70,9 @@ pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
         if !req.body["tools"].to_string().contains(&format!("agent-{}", AGENTS - 1)) {
             bail!("not every subagent was offered");
         }
-        firsts.push(req.received_at.duration_since(t0));
+        if round >= 2 {
+            firsts.push(req.received_at.duration_since(t0));
+        }
     }
     firsts.sort();
     Ok(vec![(

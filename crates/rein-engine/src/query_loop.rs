@@ -48,6 +48,9 @@ pub struct EngineConfig {
     pub required_tool: Option<String>,
     /// What `opus`, `sonnet` and `haiku` mean (a subagent's `model:`, `/model`).
     pub aliases: rein_model::Aliases,
+    /// Memory given when the model first reads or edits a file it is about (nested
+    /// `CLAUDE.md`, `paths:` rules).
+    pub nested_memory: Option<std::sync::Arc<rein_prompt::nested_memory::NestedMemory>>,
 }
 
 impl Default for EngineConfig {
@@ -72,6 +75,7 @@ impl Default for EngineConfig {
             thinking: rein_model::ThinkingChoice::default(),
             required_tool: None,
             aliases: rein_model::Aliases::default(),
+            nested_memory: None,
         }
     }
 }

@@ -30,6 +30,7 @@ impl Engine {
             return recorded;
         }
         let mut results = Vec::with_capacity(reports.len());
+        let mut late_memory: Vec<String> = Vec::new();
         let calls: Vec<ToolUse> = self
             .conversation
             .messages()
@@ -79,11 +80,15 @@ impl Engine {
                 }
                 sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
             }
+            let succeeded = matches!(&report.result, rein_protocol::ContentBlock::ToolResult { is_error: false, .. });
+            late_memory
+                .extend(report.effects.as_ref().filter(|_| succeeded).map(|e| self.late_memory(e)).unwrap_or_default());
             results.push(report.result);
         }
         if results.is_empty() {
             return recorded;
         }
+        results.extend(late_memory.into_iter().map(rein_protocol::ContentBlock::text));
         let mut message = Message::user(results);
         let repeats = crate::repeats::collapse(&mut message, &calls, &self.conversation, &self.registry);
         if repeats > 0 {
@@ -98,6 +103,38 @@ impl Engine {
             tracing::error!(error = %e, "could not record tool results");
         }
         recorded
+    }
+}
+
+impl Engine {
+    /// The memory a file tool's file brings (nested `CLAUDE.md`, `paths:` rules), as
+    /// reminders that join the results, as Claude Code attaches them.
+    fn late_memory(&self, effects: &rein_tools::Effects) -> Vec<String> {
+        let Some(memory) = &self.config.nested_memory else { return Vec::new() };
+        if effects.shell.is_some() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        for file in effects.reads.iter().chain(&effects.writes) {
+            for m in memory.for_file(file) {
+                if let Some(hooks) = self.gate.hooks.clone() {
+                    let input = rein_hooks::HookInput::InstructionsLoaded {
+                        file_path: m.path.display().to_string(),
+                        memory_type: "Project".into(),
+                        load_reason: m.reason.into(),
+                    };
+                    // Fired in the background: it only informs.
+                    tokio::spawn(async move { hooks.fire_input(&input, |_| true).await });
+                }
+                out.push(format!(
+                    "<system-reminder>\nContents of {} (instructions for {}):\n\n{}\n</system-reminder>",
+                    m.path.display(),
+                    file.display(),
+                    m.content.trim()
+                ));
+            }
+        }
+        out
     }
 }
 

@@ -46,7 +46,7 @@ pub struct AgentDef {
     pub hooks: Option<serde_json::Value>,
     /// `mcpServers`: server names or inline definitions.
     pub mcp_servers: Option<serde_json::Value>,
-    pub prompt: String,
+    pub prompt: std::sync::Arc<str>,
     pub path: PathBuf,
     pub source: AgentSource,
 }
@@ -66,7 +66,13 @@ pub(crate) fn markdown_files(dir: &Path) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&d) else { continue };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() {
+            // The entry's own type (no extra stat); a symlink is followed.
+            let dir = match e.file_type() {
+                Ok(t) if t.is_symlink() => p.is_dir(),
+                Ok(t) => t.is_dir(),
+                Err(_) => false,
+            };
+            if dir {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "md") {
                 files.push(p);
@@ -86,17 +92,18 @@ pub fn load_agents(cwd: &Path, home: Option<&Path>) -> LoadedAgents {
         dirs.push((h.join(".claude/agents"), AgentSource::User));
     }
     let mut out = LoadedAgents::default();
+    let mut names = std::collections::HashSet::new();
     for (dir, source) in dirs {
         for f in markdown_files(&dir) {
             match read(&f, source) {
-                Ok(def) if !out.agents.iter().any(|d| d.name == def.name) => out.agents.push(def),
+                Ok(def) if names.insert(def.name.clone()) => out.agents.push(def),
                 Ok(_) => {}
                 Err(skipped) => out.skipped.push(skipped),
             }
         }
     }
     for def in crate::builtin_agents::builtin_agents() {
-        if !out.agents.iter().any(|d| d.name == def.name) {
+        if names.insert(def.name.clone()) {
             out.agents.push(def);
         }
     }
@@ -105,7 +112,7 @@ pub fn load_agents(cwd: &Path, home: Option<&Path>) -> LoadedAgents {
 
 fn read(path: &Path, source: AgentSource) -> Result<AgentDef, Skipped> {
     let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };
-    let text = std::fs::read_to_string(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
+    let text = crate::frontmatter::read_definition(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
     let fm = frontmatter::parse(&text).map_err(|e| skip(e.line, e.reason))?;
     if !fm.present {
         return Err(skip(1, "no front matter (a subagent starts with `---`, `name:` and `description:`)".into()));
@@ -141,7 +148,7 @@ impl AgentDef {
             hooks: json("hooks"),
             mcp_servers: json("mcpServers"),
             name,
-            prompt,
+            prompt: prompt.into(),
             path,
             source,
         }

@@ -24,7 +24,7 @@ pub struct CommandDef {
     pub model: Option<String>,
     /// `disable-model-invocation: true` keeps the model from running it (the Skill tool).
     pub model_invocable: bool,
-    pub body: String,
+    pub body: std::sync::Arc<str>,
     /// `project`, `project:frontend`, `user`.
     pub label: String,
     pub path: PathBuf,
@@ -58,11 +58,12 @@ pub fn load_commands(cwd: &Path, home: Option<&Path>) -> (Vec<CommandDef>, Vec<S
         dirs.push((h.join(".claude/commands"), "user"));
     }
     let (mut out, mut skipped): (Vec<CommandDef>, Vec<Skipped>) = Default::default();
+    let mut names = std::collections::HashSet::new();
     for (dir, scope) in dirs {
         let files = crate::agents::markdown_files(&dir);
         for f in files {
             match parse(&f, &dir, scope) {
-                Ok(def) if !out.iter().any(|c| c.name == def.name) => out.push(def),
+                Ok(def) if names.insert(def.name.clone()) => out.push(def),
                 Ok(_) => {}
                 Err(s) => skipped.push(s),
             }
@@ -74,7 +75,7 @@ pub fn load_commands(cwd: &Path, home: Option<&Path>) -> (Vec<CommandDef>, Vec<S
 /// `frontend/review.md` below the commands folder is `/frontend:review`.
 fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
     let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };
-    let text = std::fs::read_to_string(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
+    let text = crate::frontmatter::read_definition(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
     let fm = frontmatter::parse(&text).map_err(|e| skip(e.line, e.reason))?;
     let relative = path.strip_prefix(root).unwrap_or(path).with_extension("");
     let parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
@@ -93,7 +94,7 @@ fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
         allowed_tools: fm.list("allowed-tools").unwrap_or_default(),
         model: fm.text("model").filter(|m| m != "inherit"),
         model_invocable: fm.flag("disable-model-invocation") != Some(true),
-        body: fm.body,
+        body: fm.body.into(),
         label,
         path: path.to_path_buf(),
     })
@@ -304,14 +305,11 @@ mod tests {
         let (cmds, skipped) = load_commands(d.path(), None);
         assert!(skipped.is_empty());
         assert_eq!(cmds.len(), 2);
-        assert_eq!(
-            (cmds[0].name.as_str(), cmds[0].description.as_str(), cmds[0].body.as_str()),
-            ("crlf", "Windows", "Hi\n")
-        );
+        assert_eq!((cmds[0].name.as_str(), cmds[0].description.as_str(), &*cmds[0].body), ("crlf", "Windows", "Hi\n"));
         assert_eq!(cmds[1].name, "frontend:review");
         assert_eq!(cmds[1].label, "project:frontend");
         assert_eq!(cmds[1].allowed_tools, ["Bash(git diff:*)", "Read"]);
-        assert_eq!(cmds[1].body, "Review $ARGUMENTS\n");
+        assert_eq!(&*cmds[1].body, "Review $ARGUMENTS\n");
         assert_eq!(find_command(&cmds, "review").map(|c| c.name.as_str()), Some("frontend:review"));
         let mut twice = cmds.clone();
         twice.push(CommandDef { name: "backend:review".into(), ..cmds[1].clone() });

@@ -36,3 +36,32 @@ fn no_block_is_all_body_and_a_broken_one_names_its_line() {
     assert_eq!(e.line, 2, "{e}");
     assert!(parse("---\nname: x\nno end").is_err());
 }
+
+#[test]
+fn simple_blocks_read_as_the_yaml_parser_reads_them() {
+    let blocks = [
+        "name: reviewer\ndescription: Reviews code, carefully\ntools: Read, Grep, Bash(git diff:*)\nmodel: sonnet # fast\nmaxTurns: 5\ndisable-model-invocation: true",
+        "name: \"quoted name\"\ndescription: 'single quoted'\ncolor: blue",
+        "description: Use when the user asks about PDFs. Examples include forms",
+        "name: x\nversion: 1.5\nempty-ish: null",
+        "argument-hint: [file]\ntools: [Read, Grep]\nskills: []",
+    ];
+    for block in blocks {
+        let simple = simple_block(block).expect(block);
+        let yaml: Value = serde_yaml_ng::from_str(block).unwrap();
+        let yaml: BTreeMap<String, Value> =
+            yaml.as_mapping().unwrap().iter().map(|(k, v)| (k.as_str().unwrap().to_string(), v.clone())).collect();
+        for (k, v) in &yaml {
+            let same = match (simple.get(k), v) {
+                (Some(Value::String(a)), Value::Number(n)) => a == &n.to_string(),
+                (got, want) => got == Some(want),
+            };
+            assert!(same, "{k}: {:?} vs {v:?} in {block:?}", simple.get(k));
+        }
+    }
+    for needs_yaml in
+        ["tools:\n  - Read", "description: |\n  text", "tools: [Read, [Grep]]", "a: b: c", "name: \"a\\nb\""]
+    {
+        assert!(simple_block(needs_yaml).is_none(), "{needs_yaml}");
+    }
+}

@@ -10,6 +10,7 @@ pub mod commands;
 mod environment;
 pub mod frontmatter;
 mod memory;
+pub mod nested_memory;
 pub mod skills;
 
 use std::path::PathBuf;
@@ -35,6 +36,8 @@ pub struct PromptOptions {
     pub model: String,
     /// `YYYY-MM-DD`; today when empty.
     pub date: String,
+    /// `claudeMdExcludes`: globs of memory files left out.
+    pub memory_excludes: Vec<String>,
 }
 
 /// The assembled prompt and the memory files it includes.
@@ -52,6 +55,7 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
         cwd: opts.cwd.clone(),
         home: opts.home.clone(),
         managed_dir: opts.managed_dir.clone(),
+        excludes: opts.memory_excludes.clone(),
     });
     let mut text = opts.system_prompt.clone().unwrap_or_else(|| BASE_PROMPT.trim_end().to_string());
     text.push_str("\n\n");

@@ -14,6 +14,8 @@ pub struct MemorySources {
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     pub managed_dir: Option<PathBuf>,
+    /// `claudeMdExcludes`: globs of memory files to leave out (managed ones stay).
+    pub excludes: Vec<String>,
 }
 
 /// One memory file, its comments stripped.
@@ -50,7 +52,13 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
 
     let mut seen = HashSet::new();
     let mut out = Vec::new();
+    let excludes = crate::nested_memory::glob_set(&src.excludes);
     for (path, kind) in candidates {
+        if kind != "managed"
+            && (excludes.is_match(&path) || std::fs::canonicalize(&path).is_ok_and(|p| excludes.is_match(p)))
+        {
+            continue;
+        }
         add(&path, kind, 0, src.home.as_deref(), &mut seen, &mut out);
     }
     out
@@ -185,7 +193,8 @@ mod tests {
         write(&cwd.join(".claude/rules/a.md"), "rule a");
         write(&cwd.join(".claude/rules/scoped.md"), "---\npaths: [\"src/**\"]\n---\nonly for src");
         std::fs::create_dir_all(&cwd).unwrap();
-        let files = load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), managed_dir: None });
+        let files =
+            load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), managed_dir: None, excludes: Vec::new() });
         let contents: Vec<&str> = files.iter().map(|f| f.content.trim()).collect();
         assert_eq!(
             contents,
@@ -210,7 +219,12 @@ mod tests {
         write(&d.path().join("c.md"), "@e.md");
         write(&d.path().join("e.md"), "@f.md");
         write(&d.path().join("f.md"), "too deep");
-        let files = load_memory(&MemorySources { cwd: d.path().to_path_buf(), home: None, managed_dir: None });
+        let files = load_memory(&MemorySources {
+            cwd: d.path().to_path_buf(),
+            home: None,
+            managed_dir: None,
+            excludes: Vec::new(),
+        });
         let names: Vec<_> = files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["CLAUDE.md", "a.md", "b.md", "c.md", "e.md"]);
     }

@@ -32,7 +32,7 @@ pub struct SkillDef {
     pub paths: Vec<String>,
     /// `hooks`, in the settings' shape.
     pub hooks: Option<serde_json::Value>,
-    pub body: String,
+    pub body: std::sync::Arc<str>,
     /// The skill's directory (its other files are read from there).
     pub dir: PathBuf,
     /// `project` or `user`.
@@ -64,13 +64,19 @@ pub fn load_skills(cwd: &Path, home: Option<&Path>) -> (Vec<SkillDef>, Vec<Skipp
         roots.push((h.join(".claude/skills"), "user"));
     }
     let (mut out, mut skipped): (Vec<SkillDef>, Vec<Skipped>) = Default::default();
+    let mut names = std::collections::HashSet::new();
     for (root, scope) in roots {
         let Ok(entries) = std::fs::read_dir(&root) else { continue };
-        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        let is_dir = |e: &std::fs::DirEntry| match e.file_type() {
+            Ok(t) if t.is_symlink() => e.path().is_dir(),
+            Ok(t) => t.is_dir(),
+            Err(_) => false,
+        };
+        let mut dirs: Vec<PathBuf> = entries.flatten().filter(is_dir).map(|e| e.path()).collect();
         dirs.sort();
         for dir in dirs {
             match parse(&dir, scope) {
-                Some(Ok(skill)) if !out.iter().any(|s| s.name == skill.name) => out.push(skill),
+                Some(Ok(skill)) if names.insert(skill.name.clone()) => out.push(skill),
                 Some(Err(s)) => skipped.push(s),
                 _ => {}
             }
@@ -82,7 +88,7 @@ pub fn load_skills(cwd: &Path, home: Option<&Path>) -> (Vec<SkillDef>, Vec<Skipp
 /// `None` when the directory has no `SKILL.md`.
 fn parse(dir: &Path, scope: &'static str) -> Option<Result<SkillDef, Skipped>> {
     let path = dir.join("SKILL.md");
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = crate::frontmatter::read_definition(&path).ok()?;
     let fm = match frontmatter::parse(&text) {
         Ok(fm) => fm,
         Err(e) => return Some(Err(Skipped { path, line: e.line, reason: e.reason })),
@@ -103,7 +109,7 @@ fn parse(dir: &Path, scope: &'static str) -> Option<Result<SkillDef, Skipped>> {
         agent: fm.text("agent"),
         paths: fm.list("paths").unwrap_or_default(),
         hooks: fm.value("hooks").and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null()),
-        body: fm.body,
+        body: fm.body.into(),
         dir: dir.to_path_buf(),
         scope,
     }))

@@ -19,17 +19,25 @@ pub struct Definitions {
 }
 
 impl Definitions {
+    /// The three kinds are read side by side (installs with hundreds of definitions
+    /// start sooner).
     pub fn load(cwd: &Path, home: Option<&Path>) -> Definitions {
-        let LoadedAgents { agents, mut skipped } = load_agents(cwd, home);
-        let (mut commands, more) = load_commands(cwd, home);
-        skipped.extend(more);
-        let (skills, more) = load_skills(cwd, home);
-        skipped.extend(more);
+        let (LoadedAgents { agents, mut skipped }, (mut commands, more_commands), (skills, more_skills)) =
+            std::thread::scope(|s| {
+                let commands = s.spawn(|| load_commands(cwd, home));
+                let skills = s.spawn(|| load_skills(cwd, home));
+                let agents = load_agents(cwd, home);
+                let commands = commands.join().unwrap_or_else(|_| (Vec::new(), Vec::new()));
+                let skills = skills.join().unwrap_or_else(|_| (Vec::new(), Vec::new()));
+                (agents, commands, skills)
+            });
+        skipped.extend(more_commands);
+        skipped.extend(more_skills);
         // A person calls a skill as `/name args`; a skill beats a command of its name.
-        for skill in skills.iter().filter(|s| s.user_invocable) {
-            commands.retain(|c| c.name != skill.name);
-            commands.push(skill_command(skill));
-        }
+        let by_skills: std::collections::HashSet<&str> =
+            skills.iter().filter(|s| s.user_invocable).map(|s| s.name.as_str()).collect();
+        commands.retain(|c| !by_skills.contains(c.name.as_str()));
+        commands.extend(skills.iter().filter(|s| s.user_invocable).map(skill_command));
         Definitions { agents, commands, skills, skipped }
     }
 }
@@ -43,7 +51,7 @@ fn skill_command(skill: &SkillDef) -> CommandDef {
         allowed_tools: skill.allowed_tools.clone(),
         model: skill.model.clone(),
         model_invocable: skill.model_invocable,
-        body: skill.loaded("$ARGUMENTS"),
+        body: skill.loaded("$ARGUMENTS").into(),
         label: format!("skill ({})", skill.scope),
         path: skill.dir.join("SKILL.md"),
     }

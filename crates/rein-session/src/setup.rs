@@ -49,6 +49,8 @@ pub struct Setup {
     pub settings_files: Vec<String>,
     /// The memory files in the system prompt (path and kind), for `/memory`.
     pub memory: Vec<(PathBuf, &'static str)>,
+    /// `claudeMdExcludes`: globs of memory files left out.
+    pub memory_excludes: Vec<String>,
     pub env: Env,
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
@@ -151,7 +153,13 @@ impl Setup {
         (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
-        setup.append_preferences();
+        setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
+        if setup.memory_excludes.is_empty() {
+            setup.append_preferences();
+        } else {
+            let (replace, append) = setup.prompt_parts.clone();
+            setup.set_system_prompt(replace, append);
+        }
         if setup.fallback_model.is_none() {
             setup.fallback_model = settings
                 .scalar("/fallbackModel")
@@ -236,7 +244,7 @@ impl Setup {
             (Some(a), Some(b)) => Some(format!("{b}\n\n{a}")),
             (a, b) => a.or(b.clone()),
         };
-        let prompt = system_prompt(&cwd, home.as_deref(), &model, replace, append);
+        let prompt = system_prompt(&cwd, home.as_deref(), &model, replace, append, &[]);
         let session_id = uuid::Uuid::new_v4().to_string();
         let max_thinking_tokens = env.max_thinking_tokens;
         let session_dir = env.rein_home.join("sessions").join(&session_id);
@@ -249,6 +257,7 @@ impl Setup {
             max_turns: opts.max_turns,
             max_tokens,
             memory: prompt.1,
+            memory_excludes: Vec::new(),
             system: prompt.0,
             registry: Arc::new(registry),
             session_dir,
@@ -350,7 +359,14 @@ impl Setup {
     /// Build the system prompt again with these replacement and appended texts.
     pub fn set_system_prompt(&mut self, replace: Option<String>, append: Option<String>) {
         let home = self.env.home.clone();
-        let (system, memory) = system_prompt(&self.cwd, home.as_deref(), &self.model, replace.clone(), append.clone());
+        let (system, memory) = system_prompt(
+            &self.cwd,
+            home.as_deref(),
+            &self.model,
+            replace.clone(),
+            append.clone(),
+            &self.memory_excludes,
+        );
         self.system = system;
         self.memory = memory;
         self.prompt_parts = (replace, append);
@@ -436,6 +452,7 @@ fn system_prompt(
     model: &str,
     replace: Option<String>,
     append: Option<String>,
+    excludes: &[String],
 ) -> (rein_model::System, Memory) {
     let prompt = build_system_prompt(&PromptOptions {
         cwd: cwd.to_path_buf(),
@@ -445,6 +462,7 @@ fn system_prompt(
         append_system_prompt: append,
         model: model.to_string(),
         date: String::new(),
+        memory_excludes: excludes.to_vec(),
     });
     let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
     (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())

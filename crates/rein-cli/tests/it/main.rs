@@ -27,6 +27,7 @@ mod hooks;
 mod live_facts;
 mod mcp;
 mod mcp_python;
+mod nested_memory;
 mod openai_chat;
 mod openai_responses;
 mod permissions;
