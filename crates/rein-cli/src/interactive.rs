@@ -154,5 +154,12 @@ fn info(setup: &Setup) -> rein_tui::Info {
     }
     let agents = setup.agents.iter().map(|a| format!("{}: {} ({})", a.name, a.description, a.path.display())).collect();
     let memory = setup.memory.iter().map(|(p, kind)| format!("{kind}: {}", p.display())).collect();
-    rein_tui::Info { hooks, agents, memory, settings: setup.settings_files.clone() }
+    rein_tui::Info {
+        hooks,
+        agents,
+        memory,
+        settings: setup.settings_files.clone(),
+        output_styles: setup.output_styles.iter().map(|s| (s.name.clone(), s.description.clone())).collect(),
+        output_style: setup.output_style.as_ref().map_or("default".to_string(), |s| s.name.clone()),
+    }
 }

@@ -11,6 +11,7 @@ mod environment;
 pub mod frontmatter;
 mod memory;
 pub mod nested_memory;
+pub mod output_styles;
 pub mod skills;
 
 use std::path::PathBuf;
@@ -38,6 +39,8 @@ pub struct PromptOptions {
     pub date: String,
     /// `claudeMdExcludes`: globs of memory files left out.
     pub memory_excludes: Vec<String>,
+    /// The output style, when it is not the default.
+    pub output_style: Option<output_styles::OutputStyle>,
 }
 
 /// The assembled prompt and the memory files it includes.
@@ -57,7 +60,10 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
         managed_dir: opts.managed_dir.clone(),
         excludes: opts.memory_excludes.clone(),
     });
-    let mut text = opts.system_prompt.clone().unwrap_or_else(|| BASE_PROMPT.trim_end().to_string());
+    let mut text = opts.system_prompt.clone().unwrap_or_else(|| match &opts.output_style {
+        Some(style) => style.apply(BASE_PROMPT.trim_end()),
+        None => BASE_PROMPT.trim_end().to_string(),
+    });
     text.push_str("\n\n");
     let stable_len = text.len();
     let date =

@@ -179,8 +179,8 @@ pub fn initialize_reply(setup: &Setup, policy: &SharedPolicy) -> Result<Value, S
             .map(|c| CommandOffer { name: &c.name, description: &c.description, argument_hint: "", builtin: false })
             .collect(),
         agents: setup.agents.iter().map(|a| AgentOffer { name: &a.name, description: &a.description }).collect(),
-        output_style: "default",
-        available_output_styles: ["default"],
+        output_style: setup.output_style.as_ref().map_or("default", |s| s.name.as_str()),
+        available_output_styles: setup.output_styles.iter().map(|s| s.name.as_str()).collect(),
         models,
         account: Account { api_key_source: setup.api_key_source(), api_provider: "firstParty" },
         pid: std::process::id(),
@@ -197,8 +197,8 @@ pub fn initialize_reply(setup: &Setup, policy: &SharedPolicy) -> Result<Value, S
 struct InitializeReply<'a> {
     commands: Vec<CommandOffer<'a>>,
     agents: Vec<AgentOffer<'a>>,
-    output_style: &'static str,
-    available_output_styles: [&'static str; 1],
+    output_style: &'a str,
+    available_output_styles: Vec<&'a str>,
     models: Vec<ModelOffer>,
     account: Account,
     pid: u32,

@@ -97,7 +97,7 @@ pub struct Init<'a> {
     #[serde(rename = "apiKeySource")]
     pub api_key_source: &'static str,
     pub claude_code_version: &'static str,
-    pub output_style: &'static str,
+    pub output_style: &'a str,
     pub agents: Vec<&'a str>,
     pub skills: Vec<&'a str>,
     pub plugins: Vec<&'a str>,

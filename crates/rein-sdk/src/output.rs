@@ -90,9 +90,9 @@ impl Lines {
             slash_commands: setup.commands.iter().map(|c| c.name.as_str()).collect(),
             api_key_source: setup.api_key_source(),
             claude_code_version: rein_session::CLAUDE_CODE_VERSION,
-            output_style: "default",
+            output_style: setup.output_style.as_ref().map_or("default", |s| s.name.as_str()),
             agents: setup.agents.iter().map(|a| a.name.as_str()).collect(),
-            skills: Vec::new(),
+            skills: setup.skills.iter().map(|s| s.name.as_str()).collect(),
             plugins: Vec::new(),
             mcp_server_errors: problems
                 .iter()

@@ -33,6 +33,7 @@ pub mod rules;
 pub mod sandbox;
 pub mod settings_keys;
 mod setup;
+mod setup_prompt;
 pub mod trust;
 
 pub use drive::{Input, Parts, PromptError, Session};

@@ -9,7 +9,6 @@ use crate::error::{Context, invalid};
 use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::Model;
 use rein_policy::Policy;
-use rein_prompt::{PromptOptions, build_system_prompt};
 use rein_protocol::Message;
 use rein_tools::{Registry, ToolKinds, register_builtins, register_builtins_sandboxed};
 
@@ -51,6 +50,9 @@ pub struct Setup {
     pub memory: Vec<(PathBuf, &'static str)>,
     /// `claudeMdExcludes`: globs of memory files left out.
     pub memory_excludes: Vec<String>,
+    /// The output style in use (`None`: the default) and every style installed.
+    pub output_style: Option<rein_prompt::output_styles::OutputStyle>,
+    pub output_styles: Vec<rein_prompt::output_styles::OutputStyle>,
     pub env: Env,
     pub policy: Arc<Policy>,
     /// Configured hooks; `None` when there are none.
@@ -154,7 +156,14 @@ impl Setup {
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
-        if setup.memory_excludes.is_empty() {
+        setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
+        let wanted = setup.prefs.output_style.clone();
+        match rein_prompt::output_styles::find_style(&setup.output_styles, &wanted) {
+            Some(style) if style.prompt.is_empty() => {}
+            Some(style) => setup.output_style = Some(style.clone()),
+            None => notices.push(format!("the output style {wanted:?} is not installed; using the default")),
+        }
+        if setup.memory_excludes.is_empty() && setup.output_style.is_none() {
             setup.append_preferences();
         } else {
             let (replace, append) = setup.prompt_parts.clone();
@@ -244,7 +253,13 @@ impl Setup {
             (Some(a), Some(b)) => Some(format!("{b}\n\n{a}")),
             (a, b) => a.or(b.clone()),
         };
-        let prompt = system_prompt(&cwd, home.as_deref(), &model, replace, append, &[]);
+        let prompt = crate::setup_prompt::system_prompt(
+            &cwd,
+            home.as_deref(),
+            &model,
+            (replace, append),
+            &crate::setup_prompt::PromptShape::default(),
+        );
         let session_id = uuid::Uuid::new_v4().to_string();
         let max_thinking_tokens = env.max_thinking_tokens;
         let session_dir = env.rein_home.join("sessions").join(&session_id);
@@ -258,6 +273,8 @@ impl Setup {
             max_tokens,
             memory: prompt.1,
             memory_excludes: Vec::new(),
+            output_style: None,
+            output_styles: Vec::new(),
             system: prompt.0,
             registry: Arc::new(registry),
             session_dir,
@@ -356,30 +373,6 @@ impl Setup {
         Ok(())
     }
 
-    /// Build the system prompt again with these replacement and appended texts.
-    pub fn set_system_prompt(&mut self, replace: Option<String>, append: Option<String>) {
-        let home = self.env.home.clone();
-        let (system, memory) = system_prompt(
-            &self.cwd,
-            home.as_deref(),
-            &self.model,
-            replace.clone(),
-            append.clone(),
-            &self.memory_excludes,
-        );
-        self.system = system;
-        self.memory = memory;
-        self.prompt_parts = (replace, append);
-        self.append_preferences();
-    }
-
-    /// What the preferences add to the system prompt (attribution).
-    fn append_preferences(&mut self) {
-        if let Some(text) = self.prefs.attribution_prompt() {
-            self.system = self.system.with_session_appended(&format!("\n\n{text}"));
-        }
-    }
-
     /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):
     /// `{"name": {"description", "prompt", "tools", "model", …}}`; a name given again
     /// replaces the earlier definition.
@@ -441,31 +434,6 @@ impl Setup {
     pub fn api_key_source(&self) -> &'static str {
         Env::api_key_source()
     }
-}
-
-/// The system prompt (as request blocks: stable part, then the session's) and the
-/// memory files in it.
-type Memory = Vec<(PathBuf, &'static str)>;
-fn system_prompt(
-    cwd: &std::path::Path,
-    home: Option<&std::path::Path>,
-    model: &str,
-    replace: Option<String>,
-    append: Option<String>,
-    excludes: &[String],
-) -> (rein_model::System, Memory) {
-    let prompt = build_system_prompt(&PromptOptions {
-        cwd: cwd.to_path_buf(),
-        home: home.map(std::path::Path::to_path_buf),
-        managed_dir: Some(PathBuf::from("/etc/claude-code")),
-        system_prompt: replace,
-        append_system_prompt: append,
-        model: model.to_string(),
-        date: String::new(),
-        memory_excludes: excludes.to_vec(),
-    });
-    let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
-    (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())
 }
 
 /// `--model`, else `ANTHROPIC_MODEL`, else the settings' `model`, else the default;

@@ -9,7 +9,10 @@
 
 mod local;
 
-pub use local::{add_local_allow_rules, add_local_rule, add_rules_to_file, record_mcpjson_choices, remove_local_rule};
+pub use local::{
+    add_local_allow_rules, add_local_rule, add_rules_to_file, record_mcpjson_choices, remove_local_rule,
+    set_local_value,
+};
 
 use std::path::{Path, PathBuf};
 

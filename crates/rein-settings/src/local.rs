@@ -75,6 +75,15 @@ pub fn record_mcpjson_choices(root: &Path, enabled: &[String], disabled: &[Strin
     })
 }
 
+/// Set the top-level `key` of `<root>/.claude/settings.local.json` to `value` (the
+/// rest of the file kept).
+pub fn set_local_value(root: &Path, key: &str, value: Value) -> Result<PathBuf, SettingsError> {
+    edit_local(root, |top| {
+        top.insert(key.to_string(), value);
+        Ok(())
+    })
+}
+
 /// Change one list of `permissions` in `<root>/.claude/settings.local.json`, keeping the
 /// rest of the file, written atomically.
 fn edit_local_rules(root: &Path, list: &str, change: impl FnOnce(&mut Vec<Value>)) -> Result<PathBuf, SettingsError> {

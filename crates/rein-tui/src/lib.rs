@@ -54,6 +54,9 @@ pub struct Info {
     pub memory: Vec<String>,
     /// The settings files read, with their scope.
     pub settings: Vec<String>,
+    /// The output styles installed (name and description) and the one in use.
+    pub output_styles: Vec<(String, String)>,
+    pub output_style: String,
 }
 
 /// How the interactive session ended.

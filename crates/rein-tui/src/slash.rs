@@ -22,6 +22,7 @@ const HELP: &[(&str, &str)] = &[
     ("/memory", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)"),
     ("/init", "ask rein to write a CLAUDE.md for this project"),
     ("/config", "the settings files read, by scope"),
+    ("/output-style", "the output styles; `/output-style NAME` picks one for the next sessions here"),
     ("/resume", "pick an earlier session of this directory to continue"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
@@ -38,6 +39,7 @@ pub const NAMES: &[&str] = &[
     "clear",
     "hooks",
     "agents",
+    "output-style",
     "memory",
     "init",
     "exit",
@@ -112,6 +114,27 @@ pub fn run(app: &mut App, command: &str) {
             list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory);
             out.push(format!("Opening {} in your editor (new sessions read it)", path.display()));
             app.edit = Some(path);
+        }
+        "output-style" if args.trim().is_empty() => {
+            for (name, description) in &app.info.output_styles {
+                let mark = if *name == app.info.output_style { "❯" } else { " " };
+                out.push(format!("{mark} {name}: {description}"));
+            }
+        }
+        "output-style" => {
+            let wanted = args.trim();
+            match app.info.output_styles.iter().find(|(n, _)| n.eq_ignore_ascii_case(wanted)) {
+                Some((name, _)) => {
+                    match rein_settings::set_local_value(&app.project_root, "outputStyle", name.as_str().into()) {
+                        Ok(path) => out.push(format!(
+                            "Output style set to {name} in {} (sessions started from now on use it)",
+                            path.display()
+                        )),
+                        Err(e) => out.push(format!("Could not set the output style: {e}")),
+                    }
+                }
+                None => out.push(format!("No output style named {wanted:?} (/output-style lists them)")),
+            }
         }
         "config" => {
             list(&mut out, "No settings files were read.", &app.info.settings);

@@ -30,6 +30,7 @@ mod mcp_python;
 mod nested_memory;
 mod openai_chat;
 mod openai_responses;
+mod output_styles;
 mod permissions;
 mod plan_tools;
 mod protected_reads;

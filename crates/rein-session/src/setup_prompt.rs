@@ -1,0 +1,63 @@
+//! The session's system prompt as the setup shapes it: the texts given
+//! (`--system-prompt`, `--append-system-prompt`, the Agent SDK's), the memory files less
+//! `claudeMdExcludes`, the output style, and what the preferences add (attribution).
+
+use std::path::PathBuf;
+
+use rein_prompt::{PromptOptions, build_system_prompt};
+
+use crate::Setup;
+
+/// The memory files in the prompt, with their kind.
+type Memory = Vec<(PathBuf, &'static str)>;
+
+impl Setup {
+    /// Build the system prompt again with these replacement and appended texts.
+    pub fn set_system_prompt(&mut self, replace: Option<String>, append: Option<String>) {
+        let home = self.env.home.clone();
+        let (system, memory) =
+            system_prompt(&self.cwd, home.as_deref(), &self.model, (replace.clone(), append.clone()), &self.shape());
+        self.system = system;
+        self.memory = memory;
+        self.prompt_parts = (replace, append);
+        self.append_preferences();
+    }
+
+    /// What shapes the prompt besides the texts given: excluded memory, the style.
+    fn shape(&self) -> PromptShape {
+        PromptShape(self.memory_excludes.clone(), self.output_style.clone())
+    }
+
+    /// What the preferences add to the system prompt (attribution).
+    pub(crate) fn append_preferences(&mut self) {
+        if let Some(text) = self.prefs.attribution_prompt() {
+            self.system = self.system.with_session_appended(&format!("\n\n{text}"));
+        }
+    }
+}
+
+/// `claudeMdExcludes` and the output style.
+#[derive(Default)]
+pub(crate) struct PromptShape(Vec<String>, Option<rein_prompt::output_styles::OutputStyle>);
+
+pub(crate) fn system_prompt(
+    cwd: &std::path::Path,
+    home: Option<&std::path::Path>,
+    model: &str,
+    (replace, append): (Option<String>, Option<String>),
+    shape: &PromptShape,
+) -> (rein_model::System, Memory) {
+    let prompt = build_system_prompt(&PromptOptions {
+        cwd: cwd.to_path_buf(),
+        home: home.map(std::path::Path::to_path_buf),
+        managed_dir: Some(PathBuf::from("/etc/claude-code")),
+        system_prompt: replace,
+        append_system_prompt: append,
+        model: model.to_string(),
+        date: String::new(),
+        memory_excludes: shape.0.clone(),
+        output_style: shape.1.clone(),
+    });
+    let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
+    (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())
+}
