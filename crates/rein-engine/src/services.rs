@@ -54,6 +54,8 @@ pub struct EngineTools {
     pub environment: String,
     pub transcripts: Option<PathBuf>,
     pub skills: Vec<SkillDef>,
+    /// Custom commands the model may run through the Skill tool.
+    pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL`.
     pub subagent_model: Option<String>,
 }
@@ -62,11 +64,12 @@ pub struct EngineTools {
 /// (the Agent SDK's `initialize` adds subagent types after the session was assembled).
 /// `Task` is Agent's legacy name; Skill is offered when the model may call a skill.
 pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Result<(), RegistryError> {
-    let EngineTools { agents, environment, transcripts, skills, subagent_model } = tools;
+    let EngineTools { agents, environment, transcripts, skills, commands, subagent_model } = tools;
     registry.replace(AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model })?;
     registry.alias("Task", "Agent");
     registry.replace(ExitPlanMode)?;
     registry.replace(AskUserQuestion)?;
-    registry.replace(SkillTool { skills })?;
+    let commands = commands.into_iter().filter(crate::skill_tool::model_may_run).collect();
+    registry.replace(SkillTool { skills, commands })?;
     Ok(())
 }

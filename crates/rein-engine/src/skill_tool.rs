@@ -4,7 +4,11 @@
 //! are asked like any other unless the person's rules allow them (as Claude Code does;
 //! a person who types `/name` grants them for that turn, as with a command).
 //! `Skill(name)` permission rules name the skill; hooks see the call like any other.
+//! The model may run a custom command the same way (as Claude Code lets it), when the
+//! command allows it and runs no shell line: it gets the command's text with its
+//! arguments, and the command's `allowed-tools` grant nothing.
 
+use rein_prompt::commands::CommandDef;
 use rein_prompt::skills::SkillDef;
 use rein_tools::{Effects, Other, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
@@ -26,12 +30,32 @@ pub struct SkillInput {
 /// The skills of a session, offered to the model.
 pub struct SkillTool {
     pub skills: Vec<SkillDef>,
+    /// Commands the model may run (see [`model_may_run`]).
+    pub commands: Vec<CommandDef>,
+}
+
+/// Whether the model may run `command` through the Skill tool: it does not forbid it
+/// (`disable-model-invocation`), it is no skill (skills are offered as themselves), and
+/// it runs no shell line (those stay the person's to run).
+pub fn model_may_run(command: &CommandDef) -> bool {
+    command.model_invocable
+        && !command.label.starts_with("skill")
+        && command.expand("", std::path::Path::new("/"), "").shell.is_empty()
+}
+
+/// What the Skill tool found by name.
+enum Found<'a> {
+    Skill(&'a SkillDef),
+    Command(&'a CommandDef),
 }
 
 impl SkillTool {
-    fn find(&self, name: &str) -> Option<&SkillDef> {
+    fn find(&self, name: &str) -> Option<Found<'_>> {
         let name = name.trim().trim_start_matches('/');
-        self.skills.iter().find(|s| s.name == name && s.model_invocable)
+        if let Some(s) = self.skills.iter().find(|s| s.name == name && s.model_invocable) {
+            return Some(Found::Skill(s));
+        }
+        rein_prompt::commands::find_command(&self.commands, name).map(Found::Command)
     }
 }
 
@@ -49,6 +73,12 @@ impl Tool for SkillTool {
             .to_string();
         for s in self.skills.iter().filter(|s| s.model_invocable) {
             d.push_str(&format!("\n- {}: {}", s.name, s.description));
+        }
+        if !self.commands.is_empty() {
+            d.push_str("\n\nCommands (call with the command's name and its arguments in args):");
+            for c in &self.commands {
+                d.push_str(&format!("\n- {}: {}", c.name, c.description));
+            }
         }
         d
     }
@@ -74,13 +104,15 @@ impl Tool for SkillTool {
     }
 
     fn offered_to_model(&self) -> bool {
-        self.skills.iter().any(|s| s.model_invocable)
+        self.skills.iter().any(|s| s.model_invocable) || !self.commands.is_empty()
     }
 
-    async fn call(&self, input: SkillInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let Some(skill) = self.find(&input.skill) else {
-            return Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill)));
-        };
-        Ok(ToolOutput::text(skill.loaded(input.args.as_deref().unwrap_or(""))))
+    async fn call(&self, input: SkillInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let args = input.args.as_deref().unwrap_or("");
+        match self.find(&input.skill) {
+            Some(Found::Skill(skill)) => Ok(ToolOutput::text(skill.loaded(args))),
+            Some(Found::Command(command)) => Ok(ToolOutput::text(command.expand(args, &ctx.cwd, "").text)),
+            None => Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill))),
+        }
     }
 }

@@ -399,6 +399,7 @@ impl Setup {
             ),
             transcripts: self.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
             skills: self.skills.clone(),
+            commands: self.commands.clone(),
             subagent_model: self.env.subagent_model.clone(),
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;

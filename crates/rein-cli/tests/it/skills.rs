@@ -88,3 +88,31 @@ fn skill_rules_and_the_users_slash_call() {
     let prompt = messages(&server.requests()[2].body)[0].to_string();
     assert!(prompt.contains("GREETING INSTRUCTIONS") && prompt.contains("ARGUMENTS: Bob"), "{prompt}");
 }
+
+#[test]
+fn the_model_runs_a_command_through_the_skill_tool_and_it_grants_nothing() {
+    let env = crate::common::Env::new();
+    env.write(
+        ".claude/commands/changelog.md",
+        "---\ndescription: Write the changelog\nallowed-tools: Bash(touch:*)\n---\nWrite the changelog for $ARGUMENTS.\n",
+    );
+    env.write(".claude/commands/status.md", "---\ndescription: Status\n---\nNow: !`git status`\n");
+    env.write(".claude/commands/mine.md", "---\ndescription: Mine\ndisable-model-invocation: true\n---\nMine.\n");
+    let call = rein_testkit::tool_use_with_id;
+    let server = crate::common::serve(rein_testkit::Scenario::new([
+        rein_testkit::reply([call("c", "Skill", serde_json::json!({"skill": "changelog", "args": "v2"}))]),
+        rein_testkit::reply([call("t", "Bash", serde_json::json!({"command": "touch granted"}))]),
+        rein_testkit::reply([call("s", "Skill", serde_json::json!({"skill": "status"}))]),
+        rein_testkit::reply([rein_testkit::text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "release"]).assert().success();
+    let reqs = server.requests();
+    let tools = reqs[0].body["tools"].to_string();
+    assert!(tools.contains("- changelog: Write the changelog"), "{tools}");
+    assert!(!tools.contains("- status:") && !tools.contains("- mine:"), "shell lines and opt-outs stay the person's");
+    let (result, _) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "c");
+    assert_eq!(result, "Write the changelog for v2.\n");
+    assert!(!env.cwd().join("granted").exists(), "a command the model runs grants nothing");
+    let (result, is_error) = crate::common::tool_result(reqs[3].body["messages"].as_array().unwrap(), "s");
+    assert!(is_error && result.contains("unknown skill"), "{result}");
+}
