@@ -70,6 +70,10 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<(String, 
     if Command::new("tmux").arg("-V").output().is_err() {
         return Ok(vec![("interactive rows".into(), "tmux missing".into(), String::new())]);
     }
+    // The folder is trusted, as the person would have answered the trust question once
+    // (in `~/.claude.json`, where Claude Code keeps it).
+    let record = serde_json::json!({"projects": {cwd.display().to_string(): {"hasTrustDialogAccepted": true}}});
+    std::fs::write(home.join(".claude.json"), record.to_string())?;
     let mut rows = Vec::new();
     let mut firsts = Vec::new();
     for i in 0..10 {
