@@ -38,9 +38,7 @@ pub struct SkillTool {
 /// (`disable-model-invocation`), it is no skill (skills are offered as themselves), and
 /// it runs no shell line (those stay the person's to run).
 pub fn model_may_run(command: &CommandDef) -> bool {
-    command.model_invocable
-        && !command.label.starts_with("skill")
-        && command.expand("", std::path::Path::new("/"), "").shell.is_empty()
+    command.model_invocable && !command.label.starts_with("skill") && !command.runs_shell()
 }
 
 /// What the Skill tool found by name.

@@ -141,6 +141,11 @@ fn split_args(args: &str) -> Vec<String> {
 }
 
 impl CommandDef {
+    /// Whether the body runs a `` !`cmd` `` line (found without expanding it).
+    pub fn runs_shell(&self) -> bool {
+        !shell_snippets(&self.body).1.is_empty()
+    }
+
     /// Expand the body with `args`.
     pub fn expand(&self, args: &str, project_dir: &Path, session_id: &str) -> Expansion {
         // The shell lines are the definition's own: they are taken out before the

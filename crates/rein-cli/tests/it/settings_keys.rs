@@ -59,10 +59,8 @@ fn bash_timeouts_come_from_the_environment() {
     assert!(is_error && !result.contains("late"), "{result}");
 }
 
-#[test]
-fn auto_compaction_can_be_turned_off() {
-    let env = Env::new();
-    env.write(".claude/settings.json", &json!({"autoCompactEnabled": false}).to_string());
+/// Summary requests of a four-listing session at 20 % of a 40 000-token window.
+fn summaries_of_a_long_session(env: &Env) -> usize {
     let turn = |i: usize| reply([call(&format!("t{i}"), "Bash", json!({"command": "seq 1 2500"}))]);
     let mut steps: Vec<Step> = (0..4).map(|i| Step::from(turn(i))).collect();
     steps.push(reply([text("finished")]).into());
@@ -73,23 +71,17 @@ fn auto_compaction_can_be_turned_off() {
         .args(["-p", "list", "--allowedTools", "Bash(seq *)"])
         .assert()
         .success();
-    let summaries =
-        server.requests().iter().filter(|r| r.body["tools"].as_array().is_none_or(|t| t.is_empty())).count();
-    assert_eq!(summaries, 0, "no summary request with autoCompactEnabled: false");
+    server.requests().iter().filter(|r| r.body["tools"].as_array().is_none_or(|t| t.is_empty())).count()
+}
+
+#[test]
+fn auto_compaction_can_be_turned_off() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"autoCompactEnabled": false}).to_string());
+    assert_eq!(summaries_of_a_long_session(&env), 0, "no summary request with autoCompactEnabled: false");
     // On (the default), the same session compacts at 20 % of the window.
     std::fs::remove_file(env.cwd().join(".claude/settings.json")).unwrap();
-    let mut steps: Vec<Step> = (0..4).map(|i| Step::from(turn(i))).collect();
-    steps.push(reply([text("finished")]).into());
-    let server = serve(Scenario::new(steps).with_summary("SUMMARY"));
-    env.rein_at(&server)
-        .env("REIN_CONTEXT_WINDOW", "40000")
-        .env("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE", "20")
-        .args(["-p", "list", "--allowedTools", "Bash(seq *)"])
-        .assert()
-        .success();
-    let summaries =
-        server.requests().iter().filter(|r| r.body["tools"].as_array().is_none_or(|t| t.is_empty())).count();
-    assert!(summaries > 0, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts early");
+    assert!(summaries_of_a_long_session(&env) > 0, "CLAUDE_AUTOCOMPACT_PCT_OVERRIDE compacts early");
 }
 
 #[test]
