@@ -23,7 +23,14 @@ pub enum HandlerKind {
     Http { url: String, headers: Vec<(String, String)>, allowed_env: Vec<String> },
     /// `prompt`: a small model judges `prompt` (with `$ARGUMENTS`) yes or no.
     Prompt { prompt: String, model: Option<String> },
-    /// A handler type rein does not run yet (`agent`, `mcp_tool`).
+    /// `agent`: a subagent with read-only tools (Read, Grep, Glob) checks `prompt`
+    /// (with `$ARGUMENTS`) in up to 50 turns and answers yes or no, as a prompt hook.
+    Agent { prompt: String, model: Option<String> },
+    /// `mcp_tool`: call `tool` on the connected MCP server `server` with `input`
+    /// (`${tool_input.file_path}`-style placeholders filled from the hook's input); the
+    /// tool's text is read as a command hook's stdout.
+    McpTool { server: String, tool: String, input: Value },
+    /// A handler type Claude Code does not define.
     Unsupported(String),
 }
 
@@ -53,6 +60,10 @@ impl Handler {
             HandlerKind::Prompt { prompt, .. } => {
                 format!("prompt: {}", prompt.chars().take(60).collect::<String>())
             }
+            HandlerKind::Agent { prompt, .. } => {
+                format!("agent: {}", prompt.chars().take(60).collect::<String>())
+            }
+            HandlerKind::McpTool { server, tool, .. } => format!("MCP tool {tool} of {server}"),
             HandlerKind::Unsupported(t) => format!("({t} handler)"),
         }
     }
@@ -258,6 +269,21 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
         "prompt" => {
             let prompt = h.get("prompt").and_then(Value::as_str).ok_or("a prompt hook needs `prompt`")?.to_string();
             HandlerKind::Prompt { prompt, model: h.get("model").and_then(Value::as_str).map(str::to_string) }
+        }
+        "agent" => {
+            let prompt = h.get("prompt").and_then(Value::as_str).ok_or("an agent hook needs `prompt`")?.to_string();
+            HandlerKind::Agent { prompt, model: h.get("model").and_then(Value::as_str).map(str::to_string) }
+        }
+        "mcp_tool" => {
+            let field = |k: &str| h.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+            let server = field("server").ok_or("an mcp_tool hook needs `server`")?;
+            let tool = field("tool").ok_or("an mcp_tool hook needs `tool`")?;
+            let input = match h.get("input") {
+                None | Some(Value::Null) => Value::Object(Default::default()),
+                Some(v @ Value::Object(_)) => v.clone(),
+                Some(_) => return Err("`input` of an mcp_tool hook must be an object".into()),
+            };
+            HandlerKind::McpTool { server, tool, input }
         }
         other => HandlerKind::Unsupported(other.to_string()),
     };

@@ -5,6 +5,7 @@
 //! the engine applies a hook's "allow" only where no deny or ask rule matched.
 
 mod config;
+mod delegated;
 mod event;
 mod http;
 mod input;
@@ -19,6 +20,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 pub use config::{Group, Handler, HandlerKind, HookConfig, HookConfigError, Matcher};
+pub use delegated::{AGENT_TIMEOUT, HookTools, fill as fill_placeholders};
 pub use event::HookEvent;
 pub use input::HookInput;
 pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
@@ -81,6 +83,8 @@ pub struct Hooks {
     pub prompt_judge: Option<Arc<dyn PromptJudge>>,
     /// The session's live facts; without them hooks see `session` as it was built.
     pub live: Option<Arc<dyn LiveFacts>>,
+    /// Where `agent` and `mcp_tool` handlers run.
+    pub tools: Option<Arc<dyn HookTools>>,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -91,7 +95,7 @@ impl std::fmt::Debug for Hooks {
 
 impl Hooks {
     pub fn new(config: HookConfig, session: Session) -> Self {
-        Hooks { config, session, callbacks: None, prompt_judge: None, live: None }
+        Hooks { config, session, callbacks: None, prompt_judge: None, live: None, tools: None }
     }
 
     /// Whether any handler is configured for `event`.
@@ -139,6 +143,12 @@ impl Hooks {
                     crate::http::run(h, url, headers, allowed_env, &input).await
                 }
                 HandlerKind::Prompt { prompt, model } => self.run_prompt(h, prompt, model.as_deref(), &input).await,
+                HandlerKind::Agent { prompt, model } => {
+                    delegated::agent(self.tools.as_deref(), h, prompt, model.as_deref(), &input).await
+                }
+                HandlerKind::McpTool { server, tool, input: template } => {
+                    delegated::mcp_tool(self.tools.as_deref(), h, (server, tool, template), &value).await
+                }
                 _ => run::run(h, &input, &self.session.cwd, &env).await,
             }
         }))

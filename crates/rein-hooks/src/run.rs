@@ -49,7 +49,11 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
             c.args(args.iter().map(|a| subst(a)));
             c
         }
-        HandlerKind::Callback { .. } | HandlerKind::Http { .. } | HandlerKind::Prompt { .. } => {
+        HandlerKind::Callback { .. }
+        | HandlerKind::Http { .. }
+        | HandlerKind::Prompt { .. }
+        | HandlerKind::Agent { .. }
+        | HandlerKind::McpTool { .. } => {
             return Run {
                 handler: display,
                 exit: Exit::NotStarted("this handler does not run as a command".into()),
@@ -60,7 +64,7 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
         HandlerKind::Unsupported(t) => {
             return Run {
                 handler: display,
-                exit: Exit::NotStarted(format!("`{t}` hooks are not supported yet; only `command` hooks run")),
+                exit: Exit::NotStarted(format!("`{t}` is not a hook type (command, http, prompt, agent, mcp_tool)")),
                 stdout: String::new(),
                 stderr: String::new(),
             };

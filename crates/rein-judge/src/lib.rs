@@ -20,7 +20,7 @@ use rein_model::Model;
 use rein_protocol::Usage;
 use serde_json::Value;
 
-pub use prompt_hook::{HOOK_RUBRIC, PromptHookJudge};
+pub use prompt_hook::{HOOK_RUBRIC, PromptHookJudge, parse as parse_verdict};
 pub use rubric::{RUBRIC, describe};
 pub use title::{TITLE_RUBRIC, session_title};
 

@@ -93,24 +93,33 @@ fn engine(
     let mut gate = Gate::new(policy);
     // The small fast model: auto mode's judge and prompt hooks, on the session's provider.
     let judge_model = small_model(setup);
-    gate.hooks = setup.hooks.as_ref().map(|h| {
-        let mut hooks = (**h).clone();
-        hooks.prompt_judge =
-            Some(Arc::new(rein_judge::PromptHookJudge { model: model.clone(), model_name: judge_model.clone() }));
-        hooks.live = Some(live.clone());
-        Arc::new(hooks)
-    });
-    gate.approver = approver;
-    let timeout = Duration::from_millis(env.judge_timeout_ms.unwrap_or(15_000));
-    gate.judge = Some(Arc::new(rein_judge::ModelJudge::new(model.clone(), judge_model, timeout)));
     let mut registry = (*setup.registry).clone();
     // Many MCP tools: most definitions are deferred and loaded on demand (ToolSearch).
     let search = rein_engine::SharedSearch::default();
     if let Err(e) = registry.register(rein_engine::ToolSearch { state: search.clone() }) {
         tracing::warn!(error = %e, "a tool was not registered");
     }
+    let registry = Arc::new(registry);
+    gate.hooks = setup.hooks.as_ref().map(|h| {
+        let mut hooks = (**h).clone();
+        hooks.prompt_judge =
+            Some(Arc::new(rein_judge::PromptHookJudge { model: model.clone(), model_name: judge_model.clone() }));
+        hooks.tools = Some(Arc::new(crate::hook_tools::SessionHookTools {
+            model: model.clone(),
+            model_name: judge_model.clone(),
+            registry: registry.clone(),
+            policy: gate.policy.clone(),
+            ctx: ctx.clone(),
+            config: config.clone(),
+        }));
+        hooks.live = Some(live.clone());
+        Arc::new(hooks)
+    });
+    gate.approver = approver;
+    let timeout = Duration::from_millis(env.judge_timeout_ms.unwrap_or(15_000));
+    gate.judge = Some(Arc::new(rein_judge::ModelJudge::new(model.clone(), judge_model, timeout)));
     let mode = rein_engine::ToolSearchMode::parse(crate::env::Env::lookup("ENABLE_TOOL_SEARCH").as_deref());
-    let mut engine = Engine::new(model, Arc::new(registry), gate, ctx, config).with_tool_search(search, mode);
+    let mut engine = Engine::new(model, registry, gate, ctx, config).with_tool_search(search, mode);
     if !setup.history.is_empty() {
         engine =
             engine.with_history_deferred(setup.history.clone(), &setup.history_deferred).context("cannot resume")?;

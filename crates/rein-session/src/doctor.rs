@@ -95,7 +95,7 @@ fn hooks(settings: &Settings) -> crate::Result<Section> {
     for groups in config.events.values() {
         for h in groups.iter().flat_map(|g| &g.handlers) {
             if let HandlerKind::Unsupported(kind) = &h.kind {
-                lines.push(format!("{}: a `{kind}` handler is not run by rein", h.origin));
+                lines.push(format!("{}: `{kind}` is not a hook type; the handler never runs", h.origin));
             }
         }
     }

@@ -22,6 +22,7 @@ pub mod doctor;
 mod drive;
 pub mod env;
 mod error;
+mod hook_tools;
 mod live;
 pub mod mcp;
 pub mod messages;

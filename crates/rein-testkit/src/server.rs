@@ -59,9 +59,10 @@ impl RecordedRequest {
     }
 }
 
-/// What the system prompt of a side request says: the auto-mode judge's and prompt
-/// hooks' (rein-judge's rubrics). The scenario's `judge` steps answer them.
-pub const JUDGE_MARKS: [&str; 2] = ["rein's permission judge", "rein's hook judge"];
+/// What the system prompt of a side request says: the auto-mode judge's, prompt hooks'
+/// and agent hooks' (rein-judge's and rein-session's rubrics). The scenario's `judge`
+/// steps answer them.
+pub const JUDGE_MARKS: [&str; 3] = ["rein's permission judge", "rein's hook judge", "rein's hook verifier"];
 
 /// What the system prompt of a session-title request says. Such requests are answered
 /// with the scenario's title (or "Fake session title") without consuming a step, and

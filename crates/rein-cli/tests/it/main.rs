@@ -21,6 +21,7 @@ mod doctor;
 mod executor;
 mod failures;
 mod headless;
+mod hook_delegated;
 mod hook_events;
 mod hook_handlers;
 mod hooks;

@@ -1,0 +1,140 @@
+//! Handlers the session carries out for the hooks: `agent` (a read-only subagent checks
+//! a condition) and `mcp_tool` (a tool of a connected MCP server is called). Both reach
+//! the session through [`HookTools`]; without it they do not start.
+
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::{Exit, Handler, Run};
+
+/// An agent hook's timeout when it sets none (as Claude Code's).
+pub const AGENT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What the session offers `agent` and `mcp_tool` handlers.
+pub trait HookTools: Send + Sync {
+    /// Run a subagent with read-only tools on `prompt`; `Ok((ok, reason))` from its
+    /// final answer `{"ok": …, "reason": …}`.
+    fn verify<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>>;
+    /// Call `tool` of the MCP server `server` with `input`; `Ok(text)` is the tool's
+    /// text, `Err` a tool error or a server that is not connected.
+    fn call_mcp_tool<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        input: Value,
+    ) -> BoxFuture<'a, Result<String, String>>;
+}
+
+fn run(handler: String, exit: Exit, stdout: String, stderr: String) -> Run {
+    Run { handler, exit, stdout, stderr }
+}
+
+/// An `agent` handler: "no" blocks as exit 2 does, with the subagent's reason.
+pub(crate) async fn agent(
+    tools: Option<&dyn HookTools>,
+    h: &Handler,
+    prompt: &str,
+    model: Option<&str>,
+    input: &str,
+) -> Run {
+    let display = h.display();
+    let Some(tools) = tools else {
+        return run(display, Exit::NotStarted("agent hooks need a session".into()), String::new(), String::new());
+    };
+    let text = if prompt.contains("$ARGUMENTS") {
+        prompt.replace("$ARGUMENTS", input)
+    } else {
+        format!("{prompt}\n\nThe hook's input:\n{input}")
+    };
+    let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(AGENT_TIMEOUT);
+    match tokio::time::timeout(timeout, tools.verify(text, model)).await {
+        Ok(Ok((true, _))) => run(display, Exit::Code(Some(0)), String::new(), String::new()),
+        Ok(Ok((false, reason))) => run(display, Exit::Code(Some(2)), String::new(), reason),
+        Ok(Err(e)) => run(display, Exit::NotStarted(e), String::new(), String::new()),
+        Err(_) => run(display, Exit::TimedOut(timeout), String::new(), String::new()),
+    }
+}
+
+/// An `mcp_tool` handler: the tool's text is the hook's stdout (read for JSON decisions
+/// like a command's); a tool error is a non-blocking error.
+pub(crate) async fn mcp_tool(
+    tools: Option<&dyn HookTools>,
+    h: &Handler,
+    (server, tool, template): (&str, &str, &Value),
+    input: &Value,
+) -> Run {
+    let display = h.display();
+    let Some(tools) = tools else {
+        return run(display, Exit::NotStarted("mcp_tool hooks need a session".into()), String::new(), String::new());
+    };
+    let args = fill(template, input);
+    let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(crate::DEFAULT_TIMEOUT);
+    match tokio::time::timeout(timeout, tools.call_mcp_tool(server, tool, args)).await {
+        Ok(Ok(text)) => run(display, Exit::Code(Some(0)), text, String::new()),
+        Ok(Err(e)) => run(display, Exit::Code(Some(1)), String::new(), e),
+        Err(_) => run(display, Exit::TimedOut(timeout), String::new(), String::new()),
+    }
+}
+
+/// `input` with every `${a.b}` filled from the hook's input: a string that is one
+/// placeholder takes the value as it is (a number stays a number), a placeholder inside
+/// text takes its text; a path the input lacks becomes empty.
+pub fn fill(template: &Value, input: &Value) -> Value {
+    match template {
+        Value::String(s) => fill_str(s, input),
+        Value::Array(a) => Value::Array(a.iter().map(|v| fill(v, input)).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), fill(v, input))).collect()),
+        other => other.clone(),
+    }
+}
+
+fn lookup<'a>(input: &'a Value, path: &str) -> Option<&'a Value> {
+    path.trim().split('.').try_fold(input, |v, key| match v {
+        Value::Array(a) => a.get(key.parse::<usize>().ok()?),
+        _ => v.get(key),
+    })
+}
+
+fn fill_str(s: &str, input: &Value) -> Value {
+    if let Some(path) = s.strip_prefix("${").and_then(|r| r.strip_suffix('}')).filter(|p| !p.contains(['$', '}'])) {
+        return lookup(input, path).cloned().unwrap_or_else(|| Value::String(String::new()));
+    }
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        let Some(len) = rest[start..].find('}') else { break };
+        out.push_str(&rest[..start]);
+        match lookup(input, &rest[start + 2..start + len]) {
+            Some(Value::String(t)) => out.push_str(t),
+            Some(v) => out.push_str(&v.to_string()),
+            None => {}
+        }
+        rest = &rest[start + len + 1..];
+    }
+    out.push_str(rest);
+    Value::String(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn placeholders_take_the_hook_inputs_values() {
+        let input = json!({"tool_input": {"file_path": "/p/a.rs", "limit": 3}, "tool_name": "Write"});
+        let template = json!({
+            "path": "${tool_input.file_path}",
+            "n": "${tool_input.limit}",
+            "say": "wrote ${tool_input.file_path} with ${tool_name}",
+            "missing": "${tool_input.nothing}",
+            "nested": ["${tool_name}", 1],
+        });
+        assert_eq!(
+            fill(&template, &input),
+            json!({"path": "/p/a.rs", "n": 3, "say": "wrote /p/a.rs with Write", "missing": "", "nested": ["Write", 1]})
+        );
+    }
+}
