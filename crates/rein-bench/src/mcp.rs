@@ -111,7 +111,7 @@ fn direct_call(server_bin: &Path) -> anyhow::Result<Duration> {
             origin: "bench".into(),
         };
         let cwd = std::env::temp_dir();
-        let facts = rein_mcp::SessionFacts { cwd: &cwd, session_id: "bench", tunnel: None };
+        let facts = rein_mcp::SessionFacts { cwd: &cwd, session_id: "bench", tunnel: None, elicitor: None };
         let conn =
             rein_mcp::client::connect(&cfg, &facts, Duration::from_secs(30)).await.map_err(anyhow::Error::msg)?;
         let mut times = Vec::new();

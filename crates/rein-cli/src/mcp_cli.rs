@@ -145,7 +145,7 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             println!("Checking MCP server health…\n");
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             let cwd = store.project.clone();
-            let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list", tunnel: None };
+            let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list", tunnel: None, elicitor: None };
             let held = held_back(args, &cwd, &store.claude_json)?;
             let health: Vec<Result<(), String>> = rt.block_on(async {
                 let mut out = Vec::new();

@@ -142,6 +142,17 @@ pub async fn post_tool_batch(
     (halt, out.context(false))
 }
 
+/// CwdChanged: the session shell moved. What the hooks say is for the user only.
+pub async fn cwd_changed(
+    hooks: &Hooks,
+    (old, new): (std::path::PathBuf, std::path::PathBuf),
+    sink: &mut (dyn FnMut(EngineEvent) + Send),
+) {
+    let input = HookInput::CwdChanged { old_cwd: old.display().to_string(), new_cwd: new.display().to_string() };
+    let out = hooks.fire_input(&input, |_| true).await;
+    notices(sink, out.notices(HookEvent::CwdChanged));
+}
+
 /// SessionEnd, with why the session ended.
 pub async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
     let out = hooks.fire_input(&HookInput::SessionEnd { reason: reason.to_string() }, |_| true).await;

@@ -105,14 +105,20 @@ impl Engine {
         session_hooks::stop(hooks, self.subagent.as_ref(), blocks > 0, &message.to_message().text(), sink).await
     }
 
-    /// PostToolBatch hooks once the response's calls are answered: their context joins
-    /// the conversation; a block or `continue: false` ends the turn.
+    /// CwdChanged hooks when the calls moved the shell, then PostToolBatch hooks once the
+    /// response's calls are answered: their context joins the conversation; a block or
+    /// `continue: false` ends the turn.
     pub(crate) async fn after_tool_batch(
         &mut self,
         calls: &[rein_protocol::ToolUse],
         sink: &mut (dyn FnMut(EngineEvent) + Send),
     ) -> Option<End> {
         let hooks = self.gate.hooks.clone()?;
+        if let Some(change) = self.ctx.shell_dir.take_change(&self.ctx.cwd)
+            && hooks.has(rein_hooks::HookEvent::CwdChanged)
+        {
+            session_hooks::cwd_changed(&hooks, change, sink).await;
+        }
         if !hooks.has(rein_hooks::HookEvent::PostToolBatch) {
             return None;
         }

@@ -122,6 +122,33 @@ pub enum HookInput {
         model: String,
         source: String,
     },
+    /// The session shell moved to another directory (a `cd` in a Bash command).
+    CwdChanged {
+        old_cwd: String,
+        new_cwd: String,
+    },
+    /// An MCP server asks the user for input (`mode`: `form` or `url`).
+    Elicitation {
+        mcp_server_name: String,
+        message: String,
+        mode: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        elicitation_id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        requested_schema: Option<Value>,
+    },
+    /// The answer to an elicitation, before it goes back to the server.
+    ElicitationResult {
+        mcp_server_name: String,
+        mode: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        elicitation_id: Option<String>,
+        action: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        content: Option<Value>,
+    },
     /// A skill's `` !`cmd` `` line is about to run.
     PreSkillShellCommand {
         skill_name: String,
@@ -153,6 +180,9 @@ impl HookInput {
             HookInput::PreModelSwitch { .. } => HookEvent::PreModelSwitch,
             HookInput::PostModelSwitch { .. } => HookEvent::PostModelSwitch,
             HookInput::PreSkillShellCommand { .. } => HookEvent::PreSkillShellCommand,
+            HookInput::CwdChanged { .. } => HookEvent::CwdChanged,
+            HookInput::Elicitation { .. } => HookEvent::Elicitation,
+            HookInput::ElicitationResult { .. } => HookEvent::ElicitationResult,
         }
     }
 
@@ -174,11 +204,15 @@ impl HookInput {
             HookInput::UserPromptExpansion { command_name, .. } => Some(command_name),
             HookInput::InstructionsLoaded { load_reason, .. } => Some(load_reason),
             HookInput::PreSkillShellCommand { skill_name, .. } => Some(skill_name),
+            HookInput::Elicitation { mcp_server_name, .. } | HookInput::ElicitationResult { mcp_server_name, .. } => {
+                Some(mcp_server_name)
+            }
             HookInput::UserPromptSubmit { .. }
             | HookInput::Stop { .. }
             | HookInput::PostToolBatch { .. }
             | HookInput::PreModelSwitch { .. }
-            | HookInput::PostModelSwitch { .. } => None,
+            | HookInput::PostModelSwitch { .. }
+            | HookInput::CwdChanged { .. } => None,
         }
     }
 

@@ -52,6 +52,10 @@ pub trait LiveFacts: Send + Sync {
     fn session_id(&self) -> String;
     fn transcript_path(&self) -> PathBuf;
     fn permission_mode(&self) -> String;
+    /// Where the session shell is now, once a command has moved it.
+    fn cwd(&self) -> Option<PathBuf> {
+        None
+    }
 }
 
 /// Answers `prompt` hooks: a small fast model's yes/no judgement, with a reason.
@@ -119,7 +123,7 @@ impl Hooks {
         let value = self.input(event, fields);
         let input = value.to_string();
         let mut env = vec![("CLAUDE_PROJECT_DIR".to_string(), self.session.project_dir.display().to_string())];
-        if event == HookEvent::SessionStart {
+        if matches!(event, HookEvent::SessionStart | HookEvent::CwdChanged) {
             let _ = std::fs::create_dir_all(&self.session.session_dir);
             env.push(("CLAUDE_ENV_FILE".to_string(), self.env_file().display().to_string()));
         }
@@ -241,7 +245,8 @@ impl Hooks {
                 map.insert("transcript_path".into(), json!(s.transcript_path));
             }
         }
-        map.insert("cwd".into(), json!(s.cwd));
+        let cwd = self.live.as_ref().and_then(|l| l.cwd()).unwrap_or_else(|| s.cwd.clone());
+        map.insert("cwd".into(), json!(cwd));
         map.insert("hook_event_name".into(), json!(event.name()));
         let mode = self.live.as_ref().map_or_else(|| s.permission_mode.clone(), |l| l.permission_mode());
         map.insert("permission_mode".into(), json!(mode));

@@ -73,6 +73,12 @@ pub struct SpecificOutput {
     /// PostToolUse on an MCP tool: the same.
     #[serde(default, rename = "updatedMCPToolOutput")]
     pub updated_mcp_tool_output: Option<Value>,
+    /// Elicitation / ElicitationResult: `accept`, `decline` or `cancel`.
+    #[serde(default, deserialize_with = "lenient")]
+    pub action: Option<String>,
+    /// Elicitation / ElicitationResult: the form's answer.
+    #[serde(default)]
+    pub content: Option<Value>,
 }
 
 /// PermissionRequest's `decision`.
@@ -249,6 +255,19 @@ impl Outcome {
                 h.updated_tool_output.clone().or_else(|| h.updated_mcp_tool_output.clone())
             })
             .last()
+    }
+
+    /// Elicitation / ElicitationResult: the answer a hook gives (`action`, `content`),
+    /// the last one that did; exit 2 declines.
+    pub fn elicitation_answer(&self) -> Option<(String, Option<Value>)> {
+        let parsed: Vec<Parsed<'_>> = self.parsed().collect();
+        if parsed.iter().any(|p| p.blocking_message().is_some()) {
+            return Some(("decline".into(), None));
+        }
+        parsed.iter().rev().filter(|p| p.ok()).find_map(|p| {
+            let h = p.specific()?;
+            Some((h.action.clone()?, h.content.clone()))
+        })
     }
 
     /// Context for the model: `additionalContext`, and plain stdout where the event

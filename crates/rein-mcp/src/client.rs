@@ -3,7 +3,7 @@
 //! credentials removed from its environment unless the entry names them), or a
 //! Streamable HTTP endpoint with the entry's headers. Legacy `initialize` with protocol
 //! 2025-11-25, as Claude Code speaks it; `roots` answered with the session's
-//! directory.
+//! directory; elicitations handed to the session's elicitor.
 
 #![allow(deprecated)] // Roots are deprecated by SEP-2577, but servers still ask for them.
 
@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ListRootsResult, ProtocolVersion, Root, Tool};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationCapability,
+    FormElicitationCapability, Implementation, ListRootsResult, ProtocolVersion, Root, Tool, UrlElicitationCapability,
+};
 use rmcp::service::{NotificationContext, RequestContext, RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -26,19 +29,40 @@ pub struct Handler {
     root: PathBuf,
     /// Woken when the server says its tool list changed.
     tools_changed: Arc<tokio::sync::Notify>,
+    /// The server's name, for its elicitations.
+    server: String,
+    /// Who answers the server's requests for input (none: they are declined).
+    elicitor: crate::elicit::SharedElicitor,
 }
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(
-            ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build(),
-            Implementation::new("rein", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::V_2025_11_25)
+        let mut capabilities = ClientCapabilities::builder().enable_roots().enable_roots_list_changed().build();
+        // Form and URL elicitation, as Claude Code offers them.
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new())
+                .with_url(UrlElicitationCapability::new()),
+        );
+        ClientConfig::new(capabilities, Implementation::new("rein", env!("CARGO_PKG_VERSION")))
+            .with_protocol_version(ProtocolVersion::V_2025_11_25)
     }
 
     async fn list_roots(&self, _: RequestContext<RoleClient>) -> Result<ListRootsResult, rmcp::ErrorData> {
         Ok(ListRootsResult::new(vec![Root::new(format!("file://{}", self.root.display()))]))
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        let request = crate::elicit::request(&self.server, params);
+        let answer = match &self.elicitor {
+            Some(e) => e.elicit(request).await,
+            None => crate::elicit::ElicitAnswer::decline(),
+        };
+        Ok(crate::elicit::result(answer))
     }
 
     async fn on_tool_list_changed(&self, _: NotificationContext<RoleClient>) {
@@ -64,12 +88,19 @@ pub struct SessionFacts<'a> {
     pub session_id: &'a str,
     /// The Agent SDK host's tunnel, for its in-process servers.
     pub tunnel: Option<&'a crate::tunnel::TunnelHandle>,
+    /// Who answers servers' requests for input.
+    pub elicitor: Option<&'a Arc<dyn crate::Elicitor>>,
 }
 
 /// Connect to `server` and list its tools, within `timeout`.
 pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: Duration) -> Result<Connection, String> {
     let tools_changed = Arc::new(tokio::sync::Notify::new());
-    let handler = Handler { root: facts.cwd.to_path_buf(), tools_changed: tools_changed.clone() };
+    let handler = Handler {
+        root: facts.cwd.to_path_buf(),
+        tools_changed: tools_changed.clone(),
+        server: server.name.clone(),
+        elicitor: facts.elicitor.cloned(),
+    };
     let run = async {
         let (service, group) = match &server.transport {
             Transport::Stdio { command, args, env } => {

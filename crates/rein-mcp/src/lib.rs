@@ -7,6 +7,7 @@
 
 pub mod client;
 pub mod config;
+pub mod elicit;
 mod live;
 pub mod names;
 pub mod policy;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 pub use client::{Connection, SessionFacts};
 pub use config::{ConfigError, ConfigProblem, Loaded, Locations, ServerConfig, Source};
+pub use elicit::{ElicitAnswer, Elicitation, Elicitor};
 use rein_tools::LateTools;
 pub use tunnel::{Tunnel, TunnelHandle};
 
@@ -47,6 +49,8 @@ pub struct SessionPaths {
     pub dir: PathBuf,
     /// The Agent SDK host's tunnel to its in-process servers (SDK mode).
     pub tunnel: Option<tunnel::TunnelHandle>,
+    /// Who answers the servers' requests for input.
+    pub elicitor: elicit::SharedElicitor,
 }
 
 /// How long things may take, and how much a result may hold.
@@ -134,8 +138,12 @@ impl Servers {
                 if after_first_answer {
                     late.first_answer().await;
                 }
-                let facts =
-                    SessionFacts { cwd: &session.cwd, session_id: &session.id, tunnel: session.tunnel.as_ref() };
+                let facts = SessionFacts {
+                    cwd: &session.cwd,
+                    session_id: &session.id,
+                    tunnel: session.tunnel.as_ref(),
+                    elicitor: session.elicitor.as_ref(),
+                };
                 let result = client::connect(&server, &facts, timeouts.connect).await;
                 let (status, error) = match result {
                     Ok(conn) => {

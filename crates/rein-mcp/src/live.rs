@@ -34,6 +34,7 @@ impl Live {
                 cwd: &self.session.cwd,
                 session_id: &self.session.id,
                 tunnel: self.session.tunnel.as_ref(),
+                elicitor: self.session.elicitor.as_ref(),
             };
             let conn = connect(&self.config, &facts, self.connect_timeout)
                 .await

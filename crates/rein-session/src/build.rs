@@ -51,6 +51,7 @@ fn engine(
 ) -> crate::Result<Engine> {
     let env = &setup.env;
     let mut ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
+    ctx.shell_dir = live.shell_dir().clone();
     ctx.workspace_roots = setup.policy.roots.clone();
     ctx.home = env.home.clone();
     // Walks (Grep, Glob) leave out what Read deny rules protect.

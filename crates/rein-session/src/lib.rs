@@ -20,6 +20,7 @@ pub mod build;
 pub mod definitions;
 pub mod doctor;
 mod drive;
+mod elicitor;
 pub mod env;
 mod error;
 mod hook_tools;

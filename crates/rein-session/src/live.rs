@@ -1,4 +1,5 @@
-//! The facts of a running session that change while it runs, with one owner: hooks read
+//! The facts of a running session that change while it runs (its id, transcript, mode
+//! and the shell's directory), with one owner: hooks read
 //! them each time they run (through `rein_hooks::LiveFacts`), frontends when they draw.
 
 use std::path::PathBuf;
@@ -12,11 +13,23 @@ pub struct Live {
     id: RwLock<String>,
     transcript: RwLock<PathBuf>,
     policy: SharedPolicy,
+    /// Where the session shell is (hooks' `cwd`).
+    shell_dir: rein_tools::ShellDir,
 }
 
 impl Live {
     pub fn new(session_id: String, transcript: PathBuf, policy: SharedPolicy) -> Self {
-        Live { id: RwLock::new(session_id), transcript: RwLock::new(transcript), policy }
+        Live {
+            id: RwLock::new(session_id),
+            transcript: RwLock::new(transcript),
+            policy,
+            shell_dir: rein_tools::ShellDir::default(),
+        }
+    }
+
+    /// The session shell's directory slot (the one its tools' context carries).
+    pub fn shell_dir(&self) -> &rein_tools::ShellDir {
+        &self.shell_dir
     }
 
     pub fn session_id(&self) -> String {
@@ -49,5 +62,9 @@ impl rein_hooks::LiveFacts for Live {
 
     fn permission_mode(&self) -> String {
         self.policy.get().mode.name().to_string()
+    }
+
+    fn cwd(&self) -> Option<PathBuf> {
+        self.shell_dir.get()
     }
 }

@@ -72,8 +72,13 @@ pub fn start_with(
     let mut registry = (*setup.registry).clone();
     let late = registry.late_tools();
     setup.registry = Arc::new(registry);
-    let session =
-        SessionPaths { cwd: setup.cwd.clone(), id: setup.session_id.clone(), dir: setup.session_dir.clone(), tunnel };
+    let session = SessionPaths {
+        cwd: setup.cwd.clone(),
+        id: setup.session_id.clone(),
+        dir: setup.session_dir.clone(),
+        tunnel,
+        elicitor: Some(Arc::new(crate::elicitor::HookElicitor { hooks: setup.hooks.clone() })),
+    };
     // Headless, the first request goes at once: the servers start as it is answered. The
     // SDK's session waits for its servers before the first turn (its init lists them).
     let after_first_answer = opts.print && session.tunnel.is_none();

@@ -74,6 +74,35 @@ pub struct ToolContext {
     /// (Agent's model and gate, the policy ExitPlanMode changes); empty outside an
     /// engine. Read it with [`ToolContext::engine`].
     pub engine: EngineSlot,
+    /// Where the session shell is now (a `cd` in a Bash command moves it), and where it
+    /// was last reported: CwdChanged hooks fire on the difference.
+    pub shell_dir: ShellDir,
+}
+
+/// The session shell's directory, shared by every clone of a context.
+#[derive(Debug, Clone, Default)]
+pub struct ShellDir(Arc<Mutex<(Option<PathBuf>, Option<PathBuf>)>>);
+
+impl ShellDir {
+    /// The shell's directory after a command (`None` before any).
+    pub fn set(&self, dir: PathBuf) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).0 = Some(dir);
+    }
+
+    /// The shell's directory, once a command has run.
+    pub fn get(&self) -> Option<PathBuf> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
+    }
+
+    /// `(old, new)` when the shell has moved since the last report (from `start` at
+    /// first), and mark it reported.
+    pub fn take_change(&self, start: &Path) -> Option<(PathBuf, PathBuf)> {
+        let mut g = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let now = g.0.clone()?;
+        let old = g.1.clone().unwrap_or_else(|| start.to_path_buf());
+        g.1 = Some(now.clone());
+        (old != now).then_some((old, now))
+    }
 }
 
 /// The engine's services for its own tools, typed by the crate that defines them.
@@ -104,6 +133,7 @@ impl ToolContext {
             read_guard: None,
             checkpoints: None,
             engine: EngineSlot::default(),
+            shell_dir: ShellDir::default(),
         }
     }
 

@@ -25,7 +25,7 @@ pub use builtin::{
 };
 pub use checkpoints::{FileCheckpoints, RewindError};
 pub use compact_schema::compact_for_model;
-pub use context::{EngineSlot, FileIdentity, FileStateCache, ToolContext};
+pub use context::{EngineSlot, FileIdentity, FileStateCache, ShellDir, ToolContext};
 pub use external::ExternalTool;
 pub use late::LateTools;
 pub use path_names::PathNames;

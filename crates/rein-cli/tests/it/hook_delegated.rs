@@ -1,7 +1,8 @@
 //! `agent` and `mcp_tool` hook handlers through the real binary: an agent hook is a
 //! read-only subagent on the small model (the fake server answers it as a judge) whose
 //! "no" blocks the call; an mcp_tool hook calls a tool of a real MCP server
-//! (server-everything) with placeholders filled from the hook's input.
+//! (server-everything) with placeholders filled from the hook's input; Elicitation and
+//! ElicitationResult hooks answer that server's request for input.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common::{Env, serve, tool_result};
@@ -101,4 +102,76 @@ fn an_mcp_tool_hook_on_a_server_that_is_not_there_does_not_stop_the_turn() {
     ]));
     env.rein_at(&server).args(["-p", "go", "--allowedTools", "Bash"]).assert().success().stdout("done\n");
     assert!(env.dir.path().join("out.txt").exists(), "a failing mcp_tool hook is a non-blocking error");
+}
+
+fn elicit_scenario() -> rein_testkit::FakeServer {
+    serve(Scenario::new([
+        reply([call("e", "mcp__everything__trigger-elicitation-request", json!({}))]),
+        reply([text("done")]),
+    ]))
+}
+
+#[test]
+fn elicitation_hooks_answer_a_servers_request_for_input_and_see_the_answer() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let log = env.cwd().join("elicit.jsonl");
+    let record = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let answer = r#"{"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept","content":{"name":"Ada Lovelace","check":true}}}"#;
+    let hooks = json!({
+        "Elicitation": [{"matcher": "everything", "hooks": [{"type": "command", "command": format!("{record}; echo '{answer}'")}]}],
+        "ElicitationResult": [{"hooks": [{"type": "command", "command": record}]}],
+    });
+    env.write(".claude/settings.json", &json!({"hooks": hooks}).to_string());
+    let everything = json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]});
+    let server = elicit_scenario();
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "mcp__everything"])
+        .args(["--mcp-config", &json!({"mcpServers": {"everything": everything}}).to_string()])
+        .assert()
+        .success();
+    let (result, is_error) = tool_result(&main_messages(&server, 1), "e");
+    assert!(!is_error && result.contains("Name: Ada Lovelace"), "the hook's answer reached the server: {result}");
+    let text = std::fs::read_to_string(&log).unwrap();
+    let inputs: Vec<Value> = text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let asked = &inputs[0];
+    assert_eq!(
+        (asked["hook_event_name"].as_str(), asked["mcp_server_name"].as_str()),
+        (Some("Elicitation"), Some("everything"))
+    );
+    assert_eq!(asked["mode"], "form");
+    assert!(asked["message"].as_str().unwrap().contains("Please provide inputs"), "{asked}");
+    assert!(asked["requested_schema"]["properties"]["name"].is_object(), "{asked}");
+    let seen = &inputs[1];
+    assert_eq!(
+        (seen["hook_event_name"].as_str(), seen["action"].as_str()),
+        (Some("ElicitationResult"), Some("accept"))
+    );
+    assert_eq!(seen["content"]["name"], "Ada Lovelace");
+}
+
+#[test]
+fn an_elicitation_no_hook_answers_is_declined_and_a_result_hook_can_decline_one() {
+    let Some(nm) = node_modules() else { return };
+    let everything = json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]});
+    let config = json!({"mcpServers": {"everything": everything}}).to_string();
+    let accept = r#"{"hookSpecificOutput":{"hookEventName":"Elicitation","action":"accept","content":{"name":"Ada"}}}"#;
+    let refuse = "echo 'not this one' >&2; exit 2";
+    for hooks in [
+        json!({}),
+        json!({
+            "Elicitation": [{"hooks": [{"type": "command", "command": format!("echo '{accept}'")}]}],
+            "ElicitationResult": [{"hooks": [{"type": "command", "command": refuse}]}],
+        }),
+    ] {
+        let env = Env::new();
+        env.write(".claude/settings.json", &json!({"hooks": hooks}).to_string());
+        let server = elicit_scenario();
+        env.rein_at(&server)
+            .args(["-p", "go", "--allowedTools", "mcp__everything", "--mcp-config", &config])
+            .assert()
+            .success();
+        let (result, _) = tool_result(&main_messages(&server, 1), "e");
+        assert!(result.contains("declined") && !result.contains("Ada"), "{hooks}: {result}");
+    }
 }

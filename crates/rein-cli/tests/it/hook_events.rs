@@ -1,6 +1,6 @@
 //! Claude Code's newer hook events, fired by the real binary with their input fields:
 //! InstructionsLoaded, UserPromptExpansion, PreSkillShellCommand, PostToolBatch,
-//! SubagentStart, StopFailure, PostCompact, Pre/PostModelSwitch — and a hook that
+//! SubagentStart, StopFailure, PostCompact, Pre/PostModelSwitch, CwdChanged — and a hook that
 //! blocks where Claude Code lets it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -136,4 +136,35 @@ fn a_model_switch_fires_its_hooks_and_pre_model_switch_may_refuse_it() {
     assert!(out.status.success());
     assert_eq!(server.requests()[0].body["model"], "claude-opus-5-5", "the hook refused the switch");
     let _ = json_lines(&out.stdout);
+}
+
+#[test]
+fn a_cd_in_the_shell_fires_cwd_changed_once_and_its_env_file_reaches_later_commands() {
+    let env = Env::new();
+    let log = env.cwd().join("cwd.jsonl");
+    let record = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+    let cwd_hook = format!("{record}; echo 'export FROM_CWD_HOOK=moved' >> \"$CLAUDE_ENV_FILE\"");
+    let hooks = json!({
+        "CwdChanged": [{"hooks": [{"type": "command", "command": cwd_hook}]}],
+        "PreToolUse": [{"hooks": [{"type": "command", "command": record}]}],
+    });
+    env.write(".claude/settings.json", &json!({"hooks": hooks}).to_string());
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": "mkdir -p sub && cd sub"}))]),
+        reply([call("b", "Bash", json!({"command": "echo \"$FROM_CWD_HOOK\" > seen.txt"}))]),
+        reply([call("c", "Bash", json!({"command": "true"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Bash"]).assert().success();
+    let text = std::fs::read_to_string(&log).unwrap();
+    let inputs: Vec<Value> = text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+    let changed: Vec<&Value> = inputs.iter().filter(|v| v["hook_event_name"] == "CwdChanged").collect();
+    let (root, sub) = (env.cwd().display().to_string(), env.cwd().join("sub").display().to_string());
+    assert_eq!(changed.len(), 1, "once per move: {changed:?}");
+    assert_eq!((changed[0]["old_cwd"].as_str(), changed[0]["new_cwd"].as_str()), (Some(&*root), Some(&*sub)));
+    assert_eq!(changed[0]["cwd"], sub, "the common cwd is the shell's");
+    let pre: Vec<&Value> = inputs.iter().filter(|v| v["hook_event_name"] == "PreToolUse").collect();
+    assert_eq!((pre[0]["cwd"].as_str(), pre[1]["cwd"].as_str()), (Some(&*root), Some(&*sub)));
+    let seen = std::fs::read_to_string(env.cwd().join("sub/seen.txt")).unwrap();
+    assert_eq!(seen, "moved\n", "what the CwdChanged hook exported is set for later commands");
 }

@@ -182,6 +182,9 @@ impl Tool for Bash {
             .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined)
             .await
             .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?;
+        if let Some(dir) = self.shell.current_dir() {
+            ctx.shell_dir.set(dir);
+        }
         let output = output.trim_end_matches('\n');
         let sep = if output.is_empty() { "" } else { "\n" };
         Ok(match ending {
