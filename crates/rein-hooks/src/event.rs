@@ -54,7 +54,7 @@ events! {
     Stop true,
     StopFailure true,
     TeammateIdle false,
-    ConfigChange false,
+    ConfigChange true,
     CwdChanged true,
     DirectoryAdded false,
     FileChanged false,

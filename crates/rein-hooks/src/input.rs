@@ -122,6 +122,12 @@ pub enum HookInput {
         model: String,
         source: String,
     },
+    /// A settings file changed while the session runs (`source`: `user_settings`,
+    /// `project_settings`, `local_settings`, `policy_settings`).
+    ConfigChange {
+        source: String,
+        file_path: String,
+    },
     /// The session shell moved to another directory (a `cd` in a Bash command).
     CwdChanged {
         old_cwd: String,
@@ -181,6 +187,7 @@ impl HookInput {
             HookInput::PostModelSwitch { .. } => HookEvent::PostModelSwitch,
             HookInput::PreSkillShellCommand { .. } => HookEvent::PreSkillShellCommand,
             HookInput::CwdChanged { .. } => HookEvent::CwdChanged,
+            HookInput::ConfigChange { .. } => HookEvent::ConfigChange,
             HookInput::Elicitation { .. } => HookEvent::Elicitation,
             HookInput::ElicitationResult { .. } => HookEvent::ElicitationResult,
         }
@@ -195,7 +202,7 @@ impl HookInput {
             | HookInput::PermissionRequest { tool_name, .. }
             | HookInput::PermissionDenied { tool_name, .. } => Some(tool_name),
             HookInput::Notification { notification_type, .. } => Some(notification_type),
-            HookInput::SessionStart { source } => Some(source),
+            HookInput::SessionStart { source } | HookInput::ConfigChange { source, .. } => Some(source),
             HookInput::SessionEnd { reason } => Some(reason),
             HookInput::SubagentStop { agent_type, .. } => Some(agent_type),
             HookInput::PreCompact { trigger, .. } | HookInput::PostCompact { trigger, .. } => Some(trigger),

@@ -38,6 +38,7 @@ pub fn build(
         project_dir: setup.cwd.clone(),
         rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
         memory: setup.memory.clone(),
+        config: crate::config_watch::ConfigWatch::new(&setup.config_files),
     };
     Ok(crate::Session::new(engine, live, parts))
 }

@@ -49,6 +49,8 @@ pub struct Parts {
     /// The memory files in the system prompt and their kind (InstructionsLoaded hooks
     /// hear of them before the first prompt).
     pub memory: Vec<(PathBuf, &'static str)>,
+    /// The settings files, watched for changes between prompts.
+    pub config: crate::config_watch::ConfigWatch,
 }
 
 /// The live session.
@@ -100,6 +102,7 @@ impl Session {
         input: Input,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
     ) -> Result<Outcome, PromptError> {
+        self.config_changes(sink).await;
         let (message, command) = match input {
             Input::Blocks(blocks) => (Message::user(blocks), None),
             Input::Text(text) => {
@@ -136,6 +139,29 @@ impl Session {
             self.engine.set_model(&model);
         }
         Ok(outcome)
+    }
+
+    /// ConfigChange hooks for each settings file changed since the last prompt, and a
+    /// word to the person: rein applies settings when a session starts.
+    async fn config_changes(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        for (source, path) in self.parts.config.changes() {
+            let file_path = path.display().to_string();
+            let blocked = match self.engine.hooks() {
+                Some(h) if h.has(rein_hooks::HookEvent::ConfigChange) => {
+                    let input = HookInput::ConfigChange { source: source.to_string(), file_path: file_path.clone() };
+                    h.fire_input(&input, |_| true).await.block()
+                }
+                _ => None,
+            };
+            sink(EngineEvent::Notice(match blocked {
+                Some((reason, hook)) => {
+                    format!("The ConfigChange hook `{hook}` blocked the change of {file_path}: {reason}")
+                }
+                None => format!(
+                    "{file_path} changed; rein reads settings when a session starts: the change takes effect in the next session"
+                ),
+            }));
+        }
     }
 
     /// `/mcp__server__prompt args`: the MCP prompt's messages (other text as it is).

@@ -17,6 +17,7 @@
 //! - *messages*: the one door for what rein prints to the person ([`messages`]).
 
 pub mod build;
+mod config_watch;
 pub mod definitions;
 pub mod doctor;
 mod drive;

@@ -46,6 +46,8 @@ pub struct Setup {
     pub status_line: Option<String>,
     /// The settings files read, with their scope, for `/config`.
     pub settings_files: Vec<String>,
+    /// Every scope's settings file, read or not: watched for changes (ConfigChange).
+    pub config_files: Vec<(rein_settings::Scope, PathBuf)>,
     /// The memory files in the system prompt (path and kind), for `/memory`.
     pub memory: Vec<(PathBuf, &'static str)>,
     /// `claudeMdExcludes`: globs of memory files left out.
@@ -209,6 +211,7 @@ impl Setup {
         rein_checkpoint::prune(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
+        setup.config_files = crate::rules::locations(opts, &setup.cwd, setup.env.home.as_deref()).files();
         setup.status_line = settings
             .scalar("/statusLine")
             .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
@@ -284,6 +287,7 @@ impl Setup {
             skills,
             status_line: None,
             settings_files: Vec::new(),
+            config_files: Vec::new(),
             env,
             policy: Arc::new(policy),
             hooks: None,

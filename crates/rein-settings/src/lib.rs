@@ -99,6 +99,23 @@ pub struct Locations {
     pub cli: Option<String>,
 }
 
+impl Locations {
+    /// The settings files of every scope a session reads, whether they exist yet or not
+    /// (what a watch for changes looks at): managed, local, project, user.
+    pub fn files(&self) -> Vec<(Scope, PathBuf)> {
+        let mut out = Vec::new();
+        if let Some(dir) = &self.managed_dir {
+            out.push((Scope::Managed, dir.join("managed-settings.json")));
+        }
+        out.push((Scope::Local, self.local_root.join(".claude/settings.local.json")));
+        out.push((Scope::Project, self.cwd.join(".claude/settings.json")));
+        if let Some(user) = &self.user_dir {
+            out.push((Scope::User, user.join("settings.json")));
+        }
+        out
+    }
+}
+
 /// All settings files found, highest precedence first.
 #[derive(Debug, Clone, Default)]
 pub struct Settings {

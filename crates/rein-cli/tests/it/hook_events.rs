@@ -1,7 +1,7 @@
 //! Claude Code's newer hook events, fired by the real binary with their input fields:
 //! InstructionsLoaded, UserPromptExpansion, PreSkillShellCommand, PostToolBatch,
-//! SubagentStart, StopFailure, PostCompact, Pre/PostModelSwitch, CwdChanged — and a hook that
-//! blocks where Claude Code lets it.
+//! SubagentStart, StopFailure, PostCompact, Pre/PostModelSwitch, CwdChanged,
+//! ConfigChange — and a hook that blocks where Claude Code lets it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common::{Env, json_lines, serve};
@@ -167,4 +167,44 @@ fn a_cd_in_the_shell_fires_cwd_changed_once_and_its_env_file_reaches_later_comma
     assert_eq!((pre[0]["cwd"].as_str(), pre[1]["cwd"].as_str()), (Some(&*root), Some(&*sub)));
     let seen = std::fs::read_to_string(env.cwd().join("sub/seen.txt")).unwrap();
     assert_eq!(seen, "moved\n", "what the CwdChanged hook exported is set for later commands");
+}
+
+#[test]
+fn a_settings_file_changed_between_prompts_fires_config_change_and_a_hook_can_block_it() {
+    for block in [false, true] {
+        let env = Env::new();
+        let log = env.cwd().join("config.jsonl");
+        let local = env.cwd().join(".claude/settings.local.json");
+        // The first prompt's hook changes the local settings (once).
+        let change =
+            format!("[ -f done ] || {{ touch done; echo '{{\"model\": \"opus\"}}' > '{}'; }}", local.display());
+        let record = format!("cat >> '{}'; echo >> '{}'", log.display(), log.display());
+        let on_change = if block { format!("{record}; echo 'keep the old settings' >&2; exit 2") } else { record };
+        let hooks = json!({
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": change}]}],
+            "ConfigChange": [{"matcher": "local_settings", "hooks": [{"type": "command", "command": on_change}]}],
+        });
+        env.write(".claude/settings.json", &json!({"hooks": hooks}).to_string());
+        let user =
+            |t: &str| json!({"type": "user", "message": {"role": "user", "content": t}, "parent_tool_use_id": null});
+        let input: String = [user("one"), user("two"), user("three")].iter().map(|v| format!("{v}\n")).collect();
+        let server = serve(Scenario::new([reply([text("1")]), reply([text("2")]), reply([text("3")])]));
+        let out = env
+            .rein_at(&server)
+            .args(["-p", "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"])
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        let text = std::fs::read_to_string(&log).unwrap();
+        let inputs: Vec<Value> =
+            text.lines().filter(|l| !l.is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(inputs.len(), 1, "one change, one event: {inputs:?}");
+        assert_eq!(inputs[0]["hook_event_name"], "ConfigChange");
+        assert_eq!(inputs[0]["source"], "local_settings");
+        assert_eq!(inputs[0]["file_path"], local.display().to_string());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let said = if block { "blocked the change" } else { "takes effect in the next session" };
+        assert!(stderr.contains(said), "the person is told: {stderr}");
+    }
 }

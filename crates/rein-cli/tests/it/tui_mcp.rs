@@ -28,8 +28,9 @@ fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
         ]));
         let pane = Pane::start(&env, &server, &[]);
         if how != "settings" {
-            let screen = pane.wait_for("1 new MCP server found in this project");
-            assert!(screen.contains("[✔] proj"), "{screen}");
+            // The list is drawn after the title: wait for it (not the title) to be there.
+            let screen = pane.wait_for("[✔] proj");
+            assert!(screen.contains("1 new MCP server found in this project"), "{screen}");
             pane.keys(&[if how == "enter" { "Enter" } else { "Escape" }]);
         }
         pane.wait_for("manual mode on");
