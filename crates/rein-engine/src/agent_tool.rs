@@ -3,7 +3,8 @@
 //! to subagents), model (`CLAUDE_CODE_SUBAGENT_MODEL`, the call's, the definition's or
 //! the session's), `maxTurns`, `effort`, preloaded `skills` and `permissionMode` (which
 //! a project's definition may only narrow), the rest taken from the engine running the
-//! call — and returns its final answer. Its end fires SubagentStop hooks instead of Stop.
+//! call — and returns its final answer. Its end fires SubagentStop hooks instead of Stop;
+//! the definition's own `hooks` run during its run only.
 
 use std::sync::Arc;
 
@@ -116,6 +117,20 @@ impl Tool for AgentTool {
             gate.policy = SharedPolicy::new((*gate.policy.get()).clone());
             gate.policy.set_mode(mode, &format!("the {agent_type} subagent's permissionMode"));
         }
+        // The definition's own hooks run for this run only (its Stop hooks as SubagentStop).
+        if let (Some(value), Some(hooks)) = (&def.hooks, &gate.hooks) {
+            let mut config = hooks.config.clone();
+            match config.add_definition(value, &def.path.display().to_string(), true) {
+                Ok(true) => {
+                    let mut own = (**hooks).clone();
+                    own.config = config;
+                    gate.hooks = Some(Arc::new(own));
+                }
+                Ok(false) => tracing::warn!(agent = %agent_type, "the settings keep the subagent's hooks from running"),
+                Err(e) => tracing::warn!(agent = %agent_type, error = %e, "the subagent's hooks are not used"),
+            }
+        }
+        let own_hooks = gate.hooks.clone();
         let mut sub_ctx = ctx.clone();
         sub_ctx.abort = ctx.abort.child_token();
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -131,7 +146,7 @@ impl Tool for AgentTool {
             }
         }
         let mut task = input.prompt;
-        if let Some(hooks) = &session.gate.hooks {
+        if let Some(hooks) = &own_hooks {
             let start =
                 rein_hooks::HookInput::SubagentStart { agent_id: agent_id.clone(), agent_type: agent_type.clone() };
             for c in hooks.fire_input(&start, |_| true).await.context(false) {

@@ -117,6 +117,10 @@ impl Engine {
         let mut out = Vec::new();
         for file in effects.reads.iter().chain(&effects.writes) {
             for m in memory.for_file(file) {
+                if m.reason == "skill_path_match" {
+                    out.push(format!("<system-reminder>\n{}\n</system-reminder>", m.content));
+                    continue;
+                }
                 if let Some(hooks) = self.gate.hooks.clone() {
                     let input = rein_hooks::HookInput::InstructionsLoaded {
                         file_path: m.path.display().to_string(),

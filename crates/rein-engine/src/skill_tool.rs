@@ -6,7 +6,9 @@
 //! `Skill(name)` permission rules name the skill; hooks see the call like any other.
 //! The model may run a custom command the same way (as Claude Code lets it), when the
 //! command allows it and runs no shell line: it gets the command's text with its
-//! arguments, and the command's `allowed-tools` grant nothing.
+//! arguments, and the command's `allowed-tools` grant nothing. A skill or command with
+//! `context: fork` runs as a subagent (its `agent` type) and its report is the result;
+//! its `hooks` run from its first use on.
 
 use rein_prompt::commands::CommandDef;
 use rein_prompt::skills::SkillDef;
@@ -69,7 +71,8 @@ impl Tool for SkillTool {
                      a skill's description, call this tool with its name first; its instructions come back as the \
                      result, and files it mentions are in its base directory (read them when needed).\n\nSkills:"
             .to_string();
-        for s in self.skills.iter().filter(|s| s.model_invocable) {
+        // A skill with `paths:` is named when a file it is about is first touched.
+        for s in self.skills.iter().filter(|s| s.model_invocable && s.paths.is_empty()) {
             d.push_str(&format!("\n- {}: {}", s.name, s.description));
         }
         if !self.commands.is_empty() {
@@ -88,7 +91,16 @@ impl Tool for SkillTool {
         }
     }
 
-    fn effects(&self, _: &SkillInput, _: &ToolContext) -> Effects {
+    fn effects(&self, input: &SkillInput, _: &ToolContext) -> Effects {
+        let forks = match self.find(&input.skill) {
+            Some(Found::Skill(s)) => s.fork,
+            Some(Found::Command(c)) => c.fork.is_some(),
+            None => false,
+        };
+        if forks {
+            // A subagent runs it; its own calls pass the chain one by one.
+            return Effects::subagent();
+        }
         // Loading instructions changes nothing but the session's own state.
         Effects { other: vec![Other::SessionState], read_only: true, ..Effects::reading(Vec::new()) }
     }
@@ -107,10 +119,65 @@ impl Tool for SkillTool {
 
     async fn call(&self, input: SkillInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let args = input.args.as_deref().unwrap_or("");
-        match self.find(&input.skill) {
-            Some(Found::Skill(skill)) => Ok(ToolOutput::text(skill.loaded(args))),
-            Some(Found::Command(command)) => Ok(ToolOutput::text(command.expand(args, &ctx.cwd, "").text)),
-            None => Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill))),
+        let (name, text, hooks, fork, path) = match self.find(&input.skill) {
+            Some(Found::Skill(skill)) => {
+                let fork = skill.fork.then(|| skill.agent.clone().unwrap_or_else(|| "general-purpose".into()));
+                (&skill.name, skill.loaded(args), &skill.hooks, fork, skill.dir.join("SKILL.md"))
+            }
+            Some(Found::Command(c)) => {
+                (&c.name, c.expand(args, &ctx.cwd, "").text, &c.hooks, c.fork.clone(), c.path.clone())
+            }
+            None => return Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill))),
+        };
+        if let Some(value) = hooks {
+            add_hooks(ctx, name, value, &path);
+        }
+        match fork {
+            Some(agent) => run_fork(ctx, &agent, name, text).await,
+            None => Ok(ToolOutput::text(text)),
+        }
+    }
+}
+
+/// A skill's or command's `hooks`, from now on for the rest of the session.
+pub(crate) fn add_hooks(ctx: &ToolContext, name: &str, value: &serde_json::Value, path: &std::path::Path) {
+    let Some(hooks) = crate::EngineServices::of(ctx).ok().and_then(|s| s.gate.hooks.clone()) else { return };
+    match hooks.add_scoped(name, value, &path.display().to_string()) {
+        Ok(_) => {}
+        Err(e) => tracing::warn!(skill = %name, error = %e, "the skill's hooks are not used"),
+    }
+}
+
+/// `context: fork`: `prompt` run by a subagent of type `agent`; its report is the result.
+pub(crate) async fn run_fork(
+    ctx: &ToolContext,
+    agent: &str,
+    name: &str,
+    prompt: String,
+) -> Result<ToolOutput, ToolError> {
+    let services = crate::EngineServices::of(ctx)?;
+    let input = serde_json::json!({"description": format!("/{name}"), "prompt": prompt, "subagent_type": agent});
+    let call = services.registry.prepare("Agent", &input).map_err(ToolError::new)?;
+    call.validate(ctx).map_err(ToolError::new)?;
+    call.call(ctx.clone()).await
+}
+
+impl crate::Engine {
+    /// A command the person typed with `context: fork`: `prompt` run by a subagent of
+    /// type `agent`; `Ok(report)`, or why it did not run.
+    pub async fn run_forked_command(&self, agent: &str, name: &str, prompt: String) -> Result<String, String> {
+        let ctx = self.tool_context();
+        match run_fork(&ctx, agent, name, prompt).await {
+            Ok(out) if !out.is_error => Ok(out.content.to_text()),
+            Ok(out) => Err(out.content.to_text()),
+            Err(e) => Err(e.0),
+        }
+    }
+
+    /// A command's `hooks` (typed by the person), from now on for the session.
+    pub fn add_command_hooks(&self, def: &CommandDef) {
+        if let Some(value) = &def.hooks {
+            add_hooks(&self.tool_context(), &def.name, value, &def.path);
         }
     }
 }

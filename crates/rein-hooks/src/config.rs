@@ -2,6 +2,8 @@
 //! every settings scope, identical handlers run once.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rein_settings::{Scope, Settings};
 use serde_json::Value;
@@ -47,6 +49,8 @@ pub struct Handler {
     /// The settings file it came from.
     pub origin: String,
     pub managed: bool,
+    /// `once: true` (skills' hooks): set when it has run, and then it runs no more.
+    pub once: Option<Arc<AtomicBool>>,
 }
 
 impl Handler {
@@ -125,6 +129,9 @@ pub struct HookConfig {
     /// Every handler's `if` rule with where it is written (`file:line`), for the policy
     /// to check at start.
     pub if_rules: Vec<(String, String)>,
+    /// Whether hooks in subagents' and skills' front matter may run: not when hooks are
+    /// disabled (`disableAllHooks`) or only managed hooks are (`allowManagedHooksOnly`).
+    pub definitions_allowed: bool,
 }
 
 impl HookConfig {
@@ -153,35 +160,46 @@ impl HookConfig {
                     Some(line) => format!("{}:{line}", file.origin()),
                     None => file.origin(),
                 };
-                let err = |reason: String| HookConfigError { origin: origin.clone(), event: name.clone(), reason };
-                let Some(event) = HookEvent::parse(name) else {
-                    let nearest = HookEvent::nearest(name);
-                    return Err(err(format!(
-                        "unknown hook event; did you mean {nearest}? (event names are Claude Code's)"
-                    )));
-                };
-                let Some(groups) = groups.as_array() else {
-                    return Err(err("expected a list of matcher groups".into()));
-                };
-                for g in groups {
-                    let matcher = Matcher::parse(g.get("matcher").and_then(Value::as_str)).map_err(err)?;
-                    let Some(list) = g.get("hooks").and_then(Value::as_array) else {
-                        return Err(err("a matcher group needs a `hooks` list".into()));
-                    };
-                    let mut handlers = Vec::new();
-                    for h in list {
-                        let handler = parse_handler(h, &file.origin(), managed).map_err(err)?;
-                        if let Some(rule) = &handler.if_rule {
-                            let at = file.line_of(rule).map(|l| format!("{}:{l}", file.origin()));
-                            config.if_rules.push((rule.clone(), at.unwrap_or_else(|| origin.clone())));
-                        }
-                        handlers.push(handler);
-                    }
-                    config.events.entry(event).or_default().push(Group { matcher, handlers });
-                }
+                let event = parse_event(name, &origin)?;
+                let rule_at = |rule: &str| file.line_of(rule).map(|l| format!("{}:{l}", file.origin()));
+                config.add_groups(event, name, groups, (&origin, &file.origin()), managed, rule_at)?;
             }
         }
+        config.definitions_allowed = !managed_only && !disabled.is_some_and(|(off, _)| off);
         Ok(config)
+    }
+
+    /// Add `groups` (a settings `hooks` entry's list) for `event`; errors name `origin`,
+    /// handlers record `handler_origin`.
+    pub(crate) fn add_groups(
+        &mut self,
+        event: HookEvent,
+        name: &str,
+        groups: &Value,
+        (origin, handler_origin): (&str, &str),
+        managed: bool,
+        rule_at: impl Fn(&str) -> Option<String>,
+    ) -> Result<(), HookConfigError> {
+        let err = |reason: String| HookConfigError { origin: origin.to_string(), event: name.to_string(), reason };
+        let Some(groups) = groups.as_array() else {
+            return Err(err("expected a list of matcher groups".into()));
+        };
+        for g in groups {
+            let matcher = Matcher::parse(g.get("matcher").and_then(Value::as_str)).map_err(err)?;
+            let Some(list) = g.get("hooks").and_then(Value::as_array) else {
+                return Err(err("a matcher group needs a `hooks` list".into()));
+            };
+            let mut handlers = Vec::new();
+            for h in list {
+                let handler = parse_handler(h, handler_origin, managed).map_err(err)?;
+                if let Some(rule) = &handler.if_rule {
+                    self.if_rules.push((rule.clone(), rule_at(rule).unwrap_or_else(|| origin.to_string())));
+                }
+                handlers.push(handler);
+            }
+            self.events.entry(event).or_default().push(Group { matcher, handlers });
+        }
+        Ok(())
     }
 
     /// The handlers of `event` whose matcher accepts `value`, duplicates removed.
@@ -196,6 +214,9 @@ impl HookConfig {
             for h in &g.handlers {
                 // `if` is only checked on tool events; elsewhere such a handler never runs.
                 if h.if_rule.is_some() && !event.is_tool_event() {
+                    continue;
+                }
+                if h.once.as_ref().is_some_and(|ran| ran.load(Ordering::Acquire)) {
                     continue;
                 }
                 if h.is_async || !out.iter().any(|o| o.identity() == h.identity()) {
@@ -230,6 +251,7 @@ impl HookConfig {
                 is_async: false,
                 origin: "the Agent SDK (initialize)".into(),
                 managed: false,
+                once: None,
             })
             .collect();
         self.events.entry(event).or_default().push(Group { matcher, handlers });
@@ -302,6 +324,19 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
         is_async: h.get("async").and_then(Value::as_bool).unwrap_or(false),
         origin: origin.to_string(),
         managed,
+        once: (h.get("once").and_then(Value::as_bool) == Some(true)).then(|| Arc::new(AtomicBool::new(false))),
+    })
+}
+
+/// The event `name` names; a name that is no event is an error naming the nearest one.
+pub(crate) fn parse_event(name: &str, origin: &str) -> Result<HookEvent, HookConfigError> {
+    HookEvent::parse(name).ok_or_else(|| HookConfigError {
+        origin: origin.to_string(),
+        event: name.to_string(),
+        reason: format!(
+            "unknown hook event; did you mean {}? (event names are Claude Code's)",
+            HookEvent::nearest(name)
+        ),
     })
 }
 

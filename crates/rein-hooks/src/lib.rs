@@ -11,6 +11,7 @@ mod http;
 mod input;
 mod output;
 mod run;
+mod scoped;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,6 +26,7 @@ pub use event::HookEvent;
 pub use input::HookInput;
 pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
 pub use run::{DEFAULT_TIMEOUT, Exit, Run};
+pub use scoped::{Scoped, SharedScoped};
 
 /// A prompt hook's timeout when it sets none (as Claude Code's).
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -89,6 +91,8 @@ pub struct Hooks {
     pub live: Option<Arc<dyn LiveFacts>>,
     /// Where `agent` and `mcp_tool` handlers run.
     pub tools: Option<Arc<dyn HookTools>>,
+    /// Skills' hooks, added as they are invoked (shared by every copy).
+    pub scoped: SharedScoped,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -99,12 +103,20 @@ impl std::fmt::Debug for Hooks {
 
 impl Hooks {
     pub fn new(config: HookConfig, session: Session) -> Self {
-        Hooks { config, session, callbacks: None, prompt_judge: None, live: None, tools: None }
+        Hooks {
+            config,
+            session,
+            callbacks: None,
+            prompt_judge: None,
+            live: None,
+            tools: None,
+            scoped: Default::default(),
+        }
     }
 
     /// Whether any handler is configured for `event`.
     pub fn has(&self, event: HookEvent) -> bool {
-        self.config.events.contains_key(&event)
+        self.config.events.contains_key(&event) || self.scoped_has(event)
     }
 
     /// Fire `event`: run every handler whose matcher accepts `match_value` (and whose
@@ -116,7 +128,18 @@ impl Hooks {
         fields: Value,
         keep: impl Fn(&Handler) -> bool,
     ) -> Outcome {
-        let handlers: Vec<Handler> = self.config.matching(event, match_value).into_iter().filter(|h| keep(h)).collect();
+        let mut handlers = self.config.matching(event, match_value);
+        for h in self.scoped_matching(event, match_value) {
+            if !handlers.iter().any(|o| o.kind == h.kind && o.if_rule == h.if_rule) {
+                handlers.push(h);
+            }
+        }
+        let handlers: Vec<Handler> = handlers
+            .into_iter()
+            .filter(|h| keep(h))
+            // A `once` handler runs the first time only.
+            .filter(|h| h.once.as_ref().is_none_or(|ran| !ran.swap(true, std::sync::atomic::Ordering::AcqRel)))
+            .collect();
         if handlers.is_empty() {
             return Outcome::default();
         }

@@ -28,6 +28,10 @@ pub struct CommandDef {
     /// `project`, `project:frontend`, `user`.
     pub label: String,
     pub path: PathBuf,
+    /// `hooks` (the settings' shape): they run from the command's first use on.
+    pub hooks: Option<serde_json::Value>,
+    /// `context: fork`: the command runs as a subagent of this type instead of inline.
+    pub fork: Option<String>,
 }
 
 /// What expanding a command gives: the prompt text with placeholders (`\u{0}N\u{0}`)
@@ -94,6 +98,9 @@ fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
         allowed_tools: fm.list("allowed-tools").unwrap_or_default(),
         model: fm.text("model").filter(|m| m != "inherit"),
         model_invocable: fm.flag("disable-model-invocation") != Some(true),
+        hooks: fm.value("hooks").and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null()),
+        fork: (fm.text("context").as_deref() == Some("fork"))
+            .then(|| fm.text("agent").unwrap_or_else(|| "general-purpose".into())),
         body: fm.body.into(),
         label,
         path: path.to_path_buf(),
@@ -261,6 +268,8 @@ mod tests {
             body: body.into(),
             label: "project".into(),
             path: PathBuf::new(),
+            hooks: None,
+            fork: None,
         }
     }
 

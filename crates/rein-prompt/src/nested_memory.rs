@@ -1,7 +1,8 @@
 //! Memory that reaches the model later, when it first reads or edits a file it is
 //! about, as Claude Code injects it: the `CLAUDE.md` files of subdirectories between the
 //! working directory and the file (`nested_traversal`), and the rules of
-//! `.claude/rules` whose `paths:` globs match the file (`path_glob_match`). Each file is
+//! `.claude/rules` whose `paths:` globs match the file (`path_glob_match`), and the
+//! skills whose `paths:` match it (`skill_path_match`: named, to be loaded). Each file is
 //! given once. `claudeMdExcludes` globs leave memory files out, here and at start.
 
 use std::collections::HashSet;
@@ -34,6 +35,8 @@ struct ScopedRule {
 pub struct NestedMemory {
     cwd: PathBuf,
     rules: Vec<ScopedRule>,
+    /// Skills with `paths:`: offered once a matching file is touched.
+    skills: Vec<ScopedRule>,
     excludes: GlobSet,
     given: Mutex<HashSet<PathBuf>>,
 }
@@ -64,7 +67,30 @@ impl NestedMemory {
             }
         }
         let given = given.iter().filter_map(|p| std::fs::canonicalize(p).ok()).collect();
-        NestedMemory { cwd: cwd.to_path_buf(), rules, excludes: glob_set(excludes), given: Mutex::new(given) }
+        NestedMemory {
+            cwd: cwd.to_path_buf(),
+            rules,
+            skills: Vec::new(),
+            excludes: glob_set(excludes),
+            given: Mutex::new(given),
+        }
+    }
+
+    /// Skills with `paths:` globs: the model hears of each (`skill_path_match`, its
+    /// text a line naming the skill) when it first reads or edits a matching file.
+    pub fn with_skills(mut self, skills: &[crate::skills::SkillDef]) -> Self {
+        for s in skills.iter().filter(|s| !s.paths.is_empty() && s.model_invocable) {
+            self.skills.push(ScopedRule {
+                path: s.dir.join("SKILL.md"),
+                globs: glob_set(&s.paths),
+                patterns: s.paths.clone(),
+                content: format!(
+                    "The skill \"{}\" is about this file: {} Load it with the Skill tool (skill: \"{}\") when it helps.",
+                    s.name, s.description, s.name
+                ),
+            });
+        }
+        self
     }
 
     /// The memory `file` brings that was not given yet.
@@ -100,6 +126,16 @@ impl NestedMemory {
                     reason: "path_glob_match",
                     globs: rule.patterns.clone(),
                     content: rule.content.clone(),
+                });
+            }
+        }
+        for skill in &self.skills {
+            if skill.globs.is_match(relative) && given.insert(skill.path.clone()) {
+                out.push(LateMemory {
+                    path: skill.path.clone(),
+                    reason: "skill_path_match",
+                    globs: skill.patterns.clone(),
+                    content: skill.content.clone(),
                 });
             }
         }

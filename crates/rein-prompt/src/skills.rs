@@ -43,15 +43,38 @@ impl SkillDef {
     /// What invoking the skill gives: where its files are, its instructions, and the
     /// arguments it was called with.
     pub fn loaded(&self, args: &str) -> String {
-        let mut text = format!(
+        let text = self.unexpanded();
+        let mentions =
+            text.contains("$ARGUMENTS") || text.split('$').skip(1).any(|t| t.starts_with(|c: char| c.is_ascii_digit()));
+        if !mentions {
+            return if args.trim().is_empty() { text } else { format!("{text}\n\nARGUMENTS: {}", args.trim()) };
+        }
+        // `$ARGUMENTS`, `$1`… as a command fills them; its `` !`cmd` `` lines stay as written.
+        let as_command = crate::commands::CommandDef {
+            name: self.name.clone(),
+            description: String::new(),
+            argument_hint: None,
+            allowed_tools: Vec::new(),
+            model: None,
+            model_invocable: true,
+            body: text.into(),
+            label: String::new(),
+            path: self.dir.join("SKILL.md"),
+            hooks: None,
+            fork: None,
+        };
+        let expansion = as_command.expand(args, &self.dir, "");
+        expansion.fill(&expansion.shell.iter().map(|c| format!("!`{c}`")).collect::<Vec<_>>())
+    }
+
+    /// Where its files are and its instructions, placeholders as written (what `/name`
+    /// expands as a command).
+    pub fn unexpanded(&self) -> String {
+        format!(
             "Base directory for this skill: {}\n(Read the files it mentions from there when you need them.)\n\n{}",
             self.dir.display(),
             self.body.trim()
-        );
-        if !args.trim().is_empty() {
-            text.push_str(&format!("\n\nARGUMENTS: {}", args.trim()));
-        }
-        text
+        )
     }
 }
 

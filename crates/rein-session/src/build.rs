@@ -85,12 +85,15 @@ fn engine(
         thinking: setup.thinking.clone(),
         required_tool: setup.required_tool.clone(),
         aliases: env.aliases.clone(),
-        nested_memory: Some(Arc::new(rein_prompt::nested_memory::NestedMemory::new(
-            &setup.cwd,
-            env.home.as_deref(),
-            &setup.memory_excludes,
-            &setup.memory.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
-        ))),
+        nested_memory: Some(Arc::new(
+            rein_prompt::nested_memory::NestedMemory::new(
+                &setup.cwd,
+                env.home.as_deref(),
+                &setup.memory_excludes,
+                &setup.memory.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
+            )
+            .with_skills(&setup.skills),
+        )),
     };
     let mut gate = Gate::new(policy);
     // The small fast model: auto mode's judge and prompt hooks, on the session's provider.

@@ -51,8 +51,10 @@ fn skill_command(skill: &SkillDef) -> CommandDef {
         allowed_tools: skill.allowed_tools.clone(),
         model: skill.model.clone(),
         model_invocable: skill.model_invocable,
-        body: skill.loaded("$ARGUMENTS").into(),
+        body: skill.unexpanded().into(),
         label: format!("skill ({})", skill.scope),
         path: skill.dir.join("SKILL.md"),
+        hooks: skill.hooks.clone(),
+        fork: skill.fork.then(|| skill.agent.clone().unwrap_or_else(|| "general-purpose".into())),
     }
 }

@@ -1,8 +1,9 @@
 //! The commands every frontend sends the session, and the one place a turn is put
 //! together: an MCP prompt (`/mcp__server__prompt args`) expanded, a custom command
 //! (`/name args`) expanded with its `allowed-tools` and `model:` holding for its turn
-//! only, `@path` mentions attached, the output of earlier `!cmd` lines put before it;
-//! then the engine's turn; then the turn-only rules and model undone.
+//! only (its `hooks` from then on; with `context: fork` a subagent runs it), `@path`
+//! mentions attached, the output of earlier `!cmd` lines put before it; then the
+//! engine's turn; then the turn-only rules and model undone.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,6 +35,8 @@ pub enum PromptError {
     Command(#[from] rein_engine::CommandAborted),
     #[error("the UserPromptExpansion hook `{hook}` blocked /{command}: {reason}")]
     ExpansionBlocked { command: String, hook: String, reason: String },
+    #[error("/{command} (context: fork) did not run: {reason}")]
+    Fork { command: String, reason: String },
 }
 
 /// What the session needs besides its engine.
@@ -111,11 +114,16 @@ impl Session {
                 let command = self.command_for(&text).map(|(def, args)| (def.clone(), args.to_string()));
                 if let Some((def, args)) = &command {
                     self.expansion_hooks(def, args, &text).await?;
+                    self.engine.add_command_hooks(def);
                 }
                 let mut text = match &command {
                     Some((def, args)) => {
                         let dir = self.parts.project_dir.clone();
-                        self.engine.expand_command(def, args, &dir, &self.live.session_id()).await?
+                        let text = self.engine.expand_command(def, args, &dir, &self.live.session_id()).await?;
+                        match &def.fork {
+                            Some(agent) => self.forked(def, agent, text).await?,
+                            None => text,
+                        }
                     }
                     None => self.engine.attach_mentions(text).await,
                 };
@@ -139,6 +147,13 @@ impl Session {
             self.engine.set_model(&model);
         }
         Ok(outcome)
+    }
+
+    /// A command with `context: fork`: a subagent runs it; the model gets its report.
+    async fn forked(&self, def: &CommandDef, agent: &str, text: String) -> Result<String, PromptError> {
+        let fail = |reason: String| PromptError::Fork { command: def.name.clone(), reason };
+        let report = self.engine.run_forked_command(agent, &def.name, text).await.map_err(fail)?;
+        Ok(format!("/{} ran in a {agent} subagent (context: fork). Its report:\n\n{report}", def.name))
     }
 
     /// ConfigChange hooks for each settings file changed since the last prompt, and a

@@ -215,7 +215,9 @@ impl Setup {
         setup.status_line = settings
             .scalar("/statusLine")
             .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
-        if !hooks.is_empty() {
+        // Subagents' and skills' own hooks run on the session's hooks too.
+        let defined = setup.agents.iter().any(|a| a.hooks.is_some()) || setup.skills.iter().any(|s| s.hooks.is_some());
+        if !hooks.is_empty() || (defined && hooks.definitions_allowed) {
             setup.hooks = Some(Arc::new(Hooks::new(hooks, setup.hook_session())));
         }
         Ok(setup)

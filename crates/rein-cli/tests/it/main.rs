@@ -16,6 +16,7 @@ mod commands;
 mod common;
 mod config_errors;
 mod context;
+mod definition_hooks;
 mod demo;
 mod doctor;
 mod executor;
