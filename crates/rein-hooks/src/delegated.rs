@@ -39,17 +39,30 @@ pub(crate) async fn agent(
     model: Option<&str>,
     input: &str,
 ) -> Run {
-    let display = h.display();
     let Some(tools) = tools else {
-        return run(display, Exit::NotStarted("agent hooks need a session".into()), String::new(), String::new());
+        return run(h.display(), Exit::NotStarted("agent hooks need a session".into()), String::new(), String::new());
     };
-    let text = if prompt.contains("$ARGUMENTS") {
+    let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(AGENT_TIMEOUT);
+    judged(h.display(), timeout, tools.verify(prompt_text(prompt, input), model)).await
+}
+
+/// A prompt or agent hook's text: `$ARGUMENTS` is the hook's input, else it follows.
+pub(crate) fn prompt_text(prompt: &str, input: &str) -> String {
+    if prompt.contains("$ARGUMENTS") {
         prompt.replace("$ARGUMENTS", input)
     } else {
         format!("{prompt}\n\nThe hook's input:\n{input}")
-    };
-    let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(AGENT_TIMEOUT);
-    match tokio::time::timeout(timeout, tools.verify(text, model)).await {
+    }
+}
+
+/// A model's yes/no judgement as a handler run: yes is exit 0, no is exit 2 with the
+/// reason, no answer (or none in `timeout`) a failure that decides nothing.
+pub(crate) async fn judged(
+    display: String,
+    timeout: Duration,
+    verdict: impl std::future::Future<Output = Result<(bool, String), String>>,
+) -> Run {
+    match tokio::time::timeout(timeout, verdict).await {
         Ok(Ok((true, _))) => run(display, Exit::Code(Some(0)), String::new(), String::new()),
         Ok(Ok((false, reason))) => run(display, Exit::Code(Some(2)), String::new(), reason),
         Ok(Err(e)) => run(display, Exit::NotStarted(e), String::new(), String::new()),

@@ -233,26 +233,8 @@ impl Hooks {
                 stderr: String::new(),
             };
         };
-        let text = if prompt.contains("$ARGUMENTS") {
-            prompt.replace("$ARGUMENTS", input)
-        } else {
-            format!("{prompt}\n\nThe hook's input:\n{input}")
-        };
         let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(PROMPT_TIMEOUT);
-        match tokio::time::timeout(timeout, judge.judge(text, model)).await {
-            Ok(Ok((true, _))) => {
-                Run { handler: display, exit: Exit::Code(Some(0)), stdout: String::new(), stderr: String::new() }
-            }
-            Ok(Ok((false, reason))) => {
-                Run { handler: display, exit: Exit::Code(Some(2)), stdout: String::new(), stderr: reason }
-            }
-            Ok(Err(e)) => {
-                Run { handler: display, exit: Exit::NotStarted(e), stdout: String::new(), stderr: String::new() }
-            }
-            Err(_) => {
-                Run { handler: display, exit: Exit::TimedOut(timeout), stdout: String::new(), stderr: String::new() }
-            }
-        }
+        delegated::judged(display, timeout, judge.judge(delegated::prompt_text(prompt, input), model)).await
     }
 
     fn input(&self, event: HookEvent, fields: Value) -> Value {
