@@ -66,6 +66,7 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
         required_tool: None,
         aliases: Default::default(),
         nested_memory: None,
+        subagent_servers: None,
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(cwd.to_path_buf())));
     let ctx = ToolContext::new(cwd.to_path_buf(), cwd.to_path_buf());

@@ -4,7 +4,9 @@
 //! the session's), `maxTurns`, `effort`, preloaded `skills` and `permissionMode` (which
 //! a project's definition may only narrow), the rest taken from the engine running the
 //! call — and returns its final answer. Its end fires SubagentStop hooks instead of Stop;
-//! the definition's own `hooks` run during its run only.
+//! the definition's own `hooks` run during its run only, and so do the MCP servers its
+//! `mcpServers` defines (offered to it alone); the session's servers it names are
+//! offered to it whatever its `tools`.
 
 use std::sync::Arc;
 
@@ -97,11 +99,30 @@ impl Tool for AgentTool {
         let def = self.definition(wanted).ok_or_else(|| ToolError::new(format!("unknown subagent_type {wanted:?}")))?;
         let agent_type = def.name.clone();
         let session = EngineServices::of(ctx)?;
-        let mut registry = session.registry.for_subagent(|name| def.offers(name));
-        let keep = def.clone();
-        registry.share_late_tools_where(&session.registry, move |name| keep.offers(name));
+        // The session's servers its `mcpServers` names are offered whatever its `tools`.
+        let named: Vec<String> = match &session.config.subagent_servers {
+            Some(servers) => def.mcp_server_names().iter().map(|s| servers.0.tool_prefix(s)).collect(),
+            None => Vec::new(),
+        };
+        let offered = {
+            let def = def.clone();
+            move |name: &str| def.offers(name) || (named.iter().any(|p| name.starts_with(p)) && !def.disallows(name))
+        };
+        let mut registry = session.registry.for_subagent(&offered);
+        registry.share_late_tools_where(&session.registry, offered);
+        // The servers it defines run for its run only, for it alone.
+        let own = self.start_own_servers(def, &session.config).await;
+        for tool in &own.tools {
+            if !def.disallows(&tool.spec().name)
+                && let Err(e) = registry.register_external(tool.clone())
+            {
+                tracing::warn!(agent = %agent_type, error = %e, "a tool of the subagent's server is not offered");
+            }
+        }
         let mut config = session.config.clone();
-        config.system = format!("{}{}\n\n{}", def.prompt, self.preloaded_skills(def), self.environment).into();
+        let instructions: String = own.instructions.iter().map(|i| format!("\n\n{i}")).collect();
+        config.system =
+            format!("{}{}{instructions}\n\n{}", def.prompt, self.preloaded_skills(def), self.environment).into();
         let model = self.subagent_model.as_deref().or(input.model.as_deref()).or(def.model.as_deref());
         if let Some(m) = model {
             config.model = config.aliases.resolve(m);
@@ -154,6 +175,8 @@ impl Tool for AgentTool {
             }
         }
         let outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
+        drop(engine);
+        drop(own);
         match outcome.end {
             End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
                 "(the agent finished without a report)".to_string()
@@ -177,6 +200,17 @@ impl Tool for AgentTool {
 impl AgentTool {
     fn definition(&self, name: &str) -> Option<&AgentDef> {
         self.agents.iter().find(|a| a.name == name)
+    }
+
+    /// The servers `def` defines itself, started for this run (none without a starter).
+    async fn start_own_servers(&self, def: &AgentDef, config: &crate::EngineConfig) -> crate::StartedServers {
+        let entries = def.inline_mcp_servers();
+        match &config.subagent_servers {
+            Some(servers) if !entries.is_empty() => {
+                servers.0.start(&def.name, &def.path.display().to_string(), entries).await
+            }
+            _ => Default::default(),
+        }
     }
 
     /// The instructions of the definition's `skills`, as its prompt's tail.

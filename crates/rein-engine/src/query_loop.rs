@@ -51,6 +51,8 @@ pub struct EngineConfig {
     /// Memory given when the model first reads or edits a file it is about (nested
     /// `CLAUDE.md`, `paths:` rules).
     pub nested_memory: Option<std::sync::Arc<rein_prompt::nested_memory::NestedMemory>>,
+    /// Who starts the MCP servers a subagent's definition defines.
+    pub subagent_servers: Option<crate::SharedSubagentServers>,
 }
 
 impl Default for EngineConfig {
@@ -76,6 +78,7 @@ impl Default for EngineConfig {
             required_tool: None,
             aliases: rein_model::Aliases::default(),
             nested_memory: None,
+            subagent_servers: None,
         }
     }
 }

@@ -8,10 +8,12 @@
 //! command allows it and runs no shell line: it gets the command's text with its
 //! arguments, and the command's `allowed-tools` grant nothing. A skill or command with
 //! `context: fork` runs as a subagent (its `agent` type) and its report is the result;
-//! its `hooks` run from its first use on.
+//! its `hooks` run from its first use on. A skill's `` !`cmd` `` lines run when the
+//! model loads it, each asked like any call (see [`run_shell_lines`]).
 
 use rein_prompt::commands::CommandDef;
 use rein_prompt::skills::SkillDef;
+use rein_protocol::{ContentBlock, ToolUse};
 use rein_tools::{Effects, Other, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -122,7 +124,12 @@ impl Tool for SkillTool {
         let (name, text, hooks, fork, path) = match self.find(&input.skill) {
             Some(Found::Skill(skill)) => {
                 let fork = skill.fork.then(|| skill.agent.clone().unwrap_or_else(|| "general-purpose".into()));
-                (&skill.name, skill.loaded(args), &skill.hooks, fork, skill.dir.join("SKILL.md"))
+                let prepared = skill.prepared(args, &ctx.cwd);
+                let text = match run_shell_lines(ctx, &skill.name, &prepared.shell).await {
+                    Ok(outputs) => prepared.fill(&outputs),
+                    Err(why) => return Ok(ToolOutput::failure(why)),
+                };
+                (&skill.name, text, &skill.hooks, fork, skill.dir.join("SKILL.md"))
             }
             Some(Found::Command(c)) => {
                 (&c.name, c.expand(args, &ctx.cwd, "").text, &c.hooks, c.fork.clone(), c.path.clone())
@@ -137,6 +144,52 @@ impl Tool for SkillTool {
             None => Ok(ToolOutput::text(text)),
         }
     }
+}
+
+/// A skill's `` !`cmd` `` lines, in order, each after the PreSkillShellCommand hooks and
+/// through the whole chain like a call of the model's (the skill's `allowed-tools` grant
+/// nothing): their outputs, or why the skill was not loaded (a line failed, was refused
+/// or blocked — as in Claude Code, the skill stops there).
+async fn run_shell_lines(ctx: &ToolContext, skill: &str, lines: &[String]) -> Result<Vec<String>, String> {
+    if lines.is_empty() {
+        return Ok(Vec::new());
+    }
+    let services = crate::EngineServices::of(ctx).map_err(|e| e.0)?;
+    let shell = services.registry.rule_kinds().into_iter().find(|(_, r)| matches!(r.kind, RuleKind::Command { .. }));
+    let Some((tool, _)) = shell else {
+        return Err(format!("the skill {skill} runs shell lines and no shell tool is available"));
+    };
+    let mut outputs = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if let Some(hooks) = &services.gate.hooks {
+            let input = rein_hooks::HookInput::PreSkillShellCommand { skill_name: skill.into(), command: line.clone() };
+            if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
+                return Err(format!(
+                    "the skill {skill} was not loaded: the PreSkillShellCommand hook `{hook}` blocked `{line}`: {reason}"
+                ));
+            }
+        }
+        let call = ToolUse {
+            id: format!("skill_{}_{i}", fastrand::u64(..)),
+            name: tool.clone(),
+            input: serde_json::json!({"command": line}),
+        };
+        let report = crate::chain::run_call(&services.registry, &services.gate, &call, ctx, None).await;
+        if let Some(verdict) = &report.verdict {
+            crate::audit::record(&call, verdict);
+        }
+        match report.result {
+            ContentBlock::ToolResult { content, is_error: false, .. } => outputs.push(content.to_text()),
+            ContentBlock::ToolResult { content, .. } => {
+                return Err(format!(
+                    "the skill {skill} was not loaded: its shell line `{line}` failed: {}",
+                    content.to_text()
+                ));
+            }
+            other => return Err(format!("the skill {skill} was not loaded: `{line}` gave {other:?}")),
+        }
+    }
+    Ok(outputs)
 }
 
 /// A skill's or command's `hooks`, from now on for the rest of the session.

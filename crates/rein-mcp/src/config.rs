@@ -115,28 +115,13 @@ pub fn load(loc: &Locations, env: &dyn Fn(&str) -> Option<String>) -> Result<Loa
     let mut add =
         |map: &serde_json::Map<String, Value>, source: Source, origin: &str, problems: &mut Vec<ConfigProblem>| {
             for (name, entry) in map {
-                match entry_of(name, entry, env) {
-                    Ok(transport) => {
-                        let keep = by_name.get(name).is_none_or(|old| source < old.source);
-                        if keep {
-                            let timeout_ms = entry.get("timeout").and_then(Value::as_u64).filter(|t| *t >= 1000);
-                            by_name.insert(
-                                name.clone(),
-                                ServerConfig {
-                                    name: name.clone(),
-                                    transport,
-                                    timeout_ms,
-                                    headers_helper: entry
-                                        .get("headersHelper")
-                                        .and_then(Value::as_str)
-                                        .map(|h| expand(h, env)),
-                                    source,
-                                    origin: origin.to_string(),
-                                },
-                            );
+                match server_entry(name, entry, source, origin, env) {
+                    Ok(server) => {
+                        if by_name.get(name).is_none_or(|old| source < old.source) {
+                            by_name.insert(name.clone(), server);
                         }
                     }
-                    Err(p) => problems.push(ConfigProblem { file: origin.to_string(), ..p }),
+                    Err(p) => problems.push(p),
                 }
             }
         };
@@ -186,6 +171,26 @@ pub fn load(loc: &Locations, env: &dyn Fn(&str) -> Option<String>) -> Result<Loa
         }
     }
     Ok(Loaded { servers: by_name.into_values().collect(), problems })
+}
+
+/// One entry (`name: {command, args, env}` / `{type, url, headers}`) as a server of
+/// `source` defined in `origin`; `${VAR}` expanded through `env`.
+pub fn server_entry(
+    name: &str,
+    entry: &Value,
+    source: Source,
+    origin: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ServerConfig, ConfigProblem> {
+    let transport = entry_of(name, entry, env).map_err(|p| ConfigProblem { file: origin.to_string(), ..p })?;
+    Ok(ServerConfig {
+        name: name.to_string(),
+        transport,
+        timeout_ms: entry.get("timeout").and_then(Value::as_u64).filter(|t| *t >= 1000),
+        headers_helper: entry.get("headersHelper").and_then(Value::as_str).map(|h| expand(h, env)),
+        source,
+        origin: origin.to_string(),
+    })
 }
 
 fn pointer_escape(key: &str) -> String {

@@ -10,6 +10,7 @@ pub mod config;
 pub mod elicit;
 mod live;
 pub mod names;
+mod own;
 pub mod policy;
 pub mod prompts;
 mod resources;
@@ -26,6 +27,7 @@ use std::time::Duration;
 pub use client::{Connection, SessionFacts};
 pub use config::{ConfigError, ConfigProblem, Loaded, Locations, ServerConfig, Source};
 pub use elicit::{ElicitAnswer, Elicitation, Elicitor};
+pub use own::{OwnServers, start_own};
 use rein_tools::LateTools;
 pub use tunnel::{Tunnel, TunnelHandle};
 

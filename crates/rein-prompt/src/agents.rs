@@ -173,15 +173,41 @@ impl AgentDef {
     /// (`mcp__github`), or for `Edit` every tool that edits files in place (`MultiEdit`
     /// too, as Claude Code's Edit rules cover it).
     pub fn offers(&self, tool: &str) -> bool {
-        let covers = |entry: &String| {
-            let name = entry.split('(').next().unwrap_or(entry).trim();
-            name == tool
-                || (name.starts_with("mcp__") && !name[5..].contains("__") && tool.starts_with(&format!("{name}__")))
-                || (name == "Edit" && tool == "MultiEdit")
-        };
-        let named = |list: &[String]| list.iter().any(covers);
-        self.tools.as_deref().is_none_or(named) && !named(&self.disallowed_tools)
+        self.tools.as_deref().is_none_or(|list| names(list, tool)) && !self.disallows(tool)
     }
+
+    /// Whether `disallowedTools` takes `tool` away.
+    pub fn disallows(&self, tool: &str) -> bool {
+        names(&self.disallowed_tools, tool)
+    }
+
+    /// The `mcpServers` entries that name a server of the session (`- github`).
+    pub fn mcp_server_names(&self) -> Vec<String> {
+        let list = self.mcp_servers.as_ref().and_then(|v| v.as_array());
+        list.into_iter().flatten().filter_map(|v| v.as_str().map(str::to_string)).collect()
+    }
+
+    /// The `mcpServers` entries that define a server of the subagent's own (`- name:
+    /// {command, …}` in the list, or a map of name to definition): `(name, definition)`.
+    pub fn inline_mcp_servers(&self) -> Vec<(String, serde_json::Value)> {
+        let entries: Vec<&serde_json::Map<String, serde_json::Value>> = match &self.mcp_servers {
+            Some(serde_json::Value::Array(list)) => list.iter().filter_map(|v| v.as_object()).collect(),
+            Some(serde_json::Value::Object(map)) => vec![map],
+            _ => Vec::new(),
+        };
+        entries.into_iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect()
+    }
+}
+
+/// Whether an entry of `list` names `tool`: the tool (`Read`, `Agent(worker)`), every
+/// tool of an MCP server (`mcp__github`), or for `Edit` also `MultiEdit`.
+fn names(list: &[String], tool: &str) -> bool {
+    list.iter().any(|entry| {
+        let name = entry.split('(').next().unwrap_or(entry).trim();
+        name == tool
+            || (name.starts_with("mcp__") && !name[5..].contains("__") && tool.starts_with(&format!("{name}__")))
+            || (name == "Edit" && tool == "MultiEdit")
+    })
 }
 
 #[cfg(test)]

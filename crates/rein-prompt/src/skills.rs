@@ -50,6 +50,14 @@ impl SkillDef {
             return if args.trim().is_empty() { text } else { format!("{text}\n\nARGUMENTS: {}", args.trim()) };
         }
         // `$ARGUMENTS`, `$1`… as a command fills them; its `` !`cmd` `` lines stay as written.
+        let expansion = self.prepared(args, &self.dir);
+        expansion.fill(&expansion.shell.iter().map(|c| format!("!`{c}`")).collect::<Vec<_>>())
+    }
+
+    /// The skill as the model's call loads it: its text with `$ARGUMENTS`, `$1`… filled,
+    /// and its `` !`cmd` `` lines taken out (placeholders where their output goes), to run;
+    /// `${CLAUDE_PROJECT_DIR}` is `project_dir`.
+    pub fn prepared(&self, args: &str, project_dir: &Path) -> crate::commands::Expansion {
         let as_command = crate::commands::CommandDef {
             name: self.name.clone(),
             description: String::new(),
@@ -57,14 +65,13 @@ impl SkillDef {
             allowed_tools: Vec::new(),
             model: None,
             model_invocable: true,
-            body: text.into(),
+            body: self.unexpanded().into(),
             label: String::new(),
             path: self.dir.join("SKILL.md"),
             hooks: None,
             fork: None,
         };
-        let expansion = as_command.expand(args, &self.dir, "");
-        expansion.fill(&expansion.shell.iter().map(|c| format!("!`{c}`")).collect::<Vec<_>>())
+        as_command.expand(args, project_dir, "")
     }
 
     /// Where its files are and its instructions, placeholders as written (what `/name`

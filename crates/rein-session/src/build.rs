@@ -94,6 +94,9 @@ fn engine(
             )
             .with_skills(&setup.skills),
         )),
+        subagent_servers: Some(rein_engine::SharedSubagentServers(Arc::new(crate::mcp::SessionSubagentServers::new(
+            setup,
+        )))),
     };
     let mut gate = Gate::new(policy);
     // The small fast model: auto mode's judge and prompt hooks, on the session's provider.

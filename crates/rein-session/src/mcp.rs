@@ -64,24 +64,81 @@ pub fn start_with(
     if loaded.servers.is_empty() && loaded.problems.is_empty() {
         return Ok(());
     }
-    let timeouts = Timeouts {
-        connect: Duration::from_millis(setup.env.mcp_timeout_ms.unwrap_or(DEFAULT_CONNECT_MS)),
-        tool: Duration::from_millis(setup.env.mcp_tool_timeout_ms.unwrap_or(DEFAULT_TOOL_MS)),
-        max_output_chars: setup.env.max_mcp_output_tokens.unwrap_or(25_000).saturating_mul(4),
-    };
+    let timeouts = timeouts(&setup.env);
     let mut registry = (*setup.registry).clone();
     let late = registry.late_tools();
     setup.registry = Arc::new(registry);
-    let session = SessionPaths {
-        cwd: setup.cwd.clone(),
-        id: setup.session_id.clone(),
-        dir: setup.session_dir.clone(),
-        tunnel,
-        elicitor: Some(Arc::new(crate::elicitor::HookElicitor { hooks: setup.hooks.clone() })),
-    };
+    let session = session_paths(setup, tunnel);
     // Headless, the first request goes at once: the servers start as it is answered. The
     // SDK's session waits for its servers before the first turn (its init lists them).
     let after_first_answer = opts.print && session.tunnel.is_none();
     setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, after_first_answer)));
     Ok(())
+}
+
+/// `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`.
+fn timeouts(env: &crate::env::Env) -> Timeouts {
+    Timeouts {
+        connect: Duration::from_millis(env.mcp_timeout_ms.unwrap_or(DEFAULT_CONNECT_MS)),
+        tool: Duration::from_millis(env.mcp_tool_timeout_ms.unwrap_or(DEFAULT_TOOL_MS)),
+        max_output_chars: env.max_mcp_output_tokens.unwrap_or(25_000).saturating_mul(4),
+    }
+}
+
+/// What the session's servers are told about it, and who answers their questions.
+fn session_paths(setup: &Setup, tunnel: Option<rein_mcp::TunnelHandle>) -> SessionPaths {
+    SessionPaths {
+        cwd: setup.cwd.clone(),
+        id: setup.session_id.clone(),
+        dir: setup.session_dir.clone(),
+        tunnel,
+        elicitor: Some(Arc::new(crate::elicitor::HookElicitor { hooks: setup.hooks.clone() })),
+    }
+}
+
+/// Starts the servers a subagent's definition defines, for its run (see
+/// [`rein_mcp::start_own`]).
+pub(crate) struct SessionSubagentServers {
+    policy: rein_mcp::policy::ServerPolicy,
+    session: SessionPaths,
+    timeouts: Timeouts,
+}
+
+impl SessionSubagentServers {
+    pub(crate) fn new(setup: &Setup) -> SessionSubagentServers {
+        SessionSubagentServers {
+            policy: setup.mcp_policy.clone(),
+            session: session_paths(setup, None),
+            timeouts: timeouts(&setup.env),
+        }
+    }
+}
+
+impl rein_engine::SubagentServers for SessionSubagentServers {
+    fn start<'a>(
+        &'a self,
+        agent: &'a str,
+        origin: &'a str,
+        entries: Vec<(String, serde_json::Value)>,
+    ) -> futures::future::BoxFuture<'a, rein_engine::StartedServers> {
+        Box::pin(async move {
+            let own = rein_mcp::start_own(entries, origin, &self.policy, &self.session, self.timeouts).await;
+            for problem in &own.problems {
+                tracing::warn!(agent, %problem, "a subagent's MCP server is not running");
+            }
+            rein_engine::StartedServers {
+                tools: own.tools,
+                instructions: own.instructions,
+                keep: own
+                    .connections
+                    .into_iter()
+                    .map(|c| Box::new(c) as Box<dyn std::any::Any + Send + Sync>)
+                    .collect(),
+            }
+        })
+    }
+
+    fn tool_prefix(&self, server: &str) -> String {
+        rein_mcp::names::prefix(server)
+    }
 }

@@ -57,6 +57,7 @@ mod sessions;
 mod settings_keys;
 mod skills;
 mod structured_output;
+mod subagent_mcp;
 mod thinking;
 mod tool_search;
 mod tools;

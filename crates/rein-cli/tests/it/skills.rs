@@ -116,3 +116,51 @@ fn the_model_runs_a_command_through_the_skill_tool_and_it_grants_nothing() {
     let (result, is_error) = crate::common::tool_result(reqs[3].body["messages"].as_array().unwrap(), "s");
     assert!(is_error && result.contains("unknown skill"), "{result}");
 }
+
+const RULES: &str = "Bash(printf:*),Bash(tee:*)";
+
+fn status_skill(env: &Env) {
+    env.write(
+        ".claude/skills/status/SKILL.md",
+        "---\ndescription: Reports the branch\nallowed-tools: Bash(printf:*), Bash(tee:*)\n---\nThe state: !`printf BRANCH-IS-%s 42 | tee state.txt`\nFor $ARGUMENTS.\n",
+    );
+}
+
+/// As Claude Code: a skill's `` !`cmd` `` lines run when the model loads it, each asked
+/// like a call of the model's (the skill's own allowed-tools grant nothing); a line that
+/// is refused or blocked stops the skill.
+#[test]
+fn a_skills_shell_lines_run_when_the_model_loads_it_under_the_persons_rules() {
+    let env = Env::new();
+    status_skill(&env);
+    let script = || {
+        serve(Scenario::new([
+            reply([tool_use_with_id("s", "Skill", json!({"skill": "status", "args": "the `release`"}))]),
+            reply([text("done")]),
+        ]))
+    };
+    let allowed = script();
+    env.rein_at(&allowed).args(["-p", "go", "--allowedTools", RULES]).assert().success();
+    let (loaded, err) = tool_result(&messages(&allowed.requests()[1].body), "s");
+    assert!(!err && loaded.contains("The state: BRANCH-IS-42"), "the line ran and its output is in place: {loaded}");
+    assert!(loaded.contains("For the `release`."), "arguments are filled, never run: {loaded}");
+
+    assert!(env.cwd().join("state.txt").exists());
+    std::fs::remove_file(env.cwd().join("state.txt")).unwrap();
+    let refused = script();
+    env.rein_at(&refused).args(["-p", "go"]).assert().success();
+    let (loaded, err) = tool_result(&messages(&refused.requests()[1].body), "s");
+    assert!(err && loaded.contains("was not loaded"), "not allowed by the person's rules: {loaded}");
+    assert!(!loaded.contains("BRANCH-IS-42"), "{loaded}");
+    assert!(!env.cwd().join("state.txt").exists(), "the skill's allowed-tools granted nothing");
+
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"PreSkillShellCommand": [{"matcher": "status", "hooks": [{"type": "command", "command": "echo no shell for skills >&2; exit 2"}]}]}}).to_string(),
+    );
+    let blocked = script();
+    env.rein_at(&blocked).args(["-p", "go", "--allowedTools", RULES]).assert().success();
+    let (loaded, err) = tool_result(&messages(&blocked.requests()[1].body), "s");
+    assert!(err && loaded.contains("no shell for skills"), "the hook blocked it: {loaded}");
+    assert!(!env.cwd().join("state.txt").exists());
+}
