@@ -105,13 +105,14 @@ pub fn context_window(model: &str) -> u64 {
     if model.ends_with("[1m]") && info.long_context { 1_000_000 } else { info.context_window }
 }
 
-/// What the family aliases mean in this session: `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL`
+/// What the family aliases mean in this session: `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU,FABLE}_MODEL`
 /// read once (where unset, the model table's ids).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Aliases {
     pub opus: Option<String>,
     pub sonnet: Option<String>,
     pub haiku: Option<String>,
+    pub fable: Option<String>,
 }
 
 impl Aliases {
@@ -121,6 +122,7 @@ impl Aliases {
             opus: var("ANTHROPIC_DEFAULT_OPUS_MODEL"),
             sonnet: var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
             haiku: var("ANTHROPIC_DEFAULT_HAIKU_MODEL"),
+            fable: var("ANTHROPIC_DEFAULT_FABLE_MODEL"),
         }
     }
 
@@ -130,14 +132,16 @@ impl Aliases {
             "ANTHROPIC_DEFAULT_OPUS_MODEL" => self.opus.clone(),
             "ANTHROPIC_DEFAULT_SONNET_MODEL" => self.sonnet.clone(),
             "ANTHROPIC_DEFAULT_HAIKU_MODEL" => self.haiku.clone(),
+            "ANTHROPIC_DEFAULT_FABLE_MODEL" => self.fable.clone(),
             _ => None,
         })
     }
 }
 
-/// An alias (`opus`, `sonnet`, `haiku`, `best`, with an optional `[1m]`) as a model id;
-/// `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU}_MODEL` (read through `var`) choose what the
-/// family aliases mean. Anything else is returned as given.
+/// An alias (`opus`, `sonnet`, `haiku`, `fable`, `best`, with an optional `[1m]`) as a
+/// model id, as Claude Code 2.1.33x resolves them (opus 5.5, sonnet 4.6, haiku 4.5, fable
+/// 5.2); `ANTHROPIC_DEFAULT_{OPUS,SONNET,HAIKU,FABLE}_MODEL` (read through `var`) choose
+/// what the family aliases mean. Anything else is returned as given.
 pub fn resolve_alias(model: &str, var: impl Fn(&str) -> Option<String>) -> String {
     let (name, suffix) = match model.strip_suffix("[1m]") {
         Some(name) => (name, "[1m]"),
@@ -147,6 +151,7 @@ pub fn resolve_alias(model: &str, var: impl Fn(&str) -> Option<String>) -> Strin
         "opus" | "best" => var("ANTHROPIC_DEFAULT_OPUS_MODEL"),
         "sonnet" => var("ANTHROPIC_DEFAULT_SONNET_MODEL"),
         "haiku" => var("ANTHROPIC_DEFAULT_HAIKU_MODEL"),
+        "fable" => var("ANTHROPIC_DEFAULT_FABLE_MODEL"),
         _ => None,
     };
     let table = TABLE.as_ref().ok().and_then(|t| t.aliases.get(name).cloned());
@@ -183,7 +188,9 @@ mod tests {
     #[test]
     fn aliases_follow_the_environment() {
         let none = |_: &str| None;
-        assert_eq!(resolve_alias("sonnet", none), "claude-sonnet-4-5");
+        assert_eq!(resolve_alias("sonnet", none), "claude-sonnet-4-6");
+        assert_eq!(resolve_alias("fable", none), "claude-fable-5-2");
+        assert_eq!(resolve_alias("haiku", none), "claude-haiku-4-5");
         assert_eq!(resolve_alias("opus[1m]", none), "claude-opus-5-5[1m]");
         assert_eq!(resolve_alias("claude-x", none), "claude-x");
         let env = |k: &str| (k == "ANTHROPIC_DEFAULT_HAIKU_MODEL").then(|| "my-haiku".to_string());

@@ -30,8 +30,9 @@ pub const VARS: &[Var] = &[
     },
     Var { name: "ANTHROPIC_MODEL", default: "claude-opus-5-5", doc: "the model, when `--model` is not given" },
     Var { name: "ANTHROPIC_DEFAULT_OPUS_MODEL", default: "claude-opus-5-5", doc: "what `opus` and `best` mean" },
-    Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-5", doc: "what `sonnet` means" },
+    Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-6", doc: "what `sonnet` means" },
     Var { name: "ANTHROPIC_DEFAULT_HAIKU_MODEL", default: "claude-haiku-4-5", doc: "what `haiku` means" },
+    Var { name: "ANTHROPIC_DEFAULT_FABLE_MODEL", default: "claude-fable-5-2", doc: "what `fable` means" },
     Var {
         name: "DISABLE_AUTO_COMPACT",
         default: "",

@@ -54,16 +54,16 @@ fn switches_for_thinking_and_effort() {
     assert!(!betas(&r).iter().any(|b| b.starts_with("interleaved-thinking")));
 
     // A model that thinks on a budget does so only when asked.
-    let r = one_request(&env, &["--model", "sonnet"], &[]);
+    let r = one_request(&env, &["--model", "claude-sonnet-4-5"], &[]);
     assert!(r.body.get("thinking").is_none() && r.body.get("output_config").is_none(), "{}", r.body);
-    let r = one_request(&env, &["--model", "sonnet", "--max-thinking-tokens", "5000"], &[]);
+    let r = one_request(&env, &["--model", "claude-sonnet-4-5", "--max-thinking-tokens", "5000"], &[]);
     assert_eq!(r.body["thinking"], json!({"type": "enabled", "budget_tokens": 5000}));
-    let r = one_request(&env, &["--model", "sonnet"], &[("MAX_THINKING_TOKENS", "2048")]);
+    let r = one_request(&env, &["--model", "claude-sonnet-4-5"], &[("MAX_THINKING_TOKENS", "2048")]);
     assert_eq!(r.body["thinking"], json!({"type": "enabled", "budget_tokens": 2048}));
 
     // The settings keys.
     env.write(".claude/settings.json", r#"{"alwaysThinkingEnabled": true, "effortLevel": "low"}"#);
-    let r = one_request(&env, &["--model", "sonnet"], &[]);
+    let r = one_request(&env, &["--model", "claude-sonnet-4-5"], &[]);
     assert_eq!(r.body["thinking"], json!({"type": "enabled", "budget_tokens": 31999}));
     let r = one_request(&env, &[], &[]);
     assert_eq!(r.body["output_config"], json!({"effort": "low"}));
