@@ -179,6 +179,10 @@ pub struct Args {
     #[arg(long)]
     pub strict_mcp_config: bool,
 
+    /// A plugin folder to use for this session (repeatable), as if installed and enabled.
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    pub plugin_dirs: Vec<std::path::PathBuf>,
+
     /// Run Bash commands in the OS sandbox (the `sandbox.enabled` setting).
     #[arg(long, conflicts_with = "no_sandbox")]
     pub sandbox: bool,
@@ -237,6 +241,11 @@ pub enum Command {
     Mcp {
         #[command(subcommand)]
         action: McpAction,
+    },
+    /// Plugins and marketplaces (the same files and settings as `claude plugin`).
+    Plugin {
+        #[command(subcommand)]
+        action: crate::plugin_cli::PluginAction,
     },
     /// Inspect the OS sandbox.
     Sandbox {
@@ -326,7 +335,6 @@ const NOT_YET: &[(&str, bool)] = &[
     ("task-budget", true),
     ("resume-session-at", true),
     ("resume-drops-turn", true),
-    ("plugin-dir", true),
     ("plugin-dir-no-mcp", true),
     ("thinking-display", true),
     ("agent", true),
@@ -431,6 +439,7 @@ impl Args {
             agents: self.agents.clone(),
             mcp_config: self.mcp_config.clone(),
             strict_mcp_config: self.strict_mcp_config,
+            plugin_dirs: self.plugin_dirs.clone(),
             sandbox: self.sandbox,
             no_sandbox: self.no_sandbox,
             cwd: None,

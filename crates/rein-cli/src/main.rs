@@ -17,6 +17,7 @@ mod mcp_approval;
 mod mcp_cli;
 mod messages;
 mod permissions;
+mod plugin_cli;
 mod print;
 mod rewind;
 mod sandbox;
@@ -98,6 +99,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             mcp_cli::run(&args, action)?;
             return Ok(ExitCode::SUCCESS);
         }
+        Some(Command::Plugin { action }) => return plugin_cli::run(action),
         Some(Command::Sandbox { action: args::SandboxAction::Check }) => {
             sandbox::check(&args)?;
             return Ok(ExitCode::SUCCESS);

@@ -238,7 +238,10 @@ pub(crate) fn subagent_mode(def: &AgentDef, session: PermissionMode) -> Option<P
         return None;
     }
     let widens = asked.permissiveness() > session.permissiveness();
-    if widens && (def.source == AgentSource::Project || asked == PermissionMode::BypassPermissions) {
+    if widens
+        && (matches!(def.source, AgentSource::Project | AgentSource::Plugin)
+            || asked == PermissionMode::BypassPermissions)
+    {
         tracing::warn!(agent = %def.name, mode = asked.name(), "the subagent may not widen the session's mode");
         return None;
     }

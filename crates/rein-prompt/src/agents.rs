@@ -19,6 +19,8 @@ pub enum AgentSource {
     User,
     /// `--agents` or the Agent SDK's `initialize.agents`.
     Flag,
+    /// A plugin's: like a project's, it may only narrow what the session allows.
+    Plugin,
 }
 
 /// One subagent definition.
@@ -105,6 +107,25 @@ pub fn load_agents(cwd: &Path, home: Option<&Path>) -> LoadedAgents {
     for def in crate::builtin_agents::builtin_agents() {
         if names.insert(def.name.clone()) {
             out.agents.push(def);
+        }
+    }
+    out
+}
+
+/// A plugin's subagents (`paths`: its agents folders or files), named `plugin:name` as
+/// Claude Code names them.
+pub fn load_plugin_agents(paths: &[PathBuf], plugin: &str) -> LoadedAgents {
+    let mut out = LoadedAgents::default();
+    for path in paths {
+        let files = if path.is_file() { vec![path.clone()] } else { markdown_files(path) };
+        for f in files {
+            match read(&f, AgentSource::Plugin) {
+                Ok(mut def) => {
+                    def.name = format!("{plugin}:{}", def.name);
+                    out.agents.push(def);
+                }
+                Err(skipped) => out.skipped.push(skipped),
+            }
         }
     }
     out

@@ -76,6 +76,28 @@ pub fn load_commands(cwd: &Path, home: Option<&Path>) -> (Vec<CommandDef>, Vec<S
     (out, skipped)
 }
 
+/// A plugin's commands (`paths`: its commands folders or files), named `plugin:name`
+/// (`plugin:sub:name` in a subfolder) as Claude Code names them.
+pub fn load_plugin_commands(paths: &[PathBuf], plugin: &str) -> (Vec<CommandDef>, Vec<Skipped>) {
+    let (mut out, mut skipped): (Vec<CommandDef>, Vec<Skipped>) = Default::default();
+    for path in paths {
+        let (root, files) = match path.is_file() {
+            true => (path.parent().unwrap_or(path).to_path_buf(), vec![path.clone()]),
+            false => (path.clone(), crate::agents::markdown_files(path)),
+        };
+        for f in files {
+            match parse(&f, &root, &format!("plugin {plugin}")) {
+                Ok(mut def) => {
+                    def.name = format!("{plugin}:{}", def.name);
+                    out.push(def);
+                }
+                Err(s) => skipped.push(s),
+            }
+        }
+    }
+    (out, skipped)
+}
+
 /// `frontend/review.md` below the commands folder is `/frontend:review`.
 fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
     let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };

@@ -53,22 +53,39 @@ pub fn load_output_styles(cwd: &Path, home: Option<&Path>) -> Vec<OutputStyle> {
     let dirs: Vec<PathBuf> =
         home.map(|h| h.join(".claude/output-styles")).into_iter().chain([cwd.join(".claude/output-styles")]).collect();
     for dir in dirs {
-        for path in crate::agents::markdown_files(&dir) {
-            let Ok(text) = crate::frontmatter::read_definition(&path) else { continue };
-            let Ok(fm) = crate::frontmatter::parse(&text) else { continue };
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-            let name = fm.text("name").unwrap_or(stem);
-            styles.retain(|s| !s.name.eq_ignore_ascii_case(&name));
-            styles.push(OutputStyle {
-                description: fm.text("description").unwrap_or_default(),
-                keep_coding_instructions: fm.flag("keep-coding-instructions") == Some(true),
-                prompt: fm.body.trim().to_string(),
-                source: path.display().to_string(),
-                name,
-            });
+        for style in styles_in(&dir) {
+            styles.retain(|s| !s.name.eq_ignore_ascii_case(&style.name));
+            styles.push(style);
         }
     }
     styles
+}
+
+/// A plugin's output styles (`dir`: its styles folder), named `plugin:name`.
+pub fn load_plugin_styles(dir: &Path, plugin: &str) -> Vec<OutputStyle> {
+    let mut styles = styles_in(dir);
+    for s in &mut styles {
+        s.name = format!("{plugin}:{}", s.name);
+    }
+    styles
+}
+
+/// The styles defined in the Markdown files below `dir`.
+fn styles_in(dir: &Path) -> Vec<OutputStyle> {
+    let mut out = Vec::new();
+    for path in crate::agents::markdown_files(dir) {
+        let Ok(text) = crate::frontmatter::read_definition(&path) else { continue };
+        let Ok(fm) = crate::frontmatter::parse(&text) else { continue };
+        let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        out.push(OutputStyle {
+            description: fm.text("description").unwrap_or_default(),
+            keep_coding_instructions: fm.flag("keep-coding-instructions") == Some(true),
+            prompt: fm.body.trim().to_string(),
+            source: path.display().to_string(),
+            name: fm.text("name").unwrap_or(stem),
+        });
+    }
+    out
 }
 
 /// The style named `name` (any case).

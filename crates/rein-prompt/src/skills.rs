@@ -115,6 +115,32 @@ pub fn load_skills(cwd: &Path, home: Option<&Path>) -> (Vec<SkillDef>, Vec<Skipp
     (out, skipped)
 }
 
+/// A plugin's skills (`paths`: folders of skill folders, or a skill folder itself),
+/// named `plugin:skill` as Claude Code names them.
+pub fn load_plugin_skills(paths: &[PathBuf], plugin: &str) -> (Vec<SkillDef>, Vec<Skipped>) {
+    let (mut out, mut skipped): (Vec<SkillDef>, Vec<Skipped>) = Default::default();
+    for path in paths {
+        let mut dirs: Vec<PathBuf> = if path.join("SKILL.md").is_file() {
+            vec![path.clone()]
+        } else {
+            let entries = std::fs::read_dir(path).into_iter().flatten().flatten();
+            entries.map(|e| e.path()).filter(|p| p.is_dir()).collect()
+        };
+        dirs.sort();
+        for dir in dirs {
+            match parse(&dir, "plugin") {
+                Some(Ok(mut skill)) => {
+                    skill.name = format!("{plugin}:{}", skill.name);
+                    out.push(skill);
+                }
+                Some(Err(s)) => skipped.push(s),
+                None => {}
+            }
+        }
+    }
+    (out, skipped)
+}
+
 /// `None` when the directory has no `SKILL.md`.
 fn parse(dir: &Path, scope: &'static str) -> Option<Result<SkillDef, Skipped>> {
     let path = dir.join("SKILL.md");

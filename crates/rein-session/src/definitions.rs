@@ -43,7 +43,7 @@ impl Definitions {
 }
 
 /// A skill as the command `/name`.
-fn skill_command(skill: &SkillDef) -> CommandDef {
+pub(crate) fn skill_command(skill: &SkillDef) -> CommandDef {
     CommandDef {
         name: skill.name.clone(),
         description: skill.description.clone(),

@@ -29,6 +29,7 @@ mod live;
 pub mod mcp;
 pub mod messages;
 mod options;
+pub mod plugins;
 pub mod preferences;
 pub mod prompt_tool;
 pub mod provider;

@@ -49,6 +49,9 @@ pub fn start_with(
     sdk_servers: &[String],
 ) -> crate::Result<()> {
     let mut loaded = rein_mcp::config::load(&locations(opts, setup), &crate::env::Env::raw)?;
+    if !opts.strict_mcp_config {
+        loaded.servers.extend(crate::plugins::mcp_servers(setup));
+    }
     for name in sdk_servers {
         if !loaded.servers.iter().any(|s| &s.name == name) {
             loaded.servers.push(rein_mcp::ServerConfig {

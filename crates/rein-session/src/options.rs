@@ -46,6 +46,8 @@ pub struct Options {
     pub agents: Option<String>,
     pub mcp_config: Vec<String>,
     pub strict_mcp_config: bool,
+    /// `--plugin-dir`: plugin folders used for this session.
+    pub plugin_dirs: Vec<std::path::PathBuf>,
     pub sandbox: bool,
     pub no_sandbox: bool,
     /// The working directory (`None`: the process's). Set by embedders and in-process

@@ -33,6 +33,8 @@ pub const SUPPORTED: &[&str] = &[
     "respectGitignore",
     "outputStyle",
     "provider",
+    "enabledPlugins",
+    "extraKnownMarketplaces",
 ];
 
 /// Keys under `permissions` rein acts on.

@@ -78,6 +78,9 @@ pub struct Setup {
     pub mcp_policy: rein_mcp::policy::ServerPolicy,
     /// The connected MCP servers (kept for the session: dropping them stops them).
     pub mcp: Option<Arc<rein_mcp::Servers>>,
+    /// The plugins in use, and what of them could not be loaded.
+    pub plugins: Vec<rein_plugins::Plugin>,
+    pub plugin_problems: Vec<String>,
     /// `--rewind-to UUID`: go back to before that prompt when the session opens.
     pub rewind_to: Option<String>,
     /// `--json-schema`: the tool the model must call, and where its answer lands.
@@ -133,7 +136,7 @@ impl Setup {
         rein_engine::register_engine_tools(&mut registry, Default::default())?;
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
-        let hooks = HookConfig::from_settings(&settings)?;
+        let mut hooks = HookConfig::from_settings(&settings)?;
         // Fail closed: a hook's `if` rule that does not parse stops rein, as rules do.
         for (rule, origin) in &hooks.if_rules {
             policy.parse_rule(rule, origin)?;
@@ -158,7 +161,9 @@ impl Setup {
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
+        crate::plugins::add(&mut setup, &settings, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
+        setup.output_styles.extend(crate::plugins::output_styles(&setup.plugins));
         let wanted = setup.prefs.output_style.clone();
         match rein_prompt::output_styles::find_style(&setup.output_styles, &wanted) {
             Some(style) if style.prompt.is_empty() => {}
@@ -303,6 +308,8 @@ impl Setup {
             sandbox: None,
             disabled_mcpjson: Vec::new(),
             mcp_policy: Default::default(),
+            plugins: Vec::new(),
+            plugin_problems: Vec::new(),
             mcp: None,
             rewind_to: None,
             required_tool: None,

@@ -35,6 +35,7 @@ mod openai_responses;
 mod output_styles;
 mod permissions;
 mod plan_tools;
+mod plugins;
 mod protected_reads;
 mod provider_overflow;
 mod pty;

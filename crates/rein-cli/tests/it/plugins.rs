@@ -1,0 +1,204 @@
+//! Claude Code plugins through the real binary: a marketplace (a git repository, cloned
+//! with git) added and a plugin installed with `rein plugin`, then used by a headless
+//! session — its command, subagent, skill, hook (with CLAUDE_PLUGIN_ROOT), MCP server
+//! (real server-everything) and output style — and gone when disabled; the same plugin
+//! installed by the real Claude Code CLI used by rein unchanged; `--plugin-dir`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{Env, serve, tool_result};
+use crate::mcp::node_modules;
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::{Value, json};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A marketplace `testmkt` in `root` (a git repository) with the plugin `demo`, holding
+/// one of each component; its MCP server is server-everything when `nm` has it.
+fn marketplace(root: &Path, nm: Option<&Path>) -> PathBuf {
+    let market = root.join("mkt");
+    let plugin = market.join("plugins/demo");
+    write(
+        &market.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "testmkt", "owner": {"name": "Tester"},
+                "plugins": [{"name": "demo", "source": "./plugins/demo", "description": "A demo plugin"}]})
+        .to_string(),
+    );
+    write(
+        &plugin.join(".claude-plugin/plugin.json"),
+        r#"{"name": "demo", "version": "1.2.0", "description": "A demo"}"#,
+    );
+    write(&plugin.join("commands/greet.md"), "---\ndescription: Greets someone\n---\nPLUGIN GREETING for $ARGUMENTS\n");
+    write(&plugin.join("agents/helper.md"), "---\nname: helper\ndescription: Helps with plugins\n---\nYou help.\n");
+    write(&plugin.join("skills/hello/SKILL.md"), "---\ndescription: Says hello the plugin way\n---\nSay hello.\n");
+    write(
+        &plugin.join("output-styles/terse.md"),
+        "---\ndescription: Short answers\n---\nAnswer in TERSE PLUGIN STYLE.\n",
+    );
+    let log = root.join("hook.log");
+    let hook = format!("echo \"$CLAUDE_PLUGIN_ROOT ${{CLAUDE_PLUGIN_ROOT}}\" >> '{}'", log.display());
+    write(
+        &plugin.join("hooks/hooks.json"),
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": hook}]}]}}).to_string(),
+    );
+    if let Some(nm) = nm {
+        let server = json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]});
+        write(&plugin.join(".mcp.json"), &json!({"mcpServers": {"ev": server}}).to_string());
+    }
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&market)
+            .output()
+            .unwrap();
+        assert!(ok.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&ok.stderr));
+    };
+    git(&["init", "-q", "."]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "demo"]);
+    market
+}
+
+fn plugin_cmd(env: &Env, args: &[&str]) -> String {
+    let out = env.rein().arg("plugin").args(args).assert().success();
+    String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+}
+
+fn names(body: &Value) -> Vec<String> {
+    body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str().map(str::to_string)).collect()
+}
+
+#[test]
+fn a_plugin_installed_from_a_git_marketplace_brings_every_component_until_disabled() {
+    let nm = node_modules();
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace(scratch.path(), nm.as_deref());
+    let url = format!("file://{}", market.display());
+    assert!(plugin_cmd(&env, &["marketplace", "add", &url]).contains("Successfully added marketplace: testmkt"));
+    assert!(plugin_cmd(&env, &["install", "demo@testmkt"]).contains("installed plugin: demo@testmkt (scope: user)"));
+    let installed = env.home.path().join(".claude/plugins/cache/testmkt/demo/1.2.0");
+    assert!(installed.join("commands/greet.md").is_file(), "the plugin is copied into Claude Code's cache");
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(env.home.path().join(".claude/settings.json")).unwrap()).unwrap();
+    assert_eq!(settings["enabledPlugins"]["demo@testmkt"], true);
+    assert_eq!(settings["extraKnownMarketplaces"]["testmkt"]["source"], json!({"source": "git", "url": url}));
+
+    env.write(".claude/settings.local.json", r#"{"outputStyle": "demo:terse"}"#);
+    let mut first = vec![];
+    if nm.is_some() {
+        first.push(call("e", "mcp__plugin_demo_ev__echo", json!({"message": "via the plugin"})));
+    }
+    first.push(call("a", "Agent", json!({"description": "h", "prompt": "help", "subagent_type": "demo:helper"})));
+    let server = serve(Scenario::new([reply(first), reply([text("helped")]), reply([text("done")])]));
+    env.rein_at(&server)
+        .args(["-p", "/demo:greet Bob", "--allowedTools", "mcp__plugin_demo_ev__echo"])
+        .assert()
+        .success()
+        .stdout("done\n");
+    let reqs = server.requests();
+    let body = reqs[0].body.to_string();
+    assert!(body.contains("PLUGIN GREETING for Bob"), "the plugin's command expanded: {body}");
+    assert!(body.contains("demo:helper") && body.contains("Helps with plugins"), "its subagent is offered");
+    assert!(body.contains("demo:hello") && body.contains("Says hello the plugin way"), "its skill is listed");
+    assert!(reqs[0].system_text().contains("TERSE PLUGIN STYLE"), "its output style is chosen by the setting");
+    let log = std::fs::read_to_string(scratch.path().join("hook.log")).unwrap();
+    let root = installed.display().to_string();
+    assert_eq!(log.trim(), format!("{root} {root}"), "its hook ran with CLAUDE_PLUGIN_ROOT");
+    assert!(reqs[1].body["system"].to_string().contains("You help."), "the subagent is the plugin's");
+    if nm.is_some() {
+        let last = reqs.last().unwrap().body["messages"].as_array().unwrap().clone();
+        let (echo, is_error) = tool_result(&last, "e");
+        assert!(!is_error && echo.contains("via the plugin"), "its MCP server's tool ran: {echo}");
+    }
+
+    assert!(plugin_cmd(&env, &["disable", "demo@testmkt"]).contains("disabled plugin: demo (scope: user)"));
+    std::fs::remove_file(scratch.path().join("hook.log")).unwrap();
+    env.write(".claude/settings.local.json", "{}");
+    let server = serve(Scenario::new([reply([text("plain")])]));
+    env.rein_at(&server).args(["-p", "hi"]).assert().success();
+    let body = server.requests()[0].body.clone();
+    assert!(!body.to_string().contains("demo:"), "a disabled plugin leaves nothing behind");
+    assert!(!names(&body).iter().any(|n| n.contains("plugin_demo")));
+    assert!(!scratch.path().join("hook.log").exists(), "its hook is gone too");
+}
+
+/// The Claude Code binary the Agent SDK package ships (.ci/run installs it).
+fn claude_cli() -> Option<PathBuf> {
+    let nm = node_modules()?;
+    let bin = nm.join("@anthropic-ai/claude-agent-sdk-linux-x64/claude");
+    bin.is_file().then_some(bin)
+}
+
+#[test]
+fn a_plugin_installed_by_claude_code_works_in_rein_unchanged() {
+    let Some(claude) = claude_cli() else {
+        eprintln!("the Claude Code CLI is not installed (.ci/run installs it): skipped");
+        return;
+    };
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace(scratch.path(), None);
+    let cc = |args: &[&str]| {
+        let out = std::process::Command::new(&claude)
+            .args(["plugin"])
+            .args(args)
+            .current_dir(env.cwd())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", env.home.path())
+            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+            .env("DISABLE_TELEMETRY", "1")
+            .env("DISABLE_AUTOUPDATER", "1")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "claude plugin {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    cc(&["marketplace", "add", &market.display().to_string()]);
+    cc(&["install", "demo@testmkt", "--scope", "project"]);
+    let server = serve(Scenario::new([reply([text("done")])]));
+    env.rein_at(&server).args(["-p", "/greet Ann"]).assert().success();
+    let body = server.requests()[0].body.to_string();
+    assert!(body.contains("PLUGIN GREETING for Ann"), "the bare name reaches the plugin's only greet: {body}");
+    assert!(body.contains("demo:helper") && body.contains("demo:hello"));
+    // A directory marketplace's plugin is read where it is, as Claude Code reads it.
+    let log = std::fs::read_to_string(scratch.path().join("hook.log")).unwrap();
+    let root = market.join("plugins/demo").canonicalize().unwrap().display().to_string();
+    assert_eq!(log.trim(), format!("{root} {root}"));
+    // And what rein lists is what Claude Code installed.
+    let listed = plugin_cmd(&env, &["list"]);
+    assert!(
+        listed.contains("demo@testmkt") && listed.contains("Scope: project") && listed.contains("✔ enabled"),
+        "{listed}"
+    );
+}
+
+#[test]
+fn a_plugin_dir_is_used_for_the_session_and_a_broken_one_is_reported() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace(scratch.path(), None);
+    let broken = scratch.path().join("broken");
+    write(&broken.join(".claude-plugin/plugin.json"), "{\"name\": \"broken\",\n  oops}");
+    let server = serve(Scenario::new([reply([text("done")])]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "/demo:greet Cy", "--plugin-dir"])
+        .arg(market.join("plugins/demo"))
+        .arg("--plugin-dir")
+        .arg(&broken)
+        .assert()
+        .success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(stderr.contains("plugin.json:2"), "the broken plugin is named with its line: {stderr}");
+    assert!(server.requests()[0].body.to_string().contains("PLUGIN GREETING for Cy"));
+
+    let out = env.rein().args(["plugin", "validate"]).arg(&broken).assert().failure();
+    assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("plugin.json:2"));
+    env.rein().args(["plugin", "validate"]).arg(&market).assert().success();
+}

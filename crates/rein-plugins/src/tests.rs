@@ -1,0 +1,70 @@
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::enabled::{Enabled, load};
+use crate::ops::parse_source;
+use crate::{Store, marketplace};
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn sources_are_read_as_claude_code_reads_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let abs = dir.path().canonicalize().unwrap().display().to_string();
+    assert_eq!(parse_source(&abs, dir.path()).unwrap(), json!({"source": "directory", "path": abs}));
+    assert_eq!(parse_source("acme/tools", dir.path()).unwrap(), json!({"source": "github", "repo": "acme/tools"}));
+    assert_eq!(
+        parse_source("https://git.example.com/x.git#v2", dir.path()).unwrap(),
+        json!({"source": "git", "url": "https://git.example.com/x.git", "ref": "v2"})
+    );
+    assert!(parse_source("not a source at all", dir.path()).is_err());
+}
+
+#[test]
+fn a_marketplace_entry_never_points_outside_the_marketplace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("m");
+    write(
+        &root.join(".claude-plugin/marketplace.json"),
+        &json!({"name": "m", "plugins": [{"name": "out", "source": "../elsewhere"}, {"name": "in", "source": "./p"}]})
+            .to_string(),
+    );
+    std::fs::create_dir_all(dir.path().join("elsewhere")).unwrap();
+    std::fs::create_dir_all(root.join("p")).unwrap();
+    let m = marketplace::read(&root).unwrap();
+    assert!(m.entry("out").unwrap().local_dir(&root).is_err());
+    assert!(m.entry("in").unwrap().local_dir(&root).unwrap().is_some());
+}
+
+#[test]
+fn the_most_specific_scope_decides_and_a_missing_plugin_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::new(&dir.path().join(".claude"));
+    let plugin = dir.path().join("cache/p");
+    write(&plugin.join(".claude-plugin/plugin.json"), r#"{"name": "p"}"#);
+    std::fs::create_dir_all(store.dir()).unwrap();
+    store
+        .write_installed(
+            &json!({"version": 2, "plugins": {"p@m": [{"scope": "user", "installPath": plugin, "version": "1"}]}}),
+        )
+        .unwrap();
+    let e = |on: bool, scope: &str| Enabled { id: "p@m".into(), on, scope: scope.into() };
+    let cwd = dir.path();
+    assert_eq!(load(&store, &[e(false, "user"), e(true, "project")], &[], cwd).plugins.len(), 1);
+    assert!(load(&store, &[e(true, "user"), e(false, "local")], &[], cwd).plugins.is_empty());
+    let missing = load(&store, &[Enabled { id: "q@m".into(), on: true, scope: "user".into() }], &[], cwd);
+    assert!(missing.plugins.is_empty() && missing.problems[0].contains("not installed"), "{:?}", missing.problems);
+}
+
+#[test]
+fn manifest_paths_may_not_leave_the_plugin() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("p/.claude-plugin/plugin.json"), r#"{"name": "p", "commands": ["../../etc", "./extra"]}"#);
+    std::fs::create_dir_all(dir.path().join("p/extra")).unwrap();
+    let p = crate::Plugin::open(&dir.path().join("p"), "p@m", "user").unwrap();
+    assert_eq!(p.command_paths(), vec![dir.path().join("p/extra")]);
+}
