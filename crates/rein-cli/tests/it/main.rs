@@ -36,6 +36,7 @@ mod output_styles;
 mod permissions;
 mod plan_tools;
 mod plugins;
+mod plugins_real;
 mod protected_reads;
 mod provider_overflow;
 mod pty;
