@@ -100,10 +100,22 @@ pub struct Init<'a> {
     pub output_style: &'a str,
     pub agents: Vec<&'a str>,
     pub skills: Vec<&'a str>,
-    pub plugins: Vec<&'a str>,
+    pub plugins: Vec<PluginInfo>,
+    /// Plugins that could not be loaded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub plugin_errors: Vec<&'a str>,
     /// Configuration entries that were skipped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mcp_server_errors: Vec<McpServerError<'a>>,
+}
+
+/// A plugin in use, as `init` lists it.
+#[derive(Debug, Serialize)]
+pub struct PluginInfo {
+    pub name: String,
+    pub path: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// One MCP server of `init` (`source`) or of an `mcp_status` answer (`scope`).

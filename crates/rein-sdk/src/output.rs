@@ -93,7 +93,16 @@ impl Lines {
             output_style: setup.output_style.as_ref().map_or("default", |s| s.name.as_str()),
             agents: setup.agents.iter().map(|a| a.name.as_str()).collect(),
             skills: setup.skills.iter().map(|s| s.name.as_str()).collect(),
-            plugins: Vec::new(),
+            plugins: setup
+                .plugins
+                .iter()
+                .map(|p| crate::frames::PluginInfo {
+                    name: p.name.clone(),
+                    path: p.root.display().to_string(),
+                    version: p.version.clone(),
+                })
+                .collect(),
+            plugin_errors: setup.plugin_problems.iter().map(String::as_str).collect(),
             mcp_server_errors: problems
                 .iter()
                 .map(|p| McpServerError { name: &p.name, kind: p.kind, message: &p.message, file: &p.file })

@@ -19,7 +19,7 @@ fn write(path: &Path, text: &str) {
 
 /// A marketplace `testmkt` in `root` (a git repository) with the plugin `demo`, holding
 /// one of each component; its MCP server is server-everything when `nm` has it.
-fn marketplace(root: &Path, nm: Option<&Path>) -> PathBuf {
+pub(crate) fn marketplace(root: &Path, nm: Option<&Path>) -> PathBuf {
     let market = root.join("mkt");
     let plugin = market.join("plugins/demo");
     write(

@@ -24,11 +24,16 @@ fn python() -> Option<PathBuf> {
 
 /// Run `case` of the driver in `env`'s project against `server`; what the user code got.
 fn drive(env: &Env, server: &FakeServer, case: &str) -> Option<Value> {
+    drive_with(env, server, case, &json!({}))
+}
+
+/// [`drive`], with `extra` (JSON) for the case.
+fn drive_with(env: &Env, server: &FakeServer, case: &str, extra: &Value) -> Option<Value> {
     let py = python()?;
     let driver = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/sdk_driver.py");
     let out = std::process::Command::new(py)
         .arg(driver)
-        .args([case, assert_cmd::cargo::cargo_bin("rein").to_str().unwrap(), &server.url()])
+        .args([case, assert_cmd::cargo::cargo_bin("rein").to_str().unwrap(), &server.url(), &extra.to_string()])
         .current_dir(env.cwd())
         .env("HOME", env.home.path())
         .env_remove("ANTHROPIC_API_KEY")
@@ -342,4 +347,19 @@ fn hooks_see_the_mode_the_sdk_set() {
     assert_eq!(modes, ["default", "acceptEdits"], "{text}");
     let id = result(&out["second"])["session_id"].clone();
     assert!(inputs.iter().all(|i| i["session_id"] == id), "{text}");
+}
+
+#[test]
+fn the_plugins_option_brings_a_local_plugins_components() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = crate::plugins::marketplace(scratch.path(), None);
+    let server = serve(Scenario::new([reply([text("greeted")])]));
+    let plugin = market.join("plugins/demo");
+    let Some(out) = drive_with(&env, &server, "plugins", &json!({"plugin": plugin})) else { return };
+    let init = &out["messages"][0]["data"];
+    assert_eq!(init["plugins"][0]["name"], "demo", "{init}");
+    assert_eq!(init["plugins"][0]["path"], plugin.display().to_string());
+    assert!(init["slash_commands"].as_array().unwrap().iter().any(|c| c == "demo:greet"), "{init}");
+    assert!(server.requests()[0].body.to_string().contains("PLUGIN GREETING for Zed"));
 }
