@@ -11,6 +11,7 @@ mod executor;
 mod hooks;
 mod judge;
 mod mcp;
+mod plugins;
 mod policy;
 mod providers;
 mod sandbox;
@@ -136,6 +137,14 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // Only the plugin rows: `--plugins PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--plugins") {
+        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --plugins PATH/TO/rein")?)?;
+        for (name, value, target) in plugins::rows(&bin)? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the permission-decision row (quick, for working on the policy).
     if args.get(1).map(String::as_str) == Some("--policy") {
         for (name, value, target) in policy::rows()? {
@@ -253,6 +262,7 @@ fn main() -> anyhow::Result<()> {
     firsts.sort();
     rows.push(("start → first request (median of 20)".into(), ms(percentile(&firsts, 0.5)), "< 20 ms".into()));
     rows.extend(definitions::rows(&bin)?);
+    rows.extend(plugins::rows(&bin)?);
 
     // 3. long sessions
     let tool = std::env::var("REIN_BENCH_TOOL").unwrap_or_else(|_| "Glob".into());

@@ -33,8 +33,9 @@ pub fn load(store: &Store, enabled: &[Enabled], plugin_dirs: &[PathBuf], cwd: &P
         state.retain(|(id, _, _)| id != &e.id);
         state.push((e.id.clone(), e.on, e.scope.clone()));
     }
+    let mut markets = Markets { known: store.known().unwrap_or_default(), read: Vec::new() };
     for (id, _, scope) in state.iter().filter(|(_, on, _)| *on) {
-        match locate(store, id, cwd).and_then(|root| Plugin::open(&root, id, scope)) {
+        match locate_in(store, &mut markets, id, cwd).and_then(|root| Plugin::open(&root, id, scope)) {
             Ok(p) => out.plugins.push(p),
             Err(e) => out.problems.push(format!("plugin {id} (enabled in {scope} settings) is not loaded: {e}")),
         }
@@ -53,18 +54,39 @@ pub fn load(store: &Store, enabled: &[Enabled], plugin_dirs: &[PathBuf], cwd: &P
     out
 }
 
+/// The known marketplaces, and those read so far (each read once per load).
+struct Markets {
+    known: serde_json::Map<String, serde_json::Value>,
+    read: Vec<(String, Option<marketplace::Marketplace>)>,
+}
+
+impl Markets {
+    /// The directory marketplace `name`, read.
+    fn directory(&mut self, name: &str) -> Option<&marketplace::Marketplace> {
+        if !self.read.iter().any(|(n, _)| n == name) {
+            let entry = self.known.get(name);
+            let is_dir = entry.and_then(|e| e.pointer("/source/source")).and_then(|s| s.as_str()) == Some("directory");
+            let location = entry.and_then(|e| e["installLocation"].as_str().or(e.pointer("/source/path")?.as_str()));
+            let m = location.filter(|_| is_dir).and_then(|l| marketplace::read(Path::new(l)).ok());
+            self.read.push((name.to_string(), m));
+        }
+        self.read.iter().find(|(n, _)| n == name).and_then(|(_, m)| m.as_ref())
+    }
+}
+
 /// Where the plugin `id` (`plugin@marketplace`) is read from.
 pub fn locate(store: &Store, id: &str, cwd: &Path) -> crate::Result<PathBuf> {
+    let mut markets = Markets { known: store.known()?, read: Vec::new() };
+    locate_in(store, &mut markets, id, cwd)
+}
+
+fn locate_in(store: &Store, markets: &mut Markets, id: &str, cwd: &Path) -> crate::Result<PathBuf> {
     let (name, market) =
         id.rsplit_once('@').ok_or_else(|| PluginError::Invalid(format!("\"{id}\" is not plugin@marketplace")))?;
     // A directory marketplace: the plugin is read in place.
-    let known = store.known()?;
-    if let Some(entry) = known.get(market)
-        && entry.pointer("/source/source").and_then(|s| s.as_str()) == Some("directory")
-        && let Ok(location) = store.marketplace_location(market)
-        && let Ok(m) = marketplace::read(&location)
+    if let Some(m) = markets.directory(market)
         && let Ok(e) = m.entry(name)
-        && let Ok(Some(dir)) = e.local_dir(&location)
+        && let Ok(Some(dir)) = e.local_dir(&m.root)
     {
         return Ok(dir);
     }

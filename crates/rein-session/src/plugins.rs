@@ -81,9 +81,6 @@ pub(crate) fn add(
                 Err(e) => setup.plugin_problems.push(format!("plugin {}: hooks not used: {e}", plugin.id)),
             }
         }
-        if let Err(e) = plugin.mcp_servers() {
-            setup.plugin_problems.push(format!("plugin {}: MCP servers not used: {e}", plugin.id));
-        }
     }
     setup.plugins = loaded.plugins;
 }
@@ -135,7 +132,13 @@ fn with_plugin_root(hooks: &Value, plugin: &Plugin) -> Value {
 pub(crate) fn mcp_servers(setup: &Setup) -> Vec<rein_mcp::ServerConfig> {
     let mut out = Vec::new();
     for plugin in &setup.plugins {
-        let Ok(servers) = plugin.mcp_servers() else { continue };
+        let servers = match plugin.mcp_servers() {
+            Ok(servers) => servers,
+            Err(e) => {
+                tracing::warn!(plugin = %plugin.id, error = %e, "the plugin's MCP servers are not used");
+                continue;
+            }
+        };
         let origin = format!("plugin {} ({})", plugin.id, plugin.root.display());
         for (server, mut entry) in servers {
             if let Some(env) = entry
