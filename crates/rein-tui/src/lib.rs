@@ -16,6 +16,7 @@ mod mcp_pick;
 mod mentions;
 mod out;
 mod overlay;
+mod plugin_slash;
 mod rewind_menu;
 mod slash;
 mod status_line;
@@ -57,6 +58,8 @@ pub struct Info {
     /// The output styles installed (name and description) and the one in use.
     pub output_styles: Vec<(String, String)>,
     pub output_style: String,
+    /// The plugins in use (`id` and folder).
+    pub plugins: Vec<String>,
 }
 
 /// How the interactive session ended.

@@ -1,5 +1,5 @@
 //! Built-in slash commands: `/help`, `/cost`, `/status`, `/model`, `/permissions`,
-//! `/exit`. Their output goes into the history like any other line.
+//! `/plugin`, `/exit`. Their output goes into the history like any other line.
 
 use ratatui::text::Line;
 
@@ -23,6 +23,7 @@ const HELP: &[(&str, &str)] = &[
     ("/init", "ask rein to write a CLAUDE.md for this project"),
     ("/config", "the settings files read, by scope"),
     ("/output-style", "the output styles; `/output-style NAME` picks one for the next sessions here"),
+    ("/plugin", "the plugins in use and installed; install, enable, disable, marketplace add… (as `rein plugin`)"),
     ("/resume", "pick an earlier session of this directory to continue"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
 ];
@@ -40,6 +41,7 @@ pub const NAMES: &[&str] = &[
     "hooks",
     "agents",
     "output-style",
+    "plugin",
     "memory",
     "init",
     "exit",
@@ -136,6 +138,7 @@ pub fn run(app: &mut App, command: &str) {
                 None => out.push(format!("No output style named {wanted:?} (/output-style lists them)")),
             }
         }
+        "plugin" | "plugins" => out.extend(crate::plugin_slash::run(args, &app.cwd, &app.info.plugins)),
         "config" => {
             list(&mut out, "No settings files were read.", &app.info.settings);
             out.push(format!("Mode: {}", app.policy.get().mode.name()));

@@ -202,3 +202,26 @@ fn a_plugin_dir_is_used_for_the_session_and_a_broken_one_is_reported() {
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("plugin.json:2"));
     env.rein().args(["plugin", "validate"]).arg(&market).assert().success();
 }
+
+/// `/plugin` in the terminal: a marketplace added and a plugin installed from inside the
+/// session, then listed; the next session uses it.
+#[test]
+fn plugins_are_added_installed_and_listed_with_slash_plugin() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace(scratch.path(), None);
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = crate::tui_pane::Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    for (command, expected) in [
+        (format!("/plugin marketplace add {}", market.display()), "Added marketplace testmkt".to_string()),
+        ("/plugin install demo@testmkt".into(), "Installed demo@testmkt (scope: user)".into()),
+        ("/plugin".into(), "demo@testmkt 1.2.0 (user, enabled)".into()),
+    ] {
+        pane.type_text(&command);
+        pane.keys(&["Enter"]);
+        pane.wait_for(&expected);
+    }
+    let settings = std::fs::read_to_string(env.home.path().join(".claude/settings.json")).unwrap();
+    assert!(settings.contains("\"demo@testmkt\": true"), "{settings}");
+}
