@@ -33,6 +33,17 @@ pub enum PluginError {
 
 pub type Result<T> = std::result::Result<T, PluginError>;
 
+/// `text` when it may name a folder of its own under the plugins folder — a marketplace,
+/// a plugin, a version: letters, digits, `-`, `_`, `.`, `+`, never `.` or `..` — else
+/// why not (a marketplace named `../../.ssh` must not become a path).
+pub fn safe_name<'a>(text: &'a str, what: &str) -> Result<&'a str> {
+    let plain = text.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'));
+    if text.is_empty() || text == "." || text == ".." || !plain || text.len() > 128 {
+        return Err(PluginError::Invalid(format!("{what} {text:?} is not a plain name (letters, digits, - _ . +)")));
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests;

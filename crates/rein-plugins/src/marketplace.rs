@@ -41,9 +41,12 @@ pub fn read(root: &Path) -> Result<Marketplace> {
         path: path.display().to_string(),
         reason: "the marketplace has no \"name\"".into(),
     })?;
+    let name = crate::safe_name(name, "marketplace name")
+        .map_err(|e| PluginError::File { path: path.display().to_string(), reason: e.to_string() })?;
     let mut plugins = Vec::new();
     for p in value["plugins"].as_array().into_iter().flatten() {
-        let Some(plugin) = p["name"].as_str() else { continue };
+        // A name that is no plain name (`../x`) would become a path: such entries are left out.
+        let Some(plugin) = p["name"].as_str().filter(|n| crate::safe_name(n, "plugin name").is_ok()) else { continue };
         plugins.push(Entry {
             name: plugin.to_string(),
             source: p["source"].clone(),

@@ -109,7 +109,8 @@ pub fn marketplace_add(ctx: &Context, text: &str) -> Result<String> {
             if let Some(r) = source["ref"].as_str() {
                 args.extend(["--branch", r]);
             }
-            args.extend([url.as_str(), staged.as_str()]);
+            // `--`: a URL is never read as an option of git's (`--upload-pack=…`).
+            args.extend(["--", url.as_str(), staged.as_str()]);
             git(&args, None)?;
             let name = marketplace::read(&staging).map(|m| m.name);
             let name = match name {

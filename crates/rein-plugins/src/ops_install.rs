@@ -25,7 +25,7 @@ pub fn install(ctx: &Context, spec: &str, scope: &str) -> Result<PathBuf> {
             })?;
             let tmp = ctx.store.dir().join(format!(".fetch-{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&tmp);
-            git(&["clone", "--depth", "1", &url, &tmp.display().to_string()], None)?;
+            git(&["clone", "--depth", "1", "--", &url, &tmp.display().to_string()], None)?;
             (tmp.clone(), Some(Removed(tmp)))
         }
     };
@@ -36,6 +36,9 @@ pub fn install(ctx: &Context, spec: &str, scope: &str) -> Result<PathBuf> {
         .or(entry.version.clone())
         .or(sha.as_ref().map(|s| s.chars().take(12).collect()))
         .unwrap_or_else(|| "unknown".into());
+    crate::safe_name(market, "marketplace name")?;
+    crate::safe_name(name, "plugin name")?;
+    crate::safe_name(&version, "plugin version")?;
     let path = ctx.store.cache_path(market, name, &version);
     copy_dir(&source_dir, &path)?;
     let mut raw = ctx.store.installed_raw()?;
@@ -102,8 +105,14 @@ pub fn uninstall(ctx: &Context, spec: &str, scope: &str) -> Result<()> {
         p.remove(spec);
     }
     ctx.store.write_installed(&raw)?;
+    // Only copies in the cache are removed (the record names a folder; a hand-edited or
+    // foreign record must not make rein delete another one).
+    let cache = ctx.store.dir().join("cache");
     for e in gone {
-        if let Some(path) = e["installPath"].as_str().filter(|p| !still.iter().any(|s| s == p)) {
+        if let Some(path) = e["installPath"].as_str().filter(|p| !still.iter().any(|s| s == p))
+            && Path::new(path).starts_with(&cache)
+            && !Path::new(path).components().any(|c| matches!(c, std::path::Component::ParentDir))
+        {
             let _ = std::fs::remove_dir_all(path);
         }
     }

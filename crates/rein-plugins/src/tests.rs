@@ -68,3 +68,27 @@ fn manifest_paths_may_not_leave_the_plugin() {
     let p = crate::Plugin::open(&dir.path().join("p"), "p@m", "user").unwrap();
     assert_eq!(p.command_paths(), vec![dir.path().join("p/extra")]);
 }
+
+#[test]
+fn names_that_would_be_paths_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("m");
+    write(&root.join(".claude-plugin/marketplace.json"), r#"{"name": "../../.ssh", "plugins": []}"#);
+    assert!(marketplace::read(&root).is_err(), "a marketplace named like a path");
+    write(
+        &root.join(".claude-plugin/marketplace.json"),
+        r#"{"name": "m", "plugins": [{"name": "../evil", "source": "./p"}, {"name": "ok", "source": "./p"}]}"#,
+    );
+    std::fs::create_dir_all(root.join("p")).unwrap();
+    let m = marketplace::read(&root).unwrap();
+    assert_eq!(m.plugins.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["ok"]);
+    // A version that climbs out of the cache is refused before anything is copied or removed.
+    write(&root.join("p/.claude-plugin/plugin.json"), r#"{"name": "ok", "version": "../../../victim"}"#);
+    let victim = dir.path().join("victim");
+    std::fs::create_dir_all(&victim).unwrap();
+    let ctx = crate::ops::Context { store: Store::new(&dir.path().join("home/.claude")), cwd: dir.path().into() };
+    crate::ops::marketplace_add(&ctx, &root.display().to_string()).unwrap();
+    let err = crate::ops::install(&ctx, "ok@m", "user").unwrap_err();
+    assert!(err.to_string().contains("plugin version"), "{err}");
+    assert!(victim.is_dir(), "nothing outside the cache was touched");
+}
