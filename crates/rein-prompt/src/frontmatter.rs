@@ -55,30 +55,45 @@ impl std::fmt::Display for Skipped {
 
 /// A definition file's text, read with as few system calls as the file allows: one
 /// read for files up to 16 KiB (no size query, no second read for the end), more only
-/// for larger ones. Installs with hundreds of definitions open every one at start.
+/// for larger ones. Installs with hundreds of definitions open every one at start, so
+/// the buffer is the thread's own, zeroed once, not once a file.
 pub fn read_definition(path: &std::path::Path) -> std::io::Result<String> {
     use std::io::Read;
     const FIRST: usize = 16 * 1024;
-    let mut file = std::fs::File::open(path)?;
-    let mut bytes = vec![0u8; FIRST];
-    let mut filled = 0;
-    loop {
-        match file.read(&mut bytes[filled..]) {
-            Ok(0) => break,
-            Ok(n) => {
-                filled += n;
-                // A regular file answers a short read only at its end.
-                if filled < bytes.len() {
-                    break;
-                }
-                bytes.resize(bytes.len() * 2, 0);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
     }
-    bytes.truncate(filled);
-    String::from_utf8(bytes).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    let mut file = std::fs::File::open(path)?;
+    BUFFER.with_borrow_mut(|bytes| {
+        if bytes.len() < FIRST {
+            bytes.resize(FIRST, 0);
+        }
+        let mut filled = 0;
+        loop {
+            match file.read(&mut bytes[filled..]) {
+                Ok(0) => break,
+                Ok(n) => {
+                    filled += n;
+                    // A regular file answers a short read only at its end.
+                    if filled < bytes.len() {
+                        break;
+                    }
+                    let grown = bytes.len() * 2;
+                    bytes.resize(grown, 0);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        let text = std::str::from_utf8(&bytes[..filled])
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?
+            .to_string();
+        // A very large file does not keep its buffer.
+        if bytes.len() > 4 * FIRST {
+            *bytes = Vec::new();
+        }
+        Ok(text)
+    })
 }
 
 /// Read `text`'s front matter.
