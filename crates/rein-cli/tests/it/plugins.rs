@@ -225,3 +225,28 @@ fn plugins_are_added_installed_and_listed_with_slash_plugin() {
     let settings = std::fs::read_to_string(env.home.path().join(".claude/settings.json")).unwrap();
     assert!(settings.contains("\"demo@testmkt\": true"), "{settings}");
 }
+
+/// A cloned repository whose settings enable an installed plugin: in the terminal the
+/// trust question names the plugin, and its hooks run only once the folder is trusted.
+#[test]
+fn a_plugin_a_project_enables_waits_for_the_folders_trust() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace(scratch.path(), None);
+    plugin_cmd(&env, &["marketplace", "add", &market.display().to_string()]);
+    plugin_cmd(&env, &["install", "demo@testmkt"]);
+    plugin_cmd(&env, &["disable", "demo@testmkt"]);
+    env.write(".claude/settings.json", r#"{"enabledPlugins": {"demo@testmkt": true}}"#);
+    let log = scratch.path().join("hook.log");
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = crate::tui_pane::Pane::start_untrusted(&env, &server, "", &[]);
+    let screen = pane.wait_for("No, exit");
+    assert!(screen.contains("plugins: demo@testmkt"), "the question names the plugin:\n{screen}");
+    assert!(!log.exists(), "nothing of the plugin ran before the answer");
+    pane.keys(&["Up", "Enter"]);
+    pane.wait_for("manual mode on");
+    pane.type_text("hello");
+    pane.keys(&["Enter"]);
+    pane.wait_for("hi");
+    assert!(std::fs::read_to_string(&log).unwrap().contains("mkt/plugins/demo"), "trusted: its hook ran");
+}
