@@ -167,7 +167,9 @@ pub fn marketplace_update(ctx: &Context, name: Option<&str>) -> Result<Vec<Strin
             let at = PathBuf::from(entry["installLocation"].as_str().unwrap_or_default());
             git(&["pull", "--ff-only"], Some(&at))?;
         }
-        entry["lastUpdated"] = json!(now());
+        if let Some(e) = entry.as_object_mut() {
+            e.insert("lastUpdated".into(), json!(now()));
+        }
         updated.push(n.clone());
     }
     if let Some(w) = name
@@ -198,6 +200,9 @@ pub fn marketplace_remove(ctx: &Context, name: &str) -> Result<()> {
 /// Change the settings file `path` with `f` (kept as it is otherwise).
 pub fn edit_settings(path: &Path, f: impl FnOnce(&mut Value)) -> Result<()> {
     let mut v = read_json(path)?.unwrap_or_else(|| json!({}));
+    if !v.is_object() {
+        return Err(PluginError::File { path: path.display().to_string(), reason: "not a JSON object".into() });
+    }
     f(&mut v);
     write_json(path, &v)
 }

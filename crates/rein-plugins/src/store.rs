@@ -82,9 +82,13 @@ impl Store {
 
     /// `installed_plugins.json` as a whole (`{"version": 2, "plugins": {}}` when absent).
     pub fn installed_raw(&self) -> Result<Value> {
-        let mut v = read_json(&self.installed_file())?.unwrap_or_else(|| json!({"version": 2, "plugins": {}}));
-        if !v["plugins"].is_object() {
-            v["plugins"] = json!({});
+        let path = self.installed_file();
+        let mut v = read_json(&path)?.unwrap_or_else(|| json!({"version": 2, "plugins": {}}));
+        let Some(map) = v.as_object_mut() else {
+            return Err(PluginError::File { path: path.display().to_string(), reason: "not a JSON object".into() });
+        };
+        if !map.get("plugins").is_some_and(Value::is_object) {
+            map.insert("plugins".into(), json!({}));
         }
         Ok(v)
     }

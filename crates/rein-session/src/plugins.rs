@@ -117,10 +117,13 @@ fn with_plugin_root(hooks: &Value, plugin: &Plugin) -> Value {
     let mut hooks = hooks.clone();
     for groups in hooks.as_object_mut().into_iter().flat_map(|m| m.values_mut()) {
         for group in groups.as_array_mut().into_iter().flatten() {
-            for handler in group["hooks"].as_array_mut().into_iter().flatten() {
-                let shell_form = handler.get("args").is_none();
+            // Malformed entries are left as they are: the hook configuration reports them.
+            let handlers = group.get_mut("hooks").and_then(Value::as_array_mut);
+            for handler in handlers.into_iter().flatten().filter_map(Value::as_object_mut) {
+                let shell_form = !handler.contains_key("args");
                 if let (true, Some(cmd)) = (shell_form, handler.get("command").and_then(Value::as_str)) {
-                    handler["command"] = Value::String(format!("export CLAUDE_PLUGIN_ROOT='{root}'; {cmd}"));
+                    let wrapped = format!("export CLAUDE_PLUGIN_ROOT='{root}'; {cmd}");
+                    handler.insert("command".into(), Value::String(wrapped));
                 }
             }
         }

@@ -185,6 +185,11 @@ fn a_plugin_dir_is_used_for_the_session_and_a_broken_one_is_reported() {
     let market = marketplace(scratch.path(), None);
     let broken = scratch.path().join("broken");
     write(&broken.join(".claude-plugin/plugin.json"), "{\"name\": \"broken\",\n  oops}");
+    // Hooks and records of the wrong shapes: reported, never a reason not to start.
+    let odd = scratch.path().join("odd");
+    write(&odd.join("hooks/hooks.json"), r#"{"hooks": {"Stop": ["x", {"hooks": ["y", 5, {"args": 1}]}], "Nope": 3}}"#);
+    write(&odd.join(".mcp.json"), r#"[1, 2]"#);
+    write(&env.home.path().join(".claude/plugins/installed_plugins.json"), "[]");
     let server = serve(Scenario::new([reply([text("done")])]));
     let out = env
         .rein_at(&server)
@@ -192,6 +197,8 @@ fn a_plugin_dir_is_used_for_the_session_and_a_broken_one_is_reported() {
         .arg(market.join("plugins/demo"))
         .arg("--plugin-dir")
         .arg(&broken)
+        .arg("--plugin-dir")
+        .arg(&odd)
         .assert()
         .success();
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
