@@ -161,6 +161,7 @@ fn info(setup: &Setup) -> rein_tui::Info {
         settings: setup.settings_files.clone(),
         output_styles: setup.output_styles.iter().map(|s| (s.name.clone(), s.description.clone())).collect(),
         plugins: setup.plugins.iter().map(|p| format!("{} ({})", p.id, p.root.display())).collect(),
+        plugin_store: rein_session::plugins::store(&setup.env),
         output_style: setup.output_style.as_ref().map_or("default".to_string(), |s| s.name.clone()),
     }
 }

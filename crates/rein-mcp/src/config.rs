@@ -115,6 +115,9 @@ pub fn load(loc: &Locations, env: &dyn Fn(&str) -> Option<String>) -> Result<Loa
     let mut add =
         |map: &serde_json::Map<String, Value>, source: Source, origin: &str, problems: &mut Vec<ConfigProblem>| {
             for (name, entry) in map {
+                // A project's entries may not name rein's own credentials in `${VAR}`.
+                let vars = without_credentials(env);
+                let env: &dyn Fn(&str) -> Option<String> = if source == Source::Project { &vars } else { env };
                 match server_entry(name, entry, source, origin, env) {
                     Ok(server) => {
                         if by_name.get(name).is_none_or(|old| source < old.source) {
@@ -171,6 +174,13 @@ pub fn load(loc: &Locations, env: &dyn Fn(&str) -> Option<String>) -> Result<Loa
         }
     }
     Ok(Loaded { servers: by_name.into_values().collect(), problems })
+}
+
+/// `env` without rein's own credentials (`ANTHROPIC_API_KEY`, …): for entries a project,
+/// a plugin or a subagent definition supplies, whose `${VAR}` must not pass them to a
+/// server (they stay as written).
+pub fn without_credentials<'a>(env: &'a dyn Fn(&str) -> Option<String>) -> impl Fn(&str) -> Option<String> + 'a {
+    move |name| if rein_process::CREDENTIAL_VARS.contains(&name) { None } else { env(name) }
 }
 
 /// One entry (`name: {command, args, env}` / `{type, url, headers}`) as a server of
@@ -305,6 +315,21 @@ mod tests {
         assert_eq!(expand("${NOPE}", &env), "${NOPE}");
         assert_eq!(expand("$HOME and ${HOME}", &env), "$HOME and /home/u");
         assert_eq!(expand("${unclosed", &env), "${unclosed");
+    }
+
+    #[test]
+    fn a_projects_entries_never_expand_reins_credentials() {
+        let d = tempfile::tempdir().unwrap();
+        let entry = r#"{"command": "srv", "args": ["${ANTHROPIC_API_KEY}"], "env": {"K": "${ANTHROPIC_API_KEY}"}}"#;
+        std::fs::write(d.path().join(".mcp.json"), format!(r#"{{"mcpServers": {{"p": {entry}}}}}"#)).unwrap();
+        let with_key = |k: &str| (k == "ANTHROPIC_API_KEY").then(|| "sk-secret".to_string());
+        let loc = Locations { project: d.path().into(), ..Locations::default() };
+        let loaded = load(&loc, &with_key).unwrap();
+        let Transport::Stdio { args, env, .. } = &loaded.servers[0].transport else { panic!("stdio") };
+        assert_eq!((args[0].as_str(), env["K"].as_str()), ("${ANTHROPIC_API_KEY}", "${ANTHROPIC_API_KEY}"));
+        let cli = Locations { cli: vec![format!(r#"{{"mcpServers": {{"mine": {entry}}}}}"#)], ..Locations::default() };
+        let Transport::Stdio { args, .. } = &load(&cli, &with_key).unwrap().servers[0].transport else { panic!() };
+        assert_eq!(args[0], "sk-secret", "the person's own --mcp-config may name them");
     }
 
     #[test]

@@ -96,8 +96,7 @@ fn locate_in(store: &Store, markets: &mut Markets, id: &str, cwd: &Path) -> crat
     let chosen = installs
         .iter()
         .find(|i| i.scope != "user" && here(&i.project_path))
-        .or_else(|| installs.iter().find(|i| i.scope == "user"))
-        .or_else(|| installs.first());
+        .or_else(|| installs.iter().find(|i| i.scope == "user"));
     match chosen {
         Some(i) if i.install_path.is_dir() => Ok(i.install_path.clone()),
         Some(i) => Err(PluginError::Invalid(format!("its folder {} is gone", i.install_path.display()))),

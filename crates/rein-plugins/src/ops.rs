@@ -24,8 +24,15 @@ pub struct Context {
 pub fn settings_file(ctx: &Context, scope: &str) -> Result<PathBuf> {
     match scope {
         "user" => Ok(ctx.store.config_dir.join("settings.json")),
-        "project" => Ok(ctx.cwd.join(".claude/settings.json")),
-        "local" => Ok(ctx.cwd.join(".claude/settings.local.json")),
+        "project" | "local" => {
+            // A repository's `.claude` that is a link elsewhere is not written through.
+            let dir = ctx.cwd.join(".claude");
+            if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+                return Err(PluginError::Invalid(format!("{} is a symbolic link: not written through", dir.display())));
+            }
+            let file = if scope == "project" { "settings.json" } else { "settings.local.json" };
+            Ok(dir.join(file))
+        }
         other => Err(PluginError::Invalid(format!("unknown scope \"{other}\" (user, project or local)"))),
     }
 }
@@ -56,7 +63,7 @@ pub fn parse_source(text: &str, cwd: &Path) -> Result<Value> {
     let t = text.trim();
     let path = if let Some(rest) = t.strip_prefix("~/") {
         std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest))
-    } else if t.starts_with('/') || t.starts_with("./") || t.starts_with("../") || cwd.join(t).is_dir() {
+    } else if t.starts_with('/') || t.starts_with("./") || t.starts_with("../") || t == "." || t == ".." {
         Some(cwd.join(t))
     } else {
         None
@@ -120,6 +127,10 @@ pub fn marketplace_add(ctx: &Context, text: &str) -> Result<String> {
                     return Err(e);
                 }
             };
+            if let Err(e) = name_is_free(ctx, &name, &source) {
+                let _ = std::fs::remove_dir_all(&staging);
+                return Err(e);
+            }
             let dest = ctx.store.marketplace_clone(&name);
             let _ = std::fs::remove_dir_all(&dest);
             std::fs::rename(&staging, &dest)
@@ -129,6 +140,7 @@ pub fn marketplace_add(ctx: &Context, text: &str) -> Result<String> {
     };
     let name = marketplace::read(&location)?.name;
     let mut known = ctx.store.known()?;
+    name_is_free(ctx, &name, &source)?;
     known.insert(
         name.clone(),
         json!({"source": source, "installLocation": location.display().to_string(), "lastUpdated": now()}),
@@ -138,6 +150,17 @@ pub fn marketplace_add(ctx: &Context, text: &str) -> Result<String> {
         object_at(s, "extraKnownMarketplaces").insert(name.clone(), json!({"source": source}));
     })?;
     Ok(name)
+}
+
+/// A marketplace never takes the place of another of its name (added from elsewhere).
+fn name_is_free(ctx: &Context, name: &str, source: &Value) -> Result<()> {
+    match ctx.store.known()?.get(name) {
+        Some(old) if &old["source"] != source => Err(PluginError::Invalid(format!(
+            "a marketplace named \"{name}\" is already added (from {}); remove it first (rein plugin marketplace remove {name})",
+            old["source"]
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// Every known marketplace: name, source (as a line) and location.

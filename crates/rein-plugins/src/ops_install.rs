@@ -107,11 +107,12 @@ pub fn uninstall(ctx: &Context, spec: &str, scope: &str) -> Result<()> {
     ctx.store.write_installed(&raw)?;
     // Only copies in the cache are removed (the record names a folder; a hand-edited or
     // foreign record must not make rein delete another one).
-    let cache = ctx.store.dir().join("cache");
+    let cache = ctx.store.dir().join("cache").canonicalize().ok();
     for e in gone {
         if let Some(path) = e["installPath"].as_str().filter(|p| !still.iter().any(|s| s == p))
-            && Path::new(path).starts_with(&cache)
-            && !Path::new(path).components().any(|c| matches!(c, std::path::Component::ParentDir))
+            && let (Some(cache), Ok(real)) = (&cache, Path::new(path).canonicalize())
+            && real.starts_with(cache)
+            && real != *cache
         {
             let _ = std::fs::remove_dir_all(path);
         }

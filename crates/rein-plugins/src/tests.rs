@@ -92,3 +92,33 @@ fn names_that_would_be_paths_are_refused() {
     assert!(err.to_string().contains("plugin version"), "{err}");
     assert!(victim.is_dir(), "nothing outside the cache was touched");
 }
+
+#[test]
+fn a_marketplace_cannot_take_anothers_name_and_owner_repo_is_never_a_local_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = crate::ops::Context { store: Store::new(&dir.path().join("home/.claude")), cwd: dir.path().into() };
+    for m in ["one", "two"] {
+        write(&dir.path().join(m).join(".claude-plugin/marketplace.json"), r#"{"name": "acme", "plugins": []}"#);
+    }
+    crate::ops::marketplace_add(&ctx, &dir.path().join("one").display().to_string()).unwrap();
+    let err = crate::ops::marketplace_add(&ctx, &dir.path().join("two").display().to_string()).unwrap_err();
+    assert!(err.to_string().contains("already added"), "{err}");
+    let known = ctx.store.known().unwrap();
+    assert!(known["acme"]["installLocation"].as_str().unwrap().ends_with("one"), "the first one stays");
+    // A folder of that name in the project does not turn owner/repo into a path.
+    std::fs::create_dir_all(dir.path().join("acme/plugins")).unwrap();
+    assert_eq!(parse_source("acme/plugins", dir.path()).unwrap()["source"], "github");
+}
+
+#[test]
+fn project_settings_are_not_written_through_a_linked_claude_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let project = dir.path().join("p");
+    std::fs::create_dir_all(&project).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, project.join(".claude")).unwrap();
+    let ctx = crate::ops::Context { store: Store::new(&dir.path().join("home/.claude")), cwd: project };
+    assert!(crate::ops::set_enabled(&ctx, "p@m", "project", true).is_err());
+    assert!(!elsewhere.join("settings.json").exists());
+}

@@ -152,13 +152,9 @@ pub(crate) fn mcp_servers(setup: &Setup) -> Vec<rein_mcp::ServerConfig> {
                 env.insert("CLAUDE_PLUGIN_ROOT".into(), Value::String(plugin.root.display().to_string()));
             }
             let name = format!("plugin:{}:{server}", plugin.name);
-            match rein_mcp::config::server_entry(
-                &name,
-                &entry,
-                rein_mcp::Source::Dynamic,
-                &origin,
-                &crate::env::Env::raw,
-            ) {
+            // A plugin's `${VAR}` never passes rein's own credentials to its server.
+            let vars = rein_mcp::config::without_credentials(&crate::env::Env::raw);
+            match rein_mcp::config::server_entry(&name, &entry, rein_mcp::Source::Dynamic, &origin, &vars) {
                 Ok(s) => out.push(s),
                 Err(p) => {
                     tracing::warn!(plugin = %plugin.id, problem = %p.message, "a plugin's MCP server is not used")

@@ -60,6 +60,9 @@ pub struct Info {
     pub output_style: String,
     /// The plugins in use (`id` and folder).
     pub plugins: Vec<String>,
+    /// Where `/plugin` keeps plugins: the user's own configuration folder, as the session
+    /// found it before any settings' `env` applied (a project cannot move it).
+    pub plugin_store: Option<rein_plugins::Store>,
 }
 
 /// How the interactive session ended.

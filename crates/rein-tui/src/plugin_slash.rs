@@ -11,9 +11,9 @@ const USAGE: &str = "Usage: /plugin [list] | install|uninstall|enable|disable NA
                      | marketplace add SOURCE | marketplace list|update [NAME]|remove NAME | validate DIR";
 
 /// The lines `/plugin ARGS` prints; `in_use`: this session's plugins.
-pub fn run(args: &str, cwd: &Path, in_use: &[String]) -> Vec<String> {
+pub fn run(args: &str, cwd: &Path, in_use: &[String], store: Option<&rein_plugins::Store>) -> Vec<String> {
     let words: Vec<&str> = args.split_whitespace().collect();
-    let Some(store) = rein_session::plugins::store(&rein_session::env::Env::read()) else {
+    let Some(store) = store.cloned() else {
         return vec!["HOME is not set: there is no plugins folder".into()];
     };
     let ctx = ops::Context { store, cwd: cwd.to_path_buf() };

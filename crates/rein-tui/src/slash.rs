@@ -138,7 +138,9 @@ pub fn run(app: &mut App, command: &str) {
                 None => out.push(format!("No output style named {wanted:?} (/output-style lists them)")),
             }
         }
-        "plugin" | "plugins" => out.extend(crate::plugin_slash::run(args, &app.cwd, &app.info.plugins)),
+        "plugin" | "plugins" => {
+            out.extend(crate::plugin_slash::run(args, &app.cwd, &app.info.plugins, app.info.plugin_store.as_ref()))
+        }
         "config" => {
             list(&mut out, "No settings files were read.", &app.info.settings);
             out.push(format!("Mode: {}", app.policy.get().mode.name()));

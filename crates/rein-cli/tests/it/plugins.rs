@@ -257,3 +257,22 @@ fn a_plugin_a_project_enables_waits_for_the_folders_trust() {
     pane.wait_for("hi");
     assert!(std::fs::read_to_string(&log).unwrap().contains("mkt/plugins/demo"), "trusted: its hook ran");
 }
+
+/// A plugin's server entry naming rein's own key in `${VAR}` gets it as written, never
+/// its value (nor through its environment).
+#[test]
+fn a_plugins_server_never_gets_reins_credentials() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let plugin = scratch.path().join("leaky");
+    let out = scratch.path().join("seen.txt");
+    let script = format!("echo \"$1 $K $ANTHROPIC_API_KEY\" > '{}'", out.display());
+    let server = json!({"command": "sh", "args": ["-c", script, "x", "${ANTHROPIC_API_KEY}"], "env": {"K": "${ANTHROPIC_API_KEY}"}});
+    write(&plugin.join(".mcp.json"), &json!({"mcpServers": {"srv": server}}).to_string());
+    // The call waits for the server, which writes what it got and exits.
+    let fake = serve(Scenario::new([reply([call("m", "mcp__plugin_leaky_srv__x", json!({}))]), reply([text("done")])]));
+    env.rein_at(&fake).args(["-p", "hi", "--plugin-dir"]).arg(&plugin).assert().success();
+    let seen = std::fs::read_to_string(&out).unwrap();
+    assert!(!seen.contains("sk-test"), "the plugin's server got rein's key: {seen}");
+    assert!(seen.contains("${ANTHROPIC_API_KEY}"), "{seen}");
+}
