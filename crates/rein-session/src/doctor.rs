@@ -125,7 +125,10 @@ fn mcp(opts: &Options, settings: &Settings, cwd: &Path, env: &crate::env::Env) -
         strict: opts.strict_mcp_config,
         disabled_project: disabled,
     };
-    let loaded = rein_mcp::config::load(&loc, &|k| crate::env::Env::raw(k))?;
+    let mut loaded = rein_mcp::config::load(&loc, &|k| crate::env::Env::raw(k))?;
+    if !opts.strict_mcp_config {
+        loaded.servers.extend(crate::plugins::enabled_servers(settings, env, cwd));
+    }
     let policy = ServerPolicy::from_settings(settings, true);
     let mut lines: Vec<String> = loaded
         .servers

@@ -133,8 +133,13 @@ fn with_plugin_root(hooks: &Value, plugin: &Plugin) -> Value {
 
 /// The plugins' MCP servers, as `plugin:<plugin>:<server>` entries.
 pub(crate) fn mcp_servers(setup: &Setup) -> Vec<rein_mcp::ServerConfig> {
+    servers_of(&setup.plugins)
+}
+
+/// The MCP servers of `plugins`.
+fn servers_of(plugins: &[Plugin]) -> Vec<rein_mcp::ServerConfig> {
     let mut out = Vec::new();
-    for plugin in &setup.plugins {
+    for plugin in plugins {
         let servers = match plugin.mcp_servers() {
             Ok(servers) => servers,
             Err(e) => {
@@ -163,6 +168,16 @@ pub(crate) fn mcp_servers(setup: &Setup) -> Vec<rein_mcp::ServerConfig> {
         }
     }
     out
+}
+
+/// The MCP servers of the plugins the settings enable, as `rein doctor` lists them.
+pub(crate) fn enabled_servers(
+    settings: &rein_settings::Settings,
+    env: &crate::env::Env,
+    cwd: &std::path::Path,
+) -> Vec<rein_mcp::ServerConfig> {
+    let Some(store) = store(env) else { return Vec::new() };
+    servers_of(&rein_plugins::load(&store, &enabled(settings), &[], cwd).plugins)
 }
 
 /// `rein doctor`'s lines: each plugin with where it is read from and its components

@@ -101,4 +101,5 @@ fn superclaudes_plugin_installed_from_a_marketplace_offers_every_component() {
     let out = env.rein().arg("doctor").assert().success();
     let doctor = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(doctor.contains("superclaude@scmkt") && doctor.contains("context7, sequential-thinking"), "{doctor}");
+    assert!(doctor.contains("plugin:superclaude:context7 (dynamic): starts with the session"), "{doctor}");
 }
