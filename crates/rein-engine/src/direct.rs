@@ -62,24 +62,17 @@ impl Engine {
             }
         }
         let mut outputs = Vec::new();
-        let skill = def.label.starts_with("skill");
+        let skill = def.label.starts_with("skill").then_some(def.name.as_str());
+        let ctx = self.tool_context();
         for cmd in &e.shell {
-            if skill && let Some(hooks) = self.gate.hooks.clone() {
-                let input =
-                    rein_hooks::HookInput::PreSkillShellCommand { skill_name: def.name.clone(), command: cmd.clone() };
-                if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
+            match run_shell_line(&self.registry, &self.gate, &ctx, skill, cmd).await {
+                Ok(output) => outputs.push(output),
+                // As in Claude Code, a shell line that fails or is not permitted stops the command.
+                Err(output) => {
                     self.end_command_turn(def);
-                    let output = format!("the PreSkillShellCommand hook `{hook}` blocked it: {reason}");
                     return Err(CommandAborted { command: def.name.clone(), line: cmd.clone(), output });
                 }
             }
-            let (output, failed) = self.run_shell(cmd).await;
-            // As in Claude Code, a shell line that fails or is not permitted stops the command.
-            if failed {
-                self.end_command_turn(def);
-                return Err(CommandAborted { command: def.name.clone(), line: cmd.clone(), output });
-            }
-            outputs.push(output);
         }
         let text = e.fill(&outputs);
         Ok(self.attach_files(text, &e.files).await)
@@ -119,6 +112,36 @@ impl Engine {
     pub fn end_command_turn(&mut self, def: &CommandDef) {
         let origin = turn_origin(&def.name);
         self.gate.policy.update(|p| p.forget(&origin));
+    }
+}
+
+/// One `` !`cmd` `` line of a command or skill (`skill`: its name): the
+/// PreSkillShellCommand hooks first for a skill's, then the shell tool through the whole
+/// chain. Its output, or why it did not run or failed.
+pub(crate) async fn run_shell_line(
+    registry: &rein_tools::Registry,
+    gate: &crate::Gate,
+    ctx: &rein_tools::ToolContext,
+    skill: Option<&str>,
+    line: &str,
+) -> Result<String, String> {
+    if let (Some(name), Some(hooks)) = (skill, &gate.hooks) {
+        let input = rein_hooks::HookInput::PreSkillShellCommand { skill_name: name.into(), command: line.into() };
+        if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
+            return Err(format!("the PreSkillShellCommand hook `{hook}` blocked it: {reason}"));
+        }
+    }
+    let shell = registry.rule_kinds().into_iter().find(|(_, r)| matches!(r.kind, RuleKind::Command { .. }));
+    let Some((tool, _)) = shell else { return Err("no shell tool is available".into()) };
+    let call = ToolUse { id: format!("direct_{}", uuid_like()), name: tool, input: json!({"command": line}) };
+    let report = crate::chain::run_call(registry, gate, &call, ctx, None).await;
+    if let Some(verdict) = &report.verdict {
+        crate::audit::record(&call, verdict);
+    }
+    match report.result {
+        ContentBlock::ToolResult { content, is_error: false, .. } => Ok(content.to_text()),
+        ContentBlock::ToolResult { content, .. } => Err(content.to_text()),
+        other => Err(format!("{other:?}")),
     }
 }
 

@@ -13,7 +13,6 @@
 
 use rein_prompt::commands::CommandDef;
 use rein_prompt::skills::SkillDef;
-use rein_protocol::{ContentBlock, ToolUse};
 use rein_tools::{Effects, Other, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -155,38 +154,11 @@ async fn run_shell_lines(ctx: &ToolContext, skill: &str, lines: &[String]) -> Re
         return Ok(Vec::new());
     }
     let services = crate::EngineServices::of(ctx).map_err(|e| e.0)?;
-    let shell = services.registry.rule_kinds().into_iter().find(|(_, r)| matches!(r.kind, RuleKind::Command { .. }));
-    let Some((tool, _)) = shell else {
-        return Err(format!("the skill {skill} runs shell lines and no shell tool is available"));
-    };
     let mut outputs = Vec::new();
-    for (i, line) in lines.iter().enumerate() {
-        if let Some(hooks) = &services.gate.hooks {
-            let input = rein_hooks::HookInput::PreSkillShellCommand { skill_name: skill.into(), command: line.clone() };
-            if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
-                return Err(format!(
-                    "the skill {skill} was not loaded: the PreSkillShellCommand hook `{hook}` blocked `{line}`: {reason}"
-                ));
-            }
-        }
-        let call = ToolUse {
-            id: format!("skill_{}_{i}", fastrand::u64(..)),
-            name: tool.clone(),
-            input: serde_json::json!({"command": line}),
-        };
-        let report = crate::chain::run_call(&services.registry, &services.gate, &call, ctx, None).await;
-        if let Some(verdict) = &report.verdict {
-            crate::audit::record(&call, verdict);
-        }
-        match report.result {
-            ContentBlock::ToolResult { content, is_error: false, .. } => outputs.push(content.to_text()),
-            ContentBlock::ToolResult { content, .. } => {
-                return Err(format!(
-                    "the skill {skill} was not loaded: its shell line `{line}` failed: {}",
-                    content.to_text()
-                ));
-            }
-            other => return Err(format!("the skill {skill} was not loaded: `{line}` gave {other:?}")),
+    for line in lines {
+        match crate::direct::run_shell_line(&services.registry, &services.gate, ctx, Some(skill), line).await {
+            Ok(output) => outputs.push(output),
+            Err(why) => return Err(format!("the skill {skill} was not loaded: its shell line `{line}`: {why}")),
         }
     }
     Ok(outputs)

@@ -75,11 +75,6 @@ impl Markets {
 }
 
 /// Where the plugin `id` (`plugin@marketplace`) is read from.
-pub fn locate(store: &Store, id: &str, cwd: &Path) -> crate::Result<PathBuf> {
-    let mut markets = Markets { known: store.known()?, read: Vec::new() };
-    locate_in(store, &mut markets, id, cwd)
-}
-
 fn locate_in(store: &Store, markets: &mut Markets, id: &str, cwd: &Path) -> crate::Result<PathBuf> {
     let (name, market) =
         id.rsplit_once('@').ok_or_else(|| PluginError::Invalid(format!("\"{id}\" is not plugin@marketplace")))?;

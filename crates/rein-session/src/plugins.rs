@@ -88,10 +88,19 @@ pub(crate) fn add(
 /// A notice for each marketplace the settings declare (`extraKnownMarketplaces`) that is
 /// not added yet: as in Claude Code, adding it is the person's step.
 fn undeclared_marketplaces(settings: &rein_settings::Settings, store: &Store) -> Vec<String> {
+    let declared: Vec<(&rein_settings::SettingsFile, &serde_json::Map<String, Value>)> = settings
+        .files
+        .iter()
+        .filter_map(|f| f.get("/extraKnownMarketplaces").and_then(Value::as_object).map(|m| (f, m)))
+        .collect();
+    // The record is read only when some settings declare a marketplace.
+    if declared.is_empty() {
+        return Vec::new();
+    }
     let known = store.known().unwrap_or_default();
     let mut out = Vec::new();
-    for file in &settings.files {
-        for (name, entry) in file.get("/extraKnownMarketplaces").and_then(Value::as_object).into_iter().flatten() {
+    for (file, map) in declared {
+        for (name, entry) in map {
             if !known.contains_key(name) {
                 let s = &entry["source"];
                 let source = s["repo"].as_str().or(s["url"].as_str()).or(s["path"].as_str()).unwrap_or("?");

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{Env, serve};
+use crate::real_configs::copy_tree;
 use rein_testkit::{Scenario, reply, text};
 use serde_json::json;
 
@@ -16,18 +17,6 @@ fn real_plugin() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/real/superclaude-plugin");
     assert!(dir.join(".claude-plugin/plugin.json").is_file(), "{} is missing: run .ci/real-configs", dir.display());
     dir
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_tree(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), &target).unwrap();
-        }
-    }
 }
 
 fn front_matter_name(path: &Path) -> Option<String> {
