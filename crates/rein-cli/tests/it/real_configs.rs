@@ -50,11 +50,34 @@ fn definitions(dir: &Path) -> Vec<String> {
     out
 }
 
+/// A PATH whose `npx` and `npm` fail at once, so that a configuration's hooks (claude-flow's
+/// SessionStart hooks start `npx @claude-flow/cli@latest`, detached) never reach the
+/// registry: the test stays offline and a gigabyte of npm cache is never written behind it.
+fn offline_path(env: &Env) -> std::ffi::OsString {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = env.home.path().join("offline-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["npx", "npm"] {
+        let shim = bin.join(tool);
+        std::fs::write(&shim, "#!/bin/sh\necho \"offline test: $0 is not run\" >&2\nexit 1\n").unwrap();
+        std::fs::set_permissions(&shim, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let mut paths = vec![bin];
+    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+    std::env::join_paths(paths).unwrap()
+}
+
 /// `rein -p hi` in a project holding `config`: its init line and stderr.
 fn start(env: &Env, config: &Path) -> (Value, String) {
     copy_tree(config, &env.cwd().join(".claude"));
     let server = serve(Scenario::new([reply([text("hi")])]));
-    let out = env.rein_at(&server).args(["-p", "hi", "--output-format", "stream-json", "--verbose"]).output().unwrap();
+    let out = env
+        .rein_at(&server)
+        .env("PATH", offline_path(env))
+        .env("npm_config_offline", "true")
+        .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     let init = json_lines(&out.stdout).into_iter().find(|l| l["subtype"] == "init").unwrap();
