@@ -121,8 +121,9 @@ impl Tool for AgentTool {
         }
         let mut config = session.config.clone();
         let instructions: String = own.instructions.iter().map(|i| format!("\n\n{i}")).collect();
-        config.system =
-            format!("{}{}{instructions}\n\n{}", def.prompt, self.preloaded_skills(def), self.environment).into();
+        let prompt =
+            def.prompt.text().map_err(|e| ToolError::new(format!("subagent {agent_type:?} cannot start: {e}")))?;
+        config.system = format!("{prompt}{}{instructions}\n\n{}", self.preloaded_skills(def), self.environment).into();
         let model = self.subagent_model.as_deref().or(input.model.as_deref()).or(def.model.as_deref());
         if let Some(m) = model {
             config.model = config.aliases.resolve(m);
@@ -218,7 +219,12 @@ impl AgentTool {
         let mut out = String::new();
         for name in &def.skills {
             match self.skills.iter().find(|s| &s.name == name) {
-                Some(skill) => out.push_str(&format!("\n\n<skill name=\"{name}\">\n{}\n</skill>", skill.loaded(""))),
+                Some(skill) => match skill.loaded("") {
+                    Ok(text) => out.push_str(&format!("\n\n<skill name=\"{name}\">\n{text}\n</skill>")),
+                    Err(e) => {
+                        tracing::warn!(agent = %def.name, skill = %name, error = %e, "the subagent's skill cannot be read")
+                    }
+                },
                 None => tracing::warn!(agent = %def.name, skill = %name, "the subagent's skill is not installed"),
             }
         }

@@ -54,7 +54,9 @@ impl Engine {
         project_dir: &Path,
         session_id: &str,
     ) -> Result<String, CommandAborted> {
-        let e = def.expand(args, project_dir, session_id);
+        let e = def
+            .expand(args, project_dir, session_id)
+            .map_err(|error| CommandAborted::Unreadable { command: def.name.clone(), error })?;
         let origin = turn_origin(&def.name);
         for rule in &def.allowed_tools {
             if let Err(err) = self.gate.policy.remember(rule, &origin) {
@@ -70,7 +72,7 @@ impl Engine {
                 // As in Claude Code, a shell line that fails or is not permitted stops the command.
                 Err(output) => {
                     self.end_command_turn(def);
-                    return Err(CommandAborted { command: def.name.clone(), line: cmd.clone(), output });
+                    return Err(CommandAborted::ShellLine { command: def.name.clone(), line: cmd.clone(), output });
                 }
             }
         }
@@ -146,13 +148,13 @@ pub(crate) async fn run_shell_line(
 }
 
 /// A custom command that was not sent: one of its `` !`cmd` `` lines failed or was not
-/// permitted.
+/// permitted, or its file could no longer be read.
 #[derive(Debug, Clone, thiserror::Error)]
-#[error("/{command} was not run: its shell line `{line}` failed: {output}")]
-pub struct CommandAborted {
-    pub command: String,
-    pub line: String,
-    pub output: String,
+pub enum CommandAborted {
+    #[error("/{command} was not run: its shell line `{line}` failed: {output}")]
+    ShellLine { command: String, line: String, output: String },
+    #[error("/{command} was not run: {error}")]
+    Unreadable { command: String, error: rein_prompt::body::BodyError },
 }
 
 /// A short unique id for direct calls.

@@ -123,7 +123,10 @@ impl Tool for SkillTool {
         let (name, text, hooks, fork, path) = match self.find(&input.skill) {
             Some(Found::Skill(skill)) => {
                 let fork = skill.fork.then(|| skill.agent.clone().unwrap_or_else(|| "general-purpose".into()));
-                let prepared = skill.prepared(args, &ctx.cwd);
+                let prepared = match skill.prepared(args, &ctx.cwd) {
+                    Ok(prepared) => prepared,
+                    Err(e) => return Ok(ToolOutput::failure(format!("skill {:?} cannot be loaded: {e}", skill.name))),
+                };
                 let text = match run_shell_lines(ctx, &skill.name, &prepared.shell).await {
                     Ok(outputs) => prepared.fill(&outputs),
                     Err(why) => return Ok(ToolOutput::failure(why)),
@@ -131,7 +134,15 @@ impl Tool for SkillTool {
                 (&skill.name, text, &skill.hooks, fork, skill.dir.join("SKILL.md"))
             }
             Some(Found::Command(c)) => {
-                (&c.name, c.expand(args, &ctx.cwd, "").text, &c.hooks, c.fork.clone(), c.path.clone())
+                let expansion = match c.expand(args, &ctx.cwd, "") {
+                    Ok(expansion) => expansion,
+                    Err(e) => return Ok(ToolOutput::failure(format!("command {:?} cannot be loaded: {e}", c.name))),
+                };
+                // Read only now: a file changed since the start to run shell lines stays the person's.
+                if !expansion.shell.is_empty() {
+                    return Ok(ToolOutput::failure(format!("/{} runs shell lines: only the user runs it", c.name)));
+                }
+                (&c.name, expansion.text, &c.hooks, c.fork.clone(), c.path.clone())
             }
             None => return Ok(ToolOutput::failure(format!("unknown skill {:?}", input.skill))),
         };

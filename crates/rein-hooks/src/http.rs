@@ -31,7 +31,7 @@ fn fill(value: &str, allowed: &[String]) -> String {
 pub async fn run(h: &Handler, url: &str, headers: &[(String, String)], allowed: &[String], input: &str) -> Run {
     let display = h.display();
     let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(crate::DEFAULT_TIMEOUT);
-    let client = match reqwest::Client::builder().timeout(timeout).build() {
+    let client = match rein_tls::client_builder().timeout(timeout).build() {
         Ok(c) => c,
         Err(e) => return failed(display, Exit::NotStarted(e.to_string())),
     };

@@ -139,7 +139,9 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                     map.insert(name, value);
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
-                let transport = StreamableHttpClientTransport::from_config(config);
+                let client =
+                    rein_tls::client_builder().build().map_err(|e| format!("cannot start an HTTP client: {e}"))?;
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 (handler.clone().serve(transport).await.map_err(|e| e.to_string())?, None)
             }
             Transport::Sdk => {

@@ -28,7 +28,7 @@ pub async fn connect(
     headers: &BTreeMap<String, String>,
     endpoint_within: Duration,
 ) -> Result<Halves, String> {
-    let client = reqwest::Client::new();
+    let client = rein_tls::client_builder().build().map_err(|e| format!("cannot start an HTTP client: {e}"))?;
     let base = reqwest::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
     let response = with_headers(client.get(base.clone()).header("accept", "text/event-stream"), headers)
         .send()

@@ -18,7 +18,10 @@ pub(crate) fn endpoint(base_url: &str, url: &str) -> Result<reqwest::Url, ModelE
 
 /// The HTTP client for `endpoint`.
 pub(crate) fn client(endpoint: &reqwest::Url) -> Result<reqwest::Client, ModelError> {
-    let mut builder = reqwest::Client::builder()
+    if endpoint.scheme() == "https" {
+        rein_tls::load_roots_in_background();
+    }
+    let mut builder = rein_tls::client_builder()
         .connect_timeout(Duration::from_secs(30))
         .read_timeout(Duration::from_secs(600))
         .user_agent(concat!("rein/", env!("CARGO_PKG_VERSION")));

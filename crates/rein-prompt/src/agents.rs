@@ -48,7 +48,8 @@ pub struct AgentDef {
     pub hooks: Option<serde_json::Value>,
     /// `mcpServers`: server names or inline definitions.
     pub mcp_servers: Option<serde_json::Value>,
-    pub prompt: std::sync::Arc<str>,
+    /// Its system prompt (the file's body, read when the subagent first runs).
+    pub prompt: crate::body::Body,
     pub path: PathBuf,
     pub source: AgentSource,
 }
@@ -134,7 +135,7 @@ pub fn load_plugin_agents(paths: &[PathBuf], plugin: &str) -> LoadedAgents {
 fn read(path: &Path, source: AgentSource) -> Result<AgentDef, Skipped> {
     let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };
     let text = crate::frontmatter::read_definition(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
-    let fm = frontmatter::parse(&text).map_err(|e| skip(e.line, e.reason))?;
+    let fm = frontmatter::parse_head(&text).map_err(|e| skip(e.line, e.reason))?;
     if !fm.present {
         return Err(skip(1, "no front matter (a subagent starts with `---`, `name:` and `description:`)".into()));
     }
@@ -142,7 +143,8 @@ fn read(path: &Path, source: AgentSource) -> Result<AgentDef, Skipped> {
     if fm.text("description").is_none() {
         return Err(skip(2, format!("subagent `{name}` has no `description`")));
     }
-    Ok(AgentDef::from_front_matter(name, &fm, fm.body.trim_end().to_string(), path.to_path_buf(), source))
+    let prompt = crate::body::Body::of_file(path, true);
+    Ok(AgentDef::from_front_matter(name, &fm, prompt, path.to_path_buf(), source))
 }
 
 impl AgentDef {
@@ -150,7 +152,7 @@ impl AgentDef {
     pub fn from_front_matter(
         name: String,
         fm: &FrontMatter,
-        prompt: String,
+        prompt: crate::body::Body,
         path: PathBuf,
         source: AgentSource,
     ) -> Self {
@@ -169,7 +171,7 @@ impl AgentDef {
             hooks: json("hooks"),
             mcp_servers: json("mcpServers"),
             name,
-            prompt: prompt.into(),
+            prompt,
             path,
             source,
         }
@@ -186,7 +188,13 @@ impl AgentDef {
             .collect();
         let fm = FrontMatter { fields, present: true, body: String::new() };
         let prompt = fm.text("prompt").unwrap_or_default();
-        AgentDef::from_front_matter(name.to_string(), &fm, prompt, "--agents / the Agent SDK".into(), AgentSource::Flag)
+        AgentDef::from_front_matter(
+            name.to_string(),
+            &fm,
+            prompt.into(),
+            "--agents / the Agent SDK".into(),
+            AgentSource::Flag,
+        )
     }
 
     /// Whether the subagent is offered `tool` (before the session's own limits). An

@@ -29,7 +29,8 @@ fn definitions_are_read_nearest_first_with_every_field() {
         (vec!["pdf".to_string()], Some("blue"), Some("low"))
     );
     assert!(a.hooks.as_ref().is_some_and(|h| h["PreToolUse"][0]["matcher"] == "Bash"));
-    assert_eq!((&*a.prompt, a.source), ("You review code.", AgentSource::Project));
+    assert!(!a.prompt.is_loaded(), "the prompt is read when the subagent first runs");
+    assert_eq!((&*a.prompt.text().unwrap(), a.source), ("You review code.", AgentSource::Project));
     assert_eq!(loaded.agents.iter().filter(|a| a.name == "code-reviewer").count(), 1);
     assert!(loaded.skipped.is_empty(), "{:?}", loaded.skipped);
 }
@@ -76,7 +77,7 @@ fn json_definitions_take_the_same_fields() {
     let v = serde_json::json!({"description": "d", "prompt": "P", "tools": ["Read"], "disallowedTools": ["Bash"],
         "model": "inherit", "permissionMode": "acceptEdits", "maxTurns": 2});
     let a = AgentDef::from_json("w", &v);
-    assert_eq!((&*a.prompt, a.model.as_deref(), a.max_turns), ("P", None, Some(2)));
+    assert_eq!((&*a.prompt.text().unwrap(), a.model.as_deref(), a.max_turns), ("P", None, Some(2)));
     assert_eq!((a.permission_mode.as_deref(), a.source), (Some("acceptEdits"), AgentSource::Flag));
     assert!(a.offers("Read") && !a.offers("Bash"));
 }

@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::body::BodyError;
 use crate::frontmatter::{self, Skipped};
 
 /// One command definition.
@@ -24,7 +25,11 @@ pub struct CommandDef {
     pub model: Option<String>,
     /// `disable-model-invocation: true` keeps the model from running it (the Skill tool).
     pub model_invocable: bool,
-    pub body: std::sync::Arc<str>,
+    /// Its text (the file's body, read when the command is first used).
+    pub body: crate::body::Body,
+    /// Whether the body ran a `` !`cmd` `` line when the file was loaded (see
+    /// [`CommandDef::runs_shell`]).
+    pub shell: bool,
     /// `project`, `project:frontend`, `user`.
     pub label: String,
     pub path: PathBuf,
@@ -102,7 +107,7 @@ pub fn load_plugin_commands(paths: &[PathBuf], plugin: &str) -> (Vec<CommandDef>
 fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
     let skip = |line: usize, reason: String| Skipped { path: path.to_path_buf(), line, reason };
     let text = crate::frontmatter::read_definition(path).map_err(|e| skip(1, format!("cannot read it: {e}")))?;
-    let fm = frontmatter::parse(&text).map_err(|e| skip(e.line, e.reason))?;
+    let fm = frontmatter::parse_head(&text).map_err(|e| skip(e.line, e.reason))?;
     let relative = path.strip_prefix(root).unwrap_or(path).with_extension("");
     let parts: Vec<String> = relative.iter().map(|p| p.to_string_lossy().into_owned()).collect();
     let name = parts.join(":");
@@ -110,9 +115,7 @@ fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
         0 | 1 => scope.to_string(),
         n => format!("{scope}:{}", parts[..n - 1].join(":")),
     };
-    let description = fm
-        .text("description")
-        .unwrap_or_else(|| fm.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string());
+    let description = fm.text("description").unwrap_or_else(|| fm.body.trim().to_string());
     Ok(CommandDef {
         name,
         description,
@@ -123,7 +126,8 @@ fn parse(path: &Path, root: &Path, scope: &str) -> Result<CommandDef, Skipped> {
         hooks: fm.value("hooks").and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null()),
         fork: (fm.text("context").as_deref() == Some("fork"))
             .then(|| fm.text("agent").unwrap_or_else(|| "general-purpose".into())),
-        body: fm.body.into(),
+        body: crate::body::Body::of_file(path, false),
+        shell: runs_shell(&text),
         label,
         path: path.to_path_buf(),
     })
@@ -170,72 +174,82 @@ fn split_args(args: &str) -> Vec<String> {
 }
 
 impl CommandDef {
-    /// Whether the body runs a `` !`cmd` `` line (found without expanding it).
+    /// Whether the body runs a `` !`cmd` `` line (found without expanding it): its text
+    /// when it has been read, else what the file held when it was loaded.
     pub fn runs_shell(&self) -> bool {
-        // Every snippet starts with a `!`: most bodies have none (a byte search).
-        self.body.contains('!') && !shell_snippets(&self.body).1.is_empty()
+        self.body.if_loaded().map_or(self.shell, |text| runs_shell(&text))
     }
 
-    /// Expand the body with `args`.
-    pub fn expand(&self, args: &str, project_dir: &Path, session_id: &str) -> Expansion {
-        // The shell lines are the definition's own: they are taken out before the
-        // arguments go in, so text passed to the command never becomes a command.
-        let args = args.replace('\u{0}', "");
-        let args = args.as_str();
-        let body = self
-            .body
-            .replace("${CLAUDE_PROJECT_DIR}", &project_dir.display().to_string())
-            .replace("${CLAUDE_SESSION_ID}", session_id);
-        let (body, shell) = shell_snippets(&body);
-        let argv = split_args(args);
-        let mut text = String::new();
-        let has_arguments = body.contains("$ARGUMENTS");
-        let mut positional = false;
-        let chars: Vec<char> = body.chars().collect();
-        let mut i = 0;
-        while i < chars.len() {
-            let rest: String = chars[i..chars.len().min(i + 12)].iter().collect();
-            if rest.starts_with("$ARGUMENTS[") {
-                let close = chars[i..].iter().position(|c| *c == ']').map(|p| i + p);
-                let index: Option<usize> = close.and_then(|c| chars[i + 11..c].iter().collect::<String>().parse().ok());
-                match (index, close) {
-                    (Some(n), Some(c)) => {
-                        text.push_str(argv.get(n).map(String::as_str).unwrap_or(""));
-                        i = c + 1;
-                    }
-                    _ => {
-                        text.push('$');
-                        i += 1;
-                    }
-                }
-            } else if rest.starts_with("$ARGUMENTS") {
-                text.push_str(args.trim());
-                i += "$ARGUMENTS".len();
-            } else if chars[i] == '$' && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
-                let digits: String = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).collect();
-                let n: usize = digits.parse().unwrap_or(usize::MAX);
-                match argv.get(n) {
-                    Some(a) => text.push_str(a),
-                    None => text.push_str(&format!("${digits}")),
-                }
-                positional = true;
-                i += 1 + digits.len();
-            } else {
-                text.push(chars[i]);
-                i += 1;
-            }
-        }
-        if !has_arguments && !positional && !args.trim().is_empty() {
-            text.push_str(&format!("\n\nARGUMENTS: {}", args.trim()));
-        }
-        let files = text
-            .split_whitespace()
-            .filter_map(|w| w.strip_prefix('@'))
-            .map(|p| p.trim_end_matches([',', '.', ';', ':', ')']).to_string())
-            .filter(|p| !p.is_empty())
-            .collect();
-        Expansion { text, shell, files }
+    /// Expand the body with `args` (reading it if it was not yet).
+    pub fn expand(&self, args: &str, project_dir: &Path, session_id: &str) -> Result<Expansion, BodyError> {
+        Ok(expand(&self.body.text()?, args, project_dir, session_id))
     }
+}
+
+/// Whether `text` runs a `` !`cmd` `` line.
+fn runs_shell(text: &str) -> bool {
+    // Every snippet starts with a `!`: most bodies have none (a byte search).
+    text.contains('!') && !shell_snippets(text).1.is_empty()
+}
+
+/// A command's text expanded with `args`.
+pub(crate) fn expand(body: &str, args: &str, project_dir: &Path, session_id: &str) -> Expansion {
+    // The shell lines are the definition's own: they are taken out before the
+    // arguments go in, so text passed to the command never becomes a command.
+    let args = args.replace('\u{0}', "");
+    let args = args.as_str();
+    let body = body
+        .replace("${CLAUDE_PROJECT_DIR}", &project_dir.display().to_string())
+        .replace("${CLAUDE_SESSION_ID}", session_id);
+    let (body, shell) = shell_snippets(&body);
+    let argv = split_args(args);
+    let mut text = String::new();
+    let has_arguments = body.contains("$ARGUMENTS");
+    let mut positional = false;
+    let chars: Vec<char> = body.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let rest: String = chars[i..chars.len().min(i + 12)].iter().collect();
+        if rest.starts_with("$ARGUMENTS[") {
+            let close = chars[i..].iter().position(|c| *c == ']').map(|p| i + p);
+            let index: Option<usize> = close.and_then(|c| chars[i + 11..c].iter().collect::<String>().parse().ok());
+            match (index, close) {
+                (Some(n), Some(c)) => {
+                    text.push_str(argv.get(n).map(String::as_str).unwrap_or(""));
+                    i = c + 1;
+                }
+                _ => {
+                    text.push('$');
+                    i += 1;
+                }
+            }
+        } else if rest.starts_with("$ARGUMENTS") {
+            text.push_str(args.trim());
+            i += "$ARGUMENTS".len();
+        } else if chars[i] == '$' && chars.get(i + 1).is_some_and(char::is_ascii_digit) {
+            let digits: String = chars[i + 1..].iter().take_while(|c| c.is_ascii_digit()).collect();
+            let n: usize = digits.parse().unwrap_or(usize::MAX);
+            match argv.get(n) {
+                Some(a) => text.push_str(a),
+                None => text.push_str(&format!("${digits}")),
+            }
+            positional = true;
+            i += 1 + digits.len();
+        } else {
+            text.push(chars[i]);
+            i += 1;
+        }
+    }
+    if !has_arguments && !positional && !args.trim().is_empty() {
+        text.push_str(&format!("\n\nARGUMENTS: {}", args.trim()));
+    }
+    let files = text
+        .split_whitespace()
+        .filter_map(|w| w.strip_prefix('@'))
+        .map(|p| p.trim_end_matches([',', '.', ';', ':', ')']).to_string())
+        .filter(|p| !p.is_empty())
+        .collect();
+    Expansion { text, shell, files }
 }
 
 /// `` !`cmd` `` at a line start or after whitespace, and ```` ```! ```` blocks: replaced
@@ -289,6 +303,7 @@ mod tests {
             model: None,
             model_invocable: true,
             body: body.into(),
+            shell: runs_shell(body),
             label: "project".into(),
             path: PathBuf::new(),
             hooks: None,
@@ -298,30 +313,29 @@ mod tests {
 
     #[test]
     fn arguments() {
-        let e = def("Review $ARGUMENTS now: $0 then $1, $ARGUMENTS[1]; $7 stays; C:\\dir\\$0 too").expand(
-            "456 \"high prio\"",
-            Path::new("/p"),
-            "s",
-        );
+        let e = def("Review $ARGUMENTS now: $0 then $1, $ARGUMENTS[1]; $7 stays; C:\\dir\\$0 too")
+            .expand("456 \"high prio\"", Path::new("/p"), "s")
+            .unwrap();
         assert_eq!(e.text, "Review 456 \"high prio\" now: 456 then high prio, high prio; $7 stays; C:\\dir\\456 too");
-        assert_eq!(def("Do it").expand("a b", Path::new("/p"), "s").text, "Do it\n\nARGUMENTS: a b");
-        assert_eq!(def("Fix issue $0").expand("12", Path::new("/p"), "s").text, "Fix issue 12");
+        assert_eq!(def("Do it").expand("a b", Path::new("/p"), "s").unwrap().text, "Do it\n\nARGUMENTS: a b");
+        assert_eq!(def("Fix issue $0").expand("12", Path::new("/p"), "s").unwrap().text, "Fix issue 12");
     }
 
     #[test]
     fn arguments_never_become_shell_lines() {
-        let e = def("Say $ARGUMENTS").expand("hello !`touch pwned` and \u{0}0\u{0}", Path::new("/p"), "s");
+        let e = def("Say $ARGUMENTS").expand("hello !`touch pwned` and \u{0}0\u{0}", Path::new("/p"), "s").unwrap();
         assert!(e.shell.is_empty(), "{:?}", e.shell);
         assert_eq!(e.text, "Say hello !`touch pwned` and 0");
-        let e = def("Status: !`git status`").expand("!`rm -rf x`", Path::new("/p"), "s");
+        let e = def("Status: !`git status`").expand("!`rm -rf x`", Path::new("/p"), "s").unwrap();
         assert_eq!(e.shell, ["git status"]);
         assert_eq!(e.fill(&["clean".into()]), "Status: clean\n\nARGUMENTS: !`rm -rf x`");
     }
 
     #[test]
     fn shell_and_files() {
-        let e =
-            def("Status: !`git status`\n```!\nls\n```\nSee @src/lib.rs, and a!`not`").expand("", Path::new("/p"), "s");
+        let e = def("Status: !`git status`\n```!\nls\n```\nSee @src/lib.rs, and a!`not`")
+            .expand("", Path::new("/p"), "s")
+            .unwrap();
         assert_eq!(e.shell, ["git status", "ls"]);
         assert_eq!(e.files, ["src/lib.rs,".trim_end_matches(',')]);
         assert_eq!(e.fill(&["clean\n".into(), "a b".into()]), "Status: clean\na b\nSee @src/lib.rs, and a!`not`");
@@ -339,14 +353,23 @@ mod tests {
         .unwrap();
         std::fs::write(d.path().join(".claude/commands/crlf.md"), "---\r\ndescription: Windows\r\n---\r\nHi\r\n")
             .unwrap();
+        std::fs::write(d.path().join(".claude/commands/status.md"), "\n\nShow the status\n\n!`git status`\n").unwrap();
         let (cmds, skipped) = load_commands(d.path(), None);
         assert!(skipped.is_empty());
-        assert_eq!(cmds.len(), 2);
-        assert_eq!((cmds[0].name.as_str(), cmds[0].description.as_str(), &*cmds[0].body), ("crlf", "Windows", "Hi\n"));
+        assert_eq!(cmds.len(), 3);
+        assert!(cmds.iter().all(|c| !c.body.is_loaded()), "bodies are read when used");
+        let status = cmds.iter().find(|c| c.name == "status").unwrap();
+        assert_eq!((status.description.as_str(), status.runs_shell()), ("Show the status", true));
+        assert!(!cmds[0].runs_shell() && !cmds[0].body.is_loaded());
+        assert_eq!(
+            (cmds[0].name.as_str(), cmds[0].description.as_str(), &*cmds[0].body.text().unwrap()),
+            ("crlf", "Windows", "Hi\n")
+        );
+        let cmds: Vec<CommandDef> = cmds.into_iter().filter(|c| c.name != "status").collect();
         assert_eq!(cmds[1].name, "frontend:review");
         assert_eq!(cmds[1].label, "project:frontend");
         assert_eq!(cmds[1].allowed_tools, ["Bash(git diff:*)", "Read"]);
-        assert_eq!(&*cmds[1].body, "Review $ARGUMENTS\n");
+        assert_eq!(&*cmds[1].body.text().unwrap(), "Review $ARGUMENTS\n");
         assert_eq!(find_command(&cmds, "review").map(|c| c.name.as_str()), Some("frontend:review"));
         let mut twice = cmds.clone();
         twice.push(CommandDef { name: "backend:review".into(), ..cmds[1].clone() });

@@ -98,10 +98,43 @@ pub fn read_definition(path: &std::path::Path) -> std::io::Result<String> {
 
 /// Read `text`'s front matter.
 pub fn parse(text: &str) -> Result<FrontMatter, FrontMatterError> {
+    let text = normalized(text);
+    let (block, body) = split(&text)?;
+    let Some(block) = block else {
+        return Ok(FrontMatter { body: body.to_string(), ..FrontMatter::default() });
+    };
+    let fields = read_block(block)?;
+    Ok(FrontMatter { fields, present: true, body: body.to_string() })
+}
+
+/// `text`'s front matter, its `body` only the body's first non-empty line (what a
+/// definition without a `description` is described by): definitions are loaded by
+/// their fields, and their bodies read when used ([`crate::body::Body`]).
+pub fn parse_head(text: &str) -> Result<FrontMatter, FrontMatterError> {
+    let text = normalized(text);
+    let (block, body) = split(&text)?;
+    let first = body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+    let fields = block.map(read_block).transpose()?.unwrap_or_default();
+    Ok(FrontMatter { fields, present: block.is_some(), body: first })
+}
+
+/// What follows `text`'s front matter (all of it when there is none), LF line ends —
+/// the body as [`parse`] gives it, without reading the block.
+pub fn body_of(text: &str) -> Result<String, FrontMatterError> {
+    let text = normalized(text);
+    Ok(split(&text)?.1.to_string())
+}
+
+/// The text without a byte-order mark, CRLF read as LF.
+fn normalized(text: &str) -> std::borrow::Cow<'_, str> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let text = if text.contains('\r') { text.replace("\r\n", "\n") } else { text.to_string() };
+    if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text.into() }
+}
+
+/// The front-matter block (`None` when the text has none) and the body after it.
+fn split(text: &str) -> Result<(Option<&str>, &str), FrontMatterError> {
     let Some(rest) = text.strip_prefix("---\n") else {
-        return Ok(FrontMatter { body: text, ..FrontMatter::default() });
+        return Ok((None, text));
     };
     let (block, body) = match rest.find("\n---") {
         Some(end) => {
@@ -119,8 +152,7 @@ pub fn parse(text: &str) -> Result<FrontMatter, FrontMatterError> {
             });
         }
     };
-    let fields = read_block(block)?;
-    Ok(FrontMatter { fields, present: true, body: body.trim_start_matches('\n').to_string() })
+    Ok((Some(block), body.trim_start_matches('\n')))
 }
 
 /// The block as YAML, else key by key.

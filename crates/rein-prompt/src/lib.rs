@@ -5,6 +5,7 @@
 //! Nothing here runs a program: the git check looks for a `.git` entry on disk.
 
 pub mod agents;
+pub mod body;
 mod builtin_agents;
 pub mod commands;
 mod environment;

@@ -8,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::body::BodyError;
 use crate::frontmatter::{self, Skipped};
 
 /// One skill.
@@ -32,7 +33,8 @@ pub struct SkillDef {
     pub paths: Vec<String>,
     /// `hooks`, in the settings' shape.
     pub hooks: Option<serde_json::Value>,
-    pub body: std::sync::Arc<str>,
+    /// Its instructions (the file's body, read when the skill is first used).
+    pub body: crate::body::Body,
     /// The skill's directory (its other files are read from there).
     pub dir: PathBuf,
     /// `project` or `user`.
@@ -42,46 +44,29 @@ pub struct SkillDef {
 impl SkillDef {
     /// What invoking the skill gives: where its files are, its instructions, and the
     /// arguments it was called with.
-    pub fn loaded(&self, args: &str) -> String {
-        let text = self.unexpanded();
+    pub fn loaded(&self, args: &str) -> Result<String, BodyError> {
+        let text = self.unexpanded()?;
         let mentions =
             text.contains("$ARGUMENTS") || text.split('$').skip(1).any(|t| t.starts_with(|c: char| c.is_ascii_digit()));
         if !mentions {
-            return if args.trim().is_empty() { text } else { format!("{text}\n\nARGUMENTS: {}", args.trim()) };
+            return Ok(if args.trim().is_empty() { text } else { format!("{text}\n\nARGUMENTS: {}", args.trim()) });
         }
         // `$ARGUMENTS`, `$1`… as a command fills them; its `` !`cmd` `` lines stay as written.
-        let expansion = self.prepared(args, &self.dir);
-        expansion.fill(&expansion.shell.iter().map(|c| format!("!`{c}`")).collect::<Vec<_>>())
+        let expansion = crate::commands::expand(&text, args, &self.dir, "");
+        Ok(expansion.fill(&expansion.shell.iter().map(|c| format!("!`{c}`")).collect::<Vec<_>>()))
     }
 
     /// The skill as the model's call loads it: its text with `$ARGUMENTS`, `$1`… filled,
     /// and its `` !`cmd` `` lines taken out (placeholders where their output goes), to run;
     /// `${CLAUDE_PROJECT_DIR}` is `project_dir`.
-    pub fn prepared(&self, args: &str, project_dir: &Path) -> crate::commands::Expansion {
-        let as_command = crate::commands::CommandDef {
-            name: self.name.clone(),
-            description: String::new(),
-            argument_hint: None,
-            allowed_tools: Vec::new(),
-            model: None,
-            model_invocable: true,
-            body: self.unexpanded().into(),
-            label: String::new(),
-            path: self.dir.join("SKILL.md"),
-            hooks: None,
-            fork: None,
-        };
-        as_command.expand(args, project_dir, "")
+    pub fn prepared(&self, args: &str, project_dir: &Path) -> Result<crate::commands::Expansion, BodyError> {
+        Ok(crate::commands::expand(&self.unexpanded()?, args, project_dir, ""))
     }
 
     /// Where its files are and its instructions, placeholders as written (what `/name`
     /// expands as a command).
-    pub fn unexpanded(&self) -> String {
-        format!(
-            "Base directory for this skill: {}\n(Read the files it mentions from there when you need them.)\n\n{}",
-            self.dir.display(),
-            self.body.trim()
-        )
+    pub fn unexpanded(&self) -> Result<String, BodyError> {
+        Ok(crate::body::skill_text(&self.dir, &self.body.text()?))
     }
 }
 
@@ -145,14 +130,12 @@ pub fn load_plugin_skills(paths: &[PathBuf], plugin: &str) -> (Vec<SkillDef>, Ve
 fn parse(dir: &Path, scope: &'static str) -> Option<Result<SkillDef, Skipped>> {
     let path = dir.join("SKILL.md");
     let text = crate::frontmatter::read_definition(&path).ok()?;
-    let fm = match frontmatter::parse(&text) {
+    let fm = match frontmatter::parse_head(&text) {
         Ok(fm) => fm,
         Err(e) => return Some(Err(Skipped { path, line: e.line, reason: e.reason })),
     };
     let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let description = fm
-        .text("description")
-        .unwrap_or_else(|| fm.body.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim().to_string());
+    let description = fm.text("description").unwrap_or_else(|| fm.body.trim().to_string());
     Some(Ok(SkillDef {
         name,
         description,
@@ -165,7 +148,7 @@ fn parse(dir: &Path, scope: &'static str) -> Option<Result<SkillDef, Skipped>> {
         agent: fm.text("agent"),
         paths: fm.list("paths").unwrap_or_default(),
         hooks: fm.value("hooks").and_then(|v| serde_json::to_value(v).ok()).filter(|v| !v.is_null()),
-        body: fm.body.into(),
+        body: crate::body::Body::of_file(&path, false),
         dir: dir.to_path_buf(),
         scope,
     }))
@@ -198,6 +181,7 @@ mod tests {
         );
         let (skills, skipped) = load_skills(project.path(), Some(home.path()));
         assert!(skipped.is_empty());
+        assert!(skills.iter().all(|s| !s.body.is_loaded()), "bodies are read when used");
         let helper = skills.iter().find(|s| s.name == "helper").expect("named by its directory");
         assert!(!helper.user_invocable && helper.model_invocable && helper.fork);
         assert_eq!((helper.agent.as_deref(), helper.paths.clone()), (Some("Explore"), vec!["src/**/*.rs".to_string()]));
@@ -206,7 +190,7 @@ mod tests {
         assert_eq!(skills.len(), 2);
         assert_eq!(skills[0].description, "Work with PDFs");
         assert_eq!(skills[0].allowed_tools, ["Bash(pdftotext:*)", "Read"]);
-        assert!(skills[0].loaded("a.pdf").contains("Use pdftotext.\n\nARGUMENTS: a.pdf"));
+        assert!(skills[0].loaded("a.pdf").unwrap().contains("Use pdftotext.\n\nARGUMENTS: a.pdf"));
         assert_eq!((skills[1].name.as_str(), skills[1].model_invocable), ("secret", false));
     }
 }

@@ -51,7 +51,9 @@ pub(crate) fn skill_command(skill: &SkillDef) -> CommandDef {
         allowed_tools: skill.allowed_tools.clone(),
         model: skill.model.clone(),
         model_invocable: skill.model_invocable,
-        body: skill.unexpanded().into(),
+        body: rein_prompt::body::Body::skill_command(&skill.dir, &skill.body),
+        // Never read for a skill: the model is offered skills as themselves.
+        shell: false,
         label: format!("skill ({})", skill.scope),
         path: skill.dir.join("SKILL.md"),
         hooks: skill.hooks.clone(),

@@ -77,7 +77,8 @@ fn target_url(raw: &str) -> Result<url::Url, String> {
 }
 
 async fn fetch(mut url: url::Url, prompt: &str) -> Result<ToolOutput, ToolError> {
-    let mut builder = reqwest::Client::builder()
+    rein_tls::load_roots_in_background();
+    let mut builder = rein_tls::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .connect_timeout(Duration::from_secs(10))
         .timeout(Duration::from_secs(60))
