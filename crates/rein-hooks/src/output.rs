@@ -295,7 +295,7 @@ impl Outcome {
     pub fn notices(&self, event: crate::HookEvent) -> Vec<String> {
         let mut out = Vec::new();
         for p in self.parsed() {
-            let h = &p.run.handler;
+            let h = &short(&p.run.handler);
             match &p.run.exit {
                 Exit::NotStarted(why) => out.push(format!("{event} hook failed to start: {why}")),
                 Exit::TimedOut(t) => {
@@ -346,6 +346,19 @@ impl Outcome {
     }
 }
 
+/// A hook's command as a notice names it: without the plugin-root prefix rein adds, and
+/// cut after 80 characters (plugins ship commands of kilobytes).
+fn short(handler: &str) -> String {
+    let plain = match handler.strip_prefix("export CLAUDE_PLUGIN_ROOT='") {
+        Some(rest) => rest.split_once("'; ").map_or(handler, |(_, cmd)| cmd),
+        None => handler,
+    };
+    match plain.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &plain[..at]),
+        None => plain.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,6 +367,14 @@ mod tests {
         let run =
             Run { handler: "h".into(), exit: Exit::Code(Some(code)), stdout: stdout.into(), stderr: "err".into() };
         Outcome { runs: vec![run], spill_dir: None }
+    }
+
+    #[test]
+    fn notices_name_a_long_plugin_hook_briefly() {
+        let long = format!("export CLAUDE_PLUGIN_ROOT='/p'; node run.js {}", "x".repeat(200));
+        let named = short(&long);
+        assert!(named.starts_with("node run.js x") && named.ends_with('…') && named.chars().count() == 81, "{named}");
+        assert_eq!(short("echo hi"), "echo hi");
     }
 
     #[test]

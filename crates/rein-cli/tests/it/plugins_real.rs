@@ -1,20 +1,26 @@
-//! A real, public Claude Code plugin — the one SuperClaude ships (fetched from PyPI by
-//! `.ci/real-configs`): its manifest names its component paths; installed from a
-//! marketplace with `rein plugin`, every subagent, skill and command is offered by the
-//! names Claude Code gives them, its SessionStart hook's output reaches the model, its
-//! Stop prompt hook is asked, and `rein doctor` lists its MCP servers without starting
-//! them.
+//! Real, public Claude Code plugins (fetched by `.ci/real-configs`), installed from a
+//! marketplace with `rein plugin`. SuperClaude's (PyPI): its manifest names its component
+//! paths; every subagent, skill and command is offered by the names Claude Code gives
+//! them, its SessionStart hook's output reaches the model, its Stop prompt hook is asked,
+//! and `rein doctor` lists its MCP servers without starting them. claude-mem's (npm): its
+//! skills are loaded by the model, its hooks run its own scripts (found through
+//! CLAUDE_PLUGIN_ROOT) on each event, and its MCP server — `node -e` finding its files
+//! by CLAUDE_PLUGIN_ROOT — answers a call by the name Claude Code gives it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Env, serve};
+use crate::common::{Env, json_lines, serve, tool_result};
 use crate::real_configs::copy_tree;
-use rein_testkit::{Scenario, reply, text};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::json;
 
 fn real_plugin() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/real/superclaude-plugin");
+    real("superclaude-plugin")
+}
+
+fn real(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/real").join(name);
     assert!(dir.join(".claude-plugin/plugin.json").is_file(), "{} is missing: run .ci/real-configs", dir.display());
     dir
 }
@@ -91,4 +97,75 @@ fn superclaudes_plugin_installed_from_a_marketplace_offers_every_component() {
     let doctor = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     assert!(doctor.contains("superclaude@scmkt") && doctor.contains("context7, sequential-thinking"), "{doctor}");
     assert!(doctor.contains("plugin:superclaude:context7 (dynamic): starts with the session"), "{doctor}");
+}
+
+/// A marketplace at `root` named `name` holding `plugin` (copied from `from`).
+fn marketplace_of(root: &Path, name: &str, plugin: &str, from: &Path) -> PathBuf {
+    let market = root.join(name);
+    copy_tree(from, &market.join(plugin));
+    std::fs::create_dir_all(market.join(".claude-plugin")).unwrap();
+    let manifest =
+        json!({"name": name, "owner": {"name": "t"}, "plugins": [{"name": plugin, "source": format!("./{plugin}")}]});
+    std::fs::write(market.join(".claude-plugin/marketplace.json"), manifest.to_string()).unwrap();
+    market
+}
+
+#[test]
+fn claude_mems_plugin_runs_its_hooks_skills_and_mcp_server() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace_of(scratch.path(), "thedotmack", "claude-mem", &real("claude-mem"));
+    env.rein().args(["plugin", "marketplace", "add"]).arg(&market).assert().success();
+    env.rein().args(["plugin", "install", "claude-mem@thedotmack"]).assert().success();
+    // Its hooks hand their work to `bun`: here a stand-in that records what it was asked
+    // (a real bun would install packages and start a worker).
+    let bin = env.home.path().join("offline-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let log = env.home.path().join("bun.log");
+    let bun = format!("#!/bin/sh\necho \"$*\" >> '{}'\n", log.display());
+    std::fs::write(bin.join("bun"), bun).unwrap();
+    std::fs::set_permissions(bin.join("bun"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut path = vec![bin];
+    path.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
+
+    let tool = "mcp__plugin_claude-mem_mcp-search__important_workflow";
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("s", "Skill", json!({"skill": "claude-mem:mem-search"}))]),
+        reply([tool_use_with_id("m", tool, json!({}))]),
+        reply([text("done")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .env("PATH", std::env::join_paths(path).unwrap())
+        .env("npm_config_offline", "true")
+        .args(["-p", "find what we did", "--output-format", "stream-json", "--verbose"])
+        .args(["--allowedTools", "Skill,mcp__plugin_claude-mem_mcp-search"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let lines = json_lines(&out.stdout);
+    assert_eq!(lines.last().unwrap()["result"], "done", "{stderr}");
+
+    let reqs = server.requests();
+    let skills = reqs[0].body["tools"].to_string();
+    for skill in std::fs::read_dir(real("claude-mem").join("skills")).unwrap().flatten() {
+        let name = skill.file_name().to_string_lossy().into_owned();
+        assert!(skills.contains(&format!("claude-mem:{name}")), "skill claude-mem:{name} is listed");
+    }
+    let (loaded, failed) = tool_result(reqs[1].body["messages"].as_array().unwrap(), "s");
+    assert!(!failed && loaded.contains("Base directory for this skill:"), "{loaded}");
+    // A directory marketplace's plugin is read in place, as Claude Code reads it.
+    let root = market.join("claude-mem").display().to_string();
+    assert!(loaded.contains(&format!("{root}/skills/mem-search")), "{loaded}");
+    let (answer, failed) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "m");
+    assert!(!failed && answer.contains("Memory Search Workflow"), "its MCP server answered: {answer}\n{stderr}");
+
+    // Each hook ran the plugin's own script from the installed copy.
+    let asked = std::fs::read_to_string(&log).unwrap_or_default();
+    for part in ["worker-service.cjs start", "hook claude-code session-init", "hook claude-code observation"] {
+        assert!(asked.contains(part), "a hook ran `{part}`: {asked}\n{stderr}");
+    }
+    assert!(asked.contains(&format!("{root}/scripts/worker-service.cjs")), "{asked}");
 }
