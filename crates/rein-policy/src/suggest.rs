@@ -1,5 +1,6 @@
 //! The rules a "Yes, and don't ask again" answer remembers: one per command of a shell
-//! line that needed approval (up to five), as a prefix rule `Bash(program sub *)`; the
+//! line that needed approval (up to five), never wider than what was asked: a prefix rule
+//! `Bash(program sub *)` for a program's subcommand, else the command exactly; the
 //! domain of a fetch; otherwise the tool itself.
 
 use rein_bash::AllowBy;
@@ -45,16 +46,27 @@ impl Policy {
         if let Some(shell) = &effects.shell {
             let mut rules: Vec<String> = Vec::new();
             for cmd in shell.analysis.commands.iter().filter(|c| c.allow_by != AllowBy::DenyCheckOnly) {
-                let words: Vec<&str> = cmd.words.iter().take_while(|w| w.literal).map(|w| w.text.as_str()).collect();
+                let literal = cmd.words.iter().take_while(|w| w.literal).count();
+                let words: Vec<String> = cmd.words.iter().take(literal).map(|w| w.text.clone()).collect();
                 let Some(program) = words.first() else { continue };
                 let sub = words.get(1).filter(|w| {
-                    SUBCOMMAND_PROGRAMS.contains(program) && !w.starts_with('-') && !w.contains(['/', '.', '='])
+                    SUBCOMMAND_PROGRAMS.contains(&program.as_str())
+                        && !w.starts_with('-')
+                        && !w.contains(['/', '.', '='])
                 });
-                let prefix = match sub {
-                    Some(s) => format!("{program} {s}"),
-                    None => program.to_string(),
+                // Never wider than what was asked: a program's subcommand (`npm test *`),
+                // else the command exactly as written (`rm -rf build`, not `rm *`); a
+                // command only known when it runs, or that a rule cannot spell exactly,
+                // offers none.
+                let exact = literal == cmd.words.len()
+                    && !words
+                        .iter()
+                        .any(|w| w.is_empty() || w.contains(|c: char| c.is_whitespace() || "*()".contains(c)));
+                let rule = match sub {
+                    Some(s) => format!("{}({program} {s} *)", call.tool),
+                    None if exact => format!("{}({})", call.tool, words.join(" ")),
+                    None => continue,
                 };
-                let rule = format!("{}({prefix} *)", call.tool);
                 // Only what still needs approval, each once.
                 if !rules.contains(&rule) && self.command_needs_approval(cmd) {
                     rules.push(rule);

@@ -48,3 +48,25 @@ fn updates_change_the_session_and_are_written_where_they_say() {
     let err = shared.apply(&bad, &files).unwrap_err().to_string();
     assert!(err.contains("Bash(unclosed"), "{err}");
 }
+
+/// "Don't ask again" never offers more than was asked: a program's subcommand as a
+/// prefix, otherwise the command exactly; nothing when a rule cannot spell it exactly.
+#[test]
+fn suggested_rules_are_never_wider_than_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let mut registry = Registry::new();
+    register_builtins(&mut registry).unwrap();
+    let policy = Policy::new(&PolicyInputs { cwd: root.clone(), tools: registry.rule_kinds(), ..Default::default() });
+    let policy = policy.unwrap();
+    let suggest = |command: &str| {
+        let input = json!({"command": command});
+        let effects = Effects::running(rein_effects::ShellCommand::new(command, &root, None));
+        policy.suggested_rules(&Call { tool: "Bash", input: &input, effects: &effects })
+    };
+    assert_eq!(suggest("rm -rf build"), ["Bash(rm -rf build)"]);
+    assert_eq!(suggest("npm test -- --watch"), ["Bash(npm test *)"]);
+    assert_eq!(suggest("git push origin main && rm -rf dist"), ["Bash(git push *)", "Bash(rm -rf dist)"]);
+    assert!(suggest("rm \"a b\"").is_empty(), "a rule would also allow `rm a b`");
+    assert!(suggest("rm $TARGET").is_empty(), "only known when it runs");
+}

@@ -66,8 +66,12 @@ pub struct App {
     pub comment: Option<String>,
     /// Tokens in use, the window, where compaction starts (as of the last turn).
     pub context: Option<(u64, u64, u64)>,
-    /// A file to open in `$EDITOR` at the next frame (`/memory`).
+    /// A file to open in `$EDITOR` at the next frame (`/memory`, Ctrl+G).
     pub edit: Option<PathBuf>,
+    /// The file being edited is the prompt (Ctrl+G): its text comes back to the input box.
+    pub editing_prompt: bool,
+    /// The session has a conversation (the exit line names it for `--resume`).
+    pub turns_taken: bool,
     /// Esc Esc: earlier prompts to go back to, and the one selected.
     pub picker: Option<(Vec<String>, usize)>,
     /// A rewind waiting for a yes to overwrite files changed outside rein.
@@ -79,6 +83,15 @@ pub struct App {
     pub thinking: bool,
     pub running: Vec<(ToolUse, Instant)>,
     pub question: Option<(Question, usize)>,
+    /// How far the dialog's subject is scrolled (PgUp/PgDn).
+    pub dialog_scroll: usize,
+    /// The window's width, for rendering finished lines.
+    pub width: usize,
+    /// The completion menu's choice, the text it was made for, and the text Esc closed
+    /// it on.
+    pub(crate) menu_selected: usize,
+    pub(crate) menu_for: String,
+    pub(crate) menu_closed: Option<String>,
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
     pub totals: Totals,
@@ -132,6 +145,8 @@ impl App {
             rewind: None,
             esc_armed: None,
             edit: None,
+            editing_prompt: false,
+            turns_taken: false,
             context: None,
             sessions: None,
             resume_to: None,
@@ -143,6 +158,11 @@ impl App {
             thinking: false,
             running: Vec::new(),
             question: None,
+            dialog_scroll: 0,
+            width: 80,
+            menu_selected: 0,
+            menu_for: String::new(),
+            menu_closed: None,
             queue: Vec::new(),
             totals: Totals::default(),
             hint: None,
@@ -201,6 +221,7 @@ impl App {
             self.queue.push(text);
             return;
         }
+        self.turns_taken = true;
         self.pending.push(Line::from(""));
         for (i, l) in text.lines().enumerate() {
             let prefix = if i == 0 { "> " } else { "  " };
@@ -216,6 +237,7 @@ impl App {
 
     pub fn on_question(&mut self, q: Question) {
         self.question = Some((q, 0));
+        self.dialog_scroll = 0;
         self.bell = true;
     }
 
@@ -258,6 +280,9 @@ impl App {
             self.sessions_key(key);
             return;
         }
+        if self.menu_key(key) {
+            return;
+        }
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => {
@@ -285,9 +310,8 @@ impl App {
             KeyCode::BackTab => self.cycle_mode(),
             KeyCode::Char('l') if ctrl => self.redraw = true,
             KeyCode::Char('o') if ctrl => self.open_log = true,
+            KeyCode::Char('g') if ctrl => self.edit_prompt(),
             KeyCode::Char('r') if ctrl => self.search = Some((String::new(), None)),
-            KeyCode::Tab if self.composer.text().starts_with('/') => self.complete_command(),
-            KeyCode::Tab if crate::mentions::current(self.composer.text()).is_some() => self.complete_mention(),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {
                 if let Edit::Submit(text) = self.composer.key(key) {
@@ -297,6 +321,18 @@ impl App {
                     self.submit(text);
                 }
             }
+        }
+    }
+
+    /// Ctrl+G: the prompt in `$EDITOR`; what is saved comes back to the input box.
+    fn edit_prompt(&mut self) {
+        let path = std::env::temp_dir().join(format!("rein-prompt-{}.md", std::process::id()));
+        match std::fs::write(&path, self.composer.text()) {
+            Ok(()) => {
+                self.edit = Some(path);
+                self.editing_prompt = true;
+            }
+            Err(e) => self.note(format!("Could not open the editor: {e}")),
         }
     }
 

@@ -17,6 +17,10 @@ pub struct Question {
     pub edits: bool,
     /// AskUserQuestion: the answers given so far, one per question.
     pub progress: Vec<String>,
+    /// A sandboxed command's connection, not a tool call: "No" refuses the host only.
+    pub network: bool,
+    /// AskUserQuestion: the options ticked on the question being answered.
+    pub checked: Vec<usize>,
     pub reply: oneshot::Sender<Answer>,
 }
 
@@ -28,14 +32,23 @@ pub struct TuiApprover {
 
 impl Approver for TuiApprover {
     fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer> {
+        let network = matches!(question, PermissionQuestion::Network { .. });
         let (call, decision, effects) = question.as_call();
         let (call, decision, effects) = (&call, &decision, &effects);
         let policy = self.policy.get();
         let remember = policy.suggested_rules(&Call { tool: &call.name, input: &call.input, effects });
         let edits = effects.shell.is_none() && !effects.writes.is_empty();
         let (reply, answer) = oneshot::channel();
-        let question =
-            Question { call: call.clone(), decision: decision.clone(), remember, edits, progress: Vec::new(), reply };
+        let question = Question {
+            call: call.clone(),
+            decision: decision.clone(),
+            remember,
+            edits,
+            progress: Vec::new(),
+            checked: Vec::new(),
+            network,
+            reply,
+        };
         let sent = self.questions.send(question).is_ok();
         Box::pin(async move {
             if !sent {

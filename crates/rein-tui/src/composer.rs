@@ -1,6 +1,8 @@
 //! The input box: multi-line text (Enter sends; `\`+Enter, Shift+Enter, Alt+Enter and
-//! Ctrl+J add a newline), cursor movement, prompt history (Up/Down at the first/last
-//! row), and pastes (a large paste shows as `[Pasted text #N +L lines]`, sent whole).
+//! Ctrl+J add a newline); Up/Down move between its lines and reach the prompt history
+//! only at its first/last line, the draft kept while browsing; readline keys (Ctrl+A/E/
+//! K/U/W/Y, Alt+B/F/D/Backspace, Ctrl+←/→) and undo (Ctrl+_); pastes (a large paste shows
+//! as `[Pasted text #N +L lines]`, sent whole).
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -30,6 +32,14 @@ pub struct Composer {
     history: Vec<String>,
     /// Position while browsing history.
     browsing: Option<usize>,
+    /// What was typed before browsing started, given back past the newest entry.
+    draft: Option<String>,
+    /// The last text Ctrl+K/U/W/Alt+D cut, for Ctrl+Y.
+    killed: String,
+    /// Earlier states for undo (text, cursor), the newest last.
+    undo: Vec<(String, usize)>,
+    /// The last edit typed a character of a word (typing is undone word by word).
+    typing: bool,
 }
 
 impl Composer {
@@ -52,6 +62,11 @@ impl Composer {
         &self.text
     }
 
+    /// The cursor as a byte offset into [`Composer::text`].
+    pub fn cursor_byte(&self) -> usize {
+        self.cursor
+    }
+
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
@@ -61,6 +76,7 @@ impl Composer {
         self.cursor = 0;
         self.pastes.clear();
         self.browsing = None;
+        self.draft = None;
     }
 
     /// The cursor as (row, column in characters).
@@ -101,7 +117,13 @@ impl Composer {
 
     pub fn key(&mut self, key: KeyEvent) -> Edit {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let alt = key.modifiers.contains(KeyModifiers::ALT);
         let newline = key.modifiers.intersects(KeyModifiers::SHIFT | KeyModifiers::ALT);
+        let word_char = matches!(key.code, KeyCode::Char(c) if !ctrl && !alt && !c.is_whitespace());
+        if self.edits(key) && !(word_char && self.typing) {
+            self.remember();
+        }
+        self.typing = word_char;
         match key.code {
             KeyCode::Enter if newline => self.insert("\n"),
             KeyCode::Char('j') if ctrl => self.insert("\n"),
@@ -119,19 +141,25 @@ impl Composer {
                     self.history.push(self.text.clone());
                 }
                 self.clear();
+                self.undo.clear();
                 return Edit::Submit(message);
             }
+            KeyCode::Char('_' | '7') if ctrl => self.undo(),
             KeyCode::Char('a') if ctrl => self.cursor = self.line_start(),
             KeyCode::Char('e') if ctrl => self.cursor = self.line_end(),
-            KeyCode::Char('u') if ctrl => {
-                let start = self.line_start();
-                self.text.replace_range(start..self.cursor, "");
-                self.cursor = start;
+            KeyCode::Char('u') if ctrl => self.cut(self.line_start(), self.cursor),
+            KeyCode::Char('k') if ctrl => self.cut(self.cursor, self.line_end()),
+            KeyCode::Char('w') if ctrl => self.cut(self.word_start(char::is_whitespace), self.cursor),
+            KeyCode::Char('y') if ctrl => {
+                let killed = self.killed.clone();
+                self.insert(&killed);
             }
-            KeyCode::Char('k') if ctrl => {
-                let end = self.line_end();
-                self.text.replace_range(self.cursor..end, "");
-            }
+            KeyCode::Backspace if alt || ctrl => self.cut(self.word_start(|c| !c.is_alphanumeric()), self.cursor),
+            KeyCode::Char('d') if alt => self.cut(self.cursor, self.word_end()),
+            KeyCode::Char('b') if alt => self.cursor = self.word_start(|c| !c.is_alphanumeric()),
+            KeyCode::Char('f') if alt => self.cursor = self.word_end(),
+            KeyCode::Left if ctrl || alt => self.cursor = self.word_start(|c| !c.is_alphanumeric()),
+            KeyCode::Right if ctrl || alt => self.cursor = self.word_end(),
             KeyCode::Char(c) if !ctrl => self.insert(c.encode_utf8(&mut [0; 4])),
             KeyCode::Backspace => {
                 if let Some(prev) = self.text[..self.cursor].chars().next_back() {
@@ -156,11 +184,82 @@ impl Composer {
             }
             KeyCode::Home => self.cursor = self.line_start(),
             KeyCode::End => self.cursor = self.line_end(),
-            KeyCode::Up if self.cursor().0 == 0 => self.recall(-1),
-            KeyCode::Down if self.cursor().0 == self.text.matches('\n').count() => self.recall(1),
+            KeyCode::Up if self.cursor().0 > 0 => self.vertical(-1),
+            KeyCode::Down if self.cursor().0 < self.text.matches('\n').count() => self.vertical(1),
+            KeyCode::Up => self.recall(-1),
+            KeyCode::Down => self.recall(1),
             _ => return Edit::Ignored,
         }
         Edit::Changed
+    }
+
+    /// Whether `key` changes the text (so undo keeps the state before it).
+    fn edits(&self, key: KeyEvent) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('_' | '7' | 'a' | 'e') if ctrl => false,
+            KeyCode::Char('b' | 'f') if key.modifiers.contains(KeyModifiers::ALT) => false,
+            KeyCode::Char(_) | KeyCode::Backspace | KeyCode::Delete => true,
+            KeyCode::Enter => key.modifiers.intersects(KeyModifiers::SHIFT | KeyModifiers::ALT),
+            _ => false,
+        }
+    }
+
+    fn remember(&mut self) {
+        if self.undo.last().is_some_and(|(t, _)| *t == self.text) {
+            return;
+        }
+        self.undo.push((self.text.clone(), self.cursor));
+        if self.undo.len() > 200 {
+            self.undo.remove(0);
+        }
+    }
+
+    fn undo(&mut self) {
+        if let Some((text, cursor)) = self.undo.pop() {
+            self.text = text;
+            self.cursor = cursor.min(self.text.len());
+        }
+    }
+
+    /// Remove `from..to`, keeping it for Ctrl+Y.
+    fn cut(&mut self, from: usize, to: usize) {
+        if from < to {
+            self.killed = self.text[from..to].to_string();
+            self.text.replace_range(from..to, "");
+            self.cursor = from;
+        }
+    }
+
+    /// Where the word before the cursor starts (`stop` tells a separator).
+    fn word_start(&self, stop: impl Fn(char) -> bool) -> usize {
+        let before = &self.text[..self.cursor];
+        let trimmed = before.trim_end_matches(&stop);
+        trimmed.rfind(&stop).map(|i| i + trimmed[i..].chars().next().map_or(1, char::len_utf8)).unwrap_or(0)
+    }
+
+    /// Where the word after the cursor ends.
+    fn word_end(&self) -> usize {
+        let after = &self.text[self.cursor..];
+        let skipped = after.len() - after.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+        let rest = &after[skipped..];
+        let word = rest.find(|c: char| !c.is_alphanumeric()).unwrap_or(rest.len());
+        self.cursor + skipped + word
+    }
+
+    /// Move to the line above (-1) or below (+1), at the same column or the line's end.
+    fn vertical(&mut self, step: isize) {
+        let (row, col) = self.cursor();
+        let target = (row as isize + step).max(0) as usize;
+        let mut start = 0;
+        for (i, line) in self.text.split('\n').enumerate() {
+            if i == target {
+                let offset = line.char_indices().nth(col).map(|(b, _)| b).unwrap_or(line.len());
+                self.cursor = start + offset;
+                return;
+            }
+            start += line.len() + 1;
+        }
     }
 
     fn line_start(&self) -> usize {
@@ -171,7 +270,8 @@ impl Composer {
         self.text[self.cursor..].find('\n').map(|i| self.cursor + i).unwrap_or(self.text.len())
     }
 
-    /// Step through earlier prompts (-1 older, +1 newer).
+    /// Step through earlier prompts (-1 older, +1 newer); what was being typed comes
+    /// back past the newest.
     fn recall(&mut self, step: isize) {
         if self.history.is_empty() {
             return;
@@ -182,10 +282,15 @@ impl Composer {
             return;
         }
         if at >= last {
-            self.text.clear();
-            self.cursor = 0;
-            self.browsing = None;
+            if self.browsing.is_some() {
+                self.text = self.draft.take().unwrap_or_default();
+                self.cursor = self.text.len();
+                self.browsing = None;
+            }
             return;
+        }
+        if self.browsing.is_none() {
+            self.draft = Some(self.text.clone());
         }
         self.text = self.history[at as usize].clone();
         self.cursor = self.text.len();
@@ -219,6 +324,58 @@ mod tests {
         assert!(c.is_empty());
         c.key(key(KeyCode::Up));
         assert_eq!(c.text(), "one\ntwo\nthree");
+    }
+
+    #[test]
+    fn a_draft_survives_browsing_the_history() {
+        let mut c = Composer::default();
+        c.set_history(vec!["old prompt".into()]);
+        typed(&mut c, "half typed");
+        c.key(key(KeyCode::Up));
+        assert_eq!(c.text(), "old prompt");
+        c.key(key(KeyCode::Down));
+        assert_eq!(c.text(), "half typed");
+    }
+
+    #[test]
+    fn up_and_down_move_inside_a_multi_line_prompt_first() {
+        let mut c = Composer::default();
+        c.set_history(vec!["old".into()]);
+        typed(&mut c, "first line");
+        c.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT));
+        typed(&mut c, "second");
+        c.key(key(KeyCode::Up));
+        assert_eq!((c.text(), c.cursor()), ("first line\nsecond", (0, 6)));
+        c.key(key(KeyCode::Down));
+        assert_eq!(c.cursor(), (1, 6));
+        c.key(key(KeyCode::Up));
+        c.key(key(KeyCode::Up));
+        assert_eq!(c.text(), "old", "history only from the first line");
+    }
+
+    #[test]
+    fn readline_keys_and_undo() {
+        let ctrl = |ch| KeyEvent::new(KeyCode::Char(ch), KeyModifiers::CONTROL);
+        let alt = |ch| KeyEvent::new(KeyCode::Char(ch), KeyModifiers::ALT);
+        let mut c = Composer::default();
+        typed(&mut c, "run the unit tests");
+        c.key(ctrl('w'));
+        assert_eq!(c.text(), "run the unit ");
+        c.key(alt('b'));
+        c.key(alt('b'));
+        assert_eq!(c.cursor(), (0, 4));
+        c.key(alt('d'));
+        assert_eq!(c.text(), "run  unit ");
+        c.key(ctrl('e'));
+        c.key(ctrl('y'));
+        assert_eq!(c.text(), "run  unit the");
+        c.key(ctrl('_'));
+        assert_eq!(c.text(), "run  unit ");
+        c.key(ctrl('_'));
+        c.key(ctrl('_'));
+        assert_eq!(c.text(), "run the unit tests", "undo walks back edit by edit");
+        c.key(KeyEvent::new(KeyCode::Left, KeyModifiers::CONTROL));
+        assert_eq!(c.cursor(), (0, 13));
     }
 
     #[test]

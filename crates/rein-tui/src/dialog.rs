@@ -1,15 +1,27 @@
-//! The permission dialog: what the call is, `Do you want to proceed?`, and the options —
-//! `1. Yes`, `2. Yes, and don't ask again for …` (rules written to the project's
-//! `.claude/settings.local.json`) or, for edits, `Yes, allow all edits during this
-//! session`, `a. Yes, and switch to auto mode` (outside auto mode), and `3. No, and tell
-//! rein what to do differently (esc)`.
+//! The permission dialog: what the call is — the whole command, the whole diff numbered
+//! by file line, a Write's whole content —, why it is asked, `Do you want to proceed?`,
+//! and the options: `1. Yes`, `2. Yes, and don't ask again for …` (rules written to the
+//! project's `.claude/settings.local.json`) or, for edits, `Yes, allow all edits during
+//! this session`, `a. Yes, and switch to auto mode` (outside auto mode), and `3. No, and
+//! tell rein what to do differently (esc)`. The subject scrolls when it is taller than
+//! the window; the question and every option always show.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
 use crate::approver::Question;
-use crate::summary;
+use crate::{summary, wrap};
+
+/// A dialog's lines, wrapped to its inner width: a title, a subject that may scroll,
+/// and what always shows below it.
+pub struct Parts {
+    pub title: Line<'static>,
+    pub subject: Vec<Line<'static>>,
+    /// Why it is asked (gives way first in a short window).
+    pub reason: Vec<Line<'static>>,
+    pub fixed: Vec<Line<'static>>,
+}
 
 /// The options of a question, in order: (key, text).
 pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, String)> {
@@ -29,45 +41,97 @@ pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, Stri
     out
 }
 
-/// The dialog's lines, with `selected` (an index into [`options`]) marked.
-pub fn lines(q: &Question, project: &str, selected: usize, width: usize, offer_auto: bool) -> Vec<Line<'static>> {
-    if crate::user_dialog::is_user_tool(q) {
-        return crate::user_dialog::lines(q, selected, width);
+/// The options as lines, `selected` marked, wrapped under their text.
+pub fn option_lines(options: &[(char, String)], selected: usize, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for (i, (key, text)) in options.iter().enumerate() {
+        let marker = if i == selected { "❯ " } else { "  " };
+        let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+        let line = Line::from(Span::styled(format!("{marker}{key}. {text}"), style));
+        out.extend(wrap::wrap_indent(&line, width, 5, None));
     }
+    out
+}
+
+/// The dialog's parts at `width` columns inside its border.
+pub fn parts(q: &Question, project: &str, selected: usize, width: usize, offer_auto: bool) -> Parts {
+    if crate::user_dialog::is_user_tool(q) {
+        return crate::user_dialog::parts(q, selected, width);
+    }
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let path = |k: &str| q.call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     let title = match q.call.name.as_str() {
         "Bash" => "Bash command".to_string(),
-        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => "Edit file".to_string(),
+        "Edit" | "MultiEdit" | "NotebookEdit" => format!("Edit file {}", relative(&path("file_path"), project)),
+        "Write" => format!("Write file {}", relative(&path("file_path"), project)),
         "WebFetch" => "Fetch".to_string(),
         other => other.to_string(),
     };
-    let bold = Style::default().add_modifier(Modifier::BOLD);
-    let mut out = vec![Line::from(Span::styled(title, bold.fg(Color::Yellow)))];
+    let subject = wrap::wrap_all(subject(q, project), width);
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    let mut fixed = Vec::new();
+    let mut reason = Vec::new();
+    if !q.decision.reason.is_empty() {
+        reason.extend(wrap::wrap(&Line::from(Span::styled(q.decision.reason.clone(), dim)), width));
+    }
+    let question = match q.call.name.as_str() {
+        "Edit" | "MultiEdit" | "NotebookEdit" => {
+            format!("Do you want to make this edit to {}?", relative(&path("file_path"), project))
+        }
+        "Write" if !std::path::Path::new(&path("file_path")).exists() => {
+            format!("Do you want to create {}?", relative(&path("file_path"), project))
+        }
+        _ => "Do you want to proceed?".to_string(),
+    };
+    fixed.extend(wrap::wrap(&Line::from(question), width));
+    fixed.extend(option_lines(&options(q, project, offer_auto), selected, width));
+    Parts { title: Line::from(Span::styled(title, bold.fg(Color::Yellow))), subject, reason, fixed }
+}
+
+fn relative(path: &str, project: &str) -> String {
+    std::path::Path::new(path)
+        .strip_prefix(project)
+        .map(|r| r.display().to_string())
+        .unwrap_or_else(|_| path.to_string())
+}
+
+/// What the call would do, in full, before wrapping.
+fn subject(q: &Question, project: &str) -> Vec<Line<'static>> {
     let s = |k: &str| q.call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-    let shown = match q.call.name.as_str() {
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    match q.call.name.as_str() {
         "Bash" => {
-            let mut v: Vec<String> = s("command").lines().take(4).map(|l| format!("  {l}")).collect();
+            let mut v: Vec<Line<'static>> = s("command").lines().map(|l| Line::from(format!("  {l}"))).collect();
             let d = s("description");
             if !d.is_empty() {
-                v.push(format!("  {d}"));
+                v.push(Line::from(Span::styled(format!("  {d}"), dim)));
             }
             v
         }
-        "WebFetch" => vec![format!("  {}", s("url"))],
-        _ => vec![format!("  {}", summary::header(&q.call, std::path::Path::new(project)))],
-    };
-    out.extend(shown.into_iter().map(|l| Line::from(summary::one_line(&l, width.saturating_sub(2)))));
-    if matches!(q.call.name.as_str(), "Edit" | "MultiEdit") {
-        out.extend(summary::summary(&q.call, "", false).into_iter().skip(1).take(6));
+        "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => summary::proposed_change(&q.call),
+        "WebFetch" => {
+            let mut v = vec![Line::from(format!("  {}", s("url")))];
+            let prompt = s("prompt");
+            if !prompt.is_empty() {
+                v.push(Line::from(Span::styled(format!("  {prompt}"), dim)));
+            }
+            v
+        }
+        _ => {
+            let mut v = vec![Line::from(format!("  {}", summary::header(&q.call, std::path::Path::new(project))))];
+            if let Some(map) = q.call.input.as_object() {
+                for (k, value) in map {
+                    let text = match value {
+                        Value::String(t) => t.clone(),
+                        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+                    };
+                    for (i, l) in text.lines().enumerate() {
+                        let lead = if i == 0 { format!("    {k}: ") } else { "      ".to_string() };
+                        v.push(Line::from(vec![Span::styled(lead, dim), Span::raw(l.to_string())]));
+                    }
+                }
+            }
+            v
+        }
     }
-    out.push(Line::from(Span::styled(
-        summary::one_line(&q.decision.reason, width.saturating_sub(2)),
-        Style::default().add_modifier(Modifier::DIM),
-    )));
-    out.push(Line::from("Do you want to proceed?"));
-    for (i, (key, text)) in options(q, project, offer_auto).into_iter().enumerate() {
-        let marker = if i == selected { "❯ " } else { "  " };
-        let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
-        out.push(Line::from(Span::styled(summary::one_line(&format!("{marker}{key}. {text}"), width), style)));
-    }
-    out
 }

@@ -54,7 +54,7 @@ impl App {
                 self.note(format!("Error: {why}"));
             }
             FromEngine::Finished(outcome) => {
-                let lines = self.stream.finish();
+                let lines = self.stream.finish(self.width);
                 self.pending.extend(lines);
                 if self.busy.as_ref().is_some_and(|b| b.since.elapsed() > Duration::from_secs(10)) {
                     self.notify = Some("rein is done and waiting for you".into());
@@ -97,7 +97,7 @@ impl App {
             EngineEvent::Stream(StreamDelta::Text { text, .. }) => {
                 self.thinking = false;
                 self.turn_tokens += (text.len() / 4).max(1) as u64;
-                let lines = self.stream.push(&text);
+                let lines = self.stream.push(&text, self.width);
                 self.pending.extend(lines);
             }
             EngineEvent::Stream(StreamDelta::Thinking { thinking, .. }) => {
@@ -110,7 +110,7 @@ impl App {
                 if let Some(b) = &mut self.busy {
                     b.answered = answered;
                 }
-                let lines = self.stream.finish();
+                let lines = self.stream.finish(self.width);
                 self.pending.extend(lines);
                 let thinking: String = m
                     .content
@@ -134,7 +134,7 @@ impl App {
                 self.thinking = false;
             }
             EngineEvent::ToolStarted(call) => {
-                let lines = self.stream.finish();
+                let lines = self.stream.finish(self.width);
                 self.pending.extend(lines);
                 self.running.push((call, Instant::now()));
             }
@@ -170,8 +170,8 @@ impl App {
                     }
                     (rein_protocol::Role::Assistant, ContentBlock::Text { text }) => {
                         let mut stream = Stream::default();
-                        let mut lines = stream.push(text);
-                        lines.extend(stream.finish());
+                        let mut lines = stream.push(text, self.width);
+                        lines.extend(stream.finish(self.width));
                         self.pending.extend(lines);
                     }
                     (_, ContentBlock::ToolUse(call)) => {
@@ -185,6 +185,7 @@ impl App {
             }
         }
         if !messages.is_empty() {
+            self.turns_taken = true;
             self.note(format!("Resumed a conversation of {} messages", messages.len()));
         }
     }

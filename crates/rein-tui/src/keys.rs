@@ -1,5 +1,5 @@
 //! Keys in the interactive session's dialogs and helpers: the permission dialog, Ctrl+R
-//! search, the Esc Esc picker, Tab completion of commands and `@` mentions, exiting.
+//! search, the Esc Esc picker, exiting.
 
 use std::time::Instant;
 
@@ -102,37 +102,6 @@ impl App {
         }
     }
 
-    /// Tab after `/na`: the command's whole name, or the names it could be.
-    pub(crate) fn complete_command(&mut self) {
-        let typed = self.composer.text().trim_start_matches('/').to_string();
-        if typed.contains(char::is_whitespace) {
-            return;
-        }
-        let mut names: Vec<String> = crate::slash::NAMES.iter().map(|n| n.to_string()).collect();
-        names.extend(self.commands.iter().map(|(n, _)| n.clone()));
-        let matching: Vec<&String> = names.iter().filter(|n| n.starts_with(&typed)).collect();
-        match matching.as_slice() {
-            [] => {}
-            [one] => {
-                self.composer.clear();
-                self.composer.insert(&format!("/{one} "));
-            }
-            many => {
-                let list: Vec<String> = many.iter().map(|n| format!("/{n}")).collect();
-                self.hint = Some((list.join("  "), Instant::now()));
-            }
-        }
-    }
-
-    /// Tab on `@que`: the best file.
-    pub(crate) fn complete_mention(&mut self) {
-        let Some((start, _)) = crate::mentions::current(self.composer.text()) else { return };
-        if let Some(best) = self.mention_candidates().into_iter().next() {
-            let kept = self.composer.text()[..start].to_string();
-            self.composer.set_text(&format!("{kept}@{best} "));
-        }
-    }
-
     pub(crate) fn arm_exit(&mut self, hint: &str) {
         if self.exit_armed.is_some_and(|t| t.elapsed() < EXIT_WINDOW) {
             self.quit = true;
@@ -162,24 +131,41 @@ impl App {
         }
         let offer_auto = self.offer_auto();
         let Some((q, selected)) = &mut self.question else { return };
+        let forced = match ask_user_key(q, selected, key) {
+            Some(Step::Handled) => return,
+            Some(Step::Done) => Some('\n'),
+            None => None,
+        };
         let project = self.project_root.display().to_string();
         let options = dialog::options(q, &project, offer_auto);
-        let chosen = match key.code {
-            KeyCode::Up => {
-                *selected = selected.saturating_sub(1);
-                None
+        let chosen = if forced.is_some() {
+            forced
+        } else {
+            match key.code {
+                KeyCode::PageUp => {
+                    self.dialog_scroll = self.dialog_scroll.saturating_sub(10);
+                    None
+                }
+                KeyCode::PageDown => {
+                    self.dialog_scroll += 10;
+                    None
+                }
+                KeyCode::Up => {
+                    *selected = selected.saturating_sub(1);
+                    None
+                }
+                KeyCode::Down => {
+                    *selected = (*selected + 1).min(options.len() - 1);
+                    None
+                }
+                KeyCode::Enter => options.get(*selected).map(|o| o.0),
+                KeyCode::Esc | KeyCode::Char('n') => Some('3'),
+                KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some('3'),
+                KeyCode::Char('y') => Some('1'),
+                KeyCode::BackTab if q.edits => Some('2'),
+                KeyCode::Char(c) if options.iter().any(|o| o.0 == c) => Some(c),
+                _ => None,
             }
-            KeyCode::Down => {
-                *selected = (*selected + 1).min(options.len() - 1);
-                None
-            }
-            KeyCode::Enter => options.get(*selected).map(|o| o.0),
-            KeyCode::Esc | KeyCode::Char('n') => Some('3'),
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some('3'),
-            KeyCode::Char('y') => Some('1'),
-            KeyCode::BackTab if q.edits => Some('2'),
-            KeyCode::Char(c) if options.iter().any(|o| o.0 == c) => Some(c),
-            _ => None,
         };
         let Some(choice) = chosen else { return };
         if let Some((q, selected)) = self.question.as_mut().filter(|(q, _)| crate::user_dialog::is_user_tool(q)) {
@@ -224,6 +210,59 @@ impl App {
             }
             _ => Answer::no(),
         };
+        // "No" without a note stops the turn and waits for the person, as the option says;
+        // with a note the model reads it and goes on.
+        let stop = !answer.allow && message.is_none() && !q.network;
         let _ = q.reply.send(Answer { message, ..answer });
+        if stop && let Some(b) = &self.busy {
+            b.token.cancel();
+        }
     }
+}
+
+/// What a key did on AskUserQuestion beyond choosing one option.
+enum Step {
+    /// Moved back, or ticked: nothing more to do.
+    Handled,
+    /// Enter on a question that takes several: answer with the ticked ones.
+    Done,
+}
+
+/// Left goes back to the question before; on a question that takes several, Space or
+/// an option's number ticks it and Enter answers with those ticked.
+fn ask_user_key(q: &mut crate::approver::Question, selected: &mut usize, key: KeyEvent) -> Option<Step> {
+    if q.call.name != "AskUserQuestion" {
+        return None;
+    }
+    if key.code == KeyCode::Left && !q.progress.is_empty() {
+        crate::user_dialog::back(q);
+        *selected = 0;
+        return Some(Step::Handled);
+    }
+    if !crate::user_dialog::multi(q) {
+        return None;
+    }
+    let options = crate::user_dialog::options(q);
+    let tick = match key.code {
+        KeyCode::Char(' ') => Some(*selected),
+        KeyCode::Char(c) if c.is_ascii_digit() => options.iter().position(|o| o.0 == c),
+        _ => None,
+    };
+    if let Some(i) = tick.filter(|i| options.get(*i).is_some_and(|o| o.0 != 'o')) {
+        match q.checked.iter().position(|c| *c == i) {
+            Some(at) => {
+                q.checked.remove(at);
+            }
+            None => q.checked.push(i),
+        }
+        *selected = i;
+        return Some(Step::Handled);
+    }
+    if key.code == KeyCode::Enter && options.get(*selected).is_some_and(|o| o.0 != 'o') {
+        if q.checked.is_empty() {
+            q.checked.push(*selected);
+        }
+        return Some(Step::Done);
+    }
+    None
 }

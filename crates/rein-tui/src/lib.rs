@@ -12,12 +12,15 @@ mod events;
 mod highlight;
 mod history;
 mod keys;
+mod markdown;
 mod mcp_pick;
 mod mentions;
+mod menu;
 mod out;
 mod overlay;
 mod plugin_slash;
 mod rewind_menu;
+mod screen;
 mod slash;
 mod status_line;
 mod stream;
@@ -27,6 +30,7 @@ mod trust_dialog;
 mod user_dialog;
 mod view;
 mod worker;
+mod wrap;
 
 use std::path::PathBuf;
 

@@ -8,7 +8,7 @@ use rein_policy::{Change, Destination};
 use crate::app::App;
 use crate::worker::ToEngine;
 
-const HELP: &[(&str, &str)] = &[
+pub(crate) const HELP: &[(&str, &str)] = &[
     ("/help", "this list"),
     ("/cost", "tokens, cost and API time of this session"),
     ("/status", "model, mode, working directory"),
@@ -26,25 +26,6 @@ const HELP: &[(&str, &str)] = &[
     ("/plugin", "the plugins in use and installed; install, enable, disable, marketplace add… (as `rein plugin`)"),
     ("/resume", "pick an earlier session of this directory to continue"),
     ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
-];
-
-/// Built-in command names, for Tab completion.
-pub const NAMES: &[&str] = &[
-    "help",
-    "cost",
-    "status",
-    "model",
-    "permissions",
-    "context",
-    "compact",
-    "clear",
-    "hooks",
-    "agents",
-    "output-style",
-    "plugin",
-    "memory",
-    "init",
-    "exit",
 ];
 
 /// What `/init` asks.

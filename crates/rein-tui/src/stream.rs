@@ -1,93 +1,73 @@
-//! Streaming assistant text, committed line by line: only complete lines enter the
-//! history (a partial line stays in the live area until its newline arrives or the
-//! message ends), styled as light Markdown — headings bold, code blocks coloured,
-//! inline `code` highlighted, bullets kept.
+//! Streaming assistant text, committed as it completes: a line enters the history once
+//! its newline has arrived (a table once its last row has), rendered as Markdown
+//! ([`crate::markdown`]) and wrapped to the window; what is still arriving shows in the
+//! live area, wrapped, growing as it streams.
 
-use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
+
+use crate::markdown::Blocks;
 
 /// Text of the message being streamed.
 #[derive(Debug, Default)]
 pub struct Stream {
     /// What has arrived after the last newline.
     partial: String,
-    /// Inside a fenced code block of this language.
-    in_code: Option<String>,
+    blocks: Blocks,
     /// The message produced a line already (the first one gets the `⏺` bullet).
     started: bool,
 }
 
 impl Stream {
-    /// Take `delta`; return the lines it completed, styled.
-    pub fn push(&mut self, delta: &str) -> Vec<Line<'static>> {
+    /// Take `delta`; return the lines it completed, rendered at `width`.
+    pub fn push(&mut self, delta: &str, width: usize) -> Vec<Line<'static>> {
         self.partial.push_str(delta);
         let mut out = Vec::new();
         while let Some(i) = self.partial.find('\n') {
             let line: String = self.partial.drain(..=i).collect();
-            out.push(self.style(line.trim_end_matches('\n')));
+            let rendered = self.blocks.line(line.trim_end_matches(['\n', '\r']), width.saturating_sub(2));
+            out.extend(self.bullet(rendered));
         }
         out
     }
 
-    /// The message ended: the rest, if any, as a last line; then start afresh.
-    pub fn finish(&mut self) -> Vec<Line<'static>> {
+    /// The message ended: the rest, if any; then start afresh.
+    pub fn finish(&mut self, width: usize) -> Vec<Line<'static>> {
         let rest = std::mem::take(&mut self.partial);
-        let out = if rest.is_empty() { Vec::new() } else { vec![self.style(&rest)] };
+        let w = width.saturating_sub(2);
+        let mut rendered = if rest.is_empty() { Vec::new() } else { self.blocks.line(&rest, w) };
+        rendered.extend(self.blocks.finish(w));
+        let out = self.bullet(rendered);
         *self = Stream::default();
         out
     }
 
-    /// The line still arriving, for the live area.
-    pub fn partial(&self) -> &str {
-        &self.partial
+    /// What is still arriving, as it would show now (for the live area).
+    pub fn pending(&self, width: usize) -> Vec<Line<'static>> {
+        let w = width.saturating_sub(2);
+        let mut lines = self.blocks.pending(w);
+        if !self.partial.is_empty() {
+            let mut probe = Blocks::default();
+            lines.extend(probe.line(&self.partial, w));
+        }
+        lines.into_iter().map(|l| indent(l, "  ")).collect()
     }
 
-    fn style(&mut self, line: &str) -> Line<'static> {
-        let bullet = if self.started { "  " } else { "⏺ " };
-        self.started = true;
-        let mut spans = vec![Span::raw(bullet.to_string())];
-        if let Some(fence) = line.trim_start().strip_prefix("```") {
-            self.in_code = match self.in_code {
-                Some(_) => None,
-                None => Some(fence.trim().to_string()),
-            };
-            spans.push(Span::styled(line.to_string(), Style::default().add_modifier(Modifier::DIM)));
-            return Line::from(spans);
-        }
-        if let Some(lang) = &self.in_code {
-            spans.extend(crate::highlight::line(line, lang));
-            return Line::from(spans);
-        }
-        if line.starts_with('#') {
-            let text = line.trim_start_matches('#').trim_start().to_string();
-            spans.push(Span::styled(text, Style::default().add_modifier(Modifier::BOLD)));
-            return Line::from(spans);
-        }
-        spans.extend(inline_code(line));
-        Line::from(spans)
+    fn bullet(&mut self, lines: Vec<Line<'static>>) -> Vec<Line<'static>> {
+        lines
+            .into_iter()
+            .map(|l| {
+                let mark = if self.started { "  " } else { "⏺ " };
+                self.started = true;
+                indent(l, mark)
+            })
+            .collect()
     }
 }
 
-/// `text with `code` in it`: code spans coloured, `**bold**` bold.
-fn inline_code(line: &str) -> Vec<Span<'static>> {
-    let mut out = Vec::new();
-    for (i, part) in line.split('`').enumerate() {
-        if part.is_empty() {
-            continue;
-        }
-        if i % 2 == 1 {
-            out.push(Span::styled(part.to_string(), Style::default().fg(Color::Cyan)));
-            continue;
-        }
-        for (j, piece) in part.split("**").enumerate() {
-            if piece.is_empty() {
-                continue;
-            }
-            let style = if j % 2 == 1 { Style::default().add_modifier(Modifier::BOLD) } else { Style::default() };
-            out.push(Span::styled(piece.to_string(), style));
-        }
-    }
-    out
+fn indent(line: Line<'static>, mark: &str) -> Line<'static> {
+    let mut spans = vec![Span::raw(mark.to_string())];
+    spans.extend(line.spans);
+    Line::from(spans).style(line.style)
 }
 
 #[cfg(test)]
@@ -105,8 +85,8 @@ mod tests {
         let text = "# Title\nSome `code` here\n```rust\nfn main() {}\n```\nlast line";
         let whole = {
             let mut s = Stream::default();
-            let mut l = s.push(text);
-            l.extend(s.finish());
+            let mut l = s.push(text, 80);
+            l.extend(s.finish(80));
             plain(&l)
         };
         for size in 1..8 {
@@ -114,13 +94,13 @@ mod tests {
             let mut l = Vec::new();
             let chars: Vec<char> = text.chars().collect();
             for chunk in chars.chunks(size) {
-                l.extend(s.push(&chunk.iter().collect::<String>()));
+                l.extend(s.push(&chunk.iter().collect::<String>(), 80));
                 assert!(!plain(&l).iter().any(|x| x.contains("last line")), "a partial line was committed");
             }
-            l.extend(s.finish());
+            l.extend(s.finish(80));
             assert_eq!(plain(&l), whole, "chunks of {size}");
         }
         assert_eq!(whole[0], "⏺ Title");
-        assert_eq!(whole.len(), 6);
+        assert_eq!(whole.len(), 4, "the fences are not drawn: {whole:?}");
     }
 }

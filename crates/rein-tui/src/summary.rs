@@ -113,27 +113,8 @@ fn file_line_of(result: &str, new: &str) -> Option<usize> {
 /// `Updated path with A additions and R removals` and a coloured diff, numbered by file
 /// line when `base` (the file line of the first new line) is known.
 fn diff_summary(path: &str, edits: &[(&str, &str)], base: Option<usize>) -> Vec<Line<'static>> {
-    let (mut added, mut removed) = (0, 0);
-    let mut body: Vec<Line<'static>> = Vec::new();
-    for (old, new) in edits {
-        let diff = similar::TextDiff::from_lines(*old, *new);
-        for change in diff.iter_all_changes() {
-            let line = change.value().trim_end_matches('\n').to_string();
-            let (sign, style, number) = match change.tag() {
-                similar::ChangeTag::Delete => {
-                    removed += 1;
-                    ("-", Style::default().fg(Color::Red), change.old_index())
-                }
-                similar::ChangeTag::Insert => {
-                    added += 1;
-                    ("+", Style::default().fg(Color::Green), change.new_index())
-                }
-                similar::ChangeTag::Equal => (" ", Style::default().add_modifier(Modifier::DIM), change.new_index()),
-            };
-            let n = number.map(|n| n + base.unwrap_or(1)).unwrap_or(0);
-            body.push(Line::from(Span::styled(format!("{n:>4} {sign} {line}"), style)));
-        }
-    }
+    let edits: Vec<(&str, &str, Option<usize>)> = edits.iter().map(|(o, n)| (*o, *n, base)).collect();
+    let (body, added, removed) = diff_lines(&edits);
     let plural = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let mut out = vec![Line::from(format!(
         "Updated {path} with {} and {}",
@@ -147,6 +128,87 @@ fn diff_summary(path: &str, edits: &[(&str, &str)], base: Option<usize>) -> Vec<
         out.push(Line::from(Span::styled(more, Style::default().add_modifier(Modifier::DIM))));
     }
     out
+}
+
+/// Each edit's diff (old, new, the file line where old starts), numbered by file line,
+/// three lines of context around each change; and the lines added and removed.
+fn diff_lines(edits: &[(&str, &str, Option<usize>)]) -> (Vec<Line<'static>>, usize, usize) {
+    let (mut added, mut removed) = (0, 0);
+    let mut body: Vec<Line<'static>> = Vec::new();
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    for (old, new, base) in edits {
+        let diff = similar::TextDiff::from_lines(*old, *new);
+        for (g, group) in diff.grouped_ops(3).iter().enumerate() {
+            if g > 0 {
+                body.push(Line::from(Span::styled("     ⋮", dim)));
+            }
+            for op in group {
+                for change in diff.iter_changes(op) {
+                    let line = change.value().trim_end_matches('\n').to_string();
+                    let (sign, style, number) = match change.tag() {
+                        similar::ChangeTag::Delete => {
+                            removed += 1;
+                            ("-", Style::default().fg(Color::Red), change.old_index())
+                        }
+                        similar::ChangeTag::Insert => {
+                            added += 1;
+                            ("+", Style::default().fg(Color::Green), change.new_index())
+                        }
+                        similar::ChangeTag::Equal => (" ", dim, change.new_index()),
+                    };
+                    let n = number.map(|n| n + base.unwrap_or(1)).unwrap_or(0);
+                    body.push(Line::from(Span::styled(format!("{n:>4} {sign} {line}"), style)));
+                }
+            }
+        }
+    }
+    (body, added, removed)
+}
+
+/// The change an edit call would make, in full, for the permission dialog: the diff
+/// numbered by file line (read off the file as it is now), or a new file's content.
+pub fn proposed_change(call: &ToolUse) -> Vec<Line<'static>> {
+    let s = |k: &str| call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+    let path = if call.name == "NotebookEdit" { s("notebook_path") } else { s("file_path") };
+    let current = std::fs::read_to_string(&path).ok();
+    let line_of = |text: &str, needle: &str| {
+        text.find(needle).filter(|_| !needle.is_empty()).map(|i| text[..i].matches('\n').count() + 1)
+    };
+    let edits: Vec<(String, String)> = match call.name.as_str() {
+        "Edit" => vec![(s("old_string"), s("new_string"))],
+        "MultiEdit" => call
+            .input
+            .get("edits")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                let g = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+                (g("old_string"), g("new_string"))
+            })
+            .collect(),
+        "Write" => match &current {
+            Some(old) => vec![(old.clone(), s("content"))],
+            None => {
+                let style = Style::default().fg(Color::Green);
+                return s("content")
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| Line::from(Span::styled(format!("{:>4} + {l}", i + 1), style)))
+                    .collect();
+            }
+        },
+        _ => return s("new_source").lines().map(|l| Line::from(format!("  {l}"))).collect(),
+    };
+    // Each edit applies to the text the ones before it left.
+    let mut text = current.unwrap_or_default();
+    let mut numbered = Vec::new();
+    for (old, new) in &edits {
+        let base = if call.name == "Write" { Some(1) } else { line_of(&text, old) };
+        numbered.push((old.as_str(), new.as_str(), base));
+        text = text.replacen(old.as_str(), new, 1);
+    }
+    diff_lines(&numbered).0
 }
 
 /// `☐` pending, `☒` done (dimmed), the one in progress in bold.

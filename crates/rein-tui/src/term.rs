@@ -1,30 +1,27 @@
-//! The terminal: raw mode, bracketed paste, an inline viewport at the bottom for the
-//! live area, finished lines written above it into the terminal's own scrollback once,
-//! each frame one synchronized update at most 60 times a second; restored on exit and
-//! on panic.
+//! The terminal: raw mode, bracketed paste, the live area at the bottom of what has been
+//! written ([`crate::screen`]), finished lines written above it into the terminal's own
+//! scrollback once (wrapped at word boundaries), each frame one synchronized update at
+//! most 60 times a second; restored on exit and on panic, with the line that resumes the
+//! session printed.
 
 use std::io::{self, Write};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::cursor::Show;
 use ratatui::crossterm::event::{DisableBracketedPaste, EnableBracketedPaste, Event, EventStream, KeyEventKind};
 use ratatui::crossterm::terminal::{self, BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::crossterm::{execute, queue};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
-use ratatui::{Terminal, TerminalOptions, Viewport};
+use ratatui::text::Line;
 use tokio::sync::mpsc;
-use unicode_width::UnicodeWidthStr;
 
 use crate::app::App;
 use crate::approver::Question;
 use crate::out::Where;
+use crate::screen::Screen;
 use crate::view;
 use crate::worker::FromEngine;
 
-/// Rows of the live area (input box, spinner, dialog).
-const LIVE_ROWS: u16 = 14;
 /// Lines the Ctrl+O view keeps.
 const LOG_LINES: usize = 20_000;
 /// At most one frame in this time (60 fps) for streaming and ticks…
@@ -32,11 +29,9 @@ const FRAME: Duration = Duration::from_millis(16);
 /// …and this for what the person types, whose echo is worth the extra frames.
 const KEY_FRAME: Duration = Duration::from_millis(4);
 
-type Term = Terminal<CrosstermBackend<io::Stdout>>;
-
 /// Put the terminal back as it was.
 fn restore() {
-    let _ = execute!(io::stdout(), DisableBracketedPaste);
+    let _ = execute!(io::stdout(), DisableBracketedPaste, Show);
     let _ = terminal::disable_raw_mode();
 }
 
@@ -53,21 +48,22 @@ pub async fn run(
         restore();
         hook(info);
     }));
-    let rows = terminal::size().map(|(_, h)| h).unwrap_or(24);
-    let options = TerminalOptions { viewport: Viewport::Inline(LIVE_ROWS.min(rows.saturating_sub(1)).max(3)) };
-    let mut term = Terminal::with_options(CrosstermBackend::new(io::stdout()), options)?;
-    let result = event_loop(&mut app, &mut term, &mut engine, &mut questions).await;
+    // The cursor is asked for here, before anything reads the keyboard.
+    let mut screen = Screen::new()?;
+    let result = event_loop(&mut app, &mut screen, &mut engine, &mut questions).await;
     // Leave the finished lines, clear the live area, and put the cursor below them.
-    let _ = flush_history(&mut app, &mut term);
-    let _ = term.clear();
+    let _ = flush_history(&mut app, &mut screen);
+    let _ = screen.finish();
     restore();
-    println!();
+    if app.resume_to.is_none() && !app.session_id.is_empty() && app.turns_taken {
+        println!("Resume this session with: rein --resume {}", app.session_id);
+    }
     result.map(|()| app.resume_to.take())
 }
 
 async fn event_loop(
     app: &mut App,
-    term: &mut Term,
+    screen: &mut Screen,
     engine: &mut mpsc::UnboundedReceiver<FromEngine>,
     questions: &mut mpsc::UnboundedReceiver<Question>,
 ) -> io::Result<()> {
@@ -80,7 +76,7 @@ async fn event_loop(
         app.tick_status_line();
         let gap = if typed { KEY_FRAME } else { FRAME };
         if dirty && last_draw.elapsed() >= gap {
-            draw(app, term)?;
+            draw(app, screen)?;
             last_draw = Instant::now();
             dirty = false;
             typed = false;
@@ -89,16 +85,24 @@ async fn event_loop(
             return Ok(());
         }
         if let Some(path) = app.edit.take() {
-            flush_history(app, term)?;
+            flush_history(app, screen)?;
+            screen.invalidate()?;
             edit(&path).await?;
-            term.clear()?;
+            // Ctrl+G: the prompt was edited in the editor; it comes back to the input box.
+            if std::mem::take(&mut app.editing_prompt) {
+                if let Ok(back) = std::fs::read_to_string(&path) {
+                    app.composer.set_text(back.trim_end_matches('\n'));
+                }
+                let _ = std::fs::remove_file(&path);
+            }
+            screen.invalidate()?;
             dirty = true;
             continue;
         }
         if std::mem::take(&mut app.open_log) {
-            flush_history(app, term)?;
+            flush_history(app, screen)?;
             crate::overlay::show(&app.log, &mut events).await?;
-            term.clear()?;
+            screen.invalidate()?;
             dirty = true;
             continue;
         }
@@ -113,7 +117,7 @@ async fn event_loop(
                     app.on_paste(&text);
                     typed = true;
                 }
-                Some(Ok(Event::Resize(..))) => term.autoresize()?,
+                Some(Ok(Event::Resize(w, h))) => screen.resized(w, h)?,
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(e),
                 None => return Ok(()),
@@ -149,10 +153,11 @@ async fn edit(path: &std::path::Path) -> io::Result<()> {
 
 /// One frame: finished lines into scrollback, then the live area, in one synchronized
 /// update.
-fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
+fn draw(app: &mut App, screen: &mut Screen) -> io::Result<()> {
     let mut out = io::stdout();
     queue!(out, BeginSynchronizedUpdate)?;
-    flush_history(app, term)?;
+    app.width = screen.width() as usize;
+    flush_history(app, screen)?;
     if std::mem::take(&mut app.bell) {
         out.write_all(b"\x07")?;
     }
@@ -160,19 +165,20 @@ fn draw(app: &mut App, term: &mut Term) -> io::Result<()> {
         write!(out, "\x1b]9;{text}\x07")?;
     }
     if std::mem::take(&mut app.redraw) {
-        term.clear()?;
+        screen.invalidate()?;
     }
-    term.draw(|f| view::draw(app, f))?;
+    let live = view::live(app, screen.width(), screen.rows());
+    screen.draw(live.lines.len() as u16, |f| view::render(&live, f))?;
     execute!(out, EndSynchronizedUpdate)?;
     Ok(())
 }
 
-/// Write the pending lines above the viewport, wrapped to the width, once.
-fn flush_history(app: &mut App, term: &mut Term) -> io::Result<()> {
+/// Write the pending lines above the live area, wrapped to the width, once.
+fn flush_history(app: &mut App, screen: &mut Screen) -> io::Result<()> {
     if app.pending.is_empty() {
         return Ok(());
     }
-    let width = term.size()?.width.max(1) as usize;
+    let width = screen.width().max(1) as usize;
     let mut lines: Vec<Line<'static>> = Vec::new();
     for (line, to) in app.pending.take() {
         if to != Where::Screen {
@@ -182,58 +188,8 @@ fn flush_history(app: &mut App, term: &mut Term) -> io::Result<()> {
             }
         }
         if to != Where::Log {
-            lines.extend(wrap(line, width));
+            lines.extend(crate::wrap::wrap(&line, width));
         }
     }
-    if lines.is_empty() {
-        return Ok(());
-    }
-    let height = lines.len() as u16;
-    term.insert_before(height, |buf| Paragraph::new(lines).render(buf.area, buf))
-}
-
-/// Cut a line into rows of at most `width` columns, keeping each span's style.
-pub fn wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
-    if line.width() <= width {
-        return vec![line];
-    }
-    let mut rows: Vec<Line<'static>> = Vec::new();
-    let mut row: Vec<Span<'static>> = Vec::new();
-    let mut used = 0;
-    for span in line.spans {
-        let mut piece = String::new();
-        for ch in span.content.chars() {
-            let w = UnicodeWidthStr::width(ch.encode_utf8(&mut [0; 4]) as &str);
-            if used + w > width {
-                if !piece.is_empty() {
-                    row.push(Span::styled(std::mem::take(&mut piece), span.style));
-                }
-                rows.push(Line::from(std::mem::take(&mut row)));
-                used = 0;
-            }
-            piece.push(ch);
-            used += w;
-        }
-        if !piece.is_empty() {
-            row.push(Span::styled(piece, span.style));
-        }
-    }
-    if !row.is_empty() {
-        rows.push(Line::from(row));
-    }
-    rows
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_lines_wrap_to_the_width_keeping_styles() {
-        let line = Line::from(vec![Span::raw("abcdef"), Span::styled("ghij", ratatui::style::Style::default().bold())]);
-        let rows = wrap(line, 4);
-        let text: Vec<String> = rows.iter().map(|r| r.spans.iter().map(|s| s.content.as_ref()).collect()).collect();
-        assert_eq!(text, ["abcd", "efgh", "ij"]);
-        assert!(rows[1].spans[1].style.add_modifier.contains(ratatui::style::Modifier::BOLD));
-    }
+    screen.insert(&lines)
 }

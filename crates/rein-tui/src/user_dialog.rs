@@ -1,6 +1,7 @@
 //! The dialogs of the tools that need the person: ExitPlanMode (the plan, and the mode to
 //! go on in: accept edits, approve each, or keep planning) and AskUserQuestion (each
-//! question in turn with its options and an "other" answer typed after Tab).
+//! question in turn as a tab, its options — several ticked when it takes several —, an
+//! "other" answer typed after Tab, and going back to the question before).
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -9,7 +10,6 @@ use rein_policy::{PermissionMode, SharedPolicy};
 use serde_json::{Map, Value, json};
 
 use crate::approver::Question;
-use crate::summary;
 
 pub fn is_user_tool(q: &Question) -> bool {
     matches!(q.call.name.as_str(), "ExitPlanMode" | "AskUserQuestion")
@@ -40,20 +40,46 @@ pub fn options(q: &Question) -> Vec<(char, String)> {
     out
 }
 
-pub fn lines(q: &Question, selected: usize, width: usize) -> Vec<Line<'static>> {
+/// Whether the question being answered takes several options.
+pub fn multi(q: &Question) -> bool {
+    current(q).and_then(|c| c.get("multiSelect")).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// The dialog's parts at `width` columns: the plan, or the questions as tabs (answered
+/// ones ticked), the question being answered and its options (with boxes to tick when
+/// it takes several).
+pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog::Parts {
     let bold = Style::default().add_modifier(Modifier::BOLD).fg(Color::Yellow);
-    let mut out = Vec::new();
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    let mut subject = Vec::new();
+    let mut fixed = Vec::new();
+    let title;
     if q.call.name == "ExitPlanMode" {
-        out.push(Line::from(Span::styled("Ready to code? Here is the plan:", bold)));
+        title = Line::from(Span::styled("Ready to code? Here is the plan:", bold));
         let plan = q.call.input.get("plan").and_then(Value::as_str).unwrap_or_default();
-        out.extend(plan.lines().take(14).map(|l| Line::from(summary::one_line(&format!("  {l}"), width))));
-        out.push(Line::from("Would you like to proceed?"));
-    } else if let Some(c) = current(q) {
-        let total = q.call.input.get("questions").and_then(Value::as_array).map_or(1, Vec::len);
-        let header = c.get("header").and_then(Value::as_str).unwrap_or("Question");
-        out.push(Line::from(Span::styled(format!("{header} ({}/{total})", q.progress.len() + 1), bold)));
-        let text = c.get("question").and_then(Value::as_str).unwrap_or_default();
-        out.push(Line::from(summary::one_line(text, width)));
+        subject = crate::markdown::render(plan, width);
+        fixed.push(Line::from("Would you like to proceed?"));
+    } else {
+        let questions = q.call.input.get("questions").and_then(Value::as_array).cloned().unwrap_or_default();
+        let mut tabs = vec![Span::styled("← ", dim)];
+        for (i, c) in questions.iter().enumerate() {
+            let header = c.get("header").and_then(Value::as_str).unwrap_or("Question");
+            let mark = if i < q.progress.len() { "☒ " } else { "☐ " };
+            let style = if i == q.progress.len() { Style::default().add_modifier(Modifier::REVERSED) } else { dim };
+            tabs.push(Span::styled(format!(" {mark}{header} "), style));
+        }
+        tabs.push(Span::styled(" →", dim));
+        title = Line::from(Span::styled(
+            format!("Question {} of {}", (q.progress.len() + 1).min(questions.len().max(1)), questions.len().max(1)),
+            bold,
+        ));
+        if questions.len() > 1 {
+            subject.extend(crate::wrap::wrap(&Line::from(tabs), width));
+        }
+        if let Some(c) = current(q) {
+            let text = c.get("question").and_then(Value::as_str).unwrap_or_default();
+            subject.extend(text.lines().flat_map(|l| crate::wrap::wrap(&Line::from(l.to_string()), width)));
+        }
     }
     let opts = options(q);
     let described: Vec<Option<String>> = current(q)
@@ -62,16 +88,36 @@ pub fn lines(q: &Question, selected: usize, width: usize) -> Vec<Line<'static>> 
         .iter()
         .map(|o| o.get("description").and_then(Value::as_str).map(str::to_string))
         .collect();
-    for (i, (key, label)) in opts.into_iter().enumerate() {
+    let many = multi(q);
+    for (i, (key, label)) in opts.iter().enumerate() {
         let marker = if i == selected { "❯ " } else { "  " };
         let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
-        let mut line = format!("{marker}{key}. {label}");
+        let tick = match (many, *key == 'o') {
+            (true, false) if q.checked.contains(&i) => "[✔] ",
+            (true, false) => "[ ] ",
+            _ => "",
+        };
+        let mut spans = vec![Span::styled(format!("{marker}{key}. {tick}{label}"), style)];
         if let Some(Some(d)) = described.get(i).filter(|_| q.call.name == "AskUserQuestion") {
-            line.push_str(&format!(" — {d}"));
+            spans.push(Span::styled(format!(" — {d}"), dim));
         }
-        out.push(Line::from(Span::styled(summary::one_line(&line, width), style)));
+        fixed.extend(crate::wrap::wrap_indent(&Line::from(spans), width, 5, None));
     }
-    out
+    if q.call.name == "AskUserQuestion" {
+        let keys = if many {
+            "space or number: tick · enter: done · ←: previous question · esc: no answer"
+        } else {
+            "number or enter: choose · ←: previous question · esc: no answer"
+        };
+        fixed.extend(crate::wrap::wrap(&Line::from(Span::styled(keys, dim)), width));
+    }
+    crate::dialog::Parts { title, subject, reason: Vec::new(), fixed }
+}
+
+/// Left on AskUserQuestion: back to the question before, its answer undone.
+pub fn back(q: &mut Question) {
+    q.progress.pop();
+    q.checked.clear();
 }
 
 /// The person chose `choice` (with `typed` text after Tab). `Some(answer)` ends the
@@ -93,8 +139,19 @@ pub fn answer(q: &mut Question, choice: char, typed: Option<String>, policy: &Sh
     let opts = options(q);
     let chosen = match choice {
         'o' => typed.filter(|t| !t.trim().is_empty())?,
+        // Enter on a question that takes several: the ticked ones (or the one selected).
+        '\n' => {
+            let mut picked: Vec<usize> = q.checked.clone();
+            picked.sort_unstable();
+            let labels: Vec<String> = picked.iter().filter_map(|i| opts.get(*i)).map(|(_, l)| l.clone()).collect();
+            if labels.is_empty() {
+                return None;
+            }
+            labels.join(", ")
+        }
         c => opts.iter().find(|(k, _)| *k == c).map(|(_, l)| l.clone())?,
     };
+    q.checked.clear();
     q.progress.push(chosen);
     let questions = q.call.input.get("questions").and_then(Value::as_array).cloned().unwrap_or_default();
     if q.progress.len() < questions.len() {

@@ -77,6 +77,8 @@ fn the_permission_dialog() {
             remember: vec!["Bash(npm test *)".into()],
             edits: false,
             progress: Vec::new(),
+            checked: Vec::new(),
+            network: false,
             reply,
         });
         insta::assert_snapshot!(format!("dialog_{width}"), screen(&mut a, width));
@@ -156,4 +158,140 @@ fn slash_command_outputs() {
         a.submit(command.to_string());
     }
     insta::assert_snapshot!("slash_outputs", history(&mut a));
+}
+
+fn screen_sized(app: &mut App, width: u16, rows: u16) -> String {
+    let backend = TestBackend::new(width, rows);
+    let mut term = Terminal::with_options(
+        backend,
+        TerminalOptions { viewport: Viewport::Fixed(ratatui::layout::Rect::new(0, 0, width, rows)) },
+    )
+    .unwrap();
+    term.draw(|f| view::draw(app, f)).unwrap();
+    let buf = term.backend().buffer().clone();
+    (0..buf.area.height)
+        .map(|y| {
+            (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn ask(a: &mut App, call: ToolUse, remember: Vec<String>, edits: bool) {
+    let (reply, _answer) = oneshot::channel();
+    std::mem::forget(_answer);
+    a.on_question(Question {
+        call,
+        decision: Decision::new(Behavior::Ask, "No rule allows it.", "default"),
+        remember,
+        edits,
+        progress: Vec::new(),
+        checked: Vec::new(),
+        network: false,
+        reply,
+    });
+}
+
+/// A subject taller than the window: the box shows its first lines with the position,
+/// and the question and every option below; PgDn shows the rest.
+#[test]
+fn dialogs_with_long_subjects_show_every_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.rs");
+    let old: String = (1..=80).map(|i| format!("line {i}\n")).collect();
+    std::fs::write(&file, &old).unwrap();
+    let old_part: String = (11..=40).map(|i| format!("line {i}\n")).collect();
+    let new_part: String = (11..=40).map(|i| format!("changed {i}\n")).collect();
+    let heredoc =
+        format!("cat > notes.txt <<'EOF'\n{}EOF", (1..=60).map(|i| format!("note {i}\n")).collect::<String>());
+    let plan: String =
+        (1..=40).map(|i| format!("{i}. step number {i} of a long plan that wraps at narrow widths\n")).collect();
+    let cases: Vec<(&str, ToolUse, bool)> = vec![
+        ("heredoc", bash(&heredoc), false),
+        (
+            "diff",
+            ToolUse {
+                id: "e".into(),
+                name: "Edit".into(),
+                input: json!({"file_path": file.display().to_string(), "old_string": old_part, "new_string": new_part}),
+            },
+            true,
+        ),
+        (
+            "write",
+            ToolUse {
+                id: "w".into(),
+                name: "Write".into(),
+                input: json!({"file_path": dir.path().join("new.md").display().to_string(), "content": "# Title\n".repeat(40)}),
+            },
+            true,
+        ),
+        ("plan", ToolUse { id: "p".into(), name: "ExitPlanMode".into(), input: json!({"plan": plan}) }, false),
+    ];
+    for (name, call, edits) in cases {
+        for width in [40u16, 80, 120] {
+            let mut a = app();
+            a.project_root = dir.path().to_path_buf();
+            ask(&mut a, call.clone(), vec!["Bash(cat > notes.txt)".into()], edits);
+            let s = screen_sized(&mut a, width, 24);
+            let no = if name == "plan" { "No, keep planning" } else { "3. No" };
+            assert!(s.contains(no) && s.contains("1. Yes"), "{name} at {width}: every option shows\n{s}");
+            assert!(s.contains("pgup/pgdn"), "{name} at {width}: the position shows\n{s}");
+            assert!(s.lines().count() <= 24);
+            let s = s.replace(&dir.path().display().to_string(), "/tmp/x");
+            insta::assert_snapshot!(format!("long_{name}_{width}"), s);
+        }
+        // Scrolled to the end, the last line of the subject shows.
+        let mut a = app();
+        ask(&mut a, call.clone(), Vec::new(), edits);
+        for _ in 0..20 {
+            a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::PageDown));
+        }
+        let s = screen_sized(&mut a, 80, 24);
+        let last = match name {
+            "heredoc" => "EOF",
+            "diff" => "changed 40",
+            "write" => "  40 + # Title",
+            _ => "40. step number 40",
+        };
+        assert!(s.contains(last), "{name}: PgDn reaches the end\n{s}");
+    }
+}
+
+#[test]
+fn ask_user_question_takes_several_answers_and_goes_back() {
+    let mut a = app();
+    let (reply, answer) = oneshot::channel();
+    let input = json!({"questions": [
+        {"question": "Which colour do you want for the new theme? It is a long question that wraps.", "header": "Colour", "multiSelect": false,
+         "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]},
+        {"question": "Which platforms?", "header": "Platforms", "multiSelect": true,
+         "options": [{"label": "Linux"}, {"label": "macOS"}, {"label": "Windows"}]}]});
+    a.on_question(Question {
+        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
+        decision: Decision::new(Behavior::Ask, "", "default"),
+        remember: Vec::new(),
+        edits: false,
+        progress: Vec::new(),
+        checked: Vec::new(),
+        network: false,
+        reply,
+    });
+    insta::assert_snapshot!("ask_first_40", screen_sized(&mut a, 40, 24));
+    let key = |c| ratatui::crossterm::event::KeyEvent::from(c);
+    use ratatui::crossterm::event::KeyCode;
+    a.on_key(key(KeyCode::Char('1')));
+    a.on_key(key(KeyCode::Left));
+    assert!(screen_sized(&mut a, 80, 24).contains("Which colour"), "back to the first question");
+    a.on_key(key(KeyCode::Char('2')));
+    a.on_key(key(KeyCode::Char('1')));
+    a.on_key(key(KeyCode::Down));
+    a.on_key(key(KeyCode::Down));
+    a.on_key(key(KeyCode::Char(' ')));
+    insta::assert_snapshot!("ask_multi_80", screen_sized(&mut a, 80, 24));
+    a.on_key(key(KeyCode::Enter));
+    let got = answer.blocking_recv().unwrap();
+    let answers = &got.updated_input.unwrap()["answers"];
+    assert_eq!(answers["Which colour do you want for the new theme? It is a long question that wraps."], "Blue");
+    assert_eq!(answers["Which platforms?"], "Linux, Windows");
 }

@@ -255,9 +255,10 @@ fn an_output_format_schema_gives_structured_output() {
 #[test]
 fn can_use_tool_permission_updates_are_remembered_and_written_to_the_named_settings() {
     let env = Env::new();
+    env.write("mk.py", "import sys\nopen(sys.argv[1], 'w')\n");
     let server = serve(Scenario::new([
-        reply([tool_use_with_id("b1", "Bash", json!({"command": "python3 -c 'open(\"a.txt\", \"w\")'"}))]),
-        reply([tool_use_with_id("b2", "Bash", json!({"command": "python3 -c 'open(\"b.txt\", \"w\")'"}))]),
+        reply([tool_use_with_id("b1", "Bash", json!({"command": "python3 mk.py a.txt"}))]),
+        reply([tool_use_with_id("b2", "Bash", json!({"command": "python3 mk.py b.txt"}))]),
         reply([text("finished")]),
     ]));
     let Some(out) = drive(&env, &server, "can_use_tool_remember") else { return };

@@ -1,0 +1,53 @@
+use super::*;
+use ratatui::style::{Modifier, Stylize};
+
+fn text(rows: &[Line<'_>]) -> Vec<String> {
+    rows.iter().map(|r| r.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
+}
+
+#[test]
+fn words_are_never_split_and_rows_fit() {
+    let line = Line::from("the quick brown fox jumps over the lazy dog again and again");
+    let rows = wrap(&line, 16);
+    assert_eq!(text(&rows), ["the quick brown", "fox jumps over", "the lazy dog", "again and again"]);
+    for r in &rows {
+        assert!(r.width() <= 16);
+    }
+}
+
+#[test]
+fn continuation_rows_keep_the_indent_and_the_list_marker() {
+    let rows = wrap(&Line::from("    - an item whose text is long enough to wrap twice over"), 24);
+    assert_eq!(text(&rows), ["    - an item whose text", "      is long enough to", "      wrap twice over"]);
+    let rows = wrap(&Line::from("  ⎿  output line that is long enough to wrap"), 24);
+    assert_eq!(text(&rows)[1], "     long enough to wrap");
+    let rows = wrap(&Line::from("12. numbered item that goes on and on"), 20);
+    assert_eq!(text(&rows)[1], "    that goes on and");
+}
+
+#[test]
+fn a_word_longer_than_a_row_is_cut_and_styles_are_kept() {
+    let line = Line::from(vec![Span::raw("see "), Span::raw("abcdefghijklmnop").bold()]);
+    let rows = wrap(&line, 8);
+    assert_eq!(text(&rows), ["see abcd", "efghijkl", "mnop"]);
+    assert!(rows[1].spans[0].style.add_modifier.contains(Modifier::BOLD));
+}
+
+#[test]
+fn tabs_are_expanded_and_control_characters_dropped() {
+    let rows = wrap(&Line::from("a\tb\r\u{1b}c"), 40);
+    assert_eq!(text(&rows), ["a   bc"]);
+}
+
+#[test]
+fn wide_characters_count_by_their_width() {
+    let rows = wrap(&Line::from("日本語 日本語 日本語"), 8);
+    assert_eq!(text(&rows), ["日本語", "日本語", "日本語"]);
+}
+
+#[test]
+fn a_quote_gutter_starts_every_row() {
+    let line = Line::from("│ quoted words that need more than one row");
+    let rows = wrap_indent(&line, 20, 2, Some(Span::raw("│ ")));
+    assert_eq!(text(&rows), ["│ quoted words that", "│ need more than one", "│ row"]);
+}
