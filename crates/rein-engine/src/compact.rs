@@ -33,6 +33,16 @@ impl Engine {
         }
     }
 
+    /// `/context`'s breakdown, in estimated tokens: the system prompt (memory files
+    /// included), the tool definitions, the messages.
+    pub fn context_breakdown(&self) -> [(&'static str, u64); 3] {
+        [
+            ("System prompt and memory", estimate_tokens(self.config.system.len())),
+            ("Tool definitions", estimate_tokens(self.tools_json_bytes)),
+            ("Messages", estimate_tokens(self.conversation.json_bytes())),
+        ]
+    }
+
     /// Run the shapers, then build the request.
     pub(crate) async fn prepare_request(
         &mut self,

@@ -267,6 +267,11 @@ impl Engine {
         self.ctx.checkpoints.as_ref()?.turn_of(id)
     }
 
+    /// `model` as the session would use it (an alias resolved).
+    pub fn resolve_model(&self, model: &str) -> String {
+        self.config.aliases.resolve(model)
+    }
+
     /// `/model NAME`: the model for the turns that follow.
     pub fn set_model(&mut self, model: &str) {
         self.config.model = self.config.aliases.resolve(model);

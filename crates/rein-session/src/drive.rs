@@ -227,6 +227,14 @@ impl Session {
     /// hooks may refuse it (the reason is returned); PostModelSwitch hooks hear of it.
     pub async fn set_model(&mut self, model: &str, source: &str) -> Result<(), String> {
         let current = self.engine.model().to_string();
+        // On a Claude provider a name outside the model table is a typo, not a model.
+        let known = |m: &str| !rein_model::model_info(m).id.is_empty();
+        let wanted = self.engine.resolve_model(model.trim());
+        if model.trim().is_empty() || (known(&current) && !known(&wanted)) {
+            return Err(format!(
+                "{model:?} is not a model this provider offers (an alias: opus, sonnet, haiku, fable; or an id such as claude-sonnet-4-6)"
+            ));
+        }
         let hooks = self.engine.hooks();
         if let Some(hooks) = &hooks {
             let input = HookInput::PreModelSwitch {

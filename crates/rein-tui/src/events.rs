@@ -23,6 +23,7 @@ impl App {
             }
             FromEngine::Event(e) => self.on_event(*e),
             FromEngine::Context(used, window, at) => self.context = Some((used, window, at)),
+            FromEngine::Model(id) => self.model = id,
             FromEngine::NewSession(id) => {
                 self.session_id = id;
                 self.context = None;
@@ -155,6 +156,21 @@ impl App {
             }
             _ => {}
         }
+    }
+
+    /// The start banner: rein's version, the model, the folder, the mode.
+    pub fn banner(&mut self, version: &str) {
+        let dim = Style::default().add_modifier(Modifier::DIM);
+        self.pending.push(Line::from(vec![
+            Span::styled("✻ ", Style::default().fg(Color::Magenta)),
+            Span::styled(format!("rein {version}"), Style::default().add_modifier(Modifier::BOLD)),
+            Span::styled(format!(" · {} · {}", self.model, self.cwd.display()), dim),
+        ]));
+        let mode = self.policy.get().mode.name();
+        self.pending.push(Line::from(Span::styled(
+            format!("  {mode} mode · /help for commands · shift+tab changes the mode"),
+            dim,
+        )));
     }
 
     /// Show an earlier conversation (a resumed session) in the scrollback.

@@ -114,6 +114,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
     app.commands = commands;
+    app.banner(env!("CARGO_PKG_VERSION"));
     app.replay(&history);
     app.status_line = options.status_line.map(status_line::StatusLine::new);
     app.info = options.info;

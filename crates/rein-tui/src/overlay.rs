@@ -1,5 +1,5 @@
 //! The Ctrl+O view: the whole session log, tool outputs in full, on the alternate
-//! screen (the scrollback is left as it is). Up/Down, PgUp/PgDn, Home/End scroll; q,
+//! screen (the scrollback is left as it is), wrapped to the window. Up/Down, PgUp/PgDn, Home/End scroll; q,
 //! Esc or Ctrl+O close it.
 
 use std::collections::VecDeque;
@@ -30,7 +30,14 @@ async fn browse(log: &VecDeque<Line<'static>>, events: &mut EventStream) -> io::
     )?;
     // How many lines up from the end the view is scrolled.
     let mut back: usize = 0;
+    // The log wrapped to the window (long lines kept whole, tabs expanded).
+    let mut wrapped: (u16, VecDeque<Line<'static>>) = (0, VecDeque::new());
     loop {
+        let width = term.size()?.width;
+        if wrapped.0 != width {
+            wrapped = (width, log.iter().flat_map(|l| crate::wrap::wrap(l, width as usize)).collect());
+        }
+        let log = &wrapped.1;
         term.draw(|f| {
             let area = f.area();
             let rows = area.height.saturating_sub(1) as usize;

@@ -60,10 +60,7 @@ pub fn run(app: &mut App, command: &str) {
             out.push(format!("Mode: {} (from {})", p.mode.name(), p.mode_source));
             out.push(format!("Working directory: {}", app.cwd.display()));
         }
-        "model" if !args.trim().is_empty() => {
-            app.model = args.trim().to_string();
-            app.ask_engine(ToEngine::Model(args.trim().to_string()));
-        }
+        "model" if !args.trim().is_empty() => app.ask_engine(ToEngine::Model(args.trim().to_string())),
         "model" => out.push(format!("Model: {} (/model NAME changes it)", app.model)),
         "permissions" if !args.trim().is_empty() => permissions(app, args.trim(), &mut out),
         "permissions" => {

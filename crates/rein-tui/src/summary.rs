@@ -77,9 +77,15 @@ pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>>
             diff_summary(s("file_path"), &edits, None)
         }
         "Grep" | "Glob" => {
-            let n = text.lines().filter(|l| !l.trim().is_empty()).count();
-            let what =
-                if input.get("output_mode").and_then(Value::as_str) == Some("content") { "lines" } else { "files" };
+            let none = text.starts_with("No files found") || text.starts_with("No matches found");
+            let n = if none { 0 } else { text.lines().filter(|l| !l.trim().is_empty()).count() };
+            let content = input.get("output_mode").and_then(Value::as_str) == Some("content");
+            let what = match (content, n == 1) {
+                (true, true) => "line",
+                (true, false) => "lines",
+                (false, true) => "file",
+                (false, false) => "files",
+            };
             vec![Line::from(format!("Found {n} {what}"))]
         }
         "TodoWrite" => todos(input),
@@ -277,6 +283,9 @@ mod tests {
             "The file src/a.rs has been updated. Here is the edited region:\n    40\tx\n    41\ta\n    42\tB\n";
         let numbered = text(&summary(&edit, updated, false));
         assert!(numbered.contains("  41   a") && numbered.contains("  42 + B"), "{numbered}");
+        let grep = call("Grep", json!({"pattern": "nothing"}));
+        assert_eq!(text(&summary(&grep, "No files found", false)), "Found 0 files");
+        assert_eq!(text(&summary(&grep, "a.rs", false)), "Found 1 file");
         let failed = call("Bash", json!({"command": "false"}));
         assert_eq!(text(&summary(&failed, "Exit code 1", true)), "Error: Exit code 1");
         let todo = call(

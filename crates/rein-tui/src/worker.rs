@@ -30,6 +30,8 @@ pub enum FromEngine {
     Prompts(Vec<String>),
     /// Tokens in use, the window, where compaction starts (after each turn).
     Context(u64, u64, u64),
+    /// `/model` changed the model to this id.
+    Model(String),
     /// `/clear` started a new session with this id.
     NewSession(String),
     /// A rewind stopped: these files changed outside rein since their checkpoint.
@@ -176,10 +178,21 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
             let width = 40usize;
             let filled = ((used as f64 / window.max(1) as f64) * width as f64).round() as usize;
             let bar: String = (0..width).map(|i| if i < filled.min(width) { '█' } else { '░' }).collect();
-            vec![
+            let mut lines = vec![
                 format!("{bar} {used} / {window} tokens ({:.0}%)", used as f64 * 100.0 / window.max(1) as f64),
                 format!("Compaction starts at {compact_at} tokens ({} left)", compact_at.saturating_sub(used)),
-            ]
+            ];
+            for (part, tokens) in session.engine().context_breakdown() {
+                let pct = tokens as f64 * 100.0 / window.max(1) as f64;
+                lines.push(format!("  {part:<26} {tokens:>8} tokens ({pct:.1}%)"));
+            }
+            let free = window.saturating_sub(used);
+            lines.push(format!(
+                "  {:<26} {free:>8} tokens ({:.1}%)",
+                "Free",
+                free as f64 * 100.0 / window.max(1) as f64
+            ));
+            lines
         }
         ToEngine::Rewind { n, files, conversation, force } => match session.rewind(n, files, conversation, force) {
             Ok(restored) => {
@@ -201,7 +214,10 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
             },
         },
         ToEngine::Model(name) => match session.set_model(&name, "user").await {
-            Ok(()) => vec![format!("The model is now {name}")],
+            Ok(()) => {
+                let _ = ui.send(FromEngine::Model(session.engine().model().to_string()));
+                vec![format!("The model is now {}", session.engine().model())]
+            }
             Err(why) => vec![format!("The model stays {}: {why}", session.engine().model())],
         },
         ToEngine::Prompt(_) | ToEngine::Prompts | ToEngine::Clear => Vec::new(),

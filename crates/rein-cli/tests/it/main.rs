@@ -66,6 +66,7 @@ mod tools;
 mod transport;
 mod tui;
 mod tui_auto;
+mod tui_glance;
 mod tui_mcp;
 mod tui_pane;
 mod tui_plan;
