@@ -75,6 +75,12 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<(String, 
     let record = serde_json::json!({"projects": {cwd.display().to_string(): {"hasTrustDialogAccepted": true}}});
     std::fs::write(home.join(".claude.json"), record.to_string())?;
     let mut rows = Vec::new();
+    let (layout, whole) = rein_tui::bench::live_area_frame(200, 50);
+    rows.push((
+        "interactive: a 200-row live area (streaming table and paragraph): layout with wrapping and the table / whole frame (medians of 50)".into(),
+        format!("{} / {}", crate::ms(layout), crate::ms(whole)),
+        "≤ 1 ms / —".into(),
+    ));
     let mut firsts = Vec::new();
     for i in 0..10 {
         let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;

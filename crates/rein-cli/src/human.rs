@@ -80,6 +80,7 @@ impl Human {
             | EngineEvent::ToolResults(_)
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. }
+            | EngineEvent::ToolDone { .. }
             | EngineEvent::Notice(_)
             | EngineEvent::ApiRetry { .. }
             | EngineEvent::Compacted { .. } => {}

@@ -24,6 +24,9 @@ pub enum EngineEvent {
     Notice(String),
     /// The permission verdict for a call (audit).
     Permission { call: ToolUse, verdict: Verdict },
+    /// A call finished running (its result is reported with its batch, in call order,
+    /// as [`EngineEvent::ToolFinished`]): a frontend stops its clock.
+    ToolDone { id: String },
     /// A tool call has its result (a `tool_result` block).
     ToolFinished { call: ToolUse, result: ContentBlock },
     /// The user message carrying the tool results of one response.

@@ -151,6 +151,7 @@ impl Executor {
         if self.entries[i].report.is_some() {
             return;
         }
+        sink(EngineEvent::ToolDone { id: self.entries[i].call.id.clone() });
         let failed_shell = report.ran_shell
             && self.entries[i].safe == Some(true)
             && matches!(report.result, ContentBlock::ToolResult { is_error: true, .. })

@@ -169,6 +169,7 @@ impl Lines {
             }
             EngineEvent::Stream(_)
             | EngineEvent::ToolStarted(_)
+            | EngineEvent::ToolDone { .. }
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. } => {}
         }

@@ -81,7 +81,9 @@ pub struct App {
     /// Tokens of the turn in progress.
     pub turn_tokens: u64,
     pub thinking: bool,
-    pub running: Vec<(ToolUse, Instant)>,
+    /// Calls of the batch in progress: when each started, and how long it took once done
+    /// (a finished call stops ticking while its siblings run).
+    pub running: Vec<(ToolUse, Instant, Option<Duration>)>,
     pub question: Option<(Question, usize)>,
     /// How far the dialog's subject is scrolled (PgUp/PgDn).
     pub dialog_scroll: usize,
@@ -92,6 +94,10 @@ pub struct App {
     pub(crate) menu_selected: usize,
     pub(crate) menu_for: String,
     pub(crate) menu_closed: Option<String>,
+    /// The model's task list (TodoWrite): each item and its status.
+    pub todos: Vec<(String, String)>,
+    /// Ctrl+T: the task list shows under the spinner.
+    pub show_todos: bool,
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
     pub totals: Totals,
@@ -164,6 +170,8 @@ impl App {
             menu_for: String::new(),
             menu_closed: None,
             queue: Vec::new(),
+            todos: Vec::new(),
+            show_todos: true,
             totals: Totals::default(),
             hint: None,
             exit_armed: None,
@@ -311,6 +319,11 @@ impl App {
             KeyCode::Char('l') if ctrl => self.redraw = true,
             KeyCode::Char('o') if ctrl => self.open_log = true,
             KeyCode::Char('g') if ctrl => self.edit_prompt(),
+            KeyCode::Char('t') if ctrl => {
+                self.show_todos = !self.show_todos;
+                let shown = if self.show_todos { "shown" } else { "hidden" };
+                self.hint = Some((format!("Task list {shown} (ctrl+t)"), Instant::now()));
+            }
             KeyCode::Char('r') if ctrl => self.search = Some((String::new(), None)),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {

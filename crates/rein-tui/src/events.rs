@@ -137,15 +137,34 @@ impl App {
             EngineEvent::ToolStarted(call) => {
                 let lines = self.stream.finish(self.width);
                 self.pending.extend(lines);
-                self.running.push((call, Instant::now()));
+                self.running.push((call, Instant::now(), None));
+            }
+            EngineEvent::ToolDone { id } => {
+                if let Some(r) = self.running.iter_mut().find(|r| r.0.id == id) {
+                    r.2 = Some(r.1.elapsed());
+                }
             }
             EngineEvent::ToolFinished { call, result } => {
-                self.running.retain(|(c, _)| c.id != call.id);
+                let took = self.running.iter().find(|r| r.0.id == call.id).map(|r| r.2.unwrap_or(r.1.elapsed()));
+                self.running.retain(|r| r.0.id != call.id);
                 let (text, is_error) = match &result {
                     ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), *is_error),
                     _ => (String::new(), false),
                 };
-                self.tool_lines(&call, &text, is_error);
+                if call.name == "TodoWrite" && !is_error {
+                    self.todos = call
+                        .input
+                        .get("todos")
+                        .and_then(serde_json::Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .map(|t| {
+                            let field = |k: &str| t.get(k).and_then(serde_json::Value::as_str).unwrap_or_default();
+                            (field("content").to_string(), field("status").to_string())
+                        })
+                        .collect();
+                }
+                self.tool_lines_timed(&call, &text, is_error, took);
             }
             EngineEvent::Notice(text) => self.note(text),
             EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
@@ -208,11 +227,23 @@ impl App {
 
     /// `⏺ Tool(arg)` and its `⎿` summary.
     pub(crate) fn tool_lines(&mut self, call: &ToolUse, text: &str, is_error: bool) {
+        self.tool_lines_timed(call, text, is_error, None);
+    }
+
+    /// `⏺ Tool(arg) (1.2s)` — the call's own time when it took a while — and its summary.
+    pub(crate) fn tool_lines_timed(&mut self, call: &ToolUse, text: &str, is_error: bool, took: Option<Duration>) {
         let colour = if is_error { Color::Red } else { Color::Green };
-        self.pending.push(Line::from(vec![
+        let mut header = vec![
             Span::styled("⏺ ", Style::default().fg(colour)),
             Span::styled(summary::header(call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),
-        ]));
+        ];
+        if let Some(t) = took.filter(|t| *t >= Duration::from_secs(1)) {
+            header.push(Span::styled(
+                format!(" ({:.1}s)", t.as_secs_f64()),
+                Style::default().add_modifier(Modifier::DIM),
+            ));
+        }
+        self.pending.push(Line::from(header));
         for (i, line) in summary::summary(call, text, is_error).into_iter().enumerate() {
             let indent = if i == 0 { "  ⎿  " } else { "     " };
             let mut spans = vec![Span::raw(indent)];

@@ -6,6 +6,7 @@
 
 mod app;
 mod approver;
+pub mod bench;
 mod composer;
 mod dialog;
 mod events;

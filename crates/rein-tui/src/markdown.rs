@@ -18,6 +18,9 @@ pub struct Blocks {
     code: Option<String>,
     /// Table rows held until the table ends.
     table: Vec<String>,
+    /// The held table as last drawn: (rows, width, lines) — a frame redraws it only
+    /// when a row has arrived or the window changed.
+    drawn: std::cell::RefCell<Option<(usize, usize, Vec<Line<'static>>)>>,
 }
 
 impl Blocks {
@@ -57,7 +60,19 @@ impl Blocks {
 
     /// What is held but not final (a table still growing), as it would show now.
     pub fn pending(&self, width: usize) -> Vec<Line<'static>> {
-        if self.table.is_empty() { Vec::new() } else { table(&self.table, width) }
+        if self.table.is_empty() {
+            return Vec::new();
+        }
+        let mut drawn = self.drawn.borrow_mut();
+        if let Some((rows, w, lines)) = drawn.as_ref()
+            && *rows == self.table.len()
+            && *w == width
+        {
+            return lines.clone();
+        }
+        let lines = table(&self.table, width);
+        *drawn = Some((self.table.len(), width, lines.clone()));
+        lines
     }
 
     fn end_table(&mut self, width: usize) -> Vec<Line<'static>> {

@@ -168,7 +168,7 @@ fn draw(app: &mut App, screen: &mut Screen) -> io::Result<()> {
         screen.invalidate()?;
     }
     let live = view::live(app, screen.width(), screen.rows());
-    screen.draw(live.lines.len() as u16, |f| view::render(&live, f))?;
+    screen.draw(live.lines.len() as u16, |f| view::render(live, f))?;
     execute!(out, EndSynchronizedUpdate)?;
     Ok(())
 }

@@ -35,13 +35,19 @@ pub fn tokens(n: u64) -> String {
 /// The lines above the dialog or input box.
 fn activity(app: &App, width: usize) -> Vec<Line<'static>> {
     let mut out = app.stream.pending(width);
-    for (call, since) in &app.running {
-        let secs = since.elapsed().as_secs();
-        let line = Line::from(vec![
-            Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
-            Span::raw(summary::header(call, &app.cwd)),
-            Span::styled(format!(" ({secs}s)"), dim()),
-        ]);
+    for (call, since, done) in &app.running {
+        let line = match done {
+            Some(took) => Line::from(vec![
+                Span::styled("⏺ ", Style::default().fg(Color::Green)),
+                Span::raw(summary::header(call, &app.cwd)),
+                Span::styled(format!(" (done in {:.1}s)", took.as_secs_f64()), dim()),
+            ]),
+            None => Line::from(vec![
+                Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
+                Span::raw(summary::header(call, &app.cwd)),
+                Span::styled(format!(" ({}s)", since.elapsed().as_secs()), dim()),
+            ]),
+        };
         out.extend(wrap::wrap_indent(&line, width, 2, None));
     }
     if let Some(b) = &app.busy {
@@ -57,6 +63,19 @@ fn activity(app: &App, width: usize) -> Vec<Line<'static>> {
             ),
             Style::default().fg(Color::Magenta),
         )));
+    }
+    // The task list while the model works through it (Ctrl+T hides it).
+    if app.show_todos && app.busy.is_some() && app.todos.iter().any(|(_, s)| s != "completed") {
+        for (i, (content, status)) in app.todos.iter().enumerate() {
+            let lead = if i == 0 { "  ⎿  " } else { "     " };
+            let (mark, style) = match status.as_str() {
+                "completed" => ("☒ ", dim().add_modifier(Modifier::CROSSED_OUT)),
+                "in_progress" => ("☐ ", Style::default().add_modifier(Modifier::BOLD)),
+                _ => ("☐ ", Style::default()),
+            };
+            let line = Line::from(vec![Span::raw(lead), Span::styled(format!("{mark}{content}"), style)]);
+            out.extend(wrap::wrap(&line, width));
+        }
     }
     for q in &app.queue {
         let line = Line::from(vec![Span::styled("❯ ", dim()), Span::styled(q.clone(), dim())]);
@@ -288,9 +307,9 @@ fn dialog_box(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
 }
 
 /// Draw `live` into the frame, the input box's cursor as a reversed cell.
-pub fn render(live: &Live, frame: &mut Frame<'_>) {
+pub fn render(live: Live, frame: &mut Frame<'_>) {
     let area = frame.area();
-    frame.render_widget(Paragraph::new(live.lines.clone()), area);
+    frame.render_widget(Paragraph::new(live.lines), area);
     if let Some((x, y)) = live.cursor {
         let (x, y) = (area.x + x.min(area.width.saturating_sub(1)), area.y + y);
         if y < area.y + area.height {
@@ -305,5 +324,5 @@ pub fn render(live: &Live, frame: &mut Frame<'_>) {
 pub fn draw(app: &mut App, frame: &mut Frame<'_>) {
     let area = frame.area();
     let live = live(app, area.width, area.height);
-    render(&live, frame);
+    render(live, frame);
 }

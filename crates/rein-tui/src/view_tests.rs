@@ -295,3 +295,35 @@ fn ask_user_question_takes_several_answers_and_goes_back() {
     assert_eq!(answers["Which colour do you want for the new theme? It is a long question that wraps."], "Blue");
     assert_eq!(answers["Which platforms?"], "Linux, Windows");
 }
+
+/// A call of a parallel batch that finished stops its clock while its siblings run.
+#[test]
+fn a_finished_parallel_call_stops_ticking() {
+    let mut a = app();
+    a.on_engine(FromEngine::Started(CancellationToken::new()));
+    let grep = ToolUse { id: "g".into(), name: "Grep".into(), input: json!({"pattern": "x"}) };
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(bash("sleep 5")))));
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(grep))));
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolDone { id: "g".into() })));
+    let s = screen(&mut a, 80);
+    assert!(s.contains("Search(pattern: \"x\") (done in 0.0s)"), "{s}");
+    assert!(s.contains("Bash(sleep 5) (0s)"), "{s}");
+}
+
+/// The model's task list shows under the spinner while it works; Ctrl+T hides it.
+#[test]
+fn the_task_list_shows_while_working_and_ctrl_t_hides_it() {
+    let mut a = app();
+    a.on_engine(FromEngine::Started(CancellationToken::new()));
+    let todos = json!({"todos": [
+        {"content": "Fix the parser", "status": "completed", "activeForm": "Fixing"},
+        {"content": "Add a test", "status": "in_progress", "activeForm": "Adding"}]});
+    finished(&mut a, ToolUse { id: "t".into(), name: "TodoWrite".into(), input: todos }, "ok", false);
+    let s = screen(&mut a, 80);
+    assert!(s.contains("⎿  ☒ Fix the parser") && s.contains("☐ Add a test"), "{s}");
+    a.on_key(ratatui::crossterm::event::KeyEvent::new(
+        ratatui::crossterm::event::KeyCode::Char('t'),
+        ratatui::crossterm::event::KeyModifiers::CONTROL,
+    ));
+    assert!(!screen(&mut a, 80).contains("Add a test"));
+}
