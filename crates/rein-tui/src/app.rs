@@ -13,7 +13,6 @@ use rein_protocol::{ToolUse, Usage};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::approver::Question;
 use crate::composer::{Composer, Edit};
 use crate::slash;
 use crate::stream::Stream;
@@ -56,14 +55,10 @@ pub struct App {
     pub log: std::collections::VecDeque<Line<'static>>,
     /// Ctrl+O was pressed: open the full transcript view.
     pub open_log: bool,
-    /// `/resume`: sessions to pick from (id, label), and the one selected.
-    pub sessions: Option<(Vec<(String, String)>, usize)>,
     /// The session to continue in place of this one.
     pub resume_to: Option<String>,
     pub rein_home: PathBuf,
     pub session_id: String,
-    /// A comment typed in the permission dialog (Tab), for the model.
-    pub comment: Option<String>,
     /// Tokens in use, the window, where compaction starts (as of the last turn).
     pub context: Option<(u64, u64, u64)>,
     /// A file to open in `$EDITOR` at the next frame (`/memory`, Ctrl+G).
@@ -72,10 +67,6 @@ pub struct App {
     pub editing_prompt: bool,
     /// The session has a conversation (the exit line names it for `--resume`).
     pub turns_taken: bool,
-    /// Esc Esc: earlier prompts to go back to, and the one selected.
-    pub picker: Option<(Vec<String>, usize)>,
-    /// A rewind waiting for a yes to overwrite files changed outside rein.
-    pub rewind: Option<crate::rewind_menu::RewindMenu>,
     pub(crate) esc_armed: Option<Instant>,
     pub busy: Option<Busy>,
     /// Tokens of the turn in progress.
@@ -84,9 +75,8 @@ pub struct App {
     /// Calls of the batch in progress: when each started, and how long it took once done
     /// (a finished call stops ticking while its siblings run).
     pub running: Vec<(ToolUse, Instant, Option<Duration>)>,
-    pub question: Option<(Question, usize)>,
-    /// How far the dialog's subject is scrolled (PgUp/PgDn).
-    pub dialog_scroll: usize,
+    /// Modal views (dialogs, pickers, search), the top one last, and questions waiting.
+    pub(crate) modals: crate::modal::Stack,
     /// The window's width, for rendering finished lines.
     pub width: usize,
     /// The completion menu's choice, the text it was made for, and the text Esc closed
@@ -112,8 +102,6 @@ pub struct App {
     pub info: crate::Info,
     /// Where prompts are kept across sessions.
     pub history: Option<crate::history::History>,
-    /// Ctrl+R: the query and the entry it found.
-    pub search: Option<(String, Option<usize>)>,
     /// The project's files, for `@` mentions (walked on first use).
     pub(crate) files: Option<Vec<String>>,
     /// The `@` picker leaves out what `.gitignore` ignores (`respectGitignore`).
@@ -147,24 +135,19 @@ impl App {
             pending: crate::out::Out::default(),
             log: std::collections::VecDeque::new(),
             open_log: false,
-            picker: None,
-            rewind: None,
             esc_armed: None,
             edit: None,
             editing_prompt: false,
             turns_taken: false,
             context: None,
-            sessions: None,
             resume_to: None,
             rein_home: PathBuf::new(),
             session_id: String::new(),
-            comment: None,
             busy: None,
             turn_tokens: 0,
             thinking: false,
             running: Vec::new(),
-            question: None,
-            dialog_scroll: 0,
+            modals: Default::default(),
             width: 80,
             menu_selected: 0,
             menu_for: String::new(),
@@ -179,7 +162,6 @@ impl App {
             commands: Vec::new(),
             info: crate::Info::default(),
             history: None,
-            search: None,
             files: None,
             respect_gitignore: true,
             status_line: None,
@@ -243,49 +225,14 @@ impl App {
         }
     }
 
-    pub fn on_question(&mut self, q: Question) {
-        self.question = Some((q, 0));
-        self.dialog_scroll = 0;
-        self.bell = true;
-    }
-
     pub fn on_paste(&mut self, text: &str) {
-        if self.question.is_none() {
+        if !self.modals.asking() {
             self.composer.paste(text);
         }
     }
 
     pub fn on_key(&mut self, key: KeyEvent) {
-        if self.question.is_some() {
-            self.dialog_key(key);
-            return;
-        }
-        if self.search.is_some() {
-            self.search_key(key);
-            return;
-        }
-        if self.picker.is_some() {
-            self.picker_key(key);
-            return;
-        }
-        if let Some(menu) = &self.rewind {
-            match menu.key(key) {
-                crate::rewind_menu::MenuAction::None => {}
-                crate::rewind_menu::MenuAction::Close => {
-                    self.rewind = None;
-                    self.composer.clear();
-                    self.note("Nothing was restored");
-                }
-                crate::rewind_menu::MenuAction::Overwrite => {
-                    let (n, files, conversation) = (menu.n, menu.files, menu.conversation);
-                    self.rewind = None;
-                    self.ask_engine(ToEngine::Rewind { n, files, conversation, force: true });
-                }
-            }
-            return;
-        }
-        if self.sessions.is_some() {
-            self.sessions_key(key);
+        if self.modal_key(key) {
             return;
         }
         if self.menu_key(key) {
@@ -324,7 +271,7 @@ impl App {
                 let shown = if self.show_todos { "shown" } else { "hidden" };
                 self.hint = Some((format!("Task list {shown} (ctrl+t)"), Instant::now()));
             }
-            KeyCode::Char('r') if ctrl => self.search = Some((String::new(), None)),
+            KeyCode::Char('r') if ctrl => self.open(Box::<crate::pickers::Search>::default()),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {
                 if let Edit::Submit(text) = self.composer.key(key) {
@@ -347,13 +294,6 @@ impl App {
             }
             Err(e) => self.note(format!("Could not open the editor: {e}")),
         }
-    }
-
-    /// What the search shows in place of the input box.
-    pub fn search_line(&self) -> Option<String> {
-        let (query, found) = self.search.as_ref()?;
-        let text = found.and_then(|i| self.composer.history().get(i)).map(String::as_str).unwrap_or("");
-        Some(format!("(reverse-i-search)`{query}': {}", text.lines().next().unwrap_or_default()))
     }
 
     /// The files an `@` mention being typed could name.

@@ -30,14 +30,14 @@ impl App {
                 self.totals = Default::default();
             }
             FromEngine::RewindConflict { n, files, conversation, paths } => {
-                self.rewind = Some(crate::rewind_menu::RewindMenu { n, paths, files, conversation });
+                self.open(Box::new(crate::rewind_menu::RewindMenu { n, paths, files, conversation }));
             }
             FromEngine::Prompts(list) => {
                 if list.is_empty() {
                     self.note("No earlier prompts to go back to");
                 } else {
-                    let last = list.len() - 1;
-                    self.picker = Some((list, last));
+                    let selected = list.len() - 1;
+                    self.open(Box::new(crate::pickers::Prompts { list, selected }));
                 }
             }
             FromEngine::Info(lines) => {

@@ -1,8 +1,9 @@
 //! The interactive terminal UI: where a person works with rein. A ratatui frontend that
 //! maps keys to the live session's commands (`rein-session`) and its events to views,
-//! over the `Approver` seam — the session runs on its own task and knows no screen. Finished history goes into the terminal's own scrollback once (an
-//! inline viewport at the bottom holds the live area: streaming line, running calls,
-//! spinner, the permission dialog or the input box, the footer).
+//! over the `Approver` seam — the session runs on its own task and knows no screen.
+//! Finished history goes into the terminal's own scrollback once, wrapped; the live area
+//! right below it (text still streaming, running calls, spinner, the top modal view —
+//! a dialog, a picker, search — or the input box, the footer) is as tall as it must be.
 
 mod app;
 mod approver;
@@ -17,8 +18,11 @@ mod markdown;
 mod mcp_pick;
 mod mentions;
 mod menu;
+mod modal;
 mod out;
 mod overlay;
+mod permission_view;
+mod pickers;
 mod plugin_slash;
 mod rewind_menu;
 mod screen;

@@ -3,11 +3,14 @@
 
 use std::path::PathBuf;
 
-use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
+use crate::app::App;
+use crate::modal::{Flow, Modal, Place};
 use crate::summary;
+use crate::worker::ToEngine;
 
 /// The question before overwriting files changed outside rein.
 pub struct RewindMenu {
@@ -18,30 +21,33 @@ pub struct RewindMenu {
     pub conversation: bool,
 }
 
-/// What a key did.
-pub enum MenuAction {
-    None,
-    /// No: nothing is restored.
-    Close,
-    /// Yes: rewind, overwriting.
-    Overwrite,
-}
+impl Modal for RewindMenu {
+    fn place(&self) -> Place {
+        Place::Above
+    }
 
-impl RewindMenu {
-    pub fn key(&self, key: KeyEvent) -> MenuAction {
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
         match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => MenuAction::Overwrite,
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => MenuAction::Close,
-            _ => MenuAction::None,
+            KeyCode::Char('y') | KeyCode::Char('Y') => {
+                let (n, files, conversation) = (self.n, self.files, self.conversation);
+                app.ask_engine(ToEngine::Rewind { n, files, conversation, force: true });
+                Flow::Close
+            }
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {
+                app.composer.clear();
+                app.note("Nothing was restored");
+                Flow::Close
+            }
+            _ => Flow::Keep,
         }
     }
 
-    pub fn lines(&self, width: usize) -> Vec<Line<'static>> {
+    fn lines(&mut self, _: &App, width: usize, _: usize) -> Vec<Line<'static>> {
         let yellow = Style::default().fg(Color::Yellow);
         let mut out =
             vec![Line::from(Span::styled("These files changed outside rein since their checkpoint:", yellow))];
         for p in self.paths.iter().take(8) {
-            out.push(Line::from(summary::one_line(&format!("  {}", p.display()), width)));
+            out.push(Line::from(summary::one_line(&format!("  {}", p.display()), width.saturating_sub(1))));
         }
         out.push(Line::from("Overwrite them and go back? (y/n)"));
         out

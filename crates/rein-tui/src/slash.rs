@@ -137,7 +137,7 @@ pub fn run(app: &mut App, command: &str) {
             if list.is_empty() {
                 out.push("No earlier sessions in this directory.".into());
             } else {
-                app.sessions = Some((list, 0));
+                app.open(Box::new(crate::pickers::Sessions { list, selected: 0 }));
             }
         }
         "init" => {

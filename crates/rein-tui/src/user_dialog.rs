@@ -3,6 +3,7 @@
 //! question in turn as a tab, its options — several ticked when it takes several —, an
 //! "other" answer typed after Tab, and going back to the question before).
 
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_engine::Answer;
@@ -165,4 +166,51 @@ pub fn answer(q: &mut Question, choice: char, typed: Option<String>, policy: &Sh
     let mut input = q.call.input.clone();
     input["answers"] = Value::Object(answers);
     Some(Answer { updated_input: Some(input), ..Answer::yes() })
+}
+
+/// What a key did on AskUserQuestion beyond choosing one option.
+pub(crate) enum Step {
+    /// Moved back, or ticked: nothing more to do.
+    Handled,
+    /// Enter on a question that takes several: answer with the ticked ones.
+    Done,
+}
+
+/// Left goes back to the question before; on a question that takes several, Space or
+/// an option's number ticks it and Enter answers with those ticked.
+pub(crate) fn ask_user_key(q: &mut crate::approver::Question, selected: &mut usize, key: KeyEvent) -> Option<Step> {
+    if q.call.name != "AskUserQuestion" {
+        return None;
+    }
+    if key.code == KeyCode::Left && !q.progress.is_empty() {
+        crate::user_dialog::back(q);
+        *selected = 0;
+        return Some(Step::Handled);
+    }
+    if !crate::user_dialog::multi(q) {
+        return None;
+    }
+    let options = crate::user_dialog::options(q);
+    let tick = match key.code {
+        KeyCode::Char(' ') => Some(*selected),
+        KeyCode::Char(c) if c.is_ascii_digit() => options.iter().position(|o| o.0 == c),
+        _ => None,
+    };
+    if let Some(i) = tick.filter(|i| options.get(*i).is_some_and(|o| o.0 != 'o')) {
+        match q.checked.iter().position(|c| *c == i) {
+            Some(at) => {
+                q.checked.remove(at);
+            }
+            None => q.checked.push(i),
+        }
+        *selected = i;
+        return Some(Step::Handled);
+    }
+    if key.code == KeyCode::Enter && options.get(*selected).is_some_and(|o| o.0 != 'o') {
+        if q.checked.is_empty() {
+            q.checked.push(*selected);
+        }
+        return Some(Step::Done);
+    }
+    None
 }

@@ -12,7 +12,7 @@ use ratatui::widgets::Paragraph;
 use rein_policy::PermissionMode;
 
 use crate::app::App;
-use crate::{dialog, summary, wrap};
+use crate::{summary, wrap};
 
 const GLYPHS: &[&str] = &["·", "✢", "✳", "✶", "✻", "✽", "✻", "✶", "✳", "✢"];
 
@@ -127,23 +127,30 @@ pub fn live(app: &mut App, width: u16, rows: u16) -> Live {
     let rows = rows.max(3) as usize;
     let top = activity(app, width);
     let foot = footer(app, width);
-    if app.question.is_some() {
-        let body = dialog_box(app, width, rows.saturating_sub(1));
-        return stack(top, body, vec![foot], rows, None);
-    }
     let rule = Line::from(Span::styled("─".repeat(width), dim()));
-    let mut middle = pickers(app, width);
-    middle.push(rule.clone());
-    let mut cursor = None;
-    if let Some(search) = app.search_line() {
-        middle.extend(wrap::wrap(&Line::from(search), width));
-    } else {
-        let (input, at) = input_rows(app, width);
-        cursor = Some((at.0, middle.len() + at.1));
-        middle.extend(input);
+    let place = app.modals.top_place();
+    let modal = app.modal_lines(width, rows.saturating_sub(1));
+    if let (Some(crate::modal::Place::Input), Some(crate::modal::Drawn { lines, cursor })) = (place, &modal) {
+        // A dialog or the search line in place of the input box.
+        let (middle, bottom) = if app.modals.asking() {
+            (lines.clone(), vec![foot])
+        } else {
+            let mut middle = vec![rule.clone()];
+            middle.extend(lines.iter().cloned());
+            (middle, vec![rule, foot])
+        };
+        let cursor = cursor.map(|(x, y)| (x, y + usize::from(!app.modals.asking())));
+        return stack(top, middle, bottom, rows, cursor);
     }
+    let mut middle = modal.map(|d| d.lines).unwrap_or_default();
+    middle.push(rule.clone());
+    let (input, at) = input_rows(app, width);
+    let cursor = Some((at.0, middle.len() + at.1));
+    middle.extend(input);
     let mut bottom = vec![rule];
-    bottom.extend(menu.lines(width));
+    if !app.modals.is_open() {
+        bottom.extend(menu.lines(width));
+    }
     bottom.push(foot);
     stack(top, middle, bottom, rows, cursor)
 }
@@ -169,35 +176,6 @@ fn stack(
     let cursor =
         cursor.map(|(x, y)| (x, kept + y)).filter(|(_, y)| *y >= cut).map(|(x, y)| (x as u16, (y - cut) as u16));
     Live { lines, cursor }
-}
-
-/// The `/resume` list, the Esc Esc picker, the rewind question.
-fn pickers(app: &App, width: usize) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    let pick = |i: usize, selected: usize, text: String| {
-        let marker = if i == selected { "❯ " } else { "  " };
-        let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
-        Line::from(Span::styled(summary::one_line(&format!("{marker}{}. {text}", i + 1), width), style))
-    };
-    if let Some((list, selected)) = &app.sessions {
-        lines.push(Line::from(Span::styled("Resume which session? (enter, esc)", Style::default().fg(Color::Yellow))));
-        let start = (*selected + 1).saturating_sub(10);
-        for (i, (_, label)) in list.iter().enumerate().skip(start).take(10) {
-            lines.push(pick(i, *selected, label.clone()));
-        }
-    }
-    if let Some((list, selected)) = &app.picker {
-        let title = "Go back to before which prompt? (enter: code and conversation · c: conversation · f: code · esc)";
-        lines.extend(wrap::wrap(&Line::from(Span::styled(title, Style::default().fg(Color::Yellow))), width));
-        let start = list.len().saturating_sub(8).min(*selected);
-        for (i, p) in list.iter().enumerate().skip(start).take(8) {
-            lines.push(pick(i, *selected, p.clone()));
-        }
-    }
-    if let Some(menu) = &app.rewind {
-        lines.extend(wrap::wrap_all(menu.lines(width), width));
-    }
-    lines
 }
 
 /// The input box's rows (`❯ ` then the text, cut at the width) and the cursor in them.
@@ -240,70 +218,6 @@ fn input_rows(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
         .map(|(i, r)| Line::from(format!("{}{r}", if i == 0 { "❯ " } else { "  " })))
         .collect();
     (lines, cursor)
-}
-
-/// The permission dialog in its box: the title, the subject (scrolled when taller than
-/// `rows` allows, with its position), the reason, the question and every option.
-fn dialog_box(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
-    let offer_auto = app.offer_auto();
-    let Some((q, selected)) = &app.question else { return Vec::new() };
-    let inner = width.saturating_sub(4).max(4);
-    let project = app.project_root.display().to_string();
-    let parts = dialog::parts(q, &project, *selected, inner, offer_auto);
-    let note = match &app.comment {
-        Some(c) => Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))),
-        None => Line::from(Span::styled("tab: add a note for rein", dim())),
-    };
-    let mut fixed = parts.fixed;
-    let mut reason = parts.reason;
-    // Borders, title, the fixed part: the rest is for the subject. In a short window the
-    // note's hint and then the reason give way, never the question or an option.
-    let note = wrap::wrap(&note, inner);
-    let with_note = 3 + fixed.len() + reason.len() + note.len() + 2 <= rows;
-    if with_note {
-        fixed.extend(note);
-    }
-    if 3 + fixed.len() + reason.len() + 2 > rows {
-        reason.clear();
-    }
-    let mut below = reason;
-    below.extend(fixed);
-    let fixed = below;
-    let room = rows.saturating_sub(3 + fixed.len());
-    let total = parts.subject.len();
-    let mut body = vec![parts.title];
-    if total <= room {
-        app.dialog_scroll = 0;
-        body.extend(parts.subject);
-    } else {
-        let window = room.saturating_sub(1).max(1);
-        let max = total - window;
-        app.dialog_scroll = app.dialog_scroll.min(max);
-        let from = app.dialog_scroll;
-        body.extend(parts.subject.into_iter().skip(from).take(window));
-        let more = format!(
-            "{} lines {}–{} of {} · pgup/pgdn",
-            if from < max { "↓" } else { "↑" },
-            from + 1,
-            from + window,
-            total
-        );
-        body.push(Line::from(Span::styled(summary::one_line(&more, inner - 1), Style::default().fg(Color::Yellow))));
-    }
-    body.extend(fixed);
-    let border = Style::default().fg(Color::Yellow);
-    let mut out = vec![Line::from(Span::styled(format!("╭{}╮", "─".repeat(width.saturating_sub(2))), border))];
-    for line in body {
-        let gap = inner.saturating_sub(line.width());
-        let style = line.style;
-        let mut spans = vec![Span::styled("│ ", border)];
-        spans.extend(line.spans.into_iter().map(|s| Span::styled(s.content, style.patch(s.style))));
-        spans.push(Span::raw(" ".repeat(gap)));
-        spans.push(Span::styled(" │", border));
-        out.push(Line::from(spans));
-    }
-    out.push(Line::from(Span::styled(format!("╰{}╯", "─".repeat(width.saturating_sub(2))), border)));
-    out
 }
 
 /// Draw `live` into the frame, the input box's cursor as a reversed cell.

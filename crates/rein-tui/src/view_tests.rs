@@ -327,3 +327,33 @@ fn the_task_list_shows_while_working_and_ctrl_t_hides_it() {
     ));
     assert!(!screen(&mut a, 80).contains("Add a test"));
 }
+
+/// Two questions at once (parallel calls): the second waits its turn instead of
+/// replacing the first, and each gets the person's own answer.
+#[test]
+fn a_second_question_waits_for_the_first() {
+    let mut a = app();
+    let (first_reply, mut first) = oneshot::channel();
+    let (second_reply, mut second) = oneshot::channel();
+    for (command, reply) in [("touch one", first_reply), ("touch two", second_reply)] {
+        a.on_question(Question {
+            call: bash(command),
+            decision: Decision::new(Behavior::Ask, "ask", "default"),
+            remember: Vec::new(),
+            edits: false,
+            progress: Vec::new(),
+            checked: Vec::new(),
+            network: false,
+            reply,
+        });
+    }
+    let s = screen_sized(&mut a, 80, 24);
+    assert!(s.contains("touch one") && !s.contains("touch two"), "{s}");
+    a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
+    assert!(first.try_recv().unwrap().allow);
+    assert!(second.try_recv().is_err(), "not answered yet");
+    let s = screen_sized(&mut a, 80, 24);
+    assert!(s.contains("touch two"), "{s}");
+    a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('y')));
+    assert!(second.try_recv().unwrap().allow);
+}

@@ -1,0 +1,212 @@
+//! The permission dialog as a view on the modal stack: its keys (numbers, arrows,
+//! Enter, Esc, Tab for a note, PgUp/PgDn to scroll the subject, Shift+Tab for all
+//! edits) and its box — the subject scrolled when taller than the window, the reason,
+//! the question and every option always in view.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use rein_engine::Answer;
+use rein_policy::{Change, Destination, ListKind, PermissionMode};
+
+use crate::app::App;
+use crate::approver::Question;
+use crate::modal::{Flow, Modal, Place};
+use crate::user_dialog::{self, Step};
+use crate::{dialog, summary, wrap};
+
+pub(crate) struct PermissionView {
+    /// The question, until it is answered.
+    question: Option<Question>,
+    selected: usize,
+    /// How far the subject is scrolled.
+    scroll: usize,
+    /// A note for the model, typed after Tab.
+    comment: Option<String>,
+}
+
+impl PermissionView {
+    pub(crate) fn new(q: Question) -> Self {
+        PermissionView { question: Some(q), selected: 0, scroll: 0, comment: None }
+    }
+
+    /// Send `answer`; a "No" without a note also stops the turn, as the option says.
+    fn reply(&mut self, app: &mut App, answer: Answer) -> Flow {
+        let Some(q) = self.question.take() else { return Flow::Close };
+        let stop = !answer.allow && answer.message.is_none() && !q.network && !user_dialog::is_user_tool(&q);
+        let _ = q.reply.send(answer);
+        if stop && let Some(b) = &app.busy {
+            b.token.cancel();
+        }
+        Flow::Close
+    }
+}
+
+impl Modal for PermissionView {
+    fn place(&self) -> Place {
+        Place::Input
+    }
+
+    fn is_question(&self) -> bool {
+        true
+    }
+
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        // Tab opens a note for the model; while it is open, keys type into it.
+        if let Some(comment) = &mut self.comment {
+            match key.code {
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    comment.push(c);
+                    return Flow::Keep;
+                }
+                KeyCode::Backspace => {
+                    comment.pop();
+                    return Flow::Keep;
+                }
+                _ => {}
+            }
+        } else if key.code == KeyCode::Tab {
+            self.comment = Some(String::new());
+            return Flow::Keep;
+        }
+        let offer_auto = app.offer_auto();
+        let project = app.project_root.display().to_string();
+        let Some(q) = self.question.as_mut() else { return Flow::Close };
+        let forced = match user_dialog::ask_user_key(q, &mut self.selected, key) {
+            Some(Step::Handled) => return Flow::Keep,
+            Some(Step::Done) => Some('\n'),
+            None => None,
+        };
+        let options = dialog::options(q, &project, offer_auto);
+        let chosen = match key.code {
+            _ if forced.is_some() => forced,
+            KeyCode::PageUp => {
+                self.scroll = self.scroll.saturating_sub(10);
+                None
+            }
+            KeyCode::PageDown => {
+                self.scroll += 10;
+                None
+            }
+            KeyCode::Up => {
+                self.selected = self.selected.saturating_sub(1);
+                None
+            }
+            KeyCode::Down => {
+                self.selected = (self.selected + 1).min(options.len().saturating_sub(1));
+                None
+            }
+            KeyCode::Enter => options.get(self.selected).map(|o| o.0),
+            KeyCode::Esc | KeyCode::Char('n') => Some('3'),
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some('3'),
+            KeyCode::Char('y') => Some('1'),
+            KeyCode::BackTab if q.edits => Some('2'),
+            KeyCode::Char(c) if options.iter().any(|o| o.0 == c) => Some(c),
+            _ => None,
+        };
+        let Some(choice) = chosen else { return Flow::Keep };
+        if user_dialog::is_user_tool(q) {
+            if key.code == KeyCode::Esc && q.call.name == "AskUserQuestion" {
+                let no = Answer { message: Some("The user chose not to answer.".into()), ..Answer::no() };
+                return self.reply(app, no);
+            }
+            let typed = self.comment.take();
+            return match user_dialog::answer(q, choice, typed, &app.policy) {
+                Some(answer) => self.reply(app, answer),
+                None => {
+                    self.selected = 0;
+                    Flow::Keep
+                }
+            };
+        }
+        let message = self.comment.take().filter(|c| !c.trim().is_empty());
+        let (edits, remember) = (q.edits, q.remember.clone());
+        let answer = match choice {
+            '1' => Answer::yes(),
+            '2' if edits => {
+                let _ = app.apply(Change::SetMode(PermissionMode::AcceptEdits), Destination::Session);
+                app.note("Edits are allowed for the rest of this session");
+                Answer::yes()
+            }
+            '2' => {
+                match app.apply(Change::AddRules(ListKind::Allow, remember.clone()), Destination::LocalSettings) {
+                    Ok(Some(path)) => app.note(format!("Remembered {} in {}", remember.join(", "), path.display())),
+                    Ok(None) => {}
+                    Err(e) => app.note(format!("Could not save the rule: {e}")),
+                }
+                Answer::yes()
+            }
+            'a' => {
+                let _ = app.apply(Change::SetMode(PermissionMode::Auto), Destination::Session);
+                app.note("Auto mode: a judge model decides the calls the rules leave open (shift+tab to leave)");
+                Answer::yes()
+            }
+            _ => Answer::no(),
+        };
+        self.reply(app, Answer { message, ..answer })
+    }
+
+    fn lines(&mut self, app: &App, width: usize, rows: usize) -> Vec<Line<'static>> {
+        let Some(q) = &self.question else { return Vec::new() };
+        let inner = width.saturating_sub(4).max(4);
+        let project = app.project_root.display().to_string();
+        let parts = dialog::parts(q, &project, self.selected, inner, app.offer_auto());
+        let dim = Style::default().add_modifier(Modifier::DIM);
+        let note = match &self.comment {
+            Some(c) => Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))),
+            None => Line::from(Span::styled("tab: add a note for rein", dim)),
+        };
+        // Borders, title, the fixed part: the rest is for the subject. In a short window
+        // the note's hint and then the reason give way, never the question or an option.
+        let mut fixed = parts.fixed;
+        let mut reason = parts.reason;
+        let note = wrap::wrap(&note, inner);
+        if 3 + fixed.len() + reason.len() + note.len() + 2 <= rows {
+            fixed.extend(note);
+        }
+        if 3 + fixed.len() + reason.len() + 2 > rows {
+            reason.clear();
+        }
+        reason.extend(fixed);
+        let fixed = reason;
+        let room = rows.saturating_sub(3 + fixed.len());
+        let total = parts.subject.len();
+        let mut body = vec![parts.title];
+        if total <= room {
+            self.scroll = 0;
+            body.extend(parts.subject);
+        } else {
+            let window = room.saturating_sub(1).max(1);
+            let max = total - window;
+            self.scroll = self.scroll.min(max);
+            let from = self.scroll;
+            body.extend(parts.subject.into_iter().skip(from).take(window));
+            let arrow = if from < max { "↓" } else { "↑" };
+            let more = format!("{arrow} lines {}–{} of {total} · pgup/pgdn", from + 1, from + window);
+            body.push(Line::from(Span::styled(
+                summary::one_line(&more, inner - 1),
+                Style::default().fg(Color::Yellow),
+            )));
+        }
+        body.extend(fixed);
+        boxed(body, width, inner)
+    }
+}
+
+/// Lines in a yellow rounded box `width` wide.
+fn boxed(body: Vec<Line<'static>>, width: usize, inner: usize) -> Vec<Line<'static>> {
+    let border = Style::default().fg(Color::Yellow);
+    let rule = "─".repeat(width.saturating_sub(2));
+    let mut out = vec![Line::from(Span::styled(format!("╭{rule}╮"), border))];
+    for line in body {
+        let gap = inner.saturating_sub(line.width());
+        let style = line.style;
+        let mut spans = vec![Span::styled("│ ", border)];
+        spans.extend(line.spans.into_iter().map(|s| Span::styled(s.content, style.patch(s.style))));
+        spans.push(Span::raw(" ".repeat(gap)));
+        spans.push(Span::styled(" │", border));
+        out.push(Line::from(spans));
+    }
+    out.push(Line::from(Span::styled(format!("╰{rule}╯"), border)));
+    out
+}

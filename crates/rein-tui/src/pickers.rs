@@ -1,0 +1,160 @@
+//! The lists and the search line on the modal stack: `/resume` (pick an earlier
+//! session), Esc Esc (pick a prompt to go back to: code and conversation, `c` the
+//! conversation only, `f` the code only) and Ctrl+R (search earlier prompts: Ctrl+R
+//! again for an older match, Enter sends it, Tab or Esc puts it in the input box).
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+use crate::app::App;
+use crate::modal::{Flow, Modal, Place};
+use crate::worker::ToEngine;
+use crate::{summary, wrap};
+
+fn row(i: usize, selected: usize, text: &str, width: usize) -> Line<'static> {
+    let marker = if i == selected { "❯ " } else { "  " };
+    let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+    Line::from(Span::styled(summary::one_line(&format!("{marker}{}. {text}", i + 1), width.saturating_sub(1)), style))
+}
+
+fn title(text: &str, width: usize) -> Vec<Line<'static>> {
+    wrap::wrap(&Line::from(Span::styled(text.to_string(), Style::default().fg(Color::Yellow))), width)
+}
+
+/// `/resume`: earlier sessions (id, label).
+pub(crate) struct Sessions {
+    pub list: Vec<(String, String)>,
+    pub selected: usize,
+}
+
+impl Modal for Sessions {
+    fn place(&self) -> Place {
+        Place::Above
+    }
+
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        match key.code {
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(self.list.len().saturating_sub(1)),
+            KeyCode::Enter => {
+                app.resume_to = self.list.get(self.selected).map(|(id, _)| id.clone());
+                app.quit = true;
+                return Flow::Close;
+            }
+            KeyCode::Esc => return Flow::Close,
+            _ => {}
+        }
+        Flow::Keep
+    }
+
+    fn lines(&mut self, _: &App, width: usize, _: usize) -> Vec<Line<'static>> {
+        let mut out = title("Resume which session? (enter, esc)", width);
+        let start = (self.selected + 1).saturating_sub(10);
+        out.extend(
+            self.list.iter().enumerate().skip(start).take(10).map(|(i, (_, l))| row(i, self.selected, l, width)),
+        );
+        out
+    }
+}
+
+/// Esc Esc: the prompts of the conversation.
+pub(crate) struct Prompts {
+    pub list: Vec<String>,
+    pub selected: usize,
+}
+
+impl Modal for Prompts {
+    fn place(&self) -> Place {
+        Place::Above
+    }
+
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        match key.code {
+            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCode::Down => self.selected = (self.selected + 1).min(self.list.len().saturating_sub(1)),
+            // Enter: the code (what rein's file tools changed) and the conversation;
+            // c: the conversation only; f: the code only.
+            KeyCode::Enter | KeyCode::Char('c') | KeyCode::Char('f') => {
+                let n = self.selected;
+                let text = self.list.get(n).cloned().unwrap_or_default();
+                let (files, conversation) = match key.code {
+                    KeyCode::Char('c') => (false, true),
+                    KeyCode::Char('f') => (true, false),
+                    _ => (true, true),
+                };
+                app.ask_engine(ToEngine::Rewind { n, files, conversation, force: false });
+                if conversation {
+                    app.composer.set_text(&text);
+                }
+                return Flow::Close;
+            }
+            KeyCode::Esc => return Flow::Close,
+            _ => {}
+        }
+        Flow::Keep
+    }
+
+    fn lines(&mut self, _: &App, width: usize, _: usize) -> Vec<Line<'static>> {
+        let mut out = title(
+            "Go back to before which prompt? (enter: code and conversation · c: conversation · f: code · esc)",
+            width,
+        );
+        let start = self.list.len().saturating_sub(8).min(self.selected);
+        out.extend(self.list.iter().enumerate().skip(start).take(8).map(|(i, p)| row(i, self.selected, p, width)));
+        out
+    }
+}
+
+/// Ctrl+R: the query and the history entry it found.
+#[derive(Default)]
+pub(crate) struct Search {
+    pub query: String,
+    pub found: Option<usize>,
+}
+
+impl Modal for Search {
+    fn place(&self) -> Place {
+        Place::Input
+    }
+
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let entries = app.composer.history();
+        match key.code {
+            KeyCode::Char('r') if ctrl => {
+                let from = self.found.unwrap_or(entries.len());
+                self.found = crate::history::search(entries, &self.query, from).or(self.found);
+            }
+            KeyCode::Char('c') if ctrl => return Flow::Close,
+            KeyCode::Char(c) if !ctrl => {
+                self.query.push(c);
+                self.found = crate::history::search(entries, &self.query, entries.len());
+            }
+            KeyCode::Backspace => {
+                self.query.pop();
+                self.found = crate::history::search(entries, &self.query, entries.len());
+            }
+            KeyCode::Enter | KeyCode::Tab | KeyCode::Esc => {
+                let text = self.found.and_then(|i| entries.get(i)).cloned();
+                if let Some(text) = text {
+                    if key.code == KeyCode::Enter {
+                        app.composer.clear();
+                        app.submit(text);
+                    } else {
+                        app.composer.set_text(&text);
+                    }
+                }
+                return Flow::Close;
+            }
+            _ => {}
+        }
+        Flow::Keep
+    }
+
+    fn lines(&mut self, app: &App, width: usize, _: usize) -> Vec<Line<'static>> {
+        let text = self.found.and_then(|i| app.composer.history().get(i)).map(String::as_str).unwrap_or("");
+        let line = format!("(reverse-i-search)`{}': {}", self.query, text.lines().next().unwrap_or_default());
+        wrap::wrap(&Line::from(line), width)
+    }
+}
