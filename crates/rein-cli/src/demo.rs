@@ -144,10 +144,15 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
         Arc::new(move |history: &[&Message]| {
             let results = all_results(history);
             let push = results.last().cloned().unwrap_or_default();
-            let push_refused = push.contains("has not granted") || push.contains("declined");
+            let push_refused =
+                push.contains("has not granted") || push.contains("declined") || push.contains("Interrupted by user");
             let push_failed = push.contains("Exit code") || push.contains("fatal:");
             let results = &results[..results.len().saturating_sub(1)];
-            let files = results.first().map(|r| r.lines().filter(|l| l.starts_with('/')).count()).unwrap_or(0);
+            // What Glob listed (paths relative to the project, or absolute), counted.
+            let files = results
+                .first()
+                .map(|r| r.lines().filter(|l| !l.trim().is_empty() && !l.starts_with("No files found")).count())
+                .unwrap_or(0);
             let todos: Vec<String> = results
                 .get(1)
                 .map(|r| {
@@ -155,7 +160,8 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
                         .filter_map(|l| {
                             let (path, rest) = l.split_once(':')?;
                             let (line, text) = rest.split_once(':')?;
-                            let rel = Path::new(path).strip_prefix(&root).map(|p| p.display().to_string()).ok()?;
+                            let path = Path::new(path);
+                            let rel = path.strip_prefix(&root).unwrap_or(path).display().to_string();
                             Some(format!("- `{rel}:{line}` — {}", text.trim().trim_start_matches("# ")))
                         })
                         .collect()

@@ -180,13 +180,23 @@ impl Executor {
         let mut waiting: Vec<usize> = which.to_vec();
         while !waiting.is_empty() {
             match tokio::time::timeout_at(deadline, self.rx.recv()).await {
-                Ok(Some((k, _discarded))) => waiting.retain(|w| *w != k),
+                Ok(Some((k, report))) => {
+                    waiting.retain(|w| *w != k);
+                    // A call the person refused as the turn stopped keeps its refusal:
+                    // it never ran, and the model should read why.
+                    if report.verdict.as_ref().is_some_and(|v| !v.allowed()) && !report.ran_shell {
+                        self.entries[k].report = Some(report);
+                    }
+                }
                 _ => break,
             }
         }
         for &j in which {
             if let Some(h) = self.entries[j].handle.take() {
                 h.abort();
+            }
+            if self.entries[j].report.is_some() {
+                continue;
             }
             let id = self.entries[j].call.id.clone();
             self.entries[j].report = Some(CallReport::synthetic(&id, message));

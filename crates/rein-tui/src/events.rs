@@ -41,8 +41,10 @@ impl App {
                 }
             }
             FromEngine::Info(lines) => {
-                for l in lines {
-                    self.note(l);
+                let dim = Style::default().add_modifier(Modifier::DIM);
+                for (i, l) in lines.into_iter().enumerate() {
+                    let gutter = if i == 0 { "  ⎿  " } else { "     " };
+                    self.pending.push(Line::from(Span::styled(format!("{gutter}{l}"), dim)));
                 }
             }
             FromEngine::Shell { command, output, failed } => {

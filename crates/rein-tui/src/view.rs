@@ -29,7 +29,12 @@ fn dim() -> Style {
 
 /// `1.2k` for token counts.
 pub fn tokens(n: u64) -> String {
-    if n >= 1000 { format!("{:.1}k", n as f64 / 1000.0) } else { n.to_string() }
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 10_000 => format!("{}k", (n + 500) / 1000),
+        n if n >= 1000 => format!("{:.1}k", n as f64 / 1000.0),
+        n => n.to_string(),
+    }
 }
 
 /// The lines above the dialog or input box.
@@ -112,9 +117,9 @@ fn footer(app: &App, width: usize) -> Line<'static> {
         && window > 0
     {
         let pct = used.saturating_mul(100) / window;
-        text.push_str(&format!(" · {}/{} context used ({pct}%)", tokens(used), tokens(window)));
+        text.push_str(&format!(" · {pct}% context used ({}/{})", tokens(used), tokens(window)));
     }
-    if app.busy.is_some() {
+    if app.busy.is_some() && !app.modals.asking() {
         text.push_str(" · esc to interrupt");
     }
     Line::from(Span::styled(summary::one_line(&text, width.saturating_sub(1)), dim()))
@@ -178,46 +183,55 @@ fn stack(
     Live { lines, cursor }
 }
 
-/// The input box's rows (`❯ ` then the text, cut at the width) and the cursor in them.
+/// The input box's rows (`❯ ` then the text, wrapped at word boundaries) and the
+/// cursor in them.
 fn input_rows(app: &App, width: usize) -> (Vec<Line<'static>>, (usize, usize)) {
     let text = app.composer.text();
     let at = app.composer.cursor_byte();
-    let room = width.saturating_sub(2).max(1);
-    let mut rows: Vec<String> = vec![String::new()];
-    let mut col = 0;
-    let mut cursor = (2, 0);
-    for (i, c) in text.char_indices() {
-        if i == at {
-            cursor = (2 + col, rows.len() - 1);
-        }
-        if c == '\n' {
-            rows.push(String::new());
-            col = 0;
-            continue;
-        }
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if col + w > room {
-            rows.push(String::new());
-            col = 0;
-        }
-        if let Some(r) = rows.last_mut() {
-            r.push(c);
-        }
-        col += w;
-    }
-    if at >= text.len() {
-        if col >= room {
-            rows.push(String::new());
-            col = 0;
-        }
-        cursor = (2 + col, rows.len() - 1);
-    }
-    let lines = rows
-        .into_iter()
+    let ranges = input_ranges(text, width.saturating_sub(2).max(1));
+    let row = ranges.iter().rposition(|(start, _)| *start <= at).unwrap_or(0);
+    let col = ranges.get(row).map_or(0, |(start, _)| {
+        unicode_width::UnicodeWidthStr::width(text.get(*start..at.max(*start)).unwrap_or_default())
+    });
+    let lines = ranges
+        .iter()
         .enumerate()
-        .map(|(i, r)| Line::from(format!("{}{r}", if i == 0 { "❯ " } else { "  " })))
+        .map(|(i, (s, e))| Line::from(format!("{}{}", if i == 0 { "❯ " } else { "  " }, &text[*s..*e])))
         .collect();
-    (lines, cursor)
+    (lines, (2 + col, row))
+}
+
+/// Byte ranges of `text`'s rows at `room` columns: each line broken after its last
+/// space that fits, a word longer than a row cut.
+fn input_ranges(text: &str, room: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut base = 0;
+    for line in text.split('\n') {
+        let (mut start, mut used, mut space) = (0, 0, None);
+        for (i, c) in line.char_indices() {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if c == ' ' && used + w > room {
+                // A space at the edge ends the row and is not carried to the next.
+                out.push((base + start, base + i));
+                (start, used, space) = (i + 1, 0, None);
+                continue;
+            }
+            if used + w > room && i > start {
+                let cut = space.filter(|s| *s > start).unwrap_or(i);
+                out.push((base + start, base + cut));
+                start = cut;
+                used = unicode_width::UnicodeWidthStr::width(&line[start..i]);
+                space = None;
+            }
+            used += w;
+            if c == ' ' {
+                space = Some(i + 1);
+            }
+        }
+        out.push((base + start, base + line.len()));
+        base += line.len() + 1;
+    }
+    out
 }
 
 /// Draw `live` into the frame, the input box's cursor as a reversed cell.

@@ -357,3 +357,12 @@ fn a_second_question_waits_for_the_first() {
     a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('y')));
     assert!(second.try_recv().unwrap().allow);
 }
+
+/// A long prompt wraps at word boundaries in the input box, the cursor where it is.
+#[test]
+fn the_prompt_wraps_at_words() {
+    let mut a = app();
+    a.composer.insert("please make sure the parser handles an eighty column terminal width nicely");
+    let s = screen_sized(&mut a, 40, 12);
+    assert!(s.contains("❯ please make sure the parser handles an\n  eighty column terminal width nicely"), "{s}");
+}

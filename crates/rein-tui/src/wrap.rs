@@ -87,7 +87,8 @@ pub fn wrap_indent(line: &Line<'_>, width: usize, indent: usize, gutter: Option<
 }
 
 /// The columns a continuation row is indented by: the leading spaces, plus a list
-/// marker (`- `, `* `, `• `, `1. `), the tool gutter (`⎿  `) or the answer bullet (`⏺ `).
+/// marker (`- `, `* `, `• `, `1. `), the tool gutter (`⎿  `), the answer bullet (`⏺ `)
+/// or a diff line's number and sign.
 pub fn hanging_indent(text: &str) -> usize {
     let lead = text.len() - text.trim_start_matches(' ').len();
     let rest = &text[lead..];
@@ -99,6 +100,10 @@ pub fn hanging_indent(text: &str) -> usize {
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     if digits > 0 && (rest[digits..].starts_with(". ") || rest[digits..].starts_with(") ")) {
         return lead + digits + 2;
+    }
+    // A numbered diff line: `  15 - text`, `  16 + text`, `  17   text`.
+    if digits > 0 && [" - ", " + ", "   "].iter().any(|m| rest[digits..].starts_with(m)) {
+        return lead + digits + 3;
     }
     lead
 }

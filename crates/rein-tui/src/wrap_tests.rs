@@ -23,6 +23,8 @@ fn continuation_rows_keep_the_indent_and_the_list_marker() {
     assert_eq!(text(&rows)[1], "     long enough to wrap");
     let rows = wrap(&Line::from("12. numbered item that goes on and on"), 20);
     assert_eq!(text(&rows)[1], "    that goes on and");
+    let rows = wrap(&Line::from("       15 -         # TODO: refuse to remove more"), 36);
+    assert_eq!(text(&rows)[1], "            to remove more", "under the diff line's number");
 }
 
 #[test]

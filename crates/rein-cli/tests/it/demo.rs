@@ -22,6 +22,11 @@ fn demo_runs_offline_with_the_scripted_model_and_real_tools() {
     assert!(stdout.contains("⏺ Bash(command: \"git push origin main\"") && stdout.contains("⊘  refused"), "{stdout}");
     assert!(stdout.contains("I did not push"), "{stdout}");
     assert!(stdout.contains("7 model turns, 8 tool calls"), "{stdout}");
+    // The summary tells what the tools returned: the four files Glob listed and the two
+    // TODOs Grep found.
+    assert!(stdout.contains("The project has 4 files."), "{stdout}");
+    assert!(stdout.contains("`src/stockroom.py:15`") && stdout.contains("`src/report.py:"), "{stdout}");
+    assert!(!stdout.contains("- none"), "{stdout}");
 }
 
 #[test]
