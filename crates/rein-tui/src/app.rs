@@ -68,6 +68,8 @@ pub struct App {
     /// The session has a conversation (the exit line names it for `--resume`).
     pub turns_taken: bool,
     pub(crate) esc_armed: Option<Instant>,
+    /// Esc Esc came while the turn was finishing: the picker opens when it ends.
+    pub(crate) picker_after_turn: bool,
     pub busy: Option<Busy>,
     /// Tokens of the turn in progress.
     pub turn_tokens: u64,
@@ -136,6 +138,7 @@ impl App {
             log: std::collections::VecDeque::new(),
             open_log: false,
             esc_armed: None,
+            picker_after_turn: false,
             edit: None,
             editing_prompt: false,
             turns_taken: false,
@@ -244,9 +247,16 @@ impl App {
                 if let Some(b) = self.busy.as_ref().filter(|b| !b.answered) {
                     b.token.cancel();
                 } else if self.composer.is_empty() {
-                    // Esc Esc: pick an earlier prompt to go back to.
-                    if self.esc_armed.take().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
-                        self.ask_engine(ToEngine::Prompts);
+                    // Esc Esc: pick an earlier prompt to go back to. Two Escs read at once
+                    // arrive as one Alt+Esc.
+                    let double = key.modifiers.contains(KeyModifiers::ALT);
+                    if double || self.esc_armed.take().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+                        if self.busy.is_some() {
+                            // The answer is in; the turn is only finishing: open it then.
+                            self.picker_after_turn = true;
+                        } else {
+                            self.ask_engine(ToEngine::Prompts);
+                        }
                     } else {
                         self.esc_armed = Some(Instant::now());
                     }

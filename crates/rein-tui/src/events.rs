@@ -81,6 +81,9 @@ impl App {
                 if let Some(s) = &mut self.status_line {
                     s.invalidate();
                 }
+                if std::mem::take(&mut self.picker_after_turn) {
+                    self.ask_engine(crate::worker::ToEngine::Prompts);
+                }
                 if !self.queue.is_empty() {
                     let next = self.queue.remove(0);
                     self.submit(next);
