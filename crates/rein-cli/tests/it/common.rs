@@ -127,9 +127,19 @@ pub fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
 pub fn have_bwrap() -> bool {
     let ok = std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("bubblewrap is not installed: sandbox tests skipped (apt-get install bubblewrap)");
+        unavailable("bubblewrap is not installed (apt-get install bubblewrap)");
     }
     ok
+}
+
+/// A test's dependency is missing: on a developer's machine the test says so and is
+/// skipped; under `CI=true` it fails — a test never passes by skipping there
+/// (`scripts/test` installs what the tests need).
+pub fn unavailable(what: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        panic!("{what}; CI=true, so this test fails instead of skipping (scripts/prepare installs it)");
+    }
+    eprintln!("{what}: skipped (scripts/prepare installs it)");
 }
 
 /// A loopback HTTP server that answers every request with `response` (whole, headers

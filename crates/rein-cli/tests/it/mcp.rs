@@ -20,7 +20,7 @@ pub fn node_modules() -> Option<PathBuf> {
     ];
     let found = candidates.into_iter().flatten().find(|p| p.join(".bin/mcp-server-everything").exists());
     if found.is_none() {
-        eprintln!("the MCP test servers are not installed (.ci/run installs them): skipped");
+        crate::common::unavailable("the MCP test servers are not installed in .ci/node");
     }
     found
 }

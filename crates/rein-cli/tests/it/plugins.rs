@@ -138,7 +138,7 @@ fn claude_cli() -> Option<PathBuf> {
 #[test]
 fn a_plugin_installed_by_claude_code_works_in_rein_unchanged() {
     let Some(claude) = claude_cli() else {
-        eprintln!("the Claude Code CLI is not installed (.ci/run installs it): skipped");
+        crate::common::unavailable("the Claude Code CLI (the Agent SDK's bundled claude) is not installed in .ci/node");
         return;
     };
     let env = Env::new();

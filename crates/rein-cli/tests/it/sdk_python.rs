@@ -17,7 +17,7 @@ fn python() -> Option<PathBuf> {
         .output()
         .is_ok_and(|o| o.status.success());
     if !ok {
-        eprintln!("the Python Agent SDK is not installed in .ci/venv (.ci/run installs it): skipped");
+        crate::common::unavailable("the Python Agent SDK is not installed in .ci/venv");
     }
     ok.then_some(venv)
 }

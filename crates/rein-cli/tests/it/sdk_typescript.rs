@@ -16,7 +16,7 @@ fn sdk_entry() -> Option<PathBuf> {
         .join("../../.ci/node/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
     let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
     if !(entry.exists() && node) {
-        eprintln!("the TypeScript Agent SDK is not installed in .ci/node (.ci/run installs it): skipped");
+        crate::common::unavailable("the TypeScript Agent SDK is not installed in .ci/node");
         return None;
     }
     Some(std::fs::canonicalize(entry).unwrap())
