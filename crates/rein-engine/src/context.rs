@@ -49,7 +49,7 @@ pub fn estimate_tokens(bytes: usize) -> u64 {
 /// The per-message tool-result budget: when the results of one response add up to
 /// more than `limit` characters, the largest are saved to files (a preview and the
 /// path stay) until the message fits. Returns how many were spilled.
-pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::ToolContext) -> usize {
+pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::ToolContext, exempt: &[String]) -> usize {
     let size = |c: &ToolResultContent| match c {
         ToolResultContent::Text(t) => t.len(),
         ToolResultContent::Blocks(_) => 0,
@@ -67,8 +67,9 @@ pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::Too
         if total <= limit {
             return spilled;
         }
+        // Results of tools that are never spilled (Read) are left whole.
         let largest = message.content.iter_mut().filter_map(|b| match b {
-            ContentBlock::ToolResult { content, .. } => Some(content),
+            ContentBlock::ToolResult { content, tool_use_id, .. } if !exempt.contains(tool_use_id) => Some(content),
             _ => None,
         });
         let Some(content) = largest.max_by_key(|c| size(c)) else { return spilled };
@@ -227,7 +228,7 @@ mod tests {
             ContentBlock::tool_result("b", "b".repeat(90_000), false),
             ContentBlock::tool_result("c", "c".repeat(1_000), false),
         ]);
-        assert_eq!(budget_results(&mut m, 100_000, &ctx), 1);
+        assert_eq!(budget_results(&mut m, 100_000, &ctx, &[]), 1);
         let sizes: Vec<usize> = m.content.iter().map(|b| serde_json::to_string(b).unwrap().len()).collect();
         assert!(sizes[1] < 3_000 && sizes[0] > 60_000, "{sizes:?}");
         assert_eq!(m.content[1].tool_result_id(), Some("b"));

@@ -94,7 +94,10 @@ impl Engine {
         if repeats > 0 {
             tracing::debug!(repeats, "repeated results sent as pointers to the earlier ones");
         }
-        let spilled = crate::context::budget_results(&mut message, self.config.context.window as usize, &self.ctx);
+        let exempt: Vec<String> =
+            calls.iter().filter(|c| self.registry.never_spilled(&c.name)).map(|c| c.id.clone()).collect();
+        let spilled =
+            crate::context::budget_results(&mut message, self.config.context.window as usize, &self.ctx, &exempt);
         if spilled > 0 {
             tracing::debug!(spilled, "spilled tool results over the per-message budget");
         }

@@ -220,6 +220,8 @@ impl Policy {
                 used.push(rule.describe());
             } else if effects.reads.iter().all(|p| inside(p, &self.roots)) {
                 used.push("read-only, inside the workspace".into());
+            } else if effects.reads.iter().all(|p| inside(p, &self.roots) || self.is_saved_output(p)) {
+                used.push("read-only: rein's saved output of a result too large for the context".into());
             } else {
                 return Decision::new(
                     Behavior::Ask,
@@ -248,5 +250,18 @@ impl Policy {
 
     fn roots_list(&self) -> String {
         self.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+impl Policy {
+    /// A file rein saved this or an earlier session's too-large result in
+    /// (`REIN_HOME/sessions/<id>/tool-results/<file>`), as the kernel resolves it.
+    fn is_saved_output(&self, path: &std::path::Path) -> bool {
+        let Some(root) = &self.saved_outputs else { return false };
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+        let Ok(real) = std::fs::canonicalize(path) else { return false };
+        let Ok(rest) = real.strip_prefix(&root) else { return false };
+        let parts: Vec<_> = rest.components().collect();
+        parts.len() == 3 && parts[1].as_os_str() == "tool-results" && real.is_file()
     }
 }

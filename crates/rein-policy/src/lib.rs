@@ -108,6 +108,10 @@ pub struct Policy {
     /// sandboxed is allowed where it would otherwise be asked (deny and ask rules,
     /// protected paths and what the analysis cannot read still hold).
     pub sandbox_auto_allow: bool,
+    /// Where rein keeps its sessions (`REIN_HOME/sessions`): a session's saved outputs
+    /// (`<id>/tool-results/…`, written by rein when a result was too large for the
+    /// context) are read without asking, as the preview told the model to.
+    pub saved_outputs: Option<PathBuf>,
 }
 
 impl Policy {
@@ -131,6 +135,7 @@ impl Policy {
             home: None,
             tools: ToolKinds::new(),
             sandbox_auto_allow: false,
+            saved_outputs: None,
         }
     }
 

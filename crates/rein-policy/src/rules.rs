@@ -341,6 +341,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         roots,
         tools: inputs.tools.clone(),
         sandbox_auto_allow: false,
+        saved_outputs: None,
     })
 }
 

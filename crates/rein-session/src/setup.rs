@@ -120,6 +120,7 @@ impl Setup {
         let before = opts.env();
         let home = before.home.clone();
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
+        policy.saved_outputs = Some(before.rein_home.join("sessions"));
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
         crate::env::apply_betas(&opts.betas);

@@ -74,6 +74,10 @@ impl DynTool for RegisteredExternal {
         false
     }
 
+    fn max_result_chars(&self) -> Option<usize> {
+        self.tool.max_result_chars()
+    }
+
     fn offered_to_subagents(&self) -> bool {
         true
     }

@@ -27,6 +27,7 @@ pub(crate) trait DynTool: Send + Sync {
     fn rule_kind(&self) -> RuleKind;
     fn path_fields(&self) -> &'static [&'static str];
     fn collapses_repeats(&self) -> bool;
+    fn max_result_chars(&self) -> Option<usize>;
     fn offered_to_subagents(&self) -> bool;
     fn offered_to_model(&self) -> bool;
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
@@ -80,6 +81,10 @@ impl<T: Tool> DynTool for Registered<T> {
 
     fn collapses_repeats(&self) -> bool {
         self.tool.collapses_repeats()
+    }
+
+    fn max_result_chars(&self) -> Option<usize> {
+        self.tool.max_result_chars()
     }
 
     fn offered_to_subagents(&self) -> bool {
@@ -349,6 +354,12 @@ impl Registry {
     /// [`Tool::collapses_repeats`]); never for tools defined at run time.
     pub fn collapses_repeats(&self, name: &str) -> bool {
         self.by_name.get(name).and_then(|i| self.tools.get(*i)).is_some_and(|t| t.collapses_repeats())
+    }
+
+    /// Whether `name`'s results are never saved to a file in place of the model's copy
+    /// (Read: reading a saved output must not save it again).
+    pub fn never_spilled(&self, name: &str) -> bool {
+        self.by_name.get(name).and_then(|i| self.tools.get(*i)).is_some_and(|t| t.max_result_chars().is_none())
     }
 
     /// `input` with the tool's file paths made absolute against `ctx`'s working

@@ -254,7 +254,7 @@ fn a_plugin_a_project_enables_waits_for_the_folders_trust() {
     pane.wait_for("manual mode on");
     pane.type_text("hello");
     pane.keys(&["Enter"]);
-    pane.wait_for("hi");
+    pane.wait_for("⏺ hi");
     assert!(std::fs::read_to_string(&log).unwrap().contains("mkt/plugins/demo"), "trusted: its hook ran");
 }
 

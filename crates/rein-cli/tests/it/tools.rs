@@ -165,3 +165,45 @@ fn large_results_are_spilled_under_rein_home_and_the_session_id() {
     assert!(std::fs::read_to_string(saved[0].path()).unwrap().contains("match 19999\n"));
     assert!(!env.home.path().join(".rein/sessions").exists(), "nothing lands outside REIN_HOME");
 }
+
+/// A command's huge output loses nothing: the model gets its head and tail and the file
+/// that holds every line, which Read opens without a question and without spilling again.
+#[test]
+fn a_huge_command_output_is_saved_whole_and_read_back() {
+    let env = Env::new();
+    let rein_home = tempfile::tempdir().unwrap();
+    let server = serve(Scenario::new([
+        reply([call("seq", "Bash", json!({"command": "seq 1 200000"}))]),
+        reply([text("saved")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .env("REIN_HOME", rein_home.path())
+        .args(["-p", "count", "--allowedTools", "Bash(seq:*)"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let msgs = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let (preview, is_error) = result(&msgs, "seq");
+    assert!(!is_error && preview.len() < 2600, "a small preview: {} characters", preview.len());
+    assert!(preview.starts_with("1\n2\n3\n") && preview.contains("199999\n200000"), "head and tail");
+    assert!(preview.contains("200000 lines"), "{preview}");
+    let path = preview.split("saved to ").nth(1).unwrap().split(". Use Read").next().unwrap().to_string();
+    let whole: String = (1..=200_000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), whole, "every line is in the file");
+
+    // The model reads the rest: allowed headless (nothing is asked), never spilled again.
+    let server = serve(Scenario::new([
+        reply([call("r", "Read", json!({"file_path": path, "offset": 150000, "limit": 3}))]),
+        reply([call("all", "Read", json!({"file_path": path, "limit": 20000}))]),
+        reply([text("read")]),
+    ]));
+    let out = env.rein_at(&server).env("REIN_HOME", rein_home.path()).args(["-p", "read it"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let msgs = server.requests()[2].body["messages"].as_array().unwrap().clone();
+    let (page, is_error) = result(&msgs, "r");
+    assert!(!is_error && page.contains("150000\t150000"), "{page}");
+    let (all, _) = result(&msgs, "all");
+    assert!(all.len() > 200_000, "over the per-message budget (the 200 000-token window), still whole: {}", all.len());
+    assert!(!all.contains("saved to"), "a Read is never spilled again");
+}

@@ -34,6 +34,13 @@ fn timeouts() -> (u64, u64) {
 }
 pub(crate) const MAX_OUTPUT_CHARS: usize = 30_000;
 
+/// A new file under the session's saved outputs for one command's output.
+fn spill_path(ctx: &ToolContext) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    ctx.session_dir.join("tool-results").join(format!("Bash-{}-{n}.txt", std::process::id()))
+}
+
 pub struct Bash {
     shell: Arc<Shell>,
 }
@@ -118,7 +125,8 @@ impl Tool for Bash {
         format!(
             "Runs a bash command in the session's persistent shell (`cd`, exports and functions carry over; stdin is \
              closed); returns stdout and stderr interleaved, and a non-zero exit code. Output past \
-             {MAX_OUTPUT_CHARS} characters is cut in the middle. Timeout {}s (max {}s), then the command and all it \
+             {MAX_OUTPUT_CHARS} characters is saved whole to a file you can Read or Grep; you get its head, its tail \
+             and the path. Timeout {}s (max {}s), then the command and all it \
              started are killed. Use run_in_background for servers and watchers (then BashOutput, KillShell). \
              Prefer Read, Glob and Grep to cat, find and grep.",
             timeouts().0 / 1000,
@@ -179,7 +187,7 @@ impl Tool for Bash {
         let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
         let (output, ending) = self
             .shell
-            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined)
+            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill_path(ctx))
             .await
             .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?;
         if let Some(dir) = self.shell.current_dir() {

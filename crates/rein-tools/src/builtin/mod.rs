@@ -12,6 +12,7 @@ mod notebook_edit;
 mod read;
 mod shell;
 mod shell_state;
+mod spilling;
 mod structured_output;
 mod todo_write;
 mod walk;

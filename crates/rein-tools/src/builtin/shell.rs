@@ -15,6 +15,7 @@ use rustix::process::{Pid, Signal, kill_process_group};
 use tokio_util::sync::CancellationToken;
 
 use super::capped::CappedText;
+use super::spilling::{Collected, Spilling};
 
 /// Loads the saved state, saves it again on exit, and runs the command with `eval`.
 /// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "".
@@ -206,8 +207,9 @@ impl Shell {
         self.sandbox.as_ref().zip(after).and_then(|(s, a)| s.finish(a, output))
     }
 
-    /// Run `command` in the foreground; output (stdout and stderr in order) capped at
-    /// `limit` characters in bounded memory.
+    /// Run `command` in the foreground; output (stdout and stderr in order) kept whole:
+    /// past `limit` characters it goes to the file `spill`, in bounded memory.
+    #[allow(clippy::too_many_arguments)]
     pub async fn run(
         &self,
         cwd: &Path,
@@ -216,6 +218,7 @@ impl Shell {
         abort: &CancellationToken,
         limit: usize,
         confined: bool,
+        spill: &Path,
     ) -> std::io::Result<(String, Ending)> {
         let (reader, writer) = std::io::pipe()?;
         let (mut cmd, after) = self.command(cwd, command, true, confined);
@@ -225,7 +228,8 @@ impl Shell {
         drop(cmd);
         // Killed when the command ends, and also if this future is dropped mid-way.
         let mut group = crate::GroupGuard::new(child.id());
-        let collector = tokio::task::spawn_blocking(move || collect(reader, limit));
+        let spill = spill.to_path_buf();
+        let collector = tokio::task::spawn_blocking(move || collect(reader, limit, &spill));
         let ending = tokio::select! {
             status = child.wait() => Ending::Exited(status?.code()),
             _ = tokio::time::sleep(timeout) => Ending::TimedOut,
@@ -235,7 +239,7 @@ impl Shell {
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
         group.kill();
         let _ = child.wait().await;
-        let mut output = collector.await.map_err(std::io::Error::other)?;
+        let mut output = collector.await.map_err(std::io::Error::other)?.for_model();
         // What the sandbox refused, in the form the model is told about.
         if let Some(block) = self.finish(after, &output) {
             if !output.is_empty() && !output.ends_with('\n') {
@@ -335,8 +339,8 @@ impl Drop for Shell {
 }
 
 /// Read the pipe to its end into a capped buffer, decoding UTF-8 across reads.
-fn collect(mut reader: std::io::PipeReader, limit: usize) -> String {
-    let mut capped = CappedText::new(limit);
+fn collect(mut reader: std::io::PipeReader, limit: usize, spill: &Path) -> Collected {
+    let mut capped = Spilling::new(limit, spill);
     let mut buf = [0u8; 16384];
     let mut carry: Vec<u8> = Vec::new();
     loop {
