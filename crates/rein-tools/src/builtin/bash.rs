@@ -34,11 +34,13 @@ fn timeouts() -> (u64, u64) {
 }
 pub(crate) const MAX_OUTPUT_CHARS: usize = 30_000;
 
-/// A new file under the session's saved outputs for one command's output.
-fn spill_path(ctx: &ToolContext) -> std::path::PathBuf {
+/// A new file under the session's saved outputs for one command's output (`what`
+/// names it: `Bash`, a background job's id).
+pub(crate) fn spill_path(ctx: &ToolContext, what: &str) -> std::path::PathBuf {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    ctx.session_dir.join("tool-results").join(format!("Bash-{}-{n}.txt", std::process::id()))
+    let what: String = what.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
+    ctx.session_dir.join("tool-results").join(format!("{what}-{}-{n}.txt", std::process::id()))
 }
 
 pub struct Bash {
@@ -187,7 +189,7 @@ impl Tool for Bash {
         let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
         let (output, ending) = self
             .shell
-            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill_path(ctx))
+            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill_path(ctx, "Bash"))
             .await
             .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?;
         if let Some(dir) = self.shell.current_dir() {

@@ -5,8 +5,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::bash::MAX_OUTPUT_CHARS;
+use super::bash::{MAX_OUTPUT_CHARS, spill_path};
 use super::shell::{JobStatus, Shell};
+use super::spilling::{Collected, Spilling};
 use crate::{Effects, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct BashOutput {
@@ -80,15 +81,15 @@ impl Tool for BashOutput {
         Effects::session_only(true)
     }
 
-    async fn call(&self, input: BashOutputInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let (text, status) = self
+    async fn call(&self, input: BashOutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let (collected, status) = self
             .shell
-            .read_new(&input.bash_id, MAX_OUTPUT_CHARS)
+            .read_new(&input.bash_id, MAX_OUTPUT_CHARS, &spill_path(ctx, &input.bash_id))
             .ok_or_else(|| unknown(&self.shell, &input.bash_id))?;
         let text = match input.filter.as_deref().map(regex::Regex::new) {
-            Some(Ok(re)) => text.lines().filter(|l| re.is_match(l)).collect::<Vec<_>>().join("\n"),
+            Some(Ok(re)) => filtered(&collected, &re, &spill_path(ctx, &input.bash_id)),
             Some(Err(e)) => return Err(ToolError::new(format!("invalid filter regex: {e}"))),
-            None => text,
+            None => collected.for_model(),
         };
         let body = if text.trim().is_empty() { "(no new output)".to_string() } else { text };
         Ok(ToolOutput::text(format!("<status>{}</status>\n{body}", describe(&status))))
@@ -113,5 +114,25 @@ impl Tool for KillShell {
     async fn call(&self, input: KillShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let status = self.shell.kill(&input.shell_id).ok_or_else(|| unknown(&self.shell, &input.shell_id))?;
         Ok(ToolOutput::text(format!("{}: {}", input.shell_id, describe(&status))))
+    }
+}
+
+/// The lines of `collected` that match `re` — read back from the saved file when the
+/// output was too large to keep — themselves saved when still too large.
+fn filtered(collected: &Collected, re: &regex::Regex, spill: &std::path::Path) -> String {
+    match collected {
+        Collected::Whole(text) => text.lines().filter(|l| re.is_match(l)).collect::<Vec<_>>().join("\n"),
+        Collected::Spilled { saved: Ok(saved), .. } => {
+            use std::io::BufRead as _;
+            let mut out = Spilling::new(MAX_OUTPUT_CHARS, spill);
+            if let Ok(file) = std::fs::File::open(&saved.path) {
+                for line in std::io::BufReader::new(file).lines().map_while(Result::ok).filter(|l| re.is_match(l)) {
+                    out.push_str(&line);
+                    out.push_str("\n");
+                }
+            }
+            out.finish().for_model()
+        }
+        spilled => spilled.for_model(),
     }
 }

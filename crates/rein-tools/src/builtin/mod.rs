@@ -2,7 +2,6 @@
 
 mod bash;
 mod bash_jobs;
-mod capped;
 mod edit;
 mod files;
 mod glob;

@@ -14,7 +14,6 @@ use std::time::Duration;
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio_util::sync::CancellationToken;
 
-use super::capped::CappedText;
 use super::spilling::{Collected, Spilling};
 
 /// Loads the saved state, saves it again on exit, and runs the command with `eval`.
@@ -285,20 +284,29 @@ impl Shell {
         Ok(id)
     }
 
-    /// New output of a background job since the last read, and its status.
-    pub fn read_new(&self, id: &str, limit: usize) -> Option<(String, JobStatus)> {
+    /// New output of a background job since the last read, and its status: whole, or
+    /// past `limit` characters saved to `spill` (read in bounded memory).
+    pub fn read_new(&self, id: &str, limit: usize, spill: &Path) -> Option<(Collected, JobStatus)> {
         let mut jobs = lock(&self.jobs);
         let job = jobs.get_mut(id)?;
         let status = lock(&job.status).clone();
-        let mut text = CappedText::new(limit);
+        let mut text = Spilling::new(limit, spill);
         if let Ok(mut f) = std::fs::File::open(&job.output) {
             use std::io::Seek as _;
             if f.seek(std::io::SeekFrom::Start(job.read_to)).is_ok() {
-                let mut buf = Vec::new();
-                if let Ok(n) = f.read_to_end(&mut buf) {
+                let mut buf = vec![0u8; 65536];
+                let mut carry: Vec<u8> = Vec::new();
+                while let Ok(n) = f.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
                     job.read_to += n as u64;
-                    text.push_str(&String::from_utf8_lossy(&buf));
+                    carry.extend_from_slice(&buf[..n]);
+                    let valid = utf8_prefix(&carry);
+                    text.push_str(&String::from_utf8_lossy(&carry[..valid]));
+                    carry.drain(..valid);
                 }
+                text.push_str(&String::from_utf8_lossy(&carry));
             }
         }
         Some((text.finish(), status))
@@ -348,11 +356,7 @@ fn collect(mut reader: std::io::PipeReader, limit: usize, spill: &Path) -> Colle
             Ok(0) | Err(_) => break,
             Ok(n) => {
                 carry.extend_from_slice(&buf[..n]);
-                let valid = match std::str::from_utf8(&carry) {
-                    Ok(_) => carry.len(),
-                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
-                    Err(_) => carry.len(),
-                };
+                let valid = utf8_prefix(&carry);
                 capped.push_str(&String::from_utf8_lossy(&carry[..valid]));
                 carry.drain(..valid);
             }
@@ -360,4 +364,13 @@ fn collect(mut reader: std::io::PipeReader, limit: usize, spill: &Path) -> Colle
     }
     capped.push_str(&String::from_utf8_lossy(&carry));
     capped.finish()
+}
+
+/// How much of `bytes` to decode now: all of it, except a character cut at the end.
+fn utf8_prefix(bytes: &[u8]) -> usize {
+    match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(e) if e.error_len().is_none() => e.valid_up_to(),
+        Err(_) => bytes.len(),
+    }
 }

@@ -120,3 +120,33 @@ async fn a_commands_files_are_resolved_in_the_shells_current_directory() {
     let shell = effects.shell.unwrap();
     assert_eq!(shell.cwd, t.root().join("src"));
 }
+
+/// A background command's large output is saved whole like a foreground one's, and a
+/// filter reads the lines back from the saved file.
+#[tokio::test]
+async fn large_background_output_is_saved_and_filtered_from_the_file() {
+    let t = Tools::new();
+    let started =
+        t.call("Bash", json!({"command": "seq 1 100000; echo finished", "run_in_background": true})).await.unwrap();
+    let id = started.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let mut out = String::new();
+    for _ in 0..200 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        out = t.call("BashOutput", json!({"bash_id": id, "filter": "^9999[0-9]$"})).await.unwrap();
+        if out.contains("exited") || out.contains("completed") || !out.contains("running") {
+            break;
+        }
+    }
+    for n in 99990..=99999 {
+        assert!(out.contains(&format!("{n}")), "{out}");
+    }
+    assert!(out.len() < 1000, "{out}");
+    let again = t.call("Bash", json!({"command": "seq 1 100000", "run_in_background": true})).await.unwrap();
+    let id = again.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let whole = t.call("BashOutput", json!({"bash_id": id})).await.unwrap();
+    assert!(whole.contains("saved to") && whole.len() < 3000, "{}", whole.len());
+    let path = whole.split("saved to ").nth(1).unwrap().split(". Use Read").next().unwrap();
+    let saved = std::fs::read_to_string(path).unwrap();
+    assert!(saved.starts_with("1\n2\n") && saved.ends_with("100000\n"), "every line is kept");
+}
