@@ -120,6 +120,13 @@ fn main() -> anyhow::Result<()> {
     if args.get(1).map(String::as_str) == Some("--measure") {
         return measure_mode(&args[2..]);
     }
+    // Only the large-output rows (1 GB, and saving 10 MB): `rein-bench --output`.
+    if args.get(1).map(String::as_str) == Some("--output") {
+        for (name, value, target) in tools::gigabyte_row()? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the interactive rows: `rein-bench --tui PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--tui") {
         let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --tui PATH/TO/rein")?)?;
