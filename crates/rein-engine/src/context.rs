@@ -77,8 +77,7 @@ pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::Too
         if text.len() <= rein_tools::PREVIEW_BYTES + 400 {
             return spilled;
         }
-        *text =
-            rein_tools::spill("results", text, &format!("the {limit}-character budget of one response's results"), ctx);
+        *text = rein_tools::spill("results", text, ctx);
         spilled += 1;
     }
 }

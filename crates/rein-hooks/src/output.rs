@@ -332,8 +332,17 @@ impl Outcome {
         let preview_end = s.char_indices().nth(PREVIEW).map_or(s.len(), |(i, _)| i);
         let total = s.chars().count();
         if let Some(dir) = &self.spill_dir {
-            let path = dir.join(format!("hook-output-{}.txt", std::process::id() as u64 * 1_000_003 + total as u64));
-            if std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, s)).is_ok() {
+            // Beside the session's other saved outputs, which Read opens without asking;
+            // a new file only, never through a link left at that name.
+            static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+            let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = dir.join("tool-results");
+            let path = dir.join(format!("hook-output-{}-{n}.txt", std::process::id()));
+            let written = std::fs::create_dir_all(&dir).and_then(|()| {
+                use std::io::Write as _;
+                std::fs::OpenOptions::new().write(true).create_new(true).open(&path)?.write_all(s.as_bytes())
+            });
+            if written.is_ok() {
                 return format!(
                     "{}…\n[hook output: {total} characters; the whole text is in {} (read it for the rest)]",
                     &s[..preview_end],

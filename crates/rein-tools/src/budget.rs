@@ -17,31 +17,18 @@ pub fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: 
     if text.len() <= budget || text.chars().count() <= budget {
         return output;
     }
-    ToolOutput {
-        content: ToolResultContent::Text(spill(tool, text, &format!("this tool's {budget}"), ctx)),
-        is_error: output.is_error,
-    }
+    ToolOutput { content: ToolResultContent::Text(spill(tool, text, ctx)), is_error: output.is_error }
 }
 
-/// Save `text` under the session directory; return a preview with the path. `limit`
-/// names the budget it broke, for the note.
-pub fn spill(tool: &str, text: &str, limit: &str, ctx: &ToolContext) -> String {
+/// Save `text` under the session directory; return a preview with the path — through
+/// the same mechanism a command's output is saved with ([`crate::spilling`]).
+pub fn spill(tool: &str, text: &str, ctx: &ToolContext) -> String {
     static NEXT: AtomicU64 = AtomicU64::new(1);
-    let dir = ctx.session_dir.join("tool-results");
-    let path = dir.join(format!("{tool}-{}-{}.txt", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed)));
-    let saved = std::fs::create_dir_all(&dir).and_then(|_| std::fs::write(&path, text));
-    let cut = (0..=PREVIEW_BYTES.min(text.len())).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
-    let preview = &text[..cut];
-    let total = text.chars().count();
-    let note = match saved {
-        Ok(()) => format!(
-            "\n\n[Output too large for the context: {total} characters, more than {limit}. The full output was saved \
-             to {}. Use Read with offset/limit, or Grep, to see the rest.]",
-            path.display()
-        ),
-        Err(e) => format!("\n\n[Output too large: {total} characters; saving it to {} failed ({e}).]", path.display()),
-    };
-    format!("{preview}{note}")
+    let what: String = tool.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
+    let name = format!("{what}-{}-{}.txt", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+    let mut saving = crate::spilling::Spilling::new(0, &ctx.session_dir.join("tool-results").join(name));
+    saving.push_str(text);
+    saving.finish().for_model()
 }
 
 #[cfg(test)]
@@ -57,6 +44,7 @@ mod tests {
         let ToolResultContent::Text(t) = &out.content else { panic!() };
         assert!(t.len() < PREVIEW_BYTES + 400, "{}", t.len());
         let path = t.split("saved to ").nth(1).unwrap().split(". Use Read").next().unwrap();
+        assert!(t.contains("10000 lines"), "{t}");
         assert_eq!(std::fs::read_to_string(path).unwrap(), big);
         let small = apply_budget("Grep", ToolOutput::text("ok"), Some(20_000), &ctx);
         assert_eq!(small, ToolOutput::text("ok"));

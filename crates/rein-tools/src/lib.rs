@@ -15,6 +15,7 @@ mod late;
 mod open_checked;
 mod path_names;
 mod registry;
+pub(crate) mod spilling;
 mod tool;
 mod workspace;
 

@@ -153,6 +153,7 @@ fn post_tool_use_can_replace_the_result_and_long_hook_text_is_saved_to_a_file() 
     assert!(first.len() < 6_000, "the long text is not in the context");
     let path = first.split("whole text is in ").nth(1).unwrap().split(" (read").next().unwrap();
     assert!(std::fs::read_to_string(path).unwrap().trim().len() >= 12_000);
+    assert!(path.contains("/tool-results/"), "beside the other saved outputs, which Read opens unasked: {path}");
 }
 
 #[test]

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use super::bash::{MAX_OUTPUT_CHARS, spill_path};
 use super::shell::{JobStatus, Shell};
-use super::spilling::{Collected, Spilling};
+use crate::spilling::{Collected, Spilling};
 use crate::{Effects, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct BashOutput {

@@ -11,7 +11,6 @@ mod notebook_edit;
 mod read;
 mod shell;
 mod shell_state;
-mod spilling;
 mod structured_output;
 mod todo_write;
 mod walk;

@@ -14,7 +14,7 @@ use std::time::Duration;
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio_util::sync::CancellationToken;
 
-use super::spilling::{Collected, Spilling};
+use crate::spilling::{Collected, Spilling};
 
 /// Loads the saved state, saves it again on exit, and runs the command with `eval`.
 /// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "".
