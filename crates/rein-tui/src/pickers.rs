@@ -18,6 +18,16 @@ fn row(i: usize, selected: usize, text: &str, width: usize) -> Line<'static> {
     Line::from(Span::styled(summary::one_line(&format!("{marker}{}. {text}", i + 1), width.saturating_sub(1)), style))
 }
 
+/// Up/Down move `selected` within `len`: whether the key did.
+fn moved(key: &KeyEvent, selected: &mut usize, len: usize) -> bool {
+    match key.code {
+        KeyCode::Up => *selected = selected.saturating_sub(1),
+        KeyCode::Down => *selected = (*selected + 1).min(len.saturating_sub(1)),
+        _ => return false,
+    }
+    true
+}
+
 fn title(text: &str, width: usize) -> Vec<Line<'static>> {
     wrap::wrap(&Line::from(Span::styled(text.to_string(), Style::default().fg(Color::Yellow))), width)
 }
@@ -34,9 +44,10 @@ impl Modal for Sessions {
     }
 
     fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        if moved(&key, &mut self.selected, self.list.len()) {
+            return Flow::Keep;
+        }
         match key.code {
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected = (self.selected + 1).min(self.list.len().saturating_sub(1)),
             KeyCode::Enter => {
                 app.resume_to = self.list.get(self.selected).map(|(id, _)| id.clone());
                 app.quit = true;
@@ -70,9 +81,10 @@ impl Modal for Prompts {
     }
 
     fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        if moved(&key, &mut self.selected, self.list.len()) {
+            return Flow::Keep;
+        }
         match key.code {
-            KeyCode::Up => self.selected = self.selected.saturating_sub(1),
-            KeyCode::Down => self.selected = (self.selected + 1).min(self.list.len().saturating_sub(1)),
             // Enter: the code (what rein's file tools changed) and the conversation;
             // c: the conversation only; f: the code only.
             KeyCode::Enter | KeyCode::Char('c') | KeyCode::Char('f') => {
