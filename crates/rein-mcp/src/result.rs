@@ -73,8 +73,14 @@ fn save_blob(server: &str, data: Option<&str>, mime: Option<&str>, dir: &Path) -
     let clean: String = server.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let path = dir.join("tool-results").join(format!("mcp-{clean}-blob-{stamp}.{ext}"));
-    let written =
-        path.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok()) && std::fs::write(&path, &bytes).is_ok();
+    // A new file only: never through a link left at that name.
+    let written = path.parent().is_some_and(|p| std::fs::create_dir_all(p).is_ok())
+        && std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &bytes))
+            .is_ok();
     if written {
         format!("Binary content ({mime}, {} bytes) saved to {}", bytes.len(), path.display())
     } else {

@@ -254,14 +254,16 @@ impl Policy {
 }
 
 impl Policy {
-    /// A file rein saved this or an earlier session's too-large result in
-    /// (`REIN_HOME/sessions/<id>/tool-results/<file>`), as the kernel resolves it.
+    /// A file rein saved this session's too-large result in: directly inside its
+    /// `tool-results`, as the kernel resolves it, a regular file with no other name (a
+    /// hard link to a secret is not one) and owned as the folder is.
     fn is_saved_output(&self, path: &std::path::Path) -> bool {
-        let Some(root) = &self.saved_outputs else { return false };
-        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
-        let Ok(real) = std::fs::canonicalize(path) else { return false };
-        let Ok(rest) = real.strip_prefix(&root) else { return false };
-        let parts: Vec<_> = rest.components().collect();
-        parts.len() == 3 && parts[1].as_os_str() == "tool-results" && real.is_file()
+        use std::os::unix::fs::MetadataExt as _;
+        let Some(dir) = &self.saved_outputs else { return false };
+        let (Ok(dir), Ok(real)) = (std::fs::canonicalize(dir), std::fs::canonicalize(path)) else { return false };
+        let (Ok(dir_meta), Ok(meta)) = (std::fs::metadata(&dir), std::fs::symlink_metadata(&real)) else {
+            return false;
+        };
+        real.parent() == Some(dir.as_path()) && meta.is_file() && meta.nlink() == 1 && meta.uid() == dir_meta.uid()
     }
 }

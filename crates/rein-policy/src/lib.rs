@@ -108,9 +108,9 @@ pub struct Policy {
     /// sandboxed is allowed where it would otherwise be asked (deny and ask rules,
     /// protected paths and what the analysis cannot read still hold).
     pub sandbox_auto_allow: bool,
-    /// Where rein keeps its sessions (`REIN_HOME/sessions`): a session's saved outputs
-    /// (`<id>/tool-results/…`, written by rein when a result was too large for the
-    /// context) are read without asking, as the preview told the model to.
+    /// This session's saved outputs (`REIN_HOME/sessions/<id>/tool-results`, written by
+    /// rein when a result was too large for the context): its files are read without
+    /// asking, as the preview told the model to.
     pub saved_outputs: Option<PathBuf>,
 }
 

@@ -1,6 +1,7 @@
 //! The rules a "Yes, and don't ask again" answer remembers: one per command of a shell
-//! line that needed approval (up to five), never wider than what was asked: a prefix rule
-//! `Bash(program sub *)` for a program's subcommand, else the command exactly; the
+//! line that needed approval (up to five), never wider than what was asked and only one
+//! that really allows it: a prefix rule `Bash(program sub *)` for a program's subcommand
+//! (never a runner's: `uv run`, `pnpm exec`), else the command exactly; the
 //! domain of a fetch; otherwise the tool itself.
 
 use rein_bash::AllowBy;
@@ -48,25 +49,26 @@ impl Policy {
             for cmd in shell.analysis.commands.iter().filter(|c| c.allow_by != AllowBy::DenyCheckOnly) {
                 let literal = cmd.words.iter().take_while(|w| w.literal).count();
                 let words: Vec<String> = cmd.words.iter().take(literal).map(|w| w.text.clone()).collect();
-                let Some(program) = words.first() else { continue };
-                let sub = words.get(1).filter(|w| {
-                    SUBCOMMAND_PROGRAMS.contains(&program.as_str())
-                        && !w.starts_with('-')
-                        && !w.contains(['/', '.', '='])
-                });
-                // Never wider than what was asked: a program's subcommand (`npm test *`),
-                // else the command exactly as written (`rm -rf build`, not `rm *`); a
-                // command only known when it runs, or that a rule cannot spell exactly,
-                // offers none.
+                if words.is_empty() {
+                    continue;
+                }
+                // Never wider than what was asked, and only a rule that really allows it
+                // from now on: a program's subcommand as a prefix (`npm test *`, `gh pr
+                // view *`), never a runner's (`uv run …`, `pnpm exec …` take any command);
+                // else the command exactly as written (`rm -rf build`, not `rm *`); else
+                // none (a command only known when it runs, or one no rule can spell).
                 let exact = literal == cmd.words.len()
                     && !words
                         .iter()
                         .any(|w| w.is_empty() || w.contains(|c: char| c.is_whitespace() || "*()".contains(c)));
-                let rule = match sub {
-                    Some(s) => format!("{}({program} {s} *)", call.tool),
-                    None if exact => format!("{}({})", call.tool, words.join(" ")),
-                    None => continue,
-                };
+                let mut candidates = Vec::new();
+                if let Some(prefix) = subcommand_prefix(&words) {
+                    candidates.push(format!("{}({prefix} *)", call.tool));
+                }
+                if exact {
+                    candidates.push(format!("{}({})", call.tool, words.join(" ")));
+                }
+                let Some(rule) = candidates.into_iter().find(|r| self.would_allow(r, cmd)) else { continue };
                 // Only what still needs approval, each once.
                 if !rules.contains(&rule) && self.command_needs_approval(cmd) {
                     rules.push(rule);
@@ -84,6 +86,14 @@ impl Policy {
         vec![call.tool.to_string()]
     }
 
+    /// Whether `rule`, added to the allow list, would let `cmd` run unasked.
+    fn would_allow(&self, rule: &str, cmd: &rein_bash::Command) -> bool {
+        let Ok(parsed) = self.parse_rule_as(rule, crate::ListKind::Allow, "suggestion") else { return false };
+        let mut with = self.clone();
+        with.allow.push(parsed);
+        !with.command_needs_approval(cmd)
+    }
+
     /// Whether an allow rule or the read-only facts leave this command to a question.
     fn command_needs_approval(&self, cmd: &rein_bash::Command) -> bool {
         let one = rein_effects::ShellCommand::new(&cmd.allow_form(), &self.cwd, self.home.as_deref());
@@ -91,4 +101,29 @@ impl Policy {
         let input = serde_json::json!({"command": cmd.allow_form()});
         self.decide(&Call { tool: "Bash", input: &input, effects: &effects }).behavior != Behavior::Allow
     }
+}
+
+/// Subcommands that run whatever follows them (a script, a package, any program).
+const RUNNERS: &[&str] =
+    &["run", "exec", "x", "dlx", "api", "eval", "shell", "script", "start", "tool", "create", "init", "watch"];
+
+/// `program sub [subsub]` for a program whose first arguments name what it does, the
+/// words up to the first option or path; `None` for other programs, and for a runner.
+fn subcommand_prefix(words: &[String]) -> Option<String> {
+    let program = words.first()?;
+    // These run the package their first word names: no prefix of theirs is narrow.
+    if !SUBCOMMAND_PROGRAMS.contains(&program.as_str()) || ["npx", "bunx", "pipx", "uvx"].contains(&program.as_str()) {
+        return None;
+    }
+    let plain = |w: &&String| !w.starts_with('-') && !w.contains(['/', '.', '=', ':', '@']);
+    let subs: Vec<&String> = words.iter().skip(1).take_while(plain).take(2).collect();
+    if subs.is_empty() || subs.iter().any(|w| RUNNERS.contains(&w.as_str())) {
+        return None;
+    }
+    let mut prefix = program.clone();
+    for w in subs {
+        prefix.push(' ');
+        prefix.push_str(w);
+    }
+    Some(prefix)
 }

@@ -66,7 +66,16 @@ fn suggested_rules_are_never_wider_than_the_call() {
     };
     assert_eq!(suggest("rm -rf build"), ["Bash(rm -rf build)"]);
     assert_eq!(suggest("npm test -- --watch"), ["Bash(npm test *)"]);
-    assert_eq!(suggest("git push origin main && rm -rf dist"), ["Bash(git push *)", "Bash(rm -rf dist)"]);
+    // git push is not modelled: no rule would ever allow it, so none is offered.
+    assert_eq!(suggest("git push origin main && rm -rf dist"), ["Bash(rm -rf dist)"]);
+    assert_eq!(suggest("cargo build --release"), ["Bash(cargo build *)"]);
+    // A runner takes any command after it: only the exact command is offered.
+    for runner in ["uv run pytest -q", "pnpm exec vitest", "npx tsc", "go run ./cmd/x"] {
+        for rule in suggest(runner) {
+            assert!(!rule.ends_with(" *)") || !rule.contains(" run") && !rule.contains(" exec"), "{runner}: {rule}");
+            assert!(rule == format!("Bash({runner})") || !rule.ends_with(" *)"), "{runner}: {rule}");
+        }
+    }
     assert!(suggest("rm \"a b\"").is_empty(), "a rule would also allow `rm a b`");
     assert!(suggest("rm $TARGET").is_empty(), "only known when it runs");
 }

@@ -120,7 +120,6 @@ impl Setup {
         let before = opts.env();
         let home = before.home.clone();
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
-        policy.saved_outputs = Some(before.rein_home.join("sessions"));
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
         crate::env::apply_betas(&opts.betas);
@@ -274,6 +273,8 @@ impl Setup {
         let session_id = uuid::Uuid::new_v4().to_string();
         let max_thinking_tokens = env.max_thinking_tokens;
         let session_dir = env.rein_home.join("sessions").join(&session_id);
+        let mut policy = policy;
+        policy.saved_outputs = Some(session_dir.join("tool-results"));
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
             prompt_parts: (opts.system_prompt.clone(), opts.append_system_prompt.clone()),
@@ -382,8 +383,10 @@ impl Setup {
         if !opts.no_session_persistence {
             self.transcript = Some(rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id));
         }
-        // Spilled results live under the session's own id, in the user's rein home.
+        // Spilled results live under the session's own id, in the user's rein home; this
+        // session's (and only its) saved outputs are read without a question.
         self.session_dir = rein_home.join("sessions").join(&self.session_id);
+        std::sync::Arc::make_mut(&mut self.policy).saved_outputs = Some(self.session_dir.join("tool-results"));
         Ok(())
     }
 

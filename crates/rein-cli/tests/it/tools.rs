@@ -179,10 +179,11 @@ fn a_huge_command_output_is_saved_whole_and_read_back() {
     let out = env
         .rein_at(&server)
         .env("REIN_HOME", rein_home.path())
-        .args(["-p", "count", "--allowedTools", "Bash(seq:*)"])
+        .args(["-p", "count", "--allowedTools", "Bash(seq:*)", "--output-format", "json"])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let session = serde_json::from_slice::<Value>(&out.stdout).unwrap()["session_id"].as_str().unwrap().to_string();
     let msgs = server.requests()[1].body["messages"].as_array().unwrap().clone();
     let (preview, is_error) = result(&msgs, "seq");
     assert!(!is_error && preview.len() < 2600, "a small preview: {} characters", preview.len());
@@ -192,13 +193,16 @@ fn a_huge_command_output_is_saved_whole_and_read_back() {
     let whole: String = (1..=200_000).map(|i| format!("{i}\n")).collect();
     assert_eq!(std::fs::read_to_string(&path).unwrap(), whole, "every line is in the file");
 
-    // The model reads the rest: allowed headless (nothing is asked), never spilled again.
+    // The session reads the rest: allowed headless (nothing is asked), never spilled again.
     let server = serve(Scenario::new([
         reply([call("r", "Read", json!({"file_path": path, "offset": 150000, "limit": 3}))]),
         reply([call("all", "Read", json!({"file_path": path, "limit": 20000}))]),
         reply([text("read")]),
     ]));
-    let out = env.rein_at(&server).env("REIN_HOME", rein_home.path()).args(["-p", "read it"]).output().unwrap();
+    let resume = |server: &rein_testkit::FakeServer| {
+        env.rein_at(server).env("REIN_HOME", rein_home.path()).args(["-p", "read it", "--resume", &session]).output()
+    };
+    let out = resume(&server).unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let msgs = server.requests()[2].body["messages"].as_array().unwrap().clone();
     let (page, is_error) = result(&msgs, "r");
@@ -206,4 +210,19 @@ fn a_huge_command_output_is_saved_whole_and_read_back() {
     let (all, _) = result(&msgs, "all");
     assert!(all.len() > 200_000, "over the per-message budget (the 200 000-token window), still whole: {}", all.len());
     assert!(!all.contains("saved to"), "a Read is never spilled again");
+
+    // Another session's saved output is not its own: reading it is asked (refused
+    // headless); so is a second name (a hard link) for a file in the folder.
+    let other = serve(Scenario::new([reply([call("o", "Read", json!({"file_path": path}))]), reply([text("no")])]));
+    env.rein_at(&other).env("REIN_HOME", rein_home.path()).args(["-p", "peek"]).assert().success();
+    let (seen, is_error) = result(other.requests()[1].body["messages"].as_array().unwrap(), "o");
+    assert!(is_error, "another session's saved output is asked: {}", &seen[..seen.len().min(200)]);
+    let secret = env.write("secret.txt", "the secret\n");
+    let linked = std::path::Path::new(&path).with_file_name("linked.txt");
+    std::fs::hard_link(&secret, &linked).unwrap();
+    let link_read =
+        serve(Scenario::new([reply([call("l", "Read", json!({"file_path": linked}))]), reply([text("no")])]));
+    assert!(resume(&link_read).unwrap().status.success());
+    let (seen, is_error) = result(link_read.requests()[1].body["messages"].as_array().unwrap(), "l");
+    assert!(is_error && !seen.contains("the secret"), "a hard link is asked: {seen}");
 }
