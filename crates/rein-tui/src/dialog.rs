@@ -67,7 +67,7 @@ pub fn parts(q: &Question, project: &str, selected: usize, width: usize, offer_a
         "WebFetch" => "Fetch".to_string(),
         other => other.to_string(),
     };
-    let subject = wrap::wrap_all(subject(q, project), width);
+    let subject = wrap::wrap_all(subject(q), width);
     let dim = Style::default().add_modifier(Modifier::DIM);
     let mut fixed = Vec::new();
     let mut reason = Vec::new();
@@ -96,7 +96,7 @@ fn relative(path: &str, project: &str) -> String {
 }
 
 /// What the call would do, in full, before wrapping.
-fn subject(q: &Question, project: &str) -> Vec<Line<'static>> {
+fn subject(q: &Question) -> Vec<Line<'static>> {
     let s = |k: &str| q.call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     let dim = Style::default().add_modifier(Modifier::DIM);
     match q.call.name.as_str() {
@@ -118,7 +118,8 @@ fn subject(q: &Question, project: &str) -> Vec<Line<'static>> {
             v
         }
         _ => {
-            let mut v = vec![Line::from(format!("  {}", summary::header(&q.call, std::path::Path::new(project))))];
+            // The title names the tool; every argument follows, whole.
+            let mut v = Vec::new();
             if let Some(map) = q.call.input.as_object() {
                 for (k, value) in map {
                     let text = match value {
@@ -126,7 +127,7 @@ fn subject(q: &Question, project: &str) -> Vec<Line<'static>> {
                         other => serde_json::to_string_pretty(other).unwrap_or_default(),
                     };
                     for (i, l) in text.lines().enumerate() {
-                        let lead = if i == 0 { format!("    {k}: ") } else { "      ".to_string() };
+                        let lead = if i == 0 { format!("  {k}: ") } else { "    ".to_string() };
                         v.push(Line::from(vec![Span::styled(lead, dim), Span::raw(l.to_string())]));
                     }
                 }

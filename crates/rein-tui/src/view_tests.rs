@@ -377,3 +377,29 @@ fn two_escapes_read_together_open_the_picker() {
     a.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::ALT));
     assert!(matches!(rx.try_recv(), Ok(crate::worker::ToEngine::Prompts)));
 }
+
+/// A fetch and an MCP tool's call show what they would do, every option in view.
+#[test]
+fn fetch_and_mcp_dialogs_at_three_widths() {
+    let fetch = ToolUse {
+        id: "f".into(),
+        name: "WebFetch".into(),
+        input: json!({"url": "https://docs.rs/ratatui/latest/ratatui/struct.Terminal.html", "prompt": "How is an inline viewport resized?"}),
+    };
+    let mcp = ToolUse {
+        id: "m".into(),
+        name: "mcp__github__create_issue".into(),
+        input: json!({"owner": "acme", "repo": "rocket", "title": "Launch fails at T-10", "body": "Steps:\n1. fuel\n2. count down\n3. it stops at ten"}),
+    };
+    for (name, call, remember) in
+        [("fetch", fetch, "WebFetch(domain:docs.rs)"), ("mcp", mcp, "mcp__github__create_issue")]
+    {
+        for width in [40u16, 80, 120] {
+            let mut a = app();
+            ask(&mut a, call.clone(), vec![remember.into()], false);
+            let s = screen_sized(&mut a, width, 30);
+            assert!(s.contains("1. Yes") && s.contains("3. No"), "{name} at {width}\n{s}");
+            insta::assert_snapshot!(format!("{name}_{width}"), s);
+        }
+    }
+}

@@ -134,3 +134,22 @@ fn a_resize_while_a_dialog_waits_redraws_it_and_the_exit_names_the_session() {
     let screen = wait_until(&pane, "the resume line", |s| s.contains("rein --resume "));
     assert!(!screen.contains("[14;") && !screen.contains(";3R"), "no cursor report echoed:\n{screen}");
 }
+
+/// A resize while an answer streams: the answer arrives once, whole, and no spinner is
+/// left behind.
+#[test]
+fn a_resize_while_an_answer_streams_leaves_no_spinner_behind() {
+    let env = Env::new();
+    let answer = "First part of the answer.\nSecond part, after the resize.";
+    // The stream pauses 1.5 s once it has begun: the window changes meanwhile.
+    let server = serve(Scenario::new([reply([text(answer)]).pause_after_event(2, 1500)]));
+    let pane = Pane::start(&env, &server, &["'go'"]);
+    pane.wait_for("Working…");
+    // Wider and shorter (a narrower window re-wraps full-width rows in tmux: see the
+    // closing notes of issue 29).
+    pane.tmux(&["resize-window", "-t", "t", "-x", "120", "-y", "26"]);
+    pane.wait_for("Second part, after the resize.");
+    let screen = wait_until(&pane, "the turn's end", |s| !s.contains("esc to interrupt"));
+    assert_eq!(screen.matches("First part of the answer.").count(), 1, "once:\n{screen}");
+    assert_eq!(screen.matches("Working…").count(), 0, "no stale spinner:\n{screen}");
+}
