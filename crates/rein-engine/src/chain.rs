@@ -118,6 +118,8 @@ struct Flow<'a> {
     verdict: Option<Verdict>,
     /// How long the tool ran (stage 5), for the PostToolUse input.
     duration_ms: u64,
+    /// Where the tool saved its whole result, when the model gets only a preview.
+    saved: Option<std::path::PathBuf>,
 }
 
 /// Run one call through the chain; always returns its `tool_result`. `checked` is the
@@ -149,6 +151,7 @@ pub async fn run_call(
         hook_say: None,
         verdict: None,
         duration_ms: 0,
+        saved: None,
     };
     if let Step::Stop(report) = flow.pre_tool_hooks().await {
         return *report;
@@ -301,7 +304,10 @@ impl Flow<'_> {
         }
         self.duration_ms = started.elapsed().as_millis() as u64;
         match result {
-            Ok(Ok(output)) => (output.content, output.is_error),
+            Ok(Ok(output)) => {
+                self.saved = output.saved;
+                (output.content, output.is_error)
+            }
             Ok(Err(e)) => (ToolResultContent::Text(format!("Error: {e}")), true),
             Err(panic) => {
                 let why = panic
@@ -319,8 +325,13 @@ impl Flow<'_> {
     /// model, or another result (`updatedToolOutput`). Ends the chain with its report.
     async fn post_tool_hooks(mut self, mut content: ToolResultContent, is_error: bool) -> CallReport {
         if let Some(hooks) = &self.gate.hooks {
-            let post =
-                Post { gate: self.gate, call: &self.call, effects: &self.effects, duration_ms: self.duration_ms };
+            let post = Post {
+                gate: self.gate,
+                call: &self.call,
+                effects: &self.effects,
+                duration_ms: self.duration_ms,
+                saved: self.saved.as_deref(),
+            };
             let said = post.run(hooks, &content, is_error, &mut self.notices).await;
             if self.stop.is_none() {
                 self.stop = said.stop;
@@ -363,6 +374,7 @@ struct Post<'a> {
     call: &'a ToolUse,
     effects: &'a Effects,
     duration_ms: u64,
+    saved: Option<&'a std::path::Path>,
 }
 
 impl Post<'_> {
@@ -375,7 +387,12 @@ impl Post<'_> {
         notices: &mut Vec<String>,
     ) -> PostSaid {
         let (call, duration_ms) = (self.call, self.duration_ms);
-        let text = content.to_text();
+        // Hooks see the whole result, read back from where it was saved, not the preview.
+        let text = self
+            .saved
+            .and_then(|p| std::fs::read(p).ok())
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_else(|| content.to_text());
         let (tool_name, tool_input, tool_use_id) = (call.name.clone(), call.input.clone(), call.id.clone());
         let input = if is_error {
             HookInput::PostToolUseFailure { tool_name, tool_input, tool_use_id, error: text, duration_ms }

@@ -50,7 +50,7 @@ pub fn to_output(server: &str, result: &Value, dir: &Path) -> ToolOutput {
     match blocks.as_slice() {
         [] => ToolOutput::text("(no content)"),
         [ContentBlock::Text { text }] => ToolOutput::text(text.clone()),
-        _ => ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false },
+        _ => ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false, saved: None },
     }
 }
 

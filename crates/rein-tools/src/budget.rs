@@ -17,18 +17,25 @@ pub fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: 
     if text.len() <= budget || text.chars().count() <= budget {
         return output;
     }
-    ToolOutput { content: ToolResultContent::Text(spill(tool, text, ctx)), is_error: output.is_error }
+    let (preview, saved) = spill_whole(tool, text, ctx);
+    ToolOutput { content: ToolResultContent::Text(preview), is_error: output.is_error, saved }
 }
 
 /// Save `text` under the session directory; return a preview with the path — through
 /// the same mechanism a command's output is saved with ([`crate::spilling`]).
 pub fn spill(tool: &str, text: &str, ctx: &ToolContext) -> String {
+    spill_whole(tool, text, ctx).0
+}
+
+/// [`spill`], and the file the text went to.
+fn spill_whole(tool: &str, text: &str, ctx: &ToolContext) -> (String, Option<std::path::PathBuf>) {
     static NEXT: AtomicU64 = AtomicU64::new(1);
     let what: String = tool.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
     let name = format!("{what}-{}-{}.txt", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
     let mut saving = crate::spilling::Spilling::new(0, &ctx.session_dir.join("tool-results").join(name));
     saving.push_str(text);
-    saving.finish().for_model()
+    let collected = saving.finish();
+    (collected.for_model(), collected.saved())
 }
 
 #[cfg(test)]

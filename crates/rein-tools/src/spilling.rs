@@ -108,6 +108,14 @@ impl Spilling {
 }
 
 impl Collected {
+    /// The file holding the whole output, when it was saved.
+    pub fn saved(&self) -> Option<PathBuf> {
+        match self {
+            Collected::Spilled { saved: Ok(s), .. } => Some(s.path.clone()),
+            _ => None,
+        }
+    }
+
     /// What the model reads: the whole output, or its head and tail and a note naming
     /// the file that holds all of it.
     pub fn for_model(&self) -> String {

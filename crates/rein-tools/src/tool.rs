@@ -90,20 +90,28 @@ pub trait Tool: Send + Sync + 'static {
 pub struct ToolOutput {
     pub content: ToolResultContent,
     pub is_error: bool,
+    /// The file holding the whole result when `content` is only its preview (a result
+    /// too large for the context): hooks read the whole of it from there.
+    pub saved: Option<std::path::PathBuf>,
 }
 
 impl ToolOutput {
     pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput { content: ToolResultContent::Text(text.into()), is_error: false }
+        ToolOutput { content: ToolResultContent::Text(text.into()), is_error: false, saved: None }
     }
 
     /// A result the model should read as a failure (a command's non-zero exit, say).
     pub fn failure(text: impl Into<String>) -> Self {
-        ToolOutput { content: ToolResultContent::Text(text.into()), is_error: true }
+        ToolOutput { content: ToolResultContent::Text(text.into()), is_error: true, saved: None }
     }
 
     pub fn blocks(blocks: Vec<ContentBlock>) -> Self {
-        ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false }
+        ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false, saved: None }
+    }
+
+    /// The same output, its whole text kept in `saved`.
+    pub fn saved_in(self, saved: Option<std::path::PathBuf>) -> Self {
+        ToolOutput { saved, ..self }
     }
 }
 

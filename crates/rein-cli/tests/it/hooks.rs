@@ -474,3 +474,28 @@ fn a_post_tool_use_handler_runs_only_when_its_if_rule_matches() {
     assert!(ok, "{stderr}");
     assert_eq!(std::fs::read_to_string(&log).unwrap(), "git --version\n");
 }
+
+/// A PostToolUse hook sees a command's whole output, though the model gets its preview.
+#[test]
+fn post_tool_use_hooks_see_the_whole_of_a_saved_output() {
+    let env = Env::new();
+    let log = env.cwd().join("hook-lines.txt");
+    let post = script(
+        &env,
+        "count.sh",
+        &format!("#!/bin/bash\njq -r '.tool_response.stdout' | wc -l > '{}'\n", log.display()),
+    );
+    settings(
+        &env,
+        json!({"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": post}]}]}),
+        json!({"allow": ["Bash(seq:*)"]}),
+    );
+    let server =
+        serve(Scenario::new([reply([call("s", "Bash", json!({"command": "seq 1 200000"}))]), reply([text("ok")])]));
+    let (_, stderr, ok) = run(&env, &server, &[]);
+    assert!(ok, "{stderr}");
+    let lines: usize = std::fs::read_to_string(&log).unwrap().trim().parse().unwrap();
+    assert!(lines >= 200_000, "the hook saw {lines} lines");
+    let model = server.requests()[1].body.to_string();
+    assert!(model.contains("saved to") && model.len() < 60_000, "the model got the preview");
+}

@@ -187,17 +187,20 @@ impl Tool for Bash {
         }
         let (default_ms, max_ms) = timeouts();
         let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
+        let spill = spill_path(ctx, "Bash");
         let (output, ending) = self
             .shell
-            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill_path(ctx, "Bash"))
+            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill)
             .await
             .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?;
+        // The whole output, when only its preview goes to the model, is there for hooks.
+        let saved = spill.is_file().then_some(spill);
         if let Some(dir) = self.shell.current_dir() {
             ctx.shell_dir.set(dir);
         }
         let output = output.trim_end_matches('\n');
         let sep = if output.is_empty() { "" } else { "\n" };
-        Ok(match ending {
+        let output = match ending {
             Ending::Exited(Some(0)) => ToolOutput::text(if output.is_empty() { "(no output)" } else { output }),
             Ending::Exited(code) => {
                 let code = code.map(|c| c.to_string()).unwrap_or_else(|| "none (killed by a signal)".into());
@@ -208,7 +211,8 @@ impl Tool for Bash {
                 timeout.as_millis()
             )),
             Ending::Cancelled => ToolOutput::failure(format!("{output}{sep}{}", rein_protocol::INTERRUPTED)),
-        })
+        };
+        Ok(output.saved_in(saved))
     }
 }
 
