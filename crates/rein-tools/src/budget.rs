@@ -1,8 +1,6 @@
 //! Result budgets: a result larger than its tool's budget is written to a file under the
 //! session directory, and the model receives a preview plus the path to Read it from.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 use rein_protocol::ToolResultContent;
 
 use crate::{ToolContext, ToolOutput};
@@ -29,10 +27,7 @@ pub fn spill(tool: &str, text: &str, ctx: &ToolContext) -> String {
 
 /// [`spill`], and the file the text went to.
 fn spill_whole(tool: &str, text: &str, ctx: &ToolContext) -> (String, Option<std::path::PathBuf>) {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
-    let what: String = tool.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
-    let name = format!("{what}-{}-{}.txt", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    let mut saving = crate::spilling::Spilling::new(0, &ctx.session_dir.join("tool-results").join(name));
+    let mut saving = crate::spilling::Spilling::new(0, &crate::spilling::new_file(ctx, tool));
     saving.push_str(text);
     let collected = saving.finish();
     (collected.for_model(), collected.saved())

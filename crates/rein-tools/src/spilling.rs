@@ -12,6 +12,15 @@ const PREVIEW_HALF: usize = 1000;
 /// preview's tail and the counts still cover everything.
 const MAX_SAVED_BYTES: u64 = 64 << 20;
 
+/// A new file under the session's saved outputs (`tool-results`) for one result;
+/// `what` (a tool's name, a background job's id) names it.
+pub fn new_file(ctx: &crate::ToolContext, what: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let what: String = what.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
+    ctx.session_dir.join("tool-results").join(format!("{what}-{}-{n}.txt", std::process::id()))
+}
+
 /// Where a too-large output went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Saved {

@@ -30,6 +30,14 @@ pub struct Busy {
     pub answered: bool,
 }
 
+/// A call of the batch in progress: when it started, and how long it took once done
+/// (a finished call stops ticking while its siblings run).
+pub struct Running {
+    pub call: ToolUse,
+    pub since: Instant,
+    pub took: Option<Duration>,
+}
+
 /// Totals of the session, for `/cost`.
 #[derive(Default)]
 pub struct Totals {
@@ -74,9 +82,8 @@ pub struct App {
     /// Tokens of the turn in progress.
     pub turn_tokens: u64,
     pub thinking: bool,
-    /// Calls of the batch in progress: when each started, and how long it took once done
-    /// (a finished call stops ticking while its siblings run).
-    pub running: Vec<(ToolUse, Instant, Option<Duration>)>,
+    /// Calls of the batch in progress.
+    pub running: Vec<Running>,
     /// Modal views (dialogs, pickers, search), the top one last, and questions waiting.
     pub(crate) modals: crate::modal::Stack,
     /// The window's width, for rendering finished lines.

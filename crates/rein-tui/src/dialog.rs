@@ -53,8 +53,22 @@ pub fn option_lines(options: &[(char, String)], selected: usize, width: usize) -
     out
 }
 
-/// The dialog's parts at `width` columns inside its border.
-pub fn parts(q: &Question, project: &str, selected: usize, width: usize, offer_auto: bool) -> Parts {
+/// What the call would do, wrapped to `width`: read once per width by the view (an
+/// edit's diff reads the file), not once a frame.
+pub fn subject_lines(q: &Question, width: usize) -> Vec<Line<'static>> {
+    if crate::user_dialog::is_user_tool(q) { Vec::new() } else { wrap::wrap_all(subject(q), width) }
+}
+
+/// The dialog's parts at `width` columns inside its border, around `subject` (from
+/// [`subject_lines`]; user dialogs draw their own).
+pub fn parts(
+    q: &Question,
+    project: &str,
+    selected: usize,
+    width: usize,
+    offer_auto: bool,
+    subject: Vec<Line<'static>>,
+) -> Parts {
     if crate::user_dialog::is_user_tool(q) {
         return crate::user_dialog::parts(q, selected, width);
     }
@@ -67,7 +81,6 @@ pub fn parts(q: &Question, project: &str, selected: usize, width: usize, offer_a
         "WebFetch" => "Fetch".to_string(),
         other => other.to_string(),
     };
-    let subject = wrap::wrap_all(subject(q), width);
     let dim = Style::default().add_modifier(Modifier::DIM);
     let mut fixed = Vec::new();
     let mut reason = Vec::new();

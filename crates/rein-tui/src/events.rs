@@ -142,32 +142,23 @@ impl App {
             EngineEvent::ToolStarted(call) => {
                 let lines = self.stream.finish(self.width);
                 self.pending.extend(lines);
-                self.running.push((call, Instant::now(), None));
+                self.running.push(crate::app::Running { call, since: Instant::now(), took: None });
             }
             EngineEvent::ToolDone { id } => {
-                if let Some(r) = self.running.iter_mut().find(|r| r.0.id == id) {
-                    r.2 = Some(r.1.elapsed());
+                if let Some(r) = self.running.iter_mut().find(|r| r.call.id == id) {
+                    r.took = Some(r.since.elapsed());
                 }
             }
             EngineEvent::ToolFinished { call, result } => {
-                let took = self.running.iter().find(|r| r.0.id == call.id).map(|r| r.2.unwrap_or(r.1.elapsed()));
-                self.running.retain(|r| r.0.id != call.id);
+                let took =
+                    self.running.iter().find(|r| r.call.id == call.id).map(|r| r.took.unwrap_or(r.since.elapsed()));
+                self.running.retain(|r| r.call.id != call.id);
                 let (text, is_error) = match &result {
                     ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), *is_error),
                     _ => (String::new(), false),
                 };
                 if call.name == "TodoWrite" && !is_error {
-                    self.todos = call
-                        .input
-                        .get("todos")
-                        .and_then(serde_json::Value::as_array)
-                        .into_iter()
-                        .flatten()
-                        .map(|t| {
-                            let field = |k: &str| t.get(k).and_then(serde_json::Value::as_str).unwrap_or_default();
-                            (field("content").to_string(), field("status").to_string())
-                        })
-                        .collect();
+                    self.todos = summary::todo_items(&call.input);
                 }
                 self.tool_lines_timed(&call, &text, is_error, took);
             }

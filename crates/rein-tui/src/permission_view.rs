@@ -23,11 +23,13 @@ pub(crate) struct PermissionView {
     scroll: usize,
     /// A note for the model, typed after Tab.
     comment: Option<String>,
+    /// The subject as last drawn, and the width it was wrapped to.
+    subject: Option<(usize, Vec<Line<'static>>)>,
 }
 
 impl PermissionView {
     pub(crate) fn new(q: Question) -> Self {
-        PermissionView { question: Some(q), selected: 0, scroll: 0, comment: None }
+        PermissionView { question: Some(q), selected: 0, scroll: 0, comment: None, subject: None }
     }
 
     /// Send `answer`; a "No" without a note also stops the turn, as the option says.
@@ -150,7 +152,11 @@ impl Modal for PermissionView {
         let Some(q) = &self.question else { return Vec::new() };
         let inner = width.saturating_sub(4).max(4);
         let project = app.project_root.display().to_string();
-        let parts = dialog::parts(q, &project, self.selected, inner, app.offer_auto());
+        if self.subject.as_ref().is_none_or(|(w, _)| *w != inner) {
+            self.subject = Some((inner, dialog::subject_lines(q, inner)));
+        }
+        let subject = self.subject.as_ref().map(|(_, lines)| lines.clone()).unwrap_or_default();
+        let parts = dialog::parts(q, &project, self.selected, inner, app.offer_auto(), subject);
         let dim = Style::default().add_modifier(Modifier::DIM);
         let note = match &self.comment {
             Some(c) => Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))),

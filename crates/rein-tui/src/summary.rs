@@ -219,24 +219,30 @@ pub fn proposed_change(call: &ToolUse) -> Vec<Line<'static>> {
 
 /// `☐` pending, `☒` done (dimmed), the one in progress in bold.
 fn todos(input: &Value) -> Vec<Line<'static>> {
+    todo_items(input).iter().map(|(content, status)| todo_line(content, status)).collect()
+}
+
+/// A TodoWrite call's items: (content, status).
+pub fn todo_items(input: &Value) -> Vec<(String, String)> {
+    let field = |t: &Value, k: &str| t.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     input
         .get("todos")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .map(|t| {
-            let content = t.get("content").and_then(Value::as_str).unwrap_or_default().to_string();
-            match t.get("status").and_then(Value::as_str) {
-                Some("completed") => {
-                    Line::from(Span::styled(format!("☒ {content}"), Style::default().add_modifier(Modifier::DIM)))
-                }
-                Some("in_progress") => {
-                    Line::from(Span::styled(format!("☐ {content}"), Style::default().add_modifier(Modifier::BOLD)))
-                }
-                _ => Line::from(format!("☐ {content}")),
-            }
-        })
+        .map(|t| (field(t, "content"), field(t, "status")))
         .collect()
+}
+
+/// One item of the task list as it shows.
+pub fn todo_line(content: &str, status: &str) -> Line<'static> {
+    match status {
+        "completed" => Line::from(Span::styled(format!("☒ {content}"), Style::default().add_modifier(Modifier::DIM))),
+        "in_progress" => {
+            Line::from(Span::styled(format!("☐ {content}"), Style::default().add_modifier(Modifier::BOLD)))
+        }
+        _ => Line::from(format!("☐ {content}")),
+    }
 }
 
 /// The first line of `s`, at most `max` characters.

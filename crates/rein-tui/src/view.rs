@@ -40,17 +40,17 @@ pub fn tokens(n: u64) -> String {
 /// The lines above the dialog or input box.
 fn activity(app: &App, width: usize) -> Vec<Line<'static>> {
     let mut out = app.stream.pending(width);
-    for (call, since, done) in &app.running {
-        let line = match done {
+    for r in &app.running {
+        let line = match r.took {
             Some(took) => Line::from(vec![
                 Span::styled("⏺ ", Style::default().fg(Color::Green)),
-                Span::raw(summary::header(call, &app.cwd)),
+                Span::raw(summary::header(&r.call, &app.cwd)),
                 Span::styled(format!(" (done in {:.1}s)", took.as_secs_f64()), dim()),
             ]),
             None => Line::from(vec![
                 Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
-                Span::raw(summary::header(call, &app.cwd)),
-                Span::styled(format!(" ({}s)", since.elapsed().as_secs()), dim()),
+                Span::raw(summary::header(&r.call, &app.cwd)),
+                Span::styled(format!(" ({}s)", r.since.elapsed().as_secs()), dim()),
             ]),
         };
         out.extend(wrap::wrap_indent(&line, width, 2, None));
@@ -72,14 +72,9 @@ fn activity(app: &App, width: usize) -> Vec<Line<'static>> {
     // The task list while the model works through it (Ctrl+T hides it).
     if app.show_todos && app.busy.is_some() && app.todos.iter().any(|(_, s)| s != "completed") {
         for (i, (content, status)) in app.todos.iter().enumerate() {
-            let lead = if i == 0 { "  ⎿  " } else { "     " };
-            let (mark, style) = match status.as_str() {
-                "completed" => ("☒ ", dim().add_modifier(Modifier::CROSSED_OUT)),
-                "in_progress" => ("☐ ", Style::default().add_modifier(Modifier::BOLD)),
-                _ => ("☐ ", Style::default()),
-            };
-            let line = Line::from(vec![Span::raw(lead), Span::styled(format!("{mark}{content}"), style)]);
-            out.extend(wrap::wrap(&line, width));
+            let mut spans = vec![Span::raw(if i == 0 { "  ⎿  " } else { "     " })];
+            spans.extend(summary::todo_line(content, status).spans);
+            out.extend(wrap::wrap(&Line::from(spans), width));
         }
     }
     for q in &app.queue {

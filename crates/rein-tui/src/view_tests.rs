@@ -26,16 +26,7 @@ fn app() -> App {
 }
 
 fn screen(app: &mut App, width: u16) -> String {
-    let backend = TestBackend::new(width, 14);
-    let mut term = Terminal::with_options(backend, TerminalOptions { viewport: Viewport::Inline(14) }).unwrap();
-    term.draw(|f| view::draw(app, f)).unwrap();
-    let buf = term.backend().buffer().clone();
-    (0..buf.area.height)
-        .map(|y| {
-            (0..buf.area.width).map(|x| buf[(x, y)].symbol().to_string()).collect::<String>().trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    screen_sized(app, width, 14)
 }
 
 fn bash(command: &str) -> ToolUse {

@@ -34,15 +34,6 @@ fn timeouts() -> (u64, u64) {
 }
 pub(crate) const MAX_OUTPUT_CHARS: usize = 30_000;
 
-/// A new file under the session's saved outputs for one command's output (`what`
-/// names it: `Bash`, a background job's id).
-pub(crate) fn spill_path(ctx: &ToolContext, what: &str) -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let what: String = what.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
-    ctx.session_dir.join("tool-results").join(format!("{what}-{}-{n}.txt", std::process::id()))
-}
-
 pub struct Bash {
     shell: Arc<Shell>,
 }
@@ -187,7 +178,7 @@ impl Tool for Bash {
         }
         let (default_ms, max_ms) = timeouts();
         let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
-        let spill = spill_path(ctx, "Bash");
+        let spill = crate::spilling::new_file(ctx, "Bash");
         let (output, ending) = self
             .shell
             .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill)

@@ -5,9 +5,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::bash::{MAX_OUTPUT_CHARS, spill_path};
+use super::bash::MAX_OUTPUT_CHARS;
 use super::shell::{JobStatus, Shell};
-use crate::spilling::{Collected, Spilling};
+use crate::spilling::{Collected, Spilling, new_file as spill_path};
 use crate::{Effects, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct BashOutput {
