@@ -254,10 +254,8 @@ impl App {
                 if let Some(b) = self.busy.as_ref().filter(|b| !b.answered) {
                     b.token.cancel();
                 } else if self.composer.is_empty() {
-                    // Esc Esc: pick an earlier prompt to go back to. Two Escs read at once
-                    // arrive as one Alt+Esc.
-                    let double = key.modifiers.contains(KeyModifiers::ALT);
-                    if double || self.esc_armed.take().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
+                    // Esc Esc: pick an earlier prompt to go back to.
+                    if self.esc_armed.take().is_some_and(|t| t.elapsed() < Duration::from_secs(1)) {
                         if self.busy.is_some() {
                             // The answer is in; the turn is only finishing: open it then.
                             self.picker_after_turn = true;

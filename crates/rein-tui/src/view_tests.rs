@@ -358,17 +358,6 @@ fn the_prompt_wraps_at_words() {
     assert!(s.contains("❯ please make sure the parser handles an\n  eighty column terminal width nicely"), "{s}");
 }
 
-/// Two Escs read at once arrive as one Alt+Esc: still Esc Esc, the prompt picker.
-#[test]
-fn two_escapes_read_together_open_the_picker() {
-    let (tx, mut rx) = mpsc::unbounded_channel();
-    let policy = SharedPolicy::new(Policy::allow_all(PathBuf::from("/w")));
-    let mut a = App::new(PathBuf::from("/w"), PathBuf::from("/w"), "claude-test".into(), policy, tx);
-    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    a.on_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::ALT));
-    assert!(matches!(rx.try_recv(), Ok(crate::worker::ToEngine::Prompts)));
-}
-
 /// A fetch and an MCP tool's call show what they would do, every option in view.
 #[test]
 fn fetch_and_mcp_dialogs_at_three_widths() {

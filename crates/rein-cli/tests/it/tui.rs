@@ -299,7 +299,7 @@ fn esc_esc_goes_back_to_an_earlier_prompt() {
         pane.keys(&["Enter"]);
         pane.wait_for(answer);
     }
-    pane.keys(&["Escape", "Escape"]);
+    pane.esc_esc();
     pane.wait_for("Go back to before which prompt?");
     pane.wait_for("2. the second prompt");
     pane.keys(&["Up", "Enter"]);

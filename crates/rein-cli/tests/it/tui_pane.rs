@@ -71,6 +71,14 @@ impl Pane {
         }
     }
 
+    /// Esc twice, as a person presses it: two ESC bytes read together are one Esc to
+    /// the terminal library (crossterm reads `ESC ESC` as a single Esc), so they go apart.
+    pub(crate) fn esc_esc(&self) {
+        self.keys(&["Escape"]);
+        std::thread::sleep(Duration::from_millis(120));
+        self.keys(&["Escape"]);
+    }
+
     pub(crate) fn keys(&self, keys: &[&str]) {
         for k in keys {
             self.tmux(&["send-keys", "-t", "t", k]);

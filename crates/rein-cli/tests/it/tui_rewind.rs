@@ -26,7 +26,7 @@ fn esc_esc_restores_the_files_and_asks_before_overwriting_an_outside_change() {
     }
     assert!(a.exists() && b.exists());
     // Back to before "make b": b.txt goes, the prompt returns to the input box.
-    pane.keys(&["Escape", "Escape"]);
+    pane.esc_esc();
     pane.wait_for("2. make b");
     pane.keys(&["Enter"]);
     pane.wait_for("Went back to before prompt 2");
@@ -35,14 +35,14 @@ fn esc_esc_restores_the_files_and_asks_before_overwriting_an_outside_change() {
     pane.keys(&["C-u"]);
     // a.txt is edited by hand; going back to before "make a" asks first.
     std::fs::write(&a, "by hand\n").unwrap();
-    pane.keys(&["Escape", "Escape"]);
+    pane.esc_esc();
     pane.wait_for("1. make a");
     pane.keys(&["Enter"]);
     pane.wait_for("changed outside rein");
     pane.keys(&["n"]);
     pane.wait_for("Nothing was restored");
     assert_eq!(std::fs::read_to_string(&a).unwrap(), "by hand\n");
-    pane.keys(&["Escape", "Escape"]);
+    pane.esc_esc();
     pane.wait_for("1. make a");
     pane.keys(&["Enter"]);
     pane.wait_for("Overwrite them and go back?");
