@@ -34,6 +34,9 @@ pub struct CallReport {
     /// What the call touched, when it ran (the auto-mode judge reads where its result
     /// came from).
     pub effects: Option<Effects>,
+    /// Where the whole result was saved when the model got only a preview (frontends
+    /// show the whole of it).
+    pub saved: Option<std::path::PathBuf>,
 }
 
 /// A call through stage 1 with what it touches, worked out when it was scheduled.
@@ -62,6 +65,7 @@ impl CallReport {
             deferred: false,
             ran_shell: false,
             effects: None,
+            saved: None,
         }
     }
 
@@ -74,6 +78,7 @@ impl CallReport {
             deferred: false,
             ran_shell: false,
             effects: None,
+            saved: None,
         }
     }
 }
@@ -210,6 +215,7 @@ impl Flow<'_> {
             deferred,
             ran_shell: false,
             effects: None,
+            saved: None,
         }))
     }
 
@@ -333,6 +339,10 @@ impl Flow<'_> {
                 saved: self.saved.as_deref(),
             };
             let said = post.run(hooks, &content, is_error, &mut self.notices).await;
+            if said.replaced.is_some() {
+                // What the model gets is the hook's text now, not a preview of the saved file.
+                self.saved = None;
+            }
             if self.stop.is_none() {
                 self.stop = said.stop;
             }
@@ -356,6 +366,7 @@ impl Flow<'_> {
             deferred: false,
             ran_shell: self.effects.shell.is_some(),
             effects: Some(self.effects),
+            saved: self.saved,
         }
     }
 }

@@ -27,8 +27,9 @@ pub enum EngineEvent {
     /// A call finished running (its result is reported with its batch, in call order,
     /// as [`EngineEvent::ToolFinished`]): a frontend stops its clock.
     ToolDone { id: String },
-    /// A tool call has its result (a `tool_result` block).
-    ToolFinished { call: ToolUse, result: ContentBlock },
+    /// A tool call has its result (a `tool_result` block). `saved`: the file holding the
+    /// whole result when `result` is only its preview.
+    ToolFinished { call: ToolUse, result: ContentBlock, saved: Option<std::path::PathBuf> },
     /// The user message carrying the tool results of one response.
     ToolResults(Message),
 }

@@ -78,7 +78,7 @@ impl Engine {
                 if let rein_protocol::ContentBlock::ToolResult { content, is_error, .. } = &report.result {
                     self.gate.judge_context.note_result(&call, report.effects.as_ref(), &content.to_text(), *is_error);
                 }
-                sink(EngineEvent::ToolFinished { call, result: report.result.clone() });
+                sink(EngineEvent::ToolFinished { call, result: report.result.clone(), saved: report.saved.clone() });
             }
             let succeeded = matches!(&report.result, rein_protocol::ContentBlock::ToolResult { is_error: false, .. });
             late_memory

@@ -14,6 +14,9 @@ use crate::stream::Stream;
 use crate::summary;
 use crate::worker::FromEngine;
 
+/// How many lines of one tool's output the Ctrl+O view keeps.
+const LOG_TOOL_LINES: usize = 2_000;
+
 impl App {
     pub fn on_engine(&mut self, m: FromEngine) {
         match m {
@@ -149,7 +152,7 @@ impl App {
                     r.took = Some(r.since.elapsed());
                 }
             }
-            EngineEvent::ToolFinished { call, result } => {
+            EngineEvent::ToolFinished { call, result, saved } => {
                 let took =
                     self.running.iter().find(|r| r.call.id == call.id).map(|r| r.took.unwrap_or(r.since.elapsed()));
                 self.running.retain(|r| r.call.id != call.id);
@@ -160,7 +163,10 @@ impl App {
                 if call.name == "TodoWrite" && !is_error {
                     self.todos = summary::todo_items(&call.input);
                 }
-                self.tool_lines_timed(&call, &text, is_error, took);
+                match saved.filter(|_| !is_error) {
+                    Some(saved) => self.saved_tool_lines(&call, &text, &saved, took),
+                    None => self.tool_lines_timed(&call, &text, is_error, took),
+                }
             }
             EngineEvent::Notice(text) => self.note(text),
             EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
@@ -228,6 +234,30 @@ impl App {
 
     /// `⏺ Tool(arg) (1.2s)` — the call's own time when it took a while — and its summary.
     pub(crate) fn tool_lines_timed(&mut self, call: &ToolUse, text: &str, is_error: bool, took: Option<Duration>) {
+        let shown = summary::summary(call, text, is_error);
+        self.tool_lines_shown(call, is_error, took, shown, text.lines().take(LOG_TOOL_LINES));
+    }
+
+    /// A result the model got a preview of: the person sees the whole output, read back
+    /// from the file it was saved to (the preview when the file cannot be read).
+    fn saved_tool_lines(&mut self, call: &ToolUse, text: &str, saved: &std::path::Path, took: Option<Duration>) {
+        match crate::saved_output::read(saved, LOG_TOOL_LINES) {
+            Some(whole) => {
+                let shown = summary::folded_of(&whole.head, whole.lines);
+                self.tool_lines_shown(call, false, took, shown, whole.head.iter().map(String::as_str));
+            }
+            None => self.tool_lines_timed(call, text, false, took),
+        }
+    }
+
+    fn tool_lines_shown<'a>(
+        &mut self,
+        call: &ToolUse,
+        is_error: bool,
+        took: Option<Duration>,
+        shown: Vec<Line<'static>>,
+        whole: impl Iterator<Item = &'a str>,
+    ) {
         let colour = if is_error { Color::Red } else { Color::Green };
         let mut header = vec![
             Span::styled("⏺ ", Style::default().fg(colour)),
@@ -240,14 +270,14 @@ impl App {
             ));
         }
         self.pending.push(Line::from(header));
-        for (i, line) in summary::summary(call, text, is_error).into_iter().enumerate() {
+        for (i, line) in shown.into_iter().enumerate() {
             let indent = if i == 0 { "  ⎿  " } else { "     " };
             let mut spans = vec![Span::raw(indent)];
             spans.extend(line.spans);
             self.pending.push_to(Line::from(spans), crate::out::Where::Screen);
         }
         // The whole output, for Ctrl+O (capped).
-        for (i, l) in text.lines().take(2_000).enumerate() {
+        for (i, l) in whole.enumerate() {
             let indent = if i == 0 { "  ⎿  " } else { "     " };
             self.pending.push_to(Line::from(format!("{indent}{l}")), crate::out::Where::Log);
         }

@@ -25,6 +25,7 @@ mod permission_view;
 mod pickers;
 mod plugin_slash;
 mod rewind_menu;
+mod saved_output;
 mod screen;
 mod slash;
 mod status_line;

@@ -96,9 +96,19 @@ pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>>
 
 /// The first lines, then `… +N lines (ctrl+o to expand)`.
 fn folded(lines: Vec<&str>, shown: usize) -> Vec<Line<'static>> {
+    let total = lines.len();
+    folded_counted(lines, total, shown)
+}
+
+/// A saved output's summary: its first lines and how many more the whole has.
+pub fn folded_of(head: &[String], total: usize) -> Vec<Line<'static>> {
+    folded_counted(head.iter().map(String::as_str).collect(), total, SHOWN_OUTPUT_LINES)
+}
+
+fn folded_counted(lines: Vec<&str>, total: usize, shown: usize) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = lines.iter().take(shown).map(|l| Line::from(one_line(l, 200))).collect();
-    if lines.len() > shown {
-        let more = format!("… +{} lines (ctrl+o to expand)", lines.len() - shown);
+    if total > shown {
+        let more = format!("… +{} lines (ctrl+o to expand)", total - shown);
         out.push(Line::from(Span::styled(more, Style::default().add_modifier(Modifier::DIM))));
     }
     if out.is_empty() {

@@ -90,7 +90,7 @@ fn history(a: &mut App) -> String {
 fn finished(a: &mut App, call: ToolUse, output: &str, is_error: bool) {
     a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(call.clone()))));
     let result = rein_protocol::ContentBlock::tool_result(&call.id, output, is_error);
-    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolFinished { call, result })));
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolFinished { call, result, saved: None })));
 }
 
 #[test]
@@ -382,4 +382,31 @@ fn fetch_and_mcp_dialogs_at_three_widths() {
             insta::assert_snapshot!(format!("{name}_{width}"), s);
         }
     }
+}
+
+#[test]
+fn a_saved_output_is_shown_whole_not_as_its_preview() {
+    let mut a = app();
+    let d = tempfile::tempdir().unwrap();
+    let saved = d.path().join("saved.txt");
+    std::fs::write(&saved, (1..=200_000).map(|i| format!("{i}\n")).collect::<String>()).unwrap();
+    let call = bash("seq 1 200000");
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(call.clone()))));
+    let preview = "1\n2\n…\n200000\n\n[Output too large for the context: 200000 lines …]";
+    let result = rein_protocol::ContentBlock::tool_result(&call.id, preview, false);
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolFinished { call, result, saved: Some(saved) })));
+    let lines = a.pending.take();
+    let text = |to: crate::out::Where| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|(_, w)| *w == to)
+            .map(|(l, _)| l.spans.iter().map(|s| s.content.as_ref()).collect::<String>())
+            .collect()
+    };
+    let screen = text(crate::out::Where::Screen).join("\n");
+    assert!(screen.contains("+199997 lines"), "{screen}");
+    assert!(!screen.contains("too large"), "{screen}");
+    let log = text(crate::out::Where::Log);
+    assert_eq!(log.len(), 2_000, "the Ctrl+O view keeps the whole output's first 2 000 lines");
+    assert_eq!(log[5].trim(), "6");
 }

@@ -499,3 +499,29 @@ fn post_tool_use_hooks_see_the_whole_of_a_saved_output() {
     let model = server.requests()[1].body.to_string();
     assert!(model.contains("saved to") && model.len() < 60_000, "the model got the preview");
 }
+
+/// The same for a background command's output read with BashOutput.
+#[test]
+fn post_tool_use_hooks_see_the_whole_of_a_background_output() {
+    let env = Env::new();
+    let log = env.cwd().join("hook-lines.txt");
+    let post =
+        script(&env, "count.sh", &format!("#!/bin/bash\njq -r '.tool_response' | wc -l > '{}'\n", log.display()));
+    settings(
+        &env,
+        json!({"PostToolUse": [{"matcher": "BashOutput", "hooks": [{"type": "command", "command": post}]}]}),
+        json!({"allow": ["Bash(seq:*)", "Bash(sleep:*)"]}),
+    );
+    let server = serve(Scenario::new([
+        reply([call("bg", "Bash", json!({"command": "seq 1 200000", "run_in_background": true}))]),
+        reply([call("w", "Bash", json!({"command": "sleep 1"}))]),
+        reply([call("bo", "BashOutput", json!({"bash_id": "bash_1"}))]),
+        reply([text("ok")]),
+    ]));
+    let (_, stderr, ok) = run(&env, &server, &[]);
+    assert!(ok, "{stderr}");
+    let lines: usize = std::fs::read_to_string(&log).unwrap().trim().parse().unwrap();
+    assert!(lines >= 200_000, "the hook saw {lines} lines");
+    let model = server.requests()[3].body.to_string();
+    assert!(model.contains("saved to") && model.len() < 60_000, "the model got the preview");
+}

@@ -86,13 +86,17 @@ impl Tool for BashOutput {
             .shell
             .read_new(&input.bash_id, MAX_OUTPUT_CHARS, &spill_path(ctx, &input.bash_id))
             .ok_or_else(|| unknown(&self.shell, &input.bash_id))?;
-        let text = match input.filter.as_deref().map(regex::Regex::new) {
-            Some(Ok(re)) => filtered(&collected, &re, &spill_path(ctx, &input.bash_id)),
+        let shown = match input.filter.as_deref().map(regex::Regex::new) {
+            Some(Ok(re)) => filtered(collected, &re, &spill_path(ctx, &input.bash_id)),
             Some(Err(e)) => return Err(ToolError::new(format!("invalid filter regex: {e}"))),
-            None => collected.for_model(),
+            None => collected,
         };
+        let text = shown.for_model();
         let body = if text.trim().is_empty() { "(no new output)".to_string() } else { text };
-        Ok(ToolOutput::text(format!("<status>{}</status>\n{body}", describe(&status))))
+        let mut output = ToolOutput::text(format!("<status>{}</status>\n{body}", describe(&status)));
+        // Hooks and frontends read the whole new output from where it was saved.
+        output.saved = shown.saved();
+        Ok(output)
     }
 }
 
@@ -119,9 +123,11 @@ impl Tool for KillShell {
 
 /// The lines of `collected` that match `re` — read back from the saved file when the
 /// output was too large to keep — themselves saved when still too large.
-fn filtered(collected: &Collected, re: &regex::Regex, spill: &std::path::Path) -> String {
-    match collected {
-        Collected::Whole(text) => text.lines().filter(|l| re.is_match(l)).collect::<Vec<_>>().join("\n"),
+fn filtered(collected: Collected, re: &regex::Regex, spill: &std::path::Path) -> Collected {
+    match &collected {
+        Collected::Whole(text) => {
+            Collected::Whole(text.lines().filter(|l| re.is_match(l)).collect::<Vec<_>>().join("\n"))
+        }
         Collected::Spilled { saved: Ok(saved), .. } => {
             use std::io::BufRead as _;
             let mut out = Spilling::new(MAX_OUTPUT_CHARS, spill);
@@ -131,8 +137,8 @@ fn filtered(collected: &Collected, re: &regex::Regex, spill: &std::path::Path) -
                     out.push_str("\n");
                 }
             }
-            out.finish().for_model()
+            out.finish()
         }
-        spilled => spilled.for_model(),
+        Collected::Spilled { saved: Err(_), .. } => collected,
     }
 }
