@@ -14,6 +14,7 @@ mod mcp;
 mod plugins;
 mod policy;
 mod providers;
+mod requests;
 mod sandbox;
 mod sdk;
 mod sessions;
@@ -123,6 +124,15 @@ fn main() -> anyhow::Result<()> {
     // Only the large-output rows (1 GB, and saving 10 MB): `rein-bench --output`.
     if args.get(1).map(String::as_str) == Some("--output") {
         for (name, value, target) in tools::gigabyte_row()? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
+    // Only the request-size rows: `rein-bench --requests PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--requests") {
+        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --requests PATH/TO/rein")?)?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in requests::rows(&bin, work.path(), home.path())? {
             println!("{name}: {value} ({target})");
         }
         return Ok(());
@@ -302,6 +312,7 @@ fn main() -> anyhow::Result<()> {
         ));
     }
 
+    rows.extend(requests::rows(&bin, work.path(), home.path())?);
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);

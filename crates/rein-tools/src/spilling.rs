@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 /// Characters of the head and of the tail the preview shows.
-const PREVIEW_HALF: usize = 1000;
+const PREVIEW_HALF: usize = 800;
 /// A saved output stops growing here (an endless printer must not fill the disk); the
 /// preview's tail and the counts still cover everything.
 const MAX_SAVED_BYTES: u64 = 64 << 20;
