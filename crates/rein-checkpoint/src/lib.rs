@@ -256,7 +256,7 @@ pub fn prune(sessions: &Path, days: u64, keep: &str) -> usize {
         if entry.file_name() == keep || !dir.is_dir() {
             continue;
         }
-        let last_used = [dir.clone(), dir.join("checkpoints").join("index.jsonl")]
+        let last_used = [dir.clone(), dir.join("checkpoints").join("index.jsonl"), dir.join("tool-results")]
             .iter()
             .filter_map(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok())
             .max();

@@ -98,17 +98,24 @@ fn rewind_to_a_message_uuid_when_resuming() {
 fn cleanup_period_days_prunes_old_sessions_checkpoints() {
     let env = Env::new();
     let sessions = env.home.path().join(".rein/sessions");
-    for name in ["old-session", "recent-session"] {
+    for name in ["old-session", "recent-session", "saved-to-lately"] {
         std::fs::create_dir_all(sessions.join(name).join("checkpoints")).unwrap();
         std::fs::write(sessions.join(name).join("checkpoints/index.jsonl"), "").unwrap();
+        std::fs::create_dir_all(sessions.join(name).join("tool-results")).unwrap();
+        std::fs::write(sessions.join(name).join("tool-results/Bash-1.txt"), "a saved output").unwrap();
     }
-    for p in [sessions.join("old-session"), sessions.join("old-session/checkpoints/index.jsonl")] {
+    let mut old = vec![sessions.join("old-session/tool-results")];
+    for name in ["old-session", "saved-to-lately"] {
+        old.extend([sessions.join(name), sessions.join(name).join("checkpoints/index.jsonl")]);
+    }
+    for p in old {
         let ok = std::process::Command::new("touch").args(["-d", "5 days ago"]).arg(p).status().unwrap();
         assert!(ok.success());
     }
     env.write(".claude/settings.json", &json!({"cleanupPeriodDays": 2}).to_string());
     let server = serve(Scenario::new([reply([text("hi")])]));
     env.rein_at(&server).args(["-p", "hi"]).assert().success();
-    assert!(!sessions.join("old-session").exists(), "5 days old with a 2-day period");
+    assert!(!sessions.join("old-session").exists(), "5 days old with a 2-day period, saved outputs and all");
     assert!(sessions.join("recent-session").exists());
+    assert!(sessions.join("saved-to-lately/tool-results/Bash-1.txt").exists(), "an output was saved there lately");
 }
