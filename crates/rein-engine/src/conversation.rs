@@ -95,9 +95,10 @@ impl Conversation {
         Ok(())
     }
 
-    /// Bytes of the serialised history: the base of the token estimate.
+    /// Bytes of the serialised history, images and documents counted by what they cost
+    /// rather than by their base64: the base of the token estimate.
     pub fn json_bytes(&self) -> usize {
-        self.messages.iter().map(|m| m.json().get().len()).sum()
+        self.messages.iter().map(|m| m.estimate_bytes()).sum()
     }
 
     pub fn len(&self) -> usize {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use rein_policy::{Access, RuleKind};
 use rein_prompt::commands::CommandDef;
-use rein_protocol::{ContentBlock, ToolUse};
+use rein_protocol::{ContentBlock, ToolResultContent, ToolUse};
 use serde_json::json;
 
 use crate::Engine;
@@ -20,13 +20,19 @@ pub fn turn_origin(name: &str) -> String {
 impl Engine {
     /// Run one call through the whole chain; the result's text and whether it failed.
     pub async fn run_direct(&mut self, call: ToolUse) -> (String, bool) {
+        let (content, failed) = self.run_direct_content(call).await;
+        (content.to_text(), failed)
+    }
+
+    /// [`Engine::run_direct`], the result as the tool gave it (an image stays an image).
+    async fn run_direct_content(&mut self, call: ToolUse) -> (ToolResultContent, bool) {
         let report = crate::chain::run_call(&self.registry, &self.gate, &call, &self.tool_context(), None).await;
         if let Some(verdict) = &report.verdict {
             crate::audit::record(&call, verdict);
         }
         match report.result {
-            ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), is_error),
-            other => (format!("{other:?}"), true),
+            ContentBlock::ToolResult { content, is_error, .. } => (content, is_error),
+            other => (ToolResultContent::Text(format!("{other:?}")), true),
         }
     }
 
@@ -53,7 +59,7 @@ impl Engine {
         args: &str,
         project_dir: &Path,
         session_id: &str,
-    ) -> Result<String, CommandAborted> {
+    ) -> Result<Attached, CommandAborted> {
         let e = def
             .expand(args, project_dir, session_id)
             .map_err(|error| CommandAborted::Unreadable { command: def.name.clone(), error })?;
@@ -81,8 +87,9 @@ impl Engine {
     }
 
     /// A prompt with the files its `@path` mentions name attached (read through the
-    /// chain); mentions of what is not a file stay as written.
-    pub async fn attach_mentions(&mut self, text: String) -> String {
+    /// chain): a text file in the text, an image, PDF or notebook as its blocks;
+    /// mentions of what is not a file stay as written.
+    pub async fn attach_mentions(&mut self, text: String) -> Attached {
         let files: Vec<String> = text
             .split_whitespace()
             .filter_map(|w| w.strip_prefix('@'))
@@ -92,8 +99,9 @@ impl Engine {
         self.attach_files(text, &files).await
     }
 
-    async fn attach_files(&mut self, mut text: String, files: &[String]) -> String {
+    async fn attach_files(&mut self, mut text: String, files: &[String]) -> Attached {
         let reader = self.tool_for(|k| matches!(k, RuleKind::Path { access: Access::Read, field: "file_path" }));
+        let mut blocks = Vec::new();
         for file in files {
             let Some(tool) = reader.clone() else { break };
             let path = self.ctx.effect_path(file);
@@ -102,12 +110,18 @@ impl Engine {
                 name: tool,
                 input: json!({"file_path": path.display().to_string()}),
             };
-            let (content, failed) = self.run_direct(call).await;
-            if !failed {
-                text.push_str(&format!("\n\n<file path=\"{file}\">\n{content}\n</file>"));
+            match self.run_direct_content(call).await {
+                (_, true) => {}
+                (ToolResultContent::Text(content), false) => {
+                    text.push_str(&format!("\n\n<file path=\"{file}\">\n{content}\n</file>"))
+                }
+                (ToolResultContent::Blocks(content), false) => {
+                    blocks.push(ContentBlock::text(format!("<file path=\"{file}\">")));
+                    blocks.extend(content);
+                }
             }
         }
-        text
+        Attached { text, blocks }
     }
 
     /// The turn a command ran is over: its `allowed-tools` no longer hold.
@@ -144,6 +158,21 @@ pub(crate) async fn run_shell_line(
         ContentBlock::ToolResult { content, is_error: false, .. } => Ok(content.to_text()),
         ContentBlock::ToolResult { content, .. } => Err(content.to_text()),
         other => Err(format!("{other:?}")),
+    }
+}
+
+/// A prompt with its attachments: the text (text files appended in `<file>` elements)
+/// and the blocks of the images, PDFs and notebooks it mentioned.
+#[derive(Debug, Clone, Default)]
+pub struct Attached {
+    pub text: String,
+    pub blocks: Vec<ContentBlock>,
+}
+
+impl Attached {
+    /// The content of the user message: the text, then the attachments.
+    pub fn into_content(self) -> Vec<ContentBlock> {
+        std::iter::once(ContentBlock::text(self.text)).chain(self.blocks).collect()
     }
 }
 

@@ -12,7 +12,7 @@ mod compact;
 mod context;
 mod conversation;
 mod direct;
-pub use direct::CommandAborted;
+pub use direct::{Attached, CommandAborted};
 mod error;
 mod event;
 mod executor;

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
-use rein_protocol::{ContentBlock, ImageSource, Message, Role, ToolSpec};
+use rein_protocol::{ContentBlock, DocumentSource, ImageSource, Message, Role, ToolSpec};
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
@@ -175,6 +175,11 @@ fn push_message(out: &mut Vec<Value>, m: &Message) {
                     ImageSource::Url { url } => url.clone(),
                 };
                 parts.push(json!({"type": "image_url", "image_url": {"url": url}}));
+            }
+            ContentBlock::Document { source: DocumentSource::Base64 { media_type, data }, title } => {
+                let filename = title.clone().unwrap_or_else(|| "document.pdf".into());
+                let file_data = format!("data:{media_type};base64,{data}");
+                parts.push(json!({"type": "file", "file": {"filename": filename, "file_data": file_data}}));
             }
             ContentBlock::ToolUse(u) => calls.push(json!({"id": u.id, "type": "function",
                 "function": {"name": u.name, "arguments": u.input.to_string()}})),

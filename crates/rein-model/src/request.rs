@@ -17,12 +17,25 @@ use crate::thinking::{BETA_CONTEXT_MANAGEMENT, BETA_EFFORT, BETA_INTERLEAVED, Ef
 pub struct CachedMessage {
     message: Message,
     json: Box<RawValue>,
+    /// What the message weighs for the token estimate, in text bytes: its JSON without
+    /// the base64 of its images and documents, plus what those cost (four bytes a token).
+    estimate_bytes: usize,
 }
 
 impl CachedMessage {
     pub fn new(message: Message) -> Result<Self, ModelError> {
         let json = serde_json::value::to_raw_value(&message).map_err(|e| ModelError::Request(e.to_string()))?;
-        Ok(CachedMessage { message, json })
+        let mut media = rein_protocol::MediaWeight::default();
+        for block in &message.content {
+            media.add(block.media_weight());
+        }
+        let estimate_bytes = json.get().len().saturating_sub(media.payload_bytes) + media.tokens as usize * 4;
+        Ok(CachedMessage { message, json, estimate_bytes })
+    }
+
+    /// Its weight for the token estimate, in text bytes (see the field).
+    pub fn estimate_bytes(&self) -> usize {
+        self.estimate_bytes
     }
 
     pub fn message(&self) -> &Message {

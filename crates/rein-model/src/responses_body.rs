@@ -3,7 +3,7 @@
 //! messages, `function_call` / `function_call_output` pairs and the `reasoning` items
 //! the model produced, sent back unchanged — and the tools as functions.
 
-use rein_protocol::{ContentBlock, ImageSource, Message, Role};
+use rein_protocol::{ContentBlock, DocumentSource, ImageSource, Message, Role};
 use serde_json::{Value, json};
 
 use serde::Serialize;
@@ -76,6 +76,11 @@ pub(crate) fn push_items(out: &mut Vec<Value>, m: &Message) {
                     ImageSource::Url { url } => url.clone(),
                 };
                 parts.push(json!({"type": "input_image", "image_url": url}));
+            }
+            ContentBlock::Document { source: DocumentSource::Base64 { media_type, data }, title } => {
+                let filename = title.clone().unwrap_or_else(|| "document.pdf".into());
+                let file_data = format!("data:{media_type};base64,{data}");
+                parts.push(json!({"type": "input_file", "filename": filename, "file_data": file_data}));
             }
             ContentBlock::ToolUse(u) => {
                 flush_text(out, &mut parts);

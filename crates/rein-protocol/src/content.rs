@@ -31,6 +31,12 @@ pub enum ContentBlock {
     Image {
         source: ImageSource,
     },
+    /// A PDF the model reads (text and page images).
+    Document {
+        source: DocumentSource,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        title: Option<String>,
+    },
     /// Any block type rein does not interpret, kept as the API sent it.
     #[serde(untagged)]
     Other(Value),
@@ -56,6 +62,14 @@ pub enum ToolResultContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ImageSource {
+    Base64 { media_type: String, data: String },
+    Url { url: String },
+}
+
+/// Where a document's bytes come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DocumentSource {
     Base64 { media_type: String, data: String },
     Url { url: String },
 }
@@ -126,6 +140,53 @@ impl ToolResultContent {
     }
 }
 
+/// Tokens an image is estimated to cost (the API scales a large one to about 1.15
+/// megapixels: about 1 600 tokens).
+pub const IMAGE_TOKENS: u64 = 1_600;
+/// Tokens a PDF is estimated to cost per 100 KB of its base64 (a page is text and an
+/// image, some 1 500–3 000 tokens), at least one page's.
+const DOCUMENT_TOKENS_PER_100_KB: u64 = 3_000;
+
+/// The images and documents in some content: their base64 bytes (which the API does
+/// not count as text) and the tokens they are estimated to cost instead.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MediaWeight {
+    pub payload_bytes: usize,
+    pub tokens: u64,
+}
+
+impl MediaWeight {
+    pub fn add(&mut self, other: MediaWeight) {
+        self.payload_bytes += other.payload_bytes;
+        self.tokens += other.tokens;
+    }
+}
+
+impl ContentBlock {
+    /// The weight of the images and documents in this block (a tool result's too).
+    pub fn media_weight(&self) -> MediaWeight {
+        match self {
+            ContentBlock::Image { source: ImageSource::Base64 { data, .. } } => {
+                MediaWeight { payload_bytes: data.len(), tokens: IMAGE_TOKENS }
+            }
+            ContentBlock::Image { .. } => MediaWeight { payload_bytes: 0, tokens: IMAGE_TOKENS },
+            ContentBlock::Document { source: DocumentSource::Base64 { data, .. }, .. } => MediaWeight {
+                payload_bytes: data.len(),
+                tokens: (data.len() as u64 / 100_000 + 1) * DOCUMENT_TOKENS_PER_100_KB,
+            },
+            ContentBlock::Document { .. } => MediaWeight { payload_bytes: 0, tokens: DOCUMENT_TOKENS_PER_100_KB },
+            ContentBlock::ToolResult { content: ToolResultContent::Blocks(blocks), .. } => {
+                let mut w = MediaWeight::default();
+                for b in blocks {
+                    w.add(b.media_weight());
+                }
+                w
+            }
+            _ => MediaWeight::default(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +226,12 @@ mod tests {
         assert!(matches!(
             round_trip(json!({"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBOR"}})),
             ContentBlock::Image { .. }
+        ));
+        assert!(matches!(
+            round_trip(
+                json!({"type":"document","source":{"type":"base64","media_type":"application/pdf","data":"JVBERi0="}})
+            ),
+            ContentBlock::Document { source: DocumentSource::Base64 { .. }, title: None }
         ));
     }
 

@@ -9,7 +9,9 @@ mod stream;
 mod tool;
 mod usage;
 
-pub use content::{ContentBlock, INTERRUPTED, ImageSource, ToolResultContent, ToolUse};
+pub use content::{
+    ContentBlock, DocumentSource, IMAGE_TOKENS, INTERRUPTED, ImageSource, MediaWeight, ToolResultContent, ToolUse,
+};
 pub use message::{AssistantMessage, Message, Role};
 pub use stream::{ApiError, BlockDelta, MessageDeltaBody, MessageStartBody, StreamEvent};
 pub use tool::ToolSpec;

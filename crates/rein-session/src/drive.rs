@@ -8,6 +8,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use rein_engine::Attached;
 use rein_engine::{Engine, EngineEvent, Outcome, RewindFailed};
 use rein_hooks::HookInput;
 use rein_mcp::Servers;
@@ -22,6 +23,9 @@ use crate::Live;
 pub enum Input {
     /// A line of text: it may call a command or an MCP prompt and mention files.
     Text(String),
+    /// A line of text with images pasted into it (the TUI's `[Image #1]`), sent after
+    /// the text and what it mentions.
+    TextWith { text: String, attachments: Vec<ContentBlock> },
     /// Content blocks (an SDK user message, a pasted image): sent as they are.
     Blocks(Vec<ContentBlock>),
 }
@@ -106,9 +110,14 @@ impl Session {
         sink: &mut (dyn FnMut(EngineEvent) + Send),
     ) -> Result<Outcome, PromptError> {
         self.config_changes(sink).await;
-        let (message, command) = match input {
-            Input::Blocks(blocks) => (Message::user(blocks), None),
-            Input::Text(text) => {
+        let (text, pasted) = match input {
+            Input::Blocks(blocks) => (None, blocks),
+            Input::Text(text) => (Some(text), Vec::new()),
+            Input::TextWith { text, attachments } => (Some(text), attachments),
+        };
+        let (message, command) = match text {
+            None => (Message::user(pasted), None),
+            Some(text) => {
                 let text = self.expand_mcp(text).await?;
                 self.announce_instructions().await;
                 let command = self.command_for(&text).map(|(def, args)| (def.clone(), args.to_string()));
@@ -116,21 +125,25 @@ impl Session {
                     self.expansion_hooks(def, args, &text).await?;
                     self.engine.add_command_hooks(def);
                 }
-                let mut text = match &command {
+                let mut prompt = match &command {
                     Some((def, args)) => {
                         let dir = self.parts.project_dir.clone();
-                        let text = self.engine.expand_command(def, args, &dir, &self.live.session_id()).await?;
+                        let expanded = self.engine.expand_command(def, args, &dir, &self.live.session_id()).await?;
                         match &def.fork {
-                            Some(agent) => self.forked(def, agent, text).await?,
-                            None => text,
+                            Some(agent) => {
+                                Attached { text: self.forked(def, agent, expanded.text).await?, blocks: Vec::new() }
+                            }
+                            None => expanded,
                         }
                     }
                     None => self.engine.attach_mentions(text).await,
                 };
                 if !self.shell_context.is_empty() {
-                    text = format!("{}\n\n{text}", std::mem::take(&mut self.shell_context).join("\n"));
+                    let before = std::mem::take(&mut self.shell_context).join("\n");
+                    prompt.text = format!("{before}\n\n{}", prompt.text);
                 }
-                (Message::user_text(text), command.map(|(def, _)| def))
+                prompt.blocks.extend(pasted);
+                (Message::user(prompt.into_content()), command.map(|(def, _)| def))
             }
         };
         // A command's `model` holds for its turn.

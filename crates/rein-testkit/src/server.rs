@@ -128,6 +128,8 @@ impl FakeServer {
             .route("/model/{model}/invoke-with-response-stream", post(bedrock))
             // Vertex AI: the Messages API at the model's own URL (`{model}:streamRawPredict`).
             .route("/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{model}", post(messages))
+            // The Messages API takes requests up to 32 MB (images and PDFs make them large).
+            .layer(axum::extract::DefaultBodyLimit::max(32 * 1024 * 1024))
             .with_state(shared.clone());
         let thread = std::thread::Builder::new().name("rein-fake-server".into()).spawn(move || {
             runtime.block_on(async move {

@@ -57,7 +57,7 @@ pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>>
     let s = |k: &str| input.get(k).and_then(Value::as_str).unwrap_or_default();
     let count = |t: &str| t.lines().count();
     match call.name.as_str() {
-        "Read" => vec![Line::from(format!("Read {} lines", count(text)))],
+        "Read" => vec![Line::from(read_summary(s("file_path"), text))],
         "Write" => vec![Line::from(format!("Wrote {} lines to {}", count(s("content")), s("file_path")))],
         "Edit" => {
             let base = file_line_of(text, s("new_string"));
@@ -98,6 +98,20 @@ pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>>
 fn folded(lines: Vec<&str>, shown: usize) -> Vec<Line<'static>> {
     let total = lines.len();
     folded_counted(lines, total, shown)
+}
+
+/// What a Read brought: lines of text, or an image, a PDF's pages, a notebook's cells.
+fn read_summary(path: &str, text: &str) -> String {
+    let ext = std::path::Path::new(path).extension().and_then(|e| e.to_str()).unwrap_or_default().to_lowercase();
+    match ext.as_str() {
+        "png" | "jpg" | "jpeg" | "gif" | "webp" => "Read image".to_string(),
+        "pdf" => match text.rsplit_once(": pages ") {
+            Some((_, pages)) => format!("Read PDF (pages {})", pages.trim_end_matches('.')),
+            None => "Read PDF".to_string(),
+        },
+        "ipynb" => format!("Read {} cells", text.matches("<cell id=").count()),
+        _ => format!("Read {} lines", text.lines().count()),
+    }
 }
 
 /// A saved output's summary: its first lines and how many more the whole has.
@@ -289,6 +303,15 @@ mod tests {
         let read = call("Read", json!({"file_path": "/w/src/a.rs"}));
         assert_eq!(header(&read, cwd), "Read(src/a.rs)");
         assert_eq!(text(&summary(&read, "     1\ta\n     2\tb\n", false)), "Read 2 lines");
+        let pdf = call("Read", json!({"file_path": "/w/paper.pdf", "pages": "2-4"}));
+        assert_eq!(text(&summary(&pdf, "PDF /w/paper.pdf: pages 2-4 of 12.", false)), "Read PDF (pages 2-4 of 12)");
+        let shot = call("Read", json!({"file_path": "/w/shot.PNG"}));
+        assert_eq!(text(&summary(&shot, "", false)), "Read image");
+        let nb = call("Read", json!({"file_path": "/w/nb.ipynb"}));
+        assert_eq!(
+            text(&summary(&nb, "<cell id=\"a\">1</cell id=\"a\">\n2\n<cell id=\"b\">x</cell id=\"b\">", false)),
+            "Read 2 cells"
+        );
         let bash = call("Bash", json!({"command": "seq 10"}));
         insta::assert_snapshot!("bash_folded", text(&summary(&bash, "1\n2\n3\n4\n5\n6\n7\n8\n9\n10", false)));
         let edit =

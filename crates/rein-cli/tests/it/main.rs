@@ -29,6 +29,7 @@ mod hooks;
 mod live_facts;
 mod mcp;
 mod mcp_python;
+mod media;
 mod nested_memory;
 mod openai_chat;
 mod openai_responses;

@@ -6,8 +6,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use base64::Engine as _;
-use rein_protocol::{ContentBlock, ImageSource};
+use rein_protocol::ContentBlock;
 
 use crate::{Access, Effects, FileIdentity, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
 
@@ -15,8 +14,6 @@ const DEFAULT_LIMIT: usize = 2000;
 const MAX_LINE_CHARS: usize = 2000;
 /// Files larger than this must be read in pages (offset/limit).
 const MAX_WHOLE_FILE_BYTES: u64 = 256 * 1024;
-/// The API accepts images up to 5 MB (base64 grows them by a third).
-const MAX_IMAGE_BYTES: u64 = 3_750_000;
 
 pub struct Read;
 
@@ -27,6 +24,9 @@ pub struct ReadInput {
     pub offset: Option<u64>,
     /// How many lines to read.
     pub limit: Option<u64>,
+    /// For a PDF: the pages to read ("3", "1-5", "10-"); needed past 10 pages, at most
+    /// 20 at a time.
+    pub pages: Option<String>,
 }
 
 impl Tool for Read {
@@ -45,7 +45,11 @@ impl Tool for Read {
         format!(
             "Reads a file, up to {DEFAULT_LIMIT} lines (page long files with offset and limit); lines over \
              {MAX_LINE_CHARS} characters are truncated. Lines are numbered like `cat -n`: never copy those prefixes \
-             into an edit. Shows images; cannot read directories (use Glob)."
+             into an edit. Shows images (png, jpeg, gif, webp), PDFs (more than {} pages: read a range with `pages`, \
+             at most {} at a time) and Jupyter notebooks (cells with their outputs); cannot read directories (use \
+             Glob).",
+            rein_media::MAX_PAGES_WHOLE,
+            rein_media::MAX_PAGES_PER_READ
         )
     }
 
@@ -93,8 +97,16 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
             path.display()
         )));
     }
-    if let Some(media_type) = image_type(&path) {
-        return read_image(&path, meta.len(), media_type, ctx);
+    match rein_media::kind_of(&path) {
+        Some(rein_media::Kind::Image(_)) => return read_image(&path, meta.len(), ctx),
+        Some(rein_media::Kind::Pdf) => return read_pdf(&path, meta.len(), input.pages.as_deref(), ctx),
+        Some(rein_media::Kind::Notebook) if input.offset.is_none() && input.limit.is_none() => {
+            return read_notebook(&path, meta.len(), ctx);
+        }
+        _ => {}
+    }
+    if input.pages.is_some() {
+        return Err(ToolError::new(format!("`pages` is for PDFs; {} is not one.", path.display())));
     }
     let paged = input.offset.is_some() || input.limit.is_some();
     if !paged && meta.len() > MAX_WHOLE_FILE_BYTES {
@@ -161,36 +173,54 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
     Ok(ToolOutput::text(out))
 }
 
-fn image_type(path: &Path) -> Option<&'static str> {
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    Some(match ext.as_str() {
-        "png" => "image/png",
-        "jpg" | "jpeg" => "image/jpeg",
-        "gif" => "image/gif",
-        "webp" => "image/webp",
-        _ => return None,
-    })
-}
+/// The largest image, PDF or notebook file read (a PDF's pages are cut out of it).
+const MAX_MEDIA_FILE_BYTES: u64 = 100 * 1024 * 1024;
 
-/// An image comes back as an image block the model can see.
-fn read_image(path: &Path, size: u64, media_type: &str, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-    if size > MAX_IMAGE_BYTES {
+/// A file read whole as bytes (and remembered as read, so it may be edited).
+fn read_bytes(path: &Path, size: u64, ctx: &ToolContext) -> Result<Vec<u8>, ToolError> {
+    if size > MAX_MEDIA_FILE_BYTES {
         return Err(ToolError::new(format!(
-            "{} is {} KB; images larger than {} KB cannot be sent to the model.",
+            "{} is {} MB, more than the {} MB Read takes.",
             path.display(),
-            size / 1024,
-            MAX_IMAGE_BYTES / 1024
+            size / (1024 * 1024),
+            MAX_MEDIA_FILE_BYTES / (1024 * 1024)
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| ToolError::new(format!("Cannot read {}: {e}", path.display())))?;
+    let mut bytes = Vec::with_capacity(size as usize);
+    crate::open_checked::open_read(path)
+        .and_then(|mut f| f.read_to_end(&mut bytes))
+        .map_err(|e| ToolError::new(format!("Cannot read {}: {e}", path.display())))?;
     ctx.file_state.record(
         std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()),
         super::files::identity(path, &bytes),
     );
-    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
-    Ok(ToolOutput::blocks(vec![ContentBlock::Image {
-        source: ImageSource::Base64 { media_type: media_type.to_string(), data },
-    }]))
+    Ok(bytes)
+}
+
+/// An image comes back as an image block the model can see, scaled and re-encoded
+/// when it is over the API's limits.
+fn read_image(path: &Path, size: u64, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let bytes = read_bytes(path, size, ctx)?;
+    let fitted = rein_media::fit_image(&bytes).map_err(|e| ToolError::new(format!("{}: {e}", path.display())))?;
+    Ok(ToolOutput::blocks(vec![fitted.block]))
+}
+
+/// A PDF comes back as a document block: whole, or the pages asked for.
+fn read_pdf(path: &Path, size: u64, pages: Option<&str>, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let bytes = read_bytes(path, size, ctx)?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let pdf =
+        rein_media::read_pdf(&bytes, pages, &name).map_err(|e| ToolError::new(format!("{}: {e}", path.display())))?;
+    let note = format!("PDF {}: pages {}-{} of {}.", path.display(), pdf.sent.0, pdf.sent.1, pdf.pages);
+    Ok(ToolOutput::blocks(vec![ContentBlock::text(note), pdf.block]))
+}
+
+/// A notebook comes back as its cells with their outputs, not its JSON.
+fn read_notebook(path: &Path, size: u64, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let bytes = read_bytes(path, size, ctx)?;
+    let cells = rein_media::render_notebook(&String::from_utf8_lossy(&bytes))
+        .map_err(|e| ToolError::new(format!("{}: {e}", path.display())))?;
+    Ok(ToolOutput::blocks(cells))
 }
 
 #[cfg(test)]
@@ -207,7 +237,7 @@ mod tests {
     }
 
     fn input(p: &Path) -> ReadInput {
-        ReadInput { file_path: p.display().to_string(), offset: None, limit: None }
+        ReadInput { file_path: p.display().to_string(), offset: None, limit: None, pages: None }
     }
 
     #[test]
@@ -234,14 +264,44 @@ mod tests {
     }
 
     #[test]
-    fn images_become_image_blocks() {
+    fn images_pdfs_and_notebooks_become_blocks() {
+        use rein_protocol::ImageSource;
         let d = tempfile::tempdir().unwrap();
-        let png = d.path().join("pixel.PNG");
-        std::fs::write(&png, [0x89, b'P', b'N', b'G', 0, 1]).unwrap();
         let ctx = ToolContext::new(d.path().to_path_buf(), d.path().to_path_buf());
-        let out = read_file(&input(&png), &ctx).unwrap();
-        let ToolResultContent::Blocks(blocks) = out.content else { panic!() };
-        assert!(matches!(&blocks[0], ContentBlock::Image { source: ImageSource::Base64 { media_type, data } }
-            if media_type == "image/png" && data == "iVBORwAB"));
+        let blocks = |p: &Path, pages: Option<&str>| match read_file(
+            &ReadInput { pages: pages.map(str::to_string), ..input(p) },
+            &ctx,
+        ) {
+            Ok(ToolOutput { content: ToolResultContent::Blocks(b), .. }) => Ok(b),
+            Ok(other) => panic!("{other:?}"),
+            Err(e) => Err(e.0),
+        };
+        // A 1×1 PNG.
+        let png = d.path().join("pixel.PNG");
+        let pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+        std::fs::write(&png, base64::Engine::decode(&base64::engine::general_purpose::STANDARD, pixel).unwrap())
+            .unwrap();
+        assert!(
+            matches!(&blocks(&png, None).unwrap()[0], ContentBlock::Image { source: ImageSource::Base64 { media_type, data } }
+            if media_type == "image/png" && data == pixel)
+        );
+        let fake = d.path().join("fake.png");
+        std::fs::write(&fake, "not an image").unwrap();
+        assert!(blocks(&fake, None).unwrap_err().contains("not an image"));
+
+        let pdf = d.path().join("paper.pdf");
+        std::fs::write(&pdf, rein_media::sample_pdf(12)).unwrap();
+        assert!(blocks(&pdf, None).unwrap_err().contains("12 pages"));
+        let got = blocks(&pdf, Some("2-4")).unwrap();
+        assert!(matches!(&got[0], ContentBlock::Text { text } if text.contains("pages 2-4 of 12")), "{got:?}");
+        assert!(matches!(&got[1], ContentBlock::Document { .. }));
+        let txt = d.path().join("a.txt");
+        std::fs::write(&txt, "x").unwrap();
+        assert!(blocks(&txt, Some("1")).unwrap_err().contains("for PDFs"));
+
+        let nb = d.path().join("nb.ipynb");
+        std::fs::write(&nb, r#"{"cells": [{"id": "a", "cell_type": "code", "source": "1+1", "outputs": [{"output_type": "execute_result", "data": {"text/plain": "2"}}]}]}"#).unwrap();
+        let cells = blocks(&nb, None).unwrap();
+        assert_eq!(cells, [ContentBlock::text("<cell id=\"a\">1+1</cell id=\"a\">"), ContentBlock::text("2")]);
     }
 }
