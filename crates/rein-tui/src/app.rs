@@ -99,6 +99,8 @@ pub struct App {
     pub show_todos: bool,
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
+    /// Images pasted into prompts not yet sent (`[Image #N]`).
+    pub(crate) attachments: crate::attach::Attachments,
     pub totals: Totals,
     /// A one-line hint in the footer (`Press Ctrl-C again to exit`).
     pub hint: Option<(String, Instant)>,
@@ -163,6 +165,7 @@ impl App {
             menu_for: String::new(),
             menu_closed: None,
             queue: Vec::new(),
+            attachments: Default::default(),
             todos: Vec::new(),
             show_todos: true,
             totals: Totals::default(),
@@ -230,14 +233,40 @@ impl App {
                 Style::default().fg(Color::Gray).add_modifier(Modifier::BOLD),
             )));
         }
-        if self.prompts.send(ToEngine::Prompt(text)).is_err() {
+        let images = self.attachments.take_for(&text);
+        let prompt = if images.is_empty() { ToEngine::Prompt(text) } else { ToEngine::Attached { text, images } };
+        if self.prompts.send(prompt).is_err() {
             self.note("the session has ended");
         }
     }
 
+    /// A bracketed paste: a path to an image file attaches the image, anything else is
+    /// text.
     pub fn on_paste(&mut self, text: &str) {
-        if !self.modals.asking() {
-            self.composer.paste(text);
+        if self.modals.asking() {
+            return;
+        }
+        match crate::attach::image_path(text, &self.cwd) {
+            Some(path) => match std::fs::read(&path) {
+                Ok(bytes) => self.attach_image(&bytes, &path.display().to_string()),
+                Err(e) => self.note(format!("{}: {e}", path.display())),
+            },
+            None => self.composer.paste(text),
+        }
+    }
+
+    /// Ctrl+V: the image in the clipboard.
+    fn paste_image(&mut self) {
+        match crate::attach::from_clipboard() {
+            Ok(bytes) => self.attach_image(&bytes, "the clipboard"),
+            Err(e) => self.hint = Some((e.to_string(), Instant::now())),
+        }
+    }
+
+    fn attach_image(&mut self, bytes: &[u8], from: &str) {
+        match self.attachments.add(bytes) {
+            Ok(marker) => self.composer.insert(&format!("{marker} ")),
+            Err(e) => self.note(format!("{from}: {e}")),
         }
     }
 
@@ -281,6 +310,7 @@ impl App {
             KeyCode::Char('l') if ctrl => self.redraw = true,
             KeyCode::Char('o') if ctrl => self.open_log = true,
             KeyCode::Char('g') if ctrl => self.edit_prompt(),
+            KeyCode::Char('v') if ctrl => self.paste_image(),
             KeyCode::Char('t') if ctrl => {
                 self.show_todos = !self.show_todos;
                 let shown = if self.show_todos { "shown" } else { "hidden" };

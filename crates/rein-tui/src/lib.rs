@@ -7,6 +7,7 @@
 
 mod app;
 mod approver;
+mod attach;
 pub mod bench;
 mod composer;
 mod dialog;

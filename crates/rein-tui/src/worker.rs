@@ -47,6 +47,11 @@ pub enum FromEngine {
 pub enum ToEngine {
     /// A message (or `!cmd`, or `/name args` of a custom command).
     Prompt(String),
+    /// A message with the images pasted into it.
+    Attached {
+        text: String,
+        images: Vec<rein_protocol::ContentBlock>,
+    },
     Compact(String),
     Context,
     Clear,
@@ -93,8 +98,9 @@ pub async fn run(
                 None => break,
             },
         };
-        let prompt = match asked {
-            ToEngine::Prompt(p) => p,
+        let (prompt, images) = match asked {
+            ToEngine::Prompt(p) => (p, Vec::new()),
+            ToEngine::Attached { text, images } => (text, images),
             ToEngine::Prompts => {
                 let _ = ui.send(FromEngine::Prompts(session.engine().user_prompts()));
                 continue;
@@ -130,7 +136,7 @@ pub async fn run(
         let _ = ui.send(FromEngine::Started(token));
         let sender = ui.clone();
         let sent = session
-            .prompt(Input::Text(prompt), &mut |e| {
+            .prompt(Input::TextWith { text: prompt, attachments: images }, &mut |e| {
                 let _ = sender.send(FromEngine::Event(Box::new(e)));
             })
             .await;
@@ -220,6 +226,6 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
             }
             Err(why) => vec![format!("The model stays {}: {why}", session.engine().model())],
         },
-        ToEngine::Prompt(_) | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
+        ToEngine::Prompt(_) | ToEngine::Attached { .. } | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }
 }

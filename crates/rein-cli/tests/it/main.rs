@@ -69,6 +69,7 @@ mod tui;
 mod tui_auto;
 mod tui_glance;
 mod tui_mcp;
+mod tui_media;
 mod tui_pane;
 mod tui_plan;
 mod tui_rewind;

@@ -18,7 +18,8 @@ impl Pane {
         Pane::start_with(env, server, "", args)
     }
 
-    /// With `vars` (`NAME='value' …`) in rein's environment too, in a trusted folder.
+    /// With `vars` (`NAME='value' …`, which may replace PATH) in rein's environment too, in
+    /// a trusted folder.
     pub(crate) fn start_with(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
         env.trust();
         Pane::start_untrusted(env, server, vars, args)
@@ -30,7 +31,7 @@ impl Pane {
         let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let rein = assert_cmd::cargo::cargo_bin("rein");
         let command = format!(
-            "cd '{}' && exec env -i {vars} PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k '{}' {}",
+            "cd '{}' && exec env -i PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k {vars} '{}' {}",
             env.cwd().display(),
             std::env::var("PATH").unwrap_or_default(),
             env.home.path().display(),

@@ -1,0 +1,170 @@
+//! Images in the prompt: Ctrl+V takes one from the clipboard (through `wl-paste` on
+//! Wayland, `xclip` on X11, `pngpaste` on macOS), and a pasted or dragged path to an image
+//! file attaches that file. Each shows in the input box as `[Image #N]` and is sent after
+//! the text while its marker is still there, fitted under the API's limits.
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use rein_protocol::ContentBlock;
+
+/// How long a clipboard tool may take.
+const CLIPBOARD_WAIT: Duration = Duration::from_secs(3);
+
+/// The images attached to prompts not yet sent, by marker.
+#[derive(Debug, Default)]
+pub struct Attachments {
+    next: usize,
+    images: Vec<(String, ContentBlock)>,
+}
+
+impl Attachments {
+    /// Keep `bytes` (any image) fitted under the limits; the marker to show for it.
+    pub fn add(&mut self, bytes: &[u8]) -> Result<String, rein_media::ImageError> {
+        let fitted = rein_media::fit_image(bytes)?;
+        self.next += 1;
+        let marker = format!("[Image #{}]", self.next);
+        self.images.push((marker.clone(), fitted.block));
+        Ok(marker)
+    }
+
+    /// The images whose markers `text` holds, taken out to be sent with it.
+    pub fn take_for(&mut self, text: &str) -> Vec<ContentBlock> {
+        let (sent, kept): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut self.images).into_iter().partition(|(marker, _)| text.contains(marker.as_str()));
+        self.images = kept;
+        sent.into_iter().map(|(_, block)| block).collect()
+    }
+}
+
+/// The image file a paste names, if it names one: a path as a terminal pastes a dragged
+/// file — plain, quoted, with `\ ` escapes or as a `file://` URL — relative to `cwd`.
+pub fn image_path(pasted: &str, cwd: &Path) -> Option<PathBuf> {
+    let text = pasted.trim();
+    if text.is_empty() || text.contains('\n') {
+        return None;
+    }
+    let unquoted = ['\'', '"']
+        .iter()
+        .find_map(|q| text.strip_prefix(*q).and_then(|t| t.strip_suffix(*q)))
+        .map(str::to_string)
+        .unwrap_or_else(|| text.replace("\\ ", " "));
+    let path = unquoted.strip_prefix("file://").unwrap_or(&unquoted);
+    let path = cwd.join(path);
+    matches!(rein_media::kind_of(&path), Some(rein_media::Kind::Image(_))).then_some(path).filter(|p| p.is_file())
+}
+
+/// Why no image came from the clipboard.
+#[derive(Debug, thiserror::Error)]
+pub enum ClipboardError {
+    #[error(
+        "no clipboard tool found: rein reads images with wl-paste (Wayland, package wl-clipboard), xclip (X11) or \
+         pngpaste (macOS)"
+    )]
+    NoTool,
+    #[error("no image in the clipboard ({0})")]
+    NoImage(String),
+}
+
+/// The image in the clipboard, as bytes, from the first clipboard tool that can run
+/// here.
+pub fn from_clipboard() -> Result<Vec<u8>, ClipboardError> {
+    for (tool, args, needs) in [
+        ("wl-paste", &["--no-newline", "--type", "image/png"][..], Some("WAYLAND_DISPLAY")),
+        ("xclip", &["-selection", "clipboard", "-target", "image/png", "-out"][..], Some("DISPLAY")),
+        ("pngpaste", &["-"][..], None),
+    ] {
+        if needs.is_some_and(|var| std::env::var_os(var).is_none_or(|v| v.is_empty())) || !on_path(tool) {
+            continue;
+        }
+        match run(tool, args) {
+            Ok(bytes) if !bytes.is_empty() => return Ok(bytes),
+            Ok(_) => return Err(ClipboardError::NoImage(format!("{tool} gave nothing"))),
+            Err(why) => return Err(ClipboardError::NoImage(format!("{tool}: {why}"))),
+        }
+    }
+    Err(ClipboardError::NoTool)
+}
+
+fn on_path(tool: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
+}
+
+/// Run a clipboard tool for at most [`CLIPBOARD_WAIT`]; its output.
+fn run(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+    let mut child = Command::new(tool)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdout = child.stdout.take().ok_or("no output")?;
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < CLIPBOARD_WAIT => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("it did not answer".into());
+            }
+        }
+    };
+    let bytes = reader.join().unwrap_or_default();
+    if !status.success() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
+        }
+        let err = err.trim();
+        return Err(if err.is_empty() { status.to_string() } else { err.to_string() });
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pasted_paths_to_images_are_recognised_however_the_terminal_quotes_them() {
+        let d = tempfile::tempdir().unwrap();
+        let shot = d.path().join("Screen Shot.png");
+        std::fs::write(&shot, "x").unwrap();
+        std::fs::write(d.path().join("notes.txt"), "x").unwrap();
+        let cwd = d.path();
+        for pasted in [
+            format!("'{}'", shot.display()),
+            format!("\"{}\" ", shot.display()),
+            shot.display().to_string().replace(' ', "\\ "),
+            format!("file://{}", shot.display()),
+            "Screen\\ Shot.png".to_string(),
+        ] {
+            assert_eq!(image_path(&pasted, cwd), Some(shot.clone()), "{pasted}");
+        }
+        assert_eq!(image_path("notes.txt", cwd), None);
+        assert_eq!(image_path("missing.png", cwd), None);
+        assert_eq!(image_path("look at Screen Shot.png\nplease", cwd), None);
+    }
+
+    #[test]
+    fn images_go_with_the_prompt_that_still_shows_their_marker() {
+        let mut a = Attachments::default();
+        let one = a.add(&rein_media::sample_png(4, 4)).unwrap();
+        let two = a.add(&rein_media::sample_png(4, 4)).unwrap();
+        assert_eq!((one.as_str(), two.as_str()), ("[Image #1]", "[Image #2]"));
+        assert!(a.add(b"not an image").is_err());
+        assert_eq!(a.take_for("what is [Image #2]?").len(), 1);
+        assert_eq!(a.take_for("and [Image #2]?").len(), 0, "sent once");
+        assert_eq!(a.take_for("[Image #1]").len(), 1);
+    }
+}
