@@ -11,6 +11,7 @@ mod executor;
 mod hooks;
 mod judge;
 mod mcp;
+mod media;
 mod plugins;
 mod policy;
 mod providers;
@@ -124,6 +125,15 @@ fn main() -> anyhow::Result<()> {
     // Only the large-output rows (1 GB, and saving 10 MB): `rein-bench --output`.
     if args.get(1).map(String::as_str) == Some("--output") {
         for (name, value, target) in tools::gigabyte_row()? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
+    // Only the attachment rows: `rein-bench --media PATH/TO/rein`.
+    if args.get(1).map(String::as_str) == Some("--media") {
+        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --media PATH/TO/rein")?)?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in media::rows(&bin, work.path(), home.path())? {
             println!("{name}: {value} ({target})");
         }
         return Ok(());
@@ -313,6 +323,7 @@ fn main() -> anyhow::Result<()> {
     }
 
     rows.extend(requests::rows(&bin, work.path(), home.path())?);
+    rows.extend(media::rows(&bin, work.path(), home.path())?);
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);

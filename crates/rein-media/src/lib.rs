@@ -12,7 +12,7 @@ mod pdf;
 
 use std::path::Path;
 
-pub use image_fit::{Fitted, MAX_EDGE, MAX_IMAGE_BYTES, fit_image, sample_png};
+pub use image_fit::{Fitted, MAX_EDGE, MAX_IMAGE_BYTES, fit_image, sample_png, sample_screenshot};
 pub use notebook::{NotebookError, render_notebook};
 pub use pdf::{MAX_PAGES_PER_READ, MAX_PAGES_WHOLE, MAX_PDF_BYTES, Pdf, PdfError, page_count, read_pdf, sample_pdf};
 
