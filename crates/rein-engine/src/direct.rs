@@ -306,6 +306,17 @@ impl Engine {
         self.config.model = self.config.aliases.resolve(model);
     }
 
+    /// `/effort LEVEL`: the reasoning effort for the turns that follow (`None`: the
+    /// model's default).
+    pub fn set_effort(&mut self, effort: Option<rein_model::Effort>) {
+        self.config.thinking.effort = effort;
+    }
+
+    /// The reasoning effort asked for, if any.
+    pub fn effort(&self) -> Option<rein_model::Effort> {
+        self.config.thinking.effort
+    }
+
     /// The session's hooks, if it has any.
     pub fn hooks(&self) -> Option<Arc<rein_hooks::Hooks>> {
         self.gate.hooks.clone()

@@ -36,6 +36,9 @@ impl Engine {
     /// services as they are now.
     pub(crate) fn tool_context(&self) -> ToolContext {
         let mut ctx = self.ctx.clone();
+        // The policy's roots are the session's: `/add-dir` and an SDK's addDirectories
+        // widen them while it runs.
+        ctx.workspace_roots = self.gate.policy.get().roots.clone();
         ctx.engine = EngineSlot::new(EngineServices {
             model: self.model.clone(),
             registry: self.registry.clone(),

@@ -24,6 +24,7 @@ mod drive;
 mod elicitor;
 pub mod env;
 mod error;
+pub mod export;
 mod hook_tools;
 mod live;
 pub mod mcp;

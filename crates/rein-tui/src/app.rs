@@ -99,6 +99,8 @@ pub struct App {
     pub show_todos: bool,
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
+    /// The last answer, for `/copy`.
+    pub(crate) last_answer: String,
     /// Images pasted into prompts not yet sent (`[Image #N]`).
     pub(crate) attachments: crate::attach::Attachments,
     pub totals: Totals,
@@ -166,6 +168,7 @@ impl App {
             menu_closed: None,
             queue: Vec::new(),
             attachments: Default::default(),
+            last_answer: String::new(),
             todos: Vec::new(),
             show_todos: true,
             totals: Totals::default(),

@@ -88,7 +88,7 @@ pub fn from_clipboard() -> Result<Vec<u8>, ClipboardError> {
     Err(ClipboardError::NoTool)
 }
 
-fn on_path(tool: &str) -> bool {
+pub(crate) fn on_path(tool: &str) -> bool {
     std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
 }
 

@@ -27,6 +27,7 @@ impl App {
             FromEngine::Event(e) => self.on_event(*e),
             FromEngine::Context(used, window, at) => self.context = Some((used, window, at)),
             FromEngine::Model(id) => self.model = id,
+            FromEngine::Copy { what, text } => self.copy_to_clipboard(&what, &text),
             FromEngine::NewSession(id) => {
                 self.session_id = id;
                 self.context = None;
@@ -68,6 +69,9 @@ impl App {
                 self.busy = None;
                 self.thinking = false;
                 self.running.clear();
+                if !outcome.result_text.trim().is_empty() {
+                    self.last_answer = outcome.result_text.clone();
+                }
                 let t = &mut self.totals;
                 t.usage.add(&outcome.usage);
                 t.cost_usd += outcome.cost_usd;

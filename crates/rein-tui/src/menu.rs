@@ -91,6 +91,7 @@ impl App {
     fn command_items(&self, typed: &str) -> Vec<(String, String)> {
         let mut all: Vec<(String, String)> = crate::slash::HELP
             .iter()
+            .chain(crate::slash_session::HELP)
             .map(|(name, about)| (name.trim_start_matches('/').to_string(), about.to_string()))
             .collect();
         all.extend(self.commands.iter().cloned());

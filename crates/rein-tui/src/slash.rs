@@ -39,7 +39,7 @@ pub fn run(app: &mut App, command: &str) {
     match name {
         "help" | "?" => {
             out.push("Commands:".into());
-            out.extend(HELP.iter().map(|(c, d)| format!("  {c:<14} {d}")));
+            out.extend(HELP.iter().chain(crate::slash_session::HELP).map(|(c, d)| format!("  {c:<14} {d}")));
             out.extend(app.commands.iter().map(|(c, d)| format!("  /{c:<13} {d}")));
             out.push("Keys: Enter sends · \\+Enter, Shift+Enter or Ctrl+J new line · Esc interrupts · Shift+Tab cycles the mode".into());
         }
@@ -145,7 +145,10 @@ pub fn run(app: &mut App, command: &str) {
             app.submit(INIT.to_string());
             return;
         }
-        other => out.push(format!("Unknown command /{other}; /help lists them")),
+        other => match crate::slash_session::run(app, other, args) {
+            Some(lines) => out = lines,
+            None => out.push(format!("Unknown command /{other}; /help lists them")),
+        },
     }
     app.pending.push(Line::from(format!("> /{command}")));
     let indent = |i: usize| if i == 0 { "  ⎿  " } else { "     " };

@@ -34,6 +34,11 @@ pub enum FromEngine {
     Model(String),
     /// `/clear` started a new session with this id.
     NewSession(String),
+    /// Text for the clipboard (`/export` without a file).
+    Copy {
+        what: String,
+        text: String,
+    },
     /// A rewind stopped: these files changed outside rein since their checkpoint.
     RewindConflict {
         n: usize,
@@ -67,6 +72,13 @@ pub enum ToEngine {
     },
     /// The model for later turns.
     Model(String),
+    /// `/export [FILE]`: the conversation as Markdown, to `FILE` (relative to the working
+    /// directory) or, without one, back to the interface for the clipboard.
+    Export(Option<std::path::PathBuf>),
+    /// `/rename NAME`: the session's title.
+    Rename(String),
+    /// `/effort [LEVEL]`: the reasoning effort (`auto` or nothing: the model's default).
+    Effort(String),
 }
 
 /// Names a session from its first prompt (the small model); `None` when it could not.
@@ -225,6 +237,49 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
                 vec![format!("The model is now {}", session.engine().model())]
             }
             Err(why) => vec![format!("The model stays {}: {why}", session.engine().model())],
+        },
+        ToEngine::Export(to) => {
+            let title = format!("rein session {}", session.live().session_id());
+            let messages: Vec<rein_protocol::Message> = session.engine().conversation().messages().cloned().collect();
+            let text = rein_session::export::markdown(&title, &messages);
+            match to {
+                Some(path) => match path
+                    .parent()
+                    .map_or(Ok(()), std::fs::create_dir_all)
+                    .and_then(|()| std::fs::write(&path, &text))
+                {
+                    Ok(()) => vec![format!("Exported the conversation to {}", path.display())],
+                    Err(e) => vec![format!("Could not write {}: {e}", path.display())],
+                },
+                None => {
+                    let _ = ui.send(FromEngine::Copy { what: "the conversation".into(), text });
+                    Vec::new()
+                }
+            }
+        }
+        ToEngine::Rename(title) => {
+            session.engine().record_title(&title);
+            vec![format!("Session renamed to {title:?}")]
+        }
+        ToEngine::Effort(level) => match level.trim() {
+            "" => vec![format!(
+                "Effort: {} (/effort low|medium|high|xhigh|max|auto changes it)",
+                session
+                    .engine()
+                    .effort()
+                    .map_or("the model's default".to_string(), |e| format!("{e:?}").to_lowercase())
+            )],
+            "auto" => {
+                session.engine_mut().set_effort(None);
+                vec!["Effort set to the model's default".into()]
+            }
+            other => match rein_model::Effort::parse_arg(other) {
+                Ok(effort) => {
+                    session.engine_mut().set_effort(Some(effort));
+                    vec![format!("Effort set to {} for the turns that follow", other.to_lowercase())]
+                }
+                Err(e) => vec![e],
+            },
         },
         ToEngine::Prompt(_) | ToEngine::Attached { .. } | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }

@@ -67,6 +67,7 @@ mod tools;
 mod transport;
 mod tui;
 mod tui_auto;
+mod tui_commands;
 mod tui_glance;
 mod tui_mcp;
 mod tui_media;

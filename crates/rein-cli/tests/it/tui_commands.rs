@@ -1,0 +1,123 @@
+//! The everyday session commands in a real terminal (tmux), each with its effect on disk
+//! or screen: `/export FILE`, `/copy` (through a stand-in xclip, and over OSC 52 into
+//! tmux's buffer when no tool runs), `/add-dir` (a file there can then be edited),
+//! `/rename`, `/effort`, `/plan`, `/rewind`.
+
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+use crate::common::{Env, serve};
+use crate::tui_pane::Pane;
+
+#[test]
+fn export_copy_rename_and_effort_do_what_they_say() {
+    let env = Env::new();
+    let bin = env.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let copied = env.home.path().join("copied.txt");
+    let xclip = bin.join("xclip");
+    std::fs::write(&xclip, format!("#!/bin/sh\ncat > '{}'\n", copied.display())).unwrap();
+    std::fs::set_permissions(&xclip, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let server = serve(Scenario::new([
+        reply([call("ls", "Bash", json!({"command": "echo listed"}))]),
+        reply([text("The answer is forty-two.")]),
+        reply([text("Second answer.")]),
+    ]));
+    let vars = format!("PATH='{}:{}' DISPLAY=:99", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let pane = Pane::start_with(&env, &server, &vars, &["--allowedTools", "'Bash(echo:*)'"]);
+    pane.wait_for("manual mode on");
+    pane.type_text("what is the answer");
+    pane.keys(&["Enter"]);
+    pane.wait_for("forty-two.");
+
+    pane.type_text("/export notes/chat.md");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Exported the conversation to");
+    let md = std::fs::read_to_string(env.cwd().join("notes/chat.md")).unwrap();
+    for part in
+        ["## ❯ Prompt", "what is the answer", "### Tool: Bash", "echo listed", "listed", "The answer is forty-two."]
+    {
+        assert!(md.contains(part), "{part:?} missing from the export:\n{md}");
+    }
+
+    pane.type_text("/copy");
+    pane.keys(&["Enter"]);
+    pane.wait_for("to the clipboard via xclip");
+    assert_eq!(std::fs::read_to_string(&copied).unwrap(), "The answer is forty-two.");
+
+    pane.type_text("/rename Answer hunt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Session renamed to \"Answer hunt\"");
+
+    pane.type_text("/effort high");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Effort set to high");
+    pane.type_text("again");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Second answer.");
+    let reqs = server.requests();
+    assert_eq!(reqs[2].body["output_config"]["effort"], "high", "{}", reqs[2].body["output_config"]);
+
+    pane.type_text("/plan");
+    pane.keys(&["Enter"]);
+    pane.wait_for("plan mode on");
+    let sessions = std::process::Command::new(assert_cmd::cargo::cargo_bin("rein"))
+        .args(["sessions"])
+        .current_dir(env.cwd())
+        .env("HOME", env.home.path())
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&sessions.stdout);
+    assert!(listed.contains("Answer hunt"), "rein sessions lists the new name:\n{listed}");
+}
+
+#[test]
+fn copy_without_a_clipboard_tool_goes_over_osc_52() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("Copy me over the wire.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.tmux(&["set-option", "-g", "set-clipboard", "on"]);
+    pane.wait_for("manual mode on");
+    pane.type_text("hello");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Copy me over the wire.");
+    pane.type_text("/copy");
+    pane.keys(&["Enter"]);
+    pane.wait_for("(OSC 52)");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let buffer = pane.tmux(&["show-buffer"]);
+        if buffer == "Copy me over the wire." {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "tmux's buffer holds {buffer:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn add_dir_lets_a_file_in_another_folder_be_edited() {
+    let env = Env::new();
+    let other = tempfile::tempdir().unwrap();
+    let target = std::fs::canonicalize(other.path()).unwrap().join("shared.txt");
+    std::fs::write(&target, "old value\n").unwrap();
+    let edit = json!({"file_path": target.display().to_string(), "old_string": "old", "new_string": "new"});
+    let server = serve(Scenario::new([
+        reply([call("r", "Read", json!({"file_path": target.display().to_string()}))]),
+        reply([call("e", "Edit", edit)]),
+        reply([text("Edited the shared file.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--permission-mode", "acceptEdits"]);
+    pane.wait_for("accept edits on");
+    pane.type_text(&format!("/add-dir {}", other.path().display()));
+    pane.keys(&["Enter"]);
+    pane.wait_for("as a working directory for this session");
+    pane.type_text("change the shared file");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Edited the shared file.");
+    assert_eq!(
+        std::fs::read_to_string(&target).unwrap(),
+        "new value\n",
+        "accept-edits covers the added folder:\n{screen}"
+    );
+}

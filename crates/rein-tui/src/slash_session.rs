@@ -1,0 +1,73 @@
+//! The session's own slash commands: `/rewind` (the Esc Esc picker), `/export [FILE]`,
+//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`. Each returns the
+//! lines it shows, or `None` when the command is not one of these.
+
+use rein_policy::{Change, Destination, PermissionMode};
+
+use crate::app::App;
+use crate::worker::ToEngine;
+
+pub(crate) const HELP: &[(&str, &str)] = &[
+    ("/rewind", "go back to before an earlier prompt: the code, the conversation or both (Esc Esc)"),
+    ("/export", "the conversation as Markdown: `/export FILE` writes it, `/export` copies it"),
+    ("/copy", "copy rein's last answer to the clipboard"),
+    ("/rename", "`/rename NAME` names this session (as /resume lists it)"),
+    ("/add-dir", "`/add-dir PATH` lets rein work in another folder for this session"),
+    ("/plan", "plan mode: rein reads and plans, and changes nothing until you approve the plan"),
+    ("/effort", "the reasoning effort: low, medium, high, xhigh, max or auto"),
+];
+
+pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> {
+    let args = args.trim();
+    let mut out = Vec::new();
+    match name {
+        "rewind" | "checkpoint" => app.ask_engine(ToEngine::Prompts),
+        "export" if args.is_empty() => app.ask_engine(ToEngine::Export(None)),
+        "export" => app.ask_engine(ToEngine::Export(Some(app.cwd.join(args)))),
+        "copy" if app.last_answer.is_empty() => out.push("Nothing to copy yet: rein has not answered".into()),
+        "copy" => {
+            let answer = app.last_answer.clone();
+            app.copy_to_clipboard("the last answer", &answer);
+        }
+        "rename" if args.is_empty() => out.push("Usage: /rename NAME".into()),
+        "rename" => app.ask_engine(ToEngine::Rename(args.to_string())),
+        "add-dir" if args.is_empty() => out.push("Usage: /add-dir PATH".into()),
+        "add-dir" => out.push(add_dir(app, args)),
+        "plan" => {
+            app.policy.set_mode(PermissionMode::Plan, "/plan");
+            out.push("Plan mode: rein reads and plans; it changes nothing until you approve its plan".into());
+        }
+        "effort" => app.ask_engine(ToEngine::Effort(args.to_string())),
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// `/add-dir PATH`: a workspace root for the rest of the session, which the permission
+/// rules then treat as the working directory's own.
+fn add_dir(app: &mut App, path: &str) -> String {
+    let dir = match path.strip_prefix("~/").zip(std::env::var_os("HOME")) {
+        Some((rest, home)) => std::path::PathBuf::from(home).join(rest),
+        None => app.cwd.join(path),
+    };
+    if !dir.is_dir() {
+        return format!("{} is not a folder", dir.display());
+    }
+    let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    match app.apply(Change::AddDirectories(vec![dir.clone()]), Destination::Session) {
+        Ok(_) => format!("Added {} as a working directory for this session", dir.display()),
+        Err(e) => format!("Could not add {}: {e}", dir.display()),
+    }
+}
+
+impl App {
+    /// Put `text` on the clipboard and say where it went.
+    pub(crate) fn copy_to_clipboard(&mut self, what: &str, text: &str) {
+        match crate::clipboard::copy(text) {
+            Ok(how) => {
+                self.note(format!("Copied {what} ({} characters) to the clipboard via {how}", text.chars().count()))
+            }
+            Err(e) => self.note(format!("Could not copy {what}: {e}")),
+        }
+    }
+}
