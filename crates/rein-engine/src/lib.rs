@@ -47,7 +47,7 @@ pub use judge::{ContextItem, Judge, JudgeContext, JudgeRequest, JudgeVerdict, Ju
 pub use network_question::ask_network;
 pub use outcome::{End, Outcome};
 pub use pairing::{PairingRepair, repair_pairing};
-pub use plan_tools::{AskUserQuestion, ExitPlanMode, Question, QuestionOption};
+pub use plan_tools::{AskUserQuestion, EnterPlanMode, ExitPlanMode, Question, QuestionOption};
 pub use query_loop::{Engine, EngineConfig, SubagentInfo};
 pub use repeats::{pointed_at, pointer};
 pub use services::{EngineServices, EngineTools, register_engine_tools};

@@ -1,5 +1,6 @@
-//! The tools that need the user: `ExitPlanMode` (the plan for the user to approve; once
-//! approved, plan mode ends) and `AskUserQuestion` (multiple-choice questions, each with
+//! The tools that need the user: `EnterPlanMode` (the model asks to plan first; the user
+//! agrees or not), `ExitPlanMode` (the plan for the user to approve; once approved, plan
+//! mode ends) and `AskUserQuestion` (multiple-choice questions, each with
 //! an "other" answer). Both are always asked: the interactive session shows the plan or
 //! the questions, the Agent SDK gets them through `can_use_tool`, and a headless run
 //! without a user refuses with a message saying no user is there. The answers come back
@@ -53,6 +54,44 @@ impl Tool for ExitPlanMode {
             policy.set_mode(PermissionMode::Default, "ExitPlanMode (plan approved)");
         }
         Ok(ToolOutput::text("The user approved your plan. You can now start making the changes."))
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct EnterPlanModeInput {}
+
+/// Enters plan mode once the user agrees: rein then reads and plans, and changes nothing
+/// until ExitPlanMode's plan is approved.
+pub struct EnterPlanMode;
+
+impl Tool for EnterPlanMode {
+    type Input = EnterPlanModeInput;
+
+    fn name(&self) -> &'static str {
+        "EnterPlanMode"
+    }
+
+    fn description(&self) -> String {
+        "Asks the user to switch to plan mode before a large or unclear change: explore and design first, then \
+         present the plan with ExitPlanMode. Nothing is changed in plan mode."
+            .into()
+    }
+
+    fn effects(&self, _: &EnterPlanModeInput, _: &ToolContext) -> Effects {
+        needs_user()
+    }
+
+    fn offered_to_subagents(&self) -> bool {
+        false
+    }
+
+    async fn call(&self, _input: EnterPlanModeInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let policy = &crate::EngineServices::of(ctx)?.gate.policy;
+        policy.set_mode(PermissionMode::Plan, "EnterPlanMode (the user agreed)");
+        Ok(ToolOutput::text(
+            "Entered plan mode. Explore the code and design the change; do not edit files or run commands that \
+             change anything. When the plan is ready, present it with ExitPlanMode.",
+        ))
     }
 }
 

@@ -13,7 +13,7 @@ use rein_prompt::agents::AgentDef;
 use rein_prompt::skills::SkillDef;
 use rein_tools::{EngineSlot, Registry, RegistryError, ToolContext, ToolError};
 
-use crate::{AgentTool, AskUserQuestion, Engine, EngineConfig, ExitPlanMode, Gate, SkillTool};
+use crate::{AgentTool, AskUserQuestion, Engine, EngineConfig, EnterPlanMode, ExitPlanMode, Gate, SkillTool};
 
 /// What a call of an engine gets from it, live (the model the session uses now, the
 /// policy as it is now).
@@ -70,6 +70,7 @@ pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Res
     let EngineTools { agents, environment, transcripts, skills, commands, subagent_model } = tools;
     registry.replace(AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model })?;
     registry.alias("Task", "Agent");
+    registry.replace(EnterPlanMode)?;
     registry.replace(ExitPlanMode)?;
     registry.replace(AskUserQuestion)?;
     let commands = commands.into_iter().filter(crate::skill_tool::model_may_run).collect();

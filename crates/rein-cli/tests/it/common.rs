@@ -8,13 +8,13 @@ use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 15] = [
+pub const ALL_TOOLS: [&str; 16] = [
     "Read",
     "Glob",
     "Grep",
     "Bash",
-    "BashOutput",
-    "KillShell",
+    "TaskOutput",
+    "TaskStop",
     "Write",
     "Edit",
     "MultiEdit",
@@ -22,6 +22,7 @@ pub const ALL_TOOLS: [&str; 15] = [
     "WebFetch",
     "TodoWrite",
     "Agent",
+    "EnterPlanMode",
     "ExitPlanMode",
     "AskUserQuestion",
 ];

@@ -42,3 +42,26 @@ fn the_plan_is_approved_with_auto_accept_and_questions_are_answered() {
     assert!(messages.contains(r#"\"Which colour?\" = \"Green\""#), "{messages}");
     assert!(messages.contains(r#"\"How bright?\" = \"pastel\""#), "{messages}");
 }
+
+/// EnterPlanMode asks the person; agreed, the session is in plan mode and a Write is
+/// refused until a plan is approved.
+#[test]
+fn the_model_asks_to_plan_first_and_plan_mode_holds() {
+    let env = Env::new();
+    let target = env.cwd().join("early.txt");
+    let server = serve(Scenario::new([
+        reply([call("e", "EnterPlanMode", json!({}))]),
+        reply([call("w", "Write", json!({"file_path": target, "content": "too soon\n"}))]),
+        reply([text("Planning instead.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--permission-mode", "acceptEdits"]);
+    pane.wait_for("accept edits on");
+    pane.type_text("redesign the storage layer");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("EnterPlanMode");
+    assert!(screen.contains("1. Yes"), "{screen}");
+    pane.keys(&["1"]);
+    let screen = pane.wait_for("Planning instead.");
+    assert!(screen.contains("plan mode on"), "{screen}");
+    assert!(!target.exists(), "plan mode holds:\n{screen}");
+}

@@ -1,5 +1,5 @@
 //! Bash: run a command in the session's shell (see `shell`), in the foreground with a
-//! timeout, or in the background with an id for BashOutput and KillShell.
+//! timeout, or in the background with an id for TaskOutput and TaskStop.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -55,7 +55,7 @@ pub struct BashInput {
     pub timeout: Option<u64>,
     /// What it does, in 5-10 words.
     pub description: Option<String>,
-    /// Run in the background (read it with BashOutput).
+    /// Run in the background (read it with TaskOutput).
     pub run_in_background: Option<bool>,
     /// Run outside the sandbox. Only when the user asks, or a command just failed because
     /// of a sandbox restriction; always needs approval.
@@ -120,7 +120,7 @@ impl Tool for Bash {
              closed); returns stdout and stderr interleaved, and a non-zero exit code. Output past \
              {MAX_OUTPUT_CHARS} characters is saved whole to a file you can Read or Grep; you get its head, its tail \
              and the path. Timeout {}s (max {}s), then the command and all it \
-             started are killed. Use run_in_background for servers and watchers (then BashOutput, KillShell). \
+             started are killed. Use run_in_background for servers and watchers (then TaskOutput, TaskStop). \
              Prefer Read, Glob and Grep to cat, find and grep.",
             timeouts().0 / 1000,
             timeouts().1 / 1000
@@ -172,8 +172,8 @@ impl Tool for Bash {
                 .spawn_background(&ctx.cwd, &input.command, confined)
                 .map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
             return Ok(ToolOutput::text(format!(
-                "Command running in the background with ID: {id}. Read its output with BashOutput, stop it with \
-                 KillShell."
+                "Command running in the background with ID: {id}. Read its output with TaskOutput, stop it with \
+                 TaskStop."
             )));
         }
         let (default_ms, max_ms) = timeouts();

@@ -1,4 +1,5 @@
-//! BashOutput and KillShell: reading and stopping background commands.
+//! TaskOutput and TaskStop (Claude Code's names today; BashOutput and KillShell, the
+//! earlier ones, are aliases): reading and stopping background commands.
 
 use std::sync::Arc;
 
@@ -30,16 +31,39 @@ impl KillShell {
     }
 }
 
+/// How long TaskOutput waits for a command to end, by default and at most (ms).
+const DEFAULT_WAIT_MS: u64 = 30_000;
+const MAX_WAIT_MS: u64 = 600_000;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BashOutputInput {
-    pub bash_id: String,
+    /// The background command's ID (as Bash gave it).
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// BashOutput's name for `task_id`.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub bash_id: Option<String>,
+    /// Wait for the command to end (or for `timeout`) before reading; true unless called
+    /// by its old name, BashOutput.
+    pub block: Option<bool>,
+    /// How long to wait, in ms (default 30000, at most 600000).
+    pub timeout: Option<u64>,
     /// Only lines matching this regex.
     pub filter: Option<String>,
 }
 
+impl BashOutputInput {
+    fn id(&self) -> Result<&str, ToolError> {
+        self.task_id.as_deref().or(self.bash_id.as_deref()).ok_or_else(|| ToolError::new("task_id is required"))
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct KillShellInput {
-    pub shell_id: String,
+    /// The background command's ID.
+    #[serde(default, alias = "shell_id")]
+    pub task_id: Option<String>,
 }
 
 fn unknown(shell: &Shell, id: &str) -> ToolError {
@@ -63,11 +87,13 @@ impl Tool for BashOutput {
     type Input = BashOutputInput;
 
     fn name(&self) -> &'static str {
-        "BashOutput"
+        "TaskOutput"
     }
 
     fn description(&self) -> String {
-        "New output of a background Bash command since the last read, and whether it still runs.".to_string()
+        "New output of a background Bash command since the last read, and whether it still runs. By default it \
+         waits for the command to end (at most `timeout` ms); `block: false` reads at once."
+            .to_string()
     }
 
     fn validate(&self, input: &BashOutputInput, _: &ToolContext) -> Result<(), String> {
@@ -82,12 +108,28 @@ impl Tool for BashOutput {
     }
 
     async fn call(&self, input: BashOutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let id = input.id()?.to_string();
+        if input.block.unwrap_or(input.task_id.is_some()) {
+            let wait = std::time::Duration::from_millis(input.timeout.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
+            let until = tokio::time::Instant::now() + wait;
+            loop {
+                match self.shell.status(&id) {
+                    None => return Err(unknown(&self.shell, &id)),
+                    Some(JobStatus::Running) if tokio::time::Instant::now() < until => {}
+                    Some(_) => break,
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+                    _ = ctx.abort.cancelled() => break,
+                }
+            }
+        }
         let (collected, status) = self
             .shell
-            .read_new(&input.bash_id, MAX_OUTPUT_CHARS, &spill_path(ctx, &input.bash_id))
-            .ok_or_else(|| unknown(&self.shell, &input.bash_id))?;
+            .read_new(&id, MAX_OUTPUT_CHARS, &spill_path(ctx, &id))
+            .ok_or_else(|| unknown(&self.shell, &id))?;
         let shown = match input.filter.as_deref().map(regex::Regex::new) {
-            Some(Ok(re)) => filtered(collected, &re, &spill_path(ctx, &input.bash_id)),
+            Some(Ok(re)) => filtered(collected, &re, &spill_path(ctx, &id)),
             Some(Err(e)) => return Err(ToolError::new(format!("invalid filter regex: {e}"))),
             None => collected,
         };
@@ -104,7 +146,7 @@ impl Tool for KillShell {
     type Input = KillShellInput;
 
     fn name(&self) -> &'static str {
-        "KillShell"
+        "TaskStop"
     }
 
     fn description(&self) -> String {
@@ -116,8 +158,9 @@ impl Tool for KillShell {
     }
 
     async fn call(&self, input: KillShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let status = self.shell.kill(&input.shell_id).ok_or_else(|| unknown(&self.shell, &input.shell_id))?;
-        Ok(ToolOutput::text(format!("{}: {}", input.shell_id, describe(&status))))
+        let id = input.task_id.ok_or_else(|| ToolError::new("task_id is required"))?;
+        let status = self.shell.kill(&id).ok_or_else(|| unknown(&self.shell, &id))?;
+        Ok(ToolOutput::text(format!("{id}: {}", describe(&status))))
     }
 }
 

@@ -50,6 +50,10 @@ pub fn register_builtins_sandboxed(
     registry.register(Bash::new(shell.clone()))?;
     registry.register(BashOutput::new(shell.clone()))?;
     registry.register(KillShell::new(shell))?;
+    // Their earlier names, which models and settings still use.
+    registry.alias("BashOutput", "TaskOutput");
+    registry.alias("KillShell", "TaskStop");
+    registry.alias("KillBash", "TaskStop");
     registry.register(Write)?;
     registry.register(Edit)?;
     registry.register(MultiEdit)?;

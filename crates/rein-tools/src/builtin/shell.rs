@@ -326,6 +326,14 @@ impl Shell {
         Some(status.clone())
     }
 
+    /// A background job's status, without reading its output.
+    pub fn status(&self, id: &str) -> Option<JobStatus> {
+        let jobs = lock(&self.jobs);
+        let job = jobs.get(id)?;
+        let status = lock(&job.status).clone();
+        Some(status)
+    }
+
     pub fn job_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = lock(&self.jobs).keys().cloned().collect();
         ids.sort();

@@ -98,6 +98,30 @@ async fn background_commands_report_output_and_can_be_killed() {
     assert!(t.call("KillShell", json!({"shell_id": "bash_999"})).await.unwrap_err().contains("No background command"));
 }
 
+/// Today's names: TaskOutput waits for the command to end (up to its timeout), TaskStop
+/// stops one by its task_id.
+#[tokio::test]
+async fn task_output_waits_for_the_end_and_task_stop_stops() {
+    let t = Tools::new();
+    let id_of = |started: &str| started.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let quick = id_of(
+        &t.call("Bash", json!({"command": "sleep 0.3; echo finished", "run_in_background": true})).await.unwrap(),
+    );
+    let out = t.call("TaskOutput", json!({"task_id": quick})).await.unwrap();
+    assert!(out.contains("finished") && out.contains("exited with code 0"), "it waited for the end: {out}");
+
+    let slow = id_of(&t.call("Bash", json!({"command": "sleep 300", "run_in_background": true})).await.unwrap());
+    let started = std::time::Instant::now();
+    let out = t.call("TaskOutput", json!({"task_id": slow, "timeout": 200})).await.unwrap();
+    assert!(out.contains("<status>running"), "{out}");
+    assert!(started.elapsed() < Duration::from_secs(5), "the timeout holds");
+    let out = t.call("TaskOutput", json!({"task_id": slow, "block": false})).await.unwrap();
+    assert!(out.contains("<status>running"), "{out}");
+    let stopped = t.call("TaskStop", json!({"task_id": slow})).await.unwrap();
+    assert!(stopped.ends_with("killed"), "{stopped}");
+    assert!(t.call("TaskOutput", json!({"task_id": "bash_999"})).await.unwrap_err().contains("No background command"));
+}
+
 #[tokio::test]
 async fn read_only_commands_are_concurrency_safe() {
     let t = Tools::new();
