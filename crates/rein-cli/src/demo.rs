@@ -252,6 +252,8 @@ async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> any
         info: rein_tui::Info::default(),
         rein_home: setup.env.rein_home.clone(),
         respect_gitignore: true,
+        keybindings: rein_tui::Keybindings::default(),
+        vim: false,
     })
     .await?;
     Ok(ExitCode::SUCCESS)

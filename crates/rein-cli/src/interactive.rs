@@ -38,6 +38,12 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         let allow_bypass = args.dangerously_skip_permissions
             || args.permission_mode.as_deref().and_then(PermissionMode::parse)
                 == Some(PermissionMode::BypassPermissions);
+        // The user's own configuration folder, as plugins are found (`$CLAUDE_CONFIG_DIR`
+        // or `~/.claude`): a keybindings file that is not JSON stops rein, naming its line.
+        let keybindings = match rein_session::plugins::store(&setup.env) {
+            Some(store) => rein_tui::load_keybindings(&store.config_dir)?,
+            None => rein_tui::Keybindings::default(),
+        };
         crate::messages::terminal_owned(true);
         let ending = rein_tui::run(rein_tui::Options {
             session,
@@ -52,6 +58,8 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             info: info(&setup),
             rein_home: setup.env.rein_home.clone(),
             respect_gitignore: setup.prefs.respect_gitignore,
+            keybindings,
+            vim: setup.prefs.vim,
         })
         .await;
         crate::messages::terminal_owned(false);

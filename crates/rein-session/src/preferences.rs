@@ -20,6 +20,8 @@ pub struct Preferences {
     pub respect_gitignore: bool,
     /// `outputStyle`: the name of the style in use (`default` when unset).
     pub output_style: String,
+    /// `editorMode: "vim"`: the input box has vim's normal and insert modes.
+    pub vim: bool,
 }
 
 impl Preferences {
@@ -44,6 +46,7 @@ impl Preferences {
             commit_attribution: attribution("/attribution/commit"),
             pr_attribution: attribution("/attribution/pr"),
             respect_gitignore: flag("/respectGitignore") != Some(false),
+            vim: text("/editorMode").is_some_and(|m| m.eq_ignore_ascii_case("vim")),
             output_style: text("/outputStyle").unwrap_or_else(|| "default".into()),
         }
     }

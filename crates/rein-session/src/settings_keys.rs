@@ -31,6 +31,7 @@ pub const SUPPORTED: &[&str] = &[
     "includeCoAuthoredBy",
     "attribution",
     "respectGitignore",
+    "editorMode",
     "outputStyle",
     "provider",
     "enabledPlugins",

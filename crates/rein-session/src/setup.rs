@@ -323,6 +323,7 @@ impl Setup {
                 pr_attribution: None,
                 respect_gitignore: true,
                 output_style: "default".into(),
+                vim: false,
             },
             thinking: rein_model::ThinkingChoice {
                 mode: opts.thinking,

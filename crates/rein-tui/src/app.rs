@@ -99,6 +99,10 @@ pub struct App {
     pub show_todos: bool,
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
+    /// Vim mode in the input box (`/vim`, `editorMode: "vim"`).
+    pub(crate) vim: Option<crate::vim::Vim>,
+    /// `~/.claude/keybindings.json`.
+    pub(crate) keybindings: crate::keybindings::Keybindings,
     /// The last answer, for `/copy`.
     pub(crate) last_answer: String,
     /// Images pasted into prompts not yet sent (`[Image #N]`).
@@ -169,6 +173,8 @@ impl App {
             queue: Vec::new(),
             attachments: Default::default(),
             last_answer: String::new(),
+            keybindings: Default::default(),
+            vim: None,
             todos: Vec::new(),
             show_todos: true,
             totals: Totals::default(),
@@ -280,6 +286,19 @@ impl App {
         if self.menu_key(key) {
             return;
         }
+        match self.keybindings.action(&key) {
+            Some(action) => {
+                if let Some(default) = crate::keybindings::default_key(action) {
+                    self.default_key(default);
+                }
+            }
+            None => self.default_key(key),
+        }
+    }
+
+    /// What a key does when the person has not bound it elsewhere.
+    fn default_key(&mut self, key: KeyEvent) {
+        let Some(key) = self.vim_key(key) else { return };
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Esc => {

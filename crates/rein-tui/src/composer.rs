@@ -231,6 +231,15 @@ impl Composer {
         }
     }
 
+    /// Vim's `dw`: cut the word at the cursor and the blanks after it.
+    pub fn cut_word_and_blanks(&mut self) {
+        let end = self.word_end();
+        let rest = &self.text[end..];
+        let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        self.remember();
+        self.cut(self.cursor, end + blanks);
+    }
+
     /// Where the word before the cursor starts (`stop` tells a separator).
     fn word_start(&self, stop: impl Fn(char) -> bool) -> usize {
         let before = &self.text[..self.cursor];

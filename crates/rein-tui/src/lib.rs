@@ -15,6 +15,7 @@ mod dialog;
 mod events;
 mod highlight;
 mod history;
+mod keybindings;
 mod keys;
 mod markdown;
 mod mcp_pick;
@@ -38,6 +39,7 @@ mod term;
 mod trust_dialog;
 mod user_dialog;
 mod view;
+mod vim;
 mod worker;
 mod wrap;
 
@@ -47,9 +49,16 @@ use rein_policy::SharedPolicy;
 use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
+pub use keybindings::{Keybindings, KeybindingsError};
 pub use mcp_pick::pick_mcp_servers;
 pub use trust_dialog::ask_trust;
 pub use worker::Titler;
+
+/// The person's `keybindings.json` in `claude_dir` (`~/.claude`); a file that is not
+/// JSON is an error naming its line.
+pub fn load_keybindings(claude_dir: &std::path::Path) -> Result<Keybindings, KeybindingsError> {
+    Keybindings::load(&claude_dir.join("keybindings.json"))
+}
 
 /// The questions a [`TuiApprover`] sends, for [`run`].
 pub type Questions = mpsc::UnboundedReceiver<Question>;
@@ -107,6 +116,10 @@ pub struct Options {
     pub rein_home: PathBuf,
     /// The `respectGitignore` setting: the `@` picker follows `.gitignore`.
     pub respect_gitignore: bool,
+    /// `~/.claude/keybindings.json` ([`load_keybindings`]).
+    pub keybindings: Keybindings,
+    /// The `editorMode` setting is `vim`: the input box starts in vim's insert mode.
+    pub vim: bool,
 }
 
 /// Run the interactive session until the person exits.
@@ -128,6 +141,13 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     app.status_line = options.status_line.map(status_line::StatusLine::new);
     app.info = options.info;
     app.respect_gitignore = options.respect_gitignore;
+    for warning in &options.keybindings.warnings {
+        app.note(warning.clone());
+    }
+    app.keybindings = options.keybindings;
+    if options.vim {
+        app.vim = Some(vim::Vim::default());
+    }
     let history = history::History::new(&options.rein_home, &app.cwd);
     app.composer.set_history(history.load());
     app.history = Some(history);

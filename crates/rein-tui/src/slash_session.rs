@@ -1,10 +1,12 @@
 //! The session's own slash commands: `/rewind` (the Esc Esc picker), `/export [FILE]`,
-//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`. Each returns the
+//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`, `/vim`. Each returns the
 //! lines it shows, or `None` when the command is not one of these.
 
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use rein_policy::{Change, Destination, PermissionMode};
 
 use crate::app::App;
+use crate::vim::{Step, Vim};
 use crate::worker::ToEngine;
 
 pub(crate) const HELP: &[(&str, &str)] = &[
@@ -15,6 +17,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("/add-dir", "`/add-dir PATH` lets rein work in another folder for this session"),
     ("/plan", "plan mode: rein reads and plans, and changes nothing until you approve the plan"),
     ("/effort", "the reasoning effort: low, medium, high, xhigh, max or auto"),
+    ("/vim", "vim's normal and insert modes in the input box, on or off"),
 ];
 
 pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> {
@@ -38,6 +41,7 @@ pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> 
             out.push("Plan mode: rein reads and plans; it changes nothing until you approve its plan".into());
         }
         "effort" => app.ask_engine(ToEngine::Effort(args.to_string())),
+        "vim" => out.push(app.toggle_vim()),
         _ => return None,
     }
     Some(out)
@@ -68,6 +72,37 @@ impl App {
                 self.note(format!("Copied {what} ({} characters) to the clipboard via {how}", text.chars().count()))
             }
             Err(e) => self.note(format!("Could not copy {what}: {e}")),
+        }
+    }
+}
+
+impl App {
+    /// A key through vim mode, when it is on: the key to handle as usual, or `None` when
+    /// vim mode did what it meant. Esc while a turn runs with nothing typed still
+    /// interrupts.
+    pub(crate) fn vim_key(&mut self, key: KeyEvent) -> Option<KeyEvent> {
+        let interrupting = key.code == KeyCode::Esc && self.busy.is_some() && self.composer.is_empty();
+        let Some(vim) = self.vim.as_mut().filter(|_| !interrupting) else { return Some(key) };
+        match vim.key(key) {
+            Step::Pass(key) => return Some(key),
+            Step::Edit(keys) => {
+                for k in keys {
+                    let _ = self.composer.key(k);
+                }
+            }
+            Step::CutWord => self.composer.cut_word_and_blanks(),
+            Step::Nothing => {}
+        }
+        None
+    }
+
+    /// `/vim`: vim's modes in the input box, on or off.
+    fn toggle_vim(&mut self) -> String {
+        if self.vim.take().is_some() {
+            "Vim mode off".into()
+        } else {
+            self.vim = Some(Vim::default());
+            "Vim mode on: Esc for normal mode (h l w b 0 $ x dd dw cw u p …), i or a to type".into()
         }
     }
 }

@@ -107,7 +107,12 @@ fn footer(app: &App, width: usize) -> Line<'static> {
     if let Some(line) = app.status_line.as_ref().and_then(|s| s.text()) {
         return Line::from(vec![Span::raw(line), Span::styled(format!("  {mode}"), dim())]);
     }
-    let mut text = format!("{mode} (shift+tab to cycle) · {}", app.model);
+    let vim = match app.vim.as_ref().map(|v| v.mode) {
+        Some(crate::vim::Mode::Insert) => "-- INSERT -- · ",
+        Some(crate::vim::Mode::Normal) => "-- NORMAL -- · ",
+        None => "",
+    };
+    let mut text = format!("{vim}{mode} (shift+tab to cycle) · {}", app.model);
     if let Some((used, window, _)) = app.context
         && window > 0
     {

@@ -121,3 +121,54 @@ fn add_dir_lets_a_file_in_another_folder_be_edited() {
         "accept-edits covers the added folder:\n{screen}"
     );
 }
+
+/// `~/.claude/keybindings.json`: a key bound to an action does it, a key bound to null
+/// does nothing; a file that is not JSON stops rein naming its line.
+#[test]
+fn keybindings_json_rebinds_and_unbinds_keys() {
+    let env = Env::new();
+    let claude = env.home.path().join(".claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let bindings = json!({"bindings": [{"context": "Chat", "bindings": {"meta+s": "chat:submit", "ctrl+u": null}}]});
+    std::fs::write(claude.join("keybindings.json"), bindings.to_string()).unwrap();
+    let server = serve(Scenario::new([reply([text("Sent with meta+s.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("kept text");
+    pane.keys(&["C-u"]);
+    pane.keys(&["M-s"]);
+    pane.wait_for("Sent with meta+s.");
+    let reqs = server.requests();
+    assert_eq!(reqs[0].body["messages"][0]["content"][0]["text"], "kept text", "Ctrl+U was unbound");
+
+    std::fs::write(claude.join("keybindings.json"), "{\n  \"bindings\": [\n    {\"context\": \"Chat\",}\n  ]\n}")
+        .unwrap();
+    let broken = Pane::start(&env, &server, &[]);
+    let screen = broken.wait_for("keybindings.json:3:");
+    assert!(screen.contains("not valid JSON"), "{screen}");
+    assert!(!screen.contains("manual mode on"), "rein stopped:\n{screen}");
+}
+
+/// `editorMode: "vim"`: the input box starts in insert mode; Esc, then normal-mode keys
+/// edit; `/vim` turns it off.
+#[test]
+fn vim_mode_edits_the_prompt() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"editorMode": "vim"}).to_string());
+    let server = serve(Scenario::new([reply([text("Got it.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("-- INSERT --");
+    pane.type_text("hello world");
+    pane.keys(&["Escape"]);
+    pane.wait_for("-- NORMAL --");
+    pane.type_text("0dwA!");
+    pane.wait_for("-- INSERT --");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Got it.");
+    let reqs = server.requests();
+    assert_eq!(reqs[0].body["messages"][0]["content"][0]["text"], "world!");
+    pane.type_text("/vim");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Vim mode off");
+    assert!(!screen.contains("-- INSERT --"), "{screen}");
+}
