@@ -317,6 +317,11 @@ impl Engine {
         self.config.thinking.effort
     }
 
+    /// The session's background commands (`/tasks`).
+    pub fn background_jobs(&self) -> Option<Arc<dyn rein_tools::BackgroundJobs>> {
+        self.registry.background_jobs()
+    }
+
     /// The session's hooks, if it has any.
     pub fn hooks(&self) -> Option<Arc<rein_hooks::Hooks>> {
         self.gate.hooks.clone()

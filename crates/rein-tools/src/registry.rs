@@ -182,11 +182,22 @@ pub struct Registry {
     /// Which of the late tools this registry offers (a subagent's tool list); all
     /// when `None`.
     late_keep: Option<NameFilter>,
+    /// The shell's background commands, for frontends (`/tasks`).
+    jobs: Option<Arc<dyn crate::jobs::BackgroundJobs>>,
 }
 
 impl Registry {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The session's background commands (set by the shell tools).
+    pub fn background_jobs(&self) -> Option<Arc<dyn crate::jobs::BackgroundJobs>> {
+        self.jobs.clone()
+    }
+
+    pub fn set_background_jobs(&mut self, jobs: Arc<dyn crate::jobs::BackgroundJobs>) {
+        self.jobs = Some(jobs);
     }
 
     pub fn register<T: Tool>(&mut self, tool: T) -> Result<(), RegistryError> {

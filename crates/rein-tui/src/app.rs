@@ -99,6 +99,8 @@ pub struct App {
     pub show_todos: bool,
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
+    /// The session's background commands (`/tasks`).
+    pub(crate) jobs: Option<std::sync::Arc<dyn rein_tools::BackgroundJobs>>,
     /// Vim mode in the input box (`/vim`, `editorMode: "vim"`).
     pub(crate) vim: Option<crate::vim::Vim>,
     /// `~/.claude/keybindings.json`.
@@ -175,6 +177,7 @@ impl App {
             last_answer: String::new(),
             keybindings: Default::default(),
             vim: None,
+            jobs: None,
             todos: Vec::new(),
             show_todos: true,
             totals: Totals::default(),

@@ -1,5 +1,5 @@
 //! The session's own slash commands: `/rewind` (the Esc Esc picker), `/export [FILE]`,
-//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`, `/vim`. Each returns the
+//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`, `/vim`, `/tasks`. Each returns the
 //! lines it shows, or `None` when the command is not one of these.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -18,6 +18,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("/plan", "plan mode: rein reads and plans, and changes nothing until you approve the plan"),
     ("/effort", "the reasoning effort: low, medium, high, xhigh, max or auto"),
     ("/vim", "vim's normal and insert modes in the input box, on or off"),
+    ("/tasks", "the background commands: `/tasks` lists, `/tasks show ID` their output, `/tasks stop ID`"),
 ];
 
 pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> {
@@ -42,9 +43,41 @@ pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> 
         }
         "effort" => app.ask_engine(ToEngine::Effort(args.to_string())),
         "vim" => out.push(app.toggle_vim()),
+        "tasks" | "bashes" => out = tasks(app, args),
         _ => return None,
     }
     Some(out)
+}
+
+/// `/tasks`, `/tasks show ID`, `/tasks stop ID`.
+fn tasks(app: &App, args: &str) -> Vec<String> {
+    let Some(jobs) = &app.jobs else { return vec!["This session has no shell".into()] };
+    let (verb, id) = args.split_once(' ').map_or((args, ""), |(v, i)| (v, i.trim()));
+    match verb {
+        "" | "list" => {
+            let list = jobs.list();
+            if list.is_empty() {
+                return vec!["No background commands (the model starts them with run_in_background)".into()];
+            }
+            list.iter()
+                .map(|j| format!("{}  {}  ({}s)  {}", j.id, j.state, j.age.as_secs(), summary_line(&j.command)))
+                .collect()
+        }
+        "show" | "output" => match jobs.tail(id, 40) {
+            Some(text) if text.trim().is_empty() => vec![format!("{id}: no output yet")],
+            Some(text) => text.lines().map(str::to_string).collect(),
+            None => vec![format!("No background command {id:?} (/tasks lists them)")],
+        },
+        "stop" | "kill" => match jobs.stop(id) {
+            Some(state) => vec![format!("{id}: {state}")],
+            None => vec![format!("No background command {id:?} (/tasks lists them)")],
+        },
+        other => vec![format!("Unknown /tasks action {other:?}: list, show ID or stop ID")],
+    }
+}
+
+fn summary_line(command: &str) -> String {
+    crate::summary::one_line(command, 80)
 }
 
 /// `/add-dir PATH`: a workspace root for the rest of the session, which the permission

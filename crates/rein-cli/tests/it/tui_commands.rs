@@ -172,3 +172,28 @@ fn vim_mode_edits_the_prompt() {
     let screen = pane.wait_for("Vim mode off");
     assert!(!screen.contains("-- INSERT --"), "{screen}");
 }
+
+/// `/tasks` lists the background commands, shows one's output and stops it.
+#[test]
+fn tasks_lists_shows_and_stops_background_commands() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("bg", "Bash", json!({"command": "echo serving on 8080; sleep 300", "run_in_background": true}))]),
+        reply([text("Started the server.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--allowedTools", "'Bash(echo:*)'", "--dangerously-skip-permissions"]);
+    pane.wait_for("bypass permissions on");
+    pane.type_text("start the server");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Started the server.");
+    pane.type_text("/tasks");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("bash_1  running");
+    assert!(screen.contains("echo serving on 8080; sleep 300"), "{screen}");
+    pane.type_text("/tasks show bash_1");
+    pane.keys(&["Enter"]);
+    pane.wait_for("serving on 8080");
+    pane.type_text("/tasks stop bash_1");
+    pane.keys(&["Enter"]);
+    pane.wait_for("bash_1: killed");
+}

@@ -74,7 +74,7 @@ fn unknown(shell: &Shell, id: &str) -> ToolError {
     ))
 }
 
-fn describe(status: &JobStatus) -> String {
+pub(crate) fn describe(status: &JobStatus) -> String {
     match status {
         JobStatus::Running => "running".into(),
         JobStatus::Exited(Some(c)) => format!("exited with code {c}"),

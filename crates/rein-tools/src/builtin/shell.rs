@@ -39,6 +39,8 @@ pub enum Ending {
 /// A background command.
 struct Job {
     group: Option<Pid>,
+    command: String,
+    started: std::time::Instant,
     output: PathBuf,
     read_to: u64,
     status: Arc<Mutex<JobStatus>>,
@@ -280,7 +282,9 @@ impl Shell {
                 *s = JobStatus::Exited(code);
             }
         });
-        lock(&self.jobs).insert(id.clone(), Job { group, output, read_to: 0, status });
+        let job =
+            Job { group, command: command.to_string(), started: std::time::Instant::now(), output, read_to: 0, status };
+        lock(&self.jobs).insert(id.clone(), job);
         Ok(id)
     }
 
@@ -338,6 +342,46 @@ impl Shell {
         let mut ids: Vec<String> = lock(&self.jobs).keys().cloned().collect();
         ids.sort();
         ids
+    }
+}
+
+impl crate::jobs::BackgroundJobs for Shell {
+    fn list(&self) -> Vec<crate::jobs::JobInfo> {
+        let jobs = lock(&self.jobs);
+        let mut out: Vec<crate::jobs::JobInfo> = jobs
+            .iter()
+            .map(|(id, job)| {
+                let status = lock(&job.status).clone();
+                crate::jobs::JobInfo {
+                    id: id.clone(),
+                    command: job.command.clone(),
+                    state: super::bash_jobs::describe(&status),
+                    running: status == JobStatus::Running,
+                    age: job.started.elapsed(),
+                }
+            })
+            .collect();
+        out.sort_by_key(|j| std::cmp::Reverse(j.age));
+        out
+    }
+
+    fn tail(&self, id: &str, lines: usize) -> Option<String> {
+        let path = lock(&self.jobs).get(id)?.output.clone();
+        // The end of the log, read from a bounded window before it.
+        let mut f = std::fs::File::open(&path).ok()?;
+        let len = f.metadata().ok()?.len();
+        let window = 256 * 1024;
+        use std::io::Seek as _;
+        f.seek(std::io::SeekFrom::Start(len.saturating_sub(window))).ok()?;
+        let mut bytes = Vec::new();
+        f.read_to_end(&mut bytes).ok()?;
+        let text = String::from_utf8_lossy(&bytes);
+        let all: Vec<&str> = text.lines().collect();
+        Some(all[all.len().saturating_sub(lines)..].join("\n"))
+    }
+
+    fn stop(&self, id: &str) -> Option<String> {
+        self.kill(id).map(|s| super::bash_jobs::describe(&s))
     }
 }
 
