@@ -23,4 +23,7 @@ pub trait BackgroundJobs: Send + Sync {
     fn tail(&self, id: &str, lines: usize) -> Option<String>;
     /// Stop a command; its state after, or `None` for an unknown id.
     fn stop(&self, id: &str) -> Option<String>;
+    /// Ctrl+B: the foreground commands running now go on in the background (their
+    /// calls return with the new job's id).
+    fn detach_running(&self);
 }

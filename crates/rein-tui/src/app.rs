@@ -336,6 +336,7 @@ impl App {
             KeyCode::Char('o') if ctrl => self.open_log = true,
             KeyCode::Char('g') if ctrl => self.edit_prompt(),
             KeyCode::Char('v') if ctrl => self.paste_image(),
+            KeyCode::Char('b') if ctrl => self.background_running(),
             KeyCode::Char('t') if ctrl => {
                 self.show_todos = !self.show_todos;
                 let shown = if self.show_todos { "shown" } else { "hidden" };

@@ -129,6 +129,20 @@ impl App {
         None
     }
 
+    /// Ctrl+B: the shell commands running now go on in the background, and the turn
+    /// goes on without waiting for them.
+    pub(crate) fn background_running(&mut self) {
+        let shell_running = self.busy.is_some() && self.running.iter().any(|r| r.call.name == "Bash");
+        let hint = match &self.jobs {
+            Some(jobs) if shell_running => {
+                jobs.detach_running();
+                "Moved to the background: /tasks lists it"
+            }
+            _ => "Ctrl+B moves a running command to the background",
+        };
+        self.hint = Some((hint.into(), std::time::Instant::now()));
+    }
+
     /// `/vim`: vim's modes in the input box, on or off.
     fn toggle_vim(&mut self) -> String {
         if self.vim.take().is_some() {

@@ -197,3 +197,40 @@ fn tasks_lists_shows_and_stops_background_commands() {
     pane.keys(&["Enter"]);
     pane.wait_for("bash_1: killed");
 }
+
+/// Ctrl+B while a command runs: the turn goes on, the command runs on as a background
+/// job that /tasks lists with what it printed.
+#[test]
+fn ctrl_b_moves_a_running_command_to_the_background() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("long", "Bash", json!({"command": "echo warming up; sleep 30; echo done"}))]),
+        reply([text("Carrying on while it runs.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["--dangerously-skip-permissions"]);
+    pane.wait_for("bypass permissions on");
+    pane.type_text("start the long job");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Bash(echo warming up");
+    // Ctrl+B reaches the command once it runs: pressed again until it has.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !pane.screen().contains("Carrying on while it runs.") {
+        assert!(std::time::Instant::now() < deadline, "Ctrl+B did not move the command:\n{}", pane.screen());
+        pane.keys(&["C-b"]);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let screen = pane.wait_for("Carrying on while it runs.");
+    assert!(screen.contains("moved this command to the background"), "{screen}");
+    let reqs = server.requests();
+    let (result, failed) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "long");
+    assert!(!failed && result.contains("ID: bash_1"), "{result}");
+    pane.type_text("/tasks");
+    pane.keys(&["Enter"]);
+    pane.wait_for("bash_1  running");
+    pane.type_text("/tasks show bash_1");
+    pane.keys(&["Enter"]);
+    pane.wait_for("warming up");
+    pane.type_text("/tasks stop bash_1");
+    pane.keys(&["Enter"]);
+    pane.wait_for("bash_1: killed");
+}

@@ -202,6 +202,10 @@ impl Tool for Bash {
                 timeout.as_millis()
             )),
             Ending::Cancelled => ToolOutput::failure(format!("{output}{sep}{}", rein_protocol::INTERRUPTED)),
+            Ending::Backgrounded(id) => ToolOutput::text(format!(
+                "The user moved this command to the background; it is still running with ID: {id}. Read its \
+                 output (from the start) with TaskOutput, stop it with TaskStop."
+            )),
         };
         Ok(output.saved_in(saved))
     }

@@ -10,6 +10,7 @@ mod grep_sink;
 mod notebook_edit;
 mod read;
 mod shell;
+mod shell_jobs;
 mod shell_state;
 mod structured_output;
 mod todo_write;

@@ -34,16 +34,26 @@ pub enum Ending {
     Exited(Option<i32>),
     TimedOut,
     Cancelled,
+    /// The person moved it to the background (Ctrl+B): it runs on as this job.
+    Backgrounded(String),
+}
+
+/// Where a foreground command's output goes: collected for its result, or — once it
+/// was moved to the background — its job's log.
+pub(super) enum Sink {
+    Memory(Spilling),
+    Log(std::fs::File),
+    Done,
 }
 
 /// A background command.
-struct Job {
-    group: Option<Pid>,
-    command: String,
-    started: std::time::Instant,
-    output: PathBuf,
-    read_to: u64,
-    status: Arc<Mutex<JobStatus>>,
+pub(super) struct Job {
+    pub(super) group: Option<Pid>,
+    pub(super) command: String,
+    pub(super) started: std::time::Instant,
+    pub(super) output: PathBuf,
+    pub(super) read_to: u64,
+    pub(super) status: Arc<Mutex<JobStatus>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -55,19 +65,21 @@ pub enum JobStatus {
 
 /// Shared by Bash, BashOutput and KillShell for one session.
 pub struct Shell {
-    dir: tempfile::TempDir,
+    pub(super) dir: tempfile::TempDir,
     /// The session's OS sandbox, when one is configured.
     pub(crate) sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// The environment the first command started from (rein's own, credentials
     /// removed): what later changes are measured against.
     baseline: std::sync::OnceLock<HashMap<std::ffi::OsString, std::ffi::OsString>>,
-    jobs: Mutex<HashMap<String, Job>>,
-    next_job: AtomicU32,
+    pub(super) jobs: Mutex<HashMap<String, Job>>,
+    pub(super) next_job: AtomicU32,
     /// `CLAUDE_ENV_FILE`: what SessionStart hooks export for every command.
     env_file: std::sync::OnceLock<PathBuf>,
+    /// Ctrl+B: the foreground commands running now move to the background.
+    pub(super) detach: tokio::sync::Notify,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
@@ -80,6 +92,7 @@ impl Shell {
             jobs: Default::default(),
             next_job: AtomicU32::new(1),
             env_file: std::sync::OnceLock::new(),
+            detach: tokio::sync::Notify::new(),
         })
     }
 
@@ -154,7 +167,7 @@ impl Shell {
     /// The process for one command, and what its sandbox does after it. A command
     /// run outside an active sandbox starts from the shell's directory only: the saved
     /// state was writable from inside the sandbox and is not trusted outside it.
-    fn command(
+    pub(super) fn command(
         &self,
         cwd: &Path,
         command: &str,
@@ -229,12 +242,18 @@ impl Shell {
         drop(cmd);
         // Killed when the command ends, and also if this future is dropped mid-way.
         let mut group = crate::GroupGuard::new(child.id());
-        let spill = spill.to_path_buf();
-        let collector = tokio::task::spawn_blocking(move || collect(reader, limit, &spill));
+        let sink = Arc::new(Mutex::new(Sink::Memory(Spilling::new(limit, spill))));
+        let collecting = sink.clone();
+        let collector = tokio::task::spawn_blocking(move || collect(reader, &collecting));
         let ending = tokio::select! {
             status = child.wait() => Ending::Exited(status?.code()),
             _ = tokio::time::sleep(timeout) => Ending::TimedOut,
             _ = abort.cancelled() => Ending::Cancelled,
+            _ = self.detach.notified() => {
+                // It runs on as a job; the collector now writes to the job's log.
+                let id = self.adopt(command, child, group, &sink)?;
+                return Ok((String::new(), Ending::Backgrounded(id)));
+            }
         };
         // Kill the whole group: on timeout and cancel, and to end anything the command
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
@@ -249,139 +268,6 @@ impl Shell {
             output.push_str(&block);
         }
         Ok((output, ending))
-    }
-
-    /// Start `command` in the background, its output going to a file; returns its id.
-    pub fn spawn_background(&self, cwd: &Path, command: &str, confined: bool) -> std::io::Result<String> {
-        let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
-        let output = self.dir.path().join(format!("{id}.log"));
-        let file = std::fs::File::create(&output)?;
-        let (mut cmd, after) = self.command(cwd, command, false, confined);
-        cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
-        let mut child = cmd.spawn()?;
-        let group = child.id().and_then(|id| Pid::from_raw(id as i32));
-        // Registered so that a second interrupt kills it too; the job owns its guard.
-        let guard = crate::GroupGuard::new(child.id());
-        let status = Arc::new(Mutex::new(JobStatus::Running));
-        let watcher = status.clone();
-        let (sandbox, log_path) = (self.sandbox.clone(), output.clone());
-        tokio::spawn(async move {
-            let _guard = guard;
-            let code = child.wait().await.ok().and_then(|s| s.code());
-            if let (Some(sandbox), Some(after)) = (&sandbox, after)
-                && let Some(block) = sandbox.finish(after, "")
-            {
-                // The job's log is what BashOutput reads.
-                use std::io::Write as _;
-                if let Ok(mut log) = std::fs::OpenOptions::new().append(true).open(&log_path) {
-                    let _ = writeln!(log, "{block}");
-                }
-            }
-            let mut s = lock(&watcher);
-            if *s == JobStatus::Running {
-                *s = JobStatus::Exited(code);
-            }
-        });
-        let job =
-            Job { group, command: command.to_string(), started: std::time::Instant::now(), output, read_to: 0, status };
-        lock(&self.jobs).insert(id.clone(), job);
-        Ok(id)
-    }
-
-    /// New output of a background job since the last read, and its status: whole, or
-    /// past `limit` characters saved to `spill` (read in bounded memory).
-    pub fn read_new(&self, id: &str, limit: usize, spill: &Path) -> Option<(Collected, JobStatus)> {
-        let mut jobs = lock(&self.jobs);
-        let job = jobs.get_mut(id)?;
-        let status = lock(&job.status).clone();
-        let mut text = Spilling::new(limit, spill);
-        if let Ok(mut f) = std::fs::File::open(&job.output) {
-            use std::io::Seek as _;
-            if f.seek(std::io::SeekFrom::Start(job.read_to)).is_ok() {
-                let mut buf = vec![0u8; 65536];
-                let mut carry: Vec<u8> = Vec::new();
-                while let Ok(n) = f.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    job.read_to += n as u64;
-                    carry.extend_from_slice(&buf[..n]);
-                    let valid = utf8_prefix(&carry);
-                    text.push_str(&String::from_utf8_lossy(&carry[..valid]));
-                    carry.drain(..valid);
-                }
-                text.push_str(&String::from_utf8_lossy(&carry));
-            }
-        }
-        Some((text.finish(), status))
-    }
-
-    /// Stop a background job (its whole process group).
-    pub fn kill(&self, id: &str) -> Option<JobStatus> {
-        let jobs = lock(&self.jobs);
-        let job = jobs.get(id)?;
-        let mut status = lock(&job.status);
-        if *status == JobStatus::Running {
-            if let Some(g) = job.group {
-                let _ = kill_process_group(g, Signal::KILL);
-            }
-            *status = JobStatus::Killed;
-        }
-        Some(status.clone())
-    }
-
-    /// A background job's status, without reading its output.
-    pub fn status(&self, id: &str) -> Option<JobStatus> {
-        let jobs = lock(&self.jobs);
-        let job = jobs.get(id)?;
-        let status = lock(&job.status).clone();
-        Some(status)
-    }
-
-    pub fn job_ids(&self) -> Vec<String> {
-        let mut ids: Vec<String> = lock(&self.jobs).keys().cloned().collect();
-        ids.sort();
-        ids
-    }
-}
-
-impl crate::jobs::BackgroundJobs for Shell {
-    fn list(&self) -> Vec<crate::jobs::JobInfo> {
-        let jobs = lock(&self.jobs);
-        let mut out: Vec<crate::jobs::JobInfo> = jobs
-            .iter()
-            .map(|(id, job)| {
-                let status = lock(&job.status).clone();
-                crate::jobs::JobInfo {
-                    id: id.clone(),
-                    command: job.command.clone(),
-                    state: super::bash_jobs::describe(&status),
-                    running: status == JobStatus::Running,
-                    age: job.started.elapsed(),
-                }
-            })
-            .collect();
-        out.sort_by_key(|j| std::cmp::Reverse(j.age));
-        out
-    }
-
-    fn tail(&self, id: &str, lines: usize) -> Option<String> {
-        let path = lock(&self.jobs).get(id)?.output.clone();
-        // The end of the log, read from a bounded window before it.
-        let mut f = std::fs::File::open(&path).ok()?;
-        let len = f.metadata().ok()?.len();
-        let window = 256 * 1024;
-        use std::io::Seek as _;
-        f.seek(std::io::SeekFrom::Start(len.saturating_sub(window))).ok()?;
-        let mut bytes = Vec::new();
-        f.read_to_end(&mut bytes).ok()?;
-        let text = String::from_utf8_lossy(&bytes);
-        let all: Vec<&str> = text.lines().collect();
-        Some(all[all.len().saturating_sub(lines)..].join("\n"))
-    }
-
-    fn stop(&self, id: &str) -> Option<String> {
-        self.kill(id).map(|s| super::bash_jobs::describe(&s))
     }
 }
 
@@ -398,28 +284,41 @@ impl Drop for Shell {
     }
 }
 
-/// Read the pipe to its end into a capped buffer, decoding UTF-8 across reads.
-fn collect(mut reader: std::io::PipeReader, limit: usize, spill: &Path) -> Collected {
-    let mut capped = Spilling::new(limit, spill);
+/// Read the pipe to its end into `sink`, decoding UTF-8 across reads: the collected
+/// result, or nothing when the command went to the background on the way.
+fn collect(mut reader: std::io::PipeReader, sink: &Mutex<Sink>) -> Collected {
+    use std::io::Write as _;
     let mut buf = [0u8; 16384];
     let mut carry: Vec<u8> = Vec::new();
     loop {
-        match reader.read(&mut buf) {
+        let n = match reader.read(&mut buf) {
             Ok(0) | Err(_) => break,
-            Ok(n) => {
+            Ok(n) => n,
+        };
+        match &mut *lock(sink) {
+            Sink::Memory(capped) => {
                 carry.extend_from_slice(&buf[..n]);
                 let valid = utf8_prefix(&carry);
                 capped.push_str(&String::from_utf8_lossy(&carry[..valid]));
                 carry.drain(..valid);
             }
+            Sink::Log(log) => {
+                let _ = log.write_all(&buf[..n]);
+            }
+            Sink::Done => break,
         }
     }
-    capped.push_str(&String::from_utf8_lossy(&carry));
-    capped.finish()
+    match std::mem::replace(&mut *lock(sink), Sink::Done) {
+        Sink::Memory(mut capped) => {
+            capped.push_str(&String::from_utf8_lossy(&carry));
+            capped.finish()
+        }
+        _ => Collected::Whole(String::new()),
+    }
 }
 
 /// How much of `bytes` to decode now: all of it, except a character cut at the end.
-fn utf8_prefix(bytes: &[u8]) -> usize {
+pub(super) fn utf8_prefix(bytes: &[u8]) -> usize {
     match std::str::from_utf8(bytes) {
         Ok(_) => bytes.len(),
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
