@@ -317,6 +317,12 @@ impl Engine {
         self.config.thinking.effort
     }
 
+    /// Every tool the session has now, MCP servers' that connected since the last turn
+    /// included (`/mcp`).
+    pub fn available_tool_names(&self) -> Vec<String> {
+        self.registry.names()
+    }
+
     /// The session's background commands (`/tasks`).
     pub fn background_jobs(&self) -> Option<Arc<dyn rein_tools::BackgroundJobs>> {
         self.registry.background_jobs()

@@ -229,6 +229,18 @@ impl Servers {
     pub fn statuses(&self) -> Vec<ServerStatus> {
         lock(&self.statuses).clone()
     }
+
+    /// Start the connected server `name` again (`/mcp reconnect NAME`).
+    pub async fn reconnect(&self, name: &str) -> Result<(), String> {
+        let live = lock(&self.connections).iter().find(|l| l.name() == name).cloned();
+        match live {
+            Some(live) => live.reconnect().await,
+            None => Err(format!(
+                "no connected MCP server named {name:?} (a server that failed to start is \
+                                 retried when the session starts again)"
+            )),
+        }
+    }
 }
 
 /// A connection refused for want of credentials (HTTP 401/403, an auth challenge).

@@ -43,4 +43,21 @@ impl Live {
         }
         Ok(state.0.clone())
     }
+
+    /// `/mcp reconnect`: start the server again now (the old connection is dropped,
+    /// which stops it).
+    pub async fn reconnect(&self) -> Result<(), String> {
+        let mut state = self.state.lock().await;
+        let facts = SessionFacts {
+            cwd: &self.session.cwd,
+            session_id: &self.session.id,
+            tunnel: self.session.tunnel.as_ref(),
+            elicitor: self.session.elicitor.as_ref(),
+        };
+        let conn = connect(&self.config, &facts, self.connect_timeout)
+            .await
+            .map_err(|e| format!("MCP server \"{}\" could not be reconnected: {e}", self.config.name))?;
+        *state = (conn.service.peer().clone(), conn);
+        Ok(())
+    }
 }

@@ -192,6 +192,11 @@ impl Session {
         }
     }
 
+    /// The session's MCP servers, if any are configured.
+    pub fn mcp(&self) -> Option<&Arc<Servers>> {
+        self.parts.mcp.as_ref()
+    }
+
     /// `/mcp__server__prompt args`: the MCP prompt's messages (other text as it is).
     /// `prompt` does this itself; a frontend that must know before the turn starts
     /// (to show the error instead of a turn) may ask first.

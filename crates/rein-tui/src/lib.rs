@@ -19,6 +19,7 @@ mod keybindings;
 mod keys;
 mod markdown;
 mod mcp_pick;
+mod mcp_view;
 mod mentions;
 mod menu;
 mod modal;

@@ -1,5 +1,5 @@
 //! The session's own slash commands: `/rewind` (the Esc Esc picker), `/export [FILE]`,
-//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`, `/vim`, `/tasks`. Each returns the
+//! `/copy`, `/rename NAME`, `/add-dir PATH`, `/plan`, `/effort [LEVEL]`, `/vim`, `/tasks`, `/mcp`. Each returns the
 //! lines it shows, or `None` when the command is not one of these.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
@@ -18,6 +18,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("/plan", "plan mode: rein reads and plans, and changes nothing until you approve the plan"),
     ("/effort", "the reasoning effort: low, medium, high, xhigh, max or auto"),
     ("/vim", "vim's normal and insert modes in the input box, on or off"),
+    ("/mcp", "the MCP servers: state, tools, why one failed; `/mcp reconnect NAME`"),
     ("/tasks", "the background commands: `/tasks` lists, `/tasks show ID` their output, `/tasks stop ID`"),
 ];
 
@@ -44,6 +45,7 @@ pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> 
         "effort" => app.ask_engine(ToEngine::Effort(args.to_string())),
         "vim" => out.push(app.toggle_vim()),
         "tasks" | "bashes" => out = tasks(app, args),
+        "mcp" => app.ask_engine(ToEngine::Mcp(args.to_string())),
         _ => return None,
     }
     Some(out)

@@ -79,6 +79,8 @@ pub enum ToEngine {
     Rename(String),
     /// `/effort [LEVEL]`: the reasoning effort (`auto` or nothing: the model's default).
     Effort(String),
+    /// `/mcp`: the servers, their state and tools; `/mcp reconnect NAME`.
+    Mcp(String),
 }
 
 /// Names a session from its first prompt (the small model); `None` when it could not.
@@ -281,6 +283,7 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
                 Err(e) => vec![e],
             },
         },
+        ToEngine::Mcp(args) => crate::mcp_view::run(session, &args).await,
         ToEngine::Prompt(_) | ToEngine::Attached { .. } | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }
 }

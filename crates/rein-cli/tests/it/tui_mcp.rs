@@ -92,3 +92,38 @@ fn esc_during_an_mcp_call_cancels_it_on_the_server() {
         "the server never saw the cancellation"
     );
 }
+
+/// `/mcp` lists each server with its state and tools, says why one failed, and
+/// reconnects one (a real server: the everything server from npm).
+#[test]
+fn slash_mcp_shows_servers_and_reconnects() {
+    let Some(nm) = crate::mcp::node_modules() else { return };
+    let env = Env::new();
+    let good = json!({"command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"]});
+    let broken = json!({"command": "/nonexistent/mcp-server"});
+    env.write(".mcp.json", &json!({"mcpServers": {"every": good, "broken": broken}}).to_string());
+    env.write(".claude/settings.local.json", r#"{"enabledMcpjsonServers": ["every", "broken"]}"#);
+    let server = serve(Scenario::new([reply([text("unused")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    // The servers connect in the background: ask until the good one is connected.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        pane.type_text("/mcp");
+        pane.keys(&["Enter"]);
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        let screen = pane.screen();
+        if screen.contains("✔ every · connected") {
+            assert!(screen.contains("echo"), "its tools are listed:\n{screen}");
+            assert!(screen.contains("✘ broken · failed"), "{screen}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the server never showed as connected:\n{screen}");
+    }
+    pane.type_text("/mcp reconnect every");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Reconnected every");
+    pane.type_text("/mcp reconnect broken");
+    pane.keys(&["Enter"]);
+    pane.wait_for("no connected MCP server named \"broken\"");
+}
