@@ -142,6 +142,11 @@ pub struct Args {
     #[arg(long, global = true)]
     pub dangerously_skip_permissions: bool,
 
+    /// Work in a new git worktree (`.claude/worktrees/NAME` on branch `worktree-NAME`;
+    /// a name is made up when none is given), removed at the end when nothing changed.
+    #[arg(short = 'w', long, num_args = 0..=1, default_missing_value = "")]
+    pub worktree: Option<String>,
+
     /// Another directory the session may work in (repeatable).
     #[arg(long = "add-dir", num_args = 1.., global = true)]
     pub add_dir: Vec<std::path::PathBuf>,

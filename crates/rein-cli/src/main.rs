@@ -24,6 +24,7 @@ mod sandbox;
 mod sdk;
 mod session;
 mod sessions_cmd;
+mod worktree;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -106,6 +107,19 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
+    let Some(name) = &args.worktree else { return run_session(&args) };
+    let worktree = worktree::create(&std::env::current_dir()?, name)?;
+    std::env::set_current_dir(&worktree.path)
+        .with_context(|| format!("entering the worktree {}", worktree.path.display()))?;
+    eprintln!("rein: working in the worktree {} (branch {})", worktree.path.display(), worktree.branch);
+    let result = run_session(&args);
+    eprintln!("rein: {}", worktree.finish());
+    result
+}
+
+/// A session: the Agent SDK's, the interactive one or a headless run.
+fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
+    let args = args.clone();
     let sdk_mode = args.input_format == Some(args::InputFormat::StreamJson);
     if sdk_mode {
         if args.output_format != OutputFormat::StreamJson {

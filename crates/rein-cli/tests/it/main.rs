@@ -77,3 +77,4 @@ mod tui_rewind;
 mod tui_sandbox;
 mod tui_trust;
 mod vertex;
+mod worktree;
