@@ -113,7 +113,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("entering the worktree {}", worktree.path.display()))?;
     eprintln!("rein: working in the worktree {} (branch {})", worktree.path.display(), worktree.branch);
     let result = run_session(&args);
-    eprintln!("rein: {}", worktree.finish());
+    eprintln!("rein: {}", worktree::finish(&worktree));
     result
 }
 

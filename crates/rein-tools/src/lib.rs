@@ -11,6 +11,7 @@ mod checkpoints;
 mod compact_schema;
 mod context;
 mod external;
+pub mod git_worktree;
 mod jobs;
 mod late;
 mod open_checked;

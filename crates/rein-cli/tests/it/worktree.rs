@@ -41,7 +41,7 @@ fn a_session_in_a_worktree_edits_there_and_a_clean_one_is_removed() {
     assert!(out.status.success(), "{stderr}");
     assert_eq!(std::fs::read_to_string(tree.join("new.txt")).unwrap(), "in the worktree\n");
     assert!(!root.join("new.txt").exists(), "the main checkout is untouched");
-    assert!(stderr.contains("has changes and was kept"), "{stderr}");
+    assert!(stderr.contains("was kept: it has changes"), "{stderr}");
     assert!(git(&root, &["branch", "--list", "worktree-feat"]).contains("worktree-feat"));
     assert_eq!(git(&root, &["status", "--porcelain"]), "", "the worktrees stay out of git status");
     let system = crate::common::system_of(&server, 0);
@@ -62,5 +62,5 @@ fn worktree_outside_a_repository_says_so() {
     let server = serve(Scenario::new([reply([text("unused")])]));
     let out = env.rein_at(&server).args(["-p", "-w", "x", "hi"]).output().unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--worktree needs a git repository"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a worktree needs a git repository"));
 }

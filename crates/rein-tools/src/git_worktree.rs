@@ -1,0 +1,117 @@
+//! Git worktrees as Claude Code makes them for a session (`--worktree`, EnterWorktree):
+//! `.claude/worktrees/NAME/` at the repository's root, on a new branch `worktree-NAME`
+//! from `origin/HEAD` when the repository knows it (else `HEAD`); removed, branch and
+//! all, only when nothing changed in it unless the changes are to be discarded.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Why a worktree could not be made or removed.
+#[derive(Debug, thiserror::Error)]
+pub enum WorktreeError {
+    #[error("a worktree needs a git repository ({0})")]
+    NotARepository(String),
+    #[error("{0:?} is not a worktree name: one plain word (letters, digits, - and _)")]
+    BadName(String),
+    #[error("git {command}: {message}")]
+    Git { command: String, message: String },
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A session's worktree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Worktree {
+    pub path: PathBuf,
+    pub branch: String,
+    /// The commit it started from.
+    pub base: String,
+    /// The repository's main checkout.
+    pub repo: PathBuf,
+}
+
+/// What [`Worktree::finish`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finished {
+    Removed,
+    /// Kept: it has changes (or removing it failed: why).
+    Kept(String),
+}
+
+fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
+    let out = Command::new("git").arg("-C").arg(dir).args(args).output()?;
+    if !out.status.success() {
+        return Err(WorktreeError::Git {
+            command: args.join(" "),
+            message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// A name like `bright-running-fox`.
+pub fn made_up_name() -> String {
+    const ADJ: [&str; 8] = ["bright", "quiet", "swift", "calm", "bold", "keen", "amber", "lucid"];
+    const VERB: [&str; 8] = ["running", "leaping", "humming", "drifting", "weaving", "shining", "rising", "roaming"];
+    const NOUN: [&str; 8] = ["fox", "heron", "otter", "falcon", "maple", "comet", "river", "lynx"];
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos())
+        ^ std::process::id();
+    let n = seed as usize;
+    format!("{}-{}-{}", ADJ[n % 8], VERB[(n / 8) % 8], NOUN[(n / 64) % 8])
+}
+
+/// Where the worktree `name` of the repository holding `dir` goes, and the repository.
+pub fn place(dir: &Path, name: &str) -> Result<(PathBuf, PathBuf), WorktreeError> {
+    let plain = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !plain {
+        return Err(WorktreeError::BadName(name.to_string()));
+    }
+    let repo = PathBuf::from(
+        git(dir, &["rev-parse", "--show-toplevel"]).map_err(|e| WorktreeError::NotARepository(e.to_string()))?,
+    );
+    Ok((repo.join(".claude/worktrees").join(name), repo))
+}
+
+/// Make the worktree `name` (a made-up one when empty) of the repository holding `dir`.
+pub fn create(dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
+    let name = if name.trim().is_empty() { made_up_name() } else { name.trim().to_string() };
+    let (path, repo) = place(dir, &name)?;
+    let parent = path.parent().unwrap_or(&repo).to_path_buf();
+    std::fs::create_dir_all(&parent)?;
+    // Keep the worktrees out of the main checkout's `git status`.
+    let ignore = parent.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(&ignore, "*\n")?;
+    }
+    let branch = format!("worktree-{name}");
+    let base = git(&repo, &["rev-parse", "--verify", "--quiet", "origin/HEAD"])
+        .or_else(|_| git(&repo, &["rev-parse", "--verify", "HEAD"]))?;
+    let target = path.display().to_string();
+    git(&repo, &["worktree", "add", "-b", &branch, &target, &base])?;
+    Ok(Worktree { path, branch, base, repo })
+}
+
+impl Worktree {
+    /// Whether anything changed in it: edits, new files or commits.
+    pub fn changed(&self) -> bool {
+        let dirty = git(&self.path, &["status", "--porcelain"]).map(|s| !s.is_empty()).unwrap_or(true);
+        dirty || git(&self.path, &["rev-parse", "HEAD"]).map(|h| h != self.base).unwrap_or(true)
+    }
+
+    /// Remove it if nothing changed in it (or `discard`: whatever changed).
+    pub fn finish(&self, discard: bool) -> Finished {
+        if !discard && self.changed() {
+            return Finished::Kept("it has changes".into());
+        }
+        let target = self.path.display().to_string();
+        let mut remove = vec!["worktree", "remove"];
+        if discard {
+            remove.push("--force");
+        }
+        remove.push(&target);
+        match git(&self.repo, &remove).and_then(|_| git(&self.repo, &["branch", "-D", &self.branch])) {
+            Ok(_) => Finished::Removed,
+            Err(e) => Finished::Kept(e.to_string()),
+        }
+    }
+}
