@@ -324,8 +324,8 @@ impl Engine {
     }
 
     /// The session's background commands (`/tasks`).
-    pub fn background_jobs(&self) -> Option<Arc<dyn rein_tools::BackgroundJobs>> {
-        self.registry.background_jobs()
+    pub fn session_shell(&self) -> Option<Arc<dyn rein_tools::SessionShell>> {
+        self.registry.session_shell()
     }
 
     /// The session's hooks, if it has any.

@@ -36,6 +36,7 @@ mod tool_search;
 mod tools_array;
 mod turn_end;
 mod turn_start;
+mod worktree_tools;
 
 pub use agent_tool::AgentTool;
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};

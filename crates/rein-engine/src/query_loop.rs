@@ -124,6 +124,8 @@ pub struct Engine {
     pub(crate) search: Option<(crate::SharedSearch, crate::ToolSearchMode)>,
     /// How many tools were loaded when the tools array was last made.
     pub(crate) search_loaded: usize,
+    /// The worktree the session works in (EnterWorktree), and a move still to make.
+    pub(crate) workdir: crate::worktree_tools::SharedWorkdir,
 }
 
 impl Engine {
@@ -160,6 +162,7 @@ impl Engine {
             prompt_ids: Vec::new(),
             search: None,
             search_loaded: 0,
+            workdir: Default::default(),
         }
     }
 

@@ -105,6 +105,8 @@ impl Engine {
         if let Err(e) = self.push_user(message, false) {
             tracing::error!(error = %e, "could not record tool results");
         }
+        // EnterWorktree or ExitWorktree ran: the next calls work in the new directory.
+        self.apply_workdir_move();
         recorded
     }
 }

@@ -22,6 +22,8 @@ pub struct EngineServices {
     pub registry: Arc<Registry>,
     pub gate: Gate,
     pub config: EngineConfig,
+    /// The worktree the session works in, and a move still to make.
+    pub workdir: crate::worktree_tools::SharedWorkdir,
 }
 
 impl EngineServices {
@@ -44,6 +46,7 @@ impl Engine {
             registry: self.registry.clone(),
             gate: self.gate.clone(),
             config: self.config.clone(),
+            workdir: self.workdir.clone(),
         });
         ctx
     }
@@ -71,6 +74,8 @@ pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Res
     registry.replace(AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model })?;
     registry.alias("Task", "Agent");
     registry.replace(EnterPlanMode)?;
+    registry.replace(crate::worktree_tools::EnterWorktree)?;
+    registry.replace(crate::worktree_tools::ExitWorktree)?;
     registry.replace(ExitPlanMode)?;
     registry.replace(AskUserQuestion)?;
     let commands = commands.into_iter().filter(crate::skill_tool::model_may_run).collect();

@@ -1,5 +1,6 @@
-//! The session's background commands as a frontend sees them (`/tasks`): each one's
-//! id, command line, state and age; the end of its output; stopping it.
+//! The session's shell as the engine and a frontend see it: its background commands
+//! (`/tasks`: each one's id, command line, state and age; the end of its output;
+//! stopping it; Ctrl+B) and the directory it works in (a worktree moves it).
 
 use std::time::Duration;
 
@@ -14,8 +15,8 @@ pub struct JobInfo {
     pub age: Duration,
 }
 
-/// What a frontend can do with the background commands.
-pub trait BackgroundJobs: Send + Sync {
+/// What the engine and a frontend can do with the session's shell.
+pub trait SessionShell: Send + Sync {
     /// Every background command of the session, oldest first.
     fn list(&self) -> Vec<JobInfo>;
     /// The last `lines` lines of a command's output (all of it so far, whatever was
@@ -26,4 +27,6 @@ pub trait BackgroundJobs: Send + Sync {
     /// Ctrl+B: the foreground commands running now go on in the background (their
     /// calls return with the new job's id).
     fn detach_running(&self);
+    /// The next command starts in `dir` (the session moved into or out of a worktree).
+    fn move_to(&self, dir: &std::path::Path);
 }

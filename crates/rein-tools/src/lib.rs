@@ -30,7 +30,7 @@ pub use checkpoints::{FileCheckpoints, RewindError};
 pub use compact_schema::compact_for_model;
 pub use context::{EngineSlot, FileIdentity, FileStateCache, ShellDir, ToolContext};
 pub use external::ExternalTool;
-pub use jobs::{BackgroundJobs, JobInfo};
+pub use jobs::{JobInfo, SessionShell};
 pub use late::LateTools;
 pub use path_names::PathNames;
 pub use registry::{PreparedCall, Registry, RegistryError, input_fields, schema_for};

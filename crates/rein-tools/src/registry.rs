@@ -183,7 +183,7 @@ pub struct Registry {
     /// when `None`.
     late_keep: Option<NameFilter>,
     /// The shell's background commands, for frontends (`/tasks`).
-    jobs: Option<Arc<dyn crate::jobs::BackgroundJobs>>,
+    jobs: Option<Arc<dyn crate::jobs::SessionShell>>,
 }
 
 impl Registry {
@@ -192,11 +192,11 @@ impl Registry {
     }
 
     /// The session's background commands (set by the shell tools).
-    pub fn background_jobs(&self) -> Option<Arc<dyn crate::jobs::BackgroundJobs>> {
+    pub fn session_shell(&self) -> Option<Arc<dyn crate::jobs::SessionShell>> {
         self.jobs.clone()
     }
 
-    pub fn set_background_jobs(&mut self, jobs: Arc<dyn crate::jobs::BackgroundJobs>) {
+    pub fn set_session_shell(&mut self, jobs: Arc<dyn crate::jobs::SessionShell>) {
         self.jobs = Some(jobs);
     }
 

@@ -100,7 +100,7 @@ pub struct App {
     /// Messages typed while the model works, sent when it is done.
     pub queue: Vec<String>,
     /// The session's background commands (`/tasks`).
-    pub(crate) jobs: Option<std::sync::Arc<dyn rein_tools::BackgroundJobs>>,
+    pub(crate) jobs: Option<std::sync::Arc<dyn rein_tools::SessionShell>>,
     /// Vim mode in the input box (`/vim`, `editorMode: "vim"`).
     pub(crate) vim: Option<crate::vim::Vim>,
     /// `~/.claude/keybindings.json`.

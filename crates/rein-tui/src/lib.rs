@@ -133,7 +133,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let (ui, ui_rx) = mpsc::unbounded_channel();
     let commands: Vec<(String, String)> =
         session.commands().iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
-    let jobs = session.engine().background_jobs();
+    let jobs = session.engine().session_shell();
     let engine_task = tokio::spawn(worker::run(session, options.titler, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;

@@ -8,7 +8,7 @@ use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 16] = [
+pub const ALL_TOOLS: [&str; 18] = [
     "Read",
     "Glob",
     "Grep",
@@ -23,6 +23,8 @@ pub const ALL_TOOLS: [&str; 16] = [
     "TodoWrite",
     "Agent",
     "EnterPlanMode",
+    "EnterWorktree",
+    "ExitWorktree",
     "ExitPlanMode",
     "AskUserQuestion",
 ];

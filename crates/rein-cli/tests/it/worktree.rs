@@ -64,3 +64,60 @@ fn worktree_outside_a_repository_says_so() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("a worktree needs a git repository"));
 }
+
+/// EnterWorktree moves the session into a new worktree (commands run there), and
+/// ExitWorktree back out, keeping it or removing it — one with changes only when told to
+/// discard them.
+#[test]
+fn the_model_enters_and_leaves_a_worktree() {
+    let env = Env::new();
+    repo(&env);
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    let tree = root.join(".claude/worktrees/exp");
+    let server = serve(Scenario::new([
+        reply([call("in", "EnterWorktree", json!({"name": "exp"}))]),
+        reply([call("here", "Bash", json!({"command": "pwd > where.txt && echo edit >> README.md"}))]),
+        reply([call("rm", "ExitWorktree", json!({"action": "remove"}))]),
+        reply([call("out", "ExitWorktree", json!({"action": "keep"}))]),
+        reply([call("back", "Bash", json!({"command": "pwd > back.txt"}))]),
+        reply([text("Done.")]),
+    ]));
+    let out =
+        env.rein_at(&server).args(["-p", "try it in a worktree", "--dangerously-skip-permissions"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(tree.join("where.txt")).unwrap().trim(), tree.display().to_string());
+    assert_eq!(std::fs::read_to_string(root.join("README.md")).unwrap(), "hello\n", "the main checkout is untouched");
+    let reqs = server.requests();
+    let messages = reqs[3].body["messages"].as_array().unwrap();
+    let (refused, failed) = crate::common::tool_result(messages, "rm");
+    assert!(failed && refused.contains("discard_changes"), "a changed worktree is not removed: {refused}");
+    assert_eq!(std::fs::read_to_string(root.join("back.txt")).unwrap().trim(), root.display().to_string());
+    assert!(tree.exists() && git(&root, &["branch", "--list", "worktree-exp"]).contains("worktree-exp"));
+
+    // A clean one goes when asked.
+    let server = serve(Scenario::new([
+        reply([call("in", "EnterWorktree", json!({"name": "clean"}))]),
+        reply([call("rm", "ExitWorktree", json!({"action": "remove"}))]),
+        reply([text("Done.")]),
+    ]));
+    let out = env.rein_at(&server).args(["-p", "and back", "--dangerously-skip-permissions"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!root.join(".claude/worktrees/clean").exists());
+    assert_eq!(git(&root, &["branch", "--list", "worktree-clean"]), "");
+}
+
+/// In the default mode, entering a worktree is asked (a headless run without a prompt
+/// tool refuses it) and nothing is created.
+#[test]
+fn entering_a_worktree_is_asked_by_default() {
+    let env = Env::new();
+    repo(&env);
+    let server =
+        serve(Scenario::new([reply([call("in", "EnterWorktree", json!({"name": "sneaky"}))]), reply([text("Fine.")])]));
+    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!env.cwd().join(".claude/worktrees/sneaky").exists());
+    let reqs = server.requests();
+    let (_, failed) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "in");
+    assert!(failed);
+}

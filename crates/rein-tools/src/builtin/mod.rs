@@ -50,7 +50,7 @@ pub fn register_builtins_sandboxed(
     registry.register(Grep)?;
     registry.register(Bash::new(shell.clone()))?;
     registry.register(BashOutput::new(shell.clone()))?;
-    registry.set_background_jobs(shell.clone());
+    registry.set_session_shell(shell.clone());
     registry.register(KillShell::new(shell))?;
     // Their earlier names, which models and settings still use.
     registry.alias("BashOutput", "TaskOutput");

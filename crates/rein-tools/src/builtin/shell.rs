@@ -100,6 +100,19 @@ impl Shell {
         self.dir.path().join("state.sh")
     }
 
+    /// The next command starts in `dir`: the saved state ends by going there (the
+    /// variables and functions it holds are kept).
+    pub fn move_to(&self, dir: &Path) {
+        use std::io::Write as _;
+        let quoted = format!("'{}'", dir.display().to_string().replace('\'', r"'\''"));
+        if let Ok(mut state) = std::fs::OpenOptions::new().append(true).open(self.state_file()) {
+            let _ = writeln!(state, "cd -- {quoted}");
+        }
+        let mut cwd = self.state_file().into_os_string();
+        cwd.push(".cwd");
+        let _ = std::fs::write(cwd, dir.display().to_string());
+    }
+
     /// A file the wrapper writes beside the state file after each command.
     fn saved(&self, suffix: &str) -> Option<Vec<u8>> {
         let mut path = self.state_file().into_os_string();

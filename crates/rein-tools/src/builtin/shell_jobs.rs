@@ -156,7 +156,7 @@ impl Shell {
     }
 }
 
-impl crate::jobs::BackgroundJobs for Shell {
+impl crate::jobs::SessionShell for Shell {
     fn list(&self) -> Vec<crate::jobs::JobInfo> {
         let jobs = lock(&self.jobs);
         let mut out: Vec<crate::jobs::JobInfo> = jobs
@@ -193,6 +193,10 @@ impl crate::jobs::BackgroundJobs for Shell {
 
     fn detach_running(&self) {
         Shell::detach_running(self);
+    }
+
+    fn move_to(&self, dir: &Path) {
+        Shell::move_to(self, dir);
     }
 
     fn stop(&self, id: &str) -> Option<String> {
