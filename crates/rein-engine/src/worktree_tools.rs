@@ -170,5 +170,11 @@ impl Engine {
         if let Some(shell) = self.registry.session_shell() {
             shell.move_to(&dir);
         }
+        // The environment block tells the model where it works.
+        let shown = dir.display().to_string();
+        self.config.system = self.config.system.with_working_directory(&shown);
+        if let Some(base) = &mut self.base_system {
+            *base = base.with_working_directory(&shown);
+        }
     }
 }

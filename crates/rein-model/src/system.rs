@@ -59,6 +59,22 @@ impl System {
         System::split(&self.text[..self.stable_len], &format!("{}{extra}", &self.text[self.stable_len..]))
     }
 
+    /// The same prompt with the environment block's working directory changed (the
+    /// session moved into or out of a worktree).
+    pub fn with_working_directory(&self, dir: &str) -> System {
+        const MARK: &str = "<env>\nWorking directory: ";
+        let Some(at) = self.text.find(MARK) else { return self.clone() };
+        let start = at + MARK.len();
+        let end = self.text[start..].find('\n').map_or(self.text.len(), |e| start + e);
+        let text = format!("{}{dir}{}", &self.text[..start], &self.text[end..]);
+        let stable_len = if start < self.stable_len {
+            (self.stable_len + dir.len()).saturating_sub(end - start)
+        } else {
+            self.stable_len
+        };
+        System { text: text.into(), stable_len }
+    }
+
     pub fn text(&self) -> &str {
         &self.text
     }

@@ -86,6 +86,8 @@ fn the_model_enters_and_leaves_a_worktree() {
         env.rein_at(&server).args(["-p", "try it in a worktree", "--dangerously-skip-permissions"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(std::fs::read_to_string(tree.join("where.txt")).unwrap().trim(), tree.display().to_string());
+    let system = crate::common::system_of(&server, 1);
+    assert!(system.contains(&format!("Working directory: {}\n", tree.display())), "{system}");
     assert_eq!(std::fs::read_to_string(root.join("README.md")).unwrap(), "hello\n", "the main checkout is untouched");
     let reqs = server.requests();
     let messages = reqs[3].body["messages"].as_array().unwrap();
