@@ -38,8 +38,15 @@ pub enum Finished {
     Kept(String),
 }
 
+/// Run git in `dir`. A repository's own hooks and fsmonitor command never run: rein
+/// makes worktrees for the model, not for whoever wrote the repository's `.git/config`.
 fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
-    let out = Command::new("git").arg("-C").arg(dir).args(args).output()?;
+    let out = Command::new("git")
+        .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()?;
     if !out.status.success() {
         return Err(WorktreeError::Git {
             command: args.join(" "),

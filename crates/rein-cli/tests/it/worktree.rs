@@ -123,3 +123,24 @@ fn entering_a_worktree_is_asked_by_default() {
     let (_, failed) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "in");
     assert!(failed);
 }
+
+/// A repository's hooks and fsmonitor command do not run when rein makes, inspects or
+/// removes a worktree.
+#[test]
+fn a_repositorys_hooks_do_not_run_for_a_worktree() {
+    let env = Env::new();
+    repo(&env);
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    let ran = env.home.path().join("hook-ran");
+    let hook = root.join(".git/hooks/post-checkout");
+    std::fs::write(&hook, format!("#!/bin/sh\ntouch '{}'\n", ran.display())).unwrap();
+    std::fs::set_permissions(&hook, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let monitor = root.join("monitor.sh");
+    std::fs::write(&monitor, format!("#!/bin/sh\ntouch '{}'\n", ran.display())).unwrap();
+    std::fs::set_permissions(&monitor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    git(&root, &["config", "core.fsmonitor", &monitor.display().to_string()]);
+    let server = serve(Scenario::new([reply([text("Nothing.")])]));
+    let out = env.rein_at(&server).args(["-p", "-w", "h", "hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!ran.exists(), "a hook or the fsmonitor ran");
+}
