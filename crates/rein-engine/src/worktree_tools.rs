@@ -51,10 +51,19 @@ impl Tool for EnterWorktree {
             .into()
     }
 
+    /// The name is taken as sent (never trimmed) and the repository must not name
+    /// programs git would run for it: what is checked is what is made.
+    fn validate(&self, input: &EnterWorktreeInput, ctx: &ToolContext) -> Result<(), String> {
+        let name = input.name.clone().unwrap_or_else(|| "new".into());
+        git_worktree::place(&ctx.cwd, &name).map_err(|e| e.to_string())?;
+        refuse_untrusted(&ctx.cwd)
+    }
+
+    /// A write where the worktree goes, symlinks on the way resolved.
     fn effects(&self, input: &EnterWorktreeInput, ctx: &ToolContext) -> Effects {
         let name = input.name.clone().unwrap_or_else(|| "new".into());
         let place = git_worktree::place(&ctx.cwd, &name).map(|(p, _)| p).unwrap_or_else(|_| ctx.cwd.join(&name));
-        Effects::writing([place])
+        Effects::writing([rein_tools::canonical_target(&place).unwrap_or(place)])
     }
 
     fn offered_to_subagents(&self) -> bool {
@@ -70,8 +79,8 @@ impl Tool for EnterWorktree {
                 w.path.display()
             )));
         }
-        let worktree = git_worktree::create(&ctx.cwd, input.name.as_deref().unwrap_or_default())
-            .map_err(|e| ToolError::new(e.to_string()))?;
+        let name = input.name.clone().unwrap_or_else(git_worktree::made_up_name);
+        let worktree = git_worktree::create(&ctx.cwd, &name).map_err(|e| ToolError::new(e.to_string()))?;
         let text = format!(
             "Now working in the worktree {} on branch {}: commands run there and relative paths start there. \
              The main checkout at {} is left as it is. ExitWorktree leaves it.",
@@ -117,6 +126,10 @@ impl Tool for ExitWorktree {
             .into()
     }
 
+    fn validate(&self, input: &ExitWorktreeInput, ctx: &ToolContext) -> Result<(), String> {
+        if input.action == ExitAction::Remove { refuse_untrusted(&ctx.cwd) } else { Ok(()) }
+    }
+
     fn effects(&self, _input: &ExitWorktreeInput, ctx: &ToolContext) -> Effects {
         Effects::writing([ctx.cwd.clone()])
     }
@@ -151,6 +164,19 @@ impl Tool for ExitWorktree {
         state.pending = Some(back.clone());
         Ok(ToolOutput::text(format!("{what}; back in {}.", back.display())))
     }
+}
+
+/// A repository whose own configuration names programs git would run is refused.
+fn refuse_untrusted(dir: &std::path::Path) -> Result<(), String> {
+    let found = git_worktree::untrusted_programs(dir);
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "this repository's git configuration names programs git would run for a worktree ({}); rein does not make \
+         or remove worktrees here",
+        found.join(", ")
+    ))
 }
 
 impl Engine {

@@ -35,9 +35,12 @@ pub fn protected_reason(path: &Path) -> Option<String> {
     let mut prev: Option<String> = None;
     while let Some(c) = components.next() {
         if DIRS.contains(&c.as_str()) {
-            // `.claude/worktrees` is where agents work; everything else under .claude is config.
+            // `.claude/worktrees` is where agents work; everything else under .claude is
+            // config. Inside a worktree the same paths are protected as anywhere else.
             if c == ".claude" && components.peek().is_some_and(|n| n == "worktrees") {
-                return None;
+                components.next();
+                prev = None;
+                continue;
             }
             return Some(format!("it writes inside {c}/, which is protected"));
         }
@@ -58,8 +61,16 @@ mod tests {
 
     #[test]
     fn protected_paths() {
-        for p in ["/p/.git/config", "/h/.bashrc", "/p/.claude/settings.json", "/p/sub/.rein/x", "/h/.config/git/config"]
-        {
+        for p in [
+            "/p/.git/config",
+            "/h/.bashrc",
+            "/p/.claude/settings.json",
+            "/p/sub/.rein/x",
+            "/h/.config/git/config",
+            "/p/.claude/worktrees/a/.bashrc",
+            "/p/.claude/worktrees/a/.claude/settings.json",
+            "/p/.claude/worktrees/a/.git",
+        ] {
             assert!(protected_reason(Path::new(p)).is_some(), "{p}");
         }
         for p in ["/p/src/main.rs", "/p/.claude/worktrees/a/file", "/p/gitconfig.txt", "/p/.github/workflows/ci.yml"] {

@@ -79,9 +79,23 @@ pub fn place(dir: &Path, name: &str) -> Result<(PathBuf, PathBuf), WorktreeError
     Ok((repo.join(".claude/worktrees").join(name), repo))
 }
 
+/// What in the repository's own configuration names a program git would run while a
+/// worktree is made, inspected or removed (filters, included config, …) — beyond the
+/// hooks and fsmonitor command rein already turns off. The model's worktree tools
+/// refuse such a repository.
+pub fn untrusted_programs(dir: &Path) -> Vec<String> {
+    rein_effects::programs_named(dir)
+        .into_iter()
+        .filter(|k| {
+            let key = k.rsplit(": ").next().unwrap_or(k);
+            !(key == "core.fsmonitor" || key == "core.hookspath" || key.starts_with("hooks/"))
+        })
+        .collect()
+}
+
 /// Make the worktree `name` (a made-up one when empty) of the repository holding `dir`.
 pub fn create(dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
-    let name = if name.trim().is_empty() { made_up_name() } else { name.trim().to_string() };
+    let name = if name.is_empty() { made_up_name() } else { name.to_string() };
     let (path, repo) = place(dir, &name)?;
     let parent = path.parent().unwrap_or(&repo).to_path_buf();
     std::fs::create_dir_all(&parent)?;

@@ -144,3 +144,52 @@ fn a_repositorys_hooks_do_not_run_for_a_worktree() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!ran.exists(), "a hook or the fsmonitor ran");
 }
+
+/// What a red team tried: a name with a blank that would be trimmed after the check, a
+/// repository whose config names a filter program, and protected files inside the
+/// worktree — each refused or asked, nothing made, nothing run.
+#[test]
+fn worktree_tools_refuse_what_would_escape_their_check() {
+    let env = Env::new();
+    repo(&env);
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    let server = serve(Scenario::new([
+        reply([call("blank", "EnterWorktree", json!({"name": " x"}))]),
+        reply([call("in", "EnterWorktree", json!({"name": "x"}))]),
+        reply([call(
+            "rc",
+            "Write",
+            json!({"file_path": root.join(".claude/worktrees/x/.bashrc"), "content": "evil\n"}),
+        )]),
+        reply([text("Done.")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "go", "--permission-mode", "acceptEdits", "--allowedTools", "EnterWorktree"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reqs = server.requests();
+    let (blank, failed) = crate::common::tool_result(reqs[1].body["messages"].as_array().unwrap(), "blank");
+    assert!(failed && blank.contains("not a worktree name"), "{blank}");
+    assert!(!root.join(".claude/worktrees/ x").exists());
+    let (rc, failed) = crate::common::tool_result(reqs[3].body["messages"].as_array().unwrap(), "rc");
+    assert!(failed, "a protected file inside the worktree is asked: {rc}");
+    assert!(!root.join(".claude/worktrees/x/.bashrc").exists());
+
+    // A filter driver in the repository's own config: no worktree, and it never runs.
+    let env = Env::new();
+    repo(&env);
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    let ran = env.home.path().join("filter-ran");
+    std::fs::write(root.join(".gitattributes"), "* filter=evil\n").unwrap();
+    git(&root, &["config", "filter.evil.smudge", &format!("sh -c 'touch {}; cat'", ran.display())]);
+    git(&root, &["config", "filter.evil.clean", &format!("sh -c 'touch {}; cat'", ran.display())]);
+    let server =
+        serve(Scenario::new([reply([call("in", "EnterWorktree", json!({"name": "f"}))]), reply([text("ok")])]));
+    let out = env.rein_at(&server).args(["-p", "go", "--dangerously-skip-permissions"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (refused, failed) = crate::common::tool_result(server.requests()[1].body["messages"].as_array().unwrap(), "in");
+    assert!(failed && refused.contains("filter.evil"), "{refused}");
+    assert!(!ran.exists() && !root.join(".claude/worktrees/f").exists());
+}
