@@ -38,10 +38,15 @@ pub enum Finished {
     Kept(String),
 }
 
-/// Run git in `dir`. A repository's own hooks and fsmonitor command never run: rein
+/// Run git in `dir`, without rein's credentials. A repository's own hooks and fsmonitor command never run: rein
 /// makes worktrees for the model, not for whoever wrote the repository's `.git/config`.
 fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
-    let out = Command::new("git")
+    let mut command = Command::new("git");
+    // rein's own credentials never reach a program it runs.
+    for var in rein_process::CREDENTIAL_VARS {
+        command.env_remove(var);
+    }
+    let out = command
         .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
         .arg("-C")
         .arg(dir)

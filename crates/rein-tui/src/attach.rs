@@ -94,7 +94,12 @@ pub(crate) fn on_path(tool: &str) -> bool {
 
 /// Run a clipboard tool for at most [`CLIPBOARD_WAIT`]; its output.
 fn run(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
-    let mut child = Command::new(tool)
+    let mut command = Command::new(tool);
+    // rein's own credentials never reach a program it runs.
+    for var in rein_process::CREDENTIAL_VARS {
+        command.env_remove(var);
+    }
+    let mut child = command
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

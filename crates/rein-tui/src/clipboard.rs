@@ -32,8 +32,12 @@ pub fn copy(text: &str) -> std::io::Result<&'static str> {
 /// Run `tool` with `text` on its stdin. xclip stays to serve the selection, so the
 /// tool is not waited for once it has read everything.
 fn piped(tool: &str, args: &[&str], text: &str) -> std::io::Result<()> {
-    let mut child =
-        Command::new(tool).args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+    let mut command = Command::new(tool);
+    // rein's own credentials never reach a program it runs.
+    for var in rein_process::CREDENTIAL_VARS {
+        command.env_remove(var);
+    }
+    let mut child = command.args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(text.as_bytes())?;
     }

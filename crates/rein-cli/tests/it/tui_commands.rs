@@ -16,7 +16,9 @@ fn export_copy_rename_and_effort_do_what_they_say() {
     std::fs::create_dir_all(&bin).unwrap();
     let copied = env.home.path().join("copied.txt");
     let xclip = bin.join("xclip");
-    std::fs::write(&xclip, format!("#!/bin/sh\ncat > '{}'\n", copied.display())).unwrap();
+    let seen_env = env.home.path().join("xclip-env");
+    std::fs::write(&xclip, format!("#!/bin/sh\nenv > '{}'\ncat > '{}'\n", seen_env.display(), copied.display()))
+        .unwrap();
     std::fs::set_permissions(&xclip, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let server = serve(Scenario::new([
         reply([call("ls", "Bash", json!({"command": "echo listed"}))]),
@@ -44,6 +46,8 @@ fn export_copy_rename_and_effort_do_what_they_say() {
     pane.keys(&["Enter"]);
     pane.wait_for("to the clipboard via xclip");
     assert_eq!(std::fs::read_to_string(&copied).unwrap(), "The answer is forty-two.");
+    let seen = std::fs::read_to_string(&seen_env).unwrap();
+    assert!(seen.contains("DISPLAY=") && !seen.contains("ANTHROPIC_API_KEY"), "rein's key reached xclip");
 
     pane.type_text("/rename Answer hunt");
     pane.keys(&["Enter"]);

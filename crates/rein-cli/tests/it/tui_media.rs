@@ -34,7 +34,16 @@ fn images_reach_the_model_from_a_mention_the_clipboard_and_a_dragged_path() {
     std::fs::create_dir_all(&bin).unwrap();
     std::fs::write(env.home.path().join("clip.png"), &clip).unwrap();
     let xclip = bin.join("xclip");
-    std::fs::write(&xclip, format!("#!/bin/sh\nexec cat '{}'\n", env.home.path().join("clip.png").display())).unwrap();
+    let seen_env = env.home.path().join("xclip-env");
+    std::fs::write(
+        &xclip,
+        format!(
+            "#!/bin/sh\nenv > '{}'\nexec cat '{}'\n",
+            seen_env.display(),
+            env.home.path().join("clip.png").display()
+        ),
+    )
+    .unwrap();
     std::fs::set_permissions(&xclip, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let dropped = env.home.path().join("Screen Shot.png");
     std::fs::write(&dropped, &dragged).unwrap();
@@ -55,6 +64,8 @@ fn images_reach_the_model_from_a_mention_the_clipboard_and_a_dragged_path() {
     pane.keys(&["Enter"]);
     pane.wait_for("Seen two.");
     assert_eq!(images_in(&server, 1), [clip]);
+    let seen = std::fs::read_to_string(&seen_env).unwrap();
+    assert!(seen.contains("DISPLAY=") && !seen.contains("ANTHROPIC_API_KEY"), "rein's key reached xclip:\n{seen}");
     let reqs = server.requests();
     let prompt = reqs[1].body["messages"].as_array().unwrap().last().unwrap()["content"][0]["text"].clone();
     assert_eq!(prompt, "[Image #1] what is this?");

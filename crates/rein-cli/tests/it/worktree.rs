@@ -193,3 +193,25 @@ fn worktree_tools_refuse_what_would_escape_their_check() {
     assert!(failed && refused.contains("filter.evil"), "{refused}");
     assert!(!ran.exists() && !root.join(".claude/worktrees/f").exists());
 }
+
+/// rein's own API key never reaches the git it runs for a worktree.
+#[test]
+fn git_for_a_worktree_runs_without_reins_key() {
+    let env = Env::new();
+    repo(&env);
+    let bin = env.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let seen = env.home.path().join("git-env");
+    let real = String::from_utf8_lossy(&Command::new("sh").args(["-c", "command -v git"]).output().unwrap().stdout)
+        .trim()
+        .to_string();
+    let wrapper = bin.join("git");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nenv >> '{}'\nexec '{real}' \"$@\"\n", seen.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let server = serve(Scenario::new([reply([text("Nothing.")])]));
+    let out = env.rein_at(&server).env("PATH", path).args(["-p", "-w", "k", "hi"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert!(seen.contains("PATH=") && !seen.contains("ANTHROPIC_API_KEY"), "rein's key reached git");
+}
