@@ -117,41 +117,37 @@ pub(crate) fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
+/// A benchmark section run on its own: its flag, and its rows for a binary, a work
+/// folder and a home folder. `--sdk` and `--tool-search` run from the repository root.
+type Section = fn(&Path, &Path, &Path) -> anyhow::Result<Vec<(String, String, String)>>;
+const SECTIONS: &[(&str, Section)] = &[
+    ("--media", media::rows),
+    ("--requests", requests::rows),
+    ("--tui", tui::rows),
+    ("--sdk", sdk::rows),
+    ("--tool-search", tool_search::rows),
+    ("--judge", judge::rows),
+    ("--mcp", mcp::rows),
+];
+
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--measure") {
         return measure_mode(&args[2..]);
     }
+    // Only one section's rows: `rein-bench --media PATH/TO/rein` (see SECTIONS).
+    if let Some((flag, rows)) = SECTIONS.iter().find(|(flag, _)| args.get(1).map(String::as_str) == Some(*flag)) {
+        let bin =
+            std::fs::canonicalize(args.get(2).with_context(|| format!("usage: rein-bench {flag} PATH/TO/rein"))?)?;
+        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        for (name, value, target) in rows(&bin, work.path(), home.path())? {
+            println!("{name}: {value} ({target})");
+        }
+        return Ok(());
+    }
     // Only the large-output rows (1 GB, and saving 10 MB): `rein-bench --output`.
     if args.get(1).map(String::as_str) == Some("--output") {
         for (name, value, target) in tools::gigabyte_row()? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
-    // Only the attachment rows: `rein-bench --media PATH/TO/rein`.
-    if args.get(1).map(String::as_str) == Some("--media") {
-        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --media PATH/TO/rein")?)?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in media::rows(&bin, work.path(), home.path())? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
-    // Only the request-size rows: `rein-bench --requests PATH/TO/rein`.
-    if args.get(1).map(String::as_str) == Some("--requests") {
-        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --requests PATH/TO/rein")?)?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in requests::rows(&bin, work.path(), home.path())? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
-    // Only the interactive rows: `rein-bench --tui PATH/TO/rein`.
-    if args.get(1).map(String::as_str) == Some("--tui") {
-        let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --tui PATH/TO/rein")?)?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in tui::rows(&bin, work.path(), home.path())? {
             println!("{name}: {value} ({target})");
         }
         return Ok(());
@@ -179,25 +175,6 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    // Only the Agent SDK rows: `--sdk PATH/TO/rein` (run from the repository root).
-    if args.get(1).map(String::as_str) == Some("--sdk") {
-        let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --sdk PATH/TO/rein")?))?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in sdk::rows(&bin, work.path(), home.path())? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
-    // Only the deferred-tools row: `--tool-search PATH/TO/rein` (from the repository root).
-    if args.get(1).map(String::as_str) == Some("--tool-search") {
-        let bin =
-            std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --tool-search PATH/TO/rein")?))?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in tool_search::rows(&bin, work.path(), home.path())? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
     // Only each provider's 50-turn Glob session: `--providers PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--providers") {
         let bin =
@@ -207,24 +184,6 @@ fn main() -> anyhow::Result<()> {
             std::fs::write(work.path().join(format!("file{i:02}.txt")), "x\n")?;
         }
         for (name, value, target) in providers::rows(&bin, work.path(), home.path())? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
-    // Only the auto-mode rows: `--judge PATH/TO/rein`.
-    if args.get(1).map(String::as_str) == Some("--judge") {
-        let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --judge PATH/TO/rein")?))?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in judge::rows(&bin, work.path(), home.path())? {
-            println!("{name}: {value} ({target})");
-        }
-        return Ok(());
-    }
-    // Only the MCP rows: `--mcp PATH/TO/rein`.
-    if args.get(1).map(String::as_str) == Some("--mcp") {
-        let bin = std::fs::canonicalize(PathBuf::from(args.get(2).context("usage: rein-bench --mcp PATH/TO/rein")?))?;
-        let (work, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        for (name, value, target) in mcp::rows(&bin, work.path(), home.path())? {
             println!("{name}: {value} ({target})");
         }
         return Ok(());

@@ -30,16 +30,7 @@ impl Live {
     pub async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         let mut state = self.state.lock().await;
         if state.0.is_transport_closed() {
-            let facts = SessionFacts {
-                cwd: &self.session.cwd,
-                session_id: &self.session.id,
-                tunnel: self.session.tunnel.as_ref(),
-                elicitor: self.session.elicitor.as_ref(),
-            };
-            let conn = connect(&self.config, &facts, self.connect_timeout)
-                .await
-                .map_err(|e| format!("MCP server \"{}\" stopped and could not be restarted: {e}", self.config.name))?;
-            *state = (conn.service.peer().clone(), conn);
+            *state = self.connect_again("stopped and could not be restarted").await?;
         }
         Ok(state.0.clone())
     }
@@ -48,6 +39,12 @@ impl Live {
     /// which stops it).
     pub async fn reconnect(&self) -> Result<(), String> {
         let mut state = self.state.lock().await;
+        *state = self.connect_again("could not be reconnected").await?;
+        Ok(())
+    }
+
+    /// A new connection to the server; `failing` says what went wrong when it fails.
+    async fn connect_again(&self, failing: &str) -> Result<(Peer<RoleClient>, Connection), String> {
         let facts = SessionFacts {
             cwd: &self.session.cwd,
             session_id: &self.session.id,
@@ -56,8 +53,7 @@ impl Live {
         };
         let conn = connect(&self.config, &facts, self.connect_timeout)
             .await
-            .map_err(|e| format!("MCP server \"{}\" could not be reconnected: {e}", self.config.name))?;
-        *state = (conn.service.peer().clone(), conn);
-        Ok(())
+            .map_err(|e| format!("MCP server \"{}\" {failing}: {e}", self.config.name))?;
+        Ok((conn.service.peer().clone(), conn))
     }
 }

@@ -269,7 +269,7 @@ impl App {
 
     /// Ctrl+V: the image in the clipboard.
     fn paste_image(&mut self) {
-        match crate::attach::from_clipboard() {
+        match crate::clipboard::read_image() {
             Ok(bytes) => self.attach_image(&bytes, "the clipboard"),
             Err(e) => self.hint = Some((e.to_string(), Instant::now())),
         }

@@ -1,17 +1,10 @@
-//! Images in the prompt: Ctrl+V takes one from the clipboard (through `wl-paste` on
-//! Wayland, `xclip` on X11, `pngpaste` on macOS), and a pasted or dragged path to an image
-//! file attaches that file. Each shows in the input box as `[Image #N]` and is sent after
+//! Images in the prompt: Ctrl+V takes one from the clipboard ([`crate::clipboard`]), and
+//! a pasted or dragged path to an image file attaches that file. Each shows in the input box as `[Image #N]` and is sent after
 //! the text while its marker is still there, fitted under the API's limits.
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use rein_protocol::ContentBlock;
-
-/// How long a clipboard tool may take.
-const CLIPBOARD_WAIT: Duration = Duration::from_secs(3);
 
 /// The images attached to prompts not yet sent, by marker.
 #[derive(Debug, Default)]
@@ -54,86 +47,6 @@ pub fn image_path(pasted: &str, cwd: &Path) -> Option<PathBuf> {
     let path = unquoted.strip_prefix("file://").unwrap_or(&unquoted);
     let path = cwd.join(path);
     matches!(rein_media::kind_of(&path), Some(rein_media::Kind::Image(_))).then_some(path).filter(|p| p.is_file())
-}
-
-/// Why no image came from the clipboard.
-#[derive(Debug, thiserror::Error)]
-pub enum ClipboardError {
-    #[error(
-        "no clipboard tool found: rein reads images with wl-paste (Wayland, package wl-clipboard), xclip (X11) or \
-         pngpaste (macOS)"
-    )]
-    NoTool,
-    #[error("no image in the clipboard ({0})")]
-    NoImage(String),
-}
-
-/// The image in the clipboard, as bytes, from the first clipboard tool that can run
-/// here.
-pub fn from_clipboard() -> Result<Vec<u8>, ClipboardError> {
-    for (tool, args, needs) in [
-        ("wl-paste", &["--no-newline", "--type", "image/png"][..], Some("WAYLAND_DISPLAY")),
-        ("xclip", &["-selection", "clipboard", "-target", "image/png", "-out"][..], Some("DISPLAY")),
-        ("pngpaste", &["-"][..], None),
-    ] {
-        if needs.is_some_and(|var| std::env::var_os(var).is_none_or(|v| v.is_empty())) || !on_path(tool) {
-            continue;
-        }
-        match run(tool, args) {
-            Ok(bytes) if !bytes.is_empty() => return Ok(bytes),
-            Ok(_) => return Err(ClipboardError::NoImage(format!("{tool} gave nothing"))),
-            Err(why) => return Err(ClipboardError::NoImage(format!("{tool}: {why}"))),
-        }
-    }
-    Err(ClipboardError::NoTool)
-}
-
-pub(crate) fn on_path(tool: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
-}
-
-/// Run a clipboard tool for at most [`CLIPBOARD_WAIT`]; its output.
-fn run(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
-    let mut command = Command::new(tool);
-    // rein's own credentials never reach a program it runs.
-    for var in rein_process::CREDENTIAL_VARS {
-        command.env_remove(var);
-    }
-    let mut child = command
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut stdout = child.stdout.take().ok_or("no output")?;
-    let reader = std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let _ = stdout.read_to_end(&mut bytes);
-        bytes
-    });
-    let started = Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break status,
-            Ok(None) if started.elapsed() < CLIPBOARD_WAIT => std::thread::sleep(Duration::from_millis(10)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err("it did not answer".into());
-            }
-        }
-    };
-    let bytes = reader.join().unwrap_or_default();
-    if !status.success() {
-        let mut err = String::new();
-        if let Some(mut e) = child.stderr.take() {
-            let _ = e.read_to_string(&mut err);
-        }
-        let err = err.trim();
-        return Err(if err.is_empty() { status.to_string() } else { err.to_string() });
-    }
-    Ok(bytes)
 }
 
 #[cfg(test)]

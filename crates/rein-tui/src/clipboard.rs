@@ -1,11 +1,67 @@
-//! Text to the clipboard (`/copy`, `/export`): through `wl-copy` on Wayland, `xclip` on
-//! X11 or `pbcopy` on macOS when one can run, else as an OSC 52 sequence, which most
-//! terminals (and tmux, over ssh too) put on the system clipboard.
+//! The system clipboard, through the tool that can run here: `wl-paste`/`wl-copy` on
+//! Wayland, `xclip` on X11, `pngpaste`/`pbcopy` on macOS. Ctrl+V reads an image from it;
+//! `/copy` and `/export` put text on it — as an OSC 52 sequence when no tool runs, which
+//! most terminals (and tmux, over ssh too) put on the system clipboard. Each tool starts
+//! without rein's credentials.
 
-use std::io::Write as _;
+use std::io::{Read as _, Write as _};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+
+/// How long a clipboard tool may take to answer.
+const CLIPBOARD_WAIT: Duration = Duration::from_secs(3);
+
+/// Why no image came from the clipboard.
+#[derive(Debug, thiserror::Error)]
+pub enum ClipboardError {
+    #[error(
+        "no clipboard tool found: rein reads images with wl-paste (Wayland, package wl-clipboard), xclip (X11) or \
+         pngpaste (macOS)"
+    )]
+    NoTool,
+    #[error("no image in the clipboard ({0})")]
+    NoImage(String),
+}
+
+/// Whether `tool` can run here: on PATH, and its display (`needs`) set.
+fn usable(tool: &str, needs: Option<&str>) -> bool {
+    let display = needs.is_none_or(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+    display
+        && std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
+}
+
+/// `tool` with `args`, without rein's credentials.
+fn command(tool: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(tool);
+    for var in rein_process::CREDENTIAL_VARS {
+        command.env_remove(var);
+    }
+    command.args(args);
+    command
+}
+
+/// The image in the clipboard, as bytes, from the first clipboard tool that can run
+/// here.
+pub fn read_image() -> Result<Vec<u8>, ClipboardError> {
+    for (tool, args, needs) in [
+        ("wl-paste", &["--no-newline", "--type", "image/png"][..], Some("WAYLAND_DISPLAY")),
+        ("xclip", &["-selection", "clipboard", "-target", "image/png", "-out"][..], Some("DISPLAY")),
+        ("pngpaste", &["-"][..], None),
+    ] {
+        if !usable(tool, needs) {
+            continue;
+        }
+        return match output(tool, args) {
+            Ok(bytes) if !bytes.is_empty() => Ok(bytes),
+            Ok(_) => Err(ClipboardError::NoImage(format!("{tool} gave nothing"))),
+            Err(why) => Err(ClipboardError::NoImage(format!("{tool}: {why}"))),
+        };
+    }
+    Err(ClipboardError::NoTool)
+}
 
 /// Put `text` on the clipboard; how it went there.
 pub fn copy(text: &str) -> std::io::Result<&'static str> {
@@ -14,11 +70,7 @@ pub fn copy(text: &str) -> std::io::Result<&'static str> {
         ("xclip", &["-selection", "clipboard", "-in"][..], Some("DISPLAY")),
         ("pbcopy", &[][..], None),
     ] {
-        if needs.is_some_and(|var| std::env::var_os(var).is_none_or(|v| v.is_empty())) || !crate::attach::on_path(tool)
-        {
-            continue;
-        }
-        if piped(tool, args, text).is_ok() {
+        if usable(tool, needs) && piped(tool, args, text).is_ok() {
             return Ok(tool);
         }
     }
@@ -29,19 +81,52 @@ pub fn copy(text: &str) -> std::io::Result<&'static str> {
     Ok("the terminal (OSC 52)")
 }
 
-/// Run `tool` with `text` on its stdin. xclip stays to serve the selection, so the
-/// tool is not waited for once it has read everything.
+/// Run `tool` with `text` on its stdin. xclip and wl-copy stay to serve the selection,
+/// so the tool is not waited for once it has read everything (it is reaped in the
+/// background).
 fn piped(tool: &str, args: &[&str], text: &str) -> std::io::Result<()> {
-    let mut command = Command::new(tool);
-    // rein's own credentials never reach a program it runs.
-    for var in rein_process::CREDENTIAL_VARS {
-        command.env_remove(var);
-    }
-    let mut child = command.args(args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
+    let mut child = command(tool, args).stdin(Stdio::piped()).stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
     if let Some(mut stdin) = child.stdin.take() {
         stdin.write_all(text.as_bytes())?;
     }
-    // Reaped in the background: xclip and wl-copy keep running to own the selection.
     std::thread::spawn(move || child.wait());
     Ok(())
+}
+
+/// Run a clipboard tool for at most [`CLIPBOARD_WAIT`]; its output.
+fn output(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+    let mut child = command(tool, args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut stdout = child.stdout.take().ok_or("no output")?;
+    let reader = std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = stdout.read_to_end(&mut bytes);
+        bytes
+    });
+    let started = Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if started.elapsed() < CLIPBOARD_WAIT => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err("it did not answer".into());
+            }
+        }
+    };
+    let bytes = reader.join().unwrap_or_default();
+    if !status.success() {
+        let mut err = String::new();
+        if let Some(mut e) = child.stderr.take() {
+            let _ = e.read_to_string(&mut err);
+        }
+        let err = err.trim();
+        return Err(if err.is_empty() { status.to_string() } else { err.to_string() });
+    }
+    Ok(bytes)
 }

@@ -62,7 +62,15 @@ fn tasks(app: &App, args: &str) -> Vec<String> {
                 return vec!["No background commands (the model starts them with run_in_background)".into()];
             }
             list.iter()
-                .map(|j| format!("{}  {}  ({}s)  {}", j.id, j.state, j.age.as_secs(), summary_line(&j.command)))
+                .map(|j| {
+                    format!(
+                        "{}  {}  ({}s)  {}",
+                        j.id,
+                        j.state,
+                        j.age.as_secs(),
+                        crate::summary::one_line(&j.command, 80)
+                    )
+                })
                 .collect()
         }
         "show" | "output" => match jobs.tail(id, 40) {
@@ -76,10 +84,6 @@ fn tasks(app: &App, args: &str) -> Vec<String> {
         },
         other => vec![format!("Unknown /tasks action {other:?}: list, show ID or stop ID")],
     }
-}
-
-fn summary_line(command: &str) -> String {
-    crate::summary::one_line(command, 80)
 }
 
 /// `/add-dir PATH`: a workspace root for the rest of the session, which the permission

@@ -24,7 +24,7 @@ impl Shell {
     pub(super) fn adopt(
         &self,
         command: &str,
-        mut child: tokio::process::Child,
+        child: tokio::process::Child,
         guard: crate::GroupGuard,
         sink: &Mutex<Sink>,
     ) -> std::io::Result<String> {
@@ -45,34 +45,22 @@ impl Shell {
                 }
             }
         }
-        let group = child.id().and_then(|id| Pid::from_raw(id as i32));
-        let status = Arc::new(Mutex::new(JobStatus::Running));
-        let watcher = status.clone();
-        tokio::spawn(async move {
-            let _guard = guard;
-            let code = child.wait().await.ok().and_then(|s| s.code());
-            let mut s = lock(&watcher);
-            if *s == JobStatus::Running {
-                *s = JobStatus::Exited(code);
-            }
-        });
-        let job =
-            Job { group, command: command.to_string(), started: std::time::Instant::now(), output, read_to: 0, status };
-        lock(&self.jobs).insert(id.clone(), job);
+        self.watch(id.clone(), command, child, guard, output, None);
         Ok(id)
     }
 
-    /// Start `command` in the background, its output going to a file; returns its id.
-    pub fn spawn_background(&self, cwd: &Path, command: &str, confined: bool) -> std::io::Result<String> {
-        let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
-        let output = self.dir.path().join(format!("{id}.log"));
-        let file = std::fs::File::create(&output)?;
-        let (mut cmd, after) = self.command(cwd, command, false, confined);
-        cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
-        let mut child = cmd.spawn()?;
+    /// Keep `child` as the job `id`: a watcher records how it ends (after the sandbox's
+    /// after-step, whose block joins the log) and its process group dies with it.
+    fn watch(
+        &self,
+        id: String,
+        command: &str,
+        mut child: tokio::process::Child,
+        guard: crate::GroupGuard,
+        output: std::path::PathBuf,
+        after: Option<rein_sandbox::After>,
+    ) {
         let group = child.id().and_then(|id| Pid::from_raw(id as i32));
-        // Registered so that a second interrupt kills it too; the job owns its guard.
-        let guard = crate::GroupGuard::new(child.id());
         let status = Arc::new(Mutex::new(JobStatus::Running));
         let watcher = status.clone();
         let (sandbox, log_path) = (self.sandbox.clone(), output.clone());
@@ -82,7 +70,7 @@ impl Shell {
             if let (Some(sandbox), Some(after)) = (&sandbox, after)
                 && let Some(block) = sandbox.finish(after, "")
             {
-                // The job's log is what BashOutput reads.
+                // The job's log is what TaskOutput reads.
                 use std::io::Write as _;
                 if let Ok(mut log) = std::fs::OpenOptions::new().append(true).open(&log_path) {
                     let _ = writeln!(log, "{block}");
@@ -95,7 +83,20 @@ impl Shell {
         });
         let job =
             Job { group, command: command.to_string(), started: std::time::Instant::now(), output, read_to: 0, status };
-        lock(&self.jobs).insert(id.clone(), job);
+        lock(&self.jobs).insert(id, job);
+    }
+
+    /// Start `command` in the background, its output going to a file; returns its id.
+    pub fn spawn_background(&self, cwd: &Path, command: &str, confined: bool) -> std::io::Result<String> {
+        let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
+        let output = self.dir.path().join(format!("{id}.log"));
+        let file = std::fs::File::create(&output)?;
+        let (mut cmd, after) = self.command(cwd, command, false, confined);
+        cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
+        let child = cmd.spawn()?;
+        // Registered so that a second interrupt kills it too; the job owns its guard.
+        let guard = crate::GroupGuard::new(child.id());
+        self.watch(id.clone(), command, child, guard, output, after);
         Ok(id)
     }
 
