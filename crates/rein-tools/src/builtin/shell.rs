@@ -264,7 +264,7 @@ impl Shell {
             _ = abort.cancelled() => Ending::Cancelled,
             _ = self.detach.notified() => {
                 // It runs on as a job; the collector now writes to the job's log.
-                let id = self.adopt(command, child, group, &sink)?;
+                let id = self.adopt(command, child, group, &sink, after)?;
                 return Ok((String::new(), Ending::Backgrounded(id)));
             }
         };

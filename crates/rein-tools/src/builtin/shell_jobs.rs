@@ -27,6 +27,7 @@ impl Shell {
         child: tokio::process::Child,
         guard: crate::GroupGuard,
         sink: &Mutex<Sink>,
+        after: Option<rein_sandbox::After>,
     ) -> std::io::Result<String> {
         use std::io::Write as _;
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
@@ -45,7 +46,7 @@ impl Shell {
                 }
             }
         }
-        self.watch(id.clone(), command, child, guard, output, None);
+        self.watch(id.clone(), command, child, guard, output, after);
         Ok(id)
     }
 
