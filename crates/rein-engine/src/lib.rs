@@ -30,12 +30,14 @@ mod repeats;
 mod sample;
 mod services;
 mod session_hooks;
+mod side_requests;
 mod skill_tool;
 mod subagent_servers;
 mod tool_search;
 mod tools_array;
 mod turn_end;
 mod turn_start;
+mod web_digest;
 mod worktree_tools;
 
 pub use agent_tool::AgentTool;
@@ -52,6 +54,7 @@ pub use plan_tools::{AskUserQuestion, EnterPlanMode, ExitPlanMode, Question, Que
 pub use query_loop::{Engine, EngineConfig, SubagentInfo};
 pub use repeats::{pointed_at, pointer};
 pub use services::{EngineServices, EngineTools, register_engine_tools};
+pub use side_requests::SideUsage;
 pub use skill_tool::{SkillInput, SkillTool};
 pub use subagent_servers::{SharedSubagentServers, StartedServers, SubagentServers};
 pub use tool_search::{SearchState, SharedSearch, ToolSearch, ToolSearchMode};

@@ -53,6 +53,8 @@ pub struct EngineConfig {
     pub nested_memory: Option<std::sync::Arc<rein_prompt::nested_memory::NestedMemory>>,
     /// Who starts the MCP servers a subagent's definition defines.
     pub subagent_servers: Option<crate::SharedSubagentServers>,
+    /// The small fast model (WebFetch's digest, WebSearch); `None` is `model`.
+    pub small_model: Option<String>,
 }
 
 impl Default for EngineConfig {
@@ -79,6 +81,7 @@ impl Default for EngineConfig {
             aliases: rein_model::Aliases::default(),
             nested_memory: None,
             subagent_servers: None,
+            small_model: None,
         }
     }
 }
@@ -126,6 +129,8 @@ pub struct Engine {
     pub(crate) search_loaded: usize,
     /// The worktree the session works in (EnterWorktree), and a move still to make.
     pub(crate) workdir: crate::worktree_tools::SharedWorkdir,
+    /// What the tools' own model requests cost (WebFetch's digest, WebSearch).
+    pub(crate) side: crate::SideUsage,
 }
 
 impl Engine {
@@ -163,6 +168,7 @@ impl Engine {
             search: None,
             search_loaded: 0,
             workdir: Default::default(),
+            side: Default::default(),
         }
     }
 

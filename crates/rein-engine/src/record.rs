@@ -37,6 +37,10 @@ impl Engine {
             .rfind(|m| m.role == rein_protocol::Role::Assistant)
             .map(|m| m.tool_uses().cloned().collect())
             .unwrap_or_default();
+        for (model, usage) in self.side.take() {
+            out.usage.add(&usage);
+            out.cost_usd += rein_model::cost_usd(&model, &usage);
+        }
         for report in reports {
             let id = report.result.tool_result_id().unwrap_or_default().to_string();
             let call = calls.iter().find(|c| c.id == id).cloned();

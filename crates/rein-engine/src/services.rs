@@ -24,6 +24,8 @@ pub struct EngineServices {
     pub config: EngineConfig,
     /// The worktree the session works in, and a move still to make.
     pub workdir: crate::worktree_tools::SharedWorkdir,
+    /// Where the tools' own model requests count what they cost.
+    pub side: crate::SideUsage,
 }
 
 impl EngineServices {
@@ -47,7 +49,13 @@ impl Engine {
             gate: self.gate.clone(),
             config: self.config.clone(),
             workdir: self.workdir.clone(),
+            side: self.side.clone(),
         });
+        ctx.digest = Some(Arc::new(crate::web_digest::ModelDigest {
+            model: self.model.clone(),
+            model_name: self.config.small_model.clone().unwrap_or_else(|| self.config.model.clone()),
+            side: self.side.clone(),
+        }));
         ctx
     }
 }

@@ -94,6 +94,7 @@ fn engine(
             )
             .with_skills(&setup.skills),
         )),
+        small_model: Some(small_model(setup)),
         subagent_servers: Some(rein_engine::SharedSubagentServers(Arc::new(crate::mcp::SessionSubagentServers::new(
             setup,
         )))),

@@ -77,6 +77,9 @@ pub struct ToolContext {
     /// Where the session shell is now (a `cd` in a Bash command moves it), and where it
     /// was last reported: CwdChanged hooks fire on the difference.
     pub shell_dir: ShellDir,
+    /// Who reads a fetched page and answers WebFetch's prompt from it (the small fast
+    /// model); `None` returns the page itself.
+    pub digest: Option<Arc<dyn crate::PageDigest>>,
 }
 
 /// The session shell's directory, shared by every clone of a context.
@@ -134,6 +137,7 @@ impl ToolContext {
             checkpoints: None,
             engine: EngineSlot::default(),
             shell_dir: ShellDir::default(),
+            digest: None,
         }
     }
 

@@ -15,6 +15,7 @@ pub mod git_worktree;
 mod jobs;
 mod late;
 mod open_checked;
+mod page_digest;
 mod path_names;
 mod registry;
 pub(crate) mod spilling;
@@ -32,6 +33,7 @@ pub use context::{EngineSlot, FileIdentity, FileStateCache, ShellDir, ToolContex
 pub use external::ExternalTool;
 pub use jobs::{JobInfo, SessionShell};
 pub use late::LateTools;
+pub use page_digest::PageDigest;
 pub use path_names::PathNames;
 pub use registry::{PreparedCall, Registry, RegistryError, input_fields, schema_for};
 pub use rein_effects::{Access, Confinement, Effects, Other, ReadGuard, RuleKind, ShellCommand, ToolKinds, ToolRules};

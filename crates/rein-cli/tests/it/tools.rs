@@ -84,6 +84,8 @@ fn every_tool_works_through_the_binary() {
             call("nb", "NotebookEdit", json!({"notebook_path": p("nb.ipynb"), "cell_id": "c1", "new_source": "2 + 2"})),
             call("wf", "WebFetch", json!({"url": url, "prompt": "what changed?"})),
         ]),
+        // WebFetch's digest: the small model answers the prompt from the page.
+        reply([text("The changelog says the bug was fixed.")]),
         reply([text("All tools ran.")]),
     ]));
     env.rein_at(&server)
@@ -93,8 +95,17 @@ fn every_tool_works_through_the_binary() {
         .stdout("All tools ran.\n");
 
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 7);
-    let messages = reqs[6].body["messages"].as_array().unwrap().clone();
+    assert_eq!(reqs.len(), 8, "one extra request: WebFetch's digest");
+    let digest = &reqs[6];
+    assert!(digest.body.get("tools").is_none(), "{}", digest.body);
+    assert_eq!(digest.body["model"], "claude-haiku-4-5", "the small fast model answers");
+    assert_ne!(reqs[7].body["model"], "claude-haiku-4-5");
+    let asked = digest.body["messages"][0]["content"].to_string();
+    assert!(
+        asked.contains("## Changelog") && asked.contains("fixed the bug") && asked.contains("what changed?"),
+        "{asked}"
+    );
+    let messages = reqs[7].body["messages"].as_array().unwrap().clone();
     let ok = |id: &str| {
         let (text, is_error) = result(&messages, id);
         assert!(!is_error, "{id} failed: {text}");
@@ -117,7 +128,11 @@ fn every_tool_works_through_the_binary() {
     assert!(ok("nb").starts_with("Updated cell c1"));
     let nb: Value = serde_json::from_str(&std::fs::read_to_string(root.join("nb.ipynb")).unwrap()).unwrap();
     assert_eq!(nb["cells"][0]["source"], json!(["2 + 2"]));
-    assert!(ok("wf").contains("## Changelog") && ok("wf").contains("fixed the bug"));
+    let wf = ok("wf");
+    assert!(wf.starts_with("The changelog says the bug was fixed."), "{wf}");
+    assert!(!wf.contains("## Changelog"), "the main model reads the answer, not the page: {wf}");
+    let saved = wf.split("saved at ").nth(1).and_then(|r| r.split("; Read").next()).unwrap();
+    assert!(std::fs::read_to_string(saved).unwrap().contains("## Changelog"), "the whole page is kept for a Read");
 }
 
 #[test]

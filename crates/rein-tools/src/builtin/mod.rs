@@ -16,6 +16,7 @@ mod structured_output;
 mod todo_write;
 mod walk;
 mod web_fetch;
+mod web_page;
 mod write;
 
 pub use bash::{Bash, set_bash_timeouts};

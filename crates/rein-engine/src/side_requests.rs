@@ -1,0 +1,59 @@
+//! Requests the engine's tools make to the model beside the conversation (WebFetch's
+//! digest, WebSearch): one request, its whole answer, and what it cost, which joins the
+//! session's usage and cost when the step's results are recorded.
+
+use std::sync::{Arc, Mutex};
+
+use futures::StreamExt;
+use rein_model::{Model, ModelEvent, ModelRequest};
+use rein_protocol::{AssistantMessage, Usage};
+
+/// What side requests cost since the engine last looked, per model.
+#[derive(Debug, Clone, Default)]
+pub struct SideUsage(Arc<Mutex<Vec<(String, Usage)>>>);
+
+impl SideUsage {
+    pub fn add(&self, model: &str, usage: Usage) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push((model.to_string(), usage));
+    }
+
+    /// Everything recorded so far, and forget it.
+    pub fn take(&self) -> Vec<(String, Usage)> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+}
+
+/// Send `request` and wait for the whole answer; its usage goes to `side`.
+pub(crate) async fn ask(
+    model: &dyn Model,
+    request: ModelRequest,
+    side: &SideUsage,
+) -> Result<AssistantMessage, String> {
+    let name = request.model.clone();
+    let mut stream = model.stream(request);
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(ModelEvent::MessageDone(m)) => {
+                side.add(&name, m.usage);
+                return Ok(m);
+            }
+            Ok(_) => {}
+            Err(e) => return Err(format!("the request failed: {e}")),
+        }
+    }
+    Err("the response ended early".into())
+}
+
+/// A request of one user message to `model`, with `system` and no tools.
+pub(crate) fn one_message(model: &str, system: &str, text: String, max_tokens: u32) -> Result<ModelRequest, String> {
+    let message = rein_model::CachedMessage::new(rein_protocol::Message::user_text(text)).map_err(|e| e.to_string())?;
+    Ok(ModelRequest {
+        model: model.to_string(),
+        max_tokens,
+        system: rein_model::System::split(system, ""),
+        tools: Arc::new([]),
+        messages: vec![Arc::new(message)],
+        cache: None,
+        reasoning: rein_model::Reasoning::default(),
+    })
+}
