@@ -118,6 +118,7 @@ impl Engine {
             messages,
             cache: self.config.cache,
             reasoning: rein_model::Reasoning::default(),
+            web_search: None,
         };
         let mut stream = self.model.stream(request);
         let mut summary = None;

@@ -38,6 +38,7 @@ mod tools_array;
 mod turn_end;
 mod turn_start;
 mod web_digest;
+mod web_search_tool;
 mod worktree_tools;
 
 pub use agent_tool::AgentTool;
@@ -58,3 +59,4 @@ pub use side_requests::SideUsage;
 pub use skill_tool::{SkillInput, SkillTool};
 pub use subagent_servers::{SharedSubagentServers, StartedServers, SubagentServers};
 pub use tool_search::{SearchState, SharedSearch, ToolSearch, ToolSearchMode};
+pub use web_search_tool::{WebSearchInput, WebSearchTool};

@@ -361,6 +361,7 @@ impl Engine {
             messages: self.conversation.for_request()?,
             cache: self.config.cache,
             reasoning: rein_model::Reasoning::choose(&self.config.model, self.output_limit(), &self.config.thinking),
+            web_search: None,
         })
     }
 

@@ -72,13 +72,16 @@ pub struct EngineTools {
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL`.
     pub subagent_model: Option<String>,
+    /// The provider searches the web: WebSearch is offered.
+    pub web_search: bool,
 }
 
 /// Register the engine's tools in `registry`, or put them in place of the ones there
 /// (the Agent SDK's `initialize` adds subagent types after the session was assembled).
 /// `Task` is Agent's legacy name; Skill is offered when the model may call a skill.
 pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Result<(), RegistryError> {
-    let EngineTools { agents, environment, transcripts, skills, commands, subagent_model } = tools;
+    let EngineTools { agents, environment, transcripts, skills, commands, subagent_model, web_search } = tools;
+    registry.replace(crate::WebSearchTool { offered: web_search })?;
     registry.replace(AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model })?;
     registry.alias("Task", "Agent");
     registry.replace(EnterPlanMode)?;

@@ -55,5 +55,6 @@ pub(crate) fn one_message(model: &str, system: &str, text: String, max_tokens: u
         messages: vec![Arc::new(message)],
         cache: None,
         reasoning: rein_model::Reasoning::default(),
+        web_search: None,
     })
 }

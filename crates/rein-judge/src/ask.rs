@@ -27,6 +27,7 @@ pub async fn ask_text(
         )],
         cache: Some(rein_model::CacheTtl::FiveMinutes),
         reasoning: rein_model::Reasoning::default(),
+        web_search: None,
     };
     let mut stream = model.stream(request);
     while let Some(item) = stream.next().await {

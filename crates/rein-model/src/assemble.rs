@@ -10,9 +10,23 @@ use crate::{BlockKind, ModelError, ModelEvent};
 /// A block still receiving deltas.
 enum Partial {
     Text(String),
-    Thinking { thinking: String, signature: String },
-    ToolUse { id: String, name: String, start_input: Value, json: String },
+    Thinking {
+        thinking: String,
+        signature: String,
+    },
+    ToolUse {
+        id: String,
+        name: String,
+        start_input: Value,
+        json: String,
+    },
     Verbatim(ContentBlock),
+    /// A block rein does not interpret whose input streams in as JSON fragments (a
+    /// server tool's call, such as `server_tool_use` for web search).
+    ServerCall {
+        block: Value,
+        json: String,
+    },
 }
 
 /// Assembles one streamed response. Feed it every SSE event; it yields model events and,
@@ -89,6 +103,9 @@ impl Assembler {
                         BlockKind::ToolUse,
                     ),
                     b @ ContentBlock::RedactedThinking { .. } => (Partial::Verbatim(b), BlockKind::RedactedThinking),
+                    ContentBlock::Other(block) if block.get("input").is_some() => {
+                        (Partial::ServerCall { block, json: String::new() }, BlockKind::Other)
+                    }
                     other => (Partial::Verbatim(other), BlockKind::Other),
                 };
                 self.open.insert(index, partial);
@@ -105,7 +122,10 @@ impl Assembler {
                         s.push_str(&text);
                         Ok(vec![ModelEvent::TextDelta { index, text }])
                     }
-                    (Partial::ToolUse { json, .. }, BlockDelta::InputJsonDelta { partial_json }) => {
+                    (
+                        Partial::ToolUse { json, .. } | Partial::ServerCall { json, .. },
+                        BlockDelta::InputJsonDelta { partial_json },
+                    ) => {
                         json.push_str(&partial_json);
                         Ok(Vec::new())
                     }
@@ -194,6 +214,14 @@ fn finish(partial: Partial) -> Result<ContentBlock, Box<(ContentBlock, ModelErro
         Partial::Text(text) => ContentBlock::Text { text },
         Partial::Thinking { thinking, signature } => ContentBlock::Thinking { thinking, signature },
         Partial::Verbatim(b) => b,
+        Partial::ServerCall { mut block, json } => {
+            // The provider ran the call already: an input that does not parse is kept
+            // as the text it was, and nothing waits on it.
+            if !json.trim().is_empty() {
+                block["input"] = serde_json::from_str(&json).unwrap_or(Value::String(json));
+            }
+            ContentBlock::Other(block)
+        }
         Partial::ToolUse { id, name, start_input, json } => {
             let input = if json.trim().is_empty() {
                 if start_input.is_null() { Value::Object(Default::default()) } else { start_input }
@@ -221,6 +249,53 @@ fn finish(partial: Partial) -> Result<ContentBlock, Box<(ContentBlock, ModelErro
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_server_tool_call_keeps_its_streamed_input_and_its_results() {
+        let mut a = Assembler::new();
+        let out = feed(
+            &mut a,
+            &[
+                ("message_start", json!({"type": "message_start", "message": {"id": "m", "model": "x", "usage": {}}})),
+                (
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 0, "content_block":
+                        {"type": "server_tool_use", "id": "srv", "name": "web_search", "input": {}}}),
+                ),
+                (
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": 0, "delta":
+                        {"type": "input_json_delta", "partial_json": "{\"query\": \"rust"}}),
+                ),
+                (
+                    "content_block_delta",
+                    json!({"type": "content_block_delta", "index": 0, "delta":
+                        {"type": "input_json_delta", "partial_json": " 2026\"}"}}),
+                ),
+                ("content_block_stop", json!({"type": "content_block_stop", "index": 0})),
+                (
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": 1, "content_block":
+                        {"type": "web_search_tool_result", "tool_use_id": "srv", "content":
+                            [{"type": "web_search_result", "url": "https://a.example", "title": "A"}]}}),
+                ),
+                ("content_block_stop", json!({"type": "content_block_stop", "index": 1})),
+                (
+                    "message_delta",
+                    json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                    "usage": {"output_tokens": 5, "server_tool_use": {"web_search_requests": 1}}}),
+                ),
+                ("message_stop", json!({"type": "message_stop"})),
+            ],
+        )
+        .unwrap();
+        let Some(ModelEvent::MessageDone(m)) = out.last() else { panic!("{out:?}") };
+        let ContentBlock::Other(call) = &m.content[0] else { panic!("{:?}", m.content) };
+        assert_eq!(call["input"], json!({"query": "rust 2026"}));
+        let ContentBlock::Other(results) = &m.content[1] else { panic!("{:?}", m.content) };
+        assert_eq!(results["content"][0]["url"], "https://a.example");
+        assert_eq!(m.usage.web_searches(), 1);
+    }
 
     fn feed(a: &mut Assembler, events: &[(&str, Value)]) -> Result<Vec<ModelEvent>, ModelError> {
         let mut out = Vec::new();

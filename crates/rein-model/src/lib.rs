@@ -24,6 +24,7 @@ mod request;
 mod responses_body;
 mod responses_stream;
 mod scripted;
+mod server_tools;
 mod sse_body;
 mod system;
 mod thinking;
@@ -42,9 +43,10 @@ pub use models::{
     Aliases, ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias, small_fast_model,
 };
 pub use openai_chat::{OpenAiChatClient, OpenAiConfig, OpenAiWire};
-pub use pricing::cost_usd;
+pub use pricing::{WEB_SEARCH_USD, cost_usd};
 pub use request::{CachedMessage, ModelRequest};
 pub use scripted::{ScriptedModel, ScriptedReply, ScriptedTurn};
+pub use server_tools::{WEB_SEARCH_TOOL, WebSearch};
 pub use system::{CacheTtl, System};
 pub use thinking::{
     BETA_CONTEXT_MANAGEMENT, BETA_EFFORT, BETA_INTERLEAVED, Effort, Reasoning, Thinking, ThinkingChoice, ThinkingMode,

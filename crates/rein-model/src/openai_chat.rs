@@ -121,6 +121,10 @@ impl OpenAiChatClient {
         if self.wire == OpenAiWire::Responses {
             let items = cache.items(&request.messages, crate::responses_body::push_items)?;
             let input = array(None, &items)?;
+            if let Some(search) = &request.web_search {
+                let tools = crate::responses_body::with_web_search(tools.as_deref(), search)?;
+                return crate::responses_body::responses_body(request, Some(&tools), &input);
+            }
             return crate::responses_body::responses_body(request, tools.as_deref(), &input);
         }
         let items = cache.items(&request.messages, push_message)?;

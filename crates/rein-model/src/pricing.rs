@@ -4,8 +4,11 @@ use rein_protocol::Usage;
 
 use crate::models::model_info;
 
+/// What one web search costs ($10 per 1 000), on every provider that offers it.
+pub const WEB_SEARCH_USD: f64 = 0.01;
+
 /// Cost of one usage record: cache writes at 1.25× input (2× for 1-hour writes, when the
-/// usage splits them out), cache reads at 0.1×.
+/// usage splits them out), cache reads at 0.1×, and the web searches it ran.
 pub fn cost_usd(model: &str, usage: &Usage) -> f64 {
     let info = model_info(model);
     let (input, output) = (info.input_usd_per_mtok, info.output_usd_per_mtok);
@@ -19,6 +22,7 @@ pub fn cost_usd(model: &str, usage: &Usage) -> f64 {
         + usage.cache_read_input_tokens as f64 * input * 0.1
         + usage.output_tokens as f64 * output)
         / mtok
+        + usage.web_searches() as f64 * WEB_SEARCH_USD
 }
 
 #[cfg(test)]
@@ -42,5 +46,12 @@ mod tests {
         assert!((cost_usd("claude-sonnet-4-5", &hour) - 6.0).abs() < 1e-9, "1-hour writes: 2×");
         let read = Usage { cache_read_input_tokens: 1_000_000, ..Usage::default() };
         assert!((cost_usd("claude-sonnet-4-5", &read) - 0.3).abs() < 1e-9, "reads: 0.1×");
+    }
+
+    #[test]
+    fn a_web_search_costs_a_cent() {
+        let searched = rein_protocol::ServerToolUse { web_search_requests: 3, web_fetch_requests: 0 };
+        let u = Usage { server_tool_use: Some(searched), ..Usage::default() };
+        assert!((cost_usd("claude-haiku-4-5", &u) - 0.03).abs() < 1e-9);
     }
 }

@@ -60,6 +60,8 @@ pub struct ModelRequest {
     pub cache: Option<CacheTtl>,
     /// Thinking and effort.
     pub reasoning: Reasoning,
+    /// The provider's web search, offered as a server tool (WebSearch's own request).
+    pub web_search: Option<crate::WebSearch>,
 }
 
 #[derive(Serialize)]
@@ -99,8 +101,8 @@ struct Body<'a> {
     #[serde(skip_serializing_if = "SystemField::is_empty")]
     system: SystemField<'a>,
     messages: Vec<&'a RawValue>,
-    #[serde(skip_serializing_if = "<[CachedTool]>::is_empty")]
-    tools: Vec<CachedTool<'a>>,
+    #[serde(skip_serializing_if = "<[ToolEntry]>::is_empty")]
+    tools: Vec<ToolEntry<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     thinking: Option<&'a Thinking>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -132,6 +134,14 @@ impl SystemField<'_> {
     }
 }
 
+/// One entry of the tools array: a client tool, or a server tool the provider runs.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ToolEntry<'a> {
+    Client(CachedTool<'a>),
+    Server(serde_json::Value),
+}
+
 /// A tool definition; the last one carries the tools array's breakpoint.
 #[derive(Serialize)]
 struct CachedTool<'a> {
@@ -151,12 +161,13 @@ impl ModelRequest {
     pub(crate) fn body_for(&self, host: Host<'_>) -> Result<Vec<u8>, ModelError> {
         let cache = self.cache.map(CacheControl::from);
         let last_tool = self.tools.len().saturating_sub(1);
-        let tools = self
+        let mut tools: Vec<ToolEntry> = self
             .tools
             .iter()
             .enumerate()
-            .map(|(i, spec)| CachedTool { spec, cache_control: cache.filter(|_| i == last_tool) })
+            .map(|(i, spec)| ToolEntry::Client(CachedTool { spec, cache_control: cache.filter(|_| i == last_tool) }))
             .collect();
+        tools.extend(self.web_search.as_ref().map(|w| ToolEntry::Server(w.messages_tool())));
         let mut messages: Vec<&RawValue> = self.messages.iter().map(|m| m.json()).collect();
         let marked;
         if let (Some(cache), Some(last)) = (cache, messages.last_mut()) {
@@ -248,6 +259,7 @@ mod tests {
             messages: vec![Arc::new(CachedMessage::new(Message::user_text("hi")).unwrap())],
             cache: None,
             reasoning: Reasoning::default(),
+            web_search: None,
         };
         let body: serde_json::Value = serde_json::from_slice(&req.to_body().unwrap()).unwrap();
         assert_eq!(
@@ -294,6 +306,7 @@ mod cache_tests {
             messages,
             cache,
             reasoning: Reasoning::default(),
+            web_search: None,
         }
     }
 

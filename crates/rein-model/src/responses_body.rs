@@ -55,6 +55,20 @@ pub(crate) fn responses_tools(tools: &[rein_protocol::ToolSpec]) -> Value {
     )
 }
 
+/// The tools array with the provider's web search added.
+pub(crate) fn with_web_search(
+    tools: Option<&RawValue>,
+    search: &crate::WebSearch,
+) -> Result<Box<RawValue>, ModelError> {
+    let bad = |e: serde_json::Error| ModelError::Request(e.to_string());
+    let mut all: Vec<Value> = match tools {
+        Some(t) => serde_json::from_str(t.get()).map_err(bad)?,
+        None => Vec::new(),
+    };
+    all.push(search.responses_tool());
+    serde_json::value::to_raw_value(&all).map_err(bad)
+}
+
 /// One message as Responses input items.
 pub(crate) fn push_items(out: &mut Vec<Value>, m: &Message) {
     let mut parts = Vec::new();

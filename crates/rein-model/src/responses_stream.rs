@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use rein_protocol::{BlockDelta, ContentBlock, MessageDeltaBody, MessageStartBody, StreamEvent, ToolUse, Usage};
+use rein_protocol::{
+    BlockDelta, ContentBlock, MessageDeltaBody, MessageStartBody, ServerToolUse, StreamEvent, ToolUse, Usage,
+};
 use serde_json::{Value, json};
 
 use crate::ModelError;
@@ -23,6 +25,8 @@ pub(crate) struct ResponsesTranslator {
     next_index: usize,
     saw_call: bool,
     ended: bool,
+    /// `web_search_call` items seen: the searches the provider ran.
+    searches: u64,
 }
 
 fn usage_of(response: &Value) -> Usage {
@@ -36,7 +40,49 @@ fn usage_of(response: &Value) -> Usage {
     }
 }
 
+/// A `web_search_call` item as the Messages API's blocks: the call (its query) and, when
+/// the item lists its sources, their results.
+fn search_blocks(item: &Value) -> Vec<Value> {
+    let id = item["id"].as_str().unwrap_or("ws");
+    let query = &item["action"]["query"];
+    let mut blocks =
+        vec![json!({"type": "server_tool_use", "id": id, "name": "web_search", "input": {"query": query}})];
+    if let Some(sources) = item["action"]["sources"].as_array().filter(|s| !s.is_empty()) {
+        let results: Vec<Value> = sources
+            .iter()
+            .filter_map(|s| s["url"].as_str().map(|url| (url, s["title"].as_str().unwrap_or(url))))
+            .map(|(url, title)| json!({"type": "web_search_result", "url": url, "title": title}))
+            .collect();
+        blocks.push(json!({"type": "web_search_tool_result", "tool_use_id": id, "content": results}));
+    }
+    blocks
+}
+
+/// The `url_citation` annotations of a message item, as a web search result block.
+fn citations(item: &Value) -> Option<Value> {
+    let results: Vec<Value> = item["content"]
+        .as_array()?
+        .iter()
+        .flat_map(|part| part["annotations"].as_array().into_iter().flatten())
+        .filter(|a| a["type"] == "url_citation")
+        .filter_map(|a| {
+            let url = a["url"].as_str()?;
+            Some(json!({"type": "web_search_result", "url": url, "title": a["title"].as_str().unwrap_or(url)}))
+        })
+        .collect();
+    (!results.is_empty())
+        .then(|| json!({"type": "web_search_tool_result", "tool_use_id": "citations", "content": results}))
+}
+
 impl ResponsesTranslator {
+    /// A block that arrives whole: started and stopped at once.
+    fn whole_block(&mut self, out: &mut Vec<StreamEvent>, block: Value) {
+        let index = self.next_index;
+        self.next_index += 1;
+        out.push(StreamEvent::ContentBlockStart { index, content_block: ContentBlock::Other(block) });
+        out.push(StreamEvent::ContentBlockStop { index });
+    }
+
     pub fn is_ended(&self) -> bool {
         self.ended
     }
@@ -99,6 +145,14 @@ impl ResponsesTranslator {
                 let item = &event["item"];
                 if let Some(index) = self.open.remove(&output_index) {
                     out.push(StreamEvent::ContentBlockStop { index });
+                    if let Some(cited) = citations(item) {
+                        self.whole_block(&mut out, cited);
+                    }
+                } else if item["type"] == "web_search_call" {
+                    self.searches += 1;
+                    for block in search_blocks(item) {
+                        self.whole_block(&mut out, block);
+                    }
                 } else if item["type"] == "reasoning" {
                     let index = self.next_index;
                     self.next_index += 1;
@@ -121,9 +175,14 @@ impl ResponsesTranslator {
                 for (_, index) in std::mem::take(&mut self.open) {
                     out.push(StreamEvent::ContentBlockStop { index });
                 }
+                let mut usage = usage_of(response);
+                if self.searches > 0 {
+                    usage.server_tool_use =
+                        Some(ServerToolUse { web_search_requests: self.searches, web_fetch_requests: 0 });
+                }
                 out.push(StreamEvent::MessageDelta {
                     delta: MessageDeltaBody { stop_reason: Some(stop.into()), stop_sequence: None },
-                    usage: usage_of(response),
+                    usage,
                 });
                 out.push(StreamEvent::MessageStop);
                 self.ended = true;
@@ -137,5 +196,51 @@ impl ResponsesTranslator {
             _ => {}
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(events: &[Value]) -> Vec<StreamEvent> {
+        let mut t = ResponsesTranslator::default();
+        events.iter().flat_map(|e| t.push(&e.to_string()).unwrap()).collect()
+    }
+
+    #[test]
+    fn a_web_search_becomes_the_messages_apis_blocks_and_is_counted() {
+        let events = feed(&[
+            json!({"type": "response.created", "response": {"id": "r", "model": "gpt"}}),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": {"type": "web_search_call",
+                "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "rust 2026",
+                "sources": [{"type": "url", "url": "https://a.example/"}]}}}),
+            json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "message"}}),
+            json!({"type": "response.output_text.delta", "output_index": 1, "delta": "Rust is fine."}),
+            json!({"type": "response.output_item.done", "output_index": 1, "item": {"type": "message", "content": [
+            {"type": "output_text", "text": "Rust is fine.", "annotations": [
+                {"type": "url_citation", "url": "https://b.example/", "title": "B", "start_index": 0, "end_index": 4}
+            ]}]}}),
+            json!({"type": "response.completed", "response": {"usage": {"input_tokens": 3, "output_tokens": 4}}}),
+        ]);
+        let blocks: Vec<&Value> = events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ContentBlockStart { content_block: ContentBlock::Other(v), .. } => Some(v),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(blocks[0]["type"], "server_tool_use");
+        assert_eq!(blocks[0]["input"]["query"], "rust 2026");
+        assert_eq!(blocks[1]["content"][0]["url"], "https://a.example/");
+        assert_eq!(
+            blocks[2]["content"][0],
+            json!({"type": "web_search_result", "url": "https://b.example/", "title": "B"})
+        );
+        let searches = events.iter().find_map(|e| match e {
+            StreamEvent::MessageDelta { usage, .. } => Some(usage.web_searches()),
+            _ => None,
+        });
+        assert_eq!(searches, Some(1));
     }
 }

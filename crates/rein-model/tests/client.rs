@@ -29,6 +29,7 @@ fn request() -> ModelRequest {
         messages: vec![Arc::new(CachedMessage::new(Message::user_text("hi")).unwrap())],
         cache: None,
         reasoning: Default::default(),
+        web_search: None,
     }
 }
 

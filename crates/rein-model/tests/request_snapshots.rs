@@ -42,6 +42,7 @@ fn request() -> ModelRequest {
             thinking: Some(Thinking::Adaptive { display: Some("updates".into()) }),
             effort: Some(Effort::Medium),
         },
+        web_search: None,
     }
 }
 

@@ -15,4 +15,4 @@ pub use content::{
 pub use message::{AssistantMessage, Message, Role};
 pub use stream::{ApiError, BlockDelta, MessageDeltaBody, MessageStartBody, StreamEvent};
 pub use tool::ToolSpec;
-pub use usage::{CacheCreation, Usage};
+pub use usage::{CacheCreation, ServerToolUse, Usage};

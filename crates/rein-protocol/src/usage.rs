@@ -16,6 +16,25 @@ pub struct Usage {
     /// says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_creation: Option<CacheCreation>,
+    /// Server-side tools the provider ran (web searches), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_tool_use: Option<ServerToolUse>,
+}
+
+/// `usage.server_tool_use`: what the provider's own tools did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerToolUse {
+    #[serde(default)]
+    pub web_search_requests: u64,
+    #[serde(default)]
+    pub web_fetch_requests: u64,
+}
+
+impl Usage {
+    /// Web searches the provider ran.
+    pub fn web_searches(&self) -> u64 {
+        self.server_tool_use.map_or(0, |s| s.web_search_requests)
+    }
 }
 
 /// `usage.cache_creation`: cache-write tokens by time to live.
@@ -44,6 +63,9 @@ impl Usage {
         if delta.cache_creation.is_some() {
             self.cache_creation = delta.cache_creation;
         }
+        if delta.server_tool_use.is_some() {
+            self.server_tool_use = delta.server_tool_use;
+        }
     }
 
     /// Add another request's usage to a session total.
@@ -56,6 +78,11 @@ impl Usage {
             let mine = self.cache_creation.get_or_insert_default();
             mine.ephemeral_5m_input_tokens += theirs.ephemeral_5m_input_tokens;
             mine.ephemeral_1h_input_tokens += theirs.ephemeral_1h_input_tokens;
+        }
+        if let Some(theirs) = other.server_tool_use {
+            let mine = self.server_tool_use.get_or_insert_default();
+            mine.web_search_requests += theirs.web_search_requests;
+            mine.web_fetch_requests += theirs.web_fetch_requests;
         }
     }
 }

@@ -212,7 +212,7 @@ fn result_frame<'a>(
         output_tokens: o.usage.output_tokens,
         cache_read_input_tokens: o.usage.cache_read_input_tokens,
         cache_creation_input_tokens: o.usage.cache_creation_input_tokens,
-        web_search_requests: 0,
+        web_search_requests: o.usage.web_searches(),
         cost_usd: o.cost_usd,
         context_window: rein_engine::window_of(model),
         max_output_tokens: setup.max_tokens,

@@ -30,6 +30,12 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// Whether the provider runs web searches itself (WebSearch is offered): the
+    /// Messages API everywhere, and the Responses API; not Chat Completions.
+    pub fn searches_the_web(self) -> bool {
+        !matches!(self, Provider::OpenAiChat)
+    }
+
     pub fn parse_arg(text: &str) -> Result<Provider, String> {
         match text.trim().to_ascii_lowercase().as_str() {
             "anthropic" => Ok(Provider::Anthropic),

@@ -419,6 +419,7 @@ impl Setup {
             skills: self.skills.clone(),
             commands: self.commands.clone(),
             subagent_model: self.env.subagent_model.clone(),
+            web_search: self.provider.searches_the_web(),
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;
         self.registry = Arc::new(registry);

@@ -60,6 +60,11 @@ pub fn responses_events(reply: &Reply, id: &str) -> Vec<String> {
                     "summary": [{"type": "summary_text", "text": thinking}], "encrypted_content": signature});
                 out.push(event("response.output_item.done", json!({"output_index": at, "item": done})));
             }
+            // A Responses output item given as it is (a `web_search_call`).
+            ContentBlock::Other(item) if item["type"] == "web_search_call" => {
+                out.push(event("response.output_item.added", json!({"output_index": at, "item": item})));
+                out.push(event("response.output_item.done", json!({"output_index": at, "item": item})));
+            }
             _ => {}
         }
     }

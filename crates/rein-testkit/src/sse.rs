@@ -61,6 +61,17 @@ pub fn reply_events(reply: &Reply, message_id: &str) -> Vec<StreamEvent> {
                 d.push(BlockDelta::SignatureDelta { signature: signature.clone() });
                 (ContentBlock::Thinking { thinking: String::new(), signature: String::new() }, d)
             }
+            // A server tool's call streams its input as the real API does.
+            ContentBlock::Other(v) if v["type"] == "server_tool_use" => {
+                let mut start = v.clone();
+                start["input"] = serde_json::json!({});
+                let json = v["input"].to_string();
+                let deltas = chunks(&json, DEFAULT_JSON_CHUNK)
+                    .into_iter()
+                    .map(|partial_json| BlockDelta::InputJsonDelta { partial_json })
+                    .collect();
+                (ContentBlock::Other(start), deltas)
+            }
             other => (other.clone(), Vec::new()),
         };
         ev.push(StreamEvent::ContentBlockStart { index, content_block: start });
@@ -69,7 +80,11 @@ pub fn reply_events(reply: &Reply, message_id: &str) -> Vec<StreamEvent> {
     }
     ev.push(StreamEvent::MessageDelta {
         delta: MessageDeltaBody { stop_reason: Some(reply.claimed_stop_reason()), stop_sequence: None },
-        usage: Usage { output_tokens: reply.usage.output_tokens, ..Usage::default() },
+        usage: Usage {
+            output_tokens: reply.usage.output_tokens,
+            server_tool_use: reply.usage.server_tool_use,
+            ..Usage::default()
+        },
     });
     if !reply.omit_message_stop {
         ev.push(StreamEvent::MessageStop);

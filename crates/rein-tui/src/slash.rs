@@ -53,6 +53,9 @@ pub fn run(app: &mut App, command: &str) {
                 u.input_tokens, u.output_tokens, u.cache_read_input_tokens, u.cache_creation_input_tokens
             ));
             out.push(format!("Model requests:        {}", t.turns));
+            if u.web_searches() > 0 {
+                out.push(format!("Web searches:          {}", u.web_searches()));
+            }
         }
         "status" => {
             let p = app.policy.get();

@@ -8,7 +8,7 @@ use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 18] = [
+pub const ALL_TOOLS: [&str; 19] = [
     "Read",
     "Glob",
     "Grep",
@@ -21,6 +21,7 @@ pub const ALL_TOOLS: [&str; 18] = [
     "NotebookEdit",
     "WebFetch",
     "TodoWrite",
+    "WebSearch",
     "Agent",
     "EnterPlanMode",
     "EnterWorktree",

@@ -77,4 +77,5 @@ mod tui_rewind;
 mod tui_sandbox;
 mod tui_trust;
 mod vertex;
+mod web_search;
 mod worktree;
