@@ -107,6 +107,7 @@ fn direct_call(server_bin: &Path) -> anyhow::Result<Duration> {
             },
             timeout_ms: None,
             headers_helper: None,
+            oauth: None,
             source: Source::Dynamic,
             origin: "bench".into(),
         };

@@ -297,6 +297,16 @@ pub enum McpAction {
         #[arg(short, long)]
         scope: Option<String>,
     },
+    /// Sign in to an HTTP server with OAuth: the browser opens the server's sign-in page
+    /// (`$BROWSER`, else xdg-open); the tokens are kept in ~/.claude/.credentials.json.
+    Login {
+        name: String,
+        /// Print the URL without opening a browser.
+        #[arg(long)]
+        no_browser: bool,
+    },
+    /// Forget the OAuth tokens of a server.
+    Logout { name: String },
 }
 
 #[derive(Debug, Clone, Subcommand)]

@@ -67,6 +67,16 @@ fn describe(t: &Transport) -> String {
     }
 }
 
+/// The configured server `name`.
+fn configured(loc: &rein_mcp::Locations, name: &str) -> anyhow::Result<rein_mcp::ServerConfig> {
+    let loaded = rein_mcp::config::load(loc, &|k| std::env::var(k).ok())?;
+    loaded
+        .servers
+        .into_iter()
+        .find(|s| s.name == name)
+        .with_context(|| format!("No MCP server found with name: {name}"))
+}
+
 pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
     let (store, loc) = store(args)?;
     match action {
@@ -126,6 +136,29 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             println!("Removed MCP server {name} from {} config", scope.name());
             println!("File modified: {}", path.display());
         }
+        McpAction::Login { name, no_browser } => {
+            let server = configured(&loc, name)?;
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+            rt.block_on(async {
+                let pending = rein_mcp::oauth::begin_login(&server).await?;
+                println!("To sign in to {name}, open this URL in a browser:\n\n  {}\n", pending.url);
+                if !no_browser && !rein_mcp::oauth::open_browser(&pending.url) {
+                    println!("(No browser could be opened: set $BROWSER, or open the URL yourself.)");
+                }
+                println!("Waiting for the sign-in to finish…");
+                pending.finish().await
+            })?;
+            let file = rein_mcp::oauth_store::credentials_file().map(|f| f.display().to_string()).unwrap_or_default();
+            println!("Signed in to {name}. Its tokens are kept in {file}.");
+        }
+        McpAction::Logout { name } => {
+            let server = configured(&loc, name)?;
+            if rein_mcp::oauth::logout(&server)? {
+                println!("Signed out of {name}: its tokens are forgotten.");
+            } else {
+                println!("{name} had no stored tokens.");
+            }
+        }
         McpAction::List | McpAction::Get { .. } => {
             let loaded = rein_mcp::config::load(&loc, &|k| std::env::var(k).ok())?;
             let wanted = match action {
@@ -164,7 +197,7 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
                 let status = match h {
                     Ok(()) => "✔ Connected".to_string(),
                     Err(e) if rein_mcp::needs_auth(&e) => {
-                        "⚠ Needs authentication (OAuth is not supported yet)".to_string()
+                        format!("⚠ Needs authentication — run `rein mcp login {}`", s.name)
                     }
                     Err(e) if e.starts_with("not started") => format!("⏸ {e}"),
                     Err(e) => format!("✘ Failed to connect — {e}"),

@@ -141,8 +141,17 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
                 let client =
                     rein_tls::client_builder().build().map_err(|e| format!("cannot start an HTTP client: {e}"))?;
-                let transport = StreamableHttpClientTransport::with_client(client, config);
-                (handler.clone().serve(transport).await.map_err(|e| e.to_string())?, None)
+                // Signed in (`rein mcp login`): the token goes with every request, refreshed
+                // before it expires and after a 401.
+                let authorized = crate::oauth::stored_authorization(server).await.map_err(|e| e.to_string())?;
+                let service = match authorized {
+                    Some(manager) => {
+                        let client = rmcp::transport::auth::AuthClient::new(client, manager);
+                        handler.clone().serve(StreamableHttpClientTransport::with_client(client, config)).await
+                    }
+                    None => handler.clone().serve(StreamableHttpClientTransport::with_client(client, config)).await,
+                };
+                (service.map_err(|e| e.to_string())?, None)
             }
             Transport::Sdk => {
                 let tunnel =

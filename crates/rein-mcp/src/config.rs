@@ -60,9 +60,35 @@ pub struct ServerConfig {
     pub timeout_ms: Option<u64>,
     /// `headersHelper`: a command whose output (a JSON object) adds headers.
     pub headers_helper: Option<String>,
+    /// `oauth`: a pre-registered client, its callback port, where the authorization
+    /// server's metadata is, the scopes to ask for.
+    pub oauth: Option<OAuthConfig>,
     pub source: Source,
     /// The file (or flag) it came from.
     pub origin: String,
+}
+
+/// An HTTP server entry's `oauth` object, as Claude Code reads it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OAuthConfig {
+    pub client_id: Option<String>,
+    pub callback_port: Option<u16>,
+    pub auth_server_metadata_url: Option<String>,
+    /// Space-separated.
+    pub scopes: Option<String>,
+}
+
+impl OAuthConfig {
+    fn of(entry: &Value) -> Option<OAuthConfig> {
+        let o = entry.get("oauth")?.as_object()?;
+        let text = |k: &str| o.get(k).and_then(Value::as_str).map(str::to_string);
+        Some(OAuthConfig {
+            client_id: text("clientId"),
+            callback_port: o.get("callbackPort").and_then(Value::as_u64).and_then(|p| u16::try_from(p).ok()),
+            auth_server_metadata_url: text("authServerMetadataUrl"),
+            scopes: text("scopes"),
+        })
+    }
 }
 
 /// An entry that was skipped, as the init event's `mcp_server_errors` reports it.
@@ -198,6 +224,7 @@ pub fn server_entry(
         transport,
         timeout_ms: entry.get("timeout").and_then(Value::as_u64).filter(|t| *t >= 1000),
         headers_helper: entry.get("headersHelper").and_then(Value::as_str).map(|h| expand(h, env)),
+        oauth: OAuthConfig::of(entry),
         source,
         origin: origin.to_string(),
     })

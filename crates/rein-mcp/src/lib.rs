@@ -10,6 +10,8 @@ pub mod config;
 pub mod elicit;
 mod live;
 pub mod names;
+pub mod oauth;
+pub mod oauth_store;
 mod own;
 pub mod policy;
 pub mod prompts;
@@ -186,19 +188,18 @@ impl Servers {
                         }
                         ("connected", None)
                     }
-                    Err(e) if needs_auth(&e) => (
-                        "needs-auth",
-                        Some(format!(
-                            "{e} — the server needs authentication (OAuth is not supported yet); give a token in \"headers\""
-                        )),
-                    ),
+                    Err(e) if needs_auth(&e) => ("needs-auth", Some(needs_auth_message(&server.name, &e))),
                     Err(e) => ("failed", Some(e)),
                 };
+                match (status, &error) {
+                    // A call of one of its tools says how to sign in.
+                    ("needs-auth", Some(why)) => late.settle_unavailable(&prefix, why.clone()),
+                    _ => late.settle(&prefix),
+                }
                 if let Some(s) = lock(&statuses).iter_mut().find(|s| s.name == server.name) {
                     s.status = status;
                     s.error = error;
                 }
-                late.settle(&prefix);
                 if remaining.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
                     RESOURCE_TOOLS.iter().for_each(|n| late.settle(n));
                 }
@@ -246,7 +247,19 @@ impl Servers {
 /// A connection refused for want of credentials (HTTP 401/403, an auth challenge).
 pub fn needs_auth(error: &str) -> bool {
     let e = error.to_ascii_lowercase();
-    e.contains("401") || e.contains("unauthorized") || e.contains("www-authenticate") || e.contains("auth required")
+    e.contains("401")
+        || e.contains("unauthorized")
+        || e.contains("www-authenticate")
+        || e.contains("auth required")
+        || e.contains("authorization required")
+}
+
+/// What to do about a server that needs authentication.
+pub fn needs_auth_message(name: &str, error: &str) -> String {
+    format!(
+        "MCP server \"{name}\" needs authentication ({error}): run `rein mcp login {name}`, or /mcp authenticate \
+         {name} in a session"
+    )
 }
 
 const RESOURCE_TOOLS: [&str; 2] = ["ListMcpResourcesTool", "ReadMcpResourceTool"];

@@ -126,6 +126,7 @@ mod tests {
             },
             timeout_ms: None,
             headers_helper: None,
+            oauth: None,
             source,
             origin: String::new(),
         }

@@ -59,6 +59,7 @@ pub fn start_with(
                 transport: rein_mcp::config::Transport::Sdk,
                 timeout_ms: None,
                 headers_helper: None,
+                oauth: None,
                 source: rein_mcp::Source::Dynamic,
                 origin: "the Agent SDK (initialize)".into(),
             });

@@ -9,6 +9,7 @@
 
 pub mod bedrock;
 mod chat;
+pub mod oauth_mcp;
 mod pairing;
 mod responses;
 mod scenario;

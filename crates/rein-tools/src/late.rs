@@ -22,6 +22,8 @@ pub struct LateTools {
     /// The model has started answering the session's first request.
     answering: std::sync::atomic::AtomicBool,
     answered: tokio::sync::Notify,
+    /// Name prefixes whose tools will not come, and why (a server that needs signing in).
+    unavailable: Mutex<Vec<(String, String)>>,
 }
 
 impl LateTools {
@@ -85,6 +87,19 @@ impl LateTools {
     pub fn settle(&self, prefix: &str) {
         self.pending.lock().unwrap_or_else(|p| p.into_inner()).retain(|p| p != prefix);
         self.settled.notify_waiters();
+    }
+
+    /// The tools named `prefix…` will not come, for the reason `why`, which a call of
+    /// one of them is told.
+    pub fn settle_unavailable(&self, prefix: &str, why: String) {
+        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).push((prefix.to_string(), why));
+        self.settle(prefix);
+    }
+
+    /// Why a tool named `name` is not there, when known.
+    pub fn why_unavailable(&self, name: &str) -> Option<String> {
+        let unavailable = self.unavailable.lock().unwrap_or_else(|p| p.into_inner());
+        unavailable.iter().rev().find(|(p, _)| name.starts_with(p.as_str())).map(|(_, why)| why.clone())
     }
 
     fn is_pending(&self, name: &str) -> bool {

@@ -403,7 +403,10 @@ impl Registry {
         }
         match self.joined().into_iter().find(|t| t.tool.spec().name == name) {
             Some(late) => late.prepare(input),
-            None => Err(format!("No such tool available: {name}")),
+            None => match self.late.as_ref().and_then(|l| l.why_unavailable(name)) {
+                Some(why) => Err(format!("No such tool available: {name}. {why}")),
+                None => Err(format!("No such tool available: {name}")),
+            },
         }
     }
 }

@@ -28,6 +28,7 @@ mod hook_handlers;
 mod hooks;
 mod live_facts;
 mod mcp;
+mod mcp_oauth;
 mod mcp_python;
 mod media;
 mod nested_memory;

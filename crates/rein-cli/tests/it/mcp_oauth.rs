@@ -1,0 +1,120 @@
+//! MCP OAuth end to end through the real binary, against a fake authorization server and
+//! a fake remote MCP server on 127.0.0.1 (rein-testkit's `oauth_mcp`), with `$BROWSER`
+//! a script that follows the authorization URL as a browser would: a server that needs
+//! authentication says how to sign in; `rein mcp login` discovers, registers, signs in
+//! with PKCE and keeps the tokens (0600, Claude Code's file); a session calls the
+//! server's tool with the token, refreshes it once expired and again after a 401;
+//! `rein mcp logout` forgets it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::common::{Env, json_lines, serve, tool_result};
+use rein_testkit::oauth_mcp::OAuthMcpServer;
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::{Value, json};
+
+/// A browser that opens the URL and follows its redirects, noting each URL it opened.
+fn browser(env: &Env) -> std::path::PathBuf {
+    let opened = env.home.path().join("opened.txt");
+    let script = env.home.path().join("browser.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexec python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' \"$1\"\n",
+            opened.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn config(remote: &OAuthMcpServer) -> String {
+    json!({"mcpServers": {"remote": {"type": "http", "url": remote.mcp_url()}}}).to_string()
+}
+
+/// One headless session that calls the remote server's tool; its init line and the
+/// tool's result.
+fn call_whoami(env: &Env, remote: &OAuthMcpServer) -> (Value, (String, bool)) {
+    let server = serve(Scenario::new([reply([call("w", "mcp__remote__whoami", json!({}))]), reply([text("done")])]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "who am i?", "--output-format", "stream-json", "--verbose", "--allowedTools", "mcp__remote"])
+        .args(["--mcp-config", &config(remote)])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let init = json_lines(&out.stdout).into_iter().find(|l| l["subtype"] == "init").unwrap();
+    let reqs = server.requests();
+    (init, tool_result(reqs.last().unwrap().body["messages"].as_array().unwrap(), "w"))
+}
+
+#[test]
+fn login_call_refresh_and_logout_against_an_oauth_server() {
+    let env = Env::new();
+    let remote = OAuthMcpServer::start(0).unwrap();
+
+    // Not signed in: the server needs authentication, and rein says how to sign in.
+    let (_, (result, is_error)) = call_whoami(&env, &remote);
+    assert!(
+        is_error && result.contains("needs authentication") && result.contains("rein mcp login remote"),
+        "{result}"
+    );
+    let listed = env.rein().arg(format!("--mcp-config={}", config(&remote))).args(["mcp", "list"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout).to_string();
+    assert!(listed.contains("rein mcp login remote"), "{listed}");
+
+    // Sign in through the "browser".
+    let script = browser(&env);
+    let out = env
+        .rein()
+        .env("BROWSER", &script)
+        .arg(format!("--mcp-config={}", config(&remote)))
+        .args(["mcp", "login", "remote"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let opened = std::fs::read_to_string(env.home.path().join("opened.txt")).unwrap();
+    let auth_url = opened.lines().next().unwrap();
+    assert!(stdout.contains(auth_url), "the URL is printed as well as opened: {stdout}");
+    assert!(auth_url.starts_with(&format!("{}/authorize?", remote.base)), "{auth_url}");
+    assert!(
+        auth_url.contains("code_challenge_method=S256") && auth_url.contains("redirect_uri=http%3A%2F%2F127.0.0.1%3A")
+    );
+    {
+        let log = remote.log();
+        assert_eq!(log.registrations, ["client-1"], "dynamic client registration");
+        assert_eq!(log.grants, ["authorization_code"]);
+    }
+    let file = env.home.path().join(".claude/.credentials.json");
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entry = stored["mcpOAuth"].as_object().unwrap().values().next().unwrap().clone();
+    assert_eq!((entry["serverName"].as_str(), entry["accessToken"].as_str()), (Some("remote"), Some("at-1")));
+    assert_eq!(entry["clientId"], "client-1");
+
+    // The first token was issued already expired: the session refreshes it first.
+    let (_, (result, is_error)) = call_whoami(&env, &remote);
+    assert!(!is_error && result == "token at-2", "{result}");
+    assert_eq!(remote.log().grants, ["authorization_code", "refresh_token"]);
+    assert!(!remote.log().bearers.contains(&"at-1".to_string()), "an expired token is not sent");
+
+    // The server stops accepting the token: a 401, one refresh, and the call goes through.
+    remote.revoke("at-2");
+    let (_, (result, is_error)) = call_whoami(&env, &remote);
+    assert!(!is_error && result == "token at-3", "{result}");
+    assert_eq!(remote.log().grants, ["authorization_code", "refresh_token", "refresh_token"]);
+    let stored: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let entry = stored["mcpOAuth"].as_object().unwrap().values().next().unwrap().clone();
+    assert_eq!(entry["accessToken"], "at-3", "the refreshed token is kept");
+
+    // Signed out: needs authentication again.
+    let out =
+        env.rein().arg(format!("--mcp-config={}", config(&remote))).args(["mcp", "logout", "remote"]).output().unwrap();
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("Signed out of remote"));
+    let (_, (result, is_error)) = call_whoami(&env, &remote);
+    assert!(is_error && result.contains("rein mcp login remote"), "{result}");
+}

@@ -1,0 +1,236 @@
+//! MCP OAuth tokens, kept where Claude Code keeps them: `~/.claude/.credentials.json`
+//! (in `$CLAUDE_CONFIG_DIR` when set), under `mcpOAuth`, one entry per server keyed
+//! `NAME|HASH` (the hash of the server's URL), with Claude Code's field names. The file
+//! is mode 0600, written whole through a private temporary file and a rename, and its
+//! other keys are kept. Tokens are never logged; only the connection to their own
+//! server carries them.
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use rmcp::transport::auth::{AuthError, CredentialStore, StoredCredentials};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// The file that holds rein's (and Claude Code's) credentials.
+pub fn credentials_file() -> Option<PathBuf> {
+    let dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(std::env::var_os("HOME")?).join(".claude"),
+    };
+    Some(dir.join(".credentials.json"))
+}
+
+/// The entry's key: the server's name and a hash of its URL, so that a server whose
+/// URL changed does not receive the old server's token.
+pub fn entry_key(name: &str, url: &str) -> String {
+    let hash = Sha256::digest(url.as_bytes());
+    let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    format!("{name}|{hex}")
+}
+
+fn now_secs() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn read_all(path: &std::path::Path) -> Result<Map<String, Value>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(text) if text.trim().is_empty() => Ok(Map::new()),
+        Ok(text) => match serde_json::from_str(&text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(_) => Err(format!("{} is not a JSON object", path.display())),
+            Err(e) => Err(format!("{}:{}:{}: {e}", path.display(), e.line(), e.column())),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
+        Err(e) => Err(format!("{}: {e}", path.display())),
+    }
+}
+
+fn write_all(path: &std::path::Path, all: &Map<String, Value>) -> Result<(), String> {
+    use std::io::Write as _;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let dir = path.parent().ok_or_else(|| format!("{} has no folder", path.display()))?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    let tmp = dir.join(format!(".credentials.json.{}.tmp", std::process::id()));
+    let text = serde_json::to_string_pretty(all).map_err(|e| e.to_string())?;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| format!("{}: {e}", tmp.display()))?;
+    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One server's tokens in the credentials file.
+pub struct TokenStore {
+    path: PathBuf,
+    key: String,
+    name: String,
+    url: String,
+    /// What the file held for this server when last read or written (tokens are read
+    /// from memory on every request, not from the disk).
+    cached: Mutex<Option<Option<StoredCredentials>>>,
+}
+
+impl TokenStore {
+    pub fn new(path: PathBuf, name: &str, url: &str) -> TokenStore {
+        TokenStore {
+            path,
+            key: entry_key(name, url),
+            name: name.to_string(),
+            url: url.to_string(),
+            cached: Mutex::new(None),
+        }
+    }
+
+    /// The store of server `name` at `url` in the user's credentials file.
+    pub fn for_server(name: &str, url: &str) -> Option<TokenStore> {
+        Some(TokenStore::new(credentials_file()?, name, url))
+    }
+
+    fn entry(&self) -> Result<Option<Value>, String> {
+        let all = read_all(&self.path)?;
+        Ok(all.get("mcpOAuth").and_then(|m| m.get(&self.key)).cloned())
+    }
+
+    /// The stored credentials, read from the file.
+    pub fn read(&self) -> Result<Option<StoredCredentials>, String> {
+        let Some(entry) = self.entry()? else { return Ok(None) };
+        Ok(from_entry(&entry))
+    }
+
+    /// Change this server's entry (`None` removes it), keeping everything else.
+    fn update(&self, entry: Option<Value>) -> Result<(), String> {
+        let mut all = read_all(&self.path)?;
+        let servers = all.entry("mcpOAuth").or_insert_with(|| json!({}));
+        let Some(servers) = servers.as_object_mut() else {
+            return Err(format!("{}: mcpOAuth is not an object", self.path.display()));
+        };
+        match entry {
+            Some(e) => {
+                servers.insert(self.key.clone(), e);
+            }
+            None => {
+                servers.remove(&self.key);
+            }
+        }
+        write_all(&self.path, &all)
+    }
+
+    /// Forget the server's tokens (`rein mcp logout`). True when there were some.
+    pub fn remove(&self) -> Result<bool, String> {
+        let had = self.entry()?.is_some();
+        if had {
+            self.update(None)?;
+        }
+        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some(None);
+        Ok(had)
+    }
+
+    fn to_entry(&self, c: &StoredCredentials) -> Value {
+        let token = c.token_response.as_ref().and_then(|t| serde_json::to_value(t).ok()).unwrap_or(Value::Null);
+        let received = c.token_received_at.unwrap_or_else(now_secs);
+        let expires_at = token["expires_in"].as_u64().map(|s| (received + s) * 1000);
+        json!({
+            "serverName": self.name,
+            "serverUrl": self.url,
+            "clientId": c.client_id,
+            "accessToken": token["access_token"],
+            "refreshToken": token["refresh_token"],
+            "expiresAt": expires_at,
+            "scope": token["scope"],
+            "issuer": c.issuer,
+        })
+    }
+}
+
+/// Credentials from an entry in Claude Code's shape; the time left is counted from now.
+fn from_entry(e: &Value) -> Option<StoredCredentials> {
+    let client_id = e["clientId"].as_str()?.to_string();
+    let access = e["accessToken"].as_str();
+    let now = now_secs();
+    let token = access.and_then(|access| {
+        let mut t = json!({"access_token": access, "token_type": "Bearer"});
+        if let Some(r) = e["refreshToken"].as_str() {
+            t["refresh_token"] = json!(r);
+        }
+        if let Some(at) = e["expiresAt"].as_u64() {
+            t["expires_in"] = json!((at / 1000).saturating_sub(now));
+        }
+        if let Some(scope) = e["scope"].as_str() {
+            t["scope"] = json!(scope);
+        }
+        serde_json::from_value(t).ok()
+    });
+    let scopes = e["scope"].as_str().map(|s| s.split_whitespace().map(str::to_string).collect()).unwrap_or_default();
+    let issuer = e["issuer"].as_str().map(str::to_string);
+    Some(StoredCredentials::new(client_id, token, scopes, Some(now)).with_issuer(issuer))
+}
+
+#[async_trait::async_trait]
+impl CredentialStore for TokenStore {
+    async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = cached.as_ref() {
+            return Ok(c.clone());
+        }
+        let read = self.read().map_err(AuthError::CredentialStoreError)?;
+        *cached = Some(read.clone());
+        Ok(read)
+    }
+
+    async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
+        self.update(Some(self.to_entry(&credentials))).map_err(AuthError::CredentialStoreError)?;
+        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some(Some(credentials));
+        Ok(())
+    }
+
+    async fn clear(&self) -> Result<(), AuthError> {
+        self.remove().map(|_| ()).map_err(AuthError::CredentialStoreError)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    #[tokio::test]
+    async fn tokens_round_trip_in_claude_codes_shape_and_other_keys_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(".claude/.credentials.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, r#"{"claudeAiOauth": {"accessToken": "keep-me"}}"#).unwrap();
+        let store = TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp");
+        assert!(store.load().await.unwrap().is_none());
+        let token = serde_json::from_value(json!({"access_token": "at-1", "token_type": "Bearer",
+            "expires_in": 3600, "refresh_token": "rt-1", "scope": "read write"}))
+        .unwrap();
+        store.save(StoredCredentials::new("client-9".into(), Some(token), vec![], Some(now_secs()))).await.unwrap();
+        let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(all["claudeAiOauth"]["accessToken"], "keep-me");
+        let entry = &all["mcpOAuth"][entry_key("linear", "https://mcp.linear.app/mcp")];
+        assert_eq!((entry["accessToken"].as_str(), entry["refreshToken"].as_str()), (Some("at-1"), Some("rt-1")));
+        assert_eq!(entry["serverName"], "linear");
+        let left = entry["expiresAt"].as_u64().unwrap() / 1000 - now_secs();
+        assert!((3590..=3600).contains(&left), "{left}");
+        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        let again = TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp").read().unwrap().unwrap();
+        assert_eq!(again.client_id, "client-9");
+        let t = serde_json::to_value(again.token_response.unwrap()).unwrap();
+        assert_eq!((t["access_token"].as_str(), t["refresh_token"].as_str()), (Some("at-1"), Some("rt-1")));
+        let moved = TokenStore::new(path.clone(), "linear", "https://elsewhere.example/mcp");
+        assert!(moved.read().unwrap().is_none(), "another URL does not get the token");
+        assert!(store.remove().unwrap());
+        assert!(store.read().unwrap().is_none());
+        let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(all["claudeAiOauth"]["accessToken"], "keep-me");
+    }
+}
