@@ -24,7 +24,13 @@ fn flag(opts: &Options) -> Option<bool> {
 
 /// The configuration in force.
 pub fn config(opts: &Options, settings: &Settings, cwd: &Path, home: Option<&Path>) -> SandboxConfig {
-    SandboxConfig::from_settings(settings, flag(opts), &Anchors { cwd, home })
+    let mut config = SandboxConfig::from_settings(settings, flag(opts), &Anchors { cwd, home });
+    // rein's token store (MCP OAuth tokens, Claude Code's credentials) is masked from
+    // every sandboxed command.
+    if let Some(dir) = crate::rules::locations(opts, cwd, home).user_dir {
+        config.deny_read.push(dir.join(".credentials.json").display().to_string());
+    }
+    config
 }
 
 /// The session's sandbox, when one is configured. Fails (with the missing pieces named)
