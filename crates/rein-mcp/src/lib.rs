@@ -5,6 +5,7 @@
 //! (schema, hooks, permission rules) like a built-in. A call to a tool of a server still
 //! connecting waits for it. A server that fails is reported, never fatal.
 
+mod bring_up;
 pub mod client;
 pub mod config;
 pub mod elicit;
@@ -17,6 +18,7 @@ pub mod policy;
 pub mod prompts;
 mod resources;
 pub mod result;
+mod sign_in;
 mod sse;
 pub mod store;
 pub mod tool;
@@ -31,6 +33,7 @@ pub use config::{ConfigError, ConfigProblem, Loaded, Locations, ServerConfig, So
 pub use elicit::{ElicitAnswer, Elicitation, Elicitor};
 pub use own::{OwnServers, start_own};
 use rein_tools::LateTools;
+pub use sign_in::SignIn;
 pub use tunnel::{Tunnel, TunnelHandle};
 
 /// A server's state, as the init event reports it.
@@ -75,6 +78,8 @@ pub struct Servers {
     connections: Arc<Mutex<Vec<Arc<live::Live>>>>,
     pub problems: Vec<ConfigProblem>,
     late: Option<Arc<LateTools>>,
+    /// What bringing a server up needs (for one signed in after the start).
+    shared: Option<Arc<bring_up::Shared>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -95,8 +100,17 @@ impl Servers {
         late: Arc<LateTools>,
         after_first_answer: bool,
     ) -> Servers {
-        let servers =
+        let mut servers =
             Servers { problems: std::mem::take(&mut loaded.problems), late: Some(late.clone()), ..Servers::default() };
+        let shared = Arc::new(bring_up::Shared {
+            statuses: servers.statuses.clone(),
+            connections: servers.connections.clone(),
+            late: late.clone(),
+            session,
+            timeouts,
+            waiting: Default::default(),
+        });
+        servers.shared = Some(shared.clone());
         // Held servers are listed, not started.
         loaded.servers.retain(|server| match policy.hold(server) {
             None => true,
@@ -136,70 +150,12 @@ impl Servers {
                 source: server.source,
                 error: None,
             });
-            let (statuses, connections, late) = (servers.statuses.clone(), servers.connections.clone(), late.clone());
-            let session = session.clone();
+            let (shared, late) = (shared.clone(), late.clone());
             tokio::spawn(async move {
                 if after_first_answer {
                     late.first_answer().await;
                 }
-                let facts = SessionFacts {
-                    cwd: &session.cwd,
-                    session_id: &session.id,
-                    tunnel: session.tunnel.as_ref(),
-                    elicitor: session.elicitor.as_ref(),
-                };
-                let result = client::connect(&server, &facts, timeouts.connect).await;
-                let (status, error) = match result {
-                    Ok(conn) => {
-                        let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
-                        let (tools, instructions) = (conn.tools.clone(), conn.instructions.clone());
-                        let changed = conn.tools_changed.clone();
-                        let has_resources =
-                            conn.service.peer_info().is_some_and(|i| i.capabilities.resources.is_some());
-                        let live = Arc::new(live::Live::new(server.clone(), session.clone(), timeouts.connect, conn));
-                        let offer = tool::Offer {
-                            server: server.name.clone(),
-                            live: live.clone(),
-                            timeout,
-                            max_output_chars: timeouts.max_output_chars,
-                            session_dir: session.dir.clone(),
-                        };
-                        offer.add(&late, &tools);
-                        if let Some(text) = &instructions {
-                            late.add_instructions(instructions_section(&server.name, text));
-                        }
-                        lock(&connections).push(live);
-                        // `list_changed`: tools the server adds join too (removed ones stay
-                        // offered; a call to one gets the server's error).
-                        let watch_late = late.clone();
-                        tokio::spawn(async move {
-                            loop {
-                                changed.notified().await;
-                                let Ok(peer) = offer.live.peer().await else { continue };
-                                if let Ok(now) = peer.list_all_tools().await {
-                                    offer.add(&watch_late, &now);
-                                }
-                            }
-                        });
-                        if has_resources {
-                            // Offered once, when the first server with resources answers.
-                            let _ = late.add(resources::ListResources::new(connections.clone()));
-                            let _ = late.add(resources::ReadResource::new(connections.clone(), session.dir.clone()));
-                        }
-                        ("connected", None)
-                    }
-                    Err(e) if needs_auth(&e) => ("needs-auth", Some(needs_auth_message(&server.name, &e))),
-                    Err(e) => ("failed", Some(e)),
-                };
-                match (status, &error) {
-                    // A call of one of its tools says how to sign in.
-                    ("needs-auth", Some(why)) => late.settle_unavailable(&prefix, why.clone()),
-                    _ => late.settle(&prefix),
-                }
-                if let Some(s) = lock(&statuses).iter_mut().find(|s| s.name == server.name) {
-                    s.status = status;
-                    s.error = error;
-                }
+                bring_up::bring_up(server, &shared).await;
                 if remaining.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
                     RESOURCE_TOOLS.iter().for_each(|n| late.settle(n));
                 }
@@ -262,10 +218,10 @@ pub fn needs_auth_message(name: &str, error: &str) -> String {
     )
 }
 
-const RESOURCE_TOOLS: [&str; 2] = ["ListMcpResourcesTool", "ReadMcpResourceTool"];
+pub(crate) const RESOURCE_TOOLS: [&str; 2] = ["ListMcpResourcesTool", "ReadMcpResourceTool"];
 
 /// A server's instructions as a system-prompt section (capped).
-fn instructions_section(server: &str, text: &str) -> String {
+pub(crate) fn instructions_section(server: &str, text: &str) -> String {
     format!(
         "# MCP Server Instructions\n\nThe following MCP server has provided instructions for how to use its tools \
          and resources:\n\n## {server}\n{}",

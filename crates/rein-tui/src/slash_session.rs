@@ -18,7 +18,7 @@ pub(crate) const HELP: &[(&str, &str)] = &[
     ("/plan", "plan mode: rein reads and plans, and changes nothing until you approve the plan"),
     ("/effort", "the reasoning effort: low, medium, high, xhigh, max or auto"),
     ("/vim", "vim's normal and insert modes in the input box, on or off"),
-    ("/mcp", "the MCP servers: state, tools, why one failed; `/mcp reconnect NAME`"),
+    ("/mcp", "the MCP servers: state, tools, why one failed; `/mcp reconnect NAME`, `/mcp authenticate NAME`"),
     ("/tasks", "the background commands: `/tasks` lists, `/tasks show ID` their output, `/tasks stop ID`"),
 ];
 

@@ -283,7 +283,7 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
                 Err(e) => vec![e],
             },
         },
-        ToEngine::Mcp(args) => crate::mcp_view::run(session, &args).await,
+        ToEngine::Mcp(args) => crate::mcp_view::run(session, &args, ui).await,
         ToEngine::Prompt(_) | ToEngine::Attached { .. } | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }
 }

@@ -136,3 +136,33 @@ fn a_sandboxed_command_cannot_read_the_token_store() {
     let (result, _) = tool_result(reqs.last().unwrap().body["messages"].as_array().unwrap(), "b");
     assert!(!result.contains("SECRET-TOKEN-123") && result.contains("unreadable"), "{result}");
 }
+
+#[test]
+fn slash_mcp_authenticate_signs_in_and_connects_the_server_in_the_terminal() {
+    let env = Env::new();
+    let remote = OAuthMcpServer::start(3600).unwrap();
+    let script = browser(&env);
+    let server = serve(Scenario::new([reply([call("w", "mcp__remote__whoami", json!({}))]), reply([text("Over.")])]));
+    let config = config(&remote);
+    let pane = crate::tui_pane::Pane::start_with(
+        &env,
+        &server,
+        &format!("BROWSER='{}'", script.display()),
+        &["--allowedTools", "mcp__remote", "--mcp-config", &format!("'{config}'")],
+    );
+    pane.wait_for("manual mode on");
+    pane.type_text("/mcp ");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("⚠ remote · needs-auth");
+    assert!(screen.contains("rein mcp login remote") && screen.contains("/mcp authenticate"), "{screen}");
+    pane.type_text("/mcp authenticate remote");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("Signed in to remote; it is connected");
+    assert!(screen.contains(&format!("{}/authorize?", remote.base)), "the URL is shown: {screen}");
+    pane.type_text("who am i?");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Over.");
+    let reqs = server.requests();
+    let (result, is_error) = tool_result(reqs.last().unwrap().body["messages"].as_array().unwrap(), "w");
+    assert!(!is_error && result == "token at-1", "{result}");
+}
