@@ -138,6 +138,11 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
         }
         McpAction::Login { name, no_browser } => {
             let server = configured(&loc, name)?;
+            // Only a server a session would start is signed in to (an unapproved project
+            // entry could send the sign-in elsewhere).
+            if let Some(why) = held_back(args, &store.project, &store.claude_json)?(&server) {
+                bail!("{name} is {why}");
+            }
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
             rt.block_on(async {
                 let pending = rein_mcp::oauth::begin_login(&server).await?;

@@ -62,7 +62,7 @@ async fn manager(server: &ServerConfig, url: &str, store: TokenStore) -> Result<
 /// The authorization for a connection to `server`, when tokens are stored for it.
 pub async fn stored_authorization(server: &ServerConfig) -> Result<Option<AuthorizationManager>, OAuthError> {
     let Some(url) = server_url(server) else { return Ok(None) };
-    let Some(store) = TokenStore::for_server(&server.name, url) else { return Ok(None) };
+    let Some(store) = TokenStore::for_server(server, url) else { return Ok(None) };
     match store.read() {
         Ok(Some(c)) if c.token_response.is_some() => {}
         Ok(_) => return Ok(None),
@@ -84,7 +84,7 @@ pub struct PendingLogin {
 /// and listen for the redirect. Open [`PendingLogin::url`], then [`PendingLogin::finish`].
 pub async fn begin_login(server: &ServerConfig) -> Result<PendingLogin, OAuthError> {
     let url = server_url(server).ok_or_else(|| OAuthError::NotHttp(server.name.clone()))?;
-    let store = TokenStore::for_server(&server.name, url).ok_or(OAuthError::NoHome)?;
+    let store = TokenStore::for_server(server, url).ok_or(OAuthError::NoHome)?;
     let config = server.oauth.clone().unwrap_or_default();
     let port = config.callback_port.unwrap_or(0);
     let listener =
@@ -126,17 +126,23 @@ async fn challenge(url: &str) -> Option<String> {
 impl PendingLogin {
     /// Wait for the browser's redirect, exchange the code for tokens and keep them.
     pub async fn finish(mut self) -> Result<(), OAuthError> {
-        let (code, csrf) = tokio::time::timeout(SIGN_IN_TIMEOUT, redirected(&self.listener, &self.redirect))
+        let expected = url::Url::parse(&self.url)
+            .ok()
+            .and_then(|u| u.query_pairs().find(|(k, _)| k == "state").map(|(_, v)| v.into_owned()))
+            .unwrap_or_default();
+        let callback = tokio::time::timeout(SIGN_IN_TIMEOUT, redirected(&self.listener, &self.redirect, &expected))
             .await
             .map_err(|_| OAuthError::TimedOut)??;
-        self.state.handle_callback(&code, &csrf).await?;
+        // With the `iss` the server may add (RFC 9207), checked against the metadata's.
+        self.state.handle_callback_url(&callback).await?;
         Ok(())
     }
 }
 
-/// The code and state of the first redirect to `/callback`; other requests (a browser's
-/// favicon) are answered 404 and waited past.
-async fn redirected(listener: &tokio::net::TcpListener, redirect: &str) -> Result<(String, String), OAuthError> {
+/// The URL of the first redirect to `/callback` that carries this sign-in's `state`;
+/// other requests (a browser's favicon, a forged redirect from another local program)
+/// are answered and waited past.
+async fn redirected(listener: &tokio::net::TcpListener, redirect: &str, state: &str) -> Result<String, OAuthError> {
     loop {
         let Ok((mut stream, _)) = listener.accept().await else { continue };
         let mut buf = vec![0u8; 8192];
@@ -149,13 +155,18 @@ async fn redirected(listener: &tokio::net::TcpListener, redirect: &str) -> Resul
             continue;
         }
         let param = |k: &str| url.query_pairs().find(|(n, _)| n == k).map(|(_, v)| v.into_owned());
+        if param("state").as_deref() != Some(state) {
+            let _ =
+                stream.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").await;
+            continue;
+        }
         let (page, result) = match (param("code"), param("state"), param("error")) {
             (_, _, Some(error)) => {
                 let why = param("error_description").map_or(error.clone(), |d| format!("{error}: {d}"));
                 ("Sign-in failed. You can close this tab.", Err(OAuthError::Refused(why)))
             }
-            (Some(code), Some(state), None) => {
-                ("Signed in to the MCP server. You can close this tab and return to rein.", Ok((code, state)))
+            (Some(_), Some(_), None) => {
+                ("Signed in to the MCP server. You can close this tab and return to rein.", Ok(url.to_string()))
             }
             _ => ("The redirect had no code.", Err(OAuthError::Refused("the redirect had no code or state".into()))),
         };
@@ -170,8 +181,14 @@ async fn redirected(listener: &tokio::net::TcpListener, redirect: &str) -> Resul
 }
 
 /// Open `url` in the browser: `$BROWSER`, else `xdg-open` (`open` on macOS). rein's
-/// credentials stay out of its environment. False when none could start.
+/// credentials stay out of its environment. False when none could start, or when
+/// `url` is not an http(s) URL.
 pub fn open_browser(url: &str) -> bool {
+    // The URL comes from the server's metadata: only a web page is opened, never a
+    // file or another program's handler.
+    if !url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "https" | "http")) {
+        return false;
+    }
     let browser = std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty());
     let candidates: Vec<String> = match browser {
         Some(b) => vec![b],
@@ -194,6 +211,16 @@ pub fn open_browser(url: &str) -> bool {
 /// Sign out of `server`: forget its tokens. True when there were some.
 pub fn logout(server: &ServerConfig) -> Result<bool, OAuthError> {
     let url = server_url(server).ok_or_else(|| OAuthError::NotHttp(server.name.clone()))?;
-    let store = TokenStore::for_server(&server.name, url).ok_or(OAuthError::NoHome)?;
+    let store = TokenStore::for_server(server, url).ok_or(OAuthError::NoHome)?;
     store.remove().map_err(OAuthError::Store)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_a_web_page_is_opened() {
+        for url in ["file:///etc/passwd", "smb://host/share", "vscode://x", "not a url"] {
+            assert!(!super::open_browser(url), "{url}");
+        }
+    }
 }

@@ -21,12 +21,28 @@ pub fn credentials_file() -> Option<PathBuf> {
     Some(dir.join(".credentials.json"))
 }
 
-/// The entry's key: the server's name and a hash of its URL, so that a server whose
-/// URL changed does not receive the old server's token.
-pub fn entry_key(name: &str, url: &str) -> String {
-    let hash = Sha256::digest(url.as_bytes());
+/// The entry's key: the server's name and a hash of where its tokens go (its URL, and
+/// the configured client and authorization server), so that an entry that names the
+/// same server with another URL or authorization server never receives its tokens.
+pub fn entry_key(name: &str, url: &str, oauth: Option<&crate::config::OAuthConfig>) -> String {
+    let mut material = url.to_string();
+    if let Some(o) = oauth.filter(|o| o.client_id.is_some() || o.auth_server_metadata_url.is_some()) {
+        material.push_str(&format!(
+            "\n{}\n{}",
+            o.client_id.as_deref().unwrap_or(""),
+            o.auth_server_metadata_url.as_deref().unwrap_or("")
+        ));
+    }
+    let hash = Sha256::digest(material.as_bytes());
     let hex: String = hash.iter().take(8).map(|b| format!("{b:02x}")).collect();
     format!("{name}|{hex}")
+}
+
+/// The file's modification time and size, to see that another process changed it.
+type Stamp = Option<(std::time::SystemTime, u64)>;
+
+fn stamp(path: &std::path::Path) -> Stamp {
+    std::fs::metadata(path).ok().and_then(|m| Some((m.modified().ok()?, m.len())))
 }
 
 fn now_secs() -> u64 {
@@ -46,26 +62,30 @@ fn read_all(path: &std::path::Path) -> Result<Map<String, Value>, String> {
     }
 }
 
+/// Write the file whole. An existing file is rewritten in place (same inode), so that
+/// the sandbox's mask over it (a bind mount, which a rename over the file would detach)
+/// holds; a new one is created private.
 fn write_all(path: &std::path::Path, all: &Map<String, Value>) -> Result<(), String> {
     use std::io::Write as _;
-    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
     let dir = path.parent().ok_or_else(|| format!("{} has no folder", path.display()))?;
     std::fs::DirBuilder::new()
         .recursive(true)
         .mode(0o700)
         .create(dir)
         .map_err(|e| format!("{}: {e}", dir.display()))?;
-    let tmp = dir.join(format!(".credentials.json.{}.tmp", std::process::id()));
     let text = serde_json::to_string_pretty(all).map_err(|e| e.to_string())?;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
         .mode(0o600)
-        .open(&tmp)
-        .map_err(|e| format!("{}: {e}", tmp.display()))?;
-    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    // A file made earlier by someone else with wider rights is narrowed.
+    file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(|e| format!("{}: {e}", path.display()))?;
+    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// One server's tokens in the credentials file.
@@ -74,25 +94,26 @@ pub struct TokenStore {
     key: String,
     name: String,
     url: String,
-    /// What the file held for this server when last read or written (tokens are read
-    /// from memory on every request, not from the disk).
-    cached: Mutex<Option<Option<StoredCredentials>>>,
+    /// What the file held for this server when last read or written, and the file's
+    /// state then (tokens are read from memory while the file is unchanged; another
+    /// process's refresh or logout is seen at the next request).
+    cached: Mutex<Option<(Stamp, Option<StoredCredentials>)>>,
 }
 
 impl TokenStore {
-    pub fn new(path: PathBuf, name: &str, url: &str) -> TokenStore {
+    pub fn new(path: PathBuf, name: &str, url: &str, oauth: Option<&crate::config::OAuthConfig>) -> TokenStore {
         TokenStore {
             path,
-            key: entry_key(name, url),
+            key: entry_key(name, url, oauth),
             name: name.to_string(),
             url: url.to_string(),
             cached: Mutex::new(None),
         }
     }
 
-    /// The store of server `name` at `url` in the user's credentials file.
-    pub fn for_server(name: &str, url: &str) -> Option<TokenStore> {
-        Some(TokenStore::new(credentials_file()?, name, url))
+    /// The store of `server` (at `url`) in the user's credentials file.
+    pub fn for_server(server: &crate::ServerConfig, url: &str) -> Option<TokenStore> {
+        Some(TokenStore::new(credentials_file()?, &server.name, url, server.oauth.as_ref()))
     }
 
     fn entry(&self) -> Result<Option<Value>, String> {
@@ -130,7 +151,7 @@ impl TokenStore {
         if had {
             self.update(None)?;
         }
-        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some(None);
+        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some((stamp(&self.path), None));
         Ok(had)
     }
 
@@ -177,18 +198,21 @@ fn from_entry(e: &Value) -> Option<StoredCredentials> {
 #[async_trait::async_trait]
 impl CredentialStore for TokenStore {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
+        let now = stamp(&self.path);
         let mut cached = self.cached.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(c) = cached.as_ref() {
+        if let Some((at, c)) = cached.as_ref()
+            && *at == now
+        {
             return Ok(c.clone());
         }
         let read = self.read().map_err(AuthError::CredentialStoreError)?;
-        *cached = Some(read.clone());
+        *cached = Some((now, read.clone()));
         Ok(read)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         self.update(Some(self.to_entry(&credentials))).map_err(AuthError::CredentialStoreError)?;
-        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some(Some(credentials));
+        *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some((stamp(&self.path), Some(credentials)));
         Ok(())
     }
 
@@ -208,7 +232,7 @@ mod tests {
         let path = dir.path().join(".claude/.credentials.json");
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, r#"{"claudeAiOauth": {"accessToken": "keep-me"}}"#).unwrap();
-        let store = TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp");
+        let store = TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp", None);
         assert!(store.load().await.unwrap().is_none());
         let token = serde_json::from_value(json!({"access_token": "at-1", "token_type": "Bearer",
             "expires_in": 3600, "refresh_token": "rt-1", "scope": "read write"}))
@@ -216,18 +240,25 @@ mod tests {
         store.save(StoredCredentials::new("client-9".into(), Some(token), vec![], Some(now_secs()))).await.unwrap();
         let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(all["claudeAiOauth"]["accessToken"], "keep-me");
-        let entry = &all["mcpOAuth"][entry_key("linear", "https://mcp.linear.app/mcp")];
+        let entry = &all["mcpOAuth"][entry_key("linear", "https://mcp.linear.app/mcp", None)];
         assert_eq!((entry["accessToken"].as_str(), entry["refreshToken"].as_str()), (Some("at-1"), Some("rt-1")));
         assert_eq!(entry["serverName"], "linear");
         let left = entry["expiresAt"].as_u64().unwrap() / 1000 - now_secs();
         assert!((3590..=3600).contains(&left), "{left}");
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
-        let again = TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp").read().unwrap().unwrap();
+        let again =
+            TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp", None).read().unwrap().unwrap();
         assert_eq!(again.client_id, "client-9");
         let t = serde_json::to_value(again.token_response.unwrap()).unwrap();
         assert_eq!((t["access_token"].as_str(), t["refresh_token"].as_str()), (Some("at-1"), Some("rt-1")));
-        let moved = TokenStore::new(path.clone(), "linear", "https://elsewhere.example/mcp");
+        let moved = TokenStore::new(path.clone(), "linear", "https://elsewhere.example/mcp", None);
         assert!(moved.read().unwrap().is_none(), "another URL does not get the token");
+        let other_server = crate::config::OAuthConfig {
+            auth_server_metadata_url: Some("https://attacker.example/meta".into()),
+            ..Default::default()
+        };
+        let lured = TokenStore::new(path.clone(), "linear", "https://mcp.linear.app/mcp", Some(&other_server));
+        assert!(lured.read().unwrap().is_none(), "another authorization server does not get the token");
         assert!(store.remove().unwrap());
         assert!(store.read().unwrap().is_none());
         let all: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();

@@ -15,14 +15,30 @@ use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
 use serde_json::{Value, json};
 
 /// A browser that opens the URL and follows its redirects, noting each URL it opened.
+/// Before it, another local program forges a redirect with the wrong state, which rein
+/// must answer and wait past.
 fn browser(env: &Env) -> std::path::PathBuf {
     let opened = env.home.path().join("opened.txt");
     let script = env.home.path().join("browser.sh");
+    let python = r#"
+import sys, urllib.request, urllib.parse, urllib.error
+url = sys.argv[1]
+redirect = urllib.parse.parse_qs(urllib.parse.urlparse(url).query)["redirect_uri"][0]
+try:
+    urllib.request.urlopen(redirect + "?code=forged&state=forged").read()
+    sys.exit("a forged redirect was taken")
+except urllib.error.HTTPError as e:
+    assert e.code == 400, e.code
+urllib.request.urlopen(url).read()
+"#;
+    std::fs::write(env.home.path().join("browser.py"), python).unwrap();
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\necho \"$1\" >> '{}'\nexec python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1]).read()' \"$1\"\n",
-            opened.display()
+            "#!/bin/sh\necho \"$1\" >> '{}'\nexec python3 '{}' \"$1\" 2>>'{}'\n",
+            opened.display(),
+            env.home.path().join("browser.py").display(),
+            env.home.path().join("browser.err").display()
         ),
     )
     .unwrap();
@@ -77,6 +93,8 @@ fn login_call_refresh_and_logout_against_an_oauth_server() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let browser_errors = std::fs::read_to_string(env.home.path().join("browser.err")).unwrap_or_default();
+    assert!(browser_errors.is_empty(), "{browser_errors}");
     let opened = std::fs::read_to_string(env.home.path().join("opened.txt")).unwrap();
     let auth_url = opened.lines().next().unwrap();
     assert!(stdout.contains(auth_url), "the URL is printed as well as opened: {stdout}");
@@ -165,4 +183,15 @@ fn slash_mcp_authenticate_signs_in_and_connects_the_server_in_the_terminal() {
     let reqs = server.requests();
     let (result, is_error) = tool_result(reqs.last().unwrap().body["messages"].as_array().unwrap(), "w");
     assert!(!is_error && result == "token at-1", "{result}");
+}
+
+#[test]
+fn an_unapproved_project_server_is_not_signed_in_to() {
+    let env = Env::new();
+    let remote = OAuthMcpServer::start(3600).unwrap();
+    env.write(".mcp.json", &config(&remote));
+    let out = env.rein().env("BROWSER", "/bin/false").args(["mcp", "login", "remote"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("not started"), "{stderr}");
+    assert!(remote.log().registrations.is_empty(), "nothing was sent to the server's authorization server");
 }

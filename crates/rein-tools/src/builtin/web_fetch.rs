@@ -114,7 +114,13 @@ fn save_page(page: &Page, ctx: &ToolContext) -> Result<std::path::PathBuf, Strin
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
-    std::fs::write(&path, format!("<!-- {} -->\n{}", page.url, page.markdown))
+    // A new file, never one found there (a link planted in its place is not followed).
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    std::io::Write::write_all(&mut file, format!("<!-- {} -->\n{}", page.url, page.markdown).as_bytes())
         .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
 }
