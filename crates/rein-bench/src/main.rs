@@ -12,6 +12,7 @@ mod hooks;
 mod judge;
 mod mcp;
 mod media;
+mod oauth;
 mod plugins;
 mod policy;
 mod providers;
@@ -128,6 +129,7 @@ const SECTIONS: &[(&str, Section)] = &[
     ("--tool-search", tool_search::rows),
     ("--judge", judge::rows),
     ("--mcp", mcp::rows),
+    ("--oauth", oauth::rows),
 ];
 
 fn main() -> anyhow::Result<()> {
@@ -286,6 +288,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
+    rows.extend(oauth::rows(&bin, work.path(), home.path())?);
     rows.extend(sdk::rows(&bin, work.path(), home.path())?);
     rows.extend(judge::rows(&bin, work.path(), home.path())?);
     rows.extend(tool_search::rows(&bin, work.path(), home.path())?);

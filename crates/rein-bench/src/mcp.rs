@@ -47,10 +47,10 @@ fn first_request(bin: &Path, server_bin: &Path, n: usize, cwd: &Path, home: &Pat
     Ok(percentile(&firsts, 0.5))
 }
 
-/// Per-turn gaps of a session calling `tool` once a turn; and rein's own peak RSS in
+/// Per-turn gaps of a session calling `tool` once a turn (the server is `s0`); and rein's own peak RSS in
 /// kB (`VmHWM`, read while the last answer is on its way: the rusage of a finished
 /// process also counts the children it reaped, and servers are larger than rein).
-fn turns(
+pub(crate) fn turns(
     bin: &Path,
     tool: &str,
     input: serde_json::Value,

@@ -160,7 +160,13 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
             }
             Transport::Sse { url, headers } => {
-                let headers = with_helper(headers, server.headers_helper.as_deref()).await?;
+                let mut headers = with_helper(headers, server.headers_helper.as_deref()).await?;
+                // Signed in: the token (refreshed first when it is about to expire) goes
+                // with the stream's requests.
+                if let Some(manager) = crate::oauth::stored_authorization(server).await.map_err(|e| e.to_string())? {
+                    let token = manager.get_access_token().await.map_err(|e| format!("authorization required: {e}"))?;
+                    headers.insert("Authorization".into(), format!("Bearer {token}"));
+                }
                 let halves = crate::sse::connect(url, &headers, timeout).await?;
                 (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
             }

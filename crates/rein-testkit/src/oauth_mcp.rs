@@ -30,6 +30,8 @@ pub struct OAuthLog {
     pub revoked: Vec<String>,
     /// `expires_in` of the token the code grant issues.
     pub first_expires_in: u64,
+    /// Every request is served without a token (an unauthenticated server, to compare).
+    pub open: bool,
     issued: u64,
     codes: HashMap<String, String>,
     refresh: Vec<String>,
@@ -83,6 +85,19 @@ impl OAuthMcpServer {
 
     pub fn log(&self) -> MutexGuard<'_, OAuthLog> {
         lock(&self.log)
+    }
+
+    /// A token the server accepts, issued without a sign-in (access, refresh), valid for
+    /// an hour.
+    pub fn grant(&self) -> (String, String) {
+        let token = issue(&mut self.log(), 3600);
+        let text = |k: &str| token[k].as_str().unwrap_or_default().to_string();
+        (text("access_token"), text("refresh_token"))
+    }
+
+    /// Serve without tokens from now on.
+    pub fn open(&self) {
+        self.log().open = true;
     }
 
     /// Stop accepting `token` (a revoked or server-side expired token).
@@ -186,7 +201,7 @@ async fn mcp(State(s): State<Shared>, headers: HeaderMap, axum::Json(body): axum
         if let Some(b) = &bearer {
             log.bearers.push(b.clone());
         }
-        bearer.as_ref().is_some_and(|b| log.valid.contains(b))
+        log.open || bearer.as_ref().is_some_and(|b| log.valid.contains(b))
     };
     if !ok {
         let challenge = format!(

@@ -195,3 +195,28 @@ fn an_unapproved_project_server_is_not_signed_in_to() {
     assert!(!out.status.success() && stderr.contains("not started"), "{stderr}");
     assert!(remote.log().registrations.is_empty(), "nothing was sent to the server's authorization server");
 }
+
+#[test]
+fn a_configured_client_and_callback_port_are_used_instead_of_registration() {
+    let env = Env::new();
+    let remote = OAuthMcpServer::start(3600).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let config = json!({"mcpServers": {"remote": {"type": "http", "url": remote.mcp_url(),
+        "oauth": {"clientId": "pre-registered-7", "callbackPort": port, "scopes": "mcp"}}}})
+    .to_string();
+    let script = browser(&env);
+    let out = env
+        .rein()
+        .env("BROWSER", &script)
+        .arg(format!("--mcp-config={config}"))
+        .args(["mcp", "login", "remote"])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let opened = std::fs::read_to_string(env.home.path().join("opened.txt")).unwrap();
+    assert!(opened.contains("client_id=pre-registered-7"), "{opened}");
+    assert!(opened.contains(&format!("redirect_uri=http%3A%2F%2F127.0.0.1%3A{port}%2Fcallback")), "{opened}");
+    assert!(remote.log().registrations.is_empty(), "no dynamic registration with a configured client");
+    assert_eq!(remote.log().grants, ["authorization_code"]);
+}
