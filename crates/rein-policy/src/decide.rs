@@ -110,7 +110,10 @@ impl Policy {
             )
             .explicit();
         }
-        for w in &effects.writes {
+        // In a container that is the sandbox, bypassPermissions means it: protected paths
+        // are the container's own.
+        let container_bypass = self.container && self.mode == PermissionMode::BypassPermissions;
+        for w in effects.writes.iter().filter(|_| !container_bypass) {
             if let Some(why) = spellings(w).iter().find_map(|p| protected_reason(p)) {
                 return Decision::new(
                     Behavior::Ask,

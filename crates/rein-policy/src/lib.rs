@@ -112,6 +112,10 @@ pub struct Policy {
     /// rein when a result was too large for the context): its files are read without
     /// asking, as the preview told the model to.
     pub saved_outputs: Option<PathBuf>,
+    /// rein runs in a container that is itself the sandbox (`IS_SANDBOX=1`, set
+    /// explicitly in the process environment): bypassPermissions also writes protected
+    /// paths without asking. Deny and ask rules still hold.
+    pub container: bool,
 }
 
 impl Policy {
@@ -136,6 +140,7 @@ impl Policy {
             tools: ToolKinds::new(),
             sandbox_auto_allow: false,
             saved_outputs: None,
+            container: false,
         }
     }
 

@@ -342,6 +342,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         tools: inputs.tools.clone(),
         sandbox_auto_allow: false,
         saved_outputs: None,
+        container: false,
     })
 }
 

@@ -26,7 +26,7 @@ pub const VARS: &[Var] = &[
     Var {
         name: "ANTHROPIC_SMALL_FAST_MODEL",
         default: "claude-haiku-4-5",
-        doc: "the small fast model of the small-model uses (the auto-mode judge, prompt hooks, session titles)",
+        doc: "the small fast model of the small-model uses (the auto-mode judge, prompt hooks, session titles, WebFetch digests, WebSearch)",
     },
     Var { name: "ANTHROPIC_MODEL", default: "claude-opus-5-5", doc: "the model, when `--model` is not given" },
     Var { name: "ANTHROPIC_DEFAULT_OPUS_MODEL", default: "claude-opus-5-5", doc: "what `opus` and `best` mean" },
@@ -181,6 +181,11 @@ pub const VARS: &[Var] = &[
         default: "",
         doc: "use a lower sandbox tier than the best found: `B` (Landlock + seccomp) or `C` (none)",
     },
+    Var {
+        name: "IS_SANDBOX",
+        default: "",
+        doc: "`1`: rein runs inside a container that is itself the sandbox (a Harbor trial, CI): bypassPermissions then also writes protected paths (.git, .claude, shell start-up files) without asking. Read from the process environment only, never from settings",
+    },
     Var { name: "REIN_MANAGED_SETTINGS_DIR", default: "/etc/claude-code", doc: "the managed settings directory" },
     Var {
         name: "REIN_MAX_STOP_CONTINUATIONS",
@@ -245,6 +250,8 @@ pub struct Env {
     pub max_thinking_tokens: Option<u32>,
     /// `REIN_SANDBOX_TIER`'s letter.
     pub sandbox_tier: Option<char>,
+    /// `IS_SANDBOX=1`: the container is the sandbox.
+    pub container: bool,
     pub mcp_timeout_ms: Option<u64>,
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
@@ -303,6 +310,7 @@ impl Env {
             },
             max_thinking_tokens: number("MAX_THINKING_TOKENS"),
             sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
+            container: flag("IS_SANDBOX"),
             mcp_timeout_ms: number("MCP_TIMEOUT"),
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),

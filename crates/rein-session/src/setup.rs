@@ -120,6 +120,8 @@ impl Setup {
         let before = opts.env();
         let home = before.home.clone();
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
+        // Read before the settings' `env` applies: a repository's settings cannot say it.
+        policy.container = before.container;
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
         crate::env::apply_betas(&opts.betas);

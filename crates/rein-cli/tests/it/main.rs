@@ -15,6 +15,7 @@ mod cloud_recovery;
 mod commands;
 mod common;
 mod config_errors;
+mod container_mode;
 mod context;
 mod definition_hooks;
 mod demo;
