@@ -22,6 +22,7 @@ mod demo;
 mod doctor;
 mod executor;
 mod failures;
+mod harbor;
 mod headless;
 mod hook_delegated;
 mod hook_events;
