@@ -97,3 +97,41 @@ fn a_rein_transcript_becomes_harbor_atif_with_tool_calls_tokens_and_refusals() {
     assert_eq!(denials[0]["tool_input"]["command"], "rm -rf build");
     assert!(c["cost_usd"].as_f64().unwrap() > 0.0, "rein's own price: {s}");
 }
+
+#[test]
+fn run_offline_runs_four_concurrent_trials_through_harbor_each_with_reward_one() {
+    let Some(_) = harbor_python() else { return };
+    if !crate::common::have_bwrap() {
+        return;
+    }
+    // SAFETY: getuid cannot fail.
+    if unsafe { libc::getuid() } != 0 {
+        crate::common::unavailable("run_offline.sh enters each trial's network namespace with nsenter, as root");
+        return;
+    }
+    let jobs = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(root().join("integrations/harbor/run_offline.sh"))
+        .arg("4")
+        .env("REIN_BINARY", assert_cmd::cargo::cargo_bin("rein"))
+        .env("REIN_TESTKIT_BIN", assert_cmd::cargo::cargo_bin("rein-testkit"))
+        .env("REIN_HARBOR_JOBS_DIR", jobs.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let job = PathBuf::from(stdout.trim().lines().last().unwrap());
+    assert!(job.starts_with(jobs.path()), "the job directory is printed last: {stdout}");
+    let trials: Vec<Value> = std::fs::read_dir(&job)
+        .unwrap()
+        .filter_map(|e| std::fs::read_to_string(e.unwrap().path().join("result.json")).ok())
+        .map(|text| serde_json::from_str(&text).unwrap())
+        .collect();
+    assert_eq!(trials.len(), 4, "{stderr}");
+    for t in &trials {
+        assert_eq!(t["verifier_result"]["rewards"]["reward"], 1.0, "{t}");
+        assert_eq!(t["agent_result"]["n_input_tokens"], 2550, "rein's input tokens: {t}");
+        assert_eq!(t["agent_result"]["metadata"]["rein_result"], "success", "{t}");
+        assert!(t["exception_info"].is_null(), "{t}");
+    }
+}
