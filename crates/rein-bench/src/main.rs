@@ -8,6 +8,7 @@
 
 mod definitions;
 mod executor;
+mod harbor;
 mod hooks;
 mod judge;
 mod mcp;
@@ -130,6 +131,7 @@ const SECTIONS: &[(&str, Section)] = &[
     ("--judge", judge::rows),
     ("--mcp", mcp::rows),
     ("--oauth", oauth::rows),
+    ("--harbor", harbor::rows),
 ];
 
 fn main() -> anyhow::Result<()> {
@@ -289,6 +291,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
     rows.extend(oauth::rows(&bin, work.path(), home.path())?);
+    rows.extend(harbor::rows(&bin, work.path(), home.path())?);
     rows.extend(sdk::rows(&bin, work.path(), home.path())?);
     rows.extend(judge::rows(&bin, work.path(), home.path())?);
     rows.extend(tool_search::rows(&bin, work.path(), home.path())?);
