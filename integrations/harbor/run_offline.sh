@@ -19,11 +19,15 @@ export ANTHROPIC_BASE_URL="http://127.0.0.1:8787" ANTHROPIC_API_KEY="sk-fake-off
 # Offline: no telemetry, no price-table download.
 export HARBOR_TELEMETRY=0 LITELLM_LOCAL_MODEL_COST_MAP=True
 jobs="${REIN_HARBOR_JOBS_DIR:-$(mktemp -d -t rein-harbor-jobs-XXXXXX)}"
+# One stripped copy of rein beside the jobs, which the trials link to (same filesystem).
+mkdir -p "$jobs/.agent"
+strip -o "$jobs/.agent/rein" "$REIN_BINARY" 2>/dev/null || cp "$REIN_BINARY" "$jobs/.agent/rein"
+export REIN_BINARY="$jobs/.agent/rein"
 "$python" -m harbor.cli.main run --yes --quiet \
   -p "$here/smoke/task" -k "$n" -n "$n" \
   -a rein_harbor:Rein -m anthropic/claude-sonnet-4-5 \
   -e rein_harbor.bwrap_env:BubblewrapEnvironment \
   -o "$jobs" >&2
-job="$(find "$jobs" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
+job="$(find "$jobs" -mindepth 1 -maxdepth 1 -type d ! -name .agent | head -n 1)"
 [ -n "$job" ] || { echo "run_offline.sh: Harbor wrote no job under $jobs" >&2; exit 1; }
 echo "$job"

@@ -42,7 +42,13 @@ impl Engine {
         let mut ctx = self.ctx.clone();
         // The policy's roots are the session's: `/add-dir` and an SDK's addDirectories
         // widen them while it runs.
-        ctx.workspace_roots = self.gate.policy.get().roots.clone();
+        let policy = self.gate.policy.get();
+        ctx.workspace_roots = policy.roots.clone();
+        // The persistent memory's directory is writable by the file tools too; the policy
+        // lets only its Markdown files go unasked.
+        if let Some(dir) = &policy.memory_dir {
+            ctx.workspace_roots.push(rein_effects::kernel_path(dir).unwrap_or_else(|_| dir.clone()));
+        }
         ctx.engine = EngineSlot::new(EngineServices {
             model: self.model.clone(),
             registry: self.registry.clone(),

@@ -110,6 +110,11 @@ impl Policy {
             )
             .explicit();
         }
+        // The persistent memory: rein's file tools read and write its Markdown files
+        // without asking (a deny or ask rule above still holds).
+        if self.only_memory_files(effects) && (effects.writes.is_empty() || self.mode != PermissionMode::Plan) {
+            return Decision::new(Behavior::Allow, "A persistent memory file.".to_string(), "auto memory".to_string());
+        }
         // In a container that is the sandbox, bypassPermissions means it: protected paths
         // are the container's own.
         let container_bypass = self.container && self.mode == PermissionMode::BypassPermissions;
@@ -257,6 +262,29 @@ impl Policy {
 }
 
 impl Policy {
+    /// Whether the call touches nothing but Markdown files directly inside the memory
+    /// directory (as the kernel resolves them: a link there to elsewhere is elsewhere),
+    /// through rein's own file tools (no command, host or other effect).
+    fn only_memory_files(&self, effects: &Effects) -> bool {
+        let Some(dir) = &self.memory_dir else { return false };
+        let dir = rein_effects::kernel_path(dir).unwrap_or_else(|_| dir.clone());
+        let inside = |p: &std::path::PathBuf| {
+            p.parent() == Some(dir.as_path())
+                && p.extension().is_some_and(|e| e == "md")
+                && !p.components().any(|c| c == std::path::Component::ParentDir)
+        };
+        let touched = effects.reads.iter().chain(&effects.writes);
+        effects.declared
+            && effects.shell.is_none()
+            && effects.hosts.is_empty()
+            && effects.other.is_empty()
+            && effects.reads_within.is_empty()
+            && !effects.dynamic_paths
+            && effects.reads.len() + effects.writes.len() > 0
+            && (effects.writes.is_empty() || effects.edits_files)
+            && touched.clone().all(inside)
+    }
+
     /// A file rein saved this session's too-large result in: directly inside its
     /// `tool-results`, as the kernel resolves it, a regular file with no other name (a
     /// hard link to a secret is not one) and owned as the folder is.

@@ -116,6 +116,9 @@ pub struct Policy {
     /// explicitly in the process environment): bypassPermissions also writes protected
     /// paths without asking. Deny and ask rules still hold.
     pub container: bool,
+    /// The persistent memory's directory: its Markdown files are read and written by
+    /// rein's file tools without asking (deny and ask rules still hold).
+    pub memory_dir: Option<PathBuf>,
 }
 
 impl Policy {
@@ -141,6 +144,7 @@ impl Policy {
             sandbox_auto_allow: false,
             saved_outputs: None,
             container: false,
+            memory_dir: None,
         }
     }
 

@@ -343,6 +343,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         sandbox_auto_allow: false,
         saved_outputs: None,
         container: false,
+        memory_dir: None,
     })
 }
 

@@ -5,6 +5,7 @@
 //! Nothing here runs a program: the git check looks for a `.git` entry on disk.
 
 pub mod agents;
+pub mod auto_memory;
 pub mod body;
 mod builtin_agents;
 pub mod commands;
@@ -42,6 +43,8 @@ pub struct PromptOptions {
     pub memory_excludes: Vec<String>,
     /// The output style, when it is not the default.
     pub output_style: Option<output_styles::OutputStyle>,
+    /// The persistent memory's directory (its index and how to keep it), when it is on.
+    pub auto_memory: Option<PathBuf>,
 }
 
 /// The assembled prompt and the memory files it includes.
@@ -78,6 +81,10 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
         for m in &memory {
             text.push_str(&format!("\nContents of {} ({}):\n\n{}\n", m.path.display(), m.kind, m.content.trim_end()));
         }
+    }
+    if let Some(dir) = &opts.auto_memory {
+        text.push_str("\n\n");
+        text.push_str(auto_memory::section(dir).trim_end());
     }
     if let Some(extra) = &opts.append_system_prompt {
         text.push_str("\n\n");

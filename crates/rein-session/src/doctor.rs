@@ -34,6 +34,17 @@ pub fn report(opts: &Options) -> crate::Result<Vec<Section>> {
     let (_, kinds) = crate::builtin_tools()?;
     let (settings, policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
     let mut out = vec![folder(&env, &cwd), settings_files(&settings)];
+    out.push(Section {
+        title: "Persistent memory",
+        lines: vec![match crate::auto_memory::memory_dir(&settings, &env, &cwd) {
+            Some(dir) => format!(
+                "{}/ ({} memories; autoMemoryEnabled, autoMemoryDirectory, CLAUDE_CODE_DISABLE_AUTO_MEMORY)",
+                dir.display(),
+                rein_prompt::auto_memory::list(&dir).len()
+            ),
+            None => "off (autoMemoryEnabled: false or CLAUDE_CODE_DISABLE_AUTO_MEMORY=1)".into(),
+        }],
+    });
     let unsupported: Vec<String> =
         crate::settings_keys::unsupported(&settings).iter().map(ToString::to_string).collect();
     out.push(Section { title: "Settings keys rein does not support", lines: or_none(unsupported) });

@@ -182,6 +182,11 @@ pub const VARS: &[Var] = &[
         doc: "use a lower sandbox tier than the best found: `B` (Landlock + seccomp) or `C` (none)",
     },
     Var {
+        name: "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
+        default: "",
+        doc: "`1`: no persistent memory this session (`~/.claude/projects/<project>/memory/` is neither read nor written)",
+    },
+    Var {
         name: "IS_SANDBOX",
         default: "",
         doc: "`1`: rein runs inside a container that is itself the sandbox (a Harbor trial, CI): bypassPermissions then also writes protected paths (.git, .claude, shell start-up files) without asking. Read from the process environment only, never from settings",
@@ -252,6 +257,8 @@ pub struct Env {
     pub sandbox_tier: Option<char>,
     /// `IS_SANDBOX=1`: the container is the sandbox.
     pub container: bool,
+    /// `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`.
+    pub auto_memory_off: bool,
     pub mcp_timeout_ms: Option<u64>,
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
@@ -311,6 +318,7 @@ impl Env {
             max_thinking_tokens: number("MAX_THINKING_TOKENS"),
             sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
             container: flag("IS_SANDBOX"),
+            auto_memory_off: flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY"),
             mcp_timeout_ms: number("MCP_TIMEOUT"),
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),

@@ -16,6 +16,7 @@
 //!   model, set mode, end;
 //! - *messages*: the one door for what rein prints to the person ([`messages`]).
 
+pub mod auto_memory;
 pub mod build;
 mod config_watch;
 pub mod definitions;

@@ -57,6 +57,8 @@ pub struct Setup {
     pub output_styles: Vec<rein_prompt::output_styles::OutputStyle>,
     pub env: Env,
     pub policy: Arc<Policy>,
+    /// The persistent memory's directory (Claude Code's auto memory), when it is on.
+    pub auto_memory: Option<PathBuf>,
     /// Configured hooks; `None` when there are none.
     pub hooks: Option<Arc<Hooks>>,
     /// Where the transcript is written (`None`: --no-session-persistence).
@@ -122,6 +124,8 @@ impl Setup {
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
         // Read before the settings' `env` applies: a repository's settings cannot say it.
         policy.container = before.container;
+        // The persistent memory: its files are read and written without asking.
+        policy.memory_dir = crate::auto_memory::memory_dir(&settings, &before, &cwd);
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
         crate::env::apply_betas(&opts.betas);
@@ -162,6 +166,7 @@ impl Setup {
         (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
+        setup.auto_memory = setup.policy.memory_dir.clone();
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         crate::plugins::add(&mut setup, &settings, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
@@ -172,7 +177,7 @@ impl Setup {
             Some(style) => setup.output_style = Some(style.clone()),
             None => notices.push(format!("the output style {wanted:?} is not installed; using the default")),
         }
-        if setup.memory_excludes.is_empty() && setup.output_style.is_none() {
+        if setup.memory_excludes.is_empty() && setup.output_style.is_none() && setup.auto_memory.is_none() {
             setup.append_preferences();
         } else {
             let (replace, append) = setup.prompt_parts.clone();
@@ -279,6 +284,7 @@ impl Setup {
         policy.saved_outputs = Some(session_dir.join("tool-results"));
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
+            auto_memory: None,
             prompt_parts: (opts.system_prompt.clone(), opts.append_system_prompt.clone()),
             cwd,
             session_id,

@@ -25,7 +25,7 @@ impl Setup {
 
     /// What shapes the prompt besides the texts given: excluded memory, the style.
     fn shape(&self) -> PromptShape {
-        PromptShape(self.memory_excludes.clone(), self.output_style.clone())
+        PromptShape(self.memory_excludes.clone(), self.output_style.clone(), self.auto_memory.clone())
     }
 
     /// What the preferences add to the system prompt (attribution).
@@ -36,9 +36,9 @@ impl Setup {
     }
 }
 
-/// `claudeMdExcludes` and the output style.
+/// `claudeMdExcludes`, the output style and the persistent memory's directory.
 #[derive(Default)]
-pub(crate) struct PromptShape(Vec<String>, Option<rein_prompt::output_styles::OutputStyle>);
+pub(crate) struct PromptShape(Vec<String>, Option<rein_prompt::output_styles::OutputStyle>, Option<PathBuf>);
 
 pub(crate) fn system_prompt(
     cwd: &std::path::Path,
@@ -57,6 +57,7 @@ pub(crate) fn system_prompt(
         date: String::new(),
         memory_excludes: shape.0.clone(),
         output_style: shape.1.clone(),
+        auto_memory: shape.2.clone(),
     });
     let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
     (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())

@@ -153,8 +153,18 @@ class BubblewrapEnvironment(BaseEnvironment):
         target.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
             shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
-        else:
-            shutil.copy2(source, target)
+            return
+        # A large file (the agent's binary) on the same filesystem is linked, not copied:
+        # N concurrent trials must not need N copies of the disk it takes. (The trials
+        # then share that one file; this is a test environment.)
+        if source.stat().st_size >= 8 << 20:
+            try:
+                target.unlink(missing_ok=True)
+                os.link(source, target)
+                return
+            except OSError:
+                pass
+        shutil.copy2(source, target)
 
     async def upload_file(self, source_path: Path | str, target_path: str) -> None:
         self._copy_in(Path(source_path), self._host(target_path))

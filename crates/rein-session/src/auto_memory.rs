@@ -1,0 +1,31 @@
+//! Where this session's persistent memory is (Claude Code's auto memory): on unless
+//! `autoMemoryEnabled` is false or `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`; in
+//! `autoMemoryDirectory` when settings the repository does not control say so, else
+//! `~/.claude/projects/<repository>/memory/`.
+
+use std::path::{Path, PathBuf};
+
+use rein_settings::{Scope, Settings};
+
+/// The memory directory, or `None` when auto memory is off.
+pub fn memory_dir(settings: &Settings, env: &crate::env::Env, cwd: &Path) -> Option<PathBuf> {
+    if env.auto_memory_off || settings.scalar("/autoMemoryEnabled").and_then(|(v, _)| v.as_bool()) == Some(false) {
+        return None;
+    }
+    // A repository cannot send the model's unasked writes elsewhere: its own settings'
+    // directory is not taken.
+    let custom = settings
+        .files
+        .iter()
+        .filter(|f| f.scope != Scope::Project)
+        .find_map(|f| f.get("/autoMemoryDirectory").and_then(|v| v.as_str()).map(str::to_string));
+    if let Some(dir) = custom {
+        return Some(match (dir.strip_prefix("~/"), &env.home) {
+            (Some(rest), Some(home)) => home.join(rest),
+            _ => cwd.join(dir),
+        });
+    }
+    let claude_dir = env.claude_config_dir.clone().or_else(|| env.home.as_ref().map(|h| h.join(".claude")))?;
+    let root = rein_prompt::find_git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
+    Some(rein_prompt::auto_memory::default_dir(&claude_dir, &root))
+}
