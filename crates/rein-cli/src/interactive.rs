@@ -68,7 +68,13 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             // `/resume`: this process becomes `rein --resume ID`.
             use std::os::unix::process::CommandExt;
             let exe = std::env::current_exe()?;
-            let err = std::process::Command::new(exe).arg("--resume").arg(&id).exec();
+            // With rein's own environment, not what settings added to it.
+            let err = std::process::Command::new(exe)
+                .arg("--resume")
+                .arg(&id)
+                .env_clear()
+                .envs(rein_session::env::original_env())
+                .exec();
             anyhow::bail!("cannot resume {id}: {err}");
         }
         Ok(ExitCode::SUCCESS)

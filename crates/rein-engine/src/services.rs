@@ -44,11 +44,9 @@ impl Engine {
         // widen them while it runs.
         let policy = self.gate.policy.get();
         ctx.workspace_roots = policy.roots.clone();
-        // The persistent memory's directory is writable by the file tools too; the policy
-        // lets only its Markdown files go unasked.
-        if let Some(dir) = &policy.memory_dir {
-            ctx.workspace_roots.push(rein_effects::kernel_path(dir).unwrap_or_else(|_| dir.clone()));
-        }
+        // The memories (Markdown files directly in the persistent memory's directory) are
+        // writable by the file tools too; the policy lets them go unasked.
+        ctx.memory_dir = policy.memory_dir.clone();
         ctx.engine = EngineSlot::new(EngineServices {
             model: self.model.clone(),
             registry: self.registry.clone(),

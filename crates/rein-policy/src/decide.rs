@@ -268,10 +268,16 @@ impl Policy {
     fn only_memory_files(&self, effects: &Effects) -> bool {
         let Some(dir) = &self.memory_dir else { return false };
         let dir = rein_effects::kernel_path(dir).unwrap_or_else(|_| dir.clone());
+        // A file with another name elsewhere (a hard link to a secret) is not a memory.
+        let single = |p: &std::path::PathBuf| {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::symlink_metadata(p).map_or(true, |m| m.file_type().is_file() && m.nlink() == 1)
+        };
         let inside = |p: &std::path::PathBuf| {
             p.parent() == Some(dir.as_path())
                 && p.extension().is_some_and(|e| e == "md")
                 && !p.components().any(|c| c == std::path::Component::ParentDir)
+                && single(p)
         };
         let touched = effects.reads.iter().chain(&effects.writes);
         effects.declared

@@ -45,6 +45,9 @@ pub struct PromptOptions {
     pub output_style: Option<output_styles::OutputStyle>,
     /// The persistent memory's directory (its index and how to keep it), when it is on.
     pub auto_memory: Option<PathBuf>,
+    /// More facts of the environment (the git state, the permission mode, the models),
+    /// one a line, after the environment block.
+    pub facts: Vec<String>,
 }
 
 /// The assembled prompt and the memory files it includes.
@@ -73,6 +76,10 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
     let date =
         if opts.date.is_empty() { chrono::Local::now().format("%Y-%m-%d").to_string() } else { opts.date.clone() };
     text.push_str(&environment_block(&opts.cwd, &opts.model, &date));
+    for fact in &opts.facts {
+        text.push('\n');
+        text.push_str(fact);
+    }
     if !memory.is_empty() {
         text.push_str(
             "\n\n# Memory\nThe user's instructions from memory files follow. They override the default behaviour; \

@@ -13,19 +13,28 @@ pub fn memory_dir(settings: &Settings, env: &crate::env::Env, cwd: &Path) -> Opt
         return None;
     }
     // A repository cannot send the model's unasked writes elsewhere: its own settings'
-    // directory is not taken.
+    // directory (project or local) is not taken; nor is one that is not absolute or that
+    // would hold the user's home, their Claude folder or the project.
     let custom = settings
         .files
         .iter()
-        .filter(|f| f.scope != Scope::Project)
+        .filter(|f| !matches!(f.scope, Scope::Project | Scope::Local))
         .find_map(|f| f.get("/autoMemoryDirectory").and_then(|v| v.as_str()).map(str::to_string));
+    let claude_dir = env.claude_config_dir.clone().or_else(|| env.home.as_ref().map(|h| h.join(".claude")));
     if let Some(dir) = custom {
-        return Some(match (dir.strip_prefix("~/"), &env.home) {
-            (Some(rest), Some(home)) => home.join(rest),
-            _ => cwd.join(dir),
-        });
+        let dir = match (dir.as_str(), dir.strip_prefix("~/"), &env.home) {
+            ("~", _, Some(home)) => home.clone(),
+            (_, Some(rest), Some(home)) => home.join(rest),
+            _ => PathBuf::from(dir),
+        };
+        let broad = |p: &Path| dir.components().count() <= 1 || p.starts_with(&dir);
+        let too_broad = [env.home.as_deref(), claude_dir.as_deref(), Some(cwd)].into_iter().flatten().any(broad);
+        if dir.is_absolute() && !too_broad {
+            return Some(dir);
+        }
+        tracing::warn!(dir = %dir.display(), "autoMemoryDirectory ignored: not absolute, or it holds the home, Claude or project folder");
     }
-    let claude_dir = env.claude_config_dir.clone().or_else(|| env.home.as_ref().map(|h| h.join(".claude")))?;
+    let claude_dir = claude_dir?;
     let root = rein_prompt::find_git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
     Some(rein_prompt::auto_memory::default_dir(&claude_dir, &root))
 }

@@ -366,11 +366,31 @@ impl Env {
     }
 }
 
+/// Variables the settings' `env` may not set.
+const PROCESS_ONLY: [&str; 5] = ["IS_SANDBOX", "HOME", "CLAUDE_CONFIG_DIR", "REIN_HOME", "REIN_MANAGED_SETTINGS_DIR"];
+
+/// rein's environment as it started, before the settings' `env` joined it.
+static ORIGINAL_ENV: std::sync::OnceLock<Vec<(std::ffi::OsString, std::ffi::OsString)>> = std::sync::OnceLock::new();
+
+/// The environment rein started with (what `/resume` starts rein again with): without
+/// what the settings' `env` added, which the new process reads from its settings again.
+pub fn original_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    ORIGINAL_ENV.get().cloned().unwrap_or_else(|| std::env::vars_os().collect())
+}
+
 /// The settings' `env` applies to the whole session (the model client, tools and
 /// hooks), as in Claude Code. Called before the runtime or any thread starts.
 pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
+    let _ = ORIGINAL_ENV.set(std::env::vars_os().collect());
     let mut notices = Vec::new();
     for (key, value) in settings.merged_map("/env") {
+        // What only rein's own environment may say: that it runs in a container, where its
+        // settings and homes are. Settings cannot say it (a repository's could).
+        if PROCESS_ONLY.contains(&key.as_str()) {
+            notices
+                .push(format!("warning: ignoring the settings env entry {key:?}: only rein's own environment sets it"));
+            continue;
+        }
         if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
             notices.push(format!("warning: ignoring the settings env entry {key:?}"));
             continue;

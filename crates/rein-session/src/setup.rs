@@ -59,6 +59,8 @@ pub struct Setup {
     pub policy: Arc<Policy>,
     /// The persistent memory's directory (Claude Code's auto memory), when it is on.
     pub auto_memory: Option<PathBuf>,
+    /// The environment's facts for the system prompt (git state, mode, models).
+    pub facts: Vec<String>,
     /// Configured hooks; `None` when there are none.
     pub hooks: Option<Arc<Hooks>>,
     /// Where the transcript is written (`None`: --no-session-persistence).
@@ -167,6 +169,7 @@ impl Setup {
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.auto_memory = setup.policy.memory_dir.clone();
+        setup.facts = crate::setup_prompt::environment_facts(&setup.cwd, setup.policy.mode.name(), &setup.env.aliases);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         crate::plugins::add(&mut setup, &settings, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
@@ -177,12 +180,8 @@ impl Setup {
             Some(style) => setup.output_style = Some(style.clone()),
             None => notices.push(format!("the output style {wanted:?} is not installed; using the default")),
         }
-        if setup.memory_excludes.is_empty() && setup.output_style.is_none() && setup.auto_memory.is_none() {
-            setup.append_preferences();
-        } else {
-            let (replace, append) = setup.prompt_parts.clone();
-            setup.set_system_prompt(replace, append);
-        }
+        let (replace, append) = setup.prompt_parts.clone();
+        setup.set_system_prompt(replace, append);
         if setup.fallback_model.is_none() {
             setup.fallback_model = settings
                 .scalar("/fallbackModel")
@@ -285,6 +284,7 @@ impl Setup {
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
             auto_memory: None,
+            facts: Vec::new(),
             prompt_parts: (opts.system_prompt.clone(), opts.append_system_prompt.clone()),
             cwd,
             session_id,

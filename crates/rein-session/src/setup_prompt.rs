@@ -25,7 +25,12 @@ impl Setup {
 
     /// What shapes the prompt besides the texts given: excluded memory, the style.
     fn shape(&self) -> PromptShape {
-        PromptShape(self.memory_excludes.clone(), self.output_style.clone(), self.auto_memory.clone())
+        PromptShape(
+            self.memory_excludes.clone(),
+            self.output_style.clone(),
+            self.auto_memory.clone(),
+            self.facts.clone(),
+        )
     }
 
     /// What the preferences add to the system prompt (attribution).
@@ -36,9 +41,15 @@ impl Setup {
     }
 }
 
-/// `claudeMdExcludes`, the output style and the persistent memory's directory.
+/// `claudeMdExcludes`, the output style, the persistent memory's directory and the
+/// environment's facts.
 #[derive(Default)]
-pub(crate) struct PromptShape(Vec<String>, Option<rein_prompt::output_styles::OutputStyle>, Option<PathBuf>);
+pub(crate) struct PromptShape(
+    Vec<String>,
+    Option<rein_prompt::output_styles::OutputStyle>,
+    Option<PathBuf>,
+    Vec<String>,
+);
 
 pub(crate) fn system_prompt(
     cwd: &std::path::Path,
@@ -58,7 +69,28 @@ pub(crate) fn system_prompt(
         memory_excludes: shape.0.clone(),
         output_style: shape.1.clone(),
         auto_memory: shape.2.clone(),
+        facts: shape.3.clone(),
     });
     let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
     (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())
+}
+
+/// What the model is told of its environment besides the environment block: the git
+/// state (one safe git call), the permission mode it starts in, and the models.
+pub(crate) fn environment_facts(cwd: &std::path::Path, mode: &str, aliases: &rein_model::Aliases) -> Vec<String> {
+    let mut facts = Vec::new();
+    if let Some(git) = rein_tools::git_worktree::state(cwd) {
+        let default = git.default_branch.map_or(String::new(), |d| format!("; default branch {d}"));
+        let changes = match git.dirty {
+            Some(true) => "uncommitted changes to tracked files",
+            Some(false) => "no uncommitted changes",
+            None => "changes not checked (the repository configures programs git would run)",
+        };
+        facts.push(format!("Git: on branch {}{default}; {changes}", git.branch));
+    }
+    facts.push(format!("Permission mode: {mode} (you are told when it changes)"));
+    let ids: Vec<String> =
+        ["opus", "sonnet", "haiku", "fable"].iter().map(|a| format!("{a} = {}", aliases.resolve(a))).collect();
+    facts.push(format!("Claude models: {}", ids.join(", ")));
+    facts
 }

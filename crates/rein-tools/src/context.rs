@@ -80,6 +80,9 @@ pub struct ToolContext {
     /// Who reads a fetched page and answers WebFetch's prompt from it (the small fast
     /// model); `None` returns the page itself.
     pub digest: Option<Arc<dyn crate::PageDigest>>,
+    /// The persistent memory's directory: the file tools may write the Markdown files
+    /// directly in it, outside the workspace too.
+    pub memory_dir: Option<PathBuf>,
 }
 
 /// The session shell's directory, shared by every clone of a context.
@@ -138,6 +141,7 @@ impl ToolContext {
             engine: EngineSlot::default(),
             shell_dir: ShellDir::default(),
             digest: None,
+            memory_dir: None,
         }
     }
 

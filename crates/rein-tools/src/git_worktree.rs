@@ -61,6 +61,52 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
+/// What the model is told of the repository it works in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitState {
+    /// The checked-out branch (`HEAD` when detached).
+    pub branch: String,
+    /// `origin`'s default branch, else `main` or `master` when one exists.
+    pub default_branch: Option<String>,
+    /// Tracked files have uncommitted changes; `None` when rein would not run `git
+    /// status` there (the repository names programs git would run: filters, hooks).
+    pub dirty: Option<bool>,
+}
+
+/// The repository's state at `dir`, read from `.git` without running anything, but for
+/// one `git status` (hooks and fsmonitor off, without rein's credentials) when the
+/// repository's own configuration names no program that git would run for it.
+pub fn state(dir: &Path) -> Option<GitState> {
+    // Not a repository: nothing to tell, and no git call at all.
+    let top = dir.ancestors().find(|d| d.join(".git").exists())?;
+    // This worktree's own git folder (HEAD), and the folder it shares (refs).
+    let mut head_dir = top.join(".git");
+    let mut common = head_dir.clone();
+    if head_dir.is_file() {
+        let text = std::fs::read_to_string(&head_dir).ok()?;
+        let named = PathBuf::from(text.trim().strip_prefix("gitdir: ")?);
+        head_dir = if named.is_absolute() { named } else { top.join(named) };
+        common = head_dir
+            .ancestors()
+            .find(|d| d.file_name().is_some_and(|n| n == "worktrees"))
+            .and_then(Path::parent)
+            .map_or_else(|| head_dir.clone(), Path::to_path_buf);
+    }
+    let head = std::fs::read_to_string(head_dir.join("HEAD")).ok()?;
+    let branch = head.trim().strip_prefix("ref: refs/heads/").unwrap_or("HEAD (detached)").to_string();
+    let packed = std::fs::read_to_string(common.join("packed-refs")).unwrap_or_default();
+    let has = |r: &str| common.join(r).exists() || packed.lines().any(|l| l.ends_with(&format!(" {r}")));
+    let default_branch = std::fs::read_to_string(common.join("refs/remotes/origin/HEAD"))
+        .ok()
+        .and_then(|r| r.trim().strip_prefix("ref: refs/remotes/origin/").map(str::to_string))
+        .or_else(|| ["main", "master"].into_iter().find(|b| has(&format!("refs/heads/{b}"))).map(str::to_string));
+    let dirty = untrusted_programs(top)
+        .is_empty()
+        .then(|| git(dir, &["status", "--porcelain", "--untracked-files=no"]).ok().map(|out| !out.trim().is_empty()))
+        .flatten();
+    Some(GitState { branch, default_branch, dirty })
+}
+
 /// A name like `bright-running-fox`.
 pub fn made_up_name() -> String {
     const ADJ: [&str; 8] = ["bright", "quiet", "swift", "calm", "bold", "keen", "amber", "lucid"];

@@ -93,11 +93,25 @@ fn memory_can_be_turned_off_and_a_repository_cannot_move_it() {
     std::fs::remove_file(env.cwd().join(".claude/settings.local.json")).unwrap();
 
     let elsewhere = tempfile::tempdir().unwrap();
-    env.write(".claude/settings.json", &json!({"autoMemoryDirectory": elsewhere.path()}).to_string());
-    let server = serve(Scenario::new([reply([text("ok")])]));
-    env.rein_at(&server).args(["-p", "hi"]).assert().success();
-    let s = system(&server);
-    assert!(s.contains(&dir.display().to_string()) && !s.contains(&elsewhere.path().display().to_string()), "{s}");
+    for file in [".claude/settings.json", ".claude/settings.local.json"] {
+        env.write(file, &json!({"autoMemoryDirectory": elsewhere.path()}).to_string());
+        let server = serve(Scenario::new([reply([text("ok")])]));
+        env.rein_at(&server).args(["-p", "hi"]).assert().success();
+        let s = system(&server);
+        assert!(s.contains(&dir.display().to_string()) && !s.contains(&elsewhere.path().display().to_string()), "{s}");
+        std::fs::remove_file(env.cwd().join(file)).unwrap();
+    }
+    // The user's own settings may move it, but not to a folder that holds their home.
+    let user = env.home.path().join(".claude/settings.json");
+    for (wanted, taken) in [(elsewhere.path().display().to_string(), true), ("~".to_string(), false)] {
+        std::fs::write(&user, json!({"autoMemoryDirectory": wanted}).to_string()).unwrap();
+        let server = serve(Scenario::new([reply([text("ok")])]));
+        env.rein_at(&server).args(["-p", "hi"]).assert().success();
+        let s = system(&server);
+        let home_memory = format!("{}/ (only there", env.home.path().display());
+        assert_eq!(s.contains(&format!("{wanted}/ (only there")), taken, "{wanted}: {s}");
+        assert!(!s.contains(&home_memory), "{s}");
+    }
 }
 
 #[test]

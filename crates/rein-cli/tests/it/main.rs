@@ -21,6 +21,7 @@ mod context;
 mod definition_hooks;
 mod demo;
 mod doctor;
+mod environment_facts;
 mod executor;
 mod failures;
 mod harbor;

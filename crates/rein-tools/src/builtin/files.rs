@@ -11,7 +11,21 @@ pub fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, St
     if !Path::new(file_path).is_absolute() {
         return Err(format!("file_path must be an absolute path, got {file_path:?}"));
     }
-    let target = inside_workspace(Path::new(file_path), &ctx.workspace_roots)?;
+    let target = match inside_workspace(Path::new(file_path), &ctx.workspace_roots) {
+        Ok(target) => target,
+        // A memory: a Markdown file directly in the persistent memory's directory.
+        Err(e) => match &ctx.memory_dir {
+            Some(dir) => {
+                let target = crate::canonical_target(Path::new(file_path))?;
+                let dir = crate::canonical_target(dir)?;
+                if target.parent() != Some(dir.as_path()) || target.extension().is_none_or(|x| x != "md") {
+                    return Err(e);
+                }
+                target
+            }
+            None => return Err(e),
+        },
+    };
     if target.is_dir() {
         return Err(format!("{} is a directory, not a file", target.display()));
     }
