@@ -24,6 +24,7 @@ mod doctor;
 mod environment_facts;
 mod executor;
 mod failures;
+mod guidance;
 mod harbor;
 mod headless;
 mod hook_delegated;

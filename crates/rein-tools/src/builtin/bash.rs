@@ -121,7 +121,12 @@ impl Tool for Bash {
              {MAX_OUTPUT_CHARS} characters is saved whole to a file you can Read or Grep; you get its head, its tail \
              and the path. Timeout {}s (max {}s), then the command and all it \
              started are killed. Use run_in_background for servers and watchers (then TaskOutput, TaskStop). \
-             Prefer Read, Glob and Grep to cat, find and grep.",
+             Prefer Read, Glob and Grep to cat, find and grep; quote paths with spaces.\n\
+             Git and GitHub: commit, push or open a pull request only when asked. Before committing on the default \
+             branch, make a branch unless told otherwise. Never use interactive flags (`-i`), never skip hooks or \
+             rewrite published history unless asked, and never commit secrets (.env, keys). Write messages that say \
+             why; follow the configured commit attribution. Use `gh` for GitHub (issues, pull requests, checks); \
+             mention `@name` only for logins you know exist.",
             timeouts().0 / 1000,
             timeouts().1 / 1000
         ) + &self.sandbox_note()

@@ -47,7 +47,8 @@ impl Tool for Read {
              {MAX_LINE_CHARS} characters are truncated. Lines are numbered like `cat -n`: never copy those prefixes \
              into an edit. Shows images (png, jpeg, gif, webp), PDFs (more than {} pages: read a range with `pages`, \
              at most {} at a time) and Jupyter notebooks (cells with their outputs); cannot read directories (use \
-             Glob).",
+             Glob). No need to read a file again after editing it: the edit's result shows the change. Results too \
+             large for the conversation are saved to files you can read here.",
             rein_media::MAX_PAGES_WHOLE,
             rein_media::MAX_PAGES_PER_READ
         )

@@ -1,0 +1,39 @@
+//! The guidance the model is given (issue 34): every topic of the checklist in
+//! crates/rein-prompt/guidance_topics.md is said where it belongs — the system prompt
+//! for conduct, a tool's description for that tool — in the first request rein sends.
+
+use crate::common::{Env, serve};
+use rein_testkit::{Scenario, reply, text};
+
+#[test]
+fn every_topic_is_covered_where_it_belongs() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "hi"]).assert().success();
+    let request = &server.requests()[0];
+    let system = request.system_text();
+    let checklist =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../rein-prompt/guidance_topics.md")).unwrap();
+    let mut missing = Vec::new();
+    let mut topics = 0;
+    for line in checklist.lines().filter_map(|l| l.strip_prefix("- ")) {
+        let mut parts = line.splitn(3, " | ");
+        let (Some(place), Some(topic), Some(phrase)) = (parts.next(), parts.next(), parts.next()) else {
+            panic!("a checklist line is not `place | topic | \"phrase\"`: {line}");
+        };
+        let phrase = phrase.trim().trim_matches('"');
+        topics += 1;
+        let text = if place == "system" {
+            system.clone()
+        } else {
+            let tools = request.body["tools"].as_array().unwrap();
+            let tool = tools.iter().find(|t| t["name"] == place).unwrap_or_else(|| panic!("no tool {place}"));
+            tool["description"].as_str().unwrap().to_string()
+        };
+        if !text.contains(phrase) {
+            missing.push(format!("{place}: {topic} ({phrase:?})"));
+        }
+    }
+    assert!(topics >= 30, "the checklist lists every topic: {topics}");
+    assert!(missing.is_empty(), "topics not covered where they belong: {missing:#?}");
+}
