@@ -37,3 +37,18 @@ fn every_topic_is_covered_where_it_belongs() {
     assert!(topics >= 30, "the checklist lists every topic: {topics}");
     assert!(missing.is_empty(), "topics not covered where they belong: {missing:#?}");
 }
+
+/// The built-in instructions and the default tools array, as the first request carries
+/// them: a change to what the model is told shows up in review.
+#[test]
+fn the_system_prompt_and_the_tools_array_are_what_review_approved() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "hi"]).assert().success();
+    let request = &server.requests()[0];
+    let system = request.system_text();
+    // The part every session shares (the environment and memory follow it).
+    let stable = system.split("Here is useful information about the environment").next().unwrap_or_default();
+    insta::assert_snapshot!("system_prompt", stable.trim_end());
+    insta::assert_json_snapshot!("tools_array", request.body["tools"]);
+}
