@@ -97,7 +97,7 @@ fn is_git_dir(d: &Path) -> bool {
 /// The git directory git discovers from `dir`, as git does: at each level up, `.git`
 /// (a directory, or a file whose `gitdir:` points elsewhere), or the level itself when
 /// it is a git directory.
-fn git_dir(dir: &Path) -> Option<PathBuf> {
+pub fn git_dir(dir: &Path) -> Option<PathBuf> {
     for d in dir.ancestors() {
         let dot_git = d.join(".git");
         if dot_git.is_dir() {

@@ -1,7 +1,6 @@
 //! The persistent memory a user already has from Claude Code: one directory per project
-//! (`~/.claude/projects/<project>/memory/`, `<project>` the repository's path with every
-//! character but letters and digits made `-`), one fact a Markdown file with front
-//! matter, and `MEMORY.md`, the index, whose first 200 lines (25 KB at most) every
+//! (`~/.claude/projects/<project>/memory/`, named as the project's transcripts are), one
+//! fact a Markdown file with front matter, and `MEMORY.md`, the index, whose first 200 lines (25 KB at most) every
 //! session reads. A memory's body is read when it is relevant, with Read. The model
 //! writes memories there with Write and Edit, and nowhere else without asking.
 
@@ -14,14 +13,6 @@ const INDEX_BYTES: usize = 25 * 1024;
 
 /// The index file's name.
 pub const INDEX: &str = "MEMORY.md";
-
-/// The memory directory of the project at `root` under the Claude directory
-/// (`~/.claude` or `$CLAUDE_CONFIG_DIR`).
-pub fn default_dir(claude_dir: &Path, root: &Path) -> PathBuf {
-    let name: String =
-        root.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect();
-    claude_dir.join("projects").join(name).join("memory")
-}
 
 /// The index as the prompt gets it: its first 200 lines, 25 KB at most.
 fn index_text(dir: &Path) -> Option<String> {
@@ -81,12 +72,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_directory_is_named_like_claude_codes_and_the_index_is_capped() {
-        let claude = Path::new("/home/u/.claude");
-        assert_eq!(
-            default_dir(claude, Path::new("/home/u/my_repo")),
-            PathBuf::from("/home/u/.claude/projects/-home-u-my-repo/memory")
-        );
+    fn the_index_is_capped_and_memories_are_listed() {
         let d = tempfile::tempdir().unwrap();
         let lines: Vec<String> = (0..300).map(|i| format!("- [m{i}](m{i}.md): fact {i}")).collect();
         std::fs::write(d.path().join(INDEX), lines.join("\n")).unwrap();

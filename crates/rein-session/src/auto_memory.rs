@@ -36,5 +36,6 @@ pub fn memory_dir(settings: &Settings, env: &crate::env::Env, cwd: &Path) -> Opt
     }
     let claude_dir = claude_dir?;
     let root = rein_prompt::find_git_root(cwd).unwrap_or_else(|| cwd.to_path_buf());
-    Some(rein_prompt::auto_memory::default_dir(&claude_dir, &root))
+    // Named as Claude Code names the project's transcripts folder.
+    Some(rein_transcript::project_dir(&claude_dir, &root).join("memory"))
 }

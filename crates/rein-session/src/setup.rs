@@ -168,8 +168,6 @@ impl Setup {
         (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
-        setup.auto_memory = setup.policy.memory_dir.clone();
-        setup.facts = crate::setup_prompt::environment_facts(&setup.cwd, setup.policy.mode.name(), &setup.env.aliases);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         crate::plugins::add(&mut setup, &settings, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
@@ -180,8 +178,12 @@ impl Setup {
             Some(style) => setup.output_style = Some(style.clone()),
             None => notices.push(format!("the output style {wanted:?} is not installed; using the default")),
         }
-        let (replace, append) = setup.prompt_parts.clone();
-        setup.set_system_prompt(replace, append);
+        if setup.memory_excludes.is_empty() && setup.output_style.is_none() {
+            setup.append_preferences();
+        } else {
+            let (replace, append) = setup.prompt_parts.clone();
+            setup.set_system_prompt(replace, append);
+        }
         if setup.fallback_model.is_none() {
             setup.fallback_model = settings
                 .scalar("/fallbackModel")
@@ -269,12 +271,17 @@ impl Setup {
             (Some(a), Some(b)) => Some(format!("{b}\n\n{a}")),
             (a, b) => a.or(b.clone()),
         };
+        // The persistent memory and the environment's facts are in the prompt from the
+        // start: it is built once, unless excluded memory or a style reshape it later.
+        let auto_memory = policy.memory_dir.clone();
+        let facts = crate::setup_prompt::environment_facts(&cwd, policy.mode.name(), &env.aliases);
+        let shape = crate::setup_prompt::PromptShape::new(auto_memory.clone(), facts.clone());
         let prompt = crate::setup_prompt::system_prompt(
             &cwd,
             home.as_deref(),
             &model,
-            (replace, append),
-            &crate::setup_prompt::PromptShape::default(),
+            (replace.clone(), append.clone()),
+            &shape,
         );
         let session_id = uuid::Uuid::new_v4().to_string();
         let max_thinking_tokens = env.max_thinking_tokens;
@@ -283,9 +290,10 @@ impl Setup {
         policy.saved_outputs = Some(session_dir.join("tool-results"));
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
-            auto_memory: None,
-            facts: Vec::new(),
-            prompt_parts: (opts.system_prompt.clone(), opts.append_system_prompt.clone()),
+            auto_memory,
+            facts,
+            // The texts as given, files read: a rebuild keeps them.
+            prompt_parts: (replace, append),
             cwd,
             session_id,
             model,

@@ -51,6 +51,13 @@ pub(crate) struct PromptShape(
     Vec<String>,
 );
 
+impl PromptShape {
+    /// No excluded memory and the default style; the persistent memory and the facts.
+    pub(crate) fn new(auto_memory: Option<PathBuf>, facts: Vec<String>) -> PromptShape {
+        PromptShape(Vec::new(), None, auto_memory, facts)
+    }
+}
+
 pub(crate) fn system_prompt(
     cwd: &std::path::Path,
     home: Option<&std::path::Path>,

@@ -79,19 +79,13 @@ pub struct GitState {
 pub fn state(dir: &Path) -> Option<GitState> {
     // Not a repository: nothing to tell, and no git call at all.
     let top = dir.ancestors().find(|d| d.join(".git").exists())?;
-    // This worktree's own git folder (HEAD), and the folder it shares (refs).
-    let mut head_dir = top.join(".git");
-    let mut common = head_dir.clone();
-    if head_dir.is_file() {
-        let text = std::fs::read_to_string(&head_dir).ok()?;
-        let named = PathBuf::from(text.trim().strip_prefix("gitdir: ")?);
-        head_dir = if named.is_absolute() { named } else { top.join(named) };
-        common = head_dir
-            .ancestors()
-            .find(|d| d.file_name().is_some_and(|n| n == "worktrees"))
-            .and_then(Path::parent)
-            .map_or_else(|| head_dir.clone(), Path::to_path_buf);
-    }
+    // This worktree's own git folder (HEAD), found as git finds it, and the folder it
+    // shares with the others (refs), which a linked worktree's `commondir` names.
+    let head_dir = rein_effects::git_dir(dir)?;
+    let common = match std::fs::read_to_string(head_dir.join("commondir")) {
+        Ok(named) => head_dir.join(named.trim()),
+        Err(_) => head_dir.clone(),
+    };
     let head = std::fs::read_to_string(head_dir.join("HEAD")).ok()?;
     let branch = head.trim().strip_prefix("ref: refs/heads/").unwrap_or("HEAD (detached)").to_string();
     let packed = std::fs::read_to_string(common.join("packed-refs")).unwrap_or_default();

@@ -52,3 +52,17 @@ fn the_system_prompt_and_the_tools_array_are_what_review_approved() {
     insta::assert_snapshot!("system_prompt", stable.trim_end());
     insta::assert_json_snapshot!("tools_array", request.body["tools"]);
 }
+
+/// The prompt files given on the command line stay in the prompt when settings make rein
+/// build it again (excluded memory files).
+#[test]
+fn prompt_files_survive_a_rebuilt_prompt() {
+    let env = Env::new();
+    env.write("extra.md", "APPENDED-FROM-A-FILE");
+    env.write(".claude/settings.json", r#"{"claudeMdExcludes": ["**/nothing.md"]}"#);
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "hi", "--append-system-prompt-file", "extra.md"]).assert().success();
+    let system = server.requests()[0].system_text();
+    assert!(system.trim_end().ends_with("APPENDED-FROM-A-FILE"), "{system}");
+    assert!(system.contains("Permission mode: default"), "the facts are there too: {system}");
+}
