@@ -1,6 +1,9 @@
-//! What a long session sends: a 50-turn session whose command outputs include ten of
-//! 1 MB, measured in request bytes, and what each of those outputs costs in every later
-//! request — against Claude Code's measured preview of 2 239 characters.
+//! What rein sends: the first request with the default tools, and its guidance (system
+//! prompt and every tool description) against Claude Code's for the same tools, as
+//! crates/rein-prompt/claude_code_sizes.json records them; and a 50-turn session whose
+//! command outputs include ten of 1 MB, measured in request bytes, and what each of
+//! those outputs costs in every later request — against Claude Code's measured preview
+//! of 2 239 characters.
 
 use std::path::Path;
 
@@ -13,7 +16,50 @@ use crate::rein;
 /// Claude Code 2.1.332's preview of a spilled output (measured with `seq 1 200000`).
 const CLAUDE_CODE_PREVIEW: usize = 2_239;
 
+/// Claude Code's measured sizes (scripts/measure-claude-code-prompt).
+const CLAUDE_CODE_SIZES: &str = include_str!("../../rein-prompt/claude_code_sizes.json");
+
+fn first_request(bin: &Path, work: &Path, home: &Path, tool_search: &str) -> anyhow::Result<Value> {
+    let server = FakeServer::start(Scenario::new([reply([text("ok")])]))?;
+    let r =
+        crate::run(rein(bin, work, home, Some(&server))?.env("ENABLE_TOOL_SEARCH", tool_search).args(["-p", "hi"]))?;
+    let Some(req) = server.requests().into_iter().next().filter(|_| r.ok) else { bail!("rein -p hi failed") };
+    Ok(json!({"bytes": req.body_len, "system": req.system_text().len(), "tools": req.body["tools"]}))
+}
+
+fn first_request_rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+    let first = first_request(bin, work, home, "auto")?;
+    let every = first_request(bin, work, home, "false")?;
+    let tools = every["tools"].as_array().cloned().unwrap_or_default();
+    let description = |t: &Value| t["description"].as_str().map_or(0, str::len);
+    let ours = every["system"].as_u64().unwrap_or(0) as usize + tools.iter().map(description).sum::<usize>();
+    let recorded: Value = serde_json::from_str(CLAUDE_CODE_SIZES)?;
+    let theirs = |mode: &str| {
+        let cc = &recorded[mode];
+        let same = tools.iter().filter_map(|t| cc["tools"][t["name"].as_str()?].as_u64()).sum::<u64>();
+        cc["system"].as_u64().unwrap_or(0) + same
+    };
+    let version = recorded["claude_code"].as_str().unwrap_or("?");
+    Ok(vec![
+        (
+            "first request, default tools: bytes".into(),
+            format!("{:.1} KB", first["bytes"].as_u64().unwrap_or(0) as f64 / 1024.0),
+            "≤ 14 KB".into(),
+        ),
+        (
+            "guidance (system prompt + every tool description): bytes".into(),
+            format!("{:.1} KB", ours as f64 / 1024.0),
+            format!(
+                "≤ {:.1} KB (half of Claude Code {version}'s for the same tools, -p; interactive {:.1} KB)",
+                theirs("print") as f64 / 2048.0,
+                theirs("interactive") as f64 / 2048.0
+            ),
+        ),
+    ])
+}
+
 pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+    let mut rows = first_request_rows(bin, work, home)?;
     // 100 000 lines of 10 characters: 1 MB, five times what `seq 1 200000` prints.
     let big = session(bin, work, home, "yes 123456789 | head -n 100000")?;
     let small = session(bin, work, home, "echo small")?;
@@ -32,7 +78,7 @@ pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String,
         .map(|b| result_chars(&b["content"]))
         .max()
         .unwrap_or(0);
-    Ok(vec![
+    rows.extend([
         (
             "50 turns, ten 1 MB outputs: request bytes (all 51)".into(),
             format!("{:.2} MB", total as f64 / 1e6),
@@ -48,7 +94,8 @@ pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String,
             format!("{largest} chars"),
             format!("≤ {CLAUDE_CODE_PREVIEW} (Claude Code)"),
         ),
-    ])
+    ]);
+    Ok(rows)
 }
 
 /// A 50-turn session where every fifth command is `every_fifth`; the requests it sent.

@@ -57,13 +57,15 @@ impl Tool for AgentTool {
 
     fn description(&self) -> String {
         let mut d = "Runs a subagent on a task of its own (a search, research, a multi-step change) and returns its \
-                     final report. It starts with an empty conversation and sees only the prompt you give it. \
-                     Several can run in parallel. Available agent types (subagent_type) and their tools:"
+                     final report; it sees only the prompt you give it. Several can run in parallel. Agent types \
+                     (subagent_type) and their tools:"
             .to_string();
         for a in &self.agents {
             let tools = match &a.tools {
                 Some(t) => t.join(", "),
                 None if a.disallowed_tools.is_empty() => "*".to_string(),
+                // The built-in read-only types say so in their description.
+                None if a.source == AgentSource::BuiltIn => "read-only".to_string(),
                 None => format!("all except {}", a.disallowed_tools.join(", ")),
             };
             d.push_str(&format!("\n- {}: {} (Tools: {tools})", a.name, a.description));

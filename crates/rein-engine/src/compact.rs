@@ -151,6 +151,8 @@ impl Engine {
             }
         }
         self.conversation.replace(compacted.clone())?;
+        // A note of a mode change may have been summarised away: the next prompt says it.
+        self.told_mode = None;
         // Prompt positions start again after a summary: earlier checkpoints cannot be
         // named any more.
         if let Some(cp) = &self.ctx.checkpoints {

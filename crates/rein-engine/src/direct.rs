@@ -216,6 +216,7 @@ impl Engine {
     pub fn clear_conversation(&mut self) {
         self.conversation = crate::Conversation::new();
         self.counted = None;
+        self.told_mode = None;
         self.restart_session("clear");
     }
 }
@@ -228,7 +229,7 @@ impl Engine {
 
     /// The prompts the person wrote, in order (tool results and notes left out).
     pub fn user_prompts(&self) -> Vec<String> {
-        self.conversation.messages().filter(|m| is_prompt(m)).map(|m| m.text()).collect()
+        self.conversation.messages().filter(|m| is_prompt(m)).map(crate::turn_start::prompt_words).collect()
     }
 
     /// Go back to before the `n`th prompt (Esc Esc): later messages are dropped, and the
@@ -247,6 +248,8 @@ impl Engine {
         }
         self.conversation.replace(kept.clone())?;
         self.counted = None;
+        // The note of a mode change may have gone with the later prompts.
+        self.told_mode = None;
         // The next prompt is turn `n` again: the checkpoints of the old ones go.
         if let Some(cp) = &self.ctx.checkpoints {
             cp.forget_from(n);

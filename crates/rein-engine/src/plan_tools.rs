@@ -32,6 +32,10 @@ impl Tool for ExitPlanMode {
         "ExitPlanMode"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "In plan mode, with the plan ready: asks the user to approve it. Approved, plan mode ends; refused, keep \
          planning with their feedback."
@@ -69,6 +73,10 @@ impl Tool for EnterPlanMode {
 
     fn name(&self) -> &'static str {
         "EnterPlanMode"
+    }
+
+    fn deferred_by_default(&self) -> bool {
+        true
     }
 
     fn description(&self) -> String {

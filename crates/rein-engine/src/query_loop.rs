@@ -131,6 +131,10 @@ pub struct Engine {
     pub(crate) workdir: crate::worktree_tools::SharedWorkdir,
     /// What the tools' own model requests cost (WebFetch's digest, WebSearch).
     pub(crate) side: crate::SideUsage,
+    /// The permission mode the model was last told of (the system prompt tells it the
+    /// mode the session starts in; a prompt after a change carries the new one). `None`
+    /// after a rewind: the next prompt says it again.
+    pub(crate) told_mode: Option<rein_policy::PermissionMode>,
 }
 
 impl Engine {
@@ -145,6 +149,7 @@ impl Engine {
         let tools: Arc<[ToolSpec]> =
             registry.specs().into_iter().filter(|t| !gate.policy.get().removes_tool(&t.name)).collect();
         let tools_json_bytes = serde_json::to_string(&*tools).map(|s| s.len()).unwrap_or(0);
+        let told_mode = Some(gate.policy.get().mode);
         Engine {
             model,
             registry,
@@ -169,6 +174,7 @@ impl Engine {
             search_loaded: 0,
             workdir: Default::default(),
             side: Default::default(),
+            told_mode,
         }
     }
 
@@ -275,9 +281,17 @@ impl Engine {
         self.join_late_tools();
     }
 
-    /// The tools offered to the model.
+    /// The tools the model can call, in registration order: those sent in full and
+    /// those waiting behind ToolSearch.
     pub fn tool_names(&self) -> Vec<String> {
-        self.tools.iter().map(|t| t.name.clone()).collect()
+        let deferred: Vec<String> = self.search.as_ref().map_or_else(Vec::new, |(s, _)| {
+            s.lock().map_or_else(|_| Vec::new(), |s| s.deferred.iter().map(|t| t.name.clone()).collect())
+        });
+        self.registry
+            .names()
+            .into_iter()
+            .filter(|n| self.tools.iter().any(|t| &t.name == n) || deferred.contains(n))
+            .collect()
     }
 
     pub fn conversation(&self) -> &Conversation {

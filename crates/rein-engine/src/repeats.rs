@@ -19,8 +19,10 @@ use rein_tools::Registry;
 
 use crate::Conversation;
 
-const HEAD: &str = "Unchanged: same result as call ";
+const HEAD: &str = "Unchanged: same as ";
 const TAIL: &str = " above.";
+/// How pointers read before they were shortened (sessions saved then still resume).
+const OLD_HEAD: &str = "Unchanged: same result as call ";
 
 /// The text that stands for the result of call `id`.
 pub fn pointer(id: &str) -> String {
@@ -29,7 +31,7 @@ pub fn pointer(id: &str) -> String {
 
 /// The call a pointer stands for, when `text` is one.
 pub fn pointed_at(text: &str) -> Option<&str> {
-    text.strip_prefix(HEAD)?.strip_suffix(TAIL)
+    text.strip_prefix(HEAD).or_else(|| text.strip_prefix(OLD_HEAD))?.strip_suffix(TAIL)
 }
 
 /// Replace each result in `message` (answering `calls`, the newest assistant message of
@@ -173,6 +175,8 @@ mod tests {
         assert_eq!(collapse(&mut m, std::slice::from_ref(&b), &history(&a, LIST, &b), &registry()), 1);
         assert_eq!(m.content[0], ContentBlock::tool_result("b", pointer("a"), false));
         assert_eq!(pointed_at(&pointer("a")), Some("a"));
+        assert_eq!(pointed_at("Unchanged: same result as call a above."), Some("a"), "as saved sessions have it");
+        assert_eq!(pointed_at("Unchanged: the file was not touched."), None);
     }
 
     #[test]

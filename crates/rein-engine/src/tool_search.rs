@@ -1,6 +1,7 @@
-//! Deferred tools and `ToolSearch`: when a session's MCP tool definitions would take
-//! more than a share of the context window (10 % by default), only the first few are
-//! sent in full; the others are named in `ToolSearch`'s description, and the
+//! Deferred tools and `ToolSearch`: rarely used built-in tools (notebooks, worktrees,
+//! the web, background commands), and MCP tools when their definitions would take more
+//! than a share of the context window (10 % by default, past the first few), are named
+//! in `ToolSearch`'s description instead of being sent in full; the
 //! model loads the definitions it needs by keyword or by name (`select:Name,Other`).
 //! Loaded definitions join the end of the tools array for the rest of the session, so
 //! each load changes the cached prefix once and only once.
@@ -53,13 +54,23 @@ pub struct SearchState {
 pub type SharedSearch = Arc<Mutex<SearchState>>;
 
 /// Split `tools` into what is sent in full and what is deferred, by `mode`, for a
-/// window of `window` tokens: past the share, the MCP tools beyond the first few wait
-/// for ToolSearch; `Always` defers every MCP tool.
-pub fn split(tools: Vec<ToolSpec>, mode: ToolSearchMode, window: u64) -> (Vec<ToolSpec>, Vec<ToolSpec>) {
+/// window of `window` tokens. Unless tool search is off, the built-in tools that
+/// `rarely_used` names wait for ToolSearch, as Claude Code's do; past the share, so do
+/// the MCP tools beyond the first few, and `Always` defers every MCP tool.
+pub fn split(
+    tools: Vec<ToolSpec>,
+    mode: ToolSearchMode,
+    window: u64,
+    rarely_used: impl Fn(&str) -> bool,
+) -> (Vec<ToolSpec>, Vec<ToolSpec>) {
+    if mode == ToolSearchMode::Off {
+        return (tools, Vec::new());
+    }
     let is_mcp = |t: &ToolSpec| t.name.starts_with("mcp__");
-    let (mut mcp, mut sent): (Vec<ToolSpec>, Vec<ToolSpec>) = tools.into_iter().partition(is_mcp);
-    let deferred = match mode {
-        ToolSearchMode::Off => Vec::new(),
+    let (mut mcp, builtin): (Vec<ToolSpec>, Vec<ToolSpec>) = tools.into_iter().partition(is_mcp);
+    let (mut deferred, mut sent): (Vec<ToolSpec>, Vec<ToolSpec>) =
+        builtin.into_iter().partition(|t| rarely_used(&t.name));
+    let mut mcp_deferred = match mode {
         ToolSearchMode::Always => std::mem::take(&mut mcp),
         ToolSearchMode::Auto { share } => {
             let bytes: usize = mcp.iter().map(|t| serde_json::to_string(t).map_or(0, |s| s.len())).sum();
@@ -69,17 +80,18 @@ pub fn split(tools: Vec<ToolSpec>, mode: ToolSearchMode, window: u64) -> (Vec<To
                 Vec::new()
             }
         }
+        ToolSearchMode::Off => Vec::new(),
     };
     sent.append(&mut mcp);
+    deferred.append(&mut mcp_deferred);
     (sent, deferred)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ToolSearchInput {
-    /// Keywords to find tools by (name and description), or `select:Name,Other` for
-    /// exact names.
+    /// Keywords, or `select:Name,Other`.
     pub query: String,
-    /// How many definitions to load at most (default 5).
+    /// Default 5.
     #[serde(default)]
     pub max_results: Option<u32>,
 }
@@ -95,9 +107,8 @@ pub const TOOL_SEARCH: &str = "ToolSearch";
 pub fn description(deferred: &[ToolSpec]) -> String {
     let names: Vec<&str> = deferred.iter().map(|t| t.name.as_str()).collect();
     format!(
-        "Loads the definitions of deferred tools so that you can call them. These tools exist but their \
-         definitions are not loaded yet: {}. Search by keywords, or load exact ones with `select:Name,Other`; \
-         loaded tools stay available for the rest of the session.",
+        "Loads the definitions of tools not sent yet: {}. Query by keywords, or `select:Name,Other` for exact \
+         names; loaded tools stay for the session.",
         names.join(", ")
     )
 }

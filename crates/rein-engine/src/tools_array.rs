@@ -38,7 +38,10 @@ impl Engine {
             Some((state, mode)) => {
                 let all: Vec<ToolSpec> =
                     all.into_iter().filter(|t| t.name != crate::tool_search::TOOL_SEARCH).collect();
-                let (mut sent, deferred) = crate::tool_search::split(all, *mode, self.config.context.window);
+                let registry = &self.registry;
+                let (mut sent, deferred) = crate::tool_search::split(all, *mode, self.config.context.window, |n| {
+                    registry.deferred_by_default(n)
+                });
                 let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
                 if !deferred.is_empty() {
                     sent.push(ToolSpec {

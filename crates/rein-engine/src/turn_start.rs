@@ -1,15 +1,49 @@
 //! What starting a turn records besides the prompt itself: the judge's view of the
-//! user's requests and the checkpoint turn (with the ids the prompt is known by).
+//! user's requests, the checkpoint turn (with the ids the prompt is known by), and a
+//! note of the permission mode when it changed since the model was last told (Shift+Tab,
+//! `/plan`, an SDK's `set_permission_mode`): the system prompt only says the mode the
+//! session started in.
 
-use rein_protocol::Message;
+use rein_policy::PermissionMode;
+use rein_protocol::{ContentBlock, Message};
 
 use crate::{Engine, EngineError};
+
+/// What the model is told when the mode changed to `mode`.
+pub fn mode_note(mode: PermissionMode) -> String {
+    let what = match mode {
+        PermissionMode::Plan => {
+            "only read and plan: change nothing (no edits, no commands that change anything). When the plan is \
+             ready, present it with ExitPlanMode (input: {\"plan\": \"...\"}) for the user to approve"
+        }
+        PermissionMode::Default => "calls that change things may ask the user first",
+        PermissionMode::AcceptEdits => "file edits in the working directory run without asking; other calls may ask",
+        PermissionMode::Auto => "calls the rules leave open are judged by a classifier instead of asking the user",
+        PermissionMode::DontAsk => "calls no rule allows are refused without asking",
+        PermissionMode::BypassPermissions => "calls run without asking",
+    };
+    format!("<system-reminder>\nThe permission mode is now {}: {what}.\n</system-reminder>", mode.name())
+}
+
+/// A prompt's words as the person wrote them: rein's notes to the model left out.
+pub(crate) fn prompt_words(m: &Message) -> String {
+    let words = m.content.iter().filter_map(|b| match b {
+        ContentBlock::Text { text } if !text.starts_with("<system-reminder>") => Some(text.as_str()),
+        _ => None,
+    });
+    words.collect()
+}
 
 impl Engine {
     /// Push the turn's prompt, noting it for the auto-mode judge and starting its
     /// checkpoint turn (a subagent's writes belong to the turn that started it).
-    pub(crate) fn push_prompt(&mut self, prompt: Message) -> Result<(), EngineError> {
+    pub(crate) fn push_prompt(&mut self, mut prompt: Message) -> Result<(), EngineError> {
         self.gate.judge_context.note_request(&prompt.text());
+        let mode = self.gate.policy.get().mode;
+        if self.told_mode != Some(mode) && self.subagent.is_none() {
+            prompt.content.push(ContentBlock::text(mode_note(mode)));
+            self.told_mode = Some(mode);
+        }
         let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();
         self.push_user(prompt, false)?;
         if let Some(cp) = self.ctx.checkpoints.as_ref().filter(|_| self.subagent.is_none()) {

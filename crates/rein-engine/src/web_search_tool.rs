@@ -42,6 +42,10 @@ impl Tool for WebSearchTool {
         "WebSearch"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "Searches the web and returns the results' titles and URLs with a summary of what they say. Use it for \
          anything newer than your knowledge or that you need to check. allowed_domains or blocked_domains (not \

@@ -45,6 +45,10 @@ impl Tool for EnterWorktree {
         "EnterWorktree"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "Moves this session into a new git worktree (.claude/worktrees/NAME on branch worktree-NAME) to work apart \
          from the main checkout; only when the user asks to work in a worktree. ExitWorktree leaves it."
@@ -118,6 +122,10 @@ impl Tool for ExitWorktree {
 
     fn name(&self) -> &'static str {
         "ExitWorktree"
+    }
+
+    fn deferred_by_default(&self) -> bool {
+        true
     }
 
     fn description(&self) -> String {

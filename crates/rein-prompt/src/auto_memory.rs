@@ -32,14 +32,13 @@ fn index_text(dir: &Path) -> Option<String> {
 pub fn section(dir: &Path) -> String {
     let dir_text = dir.display();
     let mut out = format!(
-        "# Persistent memory\nYou keep notes that outlive this conversation in {dir_text}/ (only there: writes \
-         elsewhere need approval). Save what a later session would need and could not see in the code: the user's \
-         corrections and preferences, project facts, where things live. One fact a file, e.g. \
-         {dir_text}/testing-setup.md:\n```\n---\nname: Testing setup\ndescription: one line saying when this \
-         matters\ntype: user | feedback | project | reference\n---\nThe fact, and why.\n```\nThen add one line to \
-         {dir_text}/{INDEX}: `- [Testing setup](testing-setup.md): the one-line description`. Update or delete a \
-         memory that turns out wrong rather than adding a second. Read a memory's file when its line below looks \
-         relevant. Never store secrets.\n"
+        "# Persistent memory\nNotes that outlive this conversation live in {dir_text}/ (writes elsewhere need \
+         approval). Save what a later session needs and the code does not show: the user's corrections and \
+         preferences, project facts, where things live. One fact a file (e.g. testing-setup.md):\n```\n---\nname: \
+         Testing setup\ndescription: one line saying when it matters\ntype: user | feedback | project | \
+         reference\n---\nThe fact, and why.\n```\nand a line for it in {INDEX} there: `- [Testing \
+         setup](testing-setup.md): the description`. Fix or delete a wrong memory rather than adding another; Read \
+         one when its line below looks relevant; never store secrets.\n"
     );
     match index_text(dir) {
         Some(index) if !index.trim().is_empty() => out.push_str(&format!("\nContents of {INDEX}:\n{index}")),

@@ -49,27 +49,24 @@ pub fn builtin_agents() -> Vec<AgentDef> {
     vec![
         builtin(
             "general-purpose",
-            "General-purpose agent for researching complex questions, searching for code, and executing \
-             multi-step tasks. When you are searching for a keyword or file and are not confident you will find \
-             the right match in the first few tries, use this agent to do the search for you.",
+            "Any task of several steps: research, a search that may take several tries, a change across \
+             files.",
             GENERAL,
             false,
             None,
         ),
         builtin(
             "Explore",
-            "Fast agent specialized for exploring codebases. Use it to find files by patterns, search code for \
-             keywords, or answer questions about the codebase. Say how thorough to be: \"quick\", \"medium\" or \
-             \"very thorough\".",
+            "Finds files and code and answers questions about the codebase, fast and read-only. Say how \
+             thorough to be: \"quick\", \"medium\" or \"very thorough\".",
             EXPLORE,
             true,
             Some("haiku"),
         ),
         builtin(
             "Plan",
-            "Software architect agent for designing implementation plans. Use it to plan how to implement a \
-             task: it returns step-by-step plans, identifies the critical files and weighs architectural \
-             trade-offs.",
+            "Designs how to carry out a task, read-only: a step-by-step plan with the files that matter and \
+             the trade-offs.",
             PLAN,
             true,
             None,

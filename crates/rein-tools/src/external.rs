@@ -86,6 +86,11 @@ impl DynTool for RegisteredExternal {
         true
     }
 
+    /// MCP tools are deferred by their share of the window, not by name.
+    fn deferred_by_default(&self) -> bool {
+        false
+    }
+
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
         if !input.is_object() {
             return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));

@@ -30,6 +30,7 @@ pub(crate) trait DynTool: Send + Sync {
     fn max_result_chars(&self) -> Option<usize>;
     fn offered_to_subagents(&self) -> bool;
     fn offered_to_model(&self) -> bool;
+    fn deferred_by_default(&self) -> bool;
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
 }
 
@@ -93,6 +94,10 @@ impl<T: Tool> DynTool for Registered<T> {
 
     fn offered_to_model(&self) -> bool {
         self.tool.offered_to_model()
+    }
+
+    fn deferred_by_default(&self) -> bool {
+        self.tool.deferred_by_default()
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
@@ -325,6 +330,12 @@ impl Registry {
             self.tools.iter().filter(|t| t.offered_to_model()).map(|t| t.spec().clone()).collect();
         specs.extend(self.joined().iter().map(|t| t.tool.spec().clone()));
         specs
+    }
+
+    /// Whether `name` is a built-in tool whose definition waits behind ToolSearch (see
+    /// [`Tool::deferred_by_default`]).
+    pub fn deferred_by_default(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.spec().name == name && t.deferred_by_default())
     }
 
     /// Every registered tool's own name, offered to the model now or not (no legacy

@@ -68,6 +68,13 @@ pub trait Tool: Send + Sync + 'static {
         true
     }
 
+    /// Whether the definition waits behind ToolSearch until the model loads it, as
+    /// Claude Code does for its rarely used tools: the first request stays small, and a
+    /// call by name still runs (the input is checked against the schema all the same).
+    fn deferred_by_default(&self) -> bool {
+        false
+    }
+
     /// Whether a subagent gets this tool too. Tools that start subagents or need the
     /// person (a plan to approve, a question) stay with the session that has them.
     fn offered_to_subagents(&self) -> bool {

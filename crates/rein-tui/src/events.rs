@@ -203,6 +203,9 @@ impl App {
         for m in messages {
             for block in &m.content {
                 match (m.role, block) {
+                    // rein's notes to the model are not the person's words.
+                    (rein_protocol::Role::User, ContentBlock::Text { text })
+                        if text.starts_with("<system-reminder>") => {}
                     (rein_protocol::Role::User, ContentBlock::Text { text }) => {
                         self.pending.push(Line::from(""));
                         let first = text.lines().next().unwrap_or_default().to_string();

@@ -29,7 +29,7 @@ fn explore_and_plan_are_built_in_read_only_types() {
     env.rein_at(&server).args(["-p", "find it", "--model", "claude-opus-5-5"]).assert().success();
     let reqs = server.requests();
     let main_tools = reqs[0].body["tools"].to_string();
-    assert!(main_tools.contains("- Explore: Fast agent") && main_tools.contains("- Plan: Software architect"));
+    assert!(main_tools.contains("- Explore: Finds files") && main_tools.contains("- Plan: Designs how"));
     for (n, model) in [(1, "claude-haiku-4-5"), (3, "claude-opus-5-5")] {
         let tools = tool_names(&reqs[n].body);
         assert!(tools.contains(&"Grep".to_string()) && tools.contains(&"Bash".to_string()), "{tools:?}");

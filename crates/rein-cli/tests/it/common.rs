@@ -7,6 +7,11 @@ use assert_cmd::Command;
 use rein_testkit::{FakeServer, Scenario};
 use serde_json::Value;
 
+/// The built-in tools sent in full in the first request, in order: the rarely used
+/// ones wait behind ToolSearch (last), which names them.
+pub const SENT_TOOLS: [&str; 10] =
+    ["Read", "Glob", "Grep", "Bash", "Write", "Edit", "TodoWrite", "Agent", "AskUserQuestion", "ToolSearch"];
+
 /// Every built-in tool, in the order the model sees them.
 pub const ALL_TOOLS: [&str; 19] = [
     "Read",

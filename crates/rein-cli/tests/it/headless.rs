@@ -49,7 +49,7 @@ fn the_request_carries_tools_with_schemas_model_and_environment() {
     assert_eq!(body["model"], "claude-from-env");
     assert_eq!(body["stream"], true);
     let names: Vec<&str> = body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, common::ALL_TOOLS);
+    assert_eq!(names, common::SENT_TOOLS);
     assert_eq!(body["tools"][0]["input_schema"]["required"], json!(["file_path"]));
     let system = system_of(&server, 0);
     assert!(system.contains(&format!("Working directory: {}", env.cwd().display())), "{system}");
@@ -144,7 +144,10 @@ fn stream_json_lines_go_init_assistant_user_result() {
     assert_eq!(kinds, ["system", "assistant", "user", "assistant", "result"]);
     let init = &lines[0];
     assert_eq!(init["subtype"], "init");
-    assert_eq!(init["tools"], json!(common::ALL_TOOLS));
+    // Every tool the model can call, those waiting behind ToolSearch too.
+    let mut every: Vec<&str> = common::ALL_TOOLS.to_vec();
+    every.push("ToolSearch");
+    assert_eq!(init["tools"], json!(every));
     assert_eq!(init["cwd"], env.cwd().display().to_string());
     assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");
     let sid = init["session_id"].clone();

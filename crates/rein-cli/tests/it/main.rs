@@ -25,6 +25,7 @@ mod environment_facts;
 mod executor;
 mod failures;
 mod guidance;
+mod guidance_budget;
 mod harbor;
 mod headless;
 mod hook_delegated;

@@ -37,8 +37,16 @@ fn search_call() -> Reply {
     reply([call("s", "WebSearch", json!({"query": "rust 2026 edition", "allowed_domains": ["rust-lang.org"]}))])
 }
 
+/// The tools offered: sent in full, or named by ToolSearch as waiting to be loaded.
 fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"].as_array().into_iter().flatten().filter_map(|t| t["name"].as_str().map(str::to_string)).collect()
+    let tools = body["tools"].as_array().into_iter().flatten();
+    let mut names: Vec<String> = tools.clone().filter_map(|t| t["name"].as_str().map(str::to_string)).collect();
+    let search = tools.filter(|t| t["name"] == "ToolSearch").filter_map(|t| t["description"].as_str());
+    for text in search {
+        let listed = text.split("not sent yet: ").nth(1).and_then(|rest| rest.split(". ").next()).unwrap_or("");
+        names.extend(listed.split(", ").map(str::to_string));
+    }
+    names
 }
 
 /// The search's own request: no client tools, the provider's search tool only.

@@ -51,7 +51,7 @@ impl Bash {
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct BashInput {
     pub command: String,
-    /// Milliseconds (default 120000, max 600000).
+    /// In milliseconds.
     pub timeout: Option<u64>,
     /// What it does, in 5-10 words.
     pub description: Option<String>,

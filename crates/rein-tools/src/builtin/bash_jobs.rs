@@ -90,6 +90,10 @@ impl Tool for BashOutput {
         "TaskOutput"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "New output of a background Bash command since the last read, and whether it still runs. By default it \
          waits for the command to end (at most `timeout` ms); `block: false` reads at once."
@@ -147,6 +151,10 @@ impl Tool for KillShell {
 
     fn name(&self) -> &'static str {
         "TaskStop"
+    }
+
+    fn deferred_by_default(&self) -> bool {
+        true
     }
 
     fn description(&self) -> String {

@@ -81,6 +81,10 @@ impl Tool for MultiEdit {
         "MultiEdit"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "Several Edits to one file you have Read, in order and atomically (all or none); each sees the result \
          of the ones before."

@@ -47,13 +47,12 @@ pub struct GrepInput {
     /// Line numbers in content mode (default true).
     #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Lines after each match.
+    // Context lines after, before and around each match, named as rg names them (and
+    // left undescribed: the names say it, and every request carries the schema).
     #[serde(rename = "-A")]
     pub after: Option<usize>,
-    /// Lines before each match.
     #[serde(rename = "-B")]
     pub before: Option<usize>,
-    /// Lines around each match.
     #[serde(rename = "-C")]
     pub context: Option<usize>,
     pub multiline: Option<bool>,

@@ -45,6 +45,10 @@ impl Tool for NotebookEdit {
         "NotebookEdit"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "Replaces, inserts or deletes one cell of a Jupyter notebook you have Read; the rest is kept.".to_string()
     }

@@ -20,12 +20,11 @@ pub struct Read;
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct ReadInput {
     pub file_path: String,
-    /// The line to start at (1-based), for files too large to read at once.
+    /// The first line to read (1-based).
     pub offset: Option<u64>,
     /// How many lines to read.
     pub limit: Option<u64>,
-    /// For a PDF: the pages to read ("3", "1-5", "10-"); needed past 10 pages, at most
-    /// 20 at a time.
+    /// A PDF's pages: "3", "1-5", "10-".
     pub pages: Option<String>,
 }
 

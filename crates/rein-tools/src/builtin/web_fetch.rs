@@ -29,6 +29,10 @@ impl Tool for WebFetch {
         "WebFetch"
     }
 
+    fn deferred_by_default(&self) -> bool {
+        true
+    }
+
     fn description(&self) -> String {
         "Fetches a URL, converts it to Markdown and answers the prompt from it with a small fast model. http \
          becomes https. A redirect to another host is reported, not followed: call again with the new URL. Pages \
