@@ -76,6 +76,11 @@ fn claude_codes_memory_reaches_the_first_request_and_new_memories_join_the_index
     }
     assert!(!dir.parent().unwrap().join("settings.json").exists() && !dir.join("sub/x.md").exists());
     assert!(!dir.join("shell.md").exists());
+    // The memory written mid-session does not change the cached prefix: the system
+    // prompt and the tools are the same bytes in every request.
+    for r in &reqs[1..] {
+        assert_eq!(r.body["system"], reqs[0].body["system"], "the system prompt stays byte-stable");
+    }
 }
 
 #[test]
