@@ -167,8 +167,8 @@ fn script(project: &Path) -> Vec<ScriptedTurn> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let edits_ok = results.get(4).is_some_and(|r| r.contains("has been updated"))
-                && results.get(5).is_some_and(|r| r.contains("has been updated"));
+            let edits_ok = results.get(4).is_some_and(|r| r.starts_with("Edited "))
+                && results.get(5).is_some_and(|r| r.starts_with("Edited "));
             let tests = results.last().map(|r| r.trim().replace('\n', " ")).unwrap_or_default();
             let summary = format!(
                 "Here is what I found and did.\n\nThe project has {files} files. Open TODOs:\n{}\n\n{}\n\nTest \

@@ -64,8 +64,8 @@ impl Tool for AgentTool {
             let tools = match &a.tools {
                 Some(t) => t.join(", "),
                 None if a.disallowed_tools.is_empty() => "*".to_string(),
-                // The built-in read-only types say so in their description.
-                None if a.source == AgentSource::BuiltIn => "read-only".to_string(),
+                // The built-in types that change nothing: their instructions say so.
+                None if a.source == AgentSource::BuiltIn => "all but Agent and the editing tools".to_string(),
                 None => format!("all except {}", a.disallowed_tools.join(", ")),
             };
             d.push_str(&format!("\n- {}: {} (Tools: {tools})", a.name, a.description));

@@ -57,7 +57,7 @@ impl Tool for ExitPlanMode {
         if policy.get().mode == PermissionMode::Plan {
             policy.set_mode(PermissionMode::Default, "ExitPlanMode (plan approved)");
         }
-        Ok(ToolOutput::text("The user approved your plan. You can now start making the changes."))
+        Ok(ToolOutput::text("Plan approved: carry it out."))
     }
 }
 

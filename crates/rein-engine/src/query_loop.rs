@@ -191,6 +191,8 @@ impl Engine {
         for m in messages {
             self.conversation.push(m)?;
         }
+        // The history may end with a note of another mode: the next message says it.
+        self.told_mode = None;
         self.resume_calls = self.conversation.unanswered().into_iter().filter(|c| deferred.contains(&c.id)).collect();
         if !self.resume_calls.is_empty() {
             self.session_start = Some("resume");

@@ -1,5 +1,6 @@
 //! The tools array a request offers: tools that joined the registry late (MCP servers
-//! that connected), filtered by bare deny rules, with MCP definitions deferred behind
+//! that connected), filtered by bare deny rules (and the built-in guidance fitted to
+//! what is offered, once), with MCP definitions deferred behind
 //! ToolSearch when they would take too much of the window, and loaded ones appended.
 
 use rein_protocol::ToolSpec;
@@ -26,14 +27,21 @@ impl Engine {
             return;
         }
         self.search_loaded = loaded;
+        let first = self.tools_version == u64::MAX;
         self.tools_version = version;
+        let policy = self.gate.policy.get();
+        let all: Vec<ToolSpec> = self.registry.specs().into_iter().filter(|t| !policy.removes_tool(&t.name)).collect();
+        if first {
+            // Once, before the first request: the built-in guidance names only the tools
+            // offered, so the prompt stays the same bytes for the rest of the session.
+            let offered = |name: &str| all.iter().any(|t| t.name == name);
+            self.config.system = self.config.system.with_stable(|s| rein_prompt::fit_to_tools(s, offered));
+        }
         let instructions = self.registry.late_instructions();
         if !instructions.is_empty() {
             let base = self.base_system.get_or_insert_with(|| self.config.system.clone());
             self.config.system = base.with_session_appended(&format!("\n\n{}", instructions.join("\n\n")));
         }
-        let policy = self.gate.policy.get();
-        let all: Vec<ToolSpec> = self.registry.specs().into_iter().filter(|t| !policy.removes_tool(&t.name)).collect();
         self.tools = match &self.search {
             Some((state, mode)) => {
                 let all: Vec<ToolSpec> =

@@ -80,7 +80,8 @@ impl Engine {
         })
     }
 
-    fn go_on(&mut self, meta: Message) -> Next {
+    fn go_on(&mut self, mut meta: Message) -> Next {
+        self.note_mode_change(&mut meta);
         match self.push_user(meta, true) {
             Ok(()) => Next::Continue,
             Err(e) => Next::End(End::Failed(e)),

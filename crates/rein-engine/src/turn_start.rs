@@ -1,8 +1,9 @@
 //! What starting a turn records besides the prompt itself: the judge's view of the
 //! user's requests, the checkpoint turn (with the ids the prompt is known by), and a
 //! note of the permission mode when it changed since the model was last told (Shift+Tab,
-//! `/plan`, an SDK's `set_permission_mode`): the system prompt only says the mode the
-//! session started in.
+//! `/plan`, an SDK's `set_permission_mode`, an approved plan): the system prompt only
+//! says the mode the session started in. Tool results and Stop-hook continuations carry
+//! the note too when the change came during a turn.
 
 use rein_policy::PermissionMode;
 use rein_protocol::{ContentBlock, Message};
@@ -35,15 +36,23 @@ pub(crate) fn prompt_words(m: &Message) -> String {
 }
 
 impl Engine {
+    /// Add the note of a mode change the model was not told of yet to `message` (a
+    /// prompt, the results of a turn's calls, a Stop hook's continuation): a change
+    /// made during a turn (Shift+Tab, "accept edits" in a dialog, an approved plan)
+    /// reaches the model with the next message it gets, not a turn later.
+    pub(crate) fn note_mode_change(&mut self, message: &mut Message) {
+        let mode = self.gate.policy.get().mode;
+        if self.told_mode != Some(mode) && self.subagent.is_none() {
+            message.content.push(ContentBlock::text(mode_note(mode)));
+            self.told_mode = Some(mode);
+        }
+    }
+
     /// Push the turn's prompt, noting it for the auto-mode judge and starting its
     /// checkpoint turn (a subagent's writes belong to the turn that started it).
     pub(crate) fn push_prompt(&mut self, mut prompt: Message) -> Result<(), EngineError> {
         self.gate.judge_context.note_request(&prompt.text());
-        let mode = self.gate.policy.get().mode;
-        if self.told_mode != Some(mode) && self.subagent.is_none() {
-            prompt.content.push(ContentBlock::text(mode_note(mode)));
-            self.told_mode = Some(mode);
-        }
+        self.note_mode_change(&mut prompt);
         let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();
         self.push_user(prompt, false)?;
         if let Some(cp) = self.ctx.checkpoints.as_ref().filter(|_| self.subagent.is_none()) {

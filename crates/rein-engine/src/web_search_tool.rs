@@ -79,13 +79,9 @@ impl Tool for WebSearchTool {
         let model_name = services.config.small_model.clone().unwrap_or_else(|| services.config.model.clone());
         let allowed = input.allowed_domains.clone().unwrap_or_default();
         let blocked = input.blocked_domains.clone().unwrap_or_default();
-        let mut request = one_message(
-            &model_name,
-            SYSTEM,
-            format!("Perform a web search for the query: {}", input.query),
-            MAX_ANSWER_TOKENS,
-        )
-        .map_err(ToolError::new)?;
+        let mut request =
+            one_message(&model_name, SYSTEM, format!("Search the web for: {}", input.query), MAX_ANSWER_TOKENS)
+                .map_err(ToolError::new)?;
         request.web_search = Some(rein_model::WebSearch {
             max_uses: MAX_SEARCHES,
             allowed_domains: allowed.clone(),

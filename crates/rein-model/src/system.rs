@@ -53,6 +53,11 @@ impl System {
         System { text: format!("{stable}{session}").into(), stable_len: stable.len() }
     }
 
+    /// The same prompt with its stable part rewritten by `rewrite`.
+    pub fn with_stable(&self, rewrite: impl FnOnce(&str) -> String) -> System {
+        System::split(&rewrite(&self.text[..self.stable_len]), &self.text[self.stable_len..])
+    }
+
     /// The same prompt with `extra` after its per-session part (MCP server
     /// instructions, which are known only once the servers answer).
     pub fn with_session_appended(&self, extra: &str) -> System {
@@ -62,7 +67,7 @@ impl System {
     /// The same prompt with the environment block's working directory changed (the
     /// session moved into or out of a worktree).
     pub fn with_working_directory(&self, dir: &str) -> System {
-        const MARK: &str = "<env>\nWorking directory: ";
+        const MARK: &str = "# Environment\nWorking directory: ";
         let Some(at) = self.text.find(MARK) else { return self.clone() };
         let start = at + MARK.len();
         let end = self.text[start..].find('\n').map_or(self.text.len(), |e| start + e);

@@ -32,17 +32,18 @@ fn index_text(dir: &Path) -> Option<String> {
 pub fn section(dir: &Path) -> String {
     let dir_text = dir.display();
     let mut out = format!(
-        "# Persistent memory\nNotes that outlive this conversation live in {dir_text}/ (writes elsewhere need \
-         approval). Save what a later session needs and the code does not show: the user's corrections and \
-         preferences, project facts, where things live. One fact a file (e.g. testing-setup.md):\n```\n---\nname: \
-         Testing setup\ndescription: one line saying when it matters\ntype: user | feedback | project | \
-         reference\n---\nThe fact, and why.\n```\nand a line for it in {INDEX} there: `- [Testing \
-         setup](testing-setup.md): the description`. Fix or delete a wrong memory rather than adding another; Read \
-         one when its line below looks relevant; never store secrets.\n"
+        "# Persistent memory\nNotes that outlive this conversation live in {dir_text}/: writing Markdown files \
+         directly there needs no approval (outside plan mode). Save what a later session needs and the code does \
+         not show: the user's corrections and preferences, project facts, where things live. One fact a file (e.g. \
+         testing-setup.md):\n```\n---\nname: Testing setup\ndescription: one line saying when it matters\ntype: \
+         user | feedback | project | reference\n---\nThe fact, and why.\n```\nand a short line for it in {INDEX} \
+         there (only its first {INDEX_LINES} lines reach you): `- [Testing setup](testing-setup.md): the \
+         description`. Fix or delete a wrong memory rather than adding another; Read one when its line below looks \
+         relevant; never store secrets.\n"
     );
     match index_text(dir) {
         Some(index) if !index.trim().is_empty() => out.push_str(&format!("\nContents of {INDEX}:\n{index}")),
-        _ => out.push_str(&format!("\n{INDEX} is empty: there are no memories yet.\n")),
+        _ => out.push_str("\nThere are no memories yet.\n"),
     }
     out
 }

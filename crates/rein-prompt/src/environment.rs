@@ -9,12 +9,11 @@ pub fn find_git_root(dir: &Path) -> Option<PathBuf> {
     dir.ancestors().find(|d| d.join(".git").exists()).map(Path::to_path_buf)
 }
 
-/// The `<env>` block of the system prompt.
+/// The environment section of the system prompt.
 pub fn environment_block(cwd: &Path, model: &str, date: &str) -> String {
     let git = if find_git_root(cwd).is_some() { "Yes" } else { "No" };
     format!(
-        "Here is useful information about the environment you are running in:\n<env>\nWorking directory: {}\n\
-         Is directory a git repo: {git}\nPlatform: {}\nToday's date: {date}\nModel: {model}\n</env>",
+        "# Environment\nWorking directory: {}\nGit repository: {git}\nPlatform: {}\nDate: {date}\nModel: {model}",
         cwd.display(),
         std::env::consts::OS,
     )
@@ -29,11 +28,11 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let sub = d.path().join("a/b");
         std::fs::create_dir_all(&sub).unwrap();
-        assert!(environment_block(&sub, "m", "2026-11-29").contains("Is directory a git repo: No"));
+        assert!(environment_block(&sub, "m", "2026-11-29").contains("Git repository: No"));
         std::fs::create_dir(d.path().join(".git")).unwrap();
         assert_eq!(find_git_root(&sub).as_deref(), Some(d.path()));
         let block = environment_block(&sub, "m", "2026-11-29");
-        assert!(block.contains("Is directory a git repo: Yes"), "{block}");
+        assert!(block.contains("Git repository: Yes"), "{block}");
         assert!(block.contains(&format!("Working directory: {}", sub.display())));
     }
 }

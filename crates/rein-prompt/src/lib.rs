@@ -60,6 +60,26 @@ pub struct SystemPrompt {
     pub memory: Vec<MemoryFile>,
 }
 
+/// The tools the built-in instructions give a line of guidance each.
+const GUIDED_TOOLS: [&str; 6] = ["TodoWrite", "Agent", "AskUserQuestion", "ExitPlanMode", "WebSearch", "WebFetch"];
+
+/// `text` without the built-in instructions' lines about a tool the session does not
+/// offer (a deny rule removed it, the provider has no web search, `--tools` left it
+/// out): the model is never pointed at a tool it cannot call. A prompt of the user's
+/// own is left as it is: only lines of the built-in one are dropped.
+pub fn fit_to_tools(text: &str, offered: impl Fn(&str) -> bool) -> String {
+    let guided: Vec<&str> = BASE_PROMPT.lines().filter(|l| l.starts_with("- ")).collect();
+    let names_missing =
+        |line: &str| line.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| GUIDED_TOOLS.contains(&w) && !offered(w));
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if !(guided.contains(&line.trim_end_matches('\n')) && names_missing(line)) {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
 pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
     let memory = load_memory(&MemorySources {
         cwd: opts.cwd.clone(),
@@ -82,8 +102,8 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
     }
     if !memory.is_empty() {
         text.push_str(
-            "\n\n# Memory\nThe user's instructions from memory files follow. They override the default behaviour; \
-             follow them exactly.\n",
+            "\n\n# Memory\nThe user's instructions from memory files follow. They come before these general instructions where \
+             the two differ.\n",
         );
         for m in &memory {
             text.push_str(&format!("\nContents of {} ({}):\n\n{}\n", m.path.display(), m.kind, m.content.trim_end()));
@@ -103,6 +123,17 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_built_in_lines_about_a_missing_tool_go() {
+        let all = fit_to_tools(BASE_PROMPT, |_| true);
+        assert_eq!(all, BASE_PROMPT);
+        let fitted = fit_to_tools(BASE_PROMPT, |t| t != "WebSearch" && t != "Agent");
+        assert!(!fitted.contains("WebSearch") && !fitted.contains("(Agent)"), "{fitted}");
+        assert!(fitted.contains("WebFetch") && fitted.contains("TodoWrite"), "{fitted}");
+        let own = "- Use WebSearch for everything.\n";
+        assert_eq!(fit_to_tools(own, |_| false), own, "a prompt of the user's own stays");
+    }
 
     #[test]
     fn custom_and_appended_prompts() {

@@ -91,9 +91,9 @@ pub(crate) fn environment_facts(cwd: &std::path::Path, mode: &str, aliases: &rei
         let changes = match git.dirty {
             Some(true) => "uncommitted changes to tracked files",
             Some(false) => "no uncommitted changes",
-            None => "changes not checked (the repository configures programs git would run)",
+            None => "changes not checked",
         };
-        facts.push(format!("Git: on branch {}{default}; {changes}", git.branch));
+        facts.push(format!("Git, as the session started: branch {}{default}; {changes}", git.branch));
     }
     facts.push(format!("Permission mode: {mode} (you are told when it changes)"));
     let ids: Vec<String> =

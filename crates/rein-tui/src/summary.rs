@@ -318,8 +318,7 @@ mod tests {
             call("Edit", json!({"file_path": "src/a.rs", "old_string": "a\nb\nc\n", "new_string": "a\nB\nc\nd\n"}));
         assert_eq!(header(&edit, cwd), "Update(src/a.rs)");
         insta::assert_snapshot!("edit_diff", text(&summary(&edit, "ok", false)));
-        let updated =
-            "The file src/a.rs has been updated. Here is the edited region:\n    40\tx\n    41\ta\n    42\tB\n";
+        let updated = "Edited src/a.rs; the changed lines now read:\n    40\tx\n    41\ta\n    42\tB\n";
         let numbered = text(&summary(&edit, updated, false));
         assert!(numbered.contains("  41   a") && numbered.contains("  42 + B"), "{numbered}");
         let grep = call("Grep", json!({"pattern": "nothing"}));

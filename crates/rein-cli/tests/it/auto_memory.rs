@@ -114,7 +114,7 @@ fn memory_can_be_turned_off_and_a_repository_cannot_move_it() {
         env.rein_at(&server).args(["-p", "hi"]).assert().success();
         let s = system(&server);
         let home_memory = format!("{}/ (only there", env.home.path().display());
-        assert_eq!(s.contains(&format!("{wanted}/ (writes elsewhere")), taken, "{wanted}: {s}");
+        assert_eq!(s.contains(&format!("{wanted}/: writing Markdown")), taken, "{wanted}: {s}");
         assert!(!s.contains(&home_memory), "{s}");
     }
 }

@@ -109,7 +109,7 @@ fn a_forked_skill_runs_in_a_subagent_of_its_type_whether_the_model_or_the_person
     ]));
     env.rein_at(&server).args(["-p", "go", "--allowedTools", "Skill"]).assert().success();
     let reqs = server.requests();
-    assert!(reqs[1].system_text().contains("READ-ONLY"), "an Explore subagent ran it");
+    assert!(reqs[1].system_text().contains("You change nothing"), "an Explore subagent ran it");
     assert!(reqs[1].body["messages"].to_string().contains("Survey the code for TODOs."));
     let (result, is_error) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "s");
     assert!(!is_error && result.contains("Two TODOs in src/."), "the report is the result: {result}");
@@ -118,7 +118,9 @@ fn a_forked_skill_runs_in_a_subagent_of_its_type_whether_the_model_or_the_person
     let server = serve(Scenario::new([reply([text("Found the TODOs.")]), reply([text("Noted.")])]));
     env.rein_at(&server).args(["-p", "/survey FIXMEs"]).assert().success().stdout("Noted.\n");
     let reqs = server.requests();
-    assert!(reqs[0].system_text().contains("READ-ONLY") && reqs[0].body["messages"].to_string().contains("FIXMEs"));
+    assert!(
+        reqs[0].system_text().contains("You change nothing") && reqs[0].body["messages"].to_string().contains("FIXMEs")
+    );
     let main = reqs[1].body["messages"].to_string();
     assert!(main.contains("ran in a Explore subagent") && main.contains("Found the TODOs."), "{main}");
 }

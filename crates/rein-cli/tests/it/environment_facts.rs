@@ -30,7 +30,9 @@ fn the_git_state_the_mode_and_the_models_reach_the_system_prompt() {
     env.rein_at(&server).args(["-p", "hi", "--permission-mode", "acceptEdits"]).assert().success();
     let system = server.requests()[0].system_text();
     assert!(
-        system.contains("Git: on branch work; default branch main; uncommitted changes to tracked files"),
+        system.contains(
+            "Git, as the session started: branch work; default branch main; uncommitted changes to tracked files"
+        ),
         "{system}"
     );
     assert!(system.contains("Permission mode: acceptEdits"), "{system}");
@@ -40,7 +42,10 @@ fn the_git_state_the_mode_and_the_models_reach_the_system_prompt() {
     let server = serve(Scenario::new([reply([text("ok")])]));
     env.rein_at(&server).args(["-p", "hi"]).assert().success();
     let system = server.requests()[0].system_text();
-    assert!(system.contains("Git: on branch work; default branch main; no uncommitted changes"), "{system}");
+    assert!(
+        system.contains("Git, as the session started: branch work; default branch main; no uncommitted changes"),
+        "{system}"
+    );
     assert!(system.contains("Permission mode: default"), "{system}");
 }
 
@@ -58,7 +63,10 @@ fn a_repository_that_configures_programs_for_git_is_not_statused() {
     let server = serve(Scenario::new([reply([text("ok")])]));
     env.rein_at(&server).args(["-p", "hi"]).assert().success();
     let system = server.requests()[0].system_text();
-    assert!(system.contains("Git: on branch main; default branch main; changes not checked"), "{system}");
+    assert!(
+        system.contains("Git, as the session started: branch main; default branch main; changes not checked"),
+        "{system}"
+    );
     assert!(!ran.exists(), "the repository's filter never runs");
 }
 

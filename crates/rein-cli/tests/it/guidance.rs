@@ -48,7 +48,7 @@ fn the_system_prompt_and_the_tools_array_are_what_review_approved() {
     let request = &server.requests()[0];
     let system = request.system_text();
     // The part every session shares (the environment and memory follow it).
-    let stable = system.split("Here is useful information about the environment").next().unwrap_or_default();
+    let stable = system.split("# Environment\n").next().unwrap_or_default();
     insta::assert_snapshot!("system_prompt", stable.trim_end());
     insta::assert_json_snapshot!("tools_array", request.body["tools"]);
 }
@@ -65,4 +65,18 @@ fn prompt_files_survive_a_rebuilt_prompt() {
     let system = server.requests()[0].system_text();
     assert!(system.trim_end().ends_with("APPENDED-FROM-A-FILE"), "{system}");
     assert!(system.contains("Permission mode: default"), "the facts are there too: {system}");
+}
+
+/// The built-in guidance never points the model at a tool this session does not offer:
+/// a bare deny rule removes WebSearch and Agent, and their lines go with them.
+#[test]
+fn the_guidance_names_only_the_tools_offered() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("ok")]), reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "hi"]).assert().success();
+    env.rein_at(&server).args(["-p", "hi", "--disallowedTools", "WebSearch,Agent"]).assert().success();
+    let (all, fitted) = (server.requests()[0].system_text(), server.requests()[1].system_text());
+    assert!(all.contains("Use WebSearch") && all.contains("subagent (Agent)"), "{all}");
+    assert!(!fitted.contains("WebSearch") && !fitted.contains("(Agent)"), "{fitted}");
+    assert!(fitted.contains("with WebFetch") && fitted.contains("TodoWrite"), "the others stay: {fitted}");
 }

@@ -53,7 +53,7 @@ fn the_request_carries_tools_with_schemas_model_and_environment() {
     assert_eq!(body["tools"][0]["input_schema"]["required"], json!(["file_path"]));
     let system = system_of(&server, 0);
     assert!(system.contains(&format!("Working directory: {}", env.cwd().display())), "{system}");
-    assert!(system.contains("Is directory a git repo: No"));
+    assert!(system.contains("Git repository: No"));
     assert!(system.contains("Platform: linux"));
 
     let server = serve(Scenario::new([reply([text("hi")])]));
@@ -231,7 +231,7 @@ fn opening_a_repository_runs_nothing_of_its_own() {
     }
     let server = serve(Scenario::new([reply([text("ok")])]));
     env.rein_at(&server).args(["-p", "x"]).assert().success();
-    assert!(system_of(&server, 0).contains("Is directory a git repo: Yes"));
+    assert!(system_of(&server, 0).contains("Git repository: Yes"));
     assert!(!marker.exists(), "rein ran code the repository controls");
 }
 

@@ -299,8 +299,12 @@ fn questions_and_plans_go_to_can_use_tool() {
     assert_eq!(out["asked"], json!(["AskUserQuestion", "ExitPlanMode"]), "the Write needed no question: {out}");
     let results = tool_results(&out["messages"]);
     assert!(results[0]["content"].as_str().unwrap().contains("\"Which colour?\" = \"Green\""), "{results:?}");
-    assert!(results[1]["content"].as_str().unwrap().contains("approved your plan"), "{results:?}");
+    assert!(results[1]["content"].as_str().unwrap().contains("Plan approved"), "{results:?}");
     assert_eq!(std::fs::read_to_string(target).unwrap(), "green\n", "plan mode ended in acceptEdits");
+    // The model hears of the new mode with the plan's result, in the same turn.
+    let reqs = server.requests();
+    let approved = reqs[2].body["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(approved.contains("The permission mode is now acceptEdits"), "{approved}");
 }
 
 /// The session owner's turn-only rules (issue 26): a custom command's `allowed-tools`

@@ -177,8 +177,7 @@ impl Tool for Bash {
                 .spawn_background(&ctx.cwd, &input.command, confined)
                 .map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
             return Ok(ToolOutput::text(format!(
-                "Command running in the background with ID: {id}. Read its output with TaskOutput, stop it with \
-                 TaskStop."
+                "Started in the background as {id}. Read its output with TaskOutput, stop it with TaskStop."
             )));
         }
         let (default_ms, max_ms) = timeouts();
@@ -226,8 +225,9 @@ impl Bash {
         let escape = if sandbox.config.allow_unsandboxed_commands {
             " Set dangerouslyDisableSandbox only when the user asks, or when a command just failed because of a \
              sandbox restriction (Read-only file system, Operation not permitted, a refused connection); such runs \
-             are always asked. A denial of a credential or host the task does not need is the boundary working: \
-             tell the user instead."
+             are always asked, and start in the shell's directory without its exports or functions (keeping none of \
+             theirs). A denial of a credential or host the task does not need is the boundary working: tell the \
+             user instead."
         } else {
             " Running outside the sandbox is not available."
         };

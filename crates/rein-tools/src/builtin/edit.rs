@@ -46,7 +46,7 @@ impl Tool for Edit {
     fn description(&self) -> String {
         "Replaces exact text in a file you have Read. old_string must match exactly (indentation too, no \
          line-number prefixes) and occur once, unless replace_all; add surrounding lines to make it unique. An \
-         empty old_string creates a new file. Line endings are kept."
+         empty old_string creates a new file. A file with CRLF line endings keeps them."
             .to_string()
     }
 
@@ -178,7 +178,7 @@ fn apply_to_file(file_path: &str, edits: &[OneEdit], ctx: &ToolContext) -> Resul
     let start_line = first_change.map(|b| text[..b].matches('\n').count() + 1).unwrap_or(1);
     let end_line = text[..last_new.min(text.len())].matches('\n').count() + 1;
     let snippet = numbered(&text, start_line.saturating_sub(SNIPPET_CONTEXT).max(1), end_line + SNIPPET_CONTEXT);
-    Ok(ToolOutput::text(format!("The file {} has been updated. Here is the edited region:\n{snippet}", path.display())))
+    Ok(ToolOutput::text(format!("Edited {}; the changed lines now read:\n{snippet}", path.display())))
 }
 
 /// Models write LF; a CRLF file is matched and changed in LF form, then written back.

@@ -17,10 +17,10 @@ pub enum TodoStatus {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Todo {
-    /// The task, imperative ("Run the tests").
+    /// The task, imperative ("Fix the parser").
     pub content: String,
     pub status: TodoStatus,
-    /// Present continuous ("Running the tests").
+    /// Present continuous ("Fixing the parser").
     #[serde(rename = "activeForm")]
     pub active_form: String,
 }
@@ -81,9 +81,6 @@ impl Tool for TodoWrite {
             })
             .collect();
         *self.todos.lock().unwrap_or_else(|p| p.into_inner()) = input.todos;
-        Ok(ToolOutput::text(format!(
-            "Todos have been updated. Keep using the list to track progress and proceed with the current task.\n{}",
-            list.join("\n")
-        )))
+        Ok(ToolOutput::text(format!("Task list saved; carry on with the item in progress.\n{}", list.join("\n"))))
     }
 }

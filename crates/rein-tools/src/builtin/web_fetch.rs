@@ -66,8 +66,8 @@ async fn fetch_and_answer(url: url::Url, prompt: &str, ctx: &ToolContext) -> Res
         Fetched::Page(page) => page,
         Fetched::Redirect { from, to, status } => {
             return Ok(ToolOutput::text(format!(
-                "REDIRECT DETECTED: {from} redirects to a different host: {to}\nStatus: {status}\nTo read it, call \
-                 WebFetch again with url {to}."
+                "Not followed: {from} redirects to another host, {to} (HTTP {status}). To read that page, call \
+                 WebFetch again with its URL."
             )));
         }
     };

@@ -80,7 +80,7 @@ async fn background_commands_report_output_and_can_be_killed() {
         .call("Bash", json!({"command": "echo first; sleep 0.3; echo second; sleep 300", "run_in_background": true}))
         .await
         .unwrap();
-    let id = started.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let id = started.split("background as ").nth(1).unwrap().split('.').next().unwrap().to_string();
     let mut seen = String::new();
     for _ in 0..100 {
         seen.push_str(&t.call("BashOutput", json!({"bash_id": id})).await.unwrap());
@@ -103,7 +103,7 @@ async fn background_commands_report_output_and_can_be_killed() {
 #[tokio::test]
 async fn task_output_waits_for_the_end_and_task_stop_stops() {
     let t = Tools::new();
-    let id_of = |started: &str| started.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let id_of = |started: &str| started.split("background as ").nth(1).unwrap().split('.').next().unwrap().to_string();
     let quick = id_of(
         &t.call("Bash", json!({"command": "sleep 0.3; echo finished", "run_in_background": true})).await.unwrap(),
     );
@@ -152,7 +152,7 @@ async fn large_background_output_is_saved_and_filtered_from_the_file() {
     let t = Tools::new();
     let started =
         t.call("Bash", json!({"command": "seq 1 100000; echo finished", "run_in_background": true})).await.unwrap();
-    let id = started.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let id = started.split("background as ").nth(1).unwrap().split('.').next().unwrap().to_string();
     let mut out = String::new();
     for _ in 0..200 {
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -166,7 +166,7 @@ async fn large_background_output_is_saved_and_filtered_from_the_file() {
     }
     assert!(out.len() < 1000, "{out}");
     let again = t.call("Bash", json!({"command": "seq 1 100000", "run_in_background": true})).await.unwrap();
-    let id = again.split("ID: ").nth(1).unwrap().split('.').next().unwrap().to_string();
+    let id = again.split("background as ").nth(1).unwrap().split('.').next().unwrap().to_string();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let whole = t.call("BashOutput", json!({"bash_id": id})).await.unwrap();
     assert!(whole.contains("saved to") && whole.len() < 3000, "{}", whole.len());
