@@ -37,7 +37,6 @@ pub struct AgentTool {
 pub struct AgentInput {
     /// The task in 3-5 words.
     pub description: String,
-    /// Everything the agent needs to know; it sees nothing else.
     pub prompt: String,
     /// Default general-purpose.
     pub subagent_type: Option<String>,

@@ -55,7 +55,6 @@ pub struct BashInput {
     pub timeout: Option<u64>,
     /// What it does, in 5-10 words.
     pub description: Option<String>,
-    /// Run in the background (read it with TaskOutput).
     pub run_in_background: Option<bool>,
     /// Run outside the sandbox. Only when the user asks, or a command just failed because
     /// of a sandbox restriction; always needs approval.

@@ -38,7 +38,7 @@ impl Tool for Glob {
     fn description(&self) -> String {
         format!(
             "Finds files by glob pattern (`**/*.rs`, `web/**/*.{{ts,tsx}}`; `*` stays within a directory), newest \
-             first, at most {MAX_RESULTS}. Respects .gitignore. Use Grep to search contents."
+             first, at most {MAX_RESULTS}. Respects .gitignore."
         )
     }
 

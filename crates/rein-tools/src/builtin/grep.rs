@@ -77,7 +77,7 @@ impl Tool for Grep {
     fn description(&self) -> String {
         "Searches file contents with ripgrep regexes (`fn \\w+_test`; escape literal braces: `Vec\\{\\}`). \
          Modes: files_with_matches (default; newest first), content (lines; -A/-B/-C context, -n numbers), \
-         count. Respects .gitignore. Use it instead of grep or rg in Bash."
+         count. Respects .gitignore."
             .to_string()
     }
 

@@ -51,7 +51,7 @@ impl Tool for TodoWrite {
     }
 
     fn description(&self) -> String {
-        "Keeps the session's task list, shown to the user; use it for work of three or more steps. Send the \
+        "Keeps the session's task list, shown to the user. Send the \
          whole list each time, keep one task in_progress, and mark each completed as soon as it is done."
             .to_string()
     }
