@@ -169,7 +169,7 @@ fn info(setup: &Setup) -> rein_tui::Info {
     let agents = setup.agents.iter().map(|a| format!("{}: {} ({})", a.name, a.description, a.path.display())).collect();
     let mut memory: Vec<String> = setup.memory.iter().map(|(p, kind)| format!("{kind}: {}", p.display())).collect();
     // The persistent memory (Claude Code's auto memory): where it is, and each memory.
-    if let Some(dir) = &setup.auto_memory {
+    if let Some(dir) = &setup.policy.memory_dir {
         memory.push(format!("persistent memory: {}/ (MEMORY.md is its index)", dir.display()));
         for (path, description) in rein_prompt::auto_memory::list(dir) {
             let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();

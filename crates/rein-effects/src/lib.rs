@@ -15,7 +15,7 @@ mod shell;
 
 use std::path::PathBuf;
 
-pub use git_config::{git_dir, programs_named};
+pub use git_config::{git_dir, programs_named, work_tree_top};
 pub use paths::{absolute, joined, kernel_path, lexical, rule_glob};
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters (and

@@ -57,7 +57,7 @@ impl Engine {
         });
         ctx.digest = Some(Arc::new(crate::web_digest::ModelDigest {
             model: self.model.clone(),
-            model_name: self.config.small_model.clone().unwrap_or_else(|| self.config.model.clone()),
+            model_name: self.config.small_model_name(),
             side: self.side.clone(),
         }));
         ctx

@@ -58,3 +58,10 @@ pub(crate) fn one_message(model: &str, system: &str, text: String, max_tokens: u
         web_search: None,
     })
 }
+
+impl crate::EngineConfig {
+    /// The model the tools' own requests go to: the small fast one, else the session's.
+    pub(crate) fn small_model_name(&self) -> String {
+        self.small_model.clone().unwrap_or_else(|| self.model.clone())
+    }
+}

@@ -76,7 +76,7 @@ impl Tool for WebSearchTool {
 
     async fn call(&self, input: WebSearchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let services = crate::EngineServices::of(ctx)?;
-        let model_name = services.config.small_model.clone().unwrap_or_else(|| services.config.model.clone());
+        let model_name = services.config.small_model_name();
         let allowed = input.allowed_domains.clone().unwrap_or_default();
         let blocked = input.blocked_domains.clone().unwrap_or_default();
         let mut request =

@@ -57,8 +57,6 @@ pub struct Setup {
     pub output_styles: Vec<rein_prompt::output_styles::OutputStyle>,
     pub env: Env,
     pub policy: Arc<Policy>,
-    /// The persistent memory's directory (Claude Code's auto memory), when it is on.
-    pub auto_memory: Option<PathBuf>,
     /// The environment's facts for the system prompt (git state, mode, models).
     pub facts: Vec<String>,
     /// Configured hooks; `None` when there are none.
@@ -273,9 +271,8 @@ impl Setup {
         };
         // The persistent memory and the environment's facts are in the prompt from the
         // start: it is built once, unless excluded memory or a style reshape it later.
-        let auto_memory = policy.memory_dir.clone();
         let facts = crate::setup_prompt::environment_facts(&cwd, policy.mode.name(), &env.aliases);
-        let shape = crate::setup_prompt::PromptShape::new(auto_memory.clone(), facts.clone());
+        let shape = crate::setup_prompt::PromptShape::new(policy.memory_dir.clone(), facts.clone());
         let prompt = crate::setup_prompt::system_prompt(
             &cwd,
             home.as_deref(),
@@ -290,7 +287,6 @@ impl Setup {
         policy.saved_outputs = Some(session_dir.join("tool-results"));
         let max_tokens = env.max_output_tokens.unwrap_or_else(|| rein_model::model_info(&model).max_output_tokens);
         Ok(Setup {
-            auto_memory,
             facts,
             // The texts as given, files read: a rebuild keeps them.
             prompt_parts: (replace, append),

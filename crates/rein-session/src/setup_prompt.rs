@@ -25,12 +25,12 @@ impl Setup {
 
     /// What shapes the prompt besides the texts given: excluded memory, the style.
     fn shape(&self) -> PromptShape {
-        PromptShape(
-            self.memory_excludes.clone(),
-            self.output_style.clone(),
-            self.auto_memory.clone(),
-            self.facts.clone(),
-        )
+        PromptShape {
+            memory_excludes: self.memory_excludes.clone(),
+            output_style: self.output_style.clone(),
+            auto_memory: self.policy.memory_dir.clone(),
+            facts: self.facts.clone(),
+        }
     }
 
     /// What the preferences add to the system prompt (attribution).
@@ -44,17 +44,17 @@ impl Setup {
 /// `claudeMdExcludes`, the output style, the persistent memory's directory and the
 /// environment's facts.
 #[derive(Default)]
-pub(crate) struct PromptShape(
-    Vec<String>,
-    Option<rein_prompt::output_styles::OutputStyle>,
-    Option<PathBuf>,
-    Vec<String>,
-);
+pub(crate) struct PromptShape {
+    memory_excludes: Vec<String>,
+    output_style: Option<rein_prompt::output_styles::OutputStyle>,
+    auto_memory: Option<PathBuf>,
+    facts: Vec<String>,
+}
 
 impl PromptShape {
     /// No excluded memory and the default style; the persistent memory and the facts.
     pub(crate) fn new(auto_memory: Option<PathBuf>, facts: Vec<String>) -> PromptShape {
-        PromptShape(Vec::new(), None, auto_memory, facts)
+        PromptShape { auto_memory, facts, ..PromptShape::default() }
     }
 }
 
@@ -73,10 +73,10 @@ pub(crate) fn system_prompt(
         append_system_prompt: append,
         model: model.to_string(),
         date: String::new(),
-        memory_excludes: shape.0.clone(),
-        output_style: shape.1.clone(),
-        auto_memory: shape.2.clone(),
-        facts: shape.3.clone(),
+        memory_excludes: shape.memory_excludes.clone(),
+        output_style: shape.output_style.clone(),
+        auto_memory: shape.auto_memory.clone(),
+        facts: shape.facts.clone(),
     });
     let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
     (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())

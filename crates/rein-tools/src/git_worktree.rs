@@ -78,7 +78,7 @@ pub struct GitState {
 /// repository's own configuration names no program that git would run for it.
 pub fn state(dir: &Path) -> Option<GitState> {
     // Not a repository: nothing to tell, and no git call at all.
-    let top = dir.ancestors().find(|d| d.join(".git").exists())?;
+    let top = rein_effects::work_tree_top(dir)?;
     // This worktree's own git folder (HEAD), found as git finds it, and the folder it
     // shares with the others (refs), which a linked worktree's `commondir` names.
     let head_dir = rein_effects::git_dir(dir)?;
@@ -94,7 +94,7 @@ pub fn state(dir: &Path) -> Option<GitState> {
         .ok()
         .and_then(|r| r.trim().strip_prefix("ref: refs/remotes/origin/").map(str::to_string))
         .or_else(|| ["main", "master"].into_iter().find(|b| has(&format!("refs/heads/{b}"))).map(str::to_string));
-    let dirty = untrusted_programs(top)
+    let dirty = untrusted_programs(&top)
         .is_empty()
         .then(|| git(dir, &["status", "--porcelain", "--untracked-files=no"]).ok().map(|out| !out.trim().is_empty()))
         .flatten();
