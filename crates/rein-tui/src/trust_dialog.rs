@@ -17,9 +17,9 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
         String::new(),
         format!("  {}", dir.display()),
         String::new(),
-        "Quick safety check: Is this a project you created or one you trust? (Like your own code, a".to_string(),
-        "well-known open source project, or work from your team.) If not, take a moment to review".to_string(),
-        "what's in this folder first.".to_string(),
+        "Quick safety check: Is this a project you created or one you trust? (Like your own code, a well-known \
+         open source project, or work from your team.) If not, take a moment to review what's in this folder first."
+            .to_string(),
         String::new(),
         "rein will be able to read, edit, and execute files here.".to_string(),
     ];
@@ -32,10 +32,14 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
     let choices = ["Yes, I trust this folder", "No, exit"];
     let mut at = 1usize;
     terminal::enable_raw_mode()?;
-    // Rows drawn, counting lines the terminal wraps, so a redraw starts where the last began.
+    // Word-wrapped to the terminal's width, so that a redraw knows the rows it starts at.
     let width = terminal::size().map_or(80, |(w, _)| w.max(1) as usize);
-    let rows = |l: &str| l.chars().count().div_ceil(width).max(1);
-    let lines = text.iter().map(|l| rows(l)).sum::<usize>() + choices.len() + 1;
+    let text: Vec<String> = text
+        .iter()
+        .flat_map(|l| crate::wrap::wrap(&ratatui::text::Line::from(l.as_str()), width))
+        .map(|row| row.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let lines = text.len() + choices.len() + 1;
     let result = (|| -> std::io::Result<bool> {
         let mut first = true;
         loop {

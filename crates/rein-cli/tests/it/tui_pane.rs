@@ -27,6 +27,17 @@ impl Pane {
 
     /// In a folder nobody trusted yet: rein asks first.
     pub(crate) fn start_untrusted(env: &Env, server: &FakeServer, vars: &str, args: &[&str]) -> Pane {
+        Pane::start_untrusted_sized(env, server, vars, args, (100, 30))
+    }
+
+    /// As [`start_untrusted`](Self::start_untrusted), in a terminal of `(columns, rows)`.
+    pub(crate) fn start_untrusted_sized(
+        env: &Env,
+        server: &FakeServer,
+        vars: &str,
+        args: &[&str],
+        (columns, rows): (u16, u16),
+    ) -> Pane {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let rein = assert_cmd::cargo::cargo_bin("rein");
@@ -40,7 +51,8 @@ impl Pane {
             args.join(" ")
         );
         let ok = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", &command])
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t"])
+            .args(["-x", &columns.to_string(), "-y", &rows.to_string(), &command])
             .status()
             .expect("tmux is needed for the terminal tests (.ci/run installs it)")
             .success();

@@ -77,3 +77,18 @@ fn yes_is_recorded_and_a_trusted_folder_is_not_asked_again() {
     let screen = again.wait_for("manual mode on");
     assert!(!screen.contains("No, exit"), "{screen}");
 }
+
+/// In a narrow terminal the question is wrapped at words by rein, not cut by the
+/// terminal in the middle of one (the screen, with the terminal's own wraps joined,
+/// has no line wider than the terminal).
+#[test]
+fn the_question_wraps_at_words_in_a_narrow_terminal() {
+    let env = folder_that_runs_things();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start_untrusted_sized(&env, &server, "", &[], (60, 24));
+    let screen = pane.wait_for("No, exit");
+    let wide: Vec<&str> = screen.lines().filter(|l| l.chars().count() > 60).collect();
+    assert!(wide.is_empty(), "lines the terminal had to cut: {wide:#?}\n{screen}");
+    assert!(screen.contains("Quick safety check"), "{screen}");
+    pane.keys(&["Escape"]);
+}
