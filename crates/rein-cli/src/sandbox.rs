@@ -37,7 +37,7 @@ pub fn check(args: &Args) -> anyhow::Result<()> {
         println!("missing: {}", missing.join("; "));
     }
     println!("{}", sandbox.summary());
-    let plan = sandbox.plan(&[]);
+    let plan = sandbox.plan();
     let c = &sandbox.config;
     let list = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
     println!("write roots: {:?}", list(&plan.write_roots));

@@ -20,6 +20,8 @@ pub struct HelperArgs {
     pub filter: FilterOptions,
     /// Tier A with a network: the host proxy's socket, relayed from inside.
     pub proxy: Option<PathBuf>,
+    /// Descriptors (above 2) the command inherits; every other one closes at exec.
+    pub keep: Vec<i32>,
     pub command: Vec<OsString>,
 }
 
@@ -36,6 +38,10 @@ impl HelperArgs {
             a.push("--proxy".into());
             a.push(p.into());
         }
+        for fd in &self.keep {
+            a.push("--keep-fd".into());
+            a.push(fd.to_string().into());
+        }
         a.push("--".into());
         a.extend(self.command.iter().cloned());
         a
@@ -50,6 +56,13 @@ impl HelperArgs {
                 Some("--deny-ip") => out.filter.deny_ip_sockets = true,
                 Some("--proxy") => {
                     out.proxy = Some(it.next().ok_or(SandboxError::Helper("--proxy needs a path".into()))?.into())
+                }
+                Some("--keep-fd") => {
+                    let fd = it.next().and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok());
+                    match fd {
+                        Some(fd) if fd > 2 => out.keep.push(fd),
+                        _ => return Err(SandboxError::Helper("--keep-fd needs a descriptor above 2".into())),
+                    }
                 }
                 Some("--") => {
                     out.command = it.cloned().collect();
@@ -94,11 +107,53 @@ pub fn run(args: &[OsString]) -> SandboxError {
     if let Err(e) = drop_capabilities() {
         return SandboxError::Helper(format!("cannot drop capabilities: {e}"));
     }
+    if let Err(e) = close_at_exec_all_but(&parsed.keep) {
+        return SandboxError::Helper(format!("cannot close inherited descriptors: {e}"));
+    }
     if let Err(e) = install(parsed.filter) {
         return e;
     }
     let err = std::process::Command::new(&parsed.command[0]).args(&parsed.command[1..]).exec();
     SandboxError::Helper(format!("cannot run {:?}: {err}", parsed.command[0]))
+}
+
+/// Mark every descriptor above 2 but those in `keep` close-on-exec: the command inherits
+/// nothing rein (or bubblewrap, or whoever started rein) did not mean to give it. Makes
+/// system calls only (it also runs between fork and exec in Tier B).
+pub(crate) fn close_at_exec_all_but(keep: &[i32]) -> std::io::Result<()> {
+    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
+    let mut from: libc::c_uint = 3;
+    let mark = |first: libc::c_uint, last: libc::c_uint| -> std::io::Result<()> {
+        if first > last {
+            return Ok(());
+        }
+        // SAFETY: integer arguments only.
+        if unsafe { libc::syscall(libc::SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC) } == 0 {
+            return Ok(());
+        }
+        // Kernels before 5.11: one descriptor at a time, up to the limit.
+        let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        // SAFETY: a valid pointer to an rlimit.
+        unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+        let end = last.min(limit.rlim_cur.min(1 << 20) as libc::c_uint);
+        for fd in first..=end {
+            // SAFETY: integer arguments only; EBADF for descriptors not open.
+            unsafe { libc::fcntl(fd as i32, libc::F_SETFD, libc::FD_CLOEXEC) };
+        }
+        Ok(())
+    };
+    let mut sorted = [0i32; 8];
+    let n = keep.len().min(sorted.len());
+    sorted[..n].copy_from_slice(&keep[..n]);
+    sorted[..n].sort_unstable();
+    for &fd in &sorted[..n] {
+        let fd = fd as libc::c_uint;
+        if fd >= from {
+            mark(from, fd - 1)?;
+            from = fd + 1;
+        }
+    }
+    mark(from, libc::c_uint::MAX)
 }
 
 /// As PID 1: reap every child until `child` ends; its exit code (128 + signal).
@@ -164,6 +219,7 @@ mod tests {
         let h = HelperArgs {
             filter: FilterOptions { allow_unix_sockets: false, deny_ip_sockets: true },
             proxy: Some(PathBuf::from("/p.sock")),
+            keep: vec![71, 72],
             command: vec!["bash".into(), "-c".into(), "--".into()],
         };
         assert_eq!(HelperArgs::parse(&h.to_args()[1..]).unwrap(), h);

@@ -29,17 +29,20 @@ impl InProcess {
         }))
     }
 
-    /// Confine what `command` starts.
-    pub fn attach(self: &Arc<Self>, command: &mut std::process::Command) {
+    /// Confine what `command` starts; it inherits descriptors 0–2 and `keep` only.
+    pub fn attach(self: &Arc<Self>, command: &mut std::process::Command, keep: &[i32]) {
         let me = self.clone();
+        let keep = keep.to_vec();
         // SAFETY: the closure only makes system calls on memory prepared before the
-        // fork (the ruleset descriptor, the compiled filters); it allocates nothing.
+        // fork (the ruleset descriptor, the compiled filters, `keep`); it allocates
+        // nothing.
         unsafe {
-            command.pre_exec(move || me.apply());
+            command.pre_exec(move || me.apply(&keep));
         }
     }
 
-    fn apply(&self) -> std::io::Result<()> {
+    fn apply(&self, keep: &[i32]) -> std::io::Result<()> {
+        crate::helper::close_at_exec_all_but(keep)?;
         let fail = std::io::Error::last_os_error;
         // SAFETY: integer arguments only.
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {

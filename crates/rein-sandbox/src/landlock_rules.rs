@@ -1,5 +1,6 @@
 //! Tier B: in-process Landlock for hosts without user namespaces. Everything stays
-//! readable; writes are confined to the roots (and the terminal and `/dev/null`); where
+//! readable; writes are confined to the roots (and `/dev/null`, `/dev/zero`, `/dev/full`:
+//! never a terminal, which a command could type into or paint over); where
 //! the kernel has it (ABI 6), signals and abstract Unix sockets cannot leave the domain.
 //! Landlock cannot deny a file inside a readable tree, so read masks and protected
 //! paths inside the roots are not enforced in this tier.
@@ -14,7 +15,7 @@ use landlock::{
 use crate::SandboxError;
 
 /// Devices a command may write besides its roots.
-const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/pts"];
+const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
 /// A ruleset that confines writes to `roots`, as a file descriptor: made once, applied
 /// (`landlock_restrict_self`) in each command's process just before it starts.

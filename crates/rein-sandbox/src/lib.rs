@@ -62,8 +62,8 @@ pub struct Sandbox {
     proxy: Option<proxy::Proxy>,
     /// Holds the proxy's socket, outside every writable root.
     _net_dir: Option<tempfile::TempDir>,
-    /// Tier B: the ruleset and filters for the last set of extra roots seen.
-    in_process: std::sync::Mutex<Option<(Vec<PathBuf>, std::sync::Arc<inprocess::InProcess>)>>,
+    /// Tier B: the ruleset and filters, made at the first command.
+    in_process: std::sync::OnceLock<std::sync::Arc<inprocess::InProcess>>,
     /// Who the proxy asks about hosts no rule decides, once a frontend provides it.
     ask: proxy::AskSlot,
 }
@@ -178,12 +178,10 @@ impl Sandbox {
         self.tmp.path()
     }
 
-    /// The plan a command would run under now; `extra` are more writable directories
-    /// (the session shell's state).
-    pub fn plan(&self, extra: &[PathBuf]) -> Plan {
+    /// The plan a command would run under now.
+    pub fn plan(&self) -> Plan {
         let mut roots = self.roots.clone();
         roots.push(self.tmp.path().to_path_buf());
-        roots.extend(extra.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
         Plan::new(
             &roots,
             &self.config.allow_write,
@@ -193,12 +191,14 @@ impl Sandbox {
         )
     }
 
-    /// `program args…` run in `cwd` inside the sandbox (unchanged in Tier C).
-    pub fn wrap(&self, program: &[OsString], cwd: &Path, extra: &[PathBuf]) -> Wrapped {
+    /// `program args…` run in `cwd` inside the sandbox (unchanged in Tier C). The
+    /// command inherits descriptors 0–2 and those in `keep` (which the caller places),
+    /// no other.
+    pub fn wrap(&self, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
         let filter = FilterOptions { allow_unix_sockets: self.config.allow_all_unix_sockets, deny_ip_sockets: false };
         let (mut command, after) = match &self.probe.tier {
             Tier::A { bwrap, .. } if self.config.enabled => {
-                let plan = self.plan(extra);
+                let plan = self.plan();
                 let guard = guard::Guard::before(&plan, false);
                 let mut c = std::process::Command::new(bwrap);
                 c.args(bwrap::args(&plan, cwd)).arg("--").arg(&self.helper);
@@ -206,16 +206,16 @@ impl Sandbox {
                 if proxy.is_some() {
                     c.envs(relay::proxy_env());
                 }
-                c.args(HelperArgs { filter, proxy, command: program.to_vec() }.to_args());
+                c.args(HelperArgs { filter, proxy, keep: keep.to_vec(), command: program.to_vec() }.to_args());
                 (c, After { placeholders: plan.placeholders, masked: plan.masked, guard: Some(guard), started: None })
             }
             Tier::B { .. } if self.config.enabled => {
-                let plan = self.plan(extra);
+                let plan = self.plan();
                 let guard = guard::Guard::before(&plan, true);
                 let mut c = std::process::Command::new(&program[0]);
                 c.args(&program[1..]);
-                match self.in_process(extra, FilterOptions { deny_ip_sockets: true, ..filter }) {
-                    Ok(confine) => confine.attach(&mut c),
+                match self.in_process(FilterOptions { deny_ip_sockets: true, ..filter }) {
+                    Ok(confine) => confine.attach(&mut c, keep),
                     // Never run unconfined by accident: the command fails instead.
                     Err(e) => {
                         c = std::process::Command::new("sh");
@@ -256,24 +256,15 @@ impl Sandbox {
         Some(format!("<sandbox_violations>\n{}\n</sandbox_violations>", lines.join("\n")))
     }
 
-    /// Tier B's confinement for the roots plus `extra`, made once per set.
-    fn in_process(
-        &self,
-        extra: &[PathBuf],
-        filter: FilterOptions,
-    ) -> Result<std::sync::Arc<inprocess::InProcess>, SandboxError> {
-        let mut cached = self.in_process.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some((key, confine)) = cached.as_ref()
-            && key.as_slice() == extra
-        {
+    /// Tier B's confinement for the roots, made once.
+    fn in_process(&self, filter: FilterOptions) -> Result<std::sync::Arc<inprocess::InProcess>, SandboxError> {
+        if let Some(confine) = self.in_process.get() {
             return Ok(confine.clone());
         }
         let mut roots = self.roots.clone();
         roots.push(self.tmp.path().to_path_buf());
-        roots.extend(extra.iter().filter_map(|p| std::fs::canonicalize(p).ok()));
         let confine = inprocess::InProcess::new(&roots, filter)?;
-        *cached = Some((extra.to_vec(), confine.clone()));
-        Ok(confine)
+        Ok(self.in_process.get_or_init(|| confine).clone())
     }
 
     /// One line for the user and the model: the tier and what it enforces.

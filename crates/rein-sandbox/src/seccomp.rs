@@ -3,8 +3,15 @@
 //! tracing other processes, making new namespaces or mounts (which could undo the
 //! masks), the kernel keyring, BPF, perf, userfaultfd, typing into the terminal, and
 //! setting setuid/setgid bits (a setuid file made in the workspace would persist on the
-//! host). Default allow; each listed call fails with `EPERM`, `clone3` with `ENOSYS` so
-//! that libc falls back to `clone`, whose flags can be inspected.
+//! host). Default allow; each listed call fails with `EPERM`, `clone3` and `openat2`
+//! with `ENOSYS` so that libc falls back to `clone` and `openat`, whose flags can be
+//! inspected.
+//!
+//! Every condition compares exactly the bits the kernel reads: an `int` or `unsigned int`
+//! argument (a socket family, an ioctl request, a mode) as 32 bits, so that a value with
+//! its upper half set cannot slip past a rule written for the lower one; `clone`'s
+//! `unsigned long` flags as 64. On x86-64 a third program refuses every x32 system call
+//! (number with bit 30 set): the same calls under other numbers that no rule names.
 
 use std::collections::BTreeMap;
 
@@ -27,7 +34,14 @@ const CLONE_NAMESPACES_EACH: [i32; 7] = [
     libc::CLONE_NEWCGROUP,
 ];
 
+/// A condition on a 32-bit argument (`int`, `unsigned int`, `umode_t`): the kernel
+/// truncates the register, so only the low half is compared.
 fn cond(arg: u8, op: Op, value: u64) -> Result<Cond, SandboxError> {
+    Cond::new(arg, Len::Dword, op, value).map_err(|e| SandboxError::Seccomp(e.to_string()))
+}
+
+/// A condition on a 64-bit argument (`unsigned long`).
+fn cond64(arg: u8, op: Op, value: u64) -> Result<Cond, SandboxError> {
     Cond::new(arg, Len::Qword, op, value).map_err(|e| SandboxError::Seccomp(e.to_string()))
 }
 
@@ -93,7 +107,7 @@ fn eperm_rules(opts: FilterOptions) -> Result<BTreeMap<i64, Vec<SeccompRule>>, S
     // alternatives, the conditions of a rule all hold).
     let clone: Vec<SeccompRule> = CLONE_NAMESPACES_EACH
         .iter()
-        .map(|&f| rule(vec![cond(0, Op::MaskedEq(f as u64), f as u64)?]))
+        .map(|&f| rule(vec![cond64(0, Op::MaskedEq(f as u64), f as u64)?]))
         .collect::<Result<_, _>>()?;
     rules.insert(libc::SYS_clone, clone);
     rules.insert(
@@ -109,7 +123,9 @@ fn eperm_rules(opts: FilterOptions) -> Result<BTreeMap<i64, Vec<SeccompRule>>, S
         rules.insert(libc::SYS_creat, setid_bits(1)?);
         rules.insert(libc::SYS_open, setid_bits(2)?);
         rules.insert(libc::SYS_mkdir, setid_bits(1)?);
+        rules.insert(libc::SYS_mknod, setid_bits(1)?);
     }
+    rules.insert(libc::SYS_mknodat, setid_bits(2)?);
     rules.insert(libc::SYS_openat, setid_bits(3)?);
     rules.insert(libc::SYS_mkdirat, setid_bits(2)?);
     Ok(rules)
@@ -128,11 +144,53 @@ fn compile(rules: BTreeMap<i64, Vec<SeccompRule>>, errno: i32) -> Result<BpfProg
     filter.try_into().map_err(|e: seccompiler::BackendError| SandboxError::Seccomp(e.to_string()))
 }
 
-/// The two programs (EPERM rules, then `clone3` → ENOSYS), compiled.
+/// The programs (EPERM rules; `clone3` and `openat2`, whose arguments are in memory a
+/// filter cannot read, → ENOSYS; on x86-64 the x32 calls → EPERM), compiled.
 pub fn programs(opts: FilterOptions) -> Result<Vec<BpfProgram>, SandboxError> {
     let mut enosys = BTreeMap::new();
     enosys.insert(libc::SYS_clone3, Vec::new());
-    Ok(vec![compile(eperm_rules(opts)?, libc::EPERM)?, compile(enosys, libc::ENOSYS)?])
+    enosys.insert(libc::SYS_openat2, Vec::new());
+    let mut out = vec![compile(eperm_rules(opts)?, libc::EPERM)?, compile(enosys, libc::ENOSYS)?];
+    out.extend(no_x32());
+    Ok(out)
+}
+
+/// x86-64 only: every system call numbered in the x32 range fails with EPERM (not
+/// ENOSYS: a kernel without x32 says that, and the filter must be told from it). (The
+/// architecture is checked first: a foreign one is left to the other programs, which
+/// kill it.)
+#[cfg(target_arch = "x86_64")]
+fn no_x32() -> Option<BpfProgram> {
+    use seccompiler::sock_filter;
+    // Classic BPF opcodes (linux/bpf_common.h).
+    const BPF_LD: u16 = 0x00;
+    const BPF_W: u16 = 0x00;
+    const BPF_ABS: u16 = 0x20;
+    const BPF_JMP: u16 = 0x05;
+    const BPF_JEQ: u16 = 0x10;
+    const BPF_JGE: u16 = 0x30;
+    const BPF_K: u16 = 0x00;
+    const BPF_RET: u16 = 0x06;
+    const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
+    const X32_SYSCALL_BIT: u32 = 0x4000_0000;
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+    const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+    // struct seccomp_data: nr at 0, arch at 4.
+    let op = |code: u16, jt: u8, jf: u8, k: u32| sock_filter { code, jt, jf, k };
+    Some(vec![
+        op(BPF_LD | BPF_W | BPF_ABS, 0, 0, 4),
+        op(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, AUDIT_ARCH_X86_64),
+        op(BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW),
+        op(BPF_LD | BPF_W | BPF_ABS, 0, 0, 0),
+        op(BPF_JMP | BPF_JGE | BPF_K, 0, 1, X32_SYSCALL_BIT),
+        op(BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ERRNO | libc::EPERM as u32),
+        op(BPF_RET | BPF_K, 0, 0, SECCOMP_RET_ALLOW),
+    ])
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+fn no_x32() -> Option<BpfProgram> {
+    None
 }
 
 /// Install the filter on the calling thread (and so on what it `exec`s). Sets
@@ -158,8 +216,12 @@ mod tests {
     fn the_filters_compile_for_this_machine() {
         for opts in [FilterOptions::default(), FilterOptions { allow_unix_sockets: true, deny_ip_sockets: true }] {
             let programs = programs(opts).unwrap();
-            assert_eq!(programs.len(), 2);
+            assert_eq!(programs.len(), if cfg!(target_arch = "x86_64") { 3 } else { 2 });
             assert!(programs.iter().all(|p| !p.is_empty()));
         }
     }
 }
+
+#[cfg(test)]
+#[path = "seccomp_tests.rs"]
+mod rule_tests;

@@ -44,7 +44,7 @@ pub mod inprocess {
             Err(unavailable("Landlock"))
         }
 
-        pub fn attach(self: &Arc<Self>, _: &mut std::process::Command) {}
+        pub fn attach(self: &Arc<Self>, _: &mut std::process::Command, _: &[i32]) {}
     }
 }
 

@@ -58,6 +58,7 @@ mod sandbox_masked;
 mod sandbox_network;
 mod sandbox_session;
 mod sandbox_structure;
+mod sandbox_wall;
 mod sdk_protocol;
 mod sdk_python;
 mod sdk_typescript;

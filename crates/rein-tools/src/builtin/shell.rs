@@ -17,17 +17,91 @@ use tokio_util::sync::CancellationToken;
 use crate::spilling::{Collected, Spilling};
 
 /// Loads the saved state, saves it again on exit, and runs the command with `eval`.
-/// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "".
+/// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "",
+/// $5 the SessionStart hooks' env file. The state is saved through the descriptors
+/// [`STATE_FD`] and [`CWD_FD`], files rein opened in its own directory: no command, in
+/// the sandbox or not, can name (or predict) a file rein later sources.
 const WRAPPER: &str = r#"__rein_state=$1; __rein_cmd=$3
 if [ -s "$__rein_state" ]; then . "$__rein_state" 2>/dev/null; else cd -- "$2" 2>/dev/null; fi
 if [ -n "$5" ] && [ -s "$5" ]; then set -a; . "$5" >/dev/null 2>&1; set +a; fi
 if [ "$4" = save ]; then
-  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; } > "$__rein_state.tmp" 2>/dev/null && mv -f -- "$__rein_state.tmp" "$__rein_state"; printf '%s' "$PWD" > "$__rein_state.cwd" 2>/dev/null; }
+  __rein_save() { { export -p; declare -f; printf 'cd -- %q\n' "$PWD"; printf '%s\n' '# rein: end of state'; } >&71 2>/dev/null; printf '%s' "$PWD" >&72 2>/dev/null; }
   trap __rein_save EXIT
 fi
 set --
 eval "$__rein_cmd"
 "#;
+
+/// The descriptors the wrapper saves the state and the working directory through (high
+/// numbers, which a command's own redirections rarely take).
+const STATE_FD: i32 = 71;
+const CWD_FD: i32 = 72;
+/// The last line of a state saved whole.
+const STATE_END: &str = "# rein: end of state\n";
+
+/// Where one command saves the shell's state: two fresh files in rein's own directory,
+/// handed to the command as [`STATE_FD`] and [`CWD_FD`], taken as the state only when
+/// the save finished.
+pub(super) struct Saving {
+    state: PathBuf,
+    cwd: PathBuf,
+    fds: [std::os::fd::OwnedFd; 2],
+}
+
+impl Saving {
+    fn new(dir: &Path, n: u32) -> std::io::Result<Saving> {
+        let state = dir.join(format!("next-{n}.sh"));
+        let cwd = dir.join(format!("next-{n}.cwd"));
+        let open = |p: &Path| -> std::io::Result<std::os::fd::OwnedFd> {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(p)?;
+            // Above the two numbers they are moved to in the child.
+            Ok(rustix::io::fcntl_dupfd_cloexec(&f, 100)?)
+        };
+        let fds = [open(&state)?, open(&cwd)?];
+        Ok(Saving { state, cwd, fds })
+    }
+
+    /// Give the child the two descriptors under their numbers.
+    fn attach(&self, cmd: &mut tokio::process::Command) {
+        use std::os::fd::AsRawFd as _;
+        let (state, cwd) = (self.fds[0].as_raw_fd(), self.fds[1].as_raw_fd());
+        // SAFETY: only `dup2`, a system call, between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for (from, to) in [(state, STATE_FD), (cwd, CWD_FD)] {
+                    if libc::dup2(from, to) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+
+    /// The command ended: a state saved whole becomes the shell's.
+    fn adopt(self, into: &Path) {
+        let whole = std::fs::read(&self.state).is_ok_and(|b| b.ends_with(STATE_END.as_bytes()));
+        if whole {
+            let mut cwd = into.as_os_str().to_os_string();
+            cwd.push(".cwd");
+            let _ = std::fs::rename(&self.state, into);
+            let _ = std::fs::rename(&self.cwd, cwd);
+        }
+    }
+}
+
+impl Drop for Saving {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.state);
+        let _ = std::fs::remove_file(&self.cwd);
+    }
+}
 
 /// How a foreground command ended.
 pub enum Ending {
@@ -73,6 +147,8 @@ pub struct Shell {
     baseline: std::sync::OnceLock<HashMap<std::ffi::OsString, std::ffi::OsString>>,
     pub(super) jobs: Mutex<HashMap<String, Job>>,
     pub(super) next_job: AtomicU32,
+    /// Names the files each command saves the state through.
+    next_save: AtomicU32,
     /// `CLAUDE_ENV_FILE`: what SessionStart hooks export for every command.
     env_file: std::sync::OnceLock<PathBuf>,
     /// Ctrl+B: the foreground commands running now move to the background.
@@ -91,6 +167,7 @@ impl Shell {
             baseline: std::sync::OnceLock::new(),
             jobs: Default::default(),
             next_job: AtomicU32::new(1),
+            next_save: AtomicU32::new(1),
             env_file: std::sync::OnceLock::new(),
             detach: tokio::sync::Notify::new(),
         })
@@ -186,14 +263,13 @@ impl Shell {
         command: &str,
         save: bool,
         confined: bool,
-    ) -> (tokio::process::Command, Option<rein_sandbox::After>) {
+    ) -> std::io::Result<(tokio::process::Command, Option<rein_sandbox::After>, Option<Saving>)> {
         self.baseline.get_or_init(|| {
             std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
         });
         let escaping = self.sandboxed() && !confined;
         let (state, start, save) = if escaping {
-            let fresh = self.dir.path().join(format!("outside-{}.sh", self.next_job.fetch_add(1, Ordering::Relaxed)));
-            (fresh, self.current_dir().filter(|d| d.is_dir()).unwrap_or_else(|| cwd.to_path_buf()), false)
+            (PathBuf::new(), self.current_dir().filter(|d| d.is_dir()).unwrap_or_else(|| cwd.to_path_buf()), false)
         } else {
             (self.state_file(), cwd.to_path_buf(), save)
         };
@@ -212,7 +288,8 @@ impl Shell {
         ];
         let (mut cmd, after) = match &self.sandbox {
             Some(sandbox) if confined && sandbox.is_active() => {
-                let w = sandbox.wrap(&argv, &start, &[self.dir.path().to_path_buf()]);
+                let keep = if save { &[STATE_FD, CWD_FD][..] } else { &[] };
+                let w = sandbox.wrap(&argv, &start, keep);
                 (tokio::process::Command::from(w.command), Some(w.after))
             }
             _ => {
@@ -225,8 +302,26 @@ impl Shell {
         for var in rein_process::CREDENTIAL_VARS {
             cmd.env_remove(var);
         }
-        cmd.stdin(Stdio::null()).process_group(0).kill_on_drop(true);
-        (cmd, after)
+        let saving = if save {
+            let s = Saving::new(self.dir.path(), self.next_save.fetch_add(1, Ordering::Relaxed))?;
+            s.attach(&mut cmd);
+            Some(s)
+        } else {
+            None
+        };
+        // A session of its own: no controlling terminal to type into or read the
+        // person's keys from, and a process group a timeout or cancel kills whole.
+        // SAFETY: only `setsid`, a system call, between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        cmd.stdin(Stdio::null()).kill_on_drop(true);
+        Ok((cmd, after, saving))
     }
 
     /// The sandbox's after-step for a finished command: its violations block, if any.
@@ -248,7 +343,7 @@ impl Shell {
         spill: &Path,
     ) -> std::io::Result<(String, Ending)> {
         let (reader, writer) = std::io::pipe()?;
-        let (mut cmd, after) = self.command(cwd, command, true, confined);
+        let (mut cmd, after, saving) = self.command(cwd, command, true, confined)?;
         cmd.stdout(Stdio::from(writer.try_clone()?)).stderr(Stdio::from(writer));
         let mut child = cmd.spawn()?;
         // Our copies of the write end must close, or the reader never sees EOF.
@@ -272,6 +367,9 @@ impl Shell {
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
         group.kill();
         let _ = child.wait().await;
+        if let Some(saving) = saving {
+            saving.adopt(&self.state_file());
+        }
         let mut output = collector.await.map_err(std::io::Error::other)?.for_model();
         // What the sandbox refused, in the form the model is told about.
         if let Some(block) = self.finish(after, &output) {
