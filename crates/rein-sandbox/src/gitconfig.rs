@@ -295,7 +295,9 @@ pub struct Neutralised {
 /// kept beside it as `<name>.rein-quarantined` (git reads no such file), so nothing the
 /// command wrote is lost. `Ok(None)`: nothing to drop (or no such file).
 pub fn neutralise(file: &Path) -> std::io::Result<Option<Neutralised>> {
-    let text = match std::fs::read(file) {
+    // Only a regular file is read or rewritten: a link the command put there is an
+    // error (the caller removes the link itself), never followed to the host.
+    let text = match crate::nofollow::read_regular(file) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -318,8 +320,8 @@ pub fn neutralise(file: &Path) -> std::io::Result<Option<Neutralised>> {
     let mut kept_at = file.as_os_str().to_owned();
     kept_at.push(".rein-quarantined");
     let kept_at = PathBuf::from(kept_at);
-    std::fs::write(&kept_at, text.as_bytes())?;
-    std::fs::write(file, render(&kept))?;
+    crate::nofollow::replace(&kept_at, text.as_bytes(), 0o600)?;
+    crate::nofollow::replace(file, render(&kept).as_bytes(), 0o644)?;
     Ok(Some(Neutralised { dropped: names, kept_at }))
 }
 

@@ -80,19 +80,21 @@ impl Guard {
     }
 }
 
-fn remove(path: &Path) -> bool {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path).is_ok(),
-        Ok(_) => std::fs::remove_file(path).is_ok(),
-        Err(_) => false,
-    }
-}
+use crate::nofollow::remove;
 
 /// A repository the command created: hooks other than git's samples go, and its config
 /// files keep only the settings that run nothing (the rest is kept aside, unread by
 /// git, so nothing the command wrote is lost).
 fn defuse_repository(repo: &Path, lines: &mut Vec<String>) {
-    if let Ok(entries) = std::fs::read_dir(repo.join("hooks")) {
+    let hooks = repo.join("hooks");
+    // A link in the hooks' place goes itself; what it points to is never entered.
+    if std::fs::symlink_metadata(&hooks).is_ok_and(|m| !m.is_dir()) && remove(&hooks) {
+        lines.push(format!(
+            "deny file-write {} (not a directory in a repository the command created; removed)",
+            hooks.display()
+        ));
+    }
+    if let Ok(entries) = std::fs::read_dir(&hooks) {
         for e in entries.flatten() {
             if !e.file_name().to_string_lossy().ends_with(".sample") && remove(&e.path()) {
                 lines.push(format!(
@@ -134,7 +136,7 @@ fn save_tree(path: &Path, saved: &mut BTreeMap<PathBuf, Saved>, budget: &mut usi
             save_tree(&e.path(), saved, budget);
         }
     } else if meta.is_file() {
-        let content = match std::fs::read(path) {
+        let content = match crate::nofollow::read_regular(path) {
             Ok(bytes) if bytes.len() <= *budget => {
                 *budget -= bytes.len();
                 Some((bytes, meta.permissions().mode()))
@@ -165,18 +167,23 @@ fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, lines
     for (path, content) in saved {
         let Some((bytes, mode)) = content else { continue };
         let same = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() == *mode)
-            && std::fs::read(path).is_ok_and(|now| now == *bytes);
+            && crate::nofollow::read_regular(path).is_ok_and(|now| now == *bytes);
         if same {
             continue;
         }
-        if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
             remove(path);
         }
-        if let Some(parent) = path.parent() {
+        // A parent the command removed is made again, only where no link stands between.
+        if let Some(parent) = path.parent()
+            && std::fs::symlink_metadata(parent).is_err()
+        {
             let _ = std::fs::create_dir_all(parent);
+            if std::fs::canonicalize(parent).ok().as_deref() != Some(parent) {
+                continue;
+            }
         }
-        if std::fs::write(path, bytes).is_ok() {
-            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode));
+        if crate::nofollow::replace(path, bytes, *mode).is_ok() {
             lines.push(format!("deny file-write {} (a protected file; restored)", path.display()));
         }
     }

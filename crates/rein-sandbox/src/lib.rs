@@ -16,6 +16,7 @@ mod gitconfig;
 mod guard;
 pub mod helper;
 pub mod network;
+mod nofollow;
 pub mod plan;
 pub mod platform;
 pub mod proxy;

@@ -87,3 +87,40 @@ fn a_command_inherits_only_the_descriptors_rein_gives_it() {
         assert_eq!(r[0].0.trim(), "0 1 2 3 71 72", "tier {tier}: {}", r[0].0);
     }
 }
+
+#[test]
+fn undoing_what_a_command_planted_never_follows_its_links() {
+    if !have_bwrap() {
+        return;
+    }
+    for tier in ["A", "B"] {
+        let env = Env::new();
+        let out = tempfile::tempdir().unwrap();
+        let victim = out.path().join("bashrc");
+        std::fs::write(&victim, "intact").unwrap();
+        let home = out.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("notes"), "mine").unwrap();
+        // A new repository whose config rein must defuse, with the place it keeps the
+        // original linked to a file outside, its hooks linked to a directory outside, a
+        // FIFO where a repository's `.git` and config would be.
+        let plant = format!(
+            "mkdir -p x/.git y z/.git && printf '[core]\\n\\tfsmonitor = ./evil\\n' > x/.git/config && \
+             ln -s {v} x/.git/config.rein-quarantined && ln -s {h} x/.git/hooks && mkfifo y/.git && \
+             mkdir z/.git/objects z/.git/refs && echo 'ref: refs/heads/main' > z/.git/HEAD && mkfifo z/.git/config && echo planted",
+            v = victim.display(),
+            h = home.display()
+        );
+        // In a script: the permission engine would ask about the text; the wall is what
+        // is tested here.
+        env.write("plant.sh", &plant);
+        let settings = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#;
+        let r = run(&env, tier, settings, &[json!({"command": "bash plant.sh"}), json!({"command": "echo next"})]);
+        assert!(r[0].0.contains("planted"), "tier {tier}: {}", r[0].0);
+        assert!(r[1].0.contains("next"), "tier {tier}: the session goes on (no FIFO blocks it): {}", r[1].0);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "intact", "tier {tier}: written through a link");
+        assert_eq!(std::fs::read_to_string(home.join("notes")).unwrap(), "mine", "tier {tier}: removed through a link");
+        let config = std::fs::read_to_string(env.cwd().join("x/.git/config")).unwrap();
+        assert!(!config.contains("fsmonitor"), "tier {tier}: still defused: {config}");
+    }
+}

@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 
 use super::walk::{Look, Walked, is_git_dir, walk};
 use crate::gitconfig;
+use crate::nofollow::read_config;
 
 /// Files and directories that configure rein, Claude Code, shells and git for the user
 /// (never writable, whatever the rules say).
@@ -123,7 +124,17 @@ pub struct Found {
 pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>) -> Found {
     let named = is_named;
     let needs_parent = |n: &OsStr| n.to_str().is_some_and(|n| CARGO_NAMES.contains(&n));
-    let walked = walk(roots, &Look { named: Some(&named), needs_parent: Some(needs_parent), ..look });
+    let look = Look { named: Some(&named), needs_parent: Some(needs_parent), ..look };
+    let mut walked = walk(roots, &look);
+    // A directory a command made unreadable hides what is in it: its owner's rights to
+    // read it come back, and the walk looks again (as root nothing is hidden).
+    for _ in 0..8 {
+        let reopened = walked.unreadable.iter().filter(|d| crate::nofollow::make_searchable(d)).count();
+        if reopened == 0 {
+            break;
+        }
+        walked = walk(roots, &look);
+    }
     let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let mut found = Found::default();
@@ -150,10 +161,10 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
             }
         }
         // A worktree's (or a linked checkout's) common directory holds its config.
-        if let Ok(text) = std::fs::read_to_string(dir.join("commondir")) {
+        if let Ok(text) = read_config(&dir.join("commondir")) {
             queue.push(dir.join(text.trim_end_matches(['\n', '\r'])));
         }
-        if let Ok(text) = std::fs::read_to_string(dir.join("gitdir")) {
+        if let Ok(text) = read_config(&dir.join("gitdir")) {
             found.protected.extend(PathBuf::from(text.trim()).canonicalize().ok().filter(|p| inside(p)));
         }
     }
@@ -162,7 +173,7 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
         if depth > INCLUDE_DEPTH || !seen.insert(config.clone()) {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&config) else { continue };
+        let Ok(text) = read_config(&config) else { continue };
         for inc in gitconfig::includes(&gitconfig::parse(&text).entries, &config, home.as_deref()) {
             let inc = resolve(&inc);
             // One missing now cannot be mounted; if the command creates it, the guard
@@ -215,7 +226,7 @@ fn gitfile_target(file: &Path) -> Option<PathBuf> {
     if std::fs::symlink_metadata(file).is_ok_and(|m| m.is_symlink()) {
         return std::fs::canonicalize(file).ok();
     }
-    let text = std::fs::read_to_string(file).ok()?;
+    let text = read_config(file).ok()?;
     let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
     Some(file.parent()?.join(target))
 }

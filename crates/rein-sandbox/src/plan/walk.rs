@@ -39,6 +39,8 @@ pub struct Walked {
     pub write_matches: BTreeSet<PathBuf>,
     /// Regular files sharing an inode with one in [`Look::inodes`].
     pub links: BTreeSet<PathBuf>,
+    /// Directories the walk could not read (a command's `chmod`).
+    pub unreadable: BTreeSet<PathBuf>,
 }
 
 impl Walked {
@@ -49,6 +51,7 @@ impl Walked {
         self.read_matches.extend(other.read_matches);
         self.write_matches.extend(other.write_matches);
         self.links.extend(other.links);
+        self.unreadable.extend(other.unreadable);
     }
 }
 
@@ -121,7 +124,15 @@ impl Drop for Visitor<'_, '_> {
 
 impl ParallelVisitor for Visitor<'_, '_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
-        let Ok(entry) = entry else { return WalkState::Continue };
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(e) => {
+                if let Some(path) = denied_path(&e) {
+                    self.found.unreadable.insert(path);
+                }
+                return WalkState::Continue;
+            }
+        };
         let Some(kind) = entry.file_type() else { return WalkState::Continue };
         let path = entry.path();
         let name = entry.file_name();
@@ -160,6 +171,18 @@ impl ParallelVisitor for Visitor<'_, '_> {
             }
         }
         WalkState::Continue
+    }
+}
+
+/// The directory an error is about, when reading it was refused.
+fn denied_path(e: &ignore::Error) -> Option<PathBuf> {
+    match e {
+        ignore::Error::WithPath { path, err } => match err.as_ref() {
+            ignore::Error::Io(io) if io.kind() == std::io::ErrorKind::PermissionDenied => Some(path.clone()),
+            other => denied_path(other),
+        },
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => denied_path(err),
+        _ => None,
     }
 }
 
