@@ -119,6 +119,9 @@ pub struct Policy {
     /// The persistent memory's directory: its Markdown files are read and written by
     /// rein's file tools without asking (deny and ask rules still hold).
     pub memory_dir: Option<PathBuf>,
+    /// What the repository's settings tried to loosen and was set aside (said once at
+    /// start).
+    pub ignored: Vec<String>,
 }
 
 impl Policy {
@@ -145,6 +148,7 @@ impl Policy {
             saved_outputs: None,
             container: false,
             memory_dir: None,
+            ignored: Vec::new(),
         }
     }
 

@@ -282,33 +282,39 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
             if kind == ListKind::Deny { deny.push(rule) } else { allow.push(rule) }
         }
     }
+    // The repository's settings may tighten the mode (plan, dontAsk, default), never
+    // loosen it (acceptEdits, auto, bypassPermissions) unless the person's own settings
+    // trust the project; a loosening mode there is set aside and the next scope decides.
+    let trusted = inputs.settings.trusts_project();
+    let mut ignored = Vec::new();
     let (mode, mode_source) = match inputs.mode {
         Some(m) => (m, "the command line".to_string()),
-        None => match inputs.settings.scalar("/permissions/defaultMode") {
-            Some((v, file)) => {
+        None => {
+            let mut found = None;
+            for file in &inputs.settings.files {
+                let Some(v) = file.get("/permissions/defaultMode").filter(|v| !v.is_null()) else { continue };
                 let name = v.as_str().unwrap_or_default();
                 let m = PermissionMode::parse(name).ok_or_else(|| RuleError {
                     origin: file.origin(),
                     rule: format!("defaultMode: {v}"),
-                    reason: "unknown permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions)".into(),
+                    reason: "unknown permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions, auto)"
+                        .into(),
                 })?;
-                // A folder's own settings never turn every question off: bypass is the
-                // person's choice (a flag, their user or managed settings).
-                let folders = [rein_settings::Scope::Project, rein_settings::Scope::Local];
-                if m == PermissionMode::BypassPermissions && folders.contains(&file.scope) {
-                    (
-                        PermissionMode::Default,
-                        format!(
-                            "{}: defaultMode bypassPermissions is not taken from a project's settings",
-                            file.origin()
-                        ),
-                    )
-                } else {
-                    (m, file.origin())
+                let loosens =
+                    matches!(m, PermissionMode::AcceptEdits | PermissionMode::Auto | PermissionMode::BypassPermissions);
+                // Bypass is the person's choice alone, trusted project or not.
+                if file.scope.is_repository() && loosens && (!trusted || m == PermissionMode::BypassPermissions) {
+                    ignored.push(format!(
+                        "{}: defaultMode {name} (a project's settings may not loosen the permission mode)",
+                        file.origin()
+                    ));
+                    continue;
                 }
+                found = Some((m, file.origin()));
+                break;
             }
-            None => (PermissionMode::Default, "the default".to_string()),
-        },
+            found.unwrap_or((PermissionMode::Default, "the default".to_string()))
+        }
     };
     let bypass_disabled = inputs
         .settings
@@ -322,6 +328,15 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
     let mut roots: Vec<PathBuf> = vec![inputs.cwd.clone()];
     roots.extend(inputs.add_dirs.iter().map(|d| if d.is_absolute() { d.clone() } else { inputs.cwd.join(d) }));
     for (dir, file) in inputs.settings.strings("/permissions/additionalDirectories") {
+        // More roots widen every wall (the file tools', the sandbox's): not from the
+        // repository's own settings unless trusted.
+        if file.scope.is_repository() && !trusted {
+            ignored.push(format!(
+                "{}: additionalDirectories {dir:?} (a project's settings may not widen the workspace)",
+                file.origin()
+            ));
+            continue;
+        }
         let p = match (dir.strip_prefix("~/"), home) {
             (Some(rest), Some(h)) => h.join(rest),
             _ if Path::new(&dir).is_absolute() => PathBuf::from(&dir),
@@ -344,6 +359,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         saved_outputs: None,
         container: false,
         memory_dir: None,
+        ignored,
     })
 }
 

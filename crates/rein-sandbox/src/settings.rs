@@ -7,7 +7,9 @@
 //! but never widen it — their write roots, allowed domains, re-allowed reads, excluded
 //! commands and unix-socket or proxy switches are set aside and reported — unless the
 //! user, managed or command-line settings say `"trustProjectSettings": true` in their
-//! `sandbox` block. `allowUnsandboxedCommands` is false if any scope says false.
+//! `sandbox` block. Each switch has a direction: the project may turn `enabled` and
+//! `failIfUnavailable` on and `autoAllowBashIfSandboxed` and `allowUnsandboxedCommands`
+//! off, never the other way (Claude Code lets a repository's `enabled: false` win).
 
 use std::path::{Path, PathBuf};
 
@@ -45,32 +47,84 @@ pub struct Anchors<'a> {
 }
 
 fn is_project(scope: Scope) -> bool {
-    matches!(scope, Scope::Project | Scope::Local)
+    scope.is_repository()
+}
+
+/// A boolean switch read with its direction: `tight` is the value that tightens the
+/// wall. The person's scopes decide by precedence; the project's may only move it to
+/// `tight` (unless trusted, when precedence alone decides). A project value set aside
+/// where it would have changed the outcome is named in `ignored`.
+fn switch(settings: &Settings, at: (&str, bool), tight: bool, trusted: bool, ignored: &mut Vec<String>) -> bool {
+    let (pointer, default) = at;
+    let mut own = None;
+    let mut project = None;
+    let mut loosening = Vec::new();
+    for f in &settings.files {
+        let Some(v) = f.get(pointer).and_then(Value::as_bool) else { continue };
+        if trusted || !is_project(f.scope) {
+            own.get_or_insert(v);
+        } else if v == tight {
+            project.get_or_insert(v);
+        } else {
+            loosening.push(f);
+        }
+    }
+    if trusted {
+        return settings.scalar(pointer).and_then(|(v, _)| v.as_bool()).unwrap_or(default);
+    }
+    let result = project.or(own).unwrap_or(default);
+    if result == tight {
+        for f in loosening {
+            ignored.push(format!(
+                "{}: {}: {} (project settings may not loosen the sandbox)",
+                f.origin(),
+                pointer.trim_start_matches('/').replace('/', "."),
+                !tight
+            ));
+        }
+    }
+    result
 }
 
 impl SandboxConfig {
     /// Read the configuration; `flag` is `--sandbox` (true) / `--no-sandbox` (false).
     /// A managed `enabled` cannot be overridden by the flag.
     pub fn from_settings(settings: &Settings, flag: Option<bool>, at: &Anchors<'_>) -> SandboxConfig {
-        let bool_at = |pointer: &str| settings.scalar(pointer).and_then(|(v, f)| v.as_bool().map(|b| (b, f.scope)));
-        let enabled = match (bool_at("/sandbox/enabled"), flag) {
-            (Some((v, Scope::Managed)), _) => v,
-            (_, Some(f)) => f,
-            (Some((v, _)), None) => v,
-            (None, None) => false,
-        };
-        let trust_project = settings
+        let trust_project = settings.trusts_project();
+        let mut ignored = Vec::new();
+        let managed = settings
             .files
             .iter()
-            .any(|f| !is_project(f.scope) && f.get("/sandbox/trustProjectSettings") == Some(&Value::Bool(true)));
+            .find(|f| f.scope == Scope::Managed)
+            .and_then(|f| f.get("/sandbox/enabled"))
+            .and_then(Value::as_bool);
+        let from_files = switch(settings, ("/sandbox/enabled", false), true, trust_project, &mut ignored);
+        let enabled = match (managed, flag) {
+            (Some(v), _) => v,
+            (None, Some(f)) => f,
+            (None, None) => from_files,
+        };
         let mut c = SandboxConfig {
             enabled,
-            fail_if_unavailable: bool_at("/sandbox/failIfUnavailable").is_some_and(|(v, _)| v),
-            auto_allow_bash: bool_at("/sandbox/autoAllowBashIfSandboxed").is_some_and(|(v, _)| v),
+            fail_if_unavailable: switch(
+                settings,
+                ("/sandbox/failIfUnavailable", false),
+                true,
+                trust_project,
+                &mut ignored,
+            ),
+            auto_allow_bash: switch(
+                settings,
+                ("/sandbox/autoAllowBashIfSandboxed", false),
+                false,
+                trust_project,
+                &mut ignored,
+            ),
             allow_unsandboxed_commands: !settings
                 .files
                 .iter()
                 .any(|f| f.get("/sandbox/allowUnsandboxedCommands") == Some(&Value::Bool(false))),
+            ignored,
             ..SandboxConfig::default()
         };
         for file in &settings.files {

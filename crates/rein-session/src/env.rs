@@ -369,6 +369,21 @@ impl Env {
 /// Variables the settings' `env` may not set.
 const PROCESS_ONLY: [&str; 5] = ["IS_SANDBOX", "HOME", "CLAUDE_CONFIG_DIR", "REIN_HOME", "REIN_MANAGED_SETTINGS_DIR"];
 
+/// Variables of [`VARS`] that loosen a wall, with the wall: the person's own settings
+/// (user, managed, command line) may set them in `env`, the repository's (project,
+/// local) may not, unless the person trusts the project (`sandbox.trustProjectSettings`).
+/// Every other variable of [`VARS`] loosens none (a test holds each name to the table).
+pub const LOOSENING: &[(&str, &str)] = &[
+    ("REIN_SANDBOX_TIER", "a lower tier weakens or switches off the sandbox"),
+    ("ANTHROPIC_BASE_URL", "the API key and the conversation would go to the host it names"),
+    ("ANTHROPIC_BEDROCK_BASE_URL", "the AWS credentials and the conversation would go to the host it names"),
+    ("ANTHROPIC_VERTEX_BASE_URL", "the Google token and the conversation would go to the host it names"),
+    ("OPENAI_BASE_URL", "the OpenAI key and the conversation would go to the host it names"),
+    ("ANTHROPIC_CUSTOM_HEADERS", "headers of the repository's choosing on every authenticated request"),
+    ("CLAUDE_CODE_SKIP_BEDROCK_AUTH", "requests go unsigned, to whatever gateway is configured"),
+    ("CLAUDE_CODE_SKIP_VERTEX_AUTH", "requests go without a token, to whatever gateway is configured"),
+];
+
 /// rein's environment as it started, before the settings' `env` joined it.
 static ORIGINAL_ENV: std::sync::OnceLock<Vec<(std::ffi::OsString, std::ffi::OsString)>> = std::sync::OnceLock::new();
 
@@ -383,7 +398,28 @@ pub fn original_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
 pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
     let _ = ORIGINAL_ENV.set(std::env::vars_os().collect());
     let mut notices = Vec::new();
-    for (key, value) in settings.merged_map("/env") {
+    let trusted = settings.trusts_project();
+    // A loosening variable the repository's settings name is set aside; the person's
+    // own scopes still decide it.
+    let mut entries: Vec<(String, String)> = Vec::new();
+    for file in &settings.files {
+        let Some(map) = file.get("/env").and_then(serde_json::Value::as_object) else { continue };
+        for (key, v) in map {
+            if entries.iter().any(|(seen, _)| seen == key) {
+                continue;
+            }
+            if file.scope.is_repository() && !trusted && LOOSENING.iter().any(|(name, _)| name == key) {
+                let why = LOOSENING.iter().find(|(name, _)| name == key).map_or("", |(_, why)| *why);
+                notices.push(format!(
+                    "warning: ignoring {key} in {}'s env: a project's settings may not set it ({why})",
+                    file.origin()
+                ));
+                continue;
+            }
+            entries.push((key.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())));
+        }
+    }
+    for (key, value) in entries {
         // What only rein's own environment may say: that it runs in a container, where its
         // settings and homes are. Settings cannot say it (a repository's could).
         if PROCESS_ONLY.contains(&key.as_str()) {
@@ -435,5 +471,15 @@ mod tests {
             readme.contains(&expected),
             "README.md's environment table is out of date; replace it with the output of `rein env`:\n{expected}"
         );
+    }
+
+    /// Every variable with a direction is one rein reads, and none is both process-only
+    /// and merely loosening.
+    #[test]
+    fn every_loosening_variable_is_one_rein_reads() {
+        for (name, why) in LOOSENING {
+            assert!(VARS.iter().any(|v| v.name == *name), "{name} is not in VARS");
+            assert!(!why.is_empty() && !PROCESS_ONLY.contains(name), "{name}");
+        }
     }
 }

@@ -128,6 +128,7 @@ impl Setup {
         policy.memory_dir = crate::auto_memory::memory_dir(&settings, &before, &cwd);
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
+        notices.extend(policy.ignored.iter().map(|i| format!("warning: ignored {i}")));
         crate::env::apply_betas(&opts.betas);
         let (default_ms, max_ms) = opts.env().bash_timeouts;
         rein_tools::set_bash_timeouts(default_ms, max_ms);

@@ -38,6 +38,12 @@ impl Scope {
             Scope::User => "user",
         }
     }
+
+    /// Project and local settings: files a cloned repository (or the model) can write.
+    /// They may tighten a wall, never loosen it, unless [`Settings::trusts_project`].
+    pub fn is_repository(self) -> bool {
+        matches!(self, Scope::Project | Scope::Local)
+    }
 }
 
 /// One loaded settings file.
@@ -154,6 +160,14 @@ impl Settings {
             read_into(&mut files, Scope::User, &user.join("settings.json"), user)?;
         }
         Ok(Settings { files })
+    }
+
+    /// Whether the person's own settings (user, managed or command line) let the
+    /// project's settings loosen the walls: `"sandbox": {"trustProjectSettings": true}`.
+    pub fn trusts_project(&self) -> bool {
+        self.files
+            .iter()
+            .any(|f| !f.scope.is_repository() && f.get("/sandbox/trustProjectSettings") == Some(&Value::Bool(true)))
     }
 
     /// A scalar from the highest-precedence file that sets it.

@@ -124,3 +124,66 @@ fn undoing_what_a_command_planted_never_follows_its_links() {
         assert!(!config.contains("fsmonitor"), "tier {tier}: still defused: {config}");
     }
 }
+
+/// One session in a trusted project whose own settings are `project`, the person's
+/// (user) settings turning the sandbox on; the Bash results and rein's stderr.
+fn with_project_settings(project: &str, calls: &[(&str, Value)]) -> (Env, Vec<(String, bool)>, String) {
+    let env = Env::new();
+    env.trust();
+    env.write(".claude/settings.json", project);
+    let user = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(user.parent().unwrap()).unwrap();
+    std::fs::write(&user, r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#).unwrap();
+    let mut steps: Vec<_> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (tool, input))| reply([tool_use_with_id(&format!("c{i}"), tool, input.clone())]))
+        .collect();
+    steps.push(reply([text("done")]));
+    let server = serve(Scenario::new(steps));
+    let out = env.rein_at(&server).args(["-p", "go"]).assert().success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let reqs = server.requests();
+    let last = reqs.last().unwrap().body["messages"].as_array().unwrap().clone();
+    let results = (0..calls.len()).map(|i| tool_result(&last, &format!("c{i}"))).collect();
+    (env, results, stderr)
+}
+
+#[test]
+fn the_repository_tightens_the_wall_and_never_loosens_it() {
+    if !have_bwrap() {
+        return;
+    }
+    // Each way a repository's settings could loosen the wall, alone: the sandbox off,
+    // a lower tier through env, the home as a workspace root, and (not a sandbox switch)
+    // a mode that writes without asking.
+    let loosen = [
+        (r#"{"sandbox": {"enabled": false}}"#, "sandbox.enabled"),
+        (r#"{"env": {"REIN_SANDBOX_TIER": "C"}}"#, "REIN_SANDBOX_TIER"),
+        (r#"{"permissions": {"additionalDirectories": ["~"]}}"#, "additionalDirectories"),
+    ];
+    for (project, named) in loosen {
+        let (env, r, stderr) =
+            with_project_settings(project, &[("Bash", json!({"command": "touch ~/escaped; echo ran"}))]);
+        assert!(r[0].0.contains("ran"), "{named}: {r:?}");
+        assert!(!env.home.path().join("escaped").exists(), "{named}: the project loosened the wall: {r:?}");
+        assert!(stderr.contains(named), "{named}: said once at start: {stderr}");
+    }
+    let (env, r, stderr) = with_project_settings(
+        r#"{"permissions": {"defaultMode": "acceptEdits"}}"#,
+        &[("Write", json!({"file_path": "made.txt", "content": "x"}))],
+    );
+    assert!(stderr.contains("defaultMode acceptEdits"), "{stderr}");
+    assert!(r[0].1 && !env.cwd().join("made.txt").exists(), "a write is still asked (headless: no): {r:?}");
+    // Tightening from the repository holds: it turns the sandbox on for a person who
+    // did not, and it can turn auto-allow off.
+    let env = Env::new();
+    env.trust();
+    env.write(".claude/settings.json", r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#);
+    let server = serve(Scenario::new(vec![
+        reply([tool_use_with_id("c0", "Bash", json!({"command": "touch ~/escaped; echo ran"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    assert!(!env.home.path().join("escaped").exists(), "the project's sandbox.enabled: true holds");
+}
