@@ -9,6 +9,7 @@
 mod git_config;
 mod git_index;
 mod git_inert;
+pub mod mechanisms;
 mod paths;
 mod programs;
 mod shell;

@@ -3,52 +3,33 @@
 
 use std::path::Path;
 
-const DIRS: &[&str] = &[".git", ".claude", ".rein", ".vscode", ".idea", ".husky", ".devcontainer"];
-const FILES: &[&str] = &[
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".bash_logout",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".zlogin",
-    ".zlogout",
-    ".cshrc",
-    ".tcshrc",
-    ".kshrc",
-    ".inputrc",
-    ".gitconfig",
-    ".gitmodules",
-    ".npmrc",
-    ".mcp.json",
-    ".claude.json",
-    ".envrc",
-    "config.fish",
-    "managed-settings.json",
-];
+/// Beyond the mechanisms' table: a repository's git directory (the sandbox finds git
+/// directories by their shape and holds only what git runs in them; a tool's write
+/// anywhere in one is asked) and managed settings.
+const DIRS: &[&str] = &[".git"];
+const FILES: &[&str] = &["managed-settings.json"];
 
-/// Why writing `path` is protected, if it is.
+/// Why writing `path` is protected, if it is: inside or at a file of one of
+/// [`rein_effects::mechanisms::MECHANISMS`] (the sandbox's table too), inside a git
+/// directory, or managed settings.
 pub fn protected_reason(path: &Path) -> Option<String> {
     let mut components = path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).peekable();
     let mut prev: Option<String> = None;
     while let Some(c) = components.next() {
-        if DIRS.contains(&c.as_str()) {
-            // `.claude/worktrees` is where agents work; everything else under .claude is
-            // config. Inside a worktree the same paths are protected as anywhere else.
-            if c == ".claude" && components.peek().is_some_and(|n| n == "worktrees") {
-                components.next();
-                prev = None;
-                continue;
-            }
+        // `.claude/worktrees` is where agents work; everything else under .claude is
+        // config. Inside a worktree the same paths are protected as anywhere else.
+        if c == ".claude" && components.peek().is_some_and(|n| n == "worktrees") {
+            components.next();
+            prev = None;
+            continue;
+        }
+        let last = components.peek().is_none();
+        let named = rein_effects::mechanisms::mechanism_of(&c, prev.as_deref()).is_some();
+        if DIRS.contains(&c.as_str()) || named && !last {
             return Some(format!("it writes inside {c}/, which is protected"));
         }
-        if components.peek().is_none() && FILES.contains(&c.as_str()) {
+        if last && (named || FILES.contains(&c.as_str())) {
             return Some(format!("{c} is a protected file"));
-        }
-        if prev.as_deref() == Some(".config") && (c == "git" || c == "fish") {
-            return Some(format!(".config/{c} is protected"));
         }
         prev = Some(c);
     }
@@ -70,6 +51,11 @@ mod tests {
             "/p/.claude/worktrees/a/.bashrc",
             "/p/.claude/worktrees/a/.claude/settings.json",
             "/p/.claude/worktrees/a/.git",
+            "/p/.hg/hgrc",
+            "/p/mise.toml",
+            "/p/.zed/tasks.json",
+            "/h/.config/fish/config.fish",
+            "/p/.githooks/../.gitattributes",
         ] {
             assert!(protected_reason(Path::new(p)).is_some(), "{p}");
         }

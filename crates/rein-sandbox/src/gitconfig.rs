@@ -209,6 +209,32 @@ pub fn includes(entries: &[Entry], file: &Path, home: Option<&Path>) -> Vec<Path
         .collect()
 }
 
+/// Files and directories inside the repository that settings of `entries` make git run:
+/// the `core.hooksPath` directory, and the program a running setting names by path
+/// (`core.fsmonitor = ./watch`, `!./scripts/x` aliases, drivers). Relative paths are
+/// taken from `base`, the directory git runs them in (the work tree's top).
+pub fn program_paths(entries: &[Entry], base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+    let resolve = |v: &str| match v.strip_prefix("~/") {
+        Some(rest) => home.map(|h| h.join(rest)),
+        None if Path::new(v).is_absolute() => Some(PathBuf::from(v)),
+        None => Some(base.join(v)),
+    };
+    let mut out = Vec::new();
+    for e in entries.iter().filter(|e| !runs_nothing(e)) {
+        let Some(value) = e.value.as_deref().map(str::trim) else { continue };
+        if e.section == "core" && e.key == "hookspath" {
+            out.extend(resolve(value));
+            continue;
+        }
+        let first = value.trim_start_matches('!').split_whitespace().next().unwrap_or("");
+        let first = first.trim_matches(['"', '\'']);
+        if first.contains('/') {
+            out.extend(resolve(first));
+        }
+    }
+    out
+}
+
 /// Whether git runs nothing because of this setting: the settings `git init`, `git
 /// clone`, `git worktree add` and `git submodule` write, and a few of plain data. A
 /// whole allow-list (architecture invariant 12): a key not here is dropped however

@@ -25,10 +25,23 @@ fn flag(opts: &Options) -> Option<bool> {
 /// The configuration in force.
 pub fn config(opts: &Options, settings: &Settings, cwd: &Path, home: Option<&Path>) -> SandboxConfig {
     let mut config = SandboxConfig::from_settings(settings, flag(opts), &Anchors { cwd, home });
-    // rein's token store (MCP OAuth tokens, Claude Code's credentials) is masked from
-    // every sandboxed command.
-    if let Some(dir) = crate::rules::locations(opts, cwd, home).user_dir {
+    let env = opts.env();
+    // Every credential store rein or Claude Code keeps is masked from every sandboxed
+    // command: the token store (MCP OAuth tokens, Claude Code's credentials) and
+    // `.claude.json` (MCP servers' headers and tokens, the API key Claude Code keeps).
+    let user_dir = crate::rules::locations(opts, cwd, home).user_dir;
+    if let Some(dir) = &user_dir {
         config.deny_read.push(dir.join(".credentials.json").display().to_string());
+    }
+    for claude_json in [env.claude_config_dir.as_deref(), home].into_iter().flatten() {
+        config.deny_read.push(claude_json.join(".claude.json").display().to_string());
+    }
+    // rein's own state — sessions, transcripts, checkpoints, saved outputs — and the
+    // person's Claude Code settings are never writable from inside, wherever they lie
+    // (`REIN_HOME` inside the project, a home that is the workspace).
+    config.deny_write.push(env.rein_home.display().to_string());
+    if let Some(dir) = &user_dir {
+        config.deny_write.push(dir.display().to_string());
     }
     config
 }

@@ -187,3 +187,31 @@ fn the_repository_tightens_the_wall_and_never_loosens_it() {
     env.rein_at(&server).args(["-p", "go"]).assert().success();
     assert!(!env.home.path().join("escaped").exists(), "the project's sandbox.enabled: true holds");
 }
+
+#[test]
+fn credential_stores_are_masked_and_reins_own_state_is_read_only() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    std::fs::write(env.home.path().join(".claude.json"), r#"{"primaryApiKey": "sk-secret-in-claude-json"}"#).unwrap();
+    // rein's home inside the project (as a CI job or a Harbor trial may set it).
+    let rein_home = env.cwd().join("logs/rein-home");
+    std::fs::create_dir_all(&rein_home).unwrap();
+    let settings = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#;
+    let mut steps = vec![
+        reply([tool_use_with_id("c0", "Bash", json!({"command": "cat ~/.claude.json; echo; echo end"}))]),
+        reply([tool_use_with_id(
+            "c1",
+            "Bash",
+            json!({"command": "touch logs/rein-home/planted 2>/dev/null && echo WROTE || echo REFUSED"}),
+        )]),
+    ];
+    steps.push(reply([text("done")]));
+    let server = serve(Scenario::new(steps));
+    env.rein_at(&server).env("REIN_HOME", &rein_home).args(["-p", "go", "--settings", settings]).assert().success();
+    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+    let read = tool_result(&last, "c0").0;
+    assert!(!read.contains("sk-secret") && read.contains("end"), "{read}");
+    assert!(tool_result(&last, "c1").0.contains("REFUSED"), "rein's home is writable from inside");
+}

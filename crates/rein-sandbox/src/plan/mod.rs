@@ -87,13 +87,27 @@ impl Plan {
         // A deny on a file is lifted only by an allow naming that same file; a deny on a
         // directory is opened back where an allow names something inside it.
         let mut masked: BTreeSet<PathBuf> = denied.chain(outside).filter(|m| !allowed.contains(m)).collect();
-        let inodes = walk::linked_inodes(&masked, roots);
-        if !inodes.is_empty() {
+        // Protected and masked by identity, not by path: every other name of such a
+        // file inside the roots (a hard link) is held or masked too.
+        let mask_inodes = walk::linked_inodes(&masked, roots);
+        let held: BTreeSet<PathBuf> = protected.iter().cloned().collect();
+        let hold_inodes = walk::linked_inodes_within(&held, roots, Some(4));
+        if !mask_inodes.is_empty() || !hold_inodes.is_empty() {
+            let inodes: Vec<(u64, u64)> = mask_inodes.iter().chain(&hold_inodes).copied().collect();
             let links = walk::walk(roots, &Look { inodes: &inodes, ..Look::default() }).links;
             let already: Vec<PathBuf> = masked.iter().cloned().collect();
-            masked.extend(
-                links.into_iter().filter(|l| !allowed.contains(l) && !already.iter().any(|m| l.starts_with(m))),
-            );
+            for link in links {
+                use std::os::unix::fs::MetadataExt as _;
+                let Ok(m) = std::fs::symlink_metadata(&link) else { continue };
+                let id = (m.dev(), m.ino());
+                if mask_inodes.contains(&id) && !allowed.contains(&link) && !already.iter().any(|a| link.starts_with(a))
+                {
+                    masked.insert(link.clone());
+                }
+                if hold_inodes.contains(&id) && !held.iter().any(|h| link.starts_with(h)) {
+                    protected.insert(link);
+                }
+            }
         }
         let unmasked: Vec<PathBuf> =
             allowed.into_iter().filter(|a| masked.iter().any(|m| a.starts_with(m) && a != m && m.is_dir())).collect();

@@ -3,35 +3,12 @@
 //! configuration or runs, the files its configs include, and the files that configure
 //! rein, Claude Code, shells and toolchains wherever they sit.
 //!
-//! Toolchain files that name programs to run (checked against each tool's docs):
-//!
-//! | name | why it is protected |
-//! |------|---------------------|
-//! | `.npmrc` | npm: `script-shell`, `node-options`, `git` name what npm runs |
-//! | `.yarnrc` | yarn 1: `yarn-path` runs that file in place of yarn |
-//! | `.yarnrc.yml` | yarn ≥2: `yarnPath` and `plugins` are JavaScript yarn runs |
-//! | `.pnpmfile.cjs` | pnpm runs its hooks (`readPackage`, …) on every install |
-//! | `pnpm-workspace.yaml` | pnpm ≥10 reads its settings there: `pnpmfile`, `scriptShell`, `configDependencies` |
-//! | `.cargo/config`, `.cargo/config.toml` | cargo: `target.*.runner`, `linker`, `build.rustc-wrapper`, `[alias]` |
-//! | `rust-toolchain`, `rust-toolchain.toml` | rustup: `[toolchain] path` runs cargo and rustc from a directory it names |
-//! | `pip.conf` | pip reads `$VIRTUAL_ENV/pip.conf`: `index-url`/`find-links` pick the code pip installs and runs |
-//! | `uv.toml` | uv reads it from the project upwards: indexes, `python-install-mirror`, build settings |
-//! | `.envrc` | direnv runs it as shell on `cd` |
-//! | `.vscode/`, `.idea/`, `.devcontainer/` | editor tasks and launch configs, `postCreateCommand` |
-//! | `.husky/` | git hooks (husky sets `core.hooksPath` to it) |
-//! | `.pre-commit-config.yaml` | pre-commit runs its hooks' `entry` commands (`repo: local`) on every commit |
-//! | `.gitattributes` | picks which filter/diff/merge drivers (programs defined in config) run on which files |
-//! | `.gitmodules` | submodule URLs and paths git acts on |
-//!
-//! Not protected: `pyvenv.cfg` (a venv is code the command may write anyway — its
-//! `site-packages/*.pth` run at start-up; protecting the file adds nothing and breaks
-//! `python -m venv`); `.env.local` (data); `.lfsconfig` (git-lfs takes only a short
-//! list of safe keys from it: URLs, access, fetch filters); `Makefile`s, `package.json`
-//! scripts and `pyproject.toml` (code, like the rest of the tree).
-//!
-//! A toolchain file stays writable when a permission rule allows writing it by name
-//! (`Edit(.npmrc)`, an `allowWrite` entry naming it); the git structure and the agent
-//! and shell files never do.
+//! The files protected by name, and why each runs something, are one table shared with
+//! the permission engine: [`rein_effects::mechanisms`]. A toolchain or editor file stays
+//! writable when a permission rule allows writing it by name (`Edit(.npmrc)`, an
+//! `allowWrite` entry naming it); the agent, shell and version-control files never do.
+//! Files inside an installed package (`node_modules`) are not held: the tools read the
+//! project's own.
 
 use std::collections::BTreeSet;
 use std::ffi::OsStr;
@@ -41,45 +18,6 @@ use super::walk::{Look, Walked, is_git_dir, walk};
 use crate::gitconfig;
 use crate::nofollow::read_config;
 
-/// Files and directories that configure rein, Claude Code, shells and git for the user
-/// (never writable, whatever the rules say).
-const AGENT_NAMES: &[&str] = &[
-    ".gitconfig",
-    ".bashrc",
-    ".bash_profile",
-    ".bash_login",
-    ".profile",
-    ".zshrc",
-    ".zprofile",
-    ".zshenv",
-    ".ripgreprc",
-    ".mcp.json",
-    ".claude.json",
-    ".claude",
-    ".rein",
-];
-/// Toolchain configuration that names programs (the table above).
-const TOOLCHAIN_NAMES: &[&str] = &[
-    ".npmrc",
-    ".yarnrc",
-    ".yarnrc.yml",
-    ".pnpmfile.cjs",
-    "pnpm-workspace.yaml",
-    "rust-toolchain",
-    "rust-toolchain.toml",
-    "pip.conf",
-    "uv.toml",
-    ".envrc",
-    ".vscode",
-    ".idea",
-    ".devcontainer",
-    ".husky",
-    ".pre-commit-config.yaml",
-    ".gitattributes",
-    ".gitmodules",
-];
-/// Inside `.cargo/`.
-const CARGO_NAMES: &[&str] = &["config", "config.toml"];
 /// What git reads as configuration or runs, inside a git directory.
 const IN_GIT_DIR: &[&str] = &["config", "config.worktree", "hooks", "info", "commondir", "gitdir"];
 /// How deep git follows includes (`MAX_INCLUDE_DEPTH`).
@@ -88,17 +26,14 @@ const INCLUDE_DEPTH: usize = 10;
 /// Whether a path named `name` (in a directory named `parent`) is protected by name.
 fn is_named(name: &OsStr, parent: Option<&OsStr>) -> bool {
     let Some(name) = name.to_str() else { return false };
-    // Every name but a few starts with a dot: most paths are decided by one byte.
-    if !name.starts_with(['.', 'p', 'r', 'u', 'c']) {
-        return false;
-    }
-    AGENT_NAMES.contains(&name)
-        || TOOLCHAIN_NAMES.contains(&name)
-        || parent == Some(OsStr::new(".cargo")) && CARGO_NAMES.contains(&name)
+    rein_effects::mechanisms::mechanism_of(name, parent.and_then(OsStr::to_str)).is_some()
 }
 
-fn is_agent_name(path: &Path) -> bool {
-    path.file_name().and_then(OsStr::to_str).is_some_and(|n| AGENT_NAMES.contains(&n))
+/// Whether `path` stays protected whatever the rules allow.
+fn never_writable(path: &Path) -> bool {
+    let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");
+    let parent = path.parent().and_then(Path::file_name).and_then(OsStr::to_str);
+    rein_effects::mechanisms::mechanism_of(name, parent).is_some_and(|m| !m.writable_by_rule)
 }
 
 /// Whether `path`'s own name is protected wherever it is.
@@ -123,7 +58,7 @@ pub struct Found {
 /// (absolute, globs allowed) keep the toolchain files they name writable.
 pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>) -> Found {
     let named = is_named;
-    let needs_parent = |n: &OsStr| n.to_str().is_some_and(|n| CARGO_NAMES.contains(&n));
+    let needs_parent = |n: &OsStr| n.to_str().is_some_and(rein_effects::mechanisms::needs_parent);
     let look = Look { named: Some(&named), needs_parent: Some(needs_parent), ..look };
     let mut walked = walk(roots, &look);
     // A directory a command made unreadable hides what is in it: its owner's rights to
@@ -157,7 +92,7 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
                 found.missing.insert(p.clone());
             }
             if name.starts_with("config") {
-                configs.push((p, 0));
+                configs.push((p, 0, work_tree_of(&dir)));
             }
         }
         // A worktree's (or a linked checkout's) common directory holds its config.
@@ -169,19 +104,29 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
         }
     }
     let mut seen = BTreeSet::new();
-    while let Some((config, depth)) = configs.pop() {
+    while let Some((config, depth, base)) = configs.pop() {
         if depth > INCLUDE_DEPTH || !seen.insert(config.clone()) {
             continue;
         }
         let Ok(text) = read_config(&config) else { continue };
-        for inc in gitconfig::includes(&gitconfig::parse(&text).entries, &config, home.as_deref()) {
+        let entries = gitconfig::parse(&text).entries;
+        // What the settings make git run from inside the roots (a hooks directory, a
+        // script by path) is held like the hooks themselves; one missing now is removed
+        // by the guard if the command creates it.
+        for program in gitconfig::program_paths(&entries, &base, home.as_deref()) {
+            let program = resolve(&program);
+            if inside(&program) && std::fs::symlink_metadata(&program).is_ok() {
+                found.protected.insert(program);
+            }
+        }
+        for inc in gitconfig::includes(&entries, &config, home.as_deref()) {
             let inc = resolve(&inc);
             // One missing now cannot be mounted; if the command creates it, the guard
             // finds it and removes it.
             if inside(&inc) && std::fs::symlink_metadata(&inc).is_ok() {
                 found.protected.insert(inc.clone());
             }
-            configs.push((inc, depth + 1));
+            configs.push((inc, depth + 1, base.clone()));
         }
     }
     for p in &walked.named {
@@ -191,12 +136,21 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
         if in_installed_packages(p) {
             continue;
         }
-        if is_agent_name(p) || !allowed(p, allow_write) {
+        if never_writable(p) || !allowed(p, allow_write) {
             found.protected.insert(p.clone());
         }
     }
     found.walked = walked;
     found
+}
+
+/// The directory git runs hooks and programs in for the git directory `dir`: the work
+/// tree's top for a `.git` directory, the directory itself for a bare one.
+fn work_tree_of(dir: &Path) -> PathBuf {
+    if dir.file_name() == Some(OsStr::new(".git")) {
+        return dir.parent().unwrap_or(dir).to_path_buf();
+    }
+    dir.to_path_buf()
 }
 
 /// Whether `path` lies inside a `node_modules` directory (installed packages).

@@ -248,3 +248,67 @@ fn a_submodule_checkout_leads_to_its_git_directory() {
     let p = plan(&root);
     assert!(p.protected.contains(&file) && p.protected.contains(&module.join("config")), "{:#?}", p.protected);
 }
+
+/// Every file of every mechanism in the shared table, at some depth: held read-only.
+#[test]
+fn every_mechanisms_files_are_protected() {
+    let (_d, root) = root();
+    let mut expected = Vec::new();
+    for m in rein_effects::mechanisms::MECHANISMS {
+        for f in m.files {
+            let rel = match *f {
+                rein_effects::mechanisms::Name::Any(n) => format!("deep/a/{n}"),
+                rein_effects::mechanisms::Name::In(p, n) => format!("deep/b/{p}/{n}"),
+            };
+            expected.push((root.join(&rel), m.runs));
+            write(&root, &rel, "x");
+        }
+    }
+    write(&root, "deep/a/README.md", "");
+    let plan = plan(&root);
+    for (path, runs) in &expected {
+        assert!(plan.protected.contains(path), "{} ({runs}) is not protected: {:?}", path.display(), plan.protected);
+    }
+    assert!(!plan.protected.contains(&root.join("deep/a/README.md")));
+}
+
+/// What git's settings make it run from the tree: the hooks directory core.hooksPath
+/// names and a program named by path.
+#[test]
+fn a_hooks_path_and_programs_named_by_path_are_protected() {
+    let (_d, root) = root();
+    git_dir(&root, ".git");
+    write(&root, ".git/config", "[core]\n\thooksPath = .githooks\n\tfsmonitor = \"./tools/watch.sh\"\n");
+    write(&root, ".githooks/pre-commit", "#!/bin/sh\n");
+    write(&root, "tools/watch.sh", "#!/bin/sh\n");
+    write(&root, "tools/other.sh", "#!/bin/sh\n");
+    let plan = plan(&root);
+    assert!(plan.protected.contains(&root.join(".githooks")), "{:?}", plan.protected);
+    assert!(plan.protected.contains(&root.join("tools/watch.sh")), "{:?}", plan.protected);
+    assert!(!plan.protected.contains(&root.join("tools/other.sh")));
+}
+
+/// Protected by identity: another name of a protected file is held too.
+#[test]
+fn a_hard_link_of_a_protected_file_is_protected() {
+    let (_d, root) = root();
+    git_dir(&root, ".git");
+    write(&root, ".claude/settings.json", "{}");
+    std::fs::hard_link(root.join(".git/config"), root.join("innocent.txt")).unwrap();
+    std::fs::hard_link(root.join(".claude/settings.json"), root.join("sub-settings.json")).unwrap();
+    let plan = plan(&root);
+    assert!(plan.protected.contains(&root.join("innocent.txt")), "{:?}", plan.protected);
+    assert!(plan.protected.contains(&root.join("sub-settings.json")), "{:?}", plan.protected);
+}
+
+/// A bare repository whose HEAD is a symbolic link (git still reads it): its config is
+/// held.
+#[test]
+fn a_bare_repository_with_a_symlinked_head_keeps_its_config() {
+    let (_d, root) = root();
+    let bare = git_dir(&root, "store/x");
+    std::fs::remove_file(bare.join("HEAD")).unwrap();
+    std::os::unix::fs::symlink("refs/heads/main", bare.join("HEAD")).unwrap();
+    let plan = plan(&root);
+    assert!(plan.protected.contains(&bare.join("config")), "{:?}", plan.protected);
+}

@@ -94,8 +94,14 @@ fn is_object_store(e: &DirEntry) -> bool {
 /// Whether `dir` is a git directory by its structure (or by its name).
 pub fn is_git_dir(dir: &Path) -> bool {
     dir.file_name() == Some(OsStr::new(".git")) && dir.is_dir()
-        || dir.join("HEAD").is_file()
+        || has_head(dir)
             && (dir.join("objects").is_dir() && dir.join("refs").is_dir() || dir.join("commondir").is_file())
+}
+
+/// A `HEAD` git would accept: a file, or a symbolic link (git still reads `refs/…`
+/// links as HEAD, whether or not the branch exists yet).
+fn has_head(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join("HEAD")).is_ok_and(|m| m.is_file() || m.file_type().is_symlink())
 }
 
 struct Builder<'a, 'b> {
@@ -144,7 +150,7 @@ impl ParallelVisitor for Visitor<'_, '_> {
                 found.git_files.insert(path.to_path_buf());
             }
         } else if name == "HEAD"
-            && kind.is_file()
+            && (kind.is_file() || kind.is_symlink())
             && let Some(dir) = path.parent()
             && is_git_dir(dir)
         {
@@ -191,6 +197,13 @@ fn denied_path(e: &ignore::Error) -> Option<PathBuf> {
 /// writable root (`denyRead: ["~"]` with the project re-allowed) is not searched: that
 /// would be the whole home per command.
 pub fn linked_inodes(masked: &BTreeSet<PathBuf>, roots: &[PathBuf]) -> Vec<(u64, u64)> {
+    linked_inodes_within(masked, roots, None)
+}
+
+/// [`linked_inodes`] looking at most `depth` levels into directories, and never into
+/// agents' worktrees or installed packages (the protected directories' contents that
+/// are checkouts, not configuration).
+pub fn linked_inodes_within(masked: &BTreeSet<PathBuf>, roots: &[PathBuf], depth: Option<usize>) -> Vec<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     let mut out = Vec::new();
     for m in masked {
@@ -199,7 +212,10 @@ pub fn linked_inodes(masked: &BTreeSet<PathBuf>, roots: &[PathBuf]) -> Vec<(u64,
             out.push((meta.dev(), meta.ino()));
         } else if meta.is_dir() && !roots.iter().any(|r| r.starts_with(m)) {
             let mut b = WalkBuilder::new(m);
-            b.standard_filters(false).follow_links(false);
+            b.standard_filters(false).follow_links(false).max_depth(depth);
+            if depth.is_some() {
+                b.filter_entry(|e| e.file_name() != "worktrees" && e.file_name() != "node_modules");
+            }
             for e in b.build().flatten() {
                 if e.file_type().is_some_and(|t| t.is_file())
                     && let Ok(meta) = e.metadata()
