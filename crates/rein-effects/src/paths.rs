@@ -134,6 +134,34 @@ pub(crate) fn expand_glob(path: &Path) -> Option<Vec<PathBuf>> {
     Some(found)
 }
 
+/// Whether `path` names rein's own process files: `/proc/self`, `/proc/thread-self`,
+/// `/proc/<rein's pid>` (its environment holds rein's credentials, its memory and open
+/// descriptors rein's state) and `/dev/fd` (`/dev/stdin`, … are its descriptors). A
+/// walk of a directory that holds them (`/proc`, `/`) leaves them out.
+pub fn is_own_process_file(path: &Path) -> bool {
+    let path = lexical(path);
+    let pid = std::process::id().to_string();
+    let own: [PathBuf; 6] = [
+        PathBuf::from("/proc/self"),
+        PathBuf::from("/proc/thread-self"),
+        Path::new("/proc").join(&pid),
+        PathBuf::from("/dev/fd"),
+        PathBuf::from("/dev/stdin"),
+        PathBuf::from("/dev/stdout"),
+    ];
+    if own.iter().any(|o| path.starts_with(o)) || path.starts_with("/dev/stderr") {
+        return true;
+    }
+    // A thread's own directory, /proc/<tid>, reached without going through the pid.
+    if let Some(rest) = path.strip_prefix("/proc").ok().and_then(|r| r.components().next())
+        && let Some(tid) = rest.as_os_str().to_str()
+        && Path::new("/proc").join(&pid).join("task").join(tid).exists()
+    {
+        return true;
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

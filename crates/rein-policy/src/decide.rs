@@ -37,6 +37,24 @@ impl Policy {
 
     fn decide_inner(&self, call: &Call<'_>) -> Decision {
         let (name, effects) = (call.tool, call.effects);
+        // rein's own process files (its environment holds its credentials) are never
+        // read by a file tool, under any name: as written, or as the kernel resolves it.
+        // (In a shell command `/proc/self` is the command itself.)
+        if effects.shell.is_none()
+            && let Some(p) = effects.reads.iter().find(|p| {
+                rein_effects::is_own_process_file(p)
+                    || std::fs::canonicalize(p).is_ok_and(|c| rein_effects::is_own_process_file(&c))
+            })
+        {
+            return Decision::new(
+                Behavior::Deny,
+                format!(
+                    "{} is rein's own process file (its environment, memory or descriptors); no tool reads it.",
+                    p.display()
+                ),
+                "rein's own process files",
+            );
+        }
         // A shell command reading a tree that holds a Read-denied file runs only in the
         // sandbox, which masks that file; elsewhere it is asked.
         let mut masked: Option<&Rule> = None;

@@ -103,6 +103,9 @@ impl ReadGuard for Policy {
     /// A file a walk finds is left out when a Read deny rule names it, or it is one of
     /// the protected files under another name (same inode).
     fn denies(&self, path: &Path, ino: Option<u64>) -> bool {
+        if rein_effects::is_own_process_file(path) {
+            return true;
+        }
         self.read_denials().any(|p| {
             p.matches(path) || {
                 let files = p.files(&self.roots);

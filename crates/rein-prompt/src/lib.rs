@@ -19,7 +19,7 @@ pub mod skills;
 use std::path::PathBuf;
 
 pub use environment::{environment_block, find_git_root};
-pub use memory::{MemoryFile, MemorySources, load_memory};
+pub use memory::{MemoryFile, MemorySources, ReadableFilter, load_memory};
 
 /// The built-in instructions.
 pub const BASE_PROMPT: &str = include_str!("base_prompt.md");
@@ -48,6 +48,10 @@ pub struct PromptOptions {
     /// More facts of the environment (the git state, the permission mode, the models),
     /// one a line, after the environment block.
     pub facts: Vec<String>,
+    /// The workspace roots (what a project's memory may import from).
+    pub workspace: Vec<PathBuf>,
+    /// What memory may read at all (the Read tool's deny rules).
+    pub readable: Option<memory::ReadableFilter>,
 }
 
 /// The assembled prompt and the memory files it includes.
@@ -86,6 +90,8 @@ pub fn build_system_prompt(opts: &PromptOptions) -> SystemPrompt {
         home: opts.home.clone(),
         managed_dir: opts.managed_dir.clone(),
         excludes: opts.memory_excludes.clone(),
+        workspace: opts.workspace.clone(),
+        readable: opts.readable.clone(),
     });
     let mut text = opts.system_prompt.clone().unwrap_or_else(|| match &opts.output_style {
         Some(style) => style.apply(BASE_PROMPT.trim_end()),

@@ -8,14 +8,40 @@ const MAX_IMPORT_DEPTH: usize = 4;
 /// A memory file larger than this is cut (a safety net against huge files).
 const MAX_FILE_BYTES: usize = 256 * 1024;
 
+/// Says whether a file may be read into the prompt (a Read deny rule does not cover
+/// it, under any of its names; it is not rein's own process file).
+#[derive(Clone)]
+pub struct ReadableFilter(pub std::sync::Arc<dyn Fn(&Path) -> bool + Send + Sync>);
+
+impl std::fmt::Debug for ReadableFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadableFilter")
+    }
+}
+
 /// Where to look.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct MemorySources {
     pub cwd: PathBuf,
     pub home: Option<PathBuf>,
     pub managed_dir: Option<PathBuf>,
     /// `claudeMdExcludes`: globs of memory files to leave out (managed ones stay).
     pub excludes: Vec<String>,
+    /// The workspace roots: a project's memory (and what it imports) imports nothing
+    /// outside them. Empty: the working directory alone.
+    pub workspace: Vec<PathBuf>,
+    /// What may be read at all, as the Read tool would be allowed to.
+    pub readable: Option<ReadableFilter>,
+}
+
+/// Where a memory file came from, for what it may import.
+#[derive(Clone, Copy, PartialEq)]
+enum Origin {
+    /// Managed and user memory may import any file the Read tool may read (as Claude
+    /// Code allows).
+    Person,
+    /// The project's files (a clone ships them) import only inside the workspace.
+    Project,
 }
 
 /// One memory file, its comments stripped.
@@ -52,6 +78,7 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
 
     let mut seen = HashSet::new();
     let mut out = Vec::new();
+    let tree = project_tree(src);
     let excludes = crate::nested_memory::glob_set(&src.excludes);
     for (path, kind) in candidates {
         if kind != "managed"
@@ -59,21 +86,54 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
         {
             continue;
         }
-        add(&path, kind, 0, src.home.as_deref(), &mut seen, &mut out);
+        // The project's files are those inside its tree; a memory file in a directory
+        // above the repository is the person's own (no clone can put it there).
+        let in_tree = || {
+            let dir = path.parent().and_then(|d| std::fs::canonicalize(d).ok());
+            dir.is_some_and(|d| tree.iter().any(|r| d.starts_with(r)))
+        };
+        let person = matches!(kind, "managed" | "user" | "user rules") || !in_tree();
+        let origin = if person { Origin::Person } else { Origin::Project };
+        add(&path, (kind, origin), 0, src, &mut seen, &mut out);
     }
     out
 }
 
+/// The project's tree: the repository holding the working directory (or the working
+/// directory) and the workspace roots, canonical.
+fn project_tree(src: &MemorySources) -> Vec<PathBuf> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let cwd = canonical(&src.cwd);
+    let mut tree = vec![crate::find_git_root(&cwd).unwrap_or(cwd)];
+    tree.extend(src.workspace.iter().map(|r| canonical(r)));
+    tree
+}
+
+/// Whether the file at `canonical` may be read into the prompt from `origin`.
+fn may_read(canonical: &Path, origin: Origin, src: &MemorySources) -> bool {
+    let in_project = project_tree(src).iter().any(|r| canonical.starts_with(r));
+    (origin == Origin::Person || in_project) && src.readable.as_ref().is_none_or(|f| (f.0)(canonical))
+}
+
 fn add(
     path: &Path,
-    kind: &'static str,
+    (kind, origin): (&'static str, Origin),
     depth: usize,
-    home: Option<&Path>,
+    src: &MemorySources,
     seen: &mut HashSet<PathBuf>,
     out: &mut Vec<MemoryFile>,
 ) {
+    let home = src.home.as_deref();
     let Ok(canonical) = std::fs::canonicalize(path) else { return };
-    if !canonical.is_file() || !seen.insert(canonical) {
+    // A project's own memory file that is a link leads no further than its directory.
+    let stays_home =
+        || path.parent().and_then(|d| std::fs::canonicalize(d).ok()).is_some_and(|d| canonical.starts_with(d));
+    let allowed = if kind == "import" || origin == Origin::Person {
+        may_read(&canonical, origin, src)
+    } else {
+        (stays_home() || may_read(&canonical, origin, src)) && src.readable.as_ref().is_none_or(|f| (f.0)(&canonical))
+    };
+    if !canonical.is_file() || !allowed || !seen.insert(canonical) {
         return;
     }
     let Ok(bytes) = std::fs::read(path) else { return };
@@ -91,7 +151,7 @@ fn add(
             (Some(rest), Some(h)) => h.join(rest),
             _ => base.join(&import),
         };
-        add(&target, "import", depth + 1, home, seen, out);
+        add(&target, ("import", origin), depth + 1, src, seen, out);
     }
 }
 
@@ -193,8 +253,7 @@ mod tests {
         write(&cwd.join(".claude/rules/a.md"), "rule a");
         write(&cwd.join(".claude/rules/scoped.md"), "---\npaths: [\"src/**\"]\n---\nonly for src");
         std::fs::create_dir_all(&cwd).unwrap();
-        let files =
-            load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), managed_dir: None, excludes: Vec::new() });
+        let files = load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), ..MemorySources::default() });
         let contents: Vec<&str> = files.iter().map(|f| f.content.trim()).collect();
         assert_eq!(
             contents,
@@ -219,13 +278,39 @@ mod tests {
         write(&d.path().join("c.md"), "@e.md");
         write(&d.path().join("e.md"), "@f.md");
         write(&d.path().join("f.md"), "too deep");
-        let files = load_memory(&MemorySources {
-            cwd: d.path().to_path_buf(),
-            home: None,
-            managed_dir: None,
-            excludes: Vec::new(),
-        });
+        let files = load_memory(&MemorySources { cwd: d.path().to_path_buf(), ..MemorySources::default() });
         let names: Vec<_> = files.iter().map(|f| f.path.file_name().unwrap().to_string_lossy().into_owned()).collect();
         assert_eq!(names, ["CLAUDE.md", "a.md", "b.md", "c.md", "e.md"]);
+    }
+
+    /// What reaches the model obeys the Read tool's rules: no import of a file a Read
+    /// deny rule covers, and a project's memory imports nothing outside the workspace
+    /// (nor is a link to elsewhere); the person's own memory may import from anywhere.
+    #[test]
+    fn imports_obey_the_read_rules_and_the_workspace() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().join("home");
+        let proj = d.path().join("proj");
+        write(&home.join(".ssh/id_rsa"), "PRIVATE KEY");
+        write(&home.join("notes.md"), "personal notes");
+        write(&home.join(".claude/CLAUDE.md"), "@~/notes.md");
+        write(&proj.join("CLAUDE.md"), "@~/.ssh/id_rsa @../home/notes.md @docs/ok.md @.env");
+        write(&proj.join("docs/ok.md"), "fine");
+        write(&proj.join(".env"), "TOKEN=secret");
+        write(&proj.join("sub/x"), "");
+        std::os::unix::fs::symlink(home.join(".ssh/id_rsa"), proj.join("sub/CLAUDE.md")).unwrap();
+        let env = std::fs::canonicalize(proj.join(".env")).unwrap();
+        let readable = ReadableFilter(std::sync::Arc::new(move |p: &Path| p != env));
+        let files = load_memory(&MemorySources {
+            cwd: proj.join("sub"),
+            home: Some(home.clone()),
+            workspace: vec![proj.clone()],
+            readable: Some(readable),
+            ..MemorySources::default()
+        });
+        let all: String = files.iter().map(|f| f.content.as_str()).collect::<Vec<_>>().join("|");
+        assert!(all.contains("personal notes"), "the person's memory imports from the home: {all}");
+        assert!(all.contains("fine"), "{all}");
+        assert!(!all.contains("PRIVATE KEY") && !all.contains("TOKEN=secret"), "{all}");
     }
 }

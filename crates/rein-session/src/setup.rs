@@ -273,7 +273,7 @@ impl Setup {
         // The persistent memory and the environment's facts are in the prompt from the
         // start: it is built once, unless excluded memory or a style reshape it later.
         let facts = crate::setup_prompt::environment_facts(&cwd, policy.mode.name(), &env.aliases);
-        let shape = crate::setup_prompt::PromptShape::new(policy.memory_dir.clone(), facts.clone());
+        let shape = crate::setup_prompt::PromptShape::new(&policy, facts.clone());
         let prompt = crate::setup_prompt::system_prompt(
             &cwd,
             home.as_deref(),

@@ -30,6 +30,7 @@ impl Setup {
             output_style: self.output_style.clone(),
             auto_memory: self.policy.memory_dir.clone(),
             facts: self.facts.clone(),
+            ..PromptShape::reading_as(&self.policy)
         }
     }
 
@@ -49,12 +50,26 @@ pub(crate) struct PromptShape {
     output_style: Option<rein_prompt::output_styles::OutputStyle>,
     auto_memory: Option<PathBuf>,
     facts: Vec<String>,
+    /// What memory files may import: the workspace, and what the Read tool may read.
+    workspace: Vec<PathBuf>,
+    readable: Option<rein_prompt::ReadableFilter>,
 }
 
 impl PromptShape {
-    /// No excluded memory and the default style; the persistent memory and the facts.
-    pub(crate) fn new(auto_memory: Option<PathBuf>, facts: Vec<String>) -> PromptShape {
-        PromptShape { auto_memory, facts, ..PromptShape::default() }
+    /// No excluded memory and the default style; the persistent memory and the facts;
+    /// memory reads as `policy`'s Read tool would.
+    pub(crate) fn new(policy: &rein_policy::Policy, facts: Vec<String>) -> PromptShape {
+        PromptShape { auto_memory: policy.memory_dir.clone(), facts, ..PromptShape::reading_as(policy) }
+    }
+
+    /// Memory imports obey `policy`: its Read deny rules (by any name of the file),
+    /// rein's own process files, and its workspace roots.
+    fn reading_as(policy: &rein_policy::Policy) -> PromptShape {
+        let guard = std::sync::Arc::new(policy.clone());
+        let readable = rein_prompt::ReadableFilter(std::sync::Arc::new(move |p: &std::path::Path| {
+            !rein_tools::ReadGuard::denies(guard.as_ref(), p, None)
+        }));
+        PromptShape { workspace: policy.roots.clone(), readable: Some(readable), ..PromptShape::default() }
     }
 }
 
@@ -77,6 +92,8 @@ pub(crate) fn system_prompt(
         output_style: shape.output_style.clone(),
         auto_memory: shape.auto_memory.clone(),
         facts: shape.facts.clone(),
+        workspace: shape.workspace.clone(),
+        readable: shape.readable.clone(),
     });
     let system = rein_model::System::split(&prompt.text[..prompt.stable_len], &prompt.text[prompt.stable_len..]);
     (system, prompt.memory.iter().map(|m| (m.path.clone(), m.kind)).collect())

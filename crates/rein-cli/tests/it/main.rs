@@ -85,5 +85,6 @@ mod tui_rewind;
 mod tui_sandbox;
 mod tui_trust;
 mod vertex;
+mod wall_reads;
 mod web_search;
 mod worktree;
