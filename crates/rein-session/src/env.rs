@@ -384,6 +384,41 @@ pub const LOOSENING: &[(&str, &str)] = &[
     ("CLAUDE_CODE_SKIP_VERTEX_AUTH", "requests go without a token, to whatever gateway is configured"),
 ];
 
+/// Variables rein does not read itself but its own process and every process it starts
+/// do — where its requests go, whose certificates it trusts, what code a shell or a
+/// program loads before it runs — with the wall each would loosen: as [`LOOSENING`], the
+/// repository's settings may not set them. A trailing `*` is a prefix.
+pub const LOOSENING_PROCESS: &[(&str, &str)] = &[
+    ("HTTPS_PROXY", "rein's requests, the key with them, would go through the host it names"),
+    ("https_proxy", "rein's requests, the key with them, would go through the host it names"),
+    ("HTTP_PROXY", "rein's requests would go through the host it names"),
+    ("http_proxy", "rein's requests would go through the host it names"),
+    ("ALL_PROXY", "rein's requests would go through the host it names"),
+    ("all_proxy", "rein's requests would go through the host it names"),
+    ("SSL_CERT_FILE", "rein would trust certificates of the repository's choosing"),
+    ("SSL_CERT_DIR", "rein would trust certificates of the repository's choosing"),
+    ("BASH_ENV", "every bash rein starts would first run the file it names"),
+    ("ENV", "every sh rein starts would first run the file it names"),
+    ("LD_*", "every program rein starts would load the library it names"),
+    ("GIT_*", "every git rein and its commands run would read the configuration, hooks or programs it names"),
+    ("NODE_OPTIONS", "every node program (MCP servers, hooks) would load the code it names"),
+    ("PYTHONSTARTUP", "Python would run the file it names"),
+    ("PYTHONPATH", "every Python program rein starts would import modules from where it says"),
+    ("PERL5OPT", "every perl would load the module it names"),
+    ("RUBYOPT", "every ruby would load the code it names"),
+    ("PROMPT_COMMAND", "a shell would run it"),
+    ("PATH", "every program rein and its commands start by name would be looked up where it says first"),
+];
+
+/// Why the repository's settings may not set `key` in `env`, if they may not.
+pub fn loosens(key: &str) -> Option<&'static str> {
+    let matches = |name: &str| match name.strip_suffix('*') {
+        Some(prefix) => key.starts_with(prefix),
+        None => key == name,
+    };
+    LOOSENING.iter().chain(LOOSENING_PROCESS).find(|(name, _)| matches(name)).map(|(_, why)| *why)
+}
+
 /// rein's environment as it started, before the settings' `env` joined it.
 static ORIGINAL_ENV: std::sync::OnceLock<Vec<(std::ffi::OsString, std::ffi::OsString)>> = std::sync::OnceLock::new();
 
@@ -408,8 +443,10 @@ pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
             if entries.iter().any(|(seen, _)| seen == key) {
                 continue;
             }
-            if file.scope.is_repository() && !trusted && LOOSENING.iter().any(|(name, _)| name == key) {
-                let why = LOOSENING.iter().find(|(name, _)| name == key).map_or("", |(_, why)| *why);
+            if file.scope.is_repository()
+                && !trusted
+                && let Some(why) = loosens(key)
+            {
                 notices.push(format!(
                     "warning: ignoring {key} in {}'s env: a project's settings may not set it ({why})",
                     file.origin()
@@ -481,5 +518,10 @@ mod tests {
             assert!(VARS.iter().any(|v| v.name == *name), "{name} is not in VARS");
             assert!(!why.is_empty() && !PROCESS_ONLY.contains(name), "{name}");
         }
+        for (name, why) in LOOSENING_PROCESS {
+            assert!(!why.is_empty() && !VARS.iter().any(|v| v.name == *name), "{name}");
+        }
+        assert!(loosens("GIT_CONFIG_COUNT").is_some() && loosens("LD_PRELOAD").is_some());
+        assert!(loosens("GREETING").is_none() && loosens("DISABLE_AUTO_COMPACT").is_none());
     }
 }
