@@ -130,6 +130,13 @@ impl Redirect {
         self.op.starts_with('<') && !self.op.contains('>') && !self.is_fd_dup() && !is_device(&self.target.text)
     }
 
+    /// Writes through a descriptor other than standard output and error (`>&71`,
+    /// `1>&3`): a file the line itself does not name, opened by whoever started the
+    /// shell (rein's own state, a pipe), so neither read-only nor a known path.
+    pub fn writes_descriptor(&self) -> bool {
+        self.op.contains('>') && self.is_fd_dup() && !matches!(self.target.text.as_str(), "0" | "1" | "2" | "-" | "")
+    }
+
     fn is_fd_dup(&self) -> bool {
         (self.op.ends_with('&') || self.op == ">&" || self.op == "<&")
             && self.target.text.chars().all(|c| c.is_ascii_digit() || c == '-')
@@ -212,7 +219,7 @@ impl Analysis {
         self.understood()
             && !self.commands.is_empty()
             && self.commands.iter().all(|c| c.allow_by == AllowBy::Rules && is_read_only_command(c))
-            && !self.redirects.iter().any(Redirect::writes_file)
+            && !self.redirects.iter().any(|r| r.writes_file() || r.writes_descriptor())
     }
 }
 

@@ -70,6 +70,20 @@ fn redirections_and_file_writes() {
     assert_eq!(w, [".claude/settings.json", ".git/config", "b/c", "/etc/passwd"]);
 }
 
+/// A write through a descriptor the line does not open (the session shell's state is
+/// saved through one) is not read-only; standard output and error are.
+#[test]
+fn writing_to_an_inherited_descriptor_is_not_read_only() {
+    for src in ["echo 'touch x' >&71", "ls 1>&72", "cat README >&3"] {
+        let a = analyze(src);
+        assert!(a.redirects.iter().any(|r| r.writes_descriptor()), "{src}");
+        assert!(!a.is_read_only(), "{src}");
+    }
+    for src in ["ls >&2", "ls 2>&1", "cat README 2>&-"] {
+        assert!(analyze(src).is_read_only(), "{src}");
+    }
+}
+
 #[test]
 fn what_is_not_understood_is_said() {
     for src in [

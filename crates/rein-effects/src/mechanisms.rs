@@ -84,13 +84,31 @@ pub const MECHANISMS: &[Mechanism] = &[
         writable_by_rule: true,
     },
     Mechanism {
-        runs: "git hook managers on commit and checkout (husky sets core.hooksPath; pre-commit runs `entry` commands)",
-        files: &[Any(".husky"), Any(".pre-commit-config.yaml")],
+        runs: "git hook managers on commit and checkout (husky sets core.hooksPath; pre-commit, lefthook, overcommit and simple-git-hooks run the commands their files name)",
+        files: &[
+            Any(".husky"),
+            Any(".pre-commit-config.yaml"),
+            Any("lefthook.yml"),
+            Any(".lefthook.yml"),
+            Any("lefthook-local.yml"),
+            Any(".lefthook-local.yml"),
+            Any(".overcommit.yml"),
+            Any(".simple-git-hooks.json"),
+            Any(".simple-git-hooks.js"),
+            Any(".simple-git-hooks.cjs"),
+            Any("simple-git-hooks.json"),
+        ],
         writable_by_rule: true,
     },
     Mechanism {
         runs: "other version control on every command: Mercurial's [hooks] and extensions, Jujutsu's aliases and fsmonitor, darcs' posthooks",
-        files: &[In(".hg", "hgrc"), In(".hg", "hgrc.d"), In("repo", "config.toml"), In("_darcs", "prefs")],
+        files: &[
+            In(".hg", "hgrc"),
+            In(".hg", "hgrc.d"),
+            In(".hg", "sharedpath"),
+            In("repo", "config.toml"),
+            In("_darcs", "prefs"),
+        ],
         writable_by_rule: false,
     },
     Mechanism {
@@ -116,12 +134,15 @@ pub const MECHANISMS: &[Mechanism] = &[
             Any(".nvim.lua"),
             Any(".nvimrc"),
             Any(".exrc"),
+            Any(".vimrc"),
+            Any("_vimrc"),
+            Any(".gvimrc"),
         ],
         writable_by_rule: true,
     },
     Mechanism {
-        runs: "tmux at start (run-shell, if-shell) and ripgrep's flags on every search",
-        files: &[Any(".tmux.conf"), Any(".ripgreprc")],
+        runs: "tools at start from the directory or the home: tmux (run-shell), ripgrep's flags, irb, gdb and lldb command files",
+        files: &[Any(".tmux.conf"), Any(".ripgreprc"), Any(".irbrc"), Any(".gdbinit"), Any(".lldbinit")],
         writable_by_rule: false,
     },
     Mechanism {
@@ -140,8 +161,8 @@ pub const MECHANISMS: &[Mechanism] = &[
         writable_by_rule: true,
     },
     Mechanism {
-        runs: "pip and uv on install: the index, and so the code that is installed and run",
-        files: &[Any("pip.conf"), Any("uv.toml")],
+        runs: "pip, uv and bundler on install: the index or the path, and so the code that is installed and run",
+        files: &[Any("pip.conf"), Any("uv.toml"), In(".bundle", "config")],
         writable_by_rule: true,
     },
 ];

@@ -336,6 +336,8 @@ impl ShellCommand {
         f.reads.extend(extra_reads);
         f.dynamic |= extra_dynamic;
         for r in &self.analysis.redirects {
+            // A descriptor the line did not open is a file only known at run time.
+            f.dynamic |= r.writes_descriptor();
             if r.writes_file() {
                 add(&mut f, self.paths_of(&r.target), How::Write);
             } else if r.reads_file() {

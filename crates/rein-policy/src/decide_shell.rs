@@ -61,6 +61,9 @@ impl Policy {
                 missing.push(format!("writing to {}", r.target.text));
             }
         }
+        for r in shell.analysis.redirects.iter().filter(|r| r.writes_descriptor()) {
+            missing.push(format!("writing to descriptor {}, which the command does not open itself", r.target.text));
+        }
         // What a redirection (or `xargs -a`) reads is held to the workspace wall too.
         for r in shell.analysis.redirects.iter().filter(|r| r.reads_file()) {
             let ok = shell.paths_of(&r.target).is_some_and(|ps| ps.iter().all(|p| self.may_read(p, &mut readable)));

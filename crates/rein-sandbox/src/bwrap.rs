@@ -5,10 +5,66 @@
 //! rein's helper runs as PID 1 and becomes the command, so no unfiltered process is left
 //! inside to attack.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::path::{Path, PathBuf};
 
 use crate::plan::Plan;
+
+/// The sources of the binds that make something writable or readable again (roots,
+/// pins, re-allowed reads), opened by rein before bubblewrap starts: with no symbolic
+/// link followed in any component, so a path a running command swapped for a link
+/// between the plan and the mount fails to open instead of binding the link's target
+/// (a host directory) writable. bubblewrap binds `/proc/self/fd/N`, the directory rein
+/// checked.
+#[derive(Debug, Default)]
+pub struct Sources(HashMap<PathBuf, OwnedFd>);
+
+impl Sources {
+    /// Open every writable or re-allowed source of `plan`; the first that is no longer
+    /// what the plan saw is an error.
+    pub fn open(plan: &Plan) -> std::io::Result<Sources> {
+        use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
+        let mut out = HashMap::new();
+        for path in plan.write_roots.iter().chain(&plan.pins).chain(&plan.unmasked) {
+            if out.contains_key(path) {
+                continue;
+            }
+            // No O_NOFOLLOW: with O_PATH it would open a trailing link itself; the
+            // resolution refuses links everywhere, the last component included.
+            let flags = OFlags::PATH | OFlags::CLOEXEC;
+            match openat2(CWD, path, flags, Mode::empty(), ResolveFlags::NO_SYMLINKS) {
+                Ok(fd) => {
+                    out.insert(path.clone(), fd);
+                }
+                // A pin that went away binds nothing that could be swapped.
+                Err(rustix::io::Errno::NOENT) if !plan.write_roots.contains(path) => {}
+                Err(rustix::io::Errno::LOOP) => {
+                    return Err(std::io::Error::other(format!(
+                        "{} became a symbolic link while the command was being prepared",
+                        path.display()
+                    )));
+                }
+                Err(e) => return Err(std::io::Error::other(format!("{}: {e}", path.display()))),
+            }
+        }
+        Ok(Sources(out))
+    }
+
+    /// The descriptors bubblewrap must inherit.
+    pub fn raw(&self) -> Vec<i32> {
+        self.0.values().map(|fd| fd.as_raw_fd()).collect()
+    }
+
+    /// What bubblewrap binds for `path`: the descriptor rein opened, else the path.
+    fn source(&self, path: &Path) -> OsString {
+        match self.0.get(path) {
+            Some(fd) => format!("/proc/self/fd/{}", fd.as_raw_fd()).into(),
+            None => path.into(),
+        }
+    }
+}
 
 fn push(args: &mut Vec<OsString>, items: &[&str]) {
     args.extend(items.iter().map(OsString::from));
@@ -20,8 +76,14 @@ fn push_path(args: &mut Vec<OsString>, flag: &str, path: &Path) {
     args.push(path.into());
 }
 
+fn push_source(args: &mut Vec<OsString>, flag: &str, path: &Path, sources: &Sources) {
+    args.push(flag.into());
+    args.push(sources.source(path));
+    args.push(path.into());
+}
+
 /// The arguments before `--`: namespaces, mounts, `--chdir cwd`.
-pub fn args(plan: &Plan, cwd: &Path) -> Vec<OsString> {
+pub fn args(plan: &Plan, cwd: &Path, sources: &Sources) -> Vec<OsString> {
     let mut a = Vec::new();
     push(
         &mut a,
@@ -47,10 +109,12 @@ pub fn args(plan: &Plan, cwd: &Path) -> Vec<OsString> {
         ],
     );
     for root in &plan.write_roots {
-        push_path(&mut a, "--bind", root);
+        push_source(&mut a, "--bind", root, sources);
     }
     for pin in &plan.pins {
-        push_path(&mut a, "--bind", pin);
+        if sources.0.contains_key(pin) {
+            push_source(&mut a, "--bind", pin, sources);
+        }
     }
     for p in &plan.protected {
         push_path(&mut a, "--ro-bind", p);
@@ -76,9 +140,37 @@ pub fn args(plan: &Plan, cwd: &Path) -> Vec<OsString> {
         }
     }
     for u in &plan.unmasked {
-        push_path(&mut a, "--ro-bind", u);
+        if sources.0.contains_key(u) {
+            push_source(&mut a, "--ro-bind", u, sources);
+        }
     }
     a.push("--chdir".into());
     a.push(cwd.into());
     a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A pin a running command swapped for a link to the host (between the plan and
+    /// the mount) is refused, never bound writable; the roots are bound through the
+    /// descriptors rein opened.
+    #[test]
+    fn writable_binds_come_from_what_rein_opened() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir(root.join("a")).unwrap();
+        let plan = Plan { write_roots: vec![root.clone()], pins: vec![root.join("a")], ..Plan::default() };
+        let sources = Sources::open(&plan).unwrap();
+        let args: Vec<String> = args(&plan, &root, &sources).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let bind = args.iter().position(|a| a == "--bind").unwrap();
+        assert!(args[bind + 1].starts_with("/proc/self/fd/"), "{args:?}");
+        assert_eq!(args[bind + 2], root.display().to_string());
+        let home = tempfile::tempdir().unwrap();
+        std::fs::remove_dir(root.join("a")).unwrap();
+        std::os::unix::fs::symlink(home.path(), root.join("a")).unwrap();
+        let err = Sources::open(&plan).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+    }
 }

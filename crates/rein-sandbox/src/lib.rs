@@ -25,6 +25,7 @@ pub mod settings;
 mod violations;
 
 use std::ffi::OsString;
+use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
 pub use detect::{Probe, Tier};
@@ -94,6 +95,8 @@ pub struct After {
     masked: Vec<PathBuf>,
     guard: Option<guard::Guard>,
     started: Option<std::time::Instant>,
+    /// Tier A: the bind sources bubblewrap inherits, held open until the command ends.
+    _sources: Option<bwrap::Sources>,
 }
 
 impl After {
@@ -201,14 +204,38 @@ impl Sandbox {
             Tier::A { bwrap, .. } if self.config.enabled => {
                 let plan = self.plan();
                 let guard = guard::Guard::before(&plan, false);
+                let sources = match bwrap::Sources::open(&plan) {
+                    Ok(s) => s,
+                    Err(e) => return refused(&e.to_string(), cwd),
+                };
                 let mut c = std::process::Command::new(bwrap);
-                c.args(bwrap::args(&plan, cwd)).arg("--").arg(&self.helper);
+                c.args(bwrap::args(&plan, cwd, &sources)).arg("--").arg(&self.helper);
+                let raw = sources.raw();
+                // SAFETY: only `fcntl`, a system call, between fork and exec: bubblewrap
+                // inherits the sources (and its helper closes them for the command).
+                unsafe {
+                    c.pre_exec(move || {
+                        for fd in &raw {
+                            if libc::fcntl(*fd, libc::F_SETFD, 0) < 0 {
+                                return Err(std::io::Error::last_os_error());
+                            }
+                        }
+                        Ok(())
+                    });
+                }
                 let proxy = self.proxy.as_ref().map(|p| p.socket.clone());
                 if proxy.is_some() {
                     c.envs(relay::proxy_env());
                 }
                 c.args(HelperArgs { filter, proxy, keep: keep.to_vec(), command: program.to_vec() }.to_args());
-                (c, After { placeholders: plan.placeholders, masked: plan.masked, guard: Some(guard), started: None })
+                let after = After {
+                    placeholders: plan.placeholders,
+                    masked: plan.masked,
+                    guard: Some(guard),
+                    started: None,
+                    _sources: Some(sources),
+                };
+                (c, after)
             }
             Tier::B { .. } if self.config.enabled => {
                 let plan = self.plan();
@@ -218,13 +245,16 @@ impl Sandbox {
                 match self.in_process(FilterOptions { deny_ip_sockets: true, ..filter }) {
                     Ok(confine) => confine.attach(&mut c, keep),
                     // Never run unconfined by accident: the command fails instead.
-                    Err(e) => {
-                        c = std::process::Command::new("sh");
-                        c.args(["-c", "echo \"rein: the sandbox could not be applied: $1\" >&2; exit 126", "sh"])
-                            .arg(e.to_string());
-                    }
+                    Err(e) => return refused(&e.to_string(), cwd),
                 }
-                (c, After { placeholders: Vec::new(), masked: plan.masked, guard: Some(guard), started: None })
+                let after = After {
+                    placeholders: Vec::new(),
+                    masked: plan.masked,
+                    guard: Some(guard),
+                    started: None,
+                    _sources: None,
+                };
+                (c, after)
             }
             _ => {
                 let mut c = std::process::Command::new(&program[0]);
@@ -295,6 +325,15 @@ impl Sandbox {
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
     }
+}
+
+/// A command that fails at once, saying why the sandbox could not be applied (never run
+/// unconfined by accident).
+fn refused(why: &str, cwd: &Path) -> Wrapped {
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", "echo \"rein: the sandbox could not be applied: $1\" >&2; exit 126", "sh"]).arg(why);
+    c.current_dir(cwd);
+    Wrapped { command: c, after: After::default() }
 }
 
 fn landlock_note(abi: i64) -> String {

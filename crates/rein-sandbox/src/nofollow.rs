@@ -7,6 +7,7 @@
 use std::io::{Read as _, Write as _};
 use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
+
 use std::path::{Path, PathBuf};
 
 /// At most this much of one configuration file is read.
@@ -36,14 +37,28 @@ fn read(path: &Path, flags: i32) -> std::io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// `path`'s directory, opened with no symbolic link followed in any component (a
+/// command still running could swap one in), and `path` as seen through that
+/// descriptor: `/proc/self/fd/N/<name>`, which stays in the directory that was opened.
+fn through_parent(path: &Path) -> std::io::Result<(OwnedFd, PathBuf)> {
+    use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other("no parent directory"));
+    };
+    let fd =
+        openat2(CWD, dir, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty(), ResolveFlags::NO_SYMLINKS)
+            .map_err(std::io::Error::from)?;
+    let through = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd())).join(name);
+    Ok((fd, through))
+}
+
 /// Replace whatever is at `path` (a file, a link: never what a link points to) with a
 /// regular file holding `bytes` and `mode`: written under a fresh name beside it, then
-/// renamed over it. The directory must be a real one (not a link).
+/// renamed over it, inside its directory as opened with no link followed.
 pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let (_dir_fd, path) = through_parent(path)?;
+    let path = path.as_path();
     let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
-    if !std::fs::symlink_metadata(dir)?.is_dir() {
-        return Err(std::io::Error::other("the parent is not a directory"));
-    }
     let mut n = 0u32;
     let (tmp, mut file) = loop {
         let name = format!(".rein-put-{}-{n}", std::process::id());
@@ -71,6 +86,8 @@ pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
 /// inside are removed, never followed). Directories the command made unwritable or
 /// unreadable are opened up first, when they are the person's own.
 pub fn remove(path: &Path) -> bool {
+    let Ok((_dir_fd, path)) = through_parent(path) else { return false };
+    let path = path.as_path();
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_dir() => {
             open_up(path);
@@ -156,5 +173,22 @@ mod tests {
         std::fs::set_permissions(&planted, std::fs::Permissions::from_mode(0o000)).unwrap();
         assert!(remove(&planted), "removed whatever its modes");
         assert!(!planted.exists() && home.join("keep").exists(), "nothing behind the link is touched");
+    }
+
+    /// A directory on the way swapped for a link (by a command still running): rein
+    /// neither removes nor writes through it.
+    #[test]
+    fn a_link_anywhere_on_the_way_stops_the_undo() {
+        let d = tempfile::tempdir().unwrap();
+        let home = d.path().join("home");
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(home.join(".gitconfig"), "mine").unwrap();
+        let root = d.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        std::os::unix::fs::symlink(&home, root.join("a")).unwrap();
+        assert!(!remove(&root.join("a/.claude")));
+        assert!(replace(&root.join("a/.gitconfig"), b"theirs", 0o644).is_err());
+        assert!(home.join(".claude").is_dir());
+        assert_eq!(std::fs::read_to_string(home.join(".gitconfig")).unwrap(), "mine");
     }
 }

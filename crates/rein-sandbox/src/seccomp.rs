@@ -1,5 +1,6 @@
 //! The seccomp filter every sandboxed command runs under (all tiers): it closes the ways
-//! out that namespaces and mounts do not — Unix, vsock and packet sockets, io_uring,
+//! out that namespaces and mounts do not — every socket family but IP (in Tier A's own
+//! network namespace), netlink and, when allowed, Unix; io_uring,
 //! tracing other processes, making new namespaces or mounts (which could undo the
 //! masks), the kernel keyring, BPF, perf, userfaultfd, typing into the terminal, and
 //! setting setuid/setgid bits (a setuid file made in the workspace would persist on the
@@ -57,15 +58,19 @@ fn setid_bits(arg: u8) -> Result<Vec<SeccompRule>, SandboxError> {
 
 /// Calls refused with `EPERM`: syscall → rules (empty: always).
 fn eperm_rules(opts: FilterOptions) -> Result<BTreeMap<i64, Vec<SeccompRule>>, SandboxError> {
-    let mut families = vec![libc::AF_VSOCK, libc::AF_PACKET];
-    if !opts.allow_unix_sockets {
-        families.push(libc::AF_UNIX);
+    // An allow-list of socket families: IP (in Tier A's own network namespace; refused
+    // in Tier B, which has none), netlink (the namespace's routes), and Unix sockets
+    // only when allowed. Every other family — vsock, packet, and those that reach a
+    // network some other way (SMC over TCP, RDS, TIPC, …) — is refused.
+    let mut allowed = vec![libc::AF_NETLINK];
+    if opts.allow_unix_sockets {
+        allowed.push(libc::AF_UNIX);
     }
-    if opts.deny_ip_sockets {
-        families.extend([libc::AF_INET, libc::AF_INET6]);
+    if !opts.deny_ip_sockets {
+        allowed.extend([libc::AF_INET, libc::AF_INET6]);
     }
-    let socket: Vec<SeccompRule> =
-        families.iter().map(|&f| rule(vec![cond(0, Op::Eq, f as u64)?])).collect::<Result<_, _>>()?;
+    let not_allowed: Vec<Cond> = allowed.iter().map(|&f| cond(0, Op::Ne, f as u64)).collect::<Result<_, _>>()?;
+    let socket = vec![rule(not_allowed)?];
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_socket, socket);
     // socketpair makes connected pairs only, but an AF_INET pair is refused by the

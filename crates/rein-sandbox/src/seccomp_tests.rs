@@ -104,6 +104,15 @@ fn every_rule_catches_what_the_kernel_reads() {
             [HIGH | libc::AF_PACKET as u64, libc::SOCK_RAW as u64, 0, 0, 0, 0],
             eperm,
         ),
+        row("socket AF_SMC (TCP underneath)", libc::SYS_socket, [43, stream, 0, 0, 0, 0], eperm),
+        row(
+            "socket AF_RDS, upper bits set",
+            libc::SYS_socket,
+            [HIGH | 21, libc::SOCK_SEQPACKET as u64, 0, 0, 0, 0],
+            eperm,
+        ),
+        row("socket AF_TIPC", libc::SYS_socket, [30, libc::SOCK_RDM as u64, 0, 0, 0, 0], eperm),
+        row("socket AF_ALG", libc::SYS_socket, [38, libc::SOCK_SEQPACKET as u64, 0, 0, 0, 0], eperm),
         row("socketpair AF_INET", libc::SYS_socketpair, [libc::AF_INET as u64, stream, 0, pair_ptr, 0, 0], eperm),
         row(
             "ioctl TIOCSTI, upper bits set",
@@ -201,6 +210,11 @@ fn every_rule_catches_what_the_kernel_reads() {
     }
     let unix = FilterOptions { allow_unix_sockets: true, ..FilterOptions::default() };
     assert_eq!(run(&rows[1], Some(&programs_or_panic(unix))), 0, "allowAllUnixSockets opens Unix sockets");
+    let tier_b = programs_or_panic(FilterOptions { deny_ip_sockets: true, ..FilterOptions::default() });
+    assert_eq!(run(&allowed[0], Some(&tier_b)), libc::EPERM, "Tier B refuses IP sockets");
+    let netlink =
+        row("socket AF_NETLINK", libc::SYS_socket, [libc::AF_NETLINK as u64, libc::SOCK_RAW as u64, 0, 0, 0, 0], 0);
+    assert_eq!(run(&netlink, Some(&tier_b)), 0, "netlink stays open");
 }
 
 fn programs_or_panic(opts: FilterOptions) -> Vec<BpfProgram> {

@@ -172,7 +172,8 @@ fn resolve(path: &Path) -> PathBuf {
 /// Whether git would take `dir` as a git directory or a common directory: by its name,
 /// or by its structure (`objects/` and `refs/`, or `HEAD` and a `commondir`).
 fn git_would_use(dir: &Path) -> bool {
-    is_git_dir(dir) || dir.join("objects").is_dir() && dir.join("refs").is_dir()
+    is_git_dir(dir)
+        || std::fs::symlink_metadata(dir.join("objects")).is_ok() && std::fs::symlink_metadata(dir.join("refs")).is_ok()
 }
 
 /// Where a `.git` file (or symlink) says the repository is.

@@ -312,3 +312,16 @@ fn a_bare_repository_with_a_symlinked_head_keeps_its_config() {
     let plan = plan(&root);
     assert!(plan.protected.contains(&bare.join("config")), "{:?}", plan.protected);
 }
+
+/// git takes a directory for a repository when `objects` and `refs` can be searched:
+/// executable files will do, and the walk must find it all the same.
+#[test]
+fn a_repository_whose_objects_and_refs_are_files_is_found() {
+    let (_d, root) = root();
+    write(&root, "sub/HEAD", "ref: refs/heads/main\n");
+    write(&root, "sub/objects", "");
+    write(&root, "sub/refs", "");
+    write(&root, "sub/config", "[core]\n\tfsmonitor = ./x\n");
+    let plan = plan(&root);
+    assert!(plan.protected.contains(&root.join("sub/config")), "{:?}", plan.protected);
+}

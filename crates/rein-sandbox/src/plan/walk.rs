@@ -95,7 +95,13 @@ fn is_object_store(e: &DirEntry) -> bool {
 pub fn is_git_dir(dir: &Path) -> bool {
     dir.file_name() == Some(OsStr::new(".git")) && dir.is_dir()
         || has_head(dir)
-            && (dir.join("objects").is_dir() && dir.join("refs").is_dir() || dir.join("commondir").is_file())
+            && (exists(&dir.join("objects")) && exists(&dir.join("refs")) || exists(&dir.join("commondir")))
+}
+
+/// Whether anything is at `path`: git asks only that `objects` and `refs` can be
+/// searched (`access(X_OK)`), which an executable file passes as well as a directory.
+fn exists(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
 }
 
 /// A `HEAD` git would accept: a file, or a symbolic link (git still reads `refs/…`
