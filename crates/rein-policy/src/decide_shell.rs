@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use rein_bash::{AllowBy, Command, Kind, Model, Word, file_reads, file_writes, model, recursive_reads};
-use rein_effects::{Access, ShellCommand};
+use rein_effects::{Access, Confinement, ShellCommand};
 
 use crate::matching::command_hits;
 use crate::paths::inside;
@@ -103,7 +103,21 @@ impl Policy {
         let rule = self.command_allow_rules().find(|r| command_hits(r, &form));
         let accept_edits = self.mode == PermissionMode::AcceptEdits;
         let (kind, reading) = match model(cmd) {
-            Some((_, Model::NotModelled(why))) => return Err((why.clone(), Some("not modelled"))),
+            // Enforced, not predicted: a command the person's rule names, which rein
+            // cannot model, runs in the sandbox, where what it does is held to the
+            // wall (writes only in the roots, protected files read-only, denied reads
+            // masked, no network but the allowed). Unless a Read-denied file could be
+            // in a repository it reads: its history is no path the sandbox masks (git's
+            // everyday writers print no file's content and are let through all the same).
+            Some((_, Model::NotModelled(why))) => {
+                if let Some(r) = rule
+                    && shell.confinement == Confinement::Sandboxed
+                    && (is_git_writer(cmd) || !self.tracks_denied(shell, &rein_bash::Reading::default()))
+                {
+                    return Ok(format!("{} (in the sandbox)", r.describe()));
+                }
+                return Err((why.clone(), Some("not modelled")));
+            }
             Some((kind, Model::Complete(r))) => (kind, r),
             None => {
                 if let Some(r) = rule {
@@ -316,4 +330,50 @@ impl Policy {
 fn words_paths(shell: &ShellCommand, words: &[Word]) -> Option<Vec<PathBuf>> {
     let lists: Option<Vec<Vec<PathBuf>>> = words.iter().map(|w| shell.paths_of(w)).collect();
     lists.map(|v| v.concat())
+}
+
+/// git's everyday writers, which print no file's content (from the work tree or the
+/// history): what `Bash(git:*)` lets run in the sandbox whatever Read deny rules say.
+const GIT_WRITERS: &[&str] = &[
+    "add",
+    "commit",
+    "branch",
+    "switch",
+    "checkout",
+    "worktree",
+    "tag",
+    "mv",
+    "rm",
+    "init",
+    "reset",
+    "merge",
+    "rebase",
+    "cherry-pick",
+    "revert",
+    "fetch",
+    "pull",
+    "push",
+];
+
+/// Whether `cmd` is `git [global options] SUBCOMMAND` with one of [`GIT_WRITERS`], or
+/// `git stash` other than `show`.
+fn is_git_writer(cmd: &Command) -> bool {
+    if cmd.program() != Some("git") {
+        return false;
+    }
+    let mut words = cmd.words.iter().skip(1).map(|w| w.text.as_str());
+    let sub = loop {
+        match words.next() {
+            Some("-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace") => {
+                words.next();
+            }
+            Some(w) if w.starts_with('-') => {}
+            other => break other,
+        }
+    };
+    match sub {
+        Some("stash") => !matches!(words.next(), Some("show")),
+        Some(s) => GIT_WRITERS.contains(&s),
+        None => false,
+    }
 }

@@ -82,8 +82,10 @@ fn push_source(args: &mut Vec<OsString>, flag: &str, path: &Path, sources: &Sour
     args.push(path.into());
 }
 
-/// The arguments before `--`: namespaces, mounts, `--chdir cwd`.
-pub fn args(plan: &Plan, cwd: &Path, sources: &Sources) -> Vec<OsString> {
+/// The arguments before `--`: namespaces, mounts, `--chdir cwd`. A masked file is
+/// bound to `empty`, an empty read-only file outside every root: it reads as empty,
+/// so a recursive reader beside it goes on without an error.
+pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, empty: &Path) -> Vec<OsString> {
     let mut a = Vec::new();
     push(
         &mut a,
@@ -125,8 +127,8 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources) -> Vec<OsString> {
         a.push("--remount-ro".into());
         a.push(p.into());
     }
-    // Masks last: a file becomes an unopenable device node (the bind is `nodev`), a
-    // directory an empty read-only one.
+    // Masks last: a file becomes an empty read-only file, a directory an empty
+    // read-only one.
     for m in &plan.masked {
         if m.is_dir() {
             a.push("--tmpfs".into());
@@ -135,7 +137,7 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources) -> Vec<OsString> {
             a.push(m.into());
         } else {
             a.push("--ro-bind".into());
-            a.push("/dev/null".into());
+            a.push(empty.into());
             a.push(m.into());
         }
     }
@@ -163,7 +165,10 @@ mod tests {
         std::fs::create_dir(root.join("a")).unwrap();
         let plan = Plan { write_roots: vec![root.clone()], pins: vec![root.join("a")], ..Plan::default() };
         let sources = Sources::open(&plan).unwrap();
-        let args: Vec<String> = args(&plan, &root, &sources).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<String> = args(&plan, &root, &sources, Path::new("/dev/null"))
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let bind = args.iter().position(|a| a == "--bind").unwrap();
         assert!(args[bind + 1].starts_with("/proc/self/fd/"), "{args:?}");
         assert_eq!(args[bind + 2], root.display().to_string());

@@ -147,12 +147,12 @@ fn a_sandboxed_command_cannot_read_the_token_store() {
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, r#"{"mcpOAuth": {"remote|0": {"accessToken": "SECRET-TOKEN-123"}}}"#).unwrap();
     env.write(".claude/settings.json", r#"{"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": true}}"#);
-    let command = format!("cat {} || echo unreadable", file.display());
+    let command = format!("cat {}; echo end", file.display());
     let server = serve(Scenario::new([reply([call("b", "Bash", json!({"command": command}))]), reply([text("done")])]));
     env.rein_at(&server).args(["-p", "steal", "--allowedTools", "Bash"]).assert().success();
     let reqs = server.requests();
     let (result, _) = tool_result(reqs.last().unwrap().body["messages"].as_array().unwrap(), "b");
-    assert!(!result.contains("SECRET-TOKEN-123") && result.contains("unreadable"), "{result}");
+    assert!(!result.contains("SECRET-TOKEN-123") && result.contains("end"), "masked: it reads as empty: {result}");
 }
 
 #[test]
