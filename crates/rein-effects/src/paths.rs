@@ -98,14 +98,16 @@ pub fn lexical(path: &Path) -> PathBuf {
 }
 
 /// Expand a one-segment glob (`src/*.rs`, `.e*`) against its directory, as the shell
-/// would. `None` for patterns that span directories; an unmatched glob names itself.
+/// would: a name starting with `.` only when the pattern does (unless `dotglob`, as
+/// bash's option of that name or a set `GLOBIGNORE` make it), never `.` or `..`.
+/// `None` for patterns that span directories; an unmatched glob names itself.
 ///
 /// `path` is the word after quote removal, so a `[`, `{` or `\\` in it was quoted or
 /// escaped for bash (an unquoted bracket expression is never literal) but would be
 /// pattern syntax to the matcher: such a pattern, and `**`, is `None` (not known). The
 /// directory is resolved as the kernel resolves it, and each match is given as named
 /// and as resolved (a match may be a symbolic link).
-pub(crate) fn expand_glob(path: &Path) -> Option<Vec<PathBuf>> {
+pub(crate) fn expand_glob(path: &Path, dotglob: bool) -> Option<Vec<PathBuf>> {
     let dir = path.parent()?;
     let pattern = path.file_name()?.to_str()?;
     if dir.to_string_lossy().contains(['*', '?', '[']) || pattern.contains(['[', ']', '{', '}', '\\']) {
@@ -116,8 +118,15 @@ pub(crate) fn expand_glob(path: &Path) -> Option<Vec<PathBuf>> {
     }
     let dir = kernel_path(dir).unwrap_or_else(|_| dir.to_path_buf());
     let matcher = globset::GlobBuilder::new(pattern).literal_separator(true).build().ok()?.compile_matcher();
+    let shown =
+        |name: &std::ffi::OsStr| dotglob || pattern.starts_with('.') || !name.as_encoded_bytes().starts_with(b".");
     let matches: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|it| it.flatten().filter(|e| matcher.is_match(e.file_name())).map(|e| e.path()).collect())
+        .map(|it| {
+            it.flatten()
+                .filter(|e| shown(&e.file_name()) && matcher.is_match(e.file_name()))
+                .map(|e| e.path())
+                .collect()
+        })
         .unwrap_or_default();
     let mut found = Vec::new();
     for m in matches {
@@ -180,9 +189,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".env"), "").unwrap();
         std::fs::write(dir.path().join("a.rs"), "").unwrap();
-        let found = expand_glob(&dir.path().join(".e*")).unwrap();
+        let found = expand_glob(&dir.path().join(".e*"), false).unwrap();
         assert_eq!(found, vec![dir.path().join(".env")]);
-        assert_eq!(expand_glob(&dir.path().join("*.md")).unwrap(), vec![dir.path().join("*.md")]);
-        assert!(expand_glob(&dir.path().join("*/x")).is_none());
+        assert_eq!(expand_glob(&dir.path().join("*.md"), false).unwrap(), vec![dir.path().join("*.md")]);
+        assert!(expand_glob(&dir.path().join("*/x"), false).is_none());
     }
 }

@@ -164,7 +164,11 @@ impl ShellCommand {
             let path = absolute(&w.text, base, self.home.as_deref());
             if w.glob {
                 // Unnormalised: the glob's directory is resolved as the kernel does it.
-                out.extend(expand_glob(&joined(&w.text, base, self.home.as_deref()))?);
+                // GLOBIGNORE set (in rein's environment or by an earlier command) makes
+                // bash's `*` match dotfiles too.
+                let dotglob = std::env::var_os("GLOBIGNORE").is_some()
+                    || self.state.changed_env.iter().any(|v| v == "GLOBIGNORE");
+                out.extend(expand_glob(&joined(&w.text, base, self.home.as_deref()), dotglob)?);
             } else {
                 // The path as written, and as the kernel resolves it (`link/../x` is
                 // relative to where the link points): rules hold for both.

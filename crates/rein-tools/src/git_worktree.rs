@@ -46,6 +46,8 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
     for var in rein_process::CREDENTIAL_VARS {
         command.env_remove(var);
     }
+    // Looking changes nothing: no index refresh written by rein's own `git status`.
+    command.env("GIT_OPTIONAL_LOCKS", "0");
     let out = command
         .args(["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"])
         .arg("-C")

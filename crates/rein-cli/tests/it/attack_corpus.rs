@@ -226,7 +226,16 @@ fn project() -> Env {
 
 /// Decisions for `calls` in `dir`, one (behavior, explanation) each.
 pub(crate) fn check(env: &Env, dir: &Path, calls: &[String]) -> Vec<(String, String)> {
-    let out = env.rein().current_dir(dir).arg("permissions").arg("check").args(calls).output().unwrap();
+    check_with(env, dir, calls, &[])
+}
+
+/// [`check`] in the permission mode `mode`.
+pub(crate) fn check_in_mode(env: &Env, dir: &Path, calls: &[String], mode: &str) -> Vec<(String, String)> {
+    check_with(env, dir, calls, &["--permission-mode", mode])
+}
+
+fn check_with(env: &Env, dir: &Path, calls: &[String], flags: &[&str]) -> Vec<(String, String)> {
+    let out = env.rein().current_dir(dir).args(flags).arg("permissions").arg("check").args(calls).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     let mut decisions: Vec<(String, String)> = Vec::new();

@@ -8,6 +8,7 @@ mod attack_corpus;
 mod attack_globs;
 mod attack_model;
 mod attack_quirks;
+mod attack_wall;
 mod auto_memory;
 mod auto_mode;
 mod bedrock;

@@ -36,6 +36,9 @@ eval "$__rein_cmd"
 /// numbers, which a command's own redirections rarely take).
 const STATE_FD: i32 = 71;
 const CWD_FD: i32 = 72;
+/// Set in every command's environment (rein's doing, not a change a command made).
+const OPTIONAL_LOCKS: (&str, &str) = ("GIT_OPTIONAL_LOCKS", "0");
+
 /// The last line of a state saved whole.
 const STATE_END: &str = "# rein: end of state\n";
 
@@ -235,6 +238,7 @@ impl Shell {
         let from_env_file = self.env_file_names();
         for (name, value) in exported {
             if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_")
+                || name == OPTIONAL_LOCKS.0
                 || rein_bash::is_inert(&name)
                 || injected.contains(&name.as_str())
                 || from_env_file.contains(&name)
@@ -302,6 +306,9 @@ impl Shell {
         for var in rein_process::CREDENTIAL_VARS {
             cmd.env_remove(var);
         }
+        // Reads that would change things do not: `git status` and `git diff` refresh
+        // and rewrite the index unless optional locks are off.
+        cmd.env(OPTIONAL_LOCKS.0, OPTIONAL_LOCKS.1);
         let saving = if save {
             let s = Saving::new(self.dir.path(), self.next_save.fetch_add(1, Ordering::Relaxed))?;
             s.attach(&mut cmd);
