@@ -219,9 +219,7 @@ impl FileCheckpoints for Checkpoints {
                     if let Some(parent) = path.parent() {
                         std::fs::create_dir_all(parent).map_err(io)?;
                     }
-                    let tmp = path.with_extension(format!("rein-rewind-{}.tmp", std::process::id()));
-                    std::fs::write(&tmp, &bytes).map_err(io)?;
-                    std::fs::rename(&tmp, path).map_err(io)?;
+                    write_fresh_then_rename(path, &bytes).map_err(io)?;
                 }
                 None => match std::fs::remove_file(path) {
                     Ok(()) => {}
@@ -267,6 +265,40 @@ pub fn prune(sessions: &Path, days: u64, keep: &str) -> usize {
     }
     removed
 }
+
+/// Put `bytes` at `path`: written to a new file beside it (created, never opened if
+/// something is already there: a link a command planted under a name it could
+/// predict is not followed), then renamed over it.
+fn write_fresh_then_rename(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    for _ in 0..16 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}.rein-rewind-{}-{nanos:x}-{n}.tmp", std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp);
+        let mut file = match file {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let done = file.write_all(bytes).and_then(|_| std::fs::rename(&tmp, path));
+        if done.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return done;
+    }
+    Err(std::io::Error::other("no fresh name for the rewound file"))
+}
+
 
 #[cfg(test)]
 mod tests {

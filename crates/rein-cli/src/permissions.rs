@@ -16,7 +16,19 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let home = crate::env::Env::read().home;
     let (registry, kinds) = crate::session::builtin_tools()?;
-    let (_, policy) = load(&args.options(), &cwd, home.as_deref(), kinds.clone())?;
+    let (settings, mut policy) = load(&args.options(), &cwd, home.as_deref(), kinds.clone())?;
+    // The sandbox as a session would have it: a Bash call's decision depends on
+    // whether it runs there.
+    let config = rein_session::sandbox::config(&args.options(), &settings, &cwd, home.as_deref());
+    let auto_allow = config.auto_allow_bash;
+    let sandbox = rein_session::sandbox::setup(config, &policy, crate::env::Env::read().sandbox_tier, &mut Vec::new())?;
+    if let Some(s) = &sandbox {
+        policy.sandbox_auto_allow = auto_allow && s.is_active();
+    }
+    let (registry, kinds) = match sandbox {
+        Some(s) => rein_session::builtin_tools_in(Some(s))?,
+        None => (registry, kinds),
+    };
     match action {
         PermissionsAction::List => {
             println!("mode: {} (from {})", policy.mode.name(), policy.mode_source);

@@ -103,16 +103,19 @@ impl Policy {
         let rule = self.command_allow_rules().find(|r| command_hits(r, &form));
         let accept_edits = self.mode == PermissionMode::AcceptEdits;
         let (kind, reading) = match model(cmd) {
-            // Enforced, not predicted: a command the person's rule names, which rein
-            // cannot model, runs in the sandbox, where what it does is held to the
-            // wall (writes only in the roots, protected files read-only, denied reads
-            // masked, no network but the allowed). Unless a Read-denied file could be
-            // in a repository it reads: its history is no path the sandbox masks (git's
-            // everyday writers print no file's content and are let through all the same).
+            // Enforced, not predicted: git's everyday writers, which rein does not
+            // model but the person's rule names, run in the sandbox, which holds what
+            // they write to the wall (protected files read-only, denied reads masked,
+            // no network but the allowed) — in the forms GIT_WRITERS lists, which print
+            // no file's content and run no program; one that checks content out only
+            // where no Read-denied file could be in the repository.
             Some((_, Model::NotModelled(why))) => {
+                let writer = is_git_writer(cmd);
                 if let Some(r) = rule
                     && shell.confinement == Confinement::Sandboxed
-                    && (is_git_writer(cmd) || !self.tracks_denied(shell, &rein_bash::Reading::default()))
+                    && writer.is_some_and(|checks_out| {
+                        !checks_out || !self.tracks_denied(shell, &rein_bash::Reading::default())
+                    })
                 {
                     return Ok(format!("{} (in the sandbox)", r.describe()));
                 }
@@ -332,48 +335,136 @@ fn words_paths(shell: &ShellCommand, words: &[Word]) -> Option<Vec<PathBuf>> {
     lists.map(|v| v.concat())
 }
 
-/// git's everyday writers, which print no file's content (from the work tree or the
-/// history): what `Bash(git:*)` lets run in the sandbox whatever Read deny rules say.
-const GIT_WRITERS: &[&str] = &[
-    "add",
-    "commit",
-    "branch",
-    "switch",
-    "checkout",
-    "worktree",
-    "tag",
-    "mv",
-    "rm",
-    "init",
-    "reset",
-    "merge",
-    "rebase",
-    "cherry-pick",
-    "revert",
-    "fetch",
-    "pull",
-    "push",
+/// git's everyday writers as `Bash(git:*)` runs them in the sandbox, each with the
+/// options it may have: none that prints a file's content (patch modes), runs a
+/// program (an editor, `-c`, hooks' paths, templates), reads a file into the history
+/// (`-F`) or checks out content (which a Read-denied file's copy could be); no global
+/// option at all. `(subcommand, options taking no value, options taking one)`.
+const GIT_WRITERS: &[(&str, &[&str], &[&str])] = &[
+    (
+        "add",
+        &[
+            "-A",
+            "--all",
+            "-u",
+            "--update",
+            "--no-all",
+            "-N",
+            "--intent-to-add",
+            "-f",
+            "--force",
+            "-v",
+            "--verbose",
+            "-n",
+            "--dry-run",
+        ],
+        &[],
+    ),
+    (
+        "commit",
+        &[
+            "-a",
+            "--all",
+            "-q",
+            "--quiet",
+            "-s",
+            "--signoff",
+            "--allow-empty",
+            "--no-verify",
+            "-n",
+            "--amend",
+            "--no-edit",
+        ],
+        &["-m", "--message"],
+    ),
+    (
+        "branch",
+        &[
+            "-d",
+            "-D",
+            "--delete",
+            "-m",
+            "-M",
+            "--move",
+            "-c",
+            "-C",
+            "--copy",
+            "-f",
+            "--force",
+            "-l",
+            "--list",
+            "-a",
+            "-r",
+            "-v",
+            "-vv",
+            "--show-current",
+            "-q",
+        ],
+        &[],
+    ),
+    ("tag", &["-d", "--delete", "-l", "--list", "-f", "--force"], &["-m", "--message"]),
+    ("mv", &["-f", "--force", "-k", "-n", "--dry-run", "-v"], &[]),
+    ("rm", &["-f", "--force", "-r", "-n", "--dry-run", "-q", "--quiet", "--cached"], &[]),
+    ("init", &["-q", "--quiet"], &["-b", "--initial-branch"]),
+    (
+        "stash",
+        &["-q", "--quiet", "-k", "--keep-index", "--index", "push", "save", "list", "pop", "apply", "drop", "clear"],
+        &["-m", "--message"],
+    ),
+    ("worktree", &["add", "list", "prune", "remove", "--detach", "-q", "--quiet", "-f", "--force"], &["-b", "-B"]),
 ];
 
-/// Whether `cmd` is `git [global options] SUBCOMMAND` with one of [`GIT_WRITERS`], or
-/// `git stash` other than `show`.
-fn is_git_writer(cmd: &Command) -> bool {
+/// Whether `cmd` is one of [`GIT_WRITERS`] as listed there; `checks_out`: it writes
+/// content from the repository into the work tree (`stash pop`, `worktree add`).
+fn is_git_writer(cmd: &Command) -> Option<bool> {
     if cmd.program() != Some("git") {
-        return false;
+        return None;
     }
     let mut words = cmd.words.iter().skip(1).map(|w| w.text.as_str());
-    let sub = loop {
-        match words.next() {
-            Some("-c" | "-C" | "--git-dir" | "--work-tree" | "--namespace") => {
-                words.next();
+    let sub = words.next()?;
+    let (_, flags, valued) = GIT_WRITERS.iter().find(|(name, _, _)| *name == sub)?;
+    let mut after_dashes = false;
+    let mut rest = Vec::new();
+    while let Some(w) = words.next() {
+        if after_dashes || !w.starts_with('-') {
+            rest.push(w);
+        } else if w == "--" {
+            after_dashes = true;
+        } else if valued.contains(&w) {
+            words.next()?;
+        } else if !(flags.contains(&w) || valued.iter().any(|v| v.starts_with("--") && w.starts_with(&format!("{v}="))))
+        {
+            if w.starts_with("--") || w.len() <= 2 {
+                return None;
             }
-            Some(w) if w.starts_with('-') => {}
-            other => break other,
+            // Short options together (`-qm MESSAGE`, `-am"x"`): each a flag, but for a
+            // last one that takes a value (the next word, or the rest of this one).
+            let letters: Vec<char> = w[1..].chars().collect();
+            for (i, c) in letters.iter().enumerate() {
+                let one = format!("-{c}");
+                if valued.contains(&one.as_str()) {
+                    if i + 1 == letters.len() {
+                        words.next()?;
+                    }
+                    break;
+                }
+                if !flags.contains(&one.as_str()) {
+                    return None;
+                }
+            }
         }
-    };
-    match sub {
-        Some("stash") => !matches!(words.next(), Some("show")),
-        Some(s) => GIT_WRITERS.contains(&s),
-        None => false,
     }
+    // Subcommands of stash and worktree are words too: only the listed ones.
+    if matches!(sub, "stash" | "worktree")
+        && let Some(first) = rest.first()
+        && !flags.contains(first)
+    {
+        return None;
+    }
+    let checks_out = match sub {
+        "stash" => rest.first().is_some_and(|s| matches!(*s, "pop" | "apply")),
+        "worktree" => rest.first() == Some(&"add"),
+        _ => false,
+    };
+    Some(checks_out)
 }

@@ -82,10 +82,8 @@ fn push_source(args: &mut Vec<OsString>, flag: &str, path: &Path, sources: &Sour
     args.push(path.into());
 }
 
-/// The arguments before `--`: namespaces, mounts, `--chdir cwd`. A masked file is
-/// bound to `empty`, an empty read-only file outside every root: it reads as empty,
-/// so a recursive reader beside it goes on without an error.
-pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, empty: &Path) -> Vec<OsString> {
+/// The arguments before `--`: namespaces, mounts, `--chdir cwd`.
+pub fn args(plan: &Plan, cwd: &Path, sources: &Sources) -> Vec<OsString> {
     let mut a = Vec::new();
     push(
         &mut a,
@@ -127,8 +125,10 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, empty: &Path) -> Vec<OsS
         a.push("--remount-ro".into());
         a.push(p.into());
     }
-    // Masks last: a file becomes an empty read-only file, a directory an empty
-    // read-only one.
+    // Masks last: a file becomes an unopenable device node (the bind is `nodev`: a read
+    // fails with EACCES, which a recursive reader reports and passes by; an empty file
+    // would read as data, and `git add -A` would stage a tracked secret as emptied), a
+    // directory an empty read-only one.
     for m in &plan.masked {
         if m.is_dir() {
             a.push("--tmpfs".into());
@@ -137,7 +137,7 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, empty: &Path) -> Vec<OsS
             a.push(m.into());
         } else {
             a.push("--ro-bind".into());
-            a.push(empty.into());
+            a.push("/dev/null".into());
             a.push(m.into());
         }
     }
@@ -165,10 +165,7 @@ mod tests {
         std::fs::create_dir(root.join("a")).unwrap();
         let plan = Plan { write_roots: vec![root.clone()], pins: vec![root.join("a")], ..Plan::default() };
         let sources = Sources::open(&plan).unwrap();
-        let args: Vec<String> = args(&plan, &root, &sources, Path::new("/dev/null"))
-            .iter()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let args: Vec<String> = args(&plan, &root, &sources).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let bind = args.iter().position(|a| a == "--bind").unwrap();
         assert!(args[bind + 1].starts_with("/proc/self/fd/"), "{args:?}");
         assert_eq!(args[bind + 2], root.display().to_string());

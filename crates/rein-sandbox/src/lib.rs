@@ -64,8 +64,6 @@ pub struct Sandbox {
     proxy: Option<proxy::Proxy>,
     /// Holds the proxy's socket, outside every writable root.
     _net_dir: Option<tempfile::TempDir>,
-    /// An empty read-only file outside every root: what a masked file reads as.
-    empty: PathBuf,
     /// Tier B: the ruleset and filters, made at the first command.
     in_process: std::sync::OnceLock<std::sync::Arc<inprocess::InProcess>>,
     /// Who the proxy asks about hosts no rule decides, once a frontend provides it.
@@ -134,12 +132,6 @@ impl Sandbox {
         std::fs::create_dir_all(&base)?;
         std::fs::set_permissions(&base, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
         let tmp = tempfile::Builder::new().prefix("session-").tempdir_in(&base)?;
-        let empty = base.join("empty");
-        if !std::fs::symlink_metadata(&empty).is_ok_and(|m| m.is_file() && m.len() == 0) {
-            let _ = std::fs::remove_file(&empty);
-            std::fs::write(&empty, b"")?;
-        }
-        std::fs::set_permissions(&empty, std::os::unix::fs::PermissionsExt::from_mode(0o444))?;
         let mut roots: Vec<PathBuf> = workspace.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
         // `dir/**` (as Edit rules write it) names the directory; other globs name what
         // exists now.
@@ -161,18 +153,7 @@ impl Sandbox {
         } else {
             (None, None)
         };
-        Ok(Sandbox {
-            config,
-            probe,
-            helper,
-            roots,
-            tmp,
-            proxy,
-            _net_dir: net_dir,
-            empty,
-            in_process: Default::default(),
-            ask,
-        })
+        Ok(Sandbox { config, probe, helper, roots, tmp, proxy, _net_dir: net_dir, in_process: Default::default(), ask })
     }
 
     /// Let the proxy ask `ask` about hosts no rule decides (the interactive session's
@@ -228,7 +209,7 @@ impl Sandbox {
                     Err(e) => return refused(&e.to_string(), cwd),
                 };
                 let mut c = std::process::Command::new(bwrap);
-                c.args(bwrap::args(&plan, cwd, &sources, &self.empty)).arg("--").arg(&self.helper);
+                c.args(bwrap::args(&plan, cwd, &sources)).arg("--").arg(&self.helper);
                 let raw = sources.raw();
                 // SAFETY: only `fcntl`, a system call, between fork and exec: bubblewrap
                 // inherits the sources (and its helper closes them for the command).
@@ -247,10 +228,9 @@ impl Sandbox {
                     c.envs(relay::proxy_env());
                 }
                 c.args(HelperArgs { filter, proxy, keep: keep.to_vec(), command: program.to_vec() }.to_args());
-                let masked = mentioned(plan.masked, program);
                 let after = After {
                     placeholders: plan.placeholders,
-                    masked,
+                    masked: plan.masked,
                     guard: Some(guard),
                     started: None,
                     _sources: Some(sources),
@@ -300,12 +280,6 @@ impl Sandbox {
             lines.extend(self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default());
         }
         lines.extend(violations::from_output(output, &after.masked));
-        // A masked file reads as empty: the model is told the files the command named.
-        if after._sources.is_some() {
-            for m in after.masked.iter().filter(|m| m.is_file()) {
-                lines.push(format!("deny file-read {} (masked: it reads as empty inside the sandbox)", m.display()));
-            }
-        }
         lines.dedup();
         if lines.is_empty() {
             return None;
@@ -351,16 +325,6 @@ impl Sandbox {
     pub fn roots(&self) -> &[PathBuf] {
         &self.roots
     }
-}
-
-/// The masked paths whose names the command's words mention (what its violations
-/// report name).
-fn mentioned(masked: Vec<PathBuf>, program: &[OsString]) -> Vec<PathBuf> {
-    let words: Vec<String> = program.iter().map(|w| w.to_string_lossy().into_owned()).collect();
-    masked
-        .into_iter()
-        .filter(|m| m.file_name().and_then(|n| n.to_str()).is_some_and(|n| words.iter().any(|w| w.contains(n))))
-        .collect()
 }
 
 /// A command that fails at once, saying why the sandbox could not be applied (never run

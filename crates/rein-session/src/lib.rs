@@ -46,7 +46,7 @@ pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;
 pub use live::Live;
 pub use options::Options;
-pub use setup::{Setup, builtin_tool_names, builtin_tools, resolve_model};
+pub use setup::{Setup, builtin_tool_names, builtin_tools, builtin_tools_in, resolve_model};
 
 /// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`.
 pub fn earlier_sessions(rein_home: &std::path::Path, cwd: &std::path::Path) -> Vec<rein_transcript::SessionInfo> {

@@ -105,6 +105,16 @@ pub fn builtin_tools() -> crate::Result<(Registry, ToolKinds)> {
     Ok((registry, kinds))
 }
 
+/// The built-in tools as a session with `sandbox` has them (the Bash tool runs its
+/// commands there, and its calls say so), and how their rules are read.
+pub fn builtin_tools_in(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::Result<(Registry, ToolKinds)> {
+    let mut registry = Registry::new();
+    register_builtins_sandboxed(&mut registry, sandbox)?;
+    rein_engine::register_engine_tools(&mut registry, Default::default())?;
+    let kinds = registry.rule_kinds();
+    Ok((registry, kinds))
+}
+
 /// The names of the built-in tools (the engine's own included).
 pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
     Ok(builtin_tools()?.0.registered_names())

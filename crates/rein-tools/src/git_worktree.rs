@@ -41,7 +41,20 @@ pub enum Finished {
 /// Run git in `dir`, without rein's credentials. A repository's own hooks and fsmonitor command never run: rein
 /// makes worktrees for the model, not for whoever wrote the repository's `.git/config`.
 fn git(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
+    git_with(dir, args, &[])
+}
+
+/// [`git`] that only looks: it reads neither the user's nor the system's configuration
+/// (whose filters and drivers a setting of the repository's could move elsewhere, as
+/// `XDG_CONFIG_HOME` would), so the only programs configured are the repository's own,
+/// which [`untrusted_programs`] checked.
+fn git_looking(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
+    git_with(dir, args, &[("GIT_CONFIG_GLOBAL", "/dev/null"), ("GIT_CONFIG_NOSYSTEM", "1")])
+}
+
+fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, WorktreeError> {
     let mut command = Command::new("git");
+    command.envs(env.iter().copied());
     // rein's own credentials never reach a program it runs.
     for var in rein_process::CREDENTIAL_VARS {
         command.env_remove(var);
@@ -98,7 +111,9 @@ pub fn state(dir: &Path) -> Option<GitState> {
         .or_else(|| ["main", "master"].into_iter().find(|b| has(&format!("refs/heads/{b}"))).map(str::to_string));
     let dirty = untrusted_programs(&top)
         .is_empty()
-        .then(|| git(dir, &["status", "--porcelain", "--untracked-files=no"]).ok().map(|out| !out.trim().is_empty()))
+        .then(|| {
+            git_looking(dir, &["status", "--porcelain", "--untracked-files=no"]).ok().map(|out| !out.trim().is_empty())
+        })
         .flatten();
     Some(GitState { branch, default_branch, dirty })
 }

@@ -284,3 +284,100 @@ fn a_read_only_git_status_leaves_the_index_alone() {
     assert!(!crate::common::tool_result(&last, "c0").1, "git status runs without a question");
     assert_eq!(stamp(), before, "rein's git status rewrote the index");
 }
+
+/// `Bash(git:*)` in the sandbox: git's everyday writers run, in the forms that print no
+/// file's content and run no program; every other form is still asked (from a cold
+/// read: patch modes printed a Read-denied file from the index, `-c core.editor` and
+/// `--upload-pack` ran programs, a new worktree checked a denied file out unmasked).
+#[test]
+fn git_writers_in_the_sandbox_run_only_in_their_plain_forms() {
+    if !crate::common::have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let root = env.cwd().to_path_buf();
+    let ok = Command::new("git").args(["init", "-q"]).current_dir(&root).output().unwrap().status.success();
+    assert!(ok);
+    env.write(".env", "SECRET=1\n");
+    env.write(
+        ".claude/settings.json",
+        r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash(git:*)"], "deny": ["Read(./.env)"]}}"#,
+    );
+    let asked = [
+        "git add -p",
+        "git add --interactive",
+        "git -c core.editor='cat ~/.ssh/id_rsa;true' commit --allow-empty",
+        "git commit -F .env",
+        "git commit --template=.env",
+        "git fetch --upload-pack='cat .env >&2; git-upload-pack' .",
+        "git checkout -p",
+        "git worktree add -q wt",
+        "git stash show -p",
+        "git stash pop",
+        "git -C .. add -A",
+        "git --git-dir=.git add -A",
+        "git init --template=/tmp/x",
+        "git add --pathspec-from-file=.env",
+        "git commit -qm x --cleanup=verbatim -e",
+        "git branch --edit-description",
+        "git tag -a v1",
+    ];
+    let run = [
+        "git add -A",
+        "git commit -qm x",
+        "git commit -am 'two words'",
+        "git branch feature",
+        "git stash list",
+        "git tag -d v0",
+    ];
+    let calls: Vec<String> = asked.iter().chain(&run).map(|c| format!("Bash({c})")).collect();
+    let decisions = check(&env, &root, &calls);
+    let wrong: Vec<String> = calls
+        .iter()
+        .zip(decisions)
+        .enumerate()
+        .filter(|(i, (_, (b, _)))| (*i < asked.len()) == (b == "ALLOW"))
+        .map(|(_, (c, (b, why)))| format!("{b} {c}\n{why}"))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// rein's own `git status` (for the environment facts) runs no program the user's or
+/// the system's configuration names, and a repository's settings cannot move the
+/// user's configuration (`XDG_CONFIG_HOME`) to its own.
+#[test]
+fn reins_own_git_runs_no_filter_a_repository_planted() {
+    use rein_testkit::{Scenario, reply, text};
+    let env = Env::new();
+    let root = env.cwd().to_path_buf();
+    let out = env.home.path().join("pwned");
+    let git = |args: &[&str], xdg: Option<&Path>| {
+        let mut c = Command::new("git");
+        c.args(["-c", "user.name=t", "-c", "user.email=t@t"]).args(args).current_dir(&root);
+        if let Some(x) = xdg {
+            c.env("XDG_CONFIG_HOME", x);
+        }
+        c.output().unwrap().status.success()
+    };
+    assert!(git(&["init", "-q"], None));
+    env.write(".gitattributes", "*.txt filter=x\n");
+    env.write("a.txt", "x\n");
+    assert!(git(&["add", "."], None) && git(&["commit", "-qm", "a"], None));
+    env.write(".cfg/git/config", &format!("[filter \"x\"]\n\tclean = touch {}; cat\n", out.display()));
+    env.write("a.txt", "y\n");
+    // Control: with that configuration, git status runs the filter.
+    assert!(git(&["status", "--porcelain"], Some(&root.join(".cfg"))) && out.exists(), "control");
+    std::fs::remove_file(&out).unwrap();
+    env.trust();
+    env.write(".claude/settings.json", r#"{"env": {"XDG_CONFIG_HOME": "./.cfg"}}"#);
+    let server = crate::common::serve(Scenario::new(vec![reply([text("ok")])]));
+    let run = env.rein_at(&server).args(["-p", "hi"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success() && stderr.contains("XDG_CONFIG_HOME"), "{stderr}");
+    assert!(!out.exists(), "rein's own git ran a filter the repository planted");
+    // Even with the user's own XDG_CONFIG_HOME pointing there, rein's look runs nothing.
+    let server = crate::common::serve(Scenario::new(vec![reply([text("ok")])]));
+    let run = env.rein_at(&server).env("XDG_CONFIG_HOME", root.join(".cfg")).args(["-p", "hi"]).output().unwrap();
+    assert!(run.status.success());
+    assert!(!out.exists(), "rein's own git status ran a filter of the user's configuration");
+}

@@ -109,6 +109,12 @@ impl Plan {
                 }
             }
         }
+        // A masked file with names the roots do not hold (a hard link in the home, in
+        // /tmp): those are looked for once, and masked wherever the sandbox could read
+        // them.
+        if !mask_inodes.is_empty() {
+            masked.extend(walk::names_elsewhere(&masked, &mask_inodes).into_iter().filter(|l| !allowed.contains(l)));
+        }
         let unmasked: Vec<PathBuf> =
             allowed.into_iter().filter(|a| masked.iter().any(|m| a.starts_with(m) && a != m && m.is_dir())).collect();
         let mut pins = BTreeSet::new();

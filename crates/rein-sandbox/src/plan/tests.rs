@@ -325,3 +325,19 @@ fn a_repository_whose_objects_and_refs_are_files_is_found() {
     let plan = plan(&root);
     assert!(plan.protected.contains(&root.join("sub/config")), "{:?}", plan.protected);
 }
+
+/// Every name of a masked file is masked wherever the sandbox could read it: a hard link
+/// outside the roots (here in /tmp) too.
+#[test]
+fn a_hard_link_of_a_denied_file_outside_the_roots_is_masked() {
+    let (_d, root) = root();
+    let secret = write(&root, ".env", "SECRET");
+    let elsewhere = tempfile::Builder::new().prefix("rein-link-test").tempdir_in("/tmp").unwrap();
+    let link = std::fs::canonicalize(elsewhere.path()).unwrap().join("copy-of-env");
+    if std::fs::hard_link(&secret, &link).is_err() {
+        return; // /tmp on another filesystem: no link can cross it.
+    }
+    let deny_read = [secret.display().to_string()];
+    let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &deny_read, &[]);
+    assert!(plan.masked.contains(&link), "{:?}", plan.masked);
+}

@@ -186,6 +186,59 @@ impl ParallelVisitor for Visitor<'_, '_> {
     }
 }
 
+/// At most this many entries are looked at, once per session and file, for the other
+/// names of a masked file outside the roots.
+const ELSEWHERE_BUDGET: usize = 300_000;
+
+/// The names of the files `inodes` (masked, with more names than `masked` holds) found
+/// outside the roots: in the home and `/tmp`, on the same filesystem, within a budget.
+/// Looked for once per file (and number of names) in a session.
+pub fn names_elsewhere(masked: &BTreeSet<PathBuf>, inodes: &[(u64, u64)]) -> Vec<PathBuf> {
+    use std::collections::HashMap;
+    use std::os::unix::fs::MetadataExt as _;
+    type Key = (u64, u64, u64);
+    static FOUND: Mutex<Option<HashMap<Key, Vec<PathBuf>>>> = Mutex::new(None);
+    let mut out = Vec::new();
+    for &(dev, ino) in inodes {
+        let named: Vec<&PathBuf> = masked
+            .iter()
+            .filter(|m| std::fs::symlink_metadata(m).is_ok_and(|x| x.dev() == dev && x.ino() == ino))
+            .collect();
+        let Some(first) = named.first() else { continue };
+        let Ok(meta) = std::fs::symlink_metadata(first) else { continue };
+        if named.len() as u64 >= meta.nlink() {
+            continue;
+        }
+        let key = (dev, ino, meta.nlink());
+        let mut cache = FOUND.lock().unwrap_or_else(|p| p.into_inner());
+        let found = cache.get_or_insert_with(HashMap::new).entry(key).or_insert_with(|| {
+            let mut found = Vec::new();
+            let mut budget = ELSEWHERE_BUDGET;
+            let places = std::env::var_os("HOME").map(PathBuf::from).into_iter().chain([PathBuf::from("/tmp")]);
+            for place in places {
+                let mut b = WalkBuilder::new(&place);
+                b.standard_filters(false).follow_links(false).same_file_system(true);
+                for e in b.build().flatten() {
+                    if budget == 0 {
+                        break;
+                    }
+                    budget -= 1;
+                    if e.file_type().is_some_and(|t| t.is_file())
+                        && e.metadata().is_ok_and(|m| m.dev() == dev && m.ino() == ino)
+                    {
+                        found.push(e.path().to_path_buf());
+                    }
+                }
+            }
+            found
+        });
+        out.extend(found.iter().cloned());
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The directory an error is about, when reading it was refused.
 fn denied_path(e: &ignore::Error) -> Option<PathBuf> {
     match e {
