@@ -299,7 +299,6 @@ fn write_fresh_then_rename(path: &std::path::Path, bytes: &[u8]) -> std::io::Res
     Err(std::io::Error::other("no fresh name for the rewound file"))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -75,9 +75,27 @@ pub fn walk(roots: &[PathBuf], look: &Look<'_>) -> Walked {
         .threads(std::thread::available_parallelism().map_or(2, |n| n.get().min(8)))
         .filter_entry(|e| !is_object_store(e));
     let out = Mutex::new(Walked::default());
-    builder.build_parallel().visit(&mut Builder { look, out: &out });
+    // Starting the parallel walker's threads costs about a millisecond, more than a
+    // small workspace's whole walk: the last walk's size says which to use.
+    let small = LAST_SIZE.load(std::sync::atomic::Ordering::Relaxed) < SMALL_TREE;
+    let seen = std::sync::atomic::AtomicUsize::new(0);
+    if small {
+        let mut visitor = Visitor { look, out: &out, found: Walked::default(), seen: &seen };
+        for entry in builder.build() {
+            visitor.visit(entry);
+        }
+    } else {
+        builder.build_parallel().visit(&mut Builder { look, out: &out, seen: &seen });
+    }
+    LAST_SIZE.store(seen.into_inner(), std::sync::atomic::Ordering::Relaxed);
     out.into_inner().unwrap_or_else(|p| p.into_inner())
 }
+
+/// Workspaces with fewer entries than this are walked on the calling thread.
+const SMALL_TREE: usize = 4_000;
+
+/// How many entries the last walk saw (the first walk of a session runs in parallel).
+static LAST_SIZE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(usize::MAX);
 
 /// A git directory's `objects/` or `lfs/`: content, never configuration.
 fn is_object_store(e: &DirEntry) -> bool {
@@ -113,11 +131,12 @@ fn has_head(dir: &Path) -> bool {
 struct Builder<'a, 'b> {
     look: &'a Look<'b>,
     out: &'a Mutex<Walked>,
+    seen: &'a std::sync::atomic::AtomicUsize,
 }
 
 impl<'s, 'a: 's, 'b: 's> ParallelVisitorBuilder<'s> for Builder<'a, 'b> {
     fn build(&mut self) -> Box<dyn ParallelVisitor + 's> {
-        Box::new(Visitor { look: self.look, out: self.out, found: Walked::default() })
+        Box::new(Visitor { look: self.look, out: self.out, found: Walked::default(), seen: self.seen })
     }
 }
 
@@ -125,6 +144,7 @@ struct Visitor<'a, 'b> {
     look: &'a Look<'b>,
     out: &'a Mutex<Walked>,
     found: Walked,
+    seen: &'a std::sync::atomic::AtomicUsize,
 }
 
 impl Drop for Visitor<'_, '_> {
@@ -136,6 +156,7 @@ impl Drop for Visitor<'_, '_> {
 
 impl ParallelVisitor for Visitor<'_, '_> {
     fn visit(&mut self, entry: Result<DirEntry, ignore::Error>) -> WalkState {
+        self.seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let entry = match entry {
             Ok(entry) => entry,
             Err(e) => {

@@ -42,24 +42,30 @@ const OPTIONAL_LOCKS: (&str, &str) = ("GIT_OPTIONAL_LOCKS", "0");
 /// The last line of a state saved whole.
 const STATE_END: &str = "# rein: end of state\n";
 
-/// Where one command saves the shell's state: two fresh files in rein's own directory,
-/// handed to the command as [`STATE_FD`] and [`CWD_FD`], taken as the state only when
-/// the save finished.
+/// Where one command saves the shell's state: two files in rein's own directory, handed
+/// to the command as [`STATE_FD`] and [`CWD_FD`], taken as the state only when the save
+/// finished. The files are reused (one pair per slot, more slots than commands run at
+/// once), so that a command costs the filesystem no new file.
 pub(super) struct Saving {
     state: PathBuf,
     cwd: PathBuf,
     fds: [std::os::fd::OwnedFd; 2],
 }
 
+/// Pairs of files commands save through, in turn.
+const SLOTS: u32 = 16;
+
 impl Saving {
     fn new(dir: &Path, n: u32) -> std::io::Result<Saving> {
-        let state = dir.join(format!("next-{n}.sh"));
-        let cwd = dir.join(format!("next-{n}.cwd"));
+        let slot = n % SLOTS;
+        let state = dir.join(format!("slot-{slot}.sh"));
+        let cwd = dir.join(format!("slot-{slot}.cwd"));
         let open = |p: &Path| -> std::io::Result<std::os::fd::OwnedFd> {
             use std::os::unix::fs::OpenOptionsExt as _;
             let f = std::fs::OpenOptions::new()
                 .write(true)
-                .create_new(true)
+                .create(true)
+                .truncate(true)
                 .mode(0o600)
                 .custom_flags(libc::O_NOFOLLOW)
                 .open(p)?;
@@ -87,22 +93,18 @@ impl Saving {
         }
     }
 
-    /// The command ended: a state saved whole becomes the shell's.
+    /// The command ended: a state saved whole becomes the shell's (copied into rein's
+    /// own state files, which only rein writes).
     fn adopt(self, into: &Path) {
-        let whole = std::fs::read(&self.state).is_ok_and(|b| b.ends_with(STATE_END.as_bytes()));
-        if whole {
-            let mut cwd = into.as_os_str().to_os_string();
-            cwd.push(".cwd");
-            let _ = std::fs::rename(&self.state, into);
-            let _ = std::fs::rename(&self.cwd, cwd);
+        let Ok(state) = std::fs::read(&self.state) else { return };
+        if !state.ends_with(STATE_END.as_bytes()) {
+            return;
         }
-    }
-}
-
-impl Drop for Saving {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.state);
-        let _ = std::fs::remove_file(&self.cwd);
+        let mut cwd_file = into.as_os_str().to_os_string();
+        cwd_file.push(".cwd");
+        let cwd = std::fs::read(&self.cwd).unwrap_or_default();
+        let _ = std::fs::write(into, state);
+        let _ = std::fs::write(cwd_file, cwd);
     }
 }
 
