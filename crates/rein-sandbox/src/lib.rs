@@ -64,6 +64,8 @@ pub struct Sandbox {
     proxy: Option<proxy::Proxy>,
     /// Holds the proxy's socket, outside every writable root.
     _net_dir: Option<tempfile::TempDir>,
+    /// This session's own base directory, when the shared one was not ours.
+    _own_base: Option<tempfile::TempDir>,
     /// Tier B: the ruleset and filters, made at the first command.
     in_process: std::sync::OnceLock<std::sync::Arc<inprocess::InProcess>>,
     /// Who the proxy asks about hosts no rule decides, once a frontend provides it.
@@ -128,9 +130,21 @@ impl Sandbox {
     ) -> Result<Sandbox, SandboxError> {
         let ask = proxy::AskSlot::default();
         let uid = rustix_uid();
-        let base = std::env::temp_dir().join(format!("rein-sandbox-{uid}"));
-        std::fs::create_dir_all(&base)?;
-        std::fs::set_permissions(&base, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+        // The shared directory for this user's sessions; if someone else holds its name
+        // (another user can create it first in /tmp), a private one of this session's.
+        let shared = std::env::temp_dir().join(format!("rein-sandbox-{uid}"));
+        let _ = std::fs::create_dir(&shared);
+        let ours = std::fs::symlink_metadata(&shared).is_ok_and(|m| {
+            use std::os::unix::fs::MetadataExt as _;
+            m.is_dir() && m.uid() == uid
+        });
+        let (base, own_base) = if ours {
+            std::fs::set_permissions(&shared, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
+            (shared, None)
+        } else {
+            let dir = tempfile::Builder::new().prefix("rein-sandbox-").tempdir()?;
+            (dir.path().to_path_buf(), Some(dir))
+        };
         let tmp = tempfile::Builder::new().prefix("session-").tempdir_in(&base)?;
         let mut roots: Vec<PathBuf> = workspace.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
         // `dir/**` (as Edit rules write it) names the directory; other globs name what
@@ -153,7 +167,18 @@ impl Sandbox {
         } else {
             (None, None)
         };
-        Ok(Sandbox { config, probe, helper, roots, tmp, proxy, _net_dir: net_dir, in_process: Default::default(), ask })
+        Ok(Sandbox {
+            config,
+            probe,
+            helper,
+            roots,
+            tmp,
+            proxy,
+            _net_dir: net_dir,
+            _own_base: own_base,
+            in_process: Default::default(),
+            ask,
+        })
     }
 
     /// Let the proxy ask `ask` about hosts no rule decides (the interactive session's
