@@ -74,7 +74,7 @@ impl Guard {
             }
         }
         if let Some(saved) = &self.saved {
-            restore(saved, &self.existing, &mut lines);
+            restore(saved, &self.existing, &self.roots, &mut lines);
         }
         lines
     }
@@ -162,7 +162,7 @@ fn list_tree(path: &Path, out: &mut BTreeMap<PathBuf, ()>) {
 
 /// Tier B: put the saved protected files back, and remove files added inside
 /// protected directories.
-fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, lines: &mut Vec<String>) {
+fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, roots: &[PathBuf], lines: &mut Vec<String>) {
     use std::os::unix::fs::PermissionsExt as _;
     for (path, content) in saved {
         let Some((bytes, mode)) = content else { continue };
@@ -174,14 +174,30 @@ fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, lines
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
             remove(path);
         }
-        // A parent the command removed is made again, only where no link stands between.
-        if let Some(parent) = path.parent()
-            && std::fs::symlink_metadata(parent).is_err()
-        {
-            let _ = std::fs::create_dir_all(parent);
-            if std::fs::canonicalize(parent).ok().as_deref() != Some(parent) {
-                continue;
+        // The directories down to it are made real again: a link or a file the command
+        // put in a directory's place (`.git/hooks` → elsewhere) goes, a directory it
+        // removed comes back; nothing is followed out of the root.
+        let Some(root) = roots.iter().find(|r| path.starts_with(r)) else { continue };
+        let mut dirs: Vec<&Path> = path.ancestors().skip(1).take_while(|a| *a != root.as_path()).collect();
+        dirs.reverse();
+        let mut sound = true;
+        for dir in dirs {
+            match std::fs::symlink_metadata(dir) {
+                Ok(m) if m.is_dir() => continue,
+                Ok(_) => {
+                    if remove(dir) {
+                        lines.push(format!(
+                            "deny file-write {} (put in a protected directory's place; removed)",
+                            dir.display()
+                        ));
+                    }
+                }
+                Err(_) => {}
             }
+            sound &= std::fs::create_dir(dir).is_ok();
+        }
+        if !sound {
+            continue;
         }
         if crate::nofollow::replace(path, bytes, *mode).is_ok() {
             lines.push(format!("deny file-write {} (a protected file; restored)", path.display()));
@@ -244,6 +260,19 @@ mod tests {
         let lines = guard.after();
         assert_eq!(std::fs::read_to_string(root.join(".git/config")).unwrap(), "[core]\n");
         assert!(!root.join(".git/hooks/post-checkout").exists(), "{lines:?}");
+        // The hooks directory swapped for a link to one the command filled: the link
+        // goes, the saved hooks come back in a real directory.
+        std::fs::write(root.join(".git/hooks/pre-commit"), "mine").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        let guard = Guard::before(&plan, true);
+        let elsewhere = tempfile::tempdir().unwrap();
+        std::fs::write(elsewhere.path().join("pre-commit"), "evil").unwrap();
+        std::fs::rename(root.join(".git/hooks"), root.join("old-hooks")).unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), root.join(".git/hooks")).unwrap();
+        let lines = guard.after();
+        assert!(std::fs::symlink_metadata(root.join(".git/hooks")).unwrap().is_dir(), "{lines:?}");
+        assert_eq!(std::fs::read_to_string(root.join(".git/hooks/pre-commit")).unwrap(), "mine");
+        assert_eq!(std::fs::read_to_string(elsewhere.path().join("pre-commit")).unwrap(), "evil", "not followed");
     }
 
     #[test]
