@@ -113,7 +113,8 @@ impl Plan {
         // /tmp): those are looked for once, and masked wherever the sandbox could read
         // them.
         if !mask_inodes.is_empty() {
-            masked.extend(walk::names_elsewhere(&masked, &mask_inodes).into_iter().filter(|l| !allowed.contains(l)));
+            let found = walk::names_elsewhere(&masked, &mask_inodes, &walk::elsewhere());
+            masked.extend(found.into_iter().filter(|l| !allowed.contains(l)));
         }
         let unmasked: Vec<PathBuf> =
             allowed.into_iter().filter(|a| masked.iter().any(|m| a.starts_with(m) && a != m && m.is_dir())).collect();

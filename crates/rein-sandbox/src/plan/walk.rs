@@ -207,14 +207,19 @@ impl ParallelVisitor for Visitor<'_, '_> {
     }
 }
 
-/// At most this many entries are looked at, once per session and file, for the other
-/// names of a masked file outside the roots.
-const ELSEWHERE_BUDGET: usize = 300_000;
+/// At most this many entries are looked at in each place, once per session and file,
+/// for the other names of a masked file outside the roots.
+const ELSEWHERE_BUDGET: usize = 150_000;
+
+/// Where the other names of a masked file are looked for: the home and `/tmp`.
+pub fn elsewhere() -> Vec<PathBuf> {
+    std::env::var_os("HOME").map(PathBuf::from).into_iter().chain([PathBuf::from("/tmp")]).collect()
+}
 
 /// The names of the files `inodes` (masked, with more names than `masked` holds) found
-/// outside the roots: in the home and `/tmp`, on the same filesystem, within a budget.
-/// Looked for once per file (and number of names) in a session.
-pub fn names_elsewhere(masked: &BTreeSet<PathBuf>, inodes: &[(u64, u64)]) -> Vec<PathBuf> {
+/// in `places`, on the same filesystem, within a budget each. Looked for once per file
+/// (and number of names) in a session.
+pub fn names_elsewhere(masked: &BTreeSet<PathBuf>, inodes: &[(u64, u64)], places: &[PathBuf]) -> Vec<PathBuf> {
     use std::collections::HashMap;
     use std::os::unix::fs::MetadataExt as _;
     type Key = (u64, u64, u64);
@@ -234,10 +239,9 @@ pub fn names_elsewhere(masked: &BTreeSet<PathBuf>, inodes: &[(u64, u64)]) -> Vec
         let mut cache = FOUND.lock().unwrap_or_else(|p| p.into_inner());
         let found = cache.get_or_insert_with(HashMap::new).entry(key).or_insert_with(|| {
             let mut found = Vec::new();
-            let mut budget = ELSEWHERE_BUDGET;
-            let places = std::env::var_os("HOME").map(PathBuf::from).into_iter().chain([PathBuf::from("/tmp")]);
             for place in places {
-                let mut b = WalkBuilder::new(&place);
+                let mut budget = ELSEWHERE_BUDGET;
+                let mut b = WalkBuilder::new(place);
                 b.standard_filters(false).follow_links(false).same_file_system(true);
                 for e in b.build().flatten() {
                     if budget == 0 {
