@@ -148,6 +148,10 @@ pub(crate) fn expand_glob(path: &Path, dotglob: bool) -> Option<Vec<PathBuf>> {
 /// descriptors rein's state) and `/dev/fd` (`/dev/stdin`, … are its descriptors). A
 /// walk of a directory that holds them (`/proc`, `/`) leaves them out.
 pub fn is_own_process_file(path: &Path) -> bool {
+    // Grep and Glob ask this of every file they walk: most paths are decided here.
+    if !(path.starts_with("/proc") || path.starts_with("/dev")) {
+        return false;
+    }
     let path = lexical(path);
     let pid = std::process::id().to_string();
     let own: [PathBuf; 6] = [

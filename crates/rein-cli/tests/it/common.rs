@@ -166,3 +166,29 @@ pub fn http_answering(response: &'static [u8]) -> u16 {
     });
     port
 }
+
+/// One headless session (`rein -p go`) whose model makes the tool calls `calls` (ids
+/// c0, c1, …) and then answers: each call's result (text, is_error), rein's stderr, and
+/// the fake server (its requests). `configure` adds flags or environment.
+pub fn tool_calls(
+    env: &Env,
+    calls: &[(&str, Value)],
+    configure: impl FnOnce(&mut Command),
+) -> (Vec<(String, bool)>, String, FakeServer) {
+    use rein_testkit::{reply, text, tool_use_with_id};
+    let mut steps: Vec<_> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (tool, input))| reply([tool_use_with_id(&format!("c{i}"), tool, input.clone())]))
+        .collect();
+    steps.push(reply([text("done")]));
+    let server = serve(Scenario::new(steps));
+    let mut cmd = env.rein_at(&server);
+    cmd.args(["-p", "go"]);
+    configure(&mut cmd);
+    let out = cmd.assert().success();
+    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+    let results = (0..calls.len()).map(|i| tool_result(&last, &format!("c{i}"))).collect();
+    (results, stderr, server)
+}

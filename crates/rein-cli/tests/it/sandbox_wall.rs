@@ -13,17 +13,11 @@ use serde_json::{Value, json};
 /// Run the Bash calls `commands` (ids c0, c1, …) in one headless session with
 /// `settings` (command-line scope) and the sandbox tier `tier`; each result.
 pub fn run(env: &Env, tier: &str, settings: &str, commands: &[Value]) -> Vec<(String, bool)> {
-    let mut steps: Vec<_> = commands
-        .iter()
-        .enumerate()
-        .map(|(i, c)| reply([tool_use_with_id(&format!("c{i}"), "Bash", c.clone())]))
-        .collect();
-    steps.push(reply([text("done")]));
-    let server = serve(Scenario::new(steps));
-    env.rein_at(&server).env("REIN_SANDBOX_TIER", tier).args(["-p", "go", "--settings", settings]).assert().success();
-    let reqs = server.requests();
-    let last = reqs.last().unwrap().body["messages"].as_array().unwrap().clone();
-    (0..commands.len()).map(|i| tool_result(&last, &format!("c{i}"))).collect()
+    let calls: Vec<(&str, Value)> = commands.iter().map(|c| ("Bash", c.clone())).collect();
+    common::tool_calls(env, &calls, |c| {
+        c.env("REIN_SANDBOX_TIER", tier).args(["--settings", settings]);
+    })
+    .0
 }
 
 #[test]
@@ -134,18 +128,7 @@ fn with_project_settings(project: &str, calls: &[(&str, Value)]) -> (Env, Vec<(S
     let user = env.home.path().join(".claude/settings.json");
     std::fs::create_dir_all(user.parent().unwrap()).unwrap();
     std::fs::write(&user, r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#).unwrap();
-    let mut steps: Vec<_> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, (tool, input))| reply([tool_use_with_id(&format!("c{i}"), tool, input.clone())]))
-        .collect();
-    steps.push(reply([text("done")]));
-    let server = serve(Scenario::new(steps));
-    let out = env.rein_at(&server).args(["-p", "go"]).assert().success();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
-    let reqs = server.requests();
-    let last = reqs.last().unwrap().body["messages"].as_array().unwrap().clone();
-    let results = (0..calls.len()).map(|i| tool_result(&last, &format!("c{i}"))).collect();
+    let (results, stderr, _) = common::tool_calls(&env, calls, |_| {});
     (env, results, stderr)
 }
 

@@ -5,8 +5,8 @@
 
 use crate::common;
 
-use common::{Env, serve, system_of, tool_result};
-use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+use common::{Env, serve, system_of};
+use rein_testkit::{Scenario, reply, text};
 use serde_json::json;
 
 #[test]
@@ -38,21 +38,15 @@ fn no_tool_reads_reins_own_process_files() {
         ("Grep", json!({"pattern": "sk-test", "path": "/proc/self"})),
         ("Read", json!({"file_path": "/proc/self/status"})),
     ];
-    let mut steps: Vec<_> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, (tool, input))| reply([tool_use_with_id(&format!("c{i}"), tool, input.clone())]))
-        .collect();
-    steps.push(reply([text("done")]));
-    let server = serve(Scenario::new(steps));
-    env.rein_at(&server).args(["-p", "go", "--permission-mode", "bypassPermissions"]).assert().success();
-    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
-    for i in 0..calls.len() {
-        let (out, _) = tool_result(&last, &format!("c{i}"));
+    let (results, _, _) = common::tool_calls(&env, &calls, |c| {
+        c.args(["--permission-mode", "bypassPermissions"]);
+    });
+    for (i, (out, _)) in results.iter().enumerate() {
         assert!(!out.contains("sk-test"), "call {i} read rein's key: {out}");
     }
-    for id in ["c0", "c1", "c3"] {
-        let (out, refused) = tool_result(&last, id);
-        assert!(refused && out.contains("own process file"), "{id}: refused as rein's own: {out}");
+    for i in [0, 1, 3] {
+        let (out, refused) = &results[i];
+        let id = format!("c{i}");
+        assert!(*refused && out.contains("own process file"), "{id}: refused as rein's own: {out}");
     }
 }
