@@ -95,7 +95,7 @@ pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
     for (tier, target) in [('A', "≤ 15 ms"), ('B', "≤ 3 ms")] {
         let config = SandboxConfig { enabled: true, allow_unsandboxed_commands: true, ..SandboxConfig::default() };
         let sandbox = Sandbox::new(config, std::slice::from_ref(&root), bin.to_path_buf(), Some(tier))?;
-        if sandbox.probe.tier.letter() != tier {
+        if sandbox.probe().tier.letter() != tier {
             rows.push((format!("sandbox start per command, tier {tier}"), "unavailable here".into(), target.into()));
             continue;
         }

@@ -21,9 +21,9 @@ pub fn check(args: &Args) -> anyhow::Result<()> {
     let exe = std::env::current_exe().context("cannot find the rein binary")?;
     let forced = crate::env::Env::read().sandbox_tier;
     let sandbox = Sandbox::new(config, &policy.roots, exe, forced)?;
-    let p = &sandbox.probe;
+    let p = sandbox.probe();
     println!("enabled: {}", if enabled { "yes" } else { "no (sandbox.enabled or --sandbox turns it on)" });
-    println!("tier: {}", sandbox.probe.tier.letter());
+    println!("tier: {}", sandbox.probe().tier.letter());
     match &p.bwrap {
         Ok((path, v)) => println!("bubblewrap: {v} at {}", path.display()),
         Err(e) => println!("bubblewrap: unavailable ({e})"),

@@ -36,7 +36,7 @@ pub fn wildcard_match(pattern: &str, text: &str) -> bool {
     }
     true
 }
-pub use shell::{Confinement, ShellCommand, ShellFiles, ShellState};
+pub use shell::{Confinement, Grant, ShellCommand, ShellFiles, ShellState};
 
 /// Which kind of access a path rule is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

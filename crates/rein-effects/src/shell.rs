@@ -35,6 +35,38 @@ pub struct ShellFiles {
     pub dynamic: bool,
 }
 
+/// What a permission decision lets a shell command do once it runs. The person's own
+/// say — their allow rule, their answer, their mode, their hook — grants what their setup
+/// gives (the sandbox only if they turned it on). What rein decided by itself grants only
+/// what its judgement covered, and the sandbox enforces exactly that, whether or not the
+/// person turned it on: a wrong judgement is then contained rather than trusted.
+/// Ordered from narrowest to widest.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Grant {
+    /// Judged read-only: nothing writable but a private temp directory, no network.
+    ReadOnly,
+    /// acceptEdits' file commands and writes it allows: the workspace writable (its
+    /// protected paths held), no network.
+    Edits,
+    /// The auto-mode judge or `autoAllowBashIfSandboxed`: the workspace writable (its
+    /// protected paths held) and the network as the sandbox settings give it.
+    Workspace,
+    /// The person's own say: their setup decides where it runs.
+    #[default]
+    User,
+}
+
+impl Grant {
+    pub fn name(self) -> &'static str {
+        match self {
+            Grant::ReadOnly => "read-only jail",
+            Grant::Edits => "workspace-edits jail",
+            Grant::Workspace => "workspace jail",
+            Grant::User => "as configured",
+        }
+    }
+}
+
 /// Where a command line will run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Confinement {

@@ -303,8 +303,12 @@ impl Flow<'_> {
         let Some(prepared) = self.prepared.take() else {
             return (ToolResultContent::Text("Error: the call was already run".into()), true);
         };
+        // The call runs with what its decision granted (a shell command allowed by rein's
+        // own judgement runs with only what that judgement covered).
+        let mut ctx = self.ctx.clone();
+        ctx.grant = self.verdict.as_ref().map_or(rein_policy::Grant::User, |v| v.decision.grant);
         let started = Instant::now();
-        let result = AssertUnwindSafe(prepared.call(self.ctx.clone())).catch_unwind().await;
+        let result = AssertUnwindSafe(prepared.call(ctx)).catch_unwind().await;
         if let Some(cp) = checkpoints {
             written.iter().for_each(|p| cp.after_write(p));
         }

@@ -162,7 +162,10 @@ impl Gate {
                     Behavior::Allow,
                     format!("Allowed by the auto-mode judge: {}", j.1),
                     format!("auto mode: {} allowed; the rules would have asked ({})", j.0, decision.source),
-                );
+                )
+                // The judge is rein's, not the person's: what it lets through runs with the
+                // workspace's powers only.
+                .granting(rein_policy::Grant::Workspace);
                 return (Verdict { decision: d, asked: false, judgement }, None);
             }
             Some(JudgeVerdict::Block) => {

@@ -3,7 +3,7 @@
 //! understood → mode → allow rules, the workspace and read-only facts → ask.
 
 use rein_bash::ProblemClass;
-use rein_effects::{Confinement, Effects, ShellCommand};
+use rein_effects::{Confinement, Effects, Grant, ShellCommand};
 use serde_json::Value;
 
 use crate::matching::{Hit, domain_hits};
@@ -30,6 +30,7 @@ impl Policy {
                 reason: format!("{} In dontAsk mode anything that would ask is denied.", d.reason),
                 source: format!("{}; mode dontAsk", d.source),
                 explicit: d.explicit,
+                grant: d.grant,
             };
         }
         d
@@ -226,7 +227,8 @@ impl Policy {
                 return allow(
                     "Allowed: the command runs in the sandbox (autoAllowBashIfSandboxed).",
                     "sandbox: autoAllowBashIfSandboxed".into(),
-                );
+                )
+                .granting(Grant::Workspace);
             }
             return d;
         }

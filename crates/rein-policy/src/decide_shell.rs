@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use rein_bash::{AllowBy, Command, Kind, Model, Word, file_reads, file_writes, model, recursive_reads};
-use rein_effects::{Access, Confinement, ShellCommand};
+use rein_effects::{Access, Confinement, Grant, ShellCommand};
 
 use crate::matching::command_hits;
 use crate::paths::inside;
@@ -37,18 +37,27 @@ impl Policy {
         let mut sources: Vec<&str> = Vec::new();
         let mut readable = HashMap::new();
         let mut programs = HashMap::new();
+        // The widest grant any part needs: rein's judgement of a part grants only what
+        // it covered; a part the person's rule allows runs as their setup says.
+        let mut grant = Grant::ReadOnly;
         for cmd in &shell.analysis.commands {
             let form = cmd.allow_form();
             match cmd.allow_by {
                 AllowBy::DenyCheckOnly => continue,
                 AllowBy::ExactRuleOnly => {
                     match self.command_allow_rules().find(|r| !r.text.contains('*') && command_hits(r, &form)) {
-                        Some(r) => used.push(r.describe()),
+                        Some(r) => {
+                            used.push(r.describe());
+                            grant = Grant::User;
+                        }
                         None => missing.push(format!("`{form}`")),
                     }
                 }
                 AllowBy::Rules => match self.allow_command(shell, cmd, &mut readable, &mut programs) {
-                    Ok(by) => used.push(by),
+                    Ok((by, needs)) => {
+                        used.push(by);
+                        grant = grant.max(needs);
+                    }
                     Err((why, source)) => {
                         missing.push(if why.is_empty() { format!("`{form}`") } else { format!("`{form}` ({why})") });
                         sources.extend(source);
@@ -60,6 +69,7 @@ impl Policy {
             if !self.may_write(shell, shell.paths_of(&r.target)) {
                 missing.push(format!("writing to {}", r.target.text));
             }
+            grant = grant.max(Grant::Edits);
         }
         for r in shell.analysis.redirects.iter().filter(|r| r.writes_descriptor()) {
             missing.push(format!("writing to descriptor {}, which the command does not open itself", r.target.text));
@@ -74,7 +84,8 @@ impl Policy {
         }
         if missing.is_empty() {
             used.dedup();
-            return Decision::new(Behavior::Allow, "Allowed: every part of the command is allowed.", used.join("; "));
+            return Decision::new(Behavior::Allow, "Allowed: every part of the command is allowed.", used.join("; "))
+                .granting(grant);
         }
         sources.dedup();
         let source = if sources.is_empty() { "default".to_string() } else { sources.join(", ") };
@@ -95,7 +106,7 @@ impl Policy {
         cmd: &Command,
         readable: &mut HashMap<PathBuf, bool>,
         programs: &mut HashMap<String, Option<PathBuf>>,
-    ) -> Result<String, (String, Option<&'static str>)> {
+    ) -> Result<(String, Grant), (String, Option<&'static str>)> {
         if let Some((why, source)) = self.not_the_reader_allowed(shell, cmd, programs) {
             return Err((why, Some(source)));
         }
@@ -117,26 +128,26 @@ impl Policy {
                         !checks_out || !self.tracks_denied(shell, &rein_bash::Reading::default())
                     })
                 {
-                    return Ok(format!("{} (in the sandbox)", r.describe()));
+                    return Ok((format!("{} (in the sandbox)", r.describe()), Grant::User));
                 }
                 return Err((why.clone(), Some("not modelled")));
             }
             Some((kind, Model::Complete(r))) => (kind, r),
             None => {
                 if let Some(r) = rule {
-                    return Ok(r.describe());
+                    return Ok((r.describe(), Grant::User));
                 }
                 let fs_writer = cmd.program().is_some_and(|p| FS_COMMANDS.contains(&p));
                 if accept_edits && fs_writer && self.may_write(shell, words_paths(shell, &file_writes(cmd))) {
-                    return Ok("mode acceptEdits".into());
+                    return Ok(("mode acceptEdits".into(), Grant::Edits));
                 }
                 return Err((String::new(), None));
             }
         };
         let by = match (rule, kind) {
-            (Some(r), _) => r.describe(),
-            (None, Kind::Reader) if reading.writes.is_empty() => "read-only command".to_string(),
-            (None, Kind::Reader) if accept_edits => "mode acceptEdits".to_string(),
+            (Some(r), _) => (r.describe(), Grant::User),
+            (None, Kind::Reader) if reading.writes.is_empty() => ("read-only command".to_string(), Grant::ReadOnly),
+            (None, Kind::Reader) if accept_edits => ("mode acceptEdits".to_string(), Grant::Edits),
             (None, _) => return Err((String::new(), None)),
         };
         if let Some(trees) = cmd.split_listing()

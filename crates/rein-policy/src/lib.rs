@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 pub use decide::Call;
 pub use mode::PermissionMode;
-pub use rein_effects::{Access, Effects, RuleKind, ToolKinds, ToolRules};
+pub use rein_effects::{Access, Effects, Grant, RuleKind, ToolKinds, ToolRules};
 pub use rules::{ListKind, Rule, RuleError};
 pub use shared::SharedPolicy;
 pub use update::{Change, Destination, PermissionUpdate, SettingsFiles, UpdateError};
@@ -59,11 +59,20 @@ pub struct Decision {
     /// The question comes from an explicit ask rule or a protected path: a hook's
     /// "allow" cannot skip it.
     pub explicit: bool,
+    /// What an allowed shell command may do when it runs: what the person's setup
+    /// gives, or only what rein's own judgement covered (enforced by the sandbox).
+    pub grant: Grant,
 }
 
 impl Decision {
     pub fn new(behavior: Behavior, reason: impl Into<String>, source: impl Into<String>) -> Self {
-        Decision { behavior, reason: reason.into(), source: source.into(), explicit: false }
+        Decision { behavior, reason: reason.into(), source: source.into(), explicit: false, grant: Grant::User }
+    }
+
+    /// The same decision, granting only `grant` to a shell command.
+    pub fn granting(mut self, grant: Grant) -> Self {
+        self.grant = grant;
+        self
     }
 
     pub(crate) fn explicit(mut self) -> Self {

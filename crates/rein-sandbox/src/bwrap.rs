@@ -82,32 +82,37 @@ fn push_source(args: &mut Vec<OsString>, flag: &str, path: &Path, sources: &Sour
     args.push(path.into());
 }
 
+/// What a command shares with the host instead of getting its own.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Shared {
+    /// The host's network (rein's own workspace profile when the person's sandbox is
+    /// off; the person's sandbox never shares it).
+    pub net: bool,
+    /// The host's processes, seen through a read-only `/proc` (the helper then keeps
+    /// the command from signalling or tracing them with Landlock scopes).
+    pub pids: bool,
+}
+
 /// The arguments before `--`: namespaces, mounts, `--chdir cwd`.
-pub fn args(plan: &Plan, cwd: &Path, sources: &Sources) -> Vec<OsString> {
+pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<OsString> {
     let mut a = Vec::new();
+    push(&mut a, &["--new-session", "--die-with-parent", "--unshare-user"]);
+    if !shared.pids {
+        push(&mut a, &["--unshare-pid", "--as-pid-1"]);
+    }
+    if !shared.net {
+        push(&mut a, &["--unshare-net"]);
+    }
     push(
         &mut a,
-        &[
-            "--new-session",
-            "--die-with-parent",
-            "--unshare-user",
-            "--unshare-pid",
-            "--unshare-net",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-cgroup-try",
-            "--cap-drop",
-            "ALL",
-            "--as-pid-1",
-            "--ro-bind",
-            "/",
-            "/",
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
-        ],
+        &["--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL", "--ro-bind", "/", "/"],
     );
+    push(&mut a, &["--dev", "/dev"]);
+    if shared.pids {
+        push(&mut a, &["--ro-bind", "/proc", "/proc"]);
+    } else {
+        push(&mut a, &["--proc", "/proc"]);
+    }
     for root in &plan.write_roots {
         push_source(&mut a, "--bind", root, sources);
     }
@@ -165,7 +170,8 @@ mod tests {
         std::fs::create_dir(root.join("a")).unwrap();
         let plan = Plan { write_roots: vec![root.clone()], pins: vec![root.join("a")], ..Plan::default() };
         let sources = Sources::open(&plan).unwrap();
-        let args: Vec<String> = args(&plan, &root, &sources).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let args: Vec<String> =
+            args(&plan, &root, &sources, Shared::default()).iter().map(|a| a.to_string_lossy().into_owned()).collect();
         let bind = args.iter().position(|a| a == "--bind").unwrap();
         assert!(args[bind + 1].starts_with("/proc/self/fd/"), "{args:?}");
         assert_eq!(args[bind + 2], root.display().to_string());

@@ -22,12 +22,26 @@ pub struct HelperArgs {
     pub proxy: Option<PathBuf>,
     /// Descriptors (above 2) the command inherits; every other one closes at exec.
     pub keep: Vec<i32>,
+    /// The command shares the host's processes: Landlock scopes keep it from
+    /// signalling them (and, as every Landlock domain, from tracing them or reading
+    /// their memory and environment through `/proc`). Refused where the kernel cannot.
+    pub scoped: bool,
+    /// A trial: stay as the parent, and when the command ends write to this descriptor
+    /// whether the jail sent or refused any IP packet (its network counters).
+    pub net_report: Option<i32>,
     pub command: Vec<OsString>,
 }
 
 impl HelperArgs {
     pub fn to_args(&self) -> Vec<OsString> {
         let mut a: Vec<OsString> = vec![HELPER_ARG.into()];
+        if self.scoped {
+            a.push("--scoped".into());
+        }
+        if let Some(fd) = self.net_report {
+            a.push("--net-report".into());
+            a.push(fd.to_string().into());
+        }
         if self.filter.allow_unix_sockets {
             a.push("--allow-unix".into());
         }
@@ -54,6 +68,14 @@ impl HelperArgs {
             match a.to_str() {
                 Some("--allow-unix") => out.filter.allow_unix_sockets = true,
                 Some("--deny-ip") => out.filter.deny_ip_sockets = true,
+                Some("--scoped") => out.scoped = true,
+                Some("--net-report") => {
+                    let fd = it.next().and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok());
+                    match fd {
+                        Some(fd) if fd > 2 => out.net_report = Some(fd),
+                        _ => return Err(SandboxError::Helper("--net-report needs a descriptor above 2".into())),
+                    }
+                }
                 Some("--proxy") => {
                     out.proxy = Some(it.next().ok_or(SandboxError::Helper("--proxy needs a path".into()))?.into())
                 }
@@ -104,11 +126,32 @@ pub fn run(args: &[OsString]) -> SandboxError {
         }
         drop(relay);
     }
+    if let Some(fd) = parsed.net_report {
+        // SAFETY: the process is single-threaded here.
+        let child = unsafe { libc::fork() };
+        if child < 0 {
+            return SandboxError::Helper(format!("fork: {}", std::io::Error::last_os_error()));
+        }
+        if child > 0 {
+            let code = reap_until(child);
+            let report = if network_used() { "1" } else { "0" };
+            // SAFETY: a descriptor rein handed over and a buffer of its length.
+            unsafe { libc::write(fd, report.as_ptr().cast(), report.len()) };
+            std::process::exit(code);
+        }
+        // SAFETY: the report is the parent's alone.
+        unsafe { libc::close(fd) };
+    }
     if let Err(e) = drop_capabilities() {
         return SandboxError::Helper(format!("cannot drop capabilities: {e}"));
     }
     if let Err(e) = close_at_exec_all_but(&parsed.keep) {
         return SandboxError::Helper(format!("cannot close inherited descriptors: {e}"));
+    }
+    if parsed.scoped
+        && let Err(e) = crate::platform::landlock_rules::restrict_to_own_processes()
+    {
+        return e;
     }
     if let Err(e) = install(parsed.filter) {
         return e;
@@ -154,6 +197,39 @@ pub(crate) fn close_at_exec_all_but(keep: &[i32]) -> std::io::Result<()> {
         }
     }
     mark(from, libc::c_uint::MAX)
+}
+
+/// Whether this network namespace (the jail's own, with only loopback) sent any IP
+/// packet or dropped one for want of a route: a TCP connection opened, a datagram sent,
+/// a name looked up.
+fn network_used() -> bool {
+    let count = |file: &str, keys: &[&str]| -> u64 {
+        let Ok(text) = std::fs::read_to_string(file) else { return 1 };
+        let lines: Vec<&str> = text.lines().collect();
+        let mut total = 0;
+        // /proc/net/snmp: a header line of names, then a line of values, per protocol.
+        for pair in lines.chunks(2) {
+            if let [names, values] = pair {
+                for (n, v) in names.split_whitespace().zip(values.split_whitespace()) {
+                    if keys.contains(&n) {
+                        total += v.parse::<u64>().unwrap_or(0);
+                    }
+                }
+            }
+        }
+        // /proc/net/snmp6: one "name value" per line.
+        for line in &lines {
+            let mut parts = line.split_whitespace();
+            if let (Some(n), Some(v), None) = (parts.next(), parts.next(), parts.next())
+                && keys.contains(&n)
+            {
+                total += v.parse::<u64>().unwrap_or(0);
+            }
+        }
+        total
+    };
+    count("/proc/net/snmp", &["OutRequests", "OutNoRoutes", "ActiveOpens", "OutDatagrams"]) > 0
+        || count("/proc/net/snmp6", &["Ip6OutRequests", "Ip6OutNoRoutes", "Udp6OutDatagrams"]) > 0
 }
 
 /// As PID 1: reap every child until `child` ends; its exit code (128 + signal).
@@ -220,6 +296,8 @@ mod tests {
             filter: FilterOptions { allow_unix_sockets: false, deny_ip_sockets: true },
             proxy: Some(PathBuf::from("/p.sock")),
             keep: vec![71, 72],
+            scoped: true,
+            net_report: Some(73),
             command: vec!["bash".into(), "-c".into(), "--".into()],
         };
         assert_eq!(HelperArgs::parse(&h.to_args()[1..]).unwrap(), h);

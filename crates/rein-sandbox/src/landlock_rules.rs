@@ -40,6 +40,27 @@ pub fn ruleset(roots: &[PathBuf]) -> Result<OwnedFd, SandboxError> {
         .ok_or_else(|| SandboxError::Landlock("the kernel does not enforce Landlock".into()))
 }
 
+/// Confine the calling process (and what it starts) to its own processes: no signal to,
+/// trace of or `/proc` peek into any process outside this Landlock domain, no abstract
+/// Unix socket outside it. Files are not restricted. Fails where the kernel lacks
+/// scopes (ABI 6): the caller then refuses to run the command.
+pub fn restrict_to_own_processes() -> Result<(), SandboxError> {
+    let err = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
+    let status = Ruleset::default()
+        .set_compatibility(CompatLevel::HardRequirement)
+        .scope(Scope::Signal | Scope::AbstractUnixSocket)
+        .map_err(err)?
+        .create()
+        .map_err(err)?
+        .restrict_self()
+        .map_err(err)?;
+    if status.ruleset == landlock::RulesetStatus::FullyEnforced {
+        Ok(())
+    } else {
+        Err(SandboxError::Landlock("the kernel does not enforce Landlock scopes".into()))
+    }
+}
+
 /// The Landlock ABI version the kernel offers (0: none).
 pub fn abi_version() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;

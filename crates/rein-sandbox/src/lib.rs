@@ -22,10 +22,10 @@ pub mod platform;
 pub mod proxy;
 mod relay;
 pub mod settings;
+pub mod trial;
 mod violations;
+mod wrap;
 
-use std::ffi::OsString;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
 pub use detect::{Probe, Tier};
@@ -34,6 +34,7 @@ pub use plan::Plan;
 use platform::inprocess;
 pub use platform::{FilterOptions, seccomp};
 pub use settings::{Anchors, SandboxConfig};
+pub use wrap::Profile;
 
 /// Why the sandbox could not be set up or entered.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +54,11 @@ pub enum SandboxError {
 /// A session's sandbox.
 pub struct Sandbox {
     pub config: SandboxConfig,
-    pub probe: Probe,
+    /// What this host gives, found when first needed: at once when the person turned
+    /// the sandbox on, else at the first command rein's own judgement confines.
+    probe: std::sync::OnceLock<Probe>,
+    /// `REIN_SANDBOX_TIER`.
+    forced: Option<char>,
     /// The rein binary, re-executed as the helper stage.
     helper: PathBuf,
     /// Workspace roots and `allowWrite` entries that exist, canonical.
@@ -66,8 +71,8 @@ pub struct Sandbox {
     _net_dir: Option<tempfile::TempDir>,
     /// This session's own base directory, when the shared one was not ours.
     _own_base: Option<tempfile::TempDir>,
-    /// Tier B: the ruleset and filters, made at the first command.
-    in_process: std::sync::OnceLock<std::sync::Arc<inprocess::InProcess>>,
+    /// Tier B: the ruleset and filters of each profile, made at its first command.
+    in_process: [std::sync::OnceLock<std::sync::Arc<inprocess::InProcess>>; wrap::PROFILES],
     /// Who the proxy asks about hosts no rule decides, once a frontend provides it.
     ask: proxy::AskSlot,
 }
@@ -76,7 +81,7 @@ impl std::fmt::Debug for Sandbox {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sandbox")
             .field("config", &self.config)
-            .field("probe", &self.probe)
+            .field("probe", &self.probe.get())
             .field("roots", &self.roots)
             .finish()
     }
@@ -99,6 +104,8 @@ pub struct After {
     started: Option<std::time::Instant>,
     /// Tier A: the bind sources bubblewrap inherits, held open until the command ends.
     _sources: Option<bwrap::Sources>,
+    /// A command tried first: its layers, and rein's copy of the report's write end.
+    trial: Option<(trial::TrialDir, Option<std::os::fd::OwnedFd>)>,
 }
 
 impl After {
@@ -152,11 +159,15 @@ impl Sandbox {
         let allow_write = config.allow_write.iter().map(|p| p.strip_suffix("/**").unwrap_or(p));
         roots.extend(allow_write.flat_map(plan::expand).filter(|p| p.is_dir() && p != Path::new("/")));
         roots.dedup();
-        let probe = detect::probe(config.bwrap_path.as_deref(), &roots, forced);
-        if let (Tier::C { missing }, true) = (&probe.tier, config.fail_if_unavailable && config.enabled) {
-            return Err(SandboxError::Unavailable(missing.join("; ")));
+        let probe = std::sync::OnceLock::new();
+        if config.enabled {
+            let found = probe.get_or_init(|| detect::probe(config.bwrap_path.as_deref(), &roots, forced));
+            if let (Tier::C { missing }, true) = (&found.tier, config.fail_if_unavailable) {
+                return Err(SandboxError::Unavailable(missing.join("; ")));
+            }
         }
-        let (proxy, net_dir) = if config.enabled && matches!(probe.tier, Tier::A { .. }) {
+        let tier_a = probe.get().is_some_and(|p: &Probe| matches!(p.tier, Tier::A { .. }));
+        let (proxy, net_dir) = if config.enabled && tier_a {
             let dir = tempfile::Builder::new().prefix("net-").tempdir_in(&base)?;
             let policy = network::NetworkPolicy {
                 allowed: config.allowed_domains.clone(),
@@ -170,6 +181,7 @@ impl Sandbox {
         Ok(Sandbox {
             config,
             probe,
+            forced,
             helper,
             roots,
             tmp,
@@ -187,9 +199,21 @@ impl Sandbox {
         let _ = self.ask.set(ask);
     }
 
-    /// Whether commands really run confined (Tier A or B).
+    /// What this host gives (looked for at the first call when the sandbox is off).
+    pub fn probe(&self) -> &Probe {
+        self.probe.get_or_init(|| detect::probe(self.config.bwrap_path.as_deref(), &self.roots, self.forced))
+    }
+
+    /// Whether the person's commands really run confined (the sandbox is on, and Tier A
+    /// or B works here).
     pub fn is_active(&self) -> bool {
-        self.config.enabled && !matches!(self.probe.tier, Tier::C { .. })
+        self.config.enabled && self.can_enforce()
+    }
+
+    /// Whether this host can confine a command at all (Tier A or B): what rein's own
+    /// judgements need to be enforced rather than trusted.
+    pub fn can_enforce(&self) -> bool {
+        !matches!(self.probe().tier, Tier::C { .. })
     }
 
     /// The variables the sandbox sets in every command's environment (not the user's
@@ -220,82 +244,6 @@ impl Sandbox {
         )
     }
 
-    /// `program args…` run in `cwd` inside the sandbox (unchanged in Tier C). The
-    /// command inherits descriptors 0–2 and those in `keep` (which the caller places),
-    /// no other.
-    pub fn wrap(&self, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
-        let filter = FilterOptions { allow_unix_sockets: self.config.allow_all_unix_sockets, deny_ip_sockets: false };
-        let (mut command, after) = match &self.probe.tier {
-            Tier::A { bwrap, .. } if self.config.enabled => {
-                let plan = self.plan();
-                let guard = guard::Guard::before(&plan, false);
-                let sources = match bwrap::Sources::open(&plan) {
-                    Ok(s) => s,
-                    Err(e) => return refused(&e.to_string(), cwd),
-                };
-                let mut c = std::process::Command::new(bwrap);
-                c.args(bwrap::args(&plan, cwd, &sources)).arg("--").arg(&self.helper);
-                let raw = sources.raw();
-                // SAFETY: only `fcntl`, a system call, between fork and exec: bubblewrap
-                // inherits the sources (and its helper closes them for the command).
-                unsafe {
-                    c.pre_exec(move || {
-                        for fd in &raw {
-                            if libc::fcntl(*fd, libc::F_SETFD, 0) < 0 {
-                                return Err(std::io::Error::last_os_error());
-                            }
-                        }
-                        Ok(())
-                    });
-                }
-                let proxy = self.proxy.as_ref().map(|p| p.socket.clone());
-                if proxy.is_some() {
-                    c.envs(relay::proxy_env());
-                }
-                c.args(HelperArgs { filter, proxy, keep: keep.to_vec(), command: program.to_vec() }.to_args());
-                let after = After {
-                    placeholders: plan.placeholders,
-                    masked: plan.masked,
-                    guard: Some(guard),
-                    started: None,
-                    _sources: Some(sources),
-                };
-                (c, after)
-            }
-            Tier::B { .. } if self.config.enabled => {
-                let plan = self.plan();
-                let guard = guard::Guard::before(&plan, true);
-                let mut c = std::process::Command::new(&program[0]);
-                c.args(&program[1..]);
-                match self.in_process(FilterOptions { deny_ip_sockets: true, ..filter }) {
-                    Ok(confine) => confine.attach(&mut c, keep),
-                    // Never run unconfined by accident: the command fails instead.
-                    Err(e) => return refused(&e.to_string(), cwd),
-                }
-                let after = After {
-                    placeholders: Vec::new(),
-                    masked: plan.masked,
-                    guard: Some(guard),
-                    started: None,
-                    _sources: None,
-                };
-                (c, after)
-            }
-            _ => {
-                let mut c = std::process::Command::new(&program[0]);
-                c.args(&program[1..]);
-                (c, After::default())
-            }
-        };
-        command.current_dir(cwd);
-        if self.is_active() {
-            command.env("TMPDIR", self.tmp.path());
-        }
-        let mut after = after;
-        after.started = Some(std::time::Instant::now());
-        Wrapped { command, after }
-    }
-
     /// After the command: placeholders removed, protected paths it created undone (and,
     /// in Tier B, protected files put back), and the `<sandbox_violations>` block for
     /// its output (`None` when there is nothing to report).
@@ -312,27 +260,16 @@ impl Sandbox {
         Some(format!("<sandbox_violations>\n{}\n</sandbox_violations>", lines.join("\n")))
     }
 
-    /// Tier B's confinement for the roots, made once.
-    fn in_process(&self, filter: FilterOptions) -> Result<std::sync::Arc<inprocess::InProcess>, SandboxError> {
-        if let Some(confine) = self.in_process.get() {
-            return Ok(confine.clone());
-        }
-        let mut roots = self.roots.clone();
-        roots.push(self.tmp.path().to_path_buf());
-        let confine = inprocess::InProcess::new(&roots, filter)?;
-        Ok(self.in_process.get_or_init(|| confine).clone())
-    }
-
     /// One line for the user and the model: the tier and what it enforces.
     pub fn summary(&self) -> String {
         if !self.config.enabled {
             return "sandbox: off".into();
         }
-        match &self.probe.tier {
+        match &self.probe().tier {
             Tier::A { version, .. } => format!(
                 "sandbox: on (tier A: bubblewrap {version}, seccomp{}) — writes only in the workspace and the session \
                  temp dir, protected paths read-only, denied reads masked, no network",
-                landlock_note(self.probe.landlock_abi)
+                landlock_note(self.probe().landlock_abi)
             ),
             Tier::B { landlock_abi } => format!(
                 "sandbox: on (tier B: Landlock ABI {landlock_abi}, seccomp; no user namespaces) — writes only in the \

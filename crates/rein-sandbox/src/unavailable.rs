@@ -22,8 +22,15 @@ pub mod seccomp {
 }
 
 pub mod landlock_rules {
+    use super::unavailable;
+    use crate::SandboxError;
+
     pub fn abi_version() -> i64 {
         0
+    }
+
+    pub fn restrict_to_own_processes() -> Result<(), SandboxError> {
+        Err(unavailable("Landlock"))
     }
 }
 

@@ -46,27 +46,37 @@ pub fn config(opts: &Options, settings: &Settings, cwd: &Path, home: Option<&Pat
     config
 }
 
-/// The session's sandbox, when one is configured. Fails (with the missing pieces named)
-/// when `failIfUnavailable` is set and no tier works; warns once when commands will run
-/// unsandboxed.
+/// The session's sandbox. Made whether or not the person turned it on: what rein allows
+/// by its own judgement runs inside it either way (the host is looked at only when the
+/// first such command runs, unless the sandbox is on). Fails (with the missing pieces
+/// named) when `failIfUnavailable` is set and no tier works; warns once when the
+/// person's commands will run unsandboxed. `None` only when rein cannot find itself to
+/// run as the helper.
 pub fn setup(
     config: SandboxConfig,
     policy: &Policy,
     forced: Option<char>,
     notices: &mut Vec<String>,
 ) -> crate::Result<Option<Arc<Sandbox>>> {
-    if !config.enabled {
-        return Ok(None);
-    }
-    let exe = std::env::current_exe().context("cannot find the rein binary for the sandbox helper")?;
-    for ignored in &config.ignored {
-        notices.push(format!("sandbox: ignored {ignored}"));
+    let enabled = config.enabled;
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(e) if !enabled => {
+            tracing::warn!(error = %e, "no sandbox helper: rein's own allowances are not confined");
+            return Ok(None);
+        }
+        Err(e) => return Err(e).context("cannot find the rein binary for the sandbox helper"),
+    };
+    if enabled {
+        for ignored in &config.ignored {
+            notices.push(format!("sandbox: ignored {ignored}"));
+        }
     }
     let sandbox = Sandbox::new(config, &policy.roots, exe.clone(), forced)?;
-    if sandbox.roots().iter().any(|r| exe.starts_with(r)) {
+    if enabled && sandbox.roots().iter().any(|r| exe.starts_with(r)) {
         notices.push("warning: the rein binary lies inside a writable root; a command could replace the helper".into());
     }
-    if !sandbox.is_active() {
+    if enabled && !sandbox.is_active() {
         notices.push(format!("warning: {}", sandbox.summary()));
     }
     Ok(Some(Arc::new(sandbox)))

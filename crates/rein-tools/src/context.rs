@@ -83,6 +83,12 @@ pub struct ToolContext {
     /// The persistent memory's directory: the file tools may write the Markdown files
     /// directly in it, outside the workspace too.
     pub memory_dir: Option<PathBuf>,
+    /// What the permission decision granted this call (a shell command runs with these
+    /// powers); set by the chain just before the call runs.
+    pub grant: rein_effects::Grant,
+    /// Set when the call is to be tried first (Bash): it runs where it can change
+    /// nothing and leaves what it did here, for the permission stage to keep or drop.
+    pub trial: Option<crate::TrialSlot>,
 }
 
 /// The session shell's directory, shared by every clone of a context.
@@ -142,6 +148,8 @@ impl ToolContext {
             shell_dir: ShellDir::default(),
             digest: None,
             memory_dir: None,
+            grant: rein_effects::Grant::User,
+            trial: None,
         }
     }
 

@@ -25,7 +25,8 @@ mod workspace;
 pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{
     Bash, BashOutput, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, STRUCTURED_OUTPUT, StructuredOutput,
-    Todo, TodoStatus, TodoWrite, WebFetch, Write, register_builtins, register_builtins_sandboxed, set_bash_timeouts,
+    Todo, TodoStatus, TodoWrite, TrialSlot, Tried, WebFetch, Write, register_builtins, register_builtins_sandboxed,
+    set_bash_timeouts,
 };
 pub use checkpoints::{FileCheckpoints, RewindError};
 pub use compact_schema::compact_for_model;

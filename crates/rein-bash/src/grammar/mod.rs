@@ -125,6 +125,9 @@ fn fed(cmd: &Command, m: Option<(Kind, Model)>) -> Option<(Kind, Model)> {
 fn compute(cmd: &Command) -> Option<(Kind, Model)> {
     let program = cmd.program()?;
     let args = &cmd.words[1..];
+    if wrong_on_purpose(program) {
+        return Some((Kind::Reader, Model::Complete(Reading::default())));
+    }
     if let Some(m) = special::model(program, args) {
         return Some((Kind::Reader, m));
     }
@@ -136,6 +139,14 @@ fn compute(cmd: &Command) -> Option<(Kind, Model)> {
     }
     let spec = tables::program(program)?;
     Some((Kind::Reader, getopt::parse(spec, args)))
+}
+
+/// Debug builds only, for the tests that prove the sandbox contains a wrong judgement:
+/// the programs `REIN_TEST_WRONG_READ_ONLY` names (comma-separated) are taken for
+/// read-only readers of nothing. A release build has no such switch.
+fn wrong_on_purpose(program: &str) -> bool {
+    cfg!(debug_assertions)
+        && std::env::var("REIN_TEST_WRONG_READ_ONLY").is_ok_and(|list| list.split(',').any(|p| p == program))
 }
 
 /// Every program rein has a table for (for tests and `rein permissions check`).

@@ -22,6 +22,7 @@ mod context;
 mod definition_hooks;
 mod demo;
 mod doctor;
+mod enforced_allow;
 mod environment_facts;
 mod executor;
 mod failures;

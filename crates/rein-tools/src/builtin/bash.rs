@@ -7,8 +7,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shell::{Ending, Shell};
+use super::shell::{Ending, Limits, Shell};
 use crate::{Confinement, Effects, RuleKind, ShellCommand, Tool, ToolContext, ToolError, ToolOutput};
+use rein_effects::Grant;
+use rein_sandbox::Profile;
 
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
@@ -78,6 +80,27 @@ impl Bash {
             return Confinement::None;
         }
         Confinement::Sandboxed
+    }
+}
+
+impl Bash {
+    /// The powers this call runs with (`None`: unconfined). What the person allowed runs
+    /// where their setup says: in their sandbox when it is on and the call does not
+    /// leave it. What rein allowed by its own judgement runs with only the powers that
+    /// judgement covered, sandbox on or off — except on a host where nothing can
+    /// confine a command, where the judgement is trusted (and the person was told the
+    /// sandbox is unavailable when they asked for it).
+    fn profile(&self, input: &BashInput, grant: Grant, analysed: impl FnOnce() -> ShellCommand) -> Option<Profile> {
+        let sandbox = self.shell.sandbox.as_ref()?;
+        let configured = (self.confinement(input, analysed) == Confinement::Sandboxed).then_some(Profile::Configured);
+        if grant == Grant::User || !sandbox.can_enforce() {
+            return configured;
+        }
+        Some(match grant {
+            Grant::ReadOnly => Profile::ReadOnly,
+            Grant::Edits => Profile::Workspace { network: false },
+            _ => configured.unwrap_or(Profile::Workspace { network: true }),
+        })
     }
 }
 
@@ -169,11 +192,14 @@ impl Tool for Bash {
             let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
             ShellCommand::new(&input.command, &cwd, ctx.home.as_deref())
         };
-        let confined = self.confinement(&input, analysed) == Confinement::Sandboxed;
+        let profile = self.profile(&input, ctx.grant, analysed);
         if input.run_in_background == Some(true) {
+            if ctx.trial.is_some() {
+                return Err(ToolError::new("a background command is not tried first"));
+            }
             let id = self
                 .shell
-                .spawn_background(&ctx.cwd, &input.command, confined)
+                .spawn_background(&ctx.cwd, &input.command, profile)
                 .map_err(|e| ToolError::new(format!("cannot start bash: {e}")))?;
             return Ok(ToolOutput::text(format!(
                 "Started in the background as {id}. Read its output with TaskOutput, stop it with TaskStop."
@@ -182,11 +208,24 @@ impl Tool for Bash {
         let (default_ms, max_ms) = timeouts();
         let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
         let spill = crate::spilling::new_file(ctx, "Bash");
-        let (output, ending) = self
-            .shell
-            .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, confined, &spill)
-            .await
-            .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?;
+        let (output, ending) = if let Some(slot) = &ctx.trial {
+            // Tried first: run where it can change nothing; the permission stage decides
+            // what becomes of what it did.
+            let limits = Limits { timeout, abort: &ctx.abort, limit: MAX_OUTPUT_CHARS, spill: &spill };
+            self.shell
+                .try_first(&ctx.cwd, &input.command, limits, slot)
+                .await
+                .map_err(|e| ToolError::new(format!("cannot try bash: {e}")))?;
+            match slot.peek_output() {
+                Some(ran) => ran,
+                None => return Err(ToolError::new("the command could not be tried")),
+            }
+        } else {
+            self.shell
+                .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, profile, &spill)
+                .await
+                .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?
+        };
         // The whole output, when only its preview goes to the model, is there for hooks.
         let saved = spill.is_file().then_some(spill);
         if let Some(dir) = self.shell.current_dir() {

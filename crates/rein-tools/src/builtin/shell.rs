@@ -46,7 +46,7 @@ const STATE_END: &str = "# rein: end of state\n";
 /// to the command as [`STATE_FD`] and [`CWD_FD`], taken as the state only when the save
 /// finished. The files are reused (one pair per slot, more slots than commands run at
 /// once), so that a command costs the filesystem no new file.
-pub(super) struct Saving {
+pub(crate) struct Saving {
     state: PathBuf,
     cwd: PathBuf,
     fds: [std::os::fd::OwnedFd; 2],
@@ -95,7 +95,7 @@ impl Saving {
 
     /// The command ended: a state saved whole becomes the shell's (copied into rein's
     /// own state files, which only rein writes).
-    fn adopt(self, into: &Path) {
+    pub(super) fn adopt(self, into: &Path) {
         let Ok(state) = std::fs::read(&self.state) else { return };
         if !state.ends_with(STATE_END.as_bytes()) {
             return;
@@ -109,6 +109,7 @@ impl Saving {
 }
 
 /// How a foreground command ended.
+#[derive(Debug, Clone)]
 pub enum Ending {
     Exited(Option<i32>),
     TimedOut,
@@ -178,7 +179,7 @@ impl Shell {
         })
     }
 
-    fn state_file(&self) -> PathBuf {
+    pub(super) fn state_file(&self) -> PathBuf {
         self.dir.path().join("state.sh")
     }
 
@@ -268,12 +269,28 @@ impl Shell {
         cwd: &Path,
         command: &str,
         save: bool,
-        confined: bool,
+        profile: Option<rein_sandbox::Profile>,
     ) -> std::io::Result<(tokio::process::Command, Option<rein_sandbox::After>, Option<Saving>)> {
+        self.command_as(cwd, command, save, How::Profile(profile))
+    }
+
+    /// [`command`](Self::command), or the command as a trial.
+    fn command_as(
+        &self,
+        cwd: &Path,
+        command: &str,
+        save: bool,
+        how: How,
+    ) -> std::io::Result<(tokio::process::Command, Option<rein_sandbox::After>, Option<Saving>)> {
+        let profile = match how {
+            How::Profile(p) => p,
+            How::Trial => Some(rein_sandbox::Profile::ReadOnly),
+        };
+        let trial = matches!(how, How::Trial);
         self.baseline.get_or_init(|| {
             std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
         });
-        let escaping = self.sandboxed() && !confined;
+        let escaping = self.sandboxed() && profile.is_none();
         let (state, start, save) = if escaping {
             (PathBuf::new(), self.current_dir().filter(|d| d.is_dir()).unwrap_or_else(|| cwd.to_path_buf()), false)
         } else {
@@ -293,11 +310,17 @@ impl Shell {
             self.env_file.get().map(|p| p.as_os_str().to_os_string()).unwrap_or_default(),
         ];
         let (mut cmd, after) = match &self.sandbox {
-            Some(sandbox) if confined && sandbox.is_active() => {
+            Some(sandbox) if trial => {
                 let keep = if save { &[STATE_FD, CWD_FD][..] } else { &[] };
-                let w = sandbox.wrap(&argv, &start, keep);
+                let w = sandbox.wrap_trial(&argv, &start, keep).map_err(std::io::Error::other)?;
                 (tokio::process::Command::from(w.command), Some(w.after))
             }
+            Some(sandbox) if let Some(profile) = profile => {
+                let keep = if save { &[STATE_FD, CWD_FD][..] } else { &[] };
+                let w = sandbox.wrap_as(profile, &argv, &start, keep);
+                (tokio::process::Command::from(w.command), Some(w.after))
+            }
+            None if trial => return Err(std::io::Error::other("no sandbox to try the command in")),
             _ => {
                 let mut c = tokio::process::Command::new(&argv[0]);
                 c.args(&argv[1..]).current_dir(&start);
@@ -348,47 +371,82 @@ impl Shell {
         timeout: Duration,
         abort: &CancellationToken,
         limit: usize,
-        confined: bool,
+        profile: Option<rein_sandbox::Profile>,
         spill: &Path,
     ) -> std::io::Result<(String, Ending)> {
+        let limits = Limits { timeout, abort, limit, spill };
+        let ran = self.run_as(cwd, command, How::Profile(profile), limits).await?;
+        if let Some(saving) = ran.saving {
+            saving.adopt(&self.state_file());
+        }
+        let mut output = ran.output;
+        // What the sandbox refused, in the form the model is told about.
+        if let Some(block) = self.finish(ran.after, &output) {
+            if !output.is_empty() && !output.ends_with('\n') {
+                output.push('\n');
+            }
+            output.push_str(&block);
+        }
+        Ok((output, ran.ending))
+    }
+
+    /// Run `command` once as it comes, or as a trial; the state it saved is not yet
+    /// adopted and its sandbox's after-step not yet taken.
+    pub(super) async fn run_as(&self, cwd: &Path, command: &str, how: How, limits: Limits<'_>) -> std::io::Result<Ran> {
+        let trial = matches!(how, How::Trial);
         let (reader, writer) = std::io::pipe()?;
-        let (mut cmd, after, saving) = self.command(cwd, command, true, confined)?;
+        let (mut cmd, after, saving) = self.command_as(cwd, command, true, how)?;
         cmd.stdout(Stdio::from(writer.try_clone()?)).stderr(Stdio::from(writer));
         let mut child = cmd.spawn()?;
         // Our copies of the write end must close, or the reader never sees EOF.
         drop(cmd);
         // Killed when the command ends, and also if this future is dropped mid-way.
         let mut group = crate::GroupGuard::new(child.id());
-        let sink = Arc::new(Mutex::new(Sink::Memory(Spilling::new(limit, spill))));
+        let sink = Arc::new(Mutex::new(Sink::Memory(Spilling::new(limits.limit, limits.spill))));
         let collecting = sink.clone();
         let collector = tokio::task::spawn_blocking(move || collect(reader, &collecting));
+        // A trial is never moved to the background: what it did is still to be decided.
+        let detach = async { if trial { std::future::pending::<()>().await } else { self.detach.notified().await } };
         let ending = tokio::select! {
             status = child.wait() => Ending::Exited(status?.code()),
-            _ = tokio::time::sleep(timeout) => Ending::TimedOut,
-            _ = abort.cancelled() => Ending::Cancelled,
-            _ = self.detach.notified() => {
+            _ = tokio::time::sleep(limits.timeout) => Ending::TimedOut,
+            _ = limits.abort.cancelled() => Ending::Cancelled,
+            _ = detach => {
                 // It runs on as a job; the collector now writes to the job's log.
                 let id = self.adopt(command, child, group, &sink, after)?;
-                return Ok((String::new(), Ending::Backgrounded(id)));
+                return Ok(Ran { output: String::new(), ending: Ending::Backgrounded(id), saving: None, after: None });
             }
         };
         // Kill the whole group: on timeout and cancel, and to end anything the command
         // left running that would hold the pipe open (a daemon, `sleep 100 &`).
         group.kill();
         let _ = child.wait().await;
-        if let Some(saving) = saving {
-            saving.adopt(&self.state_file());
-        }
-        let mut output = collector.await.map_err(std::io::Error::other)?.for_model();
-        // What the sandbox refused, in the form the model is told about.
-        if let Some(block) = self.finish(after, &output) {
-            if !output.is_empty() && !output.ends_with('\n') {
-                output.push('\n');
-            }
-            output.push_str(&block);
-        }
-        Ok((output, ending))
+        let output = collector.await.map_err(std::io::Error::other)?.for_model();
+        Ok(Ran { output, ending, saving, after })
     }
+}
+
+/// How a command runs: with a profile's powers (`None`: unconfined), or as a trial.
+pub(super) enum How {
+    Profile(Option<rein_sandbox::Profile>),
+    Trial,
+}
+
+/// The bounds of one foreground command.
+pub(super) struct Limits<'a> {
+    pub(super) timeout: Duration,
+    pub(super) abort: &'a CancellationToken,
+    pub(super) limit: usize,
+    pub(super) spill: &'a Path,
+}
+
+/// A foreground command that ended (or went to the background).
+pub(super) struct Ran {
+    pub(super) output: String,
+    pub(super) ending: Ending,
+    /// The state it saved, to adopt when its result is kept.
+    pub(super) saving: Option<Saving>,
+    pub(super) after: Option<rein_sandbox::After>,
 }
 
 impl Drop for Shell {

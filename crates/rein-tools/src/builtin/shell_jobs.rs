@@ -88,11 +88,16 @@ impl Shell {
     }
 
     /// Start `command` in the background, its output going to a file; returns its id.
-    pub fn spawn_background(&self, cwd: &Path, command: &str, confined: bool) -> std::io::Result<String> {
+    pub fn spawn_background(
+        &self,
+        cwd: &Path,
+        command: &str,
+        profile: Option<rein_sandbox::Profile>,
+    ) -> std::io::Result<String> {
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
         let output = self.dir.path().join(format!("{id}.log"));
         let file = std::fs::File::create(&output)?;
-        let (mut cmd, after, _) = self.command(cwd, command, false, confined)?;
+        let (mut cmd, after, _) = self.command(cwd, command, false, profile)?;
         cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
         let child = cmd.spawn()?;
         // Registered so that a second interrupt kills it too; the job owns its guard.

@@ -1,0 +1,287 @@
+//! Tried first: a command rein cannot fully model runs once where it can change nothing —
+//! a copy-on-write view (overlayfs) of the workspace and the home directory, no network,
+//! denied reads masked, the host's processes out of reach — and what it did is read back
+//! from the view's upper layers: the files it added, changed and removed, and whether it
+//! tried the network. The person is then asked only about that; "yes" applies exactly
+//! those changes ([`Trial::apply`]) and the command never runs a second time.
+//!
+//! The overlays are mounted in a user and mount namespace of rein's own, made between
+//! fork and exec of bubblewrap, which then builds the usual jail on top (bubblewrap
+//! 0.8 has no overlay of its own). Tier A only.
+
+use std::ffi::CString;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+
+mod changes;
+
+pub use changes::{Change, ChangeKind};
+
+use crate::plan::Plan;
+use crate::{After, Sandbox, Wrapped, bwrap, detect::Tier, helper::HelperArgs};
+
+/// One overlaid directory: the host directory and its layers in the trial's directory.
+#[derive(Debug)]
+struct Layer {
+    path: PathBuf,
+    upper: PathBuf,
+    work: PathBuf,
+}
+
+/// The trial of one command, while it runs.
+#[derive(Debug)]
+pub struct TrialDir {
+    /// Removed (with the layers) when the trial is dropped.
+    dir: tempfile::TempDir,
+    layers: Vec<Layer>,
+    /// Where the helper reports the jail's network counters.
+    report: std::os::fd::OwnedFd,
+    /// The workspace roots and the protected paths of the plan, to label changes.
+    roots: Vec<PathBuf>,
+    existing: std::collections::BTreeSet<PathBuf>,
+}
+
+/// What a tried command did.
+#[derive(Debug)]
+pub struct Trial {
+    pub changes: Vec<Change>,
+    /// It sent (or tried to send) an IP packet: the jail has no network, so its result
+    /// is not what it would do.
+    pub network: bool,
+    dir: TrialDir,
+}
+
+/// The descriptor the helper writes the network report to.
+const REPORT_FD: i32 = 73;
+
+impl Sandbox {
+    /// Whether commands can be tried first here: Tier A, and the layers' paths are ones
+    /// overlayfs can name.
+    pub fn can_try(&self) -> bool {
+        matches!(self.probe().tier, Tier::A { .. }) && self.layers_of().is_some()
+    }
+
+    /// The directories a trial overlays: the workspace roots and the home directory,
+    /// none inside another, never `/` or a path overlayfs options cannot carry.
+    fn layers_of(&self) -> Option<Vec<PathBuf>> {
+        let mut dirs: Vec<PathBuf> = self.roots.clone();
+        dirs.extend(self.config_home());
+        dirs.sort();
+        dirs.dedup();
+        let mut out: Vec<PathBuf> = Vec::new();
+        for d in dirs {
+            if d == Path::new("/") || d.to_str().is_none_or(|s| s.contains([',', ':', '\\', '\n'])) {
+                return None;
+            }
+            if !out.iter().any(|o| d.starts_with(o)) {
+                out.push(d);
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    fn config_home(&self) -> Option<PathBuf> {
+        std::env::var_os("HOME").map(PathBuf::from).and_then(|h| std::fs::canonicalize(h).ok())
+    }
+
+    /// `program args…` ready to run as a trial in `cwd`, and the trial to read back with
+    /// [`finish_trial`](Self::finish_trial). An error when this host cannot try it.
+    pub fn wrap_trial(&self, program: &[std::ffi::OsString], cwd: &Path, keep: &[i32]) -> Result<Wrapped, String> {
+        let Tier::A { bwrap, .. } = &self.probe().tier else { return Err("no tier A here".into()) };
+        let layer_paths = self.layers_of().ok_or("the workspace cannot be overlaid")?;
+        let dir = tempfile::Builder::new()
+            .prefix("trial-")
+            .tempdir_in(self.tmp.path().parent().unwrap_or(Path::new("/tmp")))
+            .map_err(|e| e.to_string())?;
+        let mut layers = Vec::new();
+        for (i, path) in layer_paths.into_iter().enumerate() {
+            let (upper, work) = (dir.path().join(format!("u{i}")), dir.path().join(format!("w{i}")));
+            std::fs::create_dir(&upper).and_then(|_| std::fs::create_dir(&work)).map_err(|e| e.to_string())?;
+            layers.push(Layer { path, upper, work });
+        }
+        // The plan's masks over the overlaid roots; everything in the layers writable
+        // (copy-on-write: what it changes is shown, never applied unasked).
+        let c = &self.config;
+        let mut roots: Vec<PathBuf> = layers.iter().map(|l| l.path.clone()).collect();
+        roots.push(self.tmp.path().to_path_buf());
+        let full = Plan::new(&self.roots, &c.allow_write, &c.deny_write, &c.deny_read, &c.allow_read);
+        let masks = Plan::new(&roots, &[], &[], &c.deny_read, &c.allow_read);
+        let plan = Plan { write_roots: roots, masked: masks.masked, unmasked: masks.unmasked, ..Plan::default() };
+        // Only the temp directory and the re-allowed reads come from descriptors: the
+        // layers are bound by path, which resolves to the overlay mounted there.
+        let opened = Plan {
+            write_roots: vec![self.tmp.path().to_path_buf()],
+            unmasked: plan.unmasked.clone(),
+            ..Plan::default()
+        };
+        let sources = bwrap::Sources::open(&opened).map_err(|e| e.to_string())?;
+        let (read, write) = std::io::pipe().map_err(|e| e.to_string())?;
+        let mut command = std::process::Command::new(bwrap);
+        let uid = crate::rustix_uid();
+        // SAFETY: getgid cannot fail.
+        let gid = unsafe { libc::getgid() };
+        command.args(["--uid", &uid.to_string(), "--gid", &gid.to_string()]);
+        command.args(bwrap::args(&plan, cwd, &sources, bwrap::Shared::default())).arg("--").arg(&self.helper);
+        let helper = HelperArgs {
+            filter: self.filter(),
+            proxy: None,
+            keep: keep.to_vec(),
+            scoped: false,
+            net_report: Some(REPORT_FD),
+            command: program.to_vec(),
+        };
+        command.args(helper.to_args());
+        let mounts = Mounts::new(&layers, uid, gid)?;
+        let mut inherit = sources.raw();
+        let write = std::os::fd::OwnedFd::from(write);
+        let write_raw = std::os::fd::AsRawFd::as_raw_fd(&write);
+        inherit.push(write_raw);
+        // SAFETY: between fork and exec only system calls on memory prepared before the
+        // fork (the mount strings, the descriptors).
+        unsafe {
+            command.pre_exec(move || {
+                mounts.enter()?;
+                for fd in &inherit {
+                    if libc::fcntl(*fd, libc::F_SETFD, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                if libc::dup2(write_raw, REPORT_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        command.current_dir(cwd).env("TMPDIR", self.tmp.path());
+        // rein's copy of the write end closes before the report is read.
+        let write_keep = write;
+        let trial = TrialDir { dir, layers, report: read.into(), roots: self.roots.clone(), existing: full.existing };
+        let mut after = After::default();
+        after.masked = plan.masked;
+        after.started = Some(std::time::Instant::now());
+        after._sources = Some(sources);
+        after.trial = Some((trial, Some(write_keep)));
+        Ok(Wrapped { command, after })
+    }
+
+    /// The command ended: what it changed and whether it tried the network.
+    pub fn finish_trial(&self, mut after: After) -> Option<Trial> {
+        let (dir, _write) = after.trial.take()?;
+        drop(_write);
+        let network = read_report(&dir.report);
+        let changes = changes::collect(&dir);
+        Some(Trial { changes, network, dir })
+    }
+}
+
+/// The helper's report: the jail's IP counters after the command (any packet sent or
+/// refused for want of a route).
+fn read_report(fd: &std::os::fd::OwnedFd) -> bool {
+    use std::io::Read as _;
+    let Ok(dup) = fd.try_clone() else { return true };
+    let mut text = String::new();
+    let mut file = std::fs::File::from(dup);
+    // The helper wrote before it exited; nothing (a killed helper) counts as a try.
+    if file.read_to_string(&mut text).is_err() {
+        return true;
+    }
+    text.trim() != "0"
+}
+
+impl Trial {
+    /// Whether the person must be asked: any change, or a try of the network.
+    pub fn changed_nothing(&self) -> bool {
+        self.changes.is_empty() && !self.network
+    }
+
+    /// Changes outside the workspace roots, or to protected paths in them.
+    pub fn outside_or_protected(&self) -> Vec<&Change> {
+        self.changes.iter().filter(|c| !c.inside_workspace || c.protected).collect()
+    }
+
+    /// Make exactly these changes on the host. Stops at the first that fails, saying
+    /// which; those before it stay made.
+    pub fn apply(&self) -> Result<usize, String> {
+        changes::apply(&self.changes)
+    }
+
+    /// The layers' directory (for tests).
+    pub fn dir(&self) -> &Path {
+        self.dir.dir.path()
+    }
+}
+
+/// What the child does before bubblewrap starts: a user and mount namespace of its own
+/// (itself as root there, mapped to the person), private mounts, and an overlay on each
+/// layer. Every string is made before the fork.
+struct Mounts {
+    uid_map: CString,
+    gid_map: CString,
+    overlays: Vec<(CString, CString)>,
+}
+
+impl Mounts {
+    fn new(layers: &[Layer], uid: u32, gid: u32) -> Result<Mounts, String> {
+        let c = |s: String| CString::new(s).map_err(|e| e.to_string());
+        let mut overlays = Vec::new();
+        for l in layers {
+            let (lower, upper, work) = (l.path.display(), l.upper.display(), l.work.display());
+            let options = c(format!("lowerdir={lower},upperdir={upper},workdir={work},userxattr"))?;
+            overlays.push((c(l.path.display().to_string())?, options));
+        }
+        Ok(Mounts { uid_map: c(format!("0 {uid} 1\n"))?, gid_map: c(format!("0 {gid} 1\n"))?, overlays })
+    }
+
+    /// Between fork and exec: system calls only.
+    fn enter(&self) -> std::io::Result<()> {
+        let fail = std::io::Error::last_os_error;
+        // SAFETY: integer flags.
+        if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
+            return Err(fail());
+        }
+        write_file(c"/proc/self/setgroups", c"deny")?;
+        write_file(c"/proc/self/uid_map", &self.uid_map)?;
+        write_file(c"/proc/self/gid_map", &self.gid_map)?;
+        // SAFETY: valid C strings and flags; no mount propagates back to the host.
+        if unsafe {
+            libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            )
+        } != 0
+        {
+            return Err(fail());
+        }
+        for (target, options) in &self.overlays {
+            // SAFETY: valid C strings.
+            let rc = unsafe {
+                libc::mount(c"overlay".as_ptr(), target.as_ptr(), c"overlay".as_ptr(), 0, options.as_ptr().cast())
+            };
+            if rc != 0 {
+                return Err(fail());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Write `text` to `path` with system calls only.
+fn write_file(path: &std::ffi::CStr, text: &std::ffi::CStr) -> std::io::Result<()> {
+    // SAFETY: a valid C string and flags.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let bytes = text.to_bytes();
+    // SAFETY: a valid buffer of its length.
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    // SAFETY: the descriptor just opened.
+    unsafe { libc::close(fd) };
+    if n != bytes.len() as isize {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! What a tried command changed, read from the overlays' upper layers, and how those
+//! changes are made on the host when the person says yes.
+//!
+//! In an upper layer (userxattr mode): a character device 0/0 is a removal (a
+//! "whiteout"); a directory marked `user.overlay.opaque` replaced the one below it
+//! whole; any other entry was added or copied up — copied up also when only its times
+//! changed, so a file whose bytes and mode are the lower one's is no change.
+
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use super::TrialDir;
+
+/// How a path changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Removed,
+}
+
+impl ChangeKind {
+    pub fn letter(self) -> char {
+        match self {
+            ChangeKind::Added => 'A',
+            ChangeKind::Modified => 'M',
+            ChangeKind::Removed => 'D',
+        }
+    }
+}
+
+/// One changed path.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub path: PathBuf,
+    pub kind: ChangeKind,
+    pub is_dir: bool,
+    /// Inside a workspace root.
+    pub inside_workspace: bool,
+    /// A protected path (hooks, git config, shell start-up files, …) or inside one.
+    pub protected: bool,
+    /// The new content's file in the upper layer (not for removals).
+    source: Option<PathBuf>,
+    /// A symbolic link's target.
+    pub link: Option<PathBuf>,
+}
+
+impl Change {
+    /// The old and new text of a changed or added text file (for a diff), when both are
+    /// text and small.
+    pub fn texts(&self) -> Option<(String, String)> {
+        const MAX: u64 = 256 * 1024;
+        let source = self.source.as_ref()?;
+        if self.is_dir || self.link.is_some() || std::fs::metadata(source).ok()?.len() > MAX {
+            return None;
+        }
+        let new = String::from_utf8(std::fs::read(source).ok()?).ok()?;
+        let old = match self.kind {
+            ChangeKind::Added => String::new(),
+            _ => {
+                if std::fs::metadata(&self.path).ok()?.len() > MAX {
+                    return None;
+                }
+                String::from_utf8(std::fs::read(&self.path).ok()?).ok()?
+            }
+        };
+        Some((old, new))
+    }
+}
+
+/// Every change in the trial's layers, parents before children.
+pub(super) fn collect(dir: &TrialDir) -> Vec<Change> {
+    let mut out = Vec::new();
+    for layer in &dir.layers {
+        walk(dir, &layer.upper, &layer.path, &mut out, Depth { n: 0, fresh: false });
+    }
+    out
+}
+
+fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: Option<PathBuf>) -> Change {
+    let inside_workspace = dir.roots.iter().any(|r| path.starts_with(r));
+    let protected = dir.existing.iter().any(|p| path.starts_with(p))
+        || path
+            .ancestors()
+            .take_while(|a| dir.roots.iter().any(|r| a.starts_with(r)))
+            .any(crate::plan::is_protected_name)
+        || !inside_workspace && path.ancestors().any(crate::plan::is_protected_name);
+    let link = source.as_ref().and_then(|s| std::fs::read_link(s).ok());
+    Change { path, kind, is_dir, inside_workspace, protected, source, link }
+}
+
+/// How deep a walk is, and whether what lies below it on the host no longer counts (a
+/// directory that replaced the host's whole, or a new one).
+#[derive(Clone, Copy)]
+struct Depth {
+    n: usize,
+    fresh: bool,
+}
+
+fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth: Depth) {
+    let Ok(entries) = std::fs::read_dir(upper) else { return };
+    let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
+    names.sort();
+    for name in &names {
+        let (up, real) = (upper.join(name), host.join(name));
+        let Ok(meta) = std::fs::symlink_metadata(&up) else { continue };
+        let below = if depth.fresh { None } else { std::fs::symlink_metadata(&real).ok() };
+        let ft = meta.file_type();
+        if ft.is_char_device() && meta.rdev() == 0 {
+            if let Some(b) = below {
+                out.push(label(dir, real, ChangeKind::Removed, b.is_dir(), None));
+            }
+            continue;
+        }
+        if ft.is_dir() {
+            let opaque = is_opaque(&up);
+            match &below {
+                Some(b) if b.is_dir() && !opaque => {
+                    if b.permissions().mode() != meta.permissions().mode() {
+                        out.push(label(dir, real.clone(), ChangeKind::Modified, true, Some(up.clone())));
+                    }
+                }
+                Some(b) => {
+                    out.push(label(dir, real.clone(), ChangeKind::Removed, b.is_dir(), None));
+                    out.push(label(dir, real.clone(), ChangeKind::Added, true, Some(up.clone())));
+                }
+                None => out.push(label(dir, real.clone(), ChangeKind::Added, true, Some(up.clone()))),
+            }
+            let fresh = depth.fresh || opaque || !below.as_ref().is_some_and(|b| b.is_dir());
+            if depth.n < 64 {
+                walk(dir, &up, &real, out, Depth { n: depth.n + 1, fresh });
+            }
+            continue;
+        }
+        let kind = match &below {
+            None => ChangeKind::Added,
+            Some(b) if same_content(&up, &meta, &real, b) => continue,
+            Some(_) => ChangeKind::Modified,
+        };
+        if let (ChangeKind::Modified, Some(b)) = (kind, &below)
+            && b.is_dir()
+        {
+            out.push(label(dir, real.clone(), ChangeKind::Removed, true, None));
+            out.push(label(dir, real, ChangeKind::Added, false, Some(up)));
+            continue;
+        }
+        out.push(label(dir, real, kind, false, Some(up)));
+    }
+}
+
+/// `user.overlay.opaque` is `y`: the directory replaced the one below it whole.
+fn is_opaque(path: &Path) -> bool {
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else { return false };
+    let mut value = [0u8; 4];
+    // SAFETY: valid C strings and a buffer of its length.
+    let n =
+        unsafe { libc::lgetxattr(c.as_ptr(), c"user.overlay.opaque".as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    n >= 1 && value[0] == b'y'
+}
+
+/// A copy-up whose bytes, kind and mode are the lower file's (only its times changed).
+fn same_content(up: &Path, up_meta: &std::fs::Metadata, real: &Path, real_meta: &std::fs::Metadata) -> bool {
+    let (a, b) = (up_meta.file_type(), real_meta.file_type());
+    if a.is_symlink() || b.is_symlink() {
+        return a.is_symlink() && b.is_symlink() && std::fs::read_link(up).ok() == std::fs::read_link(real).ok();
+    }
+    if !a.is_file() || !b.is_file() || up_meta.len() != real_meta.len() || up_meta.mode() != real_meta.mode() {
+        return false;
+    }
+    match (std::fs::read(up), std::fs::read(real)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// Make `changes` on the host, in order (removals of a path before what replaces it,
+/// parents before children). Never through a link: every write goes through the parent
+/// opened with no link followed.
+pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
+    let mut done = 0;
+    for c in changes {
+        let fail = |e: std::io::Error| format!("{}: {e} ({done} of {} changes made)", c.path.display(), changes.len());
+        match (c.kind, &c.source) {
+            (ChangeKind::Removed, _) => {
+                if std::fs::symlink_metadata(&c.path).is_ok() && !crate::nofollow::remove(&c.path) {
+                    return Err(fail(std::io::Error::other("could not remove it")));
+                }
+            }
+            (_, Some(source)) if c.is_dir => {
+                let mode = std::fs::metadata(source).map(|m| m.mode()).unwrap_or(0o755);
+                match std::fs::symlink_metadata(&c.path) {
+                    Ok(m) if m.is_dir() => {}
+                    _ => std::fs::create_dir(&c.path).map_err(fail)?,
+                }
+                std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode & 0o7777)).map_err(fail)?;
+            }
+            (_, Some(_)) if c.link.is_some() => {
+                let target = c.link.as_deref().unwrap_or(Path::new(""));
+                if std::fs::symlink_metadata(&c.path).is_ok() {
+                    crate::nofollow::remove(&c.path);
+                }
+                std::os::unix::fs::symlink(target, &c.path).map_err(fail)?;
+            }
+            (_, Some(source)) => {
+                let bytes = std::fs::read(source).map_err(fail)?;
+                let mode = std::fs::metadata(source).map(|m| m.mode()).unwrap_or(0o644);
+                crate::nofollow::replace(&c.path, &bytes, mode).map_err(fail)?;
+            }
+            (_, None) => {}
+        }
+        done += 1;
+    }
+    Ok(done)
+}

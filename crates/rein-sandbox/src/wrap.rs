@@ -1,0 +1,197 @@
+//! One command wrapped for the tier at hand, with the powers of a [`Profile`]: the
+//! person's sandbox as they configured it, or the narrower walls rein puts around what it
+//! allowed by its own judgement (a command it judged read-only; acceptEdits' file
+//! commands; what the auto-mode judge let through). Those run confined whether or not the
+//! person turned the sandbox on: the judgement is enforced, not trusted.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+
+use crate::detect::Tier;
+use crate::helper::HelperArgs;
+use crate::platform::FilterOptions;
+use crate::{After, Plan, Sandbox, Wrapped, bwrap, guard, refused, relay};
+
+/// The powers a command runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// The person's sandbox as configured (unconfined when they turned it off).
+    Configured,
+    /// Nothing writable but the private temp directory, no network; other processes
+    /// visible where the kernel can keep them untouchable (Landlock scopes), hidden
+    /// otherwise.
+    ReadOnly,
+    /// The workspace roots writable (their protected paths held, denied reads masked);
+    /// with `network`, the network as the sandbox settings give it (all of it when the
+    /// person's sandbox is off), else none.
+    Workspace { network: bool },
+}
+
+/// How many profiles keep a Tier B ruleset.
+pub(crate) const PROFILES: usize = 4;
+
+impl Profile {
+    fn index(self) -> usize {
+        match self {
+            Profile::Configured => 0,
+            Profile::ReadOnly => 1,
+            Profile::Workspace { network: false } => 2,
+            Profile::Workspace { network: true } => 3,
+        }
+    }
+
+    /// Whether this profile confines at all, given the person's setting.
+    fn confines(self, enabled: bool) -> bool {
+        self != Profile::Configured || enabled
+    }
+}
+
+/// The network a Tier A command gets.
+enum Net {
+    None,
+    Proxy(PathBuf),
+    Host,
+}
+
+impl Sandbox {
+    /// `program args…` run in `cwd` inside the person's sandbox (unchanged when it is off
+    /// or unavailable). The command inherits descriptors 0–2 and those in `keep` (which
+    /// the caller places), no other.
+    pub fn wrap(&self, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
+        self.wrap_as(Profile::Configured, program, cwd, keep)
+    }
+
+    /// Like [`wrap`](Self::wrap), with the powers of `profile`. A profile of rein's own
+    /// on a host with no tier runs the command unconfined: the caller asks
+    /// [`can_enforce`](Self::can_enforce) first.
+    pub fn wrap_as(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
+        let tier = if profile.confines(self.config.enabled) { Some(self.probe().tier.clone()) } else { None };
+        let confined = matches!(tier, Some(Tier::A { .. } | Tier::B { .. }));
+        let mut wrapped = match tier {
+            Some(Tier::A { bwrap, .. }) => self.tier_a(profile, &bwrap, program, cwd, keep),
+            Some(Tier::B { .. }) => self.tier_b(profile, program, keep),
+            _ => {
+                let mut command = std::process::Command::new(&program[0]);
+                command.args(&program[1..]);
+                Ok(Wrapped { command, after: After::default() })
+            }
+        }
+        .unwrap_or_else(|why| refused(&why, cwd));
+        wrapped.command.current_dir(cwd);
+        if confined {
+            wrapped.command.env("TMPDIR", self.tmp.path());
+        }
+        wrapped.after.started = Some(std::time::Instant::now());
+        wrapped
+    }
+
+    /// The writable roots of `profile` (the private temp directory always among them).
+    fn roots_of(&self, profile: Profile) -> Vec<PathBuf> {
+        let mut roots = match profile {
+            Profile::ReadOnly => Vec::new(),
+            _ => self.roots.clone(),
+        };
+        roots.push(self.tmp.path().to_path_buf());
+        roots
+    }
+
+    /// The plan of `profile` now.
+    pub fn plan_as(&self, profile: Profile) -> Plan {
+        let c = &self.config;
+        Plan::new(&self.roots_of(profile), &c.allow_write, &c.deny_write, &c.deny_read, &c.allow_read)
+    }
+
+    fn net(&self, profile: Profile) -> Net {
+        let proxy = || self.proxy.as_ref().map_or(Net::None, |p| Net::Proxy(p.socket.clone()));
+        match profile {
+            Profile::Configured => proxy(),
+            Profile::ReadOnly | Profile::Workspace { network: false } => Net::None,
+            Profile::Workspace { network: true } if self.config.enabled => proxy(),
+            Profile::Workspace { network: true } => Net::Host,
+        }
+    }
+
+    pub(crate) fn filter(&self) -> FilterOptions {
+        FilterOptions { allow_unix_sockets: self.config.allow_all_unix_sockets, deny_ip_sockets: false }
+    }
+
+    fn tier_a(
+        &self,
+        profile: Profile,
+        bwrap: &Path,
+        program: &[OsString],
+        cwd: &Path,
+        keep: &[i32],
+    ) -> Result<Wrapped, String> {
+        let plan = self.plan_as(profile);
+        let guard = guard::Guard::before(&plan, false);
+        let sources = bwrap::Sources::open(&plan).map_err(|e| e.to_string())?;
+        let net = self.net(profile);
+        // A read-only command sees the host's processes (`ps` tells the truth) where
+        // Landlock can keep it from signalling or tracing them; elsewhere it gets a
+        // process namespace of its own.
+        let share_pids = profile == Profile::ReadOnly && self.probe().landlock_abi >= 6;
+        let shared = bwrap::Shared { net: matches!(net, Net::Host), pids: share_pids };
+        let mut c = std::process::Command::new(bwrap);
+        c.args(bwrap::args(&plan, cwd, &sources, shared)).arg("--").arg(&self.helper);
+        let raw = sources.raw();
+        // SAFETY: only `fcntl`, a system call, between fork and exec: bubblewrap
+        // inherits the sources (and its helper closes them for the command).
+        unsafe {
+            c.pre_exec(move || {
+                for fd in &raw {
+                    if libc::fcntl(*fd, libc::F_SETFD, 0) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+        let proxy = match net {
+            Net::Proxy(socket) => {
+                c.envs(relay::proxy_env());
+                Some(socket)
+            }
+            Net::None | Net::Host => None,
+        };
+        let helper = HelperArgs {
+            filter: self.filter(),
+            proxy,
+            keep: keep.to_vec(),
+            scoped: share_pids,
+            net_report: None,
+            command: program.to_vec(),
+        };
+        c.args(helper.to_args());
+        let mut after = After::default();
+        after.placeholders = plan.placeholders;
+        after.masked = plan.masked;
+        after.guard = Some(guard);
+        after._sources = Some(sources);
+        Ok(Wrapped { command: c, after })
+    }
+
+    fn tier_b(&self, profile: Profile, program: &[OsString], keep: &[i32]) -> Result<Wrapped, String> {
+        let plan = self.plan_as(profile);
+        let guard = guard::Guard::before(&plan, true);
+        let mut c = std::process::Command::new(&program[0]);
+        c.args(&program[1..]);
+        let network = !matches!(self.net(profile), Net::None) && !self.config.enabled;
+        let filter = FilterOptions { deny_ip_sockets: !network, ..self.filter() };
+        let slot = &self.in_process[profile.index()];
+        let confine = match slot.get() {
+            Some(c) => c.clone(),
+            None => {
+                let made = crate::platform::inprocess::InProcess::new(&self.roots_of(profile), filter)
+                    .map_err(|e| e.to_string())?;
+                slot.get_or_init(|| made).clone()
+            }
+        };
+        confine.attach(&mut c, keep);
+        let mut after = After::default();
+        after.masked = plan.masked;
+        after.guard = Some(guard);
+        Ok(Wrapped { command: c, after })
+    }
+}
