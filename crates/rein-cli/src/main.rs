@@ -36,6 +36,12 @@ use args::{Args, Command, OutputFormat};
 fn main() -> ExitCode {
     // The sandbox's helper stage: confine this process, then become the command.
     let argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // A trial's mount stage: the copy-on-write view, then bubblewrap.
+    if argv.get(1).is_some_and(|a| a == rein_sandbox::trial::STAGE_ARG) {
+        let err = rein_sandbox::trial::stage(&argv[2..]);
+        crate::messages::message!("{err}");
+        return ExitCode::from(126);
+    }
     if argv.get(1).is_some_and(|a| a == rein_sandbox::HELPER_ARG) {
         let err = rein_sandbox::helper::run(&argv[2..]);
         crate::messages::message!("{err}");

@@ -125,6 +125,8 @@ struct Flow<'a> {
     duration_ms: u64,
     /// Where the tool saved its whole result, when the model gets only a preview.
     saved: Option<std::path::PathBuf>,
+    /// The result of a trial the permission stage kept (the call is done).
+    tried: Option<(ToolResultContent, bool)>,
 }
 
 /// Run one call through the chain; always returns its `tool_result`. `checked` is the
@@ -157,6 +159,7 @@ pub async fn run_call(
         verdict: None,
         duration_ms: 0,
         saved: None,
+        tried: None,
     };
     if let Step::Stop(report) = flow.pre_tool_hooks().await {
         return *report;
@@ -266,9 +269,18 @@ impl Flow<'_> {
         Step::Continue
     }
 
-    /// Stage 4, the permission decision: deny → ask → allow.
+    /// Stage 4, the permission decision: deny → ask → allow. A shell command the rules
+    /// would ask about is tried first where it can change nothing ([`crate::trial`]).
     async fn permission(&mut self) -> Step {
-        let (mut verdict, rewritten) = self.gate.check(&self.call, &self.effects, self.hook_say.take()).await;
+        let hook = self.hook_say.take();
+        let (mut verdict, rewritten) = if self.may_try_first() {
+            let runner = crate::trial::Runner::new(self.registry, &self.call, self.ctx);
+            let decided = self.gate.check_trying(&self.call, &self.effects, hook, Some(&runner)).await;
+            self.tried = runner.kept_result();
+            decided
+        } else {
+            self.gate.check(&self.call, &self.effects, hook).await
+        };
         if let Some(input) = rewritten.filter(|_| verdict.allowed()) {
             // A PermissionRequest hook rewrote the input: the new call is checked against
             // the deny rules again.
@@ -291,10 +303,21 @@ impl Flow<'_> {
         Step::Continue
     }
 
+    /// A foreground shell command that stays in the jail it is given (not one that
+    /// asked to leave the sandbox) can be tried first.
+    fn may_try_first(&self) -> bool {
+        self.effects.shell.as_ref().is_some_and(|s| s.confinement != rein_policy::Confinement::Unsandboxed)
+            && self.call.input.get("run_in_background") != Some(&Value::Bool(true))
+    }
+
     /// Stage 5, execute. A panicking tool is a failed call, never a lost one. What a
     /// file tool changes is checkpointed first (and noted after), so that it can be
-    /// rewound.
+    /// rewound. A call whose trial was kept already ran: its result is the trial's.
     async fn execute(&mut self) -> (ToolResultContent, bool) {
+        if let Some(result) = self.tried.take() {
+            self.prepared = None;
+            return result;
+        }
         let checkpoints = self.ctx.checkpoints.as_ref().filter(|_| self.effects.edits_files);
         let written = self.effects.writes.clone();
         if let Some(cp) = checkpoints {

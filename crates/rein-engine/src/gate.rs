@@ -83,6 +83,27 @@ pub struct HookSay {
     pub hook: String,
 }
 
+/// What a call tried first did (the chain's [`crate::trial`] runs it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum TriedOutcome {
+    /// It changed no file and used no network: its result stands, nobody is asked.
+    Nothing,
+    /// It changed files: what, for the person; and whether every change is to an
+    /// unprotected path inside the workspace (acceptEdits then applies them unasked).
+    Changed { summary: String, workspace_only: bool },
+    /// It tried the network or met the jail's walls: its result is not what it would
+    /// do, so it is asked as before, saying what it tried.
+    Withheld(String),
+}
+
+/// Runs a call where it can change nothing, and keeps what it did when told to.
+pub trait TryFirst: Send + Sync {
+    /// Try the call; `None` when it cannot be tried here.
+    fn run(&self) -> BoxFuture<'_, Option<TriedOutcome>>;
+    /// Keep the trial's result: its changes made, the call done (not run again).
+    fn keep(&self) -> Result<usize, String>;
+}
+
 /// Blocks in a row after which auto mode leaves the questions to the person.
 pub const MAX_BLOCKS_IN_ROW: u32 = 3;
 
@@ -117,6 +138,18 @@ impl Gate {
     /// was handled before). Returns the verdict and, when a PermissionRequest hook
     /// rewrote it, the new input (which the chain checks against the rules again).
     pub async fn check(&self, call: &ToolUse, effects: &Effects, hook: Option<HookSay>) -> (Verdict, Option<Value>) {
+        self.check_trying(call, effects, hook, None).await
+    }
+
+    /// [`check`](Self::check), trying the call first with `first` where it would be
+    /// asked (never where a rule, a protected path or a hook asked).
+    pub async fn check_trying(
+        &self,
+        call: &ToolUse,
+        effects: &Effects,
+        hook: Option<HookSay>,
+        first: Option<&dyn TryFirst>,
+    ) -> (Verdict, Option<Value>) {
         let mut decision = self.policy.get().decide(&Call { tool: &call.name, input: &call.input, effects });
         if decision.behavior == Behavior::Deny {
             return (Verdict { decision, asked: false, judgement: None }, None);
@@ -153,7 +186,7 @@ impl Gate {
         if decision.behavior != Behavior::Ask {
             return (Verdict { decision, asked: false, judgement: None }, None);
         }
-        let judgement = if hook_asked { None } else { self.consult_judge(call, effects, &decision).await };
+        let mut judgement = if hook_asked { None } else { self.consult_judge(call, effects, &decision).await };
         match judgement.as_ref().map(|j| &j.verdict) {
             Some(JudgeVerdict::Allow) => {
                 self.blocks_in_row.store(0, Ordering::SeqCst);
@@ -203,6 +236,18 @@ impl Gate {
             }
             None => {}
         }
+        // Never tried: what a rule, a protected path or a hook asked about by name, and a
+        // read outside the workspace (the jail would let it read and change nothing).
+        let tryable = !hook_asked && !decision.explicit && !decision.source.contains("workspace wall");
+        if let Some(first) = first.filter(|_| tryable) {
+            match crate::trial::decide(self, first, call, effects, decision, judgement).await {
+                Ok(decided) => return decided,
+                Err((d, j)) => {
+                    decision = d;
+                    judgement = j;
+                }
+            }
+        }
         let (mut verdict, input) = self.ask(call, decision, effects).await;
         if self.approver.is_some() {
             // The person decided: auto mode judges again from the next question.
@@ -244,7 +289,7 @@ impl Gate {
         Some(judgement)
     }
 
-    async fn ask(&self, call: &ToolUse, decision: Decision, effects: &Effects) -> (Verdict, Option<Value>) {
+    pub(crate) async fn ask(&self, call: &ToolUse, decision: Decision, effects: &Effects) -> (Verdict, Option<Value>) {
         if let Some(hooks) = &self.hooks {
             let input = HookInput::PermissionRequest { tool_name: call.name.clone(), tool_input: call.input.clone() };
             let out = hooks.fire_input(&input, |_| true).await;

@@ -35,6 +35,7 @@ mod skill_tool;
 mod subagent_servers;
 mod tool_search;
 mod tools_array;
+mod trial;
 mod turn_end;
 mod turn_start;
 mod web_digest;

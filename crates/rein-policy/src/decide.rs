@@ -31,6 +31,7 @@ impl Policy {
                 source: format!("{}; mode dontAsk", d.source),
                 explicit: d.explicit,
                 grant: d.grant,
+                tried: d.tried,
             };
         }
         d

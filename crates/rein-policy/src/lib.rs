@@ -23,7 +23,7 @@ use std::path::PathBuf;
 
 pub use decide::Call;
 pub use mode::PermissionMode;
-pub use rein_effects::{Access, Effects, Grant, RuleKind, ToolKinds, ToolRules};
+pub use rein_effects::{Access, Confinement, Effects, Grant, RuleKind, ToolKinds, ToolRules};
 pub use rules::{ListKind, Rule, RuleError};
 pub use shared::SharedPolicy;
 pub use update::{Change, Destination, PermissionUpdate, SettingsFiles, UpdateError};
@@ -62,11 +62,21 @@ pub struct Decision {
     /// What an allowed shell command may do when it runs: what the person's setup
     /// gives, or only what rein's own judgement covered (enforced by the sandbox).
     pub grant: Grant,
+    /// What the call did when rein tried it first where it could change nothing: the
+    /// changes "yes" would make (one line per path, then diffs), for the person.
+    pub tried: Option<String>,
 }
 
 impl Decision {
     pub fn new(behavior: Behavior, reason: impl Into<String>, source: impl Into<String>) -> Self {
-        Decision { behavior, reason: reason.into(), source: source.into(), explicit: false, grant: Grant::User }
+        Decision {
+            behavior,
+            reason: reason.into(),
+            source: source.into(),
+            explicit: false,
+            grant: Grant::User,
+            tried: None,
+        }
     }
 
     /// The same decision, granting only `grant` to a shell command.

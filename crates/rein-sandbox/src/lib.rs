@@ -21,6 +21,7 @@ pub mod plan;
 pub mod platform;
 pub mod proxy;
 mod relay;
+pub mod secrets;
 pub mod settings;
 pub mod trial;
 mod violations;

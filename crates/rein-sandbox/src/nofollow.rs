@@ -56,6 +56,11 @@ fn through_parent(path: &Path) -> std::io::Result<(OwnedFd, PathBuf)> {
 /// regular file holding `bytes` and `mode`: written under a fresh name beside it, then
 /// renamed over it, inside its directory as opened with no link followed.
 pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    replace_from(path, &mut &bytes[..], mode)
+}
+
+/// [`replace`], with the contents streamed from `from`.
+pub fn replace_from(path: &Path, from: &mut dyn std::io::Read, mode: u32) -> std::io::Result<()> {
     let (_dir_fd, path) = through_parent(path)?;
     let path = path.as_path();
     let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
@@ -75,7 +80,7 @@ pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
             Err(e) => return Err(e),
         }
     };
-    let done = file.write_all(bytes).and_then(|_| std::fs::rename(&tmp, path));
+    let done = std::io::copy(from, &mut file).and_then(|_| file.flush()).and_then(|_| std::fs::rename(&tmp, path));
     if done.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }

@@ -65,7 +65,7 @@ impl Sandbox {
     /// none inside another, never `/` or a path overlayfs options cannot carry.
     fn layers_of(&self) -> Option<Vec<PathBuf>> {
         let mut dirs: Vec<PathBuf> = self.roots.clone();
-        dirs.extend(self.config_home());
+        dirs.extend(self.home());
         dirs.sort();
         dirs.dedup();
         let mut out: Vec<PathBuf> = Vec::new();
@@ -80,7 +80,8 @@ impl Sandbox {
         (!out.is_empty()).then_some(out)
     }
 
-    fn config_home(&self) -> Option<PathBuf> {
+    /// The person's home directory, as the kernel resolves it.
+    pub(crate) fn home(&self) -> Option<PathBuf> {
         std::env::var_os("HOME").map(PathBuf::from).and_then(|h| std::fs::canonicalize(h).ok())
     }
 
@@ -105,7 +106,7 @@ impl Sandbox {
         let mut roots: Vec<PathBuf> = layers.iter().map(|l| l.path.clone()).collect();
         roots.push(self.tmp.path().to_path_buf());
         let full = Plan::new(&self.roots, &c.allow_write, &c.deny_write, &c.deny_read, &c.allow_read);
-        let masks = Plan::new(&roots, &[], &[], &c.deny_read, &c.allow_read);
+        let masks = Plan::new(&roots, &[], &[], &self.deny_read_own(), &c.allow_read);
         let plan = Plan { write_roots: roots, masked: masks.masked, unmasked: masks.unmasked, ..Plan::default() };
         // Only the temp directory and the re-allowed reads come from descriptors: the
         // layers are bound by path, which resolves to the overlay mounted there.
@@ -116,11 +117,18 @@ impl Sandbox {
         };
         let sources = bwrap::Sources::open(&opened).map_err(|e| e.to_string())?;
         let (read, write) = std::io::pipe().map_err(|e| e.to_string())?;
-        let mut command = std::process::Command::new(bwrap);
+        // rein itself first, as the stage that mounts the overlays (a fresh process: rein's
+        // own is kept from /proc, so it could not write its namespace's maps), then
+        // bubblewrap.
+        let mut command = std::process::Command::new(&self.helper);
+        command.arg(STAGE_ARG);
+        for l in &layers {
+            command.arg("--layer").arg(&l.path).arg(&l.upper).arg(&l.work);
+        }
         let uid = crate::rustix_uid();
         // SAFETY: getgid cannot fail.
         let gid = unsafe { libc::getgid() };
-        command.args(["--uid", &uid.to_string(), "--gid", &gid.to_string()]);
+        command.arg("--").arg(bwrap).args(["--uid", &uid.to_string(), "--gid", &gid.to_string()]);
         command.args(bwrap::args(&plan, cwd, &sources, bwrap::Shared::default())).arg("--").arg(&self.helper);
         let helper = HelperArgs {
             filter: self.filter(),
@@ -131,7 +139,6 @@ impl Sandbox {
             command: program.to_vec(),
         };
         command.args(helper.to_args());
-        let mounts = Mounts::new(&layers, uid, gid)?;
         let mut inherit = sources.raw();
         let write = std::os::fd::OwnedFd::from(write);
         let write_raw = std::os::fd::AsRawFd::as_raw_fd(&write);
@@ -140,7 +147,6 @@ impl Sandbox {
         // fork (the mount strings, the descriptors).
         unsafe {
             command.pre_exec(move || {
-                mounts.enter()?;
                 for fd in &inherit {
                     if libc::fcntl(*fd, libc::F_SETFD, 0) < 0 {
                         return Err(std::io::Error::last_os_error());
@@ -211,9 +217,49 @@ impl Trial {
     }
 }
 
-/// What the child does before bubblewrap starts: a user and mount namespace of its own
-/// (itself as root there, mapped to the person), private mounts, and an overlay on each
-/// layer. Every string is made before the fork.
+/// The argument that selects the trial's mount stage.
+pub const STAGE_ARG: &str = "__sandbox-overlay";
+
+/// The mount stage, `rein __sandbox-overlay (--layer DIR UPPER WORK)… -- bwrap ARGS…`:
+/// a user and mount namespace of its own (itself as root there, mapped to the person),
+/// private mounts, an overlay on each layer; then it becomes bubblewrap. On success it
+/// does not return.
+pub fn stage(args: &[std::ffi::OsString]) -> crate::SandboxError {
+    let fail = |what: &str, e: std::io::Error| crate::SandboxError::Helper(format!("trial stage: {what}: {e}"));
+    let mut layers = Vec::new();
+    let mut it = args.iter();
+    let mut rest = Vec::new();
+    while let Some(a) = it.next() {
+        match a.to_str() {
+            Some("--layer") => match (it.next(), it.next(), it.next()) {
+                (Some(p), Some(u), Some(w)) => layers.push(Layer { path: p.into(), upper: u.into(), work: w.into() }),
+                _ => return crate::SandboxError::Helper("trial stage: --layer needs three paths".into()),
+            },
+            Some("--") => {
+                rest = it.cloned().collect();
+                break;
+            }
+            _ => return crate::SandboxError::Helper(format!("trial stage: unknown option {a:?}")),
+        }
+    }
+    if rest.is_empty() {
+        return crate::SandboxError::Helper("trial stage: nothing to run".into());
+    }
+    let uid = crate::rustix_uid();
+    // SAFETY: getgid cannot fail.
+    let gid = unsafe { libc::getgid() };
+    let mounts = match Mounts::new(&layers, uid, gid) {
+        Ok(m) => m,
+        Err(e) => return crate::SandboxError::Helper(format!("trial stage: {e}")),
+    };
+    if let Err(e) = mounts.enter() {
+        return fail("cannot mount the copy-on-write view", e);
+    }
+    let err = std::process::Command::new(&rest[0]).args(&rest[1..]).exec();
+    fail("cannot run bubblewrap", err)
+}
+
+/// The namespace maps and the overlays' mount options.
 struct Mounts {
     uid_map: CString,
     gid_map: CString,
@@ -232,7 +278,6 @@ impl Mounts {
         Ok(Mounts { uid_map: c(format!("0 {uid} 1\n"))?, gid_map: c(format!("0 {gid} 1\n"))?, overlays })
     }
 
-    /// Between fork and exec: system calls only.
     fn enter(&self) -> std::io::Result<()> {
         let fail = std::io::Error::last_os_error;
         // SAFETY: integer flags.
@@ -268,7 +313,7 @@ impl Mounts {
     }
 }
 
-/// Write `text` to `path` with system calls only.
+/// Write `text` to `path` in one write.
 fn write_file(path: &std::ffi::CStr, text: &std::ffi::CStr) -> std::io::Result<()> {
     // SAFETY: a valid C string and flags.
     let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };

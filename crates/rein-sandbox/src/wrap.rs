@@ -99,7 +99,21 @@ impl Sandbox {
     /// The plan of `profile` now.
     pub fn plan_as(&self, profile: Profile) -> Plan {
         let c = &self.config;
-        Plan::new(&self.roots_of(profile), &c.allow_write, &c.deny_write, &c.deny_read, &c.allow_read)
+        let deny_read = match profile {
+            Profile::Configured => c.deny_read.clone(),
+            _ => self.deny_read_own(),
+        };
+        Plan::new(&self.roots_of(profile), &c.allow_write, &c.deny_write, &deny_read, &c.allow_read)
+    }
+
+    /// What rein's own jails mask: the person's denied reads and the home directory's
+    /// credentials.
+    pub(crate) fn deny_read_own(&self) -> Vec<String> {
+        let mut deny = self.config.deny_read.clone();
+        if let Some(home) = self.home() {
+            deny.extend(crate::secrets::in_home(&home).iter().map(|p| p.display().to_string()));
+        }
+        deny
     }
 
     fn net(&self, profile: Profile) -> Net {

@@ -119,6 +119,11 @@ fn subject(q: &Question) -> Vec<Line<'static>> {
             if !d.is_empty() {
                 v.push(Line::from(Span::styled(format!("  {d}"), dim)));
             }
+            if let Some(tried) = &q.decision.tried {
+                v.push(Line::default());
+                v.push(Line::from(Span::styled("Tried where it could change nothing, it made these changes:", dim)));
+                v.extend(tried.lines().map(change_line));
+            }
             v
         }
         "Edit" | "MultiEdit" | "Write" | "NotebookEdit" => summary::proposed_change(&q.call),
@@ -147,5 +152,21 @@ fn subject(q: &Question) -> Vec<Line<'static>> {
             }
             v
         }
+    }
+}
+
+/// One line of a tried command's changes: additions green, removals red, hunks cyan.
+fn change_line(line: &str) -> Line<'static> {
+    let color = match line.as_bytes() {
+        [b'+', b'+', b'+', ..] | [b'-', b'-', b'-', ..] => None,
+        [b'+', ..] => Some(Color::Green),
+        [b'-', ..] => Some(Color::Red),
+        [b'@', b'@', ..] => Some(Color::Cyan),
+        _ => None,
+    };
+    let text = format!("  {line}");
+    match color {
+        Some(c) => Line::from(Span::styled(text, Style::default().fg(c))),
+        None => Line::from(text),
     }
 }

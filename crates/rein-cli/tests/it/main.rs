@@ -75,6 +75,7 @@ mod thinking;
 mod tool_search;
 mod tools;
 mod transport;
+mod tried_first;
 mod tui;
 mod tui_auto;
 mod tui_commands;

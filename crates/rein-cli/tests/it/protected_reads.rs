@@ -75,7 +75,8 @@ fn reading_a_protected_file_by_another_name_is_denied() {
 }
 
 /// A hook lets a shell-state change run (hooks may skip a question the rules did not
-/// ask explicitly); the changed shell then makes even a read-only `ls` a question.
+/// ask explicitly); the changed shell then makes even a read-only `ls` a question (on a
+/// host with no sandbox tier: elsewhere it is tried first, see `tried_first.rs`).
 fn later_ls_after(change: &str, reason: &str) {
     let env = Env::new();
     env.write("README.md", "hi\n");
@@ -89,7 +90,7 @@ fn later_ls_after(change: &str, reason: &str) {
         reply([call("after", "Bash", json!({"command": "ls"}))]),
         reply([text("done")]),
     ]));
-    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    let out = env.rein_at(&server).args(["-p", "go"]).env("REIN_SANDBOX_TIER", "C").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let reqs = server.requests();
     let find = |n: usize, id: &str| crate::common::tool_result(reqs[n].body["messages"].as_array().unwrap(), id);

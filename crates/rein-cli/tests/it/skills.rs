@@ -151,7 +151,7 @@ fn a_skills_shell_lines_run_when_the_model_loads_it_under_the_persons_rules() {
     env.rein_at(&refused).args(["-p", "go"]).assert().success();
     let (loaded, err) = tool_result(&messages(&refused.requests()[1].body), "s");
     assert!(err && loaded.contains("was not loaded"), "not allowed by the person's rules: {loaded}");
-    assert!(!loaded.contains("BRANCH-IS-42"), "{loaded}");
+    assert!(!loaded.contains("The state: BRANCH-IS-42"), "{loaded}");
     assert!(!env.cwd().join("state.txt").exists(), "the skill's allowed-tools granted nothing");
 
     env.write(

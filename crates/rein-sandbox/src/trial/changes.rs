@@ -43,6 +43,14 @@ pub struct Change {
     source: Option<PathBuf>,
     /// A symbolic link's target.
     pub link: Option<PathBuf>,
+    /// The host path's size and modification time when the trial was read: a path
+    /// changed on the host since is not overwritten.
+    before: Option<(u64, Option<std::time::SystemTime>)>,
+}
+
+/// A path's size and modification time, not following a link.
+fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
+    std::fs::symlink_metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
 }
 
 impl Change {
@@ -52,6 +60,9 @@ impl Change {
         const MAX: u64 = 256 * 1024;
         let source = self.source.as_ref()?;
         if self.is_dir || self.link.is_some() || std::fs::metadata(source).ok()?.len() > MAX {
+            return None;
+        }
+        if !std::fs::symlink_metadata(source).ok()?.is_file() {
             return None;
         }
         let new = String::from_utf8(std::fs::read(source).ok()?).ok()?;
@@ -86,7 +97,8 @@ fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: 
             .any(crate::plan::is_protected_name)
         || !inside_workspace && path.ancestors().any(crate::plan::is_protected_name);
     let link = source.as_ref().and_then(|s| std::fs::read_link(s).ok());
-    Change { path, kind, is_dir, inside_workspace, protected, source, link }
+    let before = stamp(&path);
+    Change { path, kind, is_dir, inside_workspace, protected, source, link, before }
 }
 
 /// How deep a walk is, and whether what lies below it on the host no longer counts (a
@@ -130,6 +142,10 @@ fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth:
             if depth.n < 64 {
                 walk(dir, &up, &real, out, Depth { n: depth.n + 1, fresh });
             }
+            continue;
+        }
+        // A FIFO, socket or device the command left is no content to keep.
+        if !ft.is_file() && !ft.is_symlink() {
             continue;
         }
         let kind = match &below {
@@ -177,6 +193,14 @@ fn same_content(up: &Path, up_meta: &std::fs::Metadata, real: &Path, real_meta: 
 /// parents before children). Never through a link: every write goes through the parent
 /// opened with no link followed.
 pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
+    // Nothing is made when a path changed on the host since the trial: the trial's
+    // version was made from what it was then.
+    if let Some(c) = changes.iter().find(|c| c.kind != ChangeKind::Added && !c.is_dir && stamp(&c.path) != c.before) {
+        return Err(format!(
+            "{} changed since the command was tried; nothing was made (run it again)",
+            c.path.display()
+        ));
+    }
     let mut done = 0;
     for c in changes {
         let fail = |e: std::io::Error| format!("{}: {e} ({done} of {} changes made)", c.path.display(), changes.len());
@@ -202,9 +226,14 @@ pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
                 std::os::unix::fs::symlink(target, &c.path).map_err(fail)?;
             }
             (_, Some(source)) => {
-                let bytes = std::fs::read(source).map_err(fail)?;
-                let mode = std::fs::metadata(source).map(|m| m.mode()).unwrap_or(0o644);
-                crate::nofollow::replace(&c.path, &bytes, mode).map_err(fail)?;
+                use std::os::unix::fs::OpenOptionsExt as _;
+                let mut from = std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                    .open(source)
+                    .map_err(fail)?;
+                let mode = from.metadata().map(|m| m.mode()).unwrap_or(0o644);
+                crate::nofollow::replace_from(&c.path, &mut from, mode).map_err(fail)?;
             }
             (_, None) => {}
         }

@@ -11,6 +11,7 @@ mod notebook_edit;
 mod read;
 mod shell;
 mod shell_jobs;
+mod shell_output;
 mod shell_state;
 mod shell_trial;
 mod structured_output;

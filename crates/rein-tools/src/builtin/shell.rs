@@ -4,7 +4,6 @@
 //! functions are saved to a state file, and the next command starts from them.
 
 use std::collections::HashMap;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -14,7 +13,7 @@ use std::time::Duration;
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio_util::sync::CancellationToken;
 
-use crate::spilling::{Collected, Spilling};
+use crate::spilling::Spilling;
 
 /// Loads the saved state, saves it again on exit, and runs the command with `eval`.
 /// Arguments: $1 state file, $2 starting directory, $3 the command, $4 "save" or "",
@@ -404,7 +403,7 @@ impl Shell {
         let mut group = crate::GroupGuard::new(child.id());
         let sink = Arc::new(Mutex::new(Sink::Memory(Spilling::new(limits.limit, limits.spill))));
         let collecting = sink.clone();
-        let collector = tokio::task::spawn_blocking(move || collect(reader, &collecting));
+        let collector = tokio::task::spawn_blocking(move || super::shell_output::collect(reader, &collecting));
         // A trial is never moved to the background: what it did is still to be decided.
         let detach = async { if trial { std::future::pending::<()>().await } else { self.detach.notified().await } };
         let ending = tokio::select! {
@@ -459,47 +458,5 @@ impl Drop for Shell {
                 let _ = kill_process_group(g, Signal::KILL);
             }
         }
-    }
-}
-
-/// Read the pipe to its end into `sink`, decoding UTF-8 across reads: the collected
-/// result, or nothing when the command went to the background on the way.
-fn collect(mut reader: std::io::PipeReader, sink: &Mutex<Sink>) -> Collected {
-    use std::io::Write as _;
-    let mut buf = [0u8; 16384];
-    let mut carry: Vec<u8> = Vec::new();
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        match &mut *lock(sink) {
-            Sink::Memory(capped) => {
-                carry.extend_from_slice(&buf[..n]);
-                let valid = utf8_prefix(&carry);
-                capped.push_str(&String::from_utf8_lossy(&carry[..valid]));
-                carry.drain(..valid);
-            }
-            Sink::Log(log) => {
-                let _ = log.write_all(&buf[..n]);
-            }
-            Sink::Done => break,
-        }
-    }
-    match std::mem::replace(&mut *lock(sink), Sink::Done) {
-        Sink::Memory(mut capped) => {
-            capped.push_str(&String::from_utf8_lossy(&carry));
-            capped.finish()
-        }
-        _ => Collected::Whole(String::new()),
-    }
-}
-
-/// How much of `bytes` to decode now: all of it, except a character cut at the end.
-pub(super) fn utf8_prefix(bytes: &[u8]) -> usize {
-    match std::str::from_utf8(bytes) {
-        Ok(_) => bytes.len(),
-        Err(e) if e.error_len().is_none() => e.valid_up_to(),
-        Err(_) => bytes.len(),
     }
 }

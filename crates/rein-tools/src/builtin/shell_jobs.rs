@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::shell::{Job, JobStatus, Shell, Sink, lock, utf8_prefix};
+use super::shell::{Job, JobStatus, Shell, Sink, lock};
+use super::shell_output::utf8_prefix;
 use crate::spilling::{Collected, Spilling};
 
 impl Shell {

@@ -26,7 +26,70 @@ impl std::fmt::Debug for Tried {
     }
 }
 
+/// At most this many files of a removed directory are checkpointed.
+const CHECKPOINT_BUDGET: usize = 20_000;
+
 impl Tried {
+    /// The files keeping it touches on the host (to checkpoint first): each file changed,
+    /// added or removed, and every file inside a directory it removes.
+    pub fn touched_files(&self) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for c in &self.trial.changes {
+            if !c.is_dir {
+                out.push(c.path.clone());
+            } else if c.kind == rein_sandbox::trial::ChangeKind::Removed {
+                files_below(&c.path, &mut out);
+            }
+        }
+        out
+    }
+
+    /// What it changed, for the person: one line per path (A added, M changed, D
+    /// removed; outside the workspace and protected paths marked), then a diff of each
+    /// text file, within a budget of lines.
+    pub fn summary(&self) -> String {
+        const DIFF_LINES: usize = 80;
+        const PATHS: usize = 100;
+        let mut out = String::new();
+        let changes = &self.trial.changes;
+        for c in changes.iter().take(PATHS) {
+            let mut marks = Vec::new();
+            if !c.inside_workspace {
+                marks.push("outside the workspace");
+            }
+            if c.protected {
+                marks.push("protected");
+            }
+            let slash = if c.is_dir { "/" } else { "" };
+            let marks = if marks.is_empty() { String::new() } else { format!("  [{}]", marks.join(", ")) };
+            let link = c.link.as_ref().map(|t| format!(" -> {}", t.display())).unwrap_or_default();
+            out.push_str(&format!("  {} {}{slash}{link}{marks}\n", c.kind.letter(), c.path.display()));
+        }
+        if changes.len() > PATHS {
+            out.push_str(&format!("  … and {} more\n", changes.len() - PATHS));
+        }
+        let mut budget = DIFF_LINES;
+        for c in &self.trial.changes {
+            let Some((old, new)) = c.texts() else { continue };
+            if budget == 0 {
+                out.push_str("  (more differences not shown)\n");
+                break;
+            }
+            let diff = similar::TextDiff::from_lines(&old, &new);
+            let text = diff
+                .unified_diff()
+                .context_radius(2)
+                .header(&c.path.display().to_string(), &c.path.display().to_string())
+                .to_string();
+            for line in text.lines().take(budget) {
+                out.push_str(line);
+                out.push('\n');
+                budget -= 1;
+            }
+        }
+        out.trim_end().to_string()
+    }
+
     /// Keep what it did: its changes made on the host (the command does not run again),
     /// and its shell state adopted. The number of changes made.
     pub fn keep(self) -> Result<usize, String> {
@@ -78,5 +141,19 @@ impl Shell {
             state_file: self.state_file(),
         });
         Ok(())
+    }
+}
+
+fn files_below(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        if out.len() >= CHECKPOINT_BUDGET {
+            return;
+        }
+        match e.file_type() {
+            Ok(t) if t.is_dir() => files_below(&e.path(), out),
+            Ok(t) if t.is_file() || t.is_symlink() => out.push(e.path()),
+            _ => {}
+        }
     }
 }

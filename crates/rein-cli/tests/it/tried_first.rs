@@ -1,0 +1,135 @@
+//! Issue 50: a command rein cannot model, that it would ask about, first runs where it
+//! can change nothing. Changed nothing: its result goes to the model unasked. Changed
+//! files: the person is asked with exactly those changes, "yes" keeps them (the command
+//! does not run again), headless refuses naming them. Tried the network: asked as
+//! before, saying so.
+
+use serde_json::json;
+
+use crate::common::{Env, have_bwrap, serve, tool_calls, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+
+fn bash(command: &str) -> (&'static str, serde_json::Value) {
+    ("Bash", json!({"command": command}))
+}
+
+fn python(code: &str) -> String {
+    format!("python3 -c \"{code}\"")
+}
+
+#[test]
+fn an_unmodelled_read_only_command_runs_without_a_question() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("data.txt", "21\n");
+    let line = python("print(int(open('data.txt').read()) * 2)");
+    let (results, stderr, _) = tool_calls(&env, &[bash(&line)], |_| {});
+    assert_eq!(results[0], ("42".to_string(), false), "{stderr}");
+    // Control: where nothing can be tried (no tier), the same command is asked, and
+    // headless that is a refusal.
+    let (results, _, _) = tool_calls(&env, &[bash(&line)], |c| _ = c.env("REIN_SANDBOX_TIER", "C"));
+    assert!(results[0].1 && results[0].0.contains("not granted"), "{:?}", results[0]);
+}
+
+#[test]
+fn headless_an_unmodelled_writing_command_is_refused_naming_its_changes() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("old.txt", "old\n");
+    env.write("notes.txt", "one\ntwo\n");
+    let code =
+        "import os; open('made.txt','w').write('x'); os.remove('old.txt'); open('notes.txt','a').write('three\\n')";
+    let (results, stderr, _) = tool_calls(&env, &[bash(&python(code))], |_| {});
+    let (message, is_error) = &results[0];
+    assert!(*is_error, "{message}\n{stderr}");
+    eprintln!("{message}");
+    for want in ["A ", "made.txt", "D ", "old.txt", "M ", "notes.txt", "+three"] {
+        assert!(message.contains(want), "the refusal does not name {want:?}: {message}");
+    }
+    assert!(!env.cwd().join("made.txt").exists());
+    assert!(env.cwd().join("old.txt").exists());
+    assert_eq!(std::fs::read_to_string(env.cwd().join("notes.txt")).unwrap(), "one\ntwo\n");
+}
+
+#[test]
+fn yes_keeps_exactly_what_the_trial_changed_and_it_does_not_run_again() {
+    if !have_bwrap() {
+        return;
+    }
+    let Some(py) = crate::mcp_python::python() else { return };
+    let env = Env::new();
+    let markers = tempfile::tempdir().unwrap();
+    let probe = crate::mcp_python::probe();
+    let config = json!({"mcpServers": {"probe": {"command": py, "args": [probe, markers.path(), "stdio"]}}});
+    // Where it ran shows in what it wrote: the jail's TMPDIR, or none on the host.
+    let line = python("import os; open('where.txt','w').write(os.environ.get('TMPDIR','host'))") + " # yes-as-is";
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("c0", "Bash", json!({"command": line}))]),
+        reply([text("done")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "go", "--mcp-config", &config.to_string(), "--permission-prompt-tool", "mcp__probe__approve"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+    let (result, is_error) = tool_result(&last, "c0");
+    assert!(!is_error, "{result}");
+    assert!(markers.path().join("asked-c0").exists(), "the person was not asked");
+    let written = std::fs::read_to_string(env.cwd().join("where.txt")).unwrap();
+    assert!(written.contains("rein-sandbox"), "the kept file is not the trial's (the command ran again?): {written}");
+}
+
+#[test]
+fn a_command_that_tries_the_network_is_asked_saying_so() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let code =
+        "import socket\ntry: socket.create_connection(('192.0.2.1', 80), timeout=1)\nexcept OSError as e: print(e)";
+    let (results, stderr, _) = tool_calls(&env, &[bash(&python(code))], |_| {});
+    let (message, is_error) = &results[0];
+    assert!(*is_error && message.contains("tried to reach the network"), "{message}\n{stderr}");
+    eprintln!("{message}");
+}
+
+#[test]
+fn accept_edits_keeps_workspace_changes_of_a_tried_command_unasked() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let code = "open('gen.txt','w').write('generated')";
+    let (results, stderr, _) =
+        tool_calls(&env, &[bash(&python(code))], |c| _ = c.args(["--permission-mode", "acceptEdits"]));
+    assert!(!results[0].1, "{:?}\n{stderr}", results[0]);
+    assert_eq!(std::fs::read_to_string(env.cwd().join("gen.txt")).unwrap(), "generated");
+}
+
+/// What a tried command's kept changes removed comes back with a rewind, like a file
+/// tool's edits (neither Claude Code's nor Codex's checkpoints cover Bash).
+#[test]
+fn a_rewind_restores_what_a_kept_trial_deleted() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("src/a.txt", "precious a\n");
+    env.write("src/deep/b.txt", "precious b\n");
+    env.write("keep.txt", "old\n");
+    let code = "import shutil; shutil.rmtree('src'); open('keep.txt','w').write('new')";
+    let (results, stderr, _) =
+        tool_calls(&env, &[bash(&python(code))], |c| _ = c.args(["--permission-mode", "acceptEdits"]));
+    assert!(!results[0].1, "{:?}\n{stderr}", results[0]);
+    assert!(!env.cwd().join("src").exists(), "the kept trial removed src");
+    env.rein().args(["rewind", "1", "--yes"]).assert().success();
+    assert_eq!(std::fs::read_to_string(env.cwd().join("src/a.txt")).unwrap(), "precious a\n");
+    assert_eq!(std::fs::read_to_string(env.cwd().join("src/deep/b.txt")).unwrap(), "precious b\n");
+    assert_eq!(std::fs::read_to_string(env.cwd().join("keep.txt")).unwrap(), "old\n");
+}

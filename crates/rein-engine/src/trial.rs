@@ -1,0 +1,203 @@
+//! Tried first, the step between a question and the person: a shell command the rules
+//! would ask about, that no rule, protected path or hook asked about by name, first runs
+//! where it can change nothing (`rein_sandbox::trial`). Then:
+//! - it changed no file and used no network: its result goes to the model, nobody asked;
+//! - it changed files: the person sees exactly which (a diff for text), and "yes" keeps
+//!   those changes — the command does not run again; in acceptEdits, changes to
+//!   unprotected files of the workspace are kept unasked, as edits are;
+//! - it tried the network, or met the jail's walls: asked as before, saying so;
+//! - headless, the first case runs and the others are refused with what it would have
+//!   changed.
+
+use std::sync::Mutex;
+
+use futures::future::BoxFuture;
+use rein_policy::{Behavior, Decision, Effects, Grant, PermissionMode};
+use rein_protocol::{ToolResultContent, ToolUse};
+use rein_tools::{Registry, ToolContext, TrialSlot, Tried};
+use serde_json::Value;
+
+use crate::gate::{Gate, TriedOutcome, TryFirst, Verdict};
+use crate::judge::Judgement;
+
+/// What the permission stage does with a trial: decided (`Ok`), or ask as before with
+/// this decision (`Err`).
+type Decided = Result<(Verdict, Option<Value>), (Decision, Option<Judgement>)>;
+
+pub(crate) async fn decide(
+    gate: &Gate,
+    first: &dyn TryFirst,
+    call: &ToolUse,
+    effects: &Effects,
+    mut decision: Decision,
+    judgement: Option<Judgement>,
+) -> Decided {
+    let Some(outcome) = first.run().await else { return Err((decision, judgement)) };
+    let source = decision.source.clone();
+    let allowed = |reason: String, how: String| {
+        let d = Decision::new(Behavior::Allow, reason, format!("{how}; the rules would have asked ({source})"))
+            .granting(Grant::ReadOnly);
+        Verdict { decision: d, asked: false, judgement: judgement.clone() }
+    };
+    match outcome {
+        TriedOutcome::Nothing => match first.keep() {
+            Ok(_) => Ok((
+                allowed(
+                    "Tried where it could change nothing: it changed no file and used no network, so its result stands."
+                        .into(),
+                    "tried first: changed nothing".into(),
+                ),
+                None,
+            )),
+            Err(e) => {
+                decision.reason = format!("{} (Its trial could not be kept: {e}.)", decision.reason);
+                Err((decision, judgement))
+            }
+        },
+        TriedOutcome::Changed { summary, workspace_only } => {
+            if workspace_only && gate.policy.get().mode == PermissionMode::AcceptEdits {
+                return match first.keep() {
+                    Ok(n) => Ok((
+                        allowed(
+                            format!("Tried first, then its {n} change(s) inside the workspace were kept (acceptEdits)."),
+                            "tried first: acceptEdits kept its workspace changes".into(),
+                        ),
+                        None,
+                    )),
+                    Err(e) => Ok((refusal(&decision, &e), None)),
+                };
+            }
+            decision.reason = format!(
+                "{} rein ran it first where it could change nothing; \"yes\" makes exactly the changes it made there \
+                 (it does not run again).",
+                decision.reason
+            );
+            decision.tried = Some(summary.clone());
+            let (mut verdict, input) = gate.ask(call, decision, effects).await;
+            verdict.judgement = judgement;
+            if !verdict.allowed() {
+                // The model learns what the refused command would have changed.
+                verdict.decision.reason =
+                    format!("{}\nIt would have made these changes:\n{summary}", verdict.decision.reason);
+                return Ok((verdict, input));
+            }
+            if input.is_some() {
+                // Declined (the trial's changes are dropped), or the person edited the
+                // command: the edited one runs as it comes.
+                return Ok((verdict, input));
+            }
+            match first.keep() {
+                Ok(n) => {
+                    verdict.decision.source = format!("{}; kept the {n} change(s) it made when tried", verdict.decision.source);
+                    Ok((verdict, None))
+                }
+                Err(e) => Ok((refusal(&verdict.decision, &e), None)),
+            }
+        }
+        TriedOutcome::Withheld(what) => {
+            decision.reason = format!("{} Run first where it could change nothing, it {what}.", decision.reason);
+            Err((decision, judgement))
+        }
+    }
+}
+
+/// The trial's changes could not be made: the call fails, saying how far it got.
+fn refusal(decision: &Decision, why: &str) -> Verdict {
+    let d = Decision::new(
+        Behavior::Deny,
+        format!("The changes the command made when tried could not all be made: {why}"),
+        decision.source.clone(),
+    );
+    Verdict { decision: d, asked: true, judgement: None }
+}
+
+/// The chain's [`TryFirst`] for one call: runs it through the registry with a trial
+/// slot, and holds its result until the permission stage decides.
+pub(crate) struct Runner<'a> {
+    pub(crate) registry: &'a Registry,
+    pub(crate) call: &'a ToolUse,
+    pub(crate) ctx: &'a ToolContext,
+    tried: Mutex<Option<Tried>>,
+    /// The result the model gets when the trial is kept.
+    pub(crate) result: Mutex<Option<(ToolResultContent, bool)>>,
+    kept: std::sync::atomic::AtomicBool,
+}
+
+impl<'a> Runner<'a> {
+    pub(crate) fn new(registry: &'a Registry, call: &'a ToolUse, ctx: &'a ToolContext) -> Self {
+        Runner { registry, call, ctx, tried: Mutex::new(None), result: Mutex::new(None), kept: Default::default() }
+    }
+
+    /// The trial's result, when the permission stage kept it.
+    pub(crate) fn kept_result(&self) -> Option<(ToolResultContent, bool)> {
+        if !self.kept.load(std::sync::atomic::Ordering::SeqCst) {
+            return None;
+        }
+        self.result.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// Words in a tried command's output that say it met the jail's walls.
+const WALLS: &[&str] = &[
+    "Read-only file system",
+    "Permission denied",
+    "Operation not permitted",
+    "Network is unreachable",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+];
+
+impl TryFirst for Runner<'_> {
+    fn run(&self) -> BoxFuture<'_, Option<TriedOutcome>> {
+        Box::pin(async move {
+            let prepared = self.registry.prepare(&self.call.name, &self.call.input).ok()?;
+            let slot = TrialSlot::default();
+            let mut ctx = self.ctx.clone();
+            ctx.trial = Some(slot.clone());
+            ctx.grant = Grant::ReadOnly;
+            let output = match prepared.call(ctx).await {
+                Ok(o) => o,
+                Err(e) => {
+                    tracing::debug!(target: "rein::trial", error = %e, "the command could not be tried; asking");
+                    return None;
+                }
+            };
+            let tried = slot.take()?;
+            let text = output.content.to_text();
+            let outcome = if tried.trial.network {
+                TriedOutcome::Withheld("tried to reach the network, which it had none of".into())
+            } else if let Some(wall) = WALLS.iter().find(|w| text.contains(*w)) {
+                TriedOutcome::Withheld(format!("met a wall of the jail (\"{wall}\")"))
+            } else if tried.trial.changes.is_empty() {
+                TriedOutcome::Nothing
+            } else {
+                TriedOutcome::Changed {
+                    summary: tried.summary(),
+                    workspace_only: tried.trial.outside_or_protected().is_empty(),
+                }
+            };
+            *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some((output.content, output.is_error));
+            *self.tried.lock().unwrap_or_else(|p| p.into_inner()) = Some(tried);
+            Some(outcome)
+        })
+    }
+
+    /// Keep the trial's changes, checkpointed first like the file tools' edits: a rewind
+    /// restores what the command changed (the files it wrote, and those it removed).
+    fn keep(&self) -> Result<usize, String> {
+        let tried = self.tried.lock().unwrap_or_else(|p| p.into_inner()).take().ok_or("nothing was tried")?;
+        let files = tried.touched_files();
+        let checkpoints = self.ctx.checkpoints.as_ref();
+        if let Some(cp) = checkpoints {
+            files.iter().for_each(|p| cp.before_write(p));
+        }
+        let made = tried.keep();
+        if let Some(cp) = checkpoints {
+            files.iter().for_each(|p| cp.after_write(p));
+        }
+        let n = made?;
+        self.kept.store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok(n)
+    }
+}
