@@ -25,8 +25,8 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
     if let Some(s) = &sandbox {
         policy.sandbox_auto_allow = auto_allow && s.is_active();
     }
-    let (registry, kinds) = match sandbox {
-        Some(s) => rein_session::builtin_tools_in(Some(s))?,
+    let (registry, kinds) = match &sandbox {
+        Some(s) => rein_session::builtin_tools_in(Some(s.clone()))?,
         None => (registry, kinds),
     };
     match action {
@@ -59,6 +59,9 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
                 println!("{}: {tool} {input}", d.behavior.name().to_uppercase());
                 println!("  why: {}", d.reason);
                 println!("  decided by: {}", d.source);
+                if effects.shell.is_some() {
+                    println!("  path: {}", path_taken(&d, &effects, &input, sandbox.as_deref()));
+                }
                 println!("  mode: {} (from {})", policy.mode.name(), policy.mode_source);
                 print_effects(&effects);
                 if let Some(judge) = &judge {
@@ -67,6 +70,41 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
                 }
             }
             Ok(())
+        }
+    }
+}
+
+/// Where a shell command goes from this decision: run with what the person's setup
+/// gives, run in the jail rein's own judgement is enforced by, tried first, asked, or
+/// denied.
+fn path_taken(
+    d: &rein_policy::Decision,
+    effects: &Effects,
+    input: &Value,
+    sandbox: Option<&rein_sandbox::Sandbox>,
+) -> String {
+    use rein_policy::{Behavior, Confinement, Grant};
+    let enforced = sandbox.is_some_and(|s| s.can_enforce());
+    match d.behavior {
+        Behavior::Deny => "denied".into(),
+        Behavior::Allow if d.grant == Grant::User => {
+            let sandboxed = effects.shell.as_ref().is_some_and(|s| s.confinement == Confinement::Sandboxed);
+            format!("allowed by the person's say; runs {}", if sandboxed { "in their sandbox" } else { "unsandboxed" })
+        }
+        Behavior::Allow if enforced => {
+            format!("enforced allow: runs in rein's {} (the sandbox holds it to that)", d.grant.name())
+        }
+        Behavior::Allow => "allowed by rein's judgement, NOT enforced: no sandbox tier works on this host".into(),
+        Behavior::Ask => {
+            let background = input.get("run_in_background") == Some(&Value::Bool(true));
+            let leaves = effects.shell.as_ref().is_some_and(|s| s.confinement == Confinement::Unsandboxed);
+            if d.may_be_tried() && !background && !leaves && sandbox.is_some_and(|s| s.can_try()) {
+                "tried first where it can change nothing; asked only if it changes files, tries the network or \
+                 meets the jail's walls"
+                    .into()
+            } else {
+                "asked".into()
+            }
         }
     }
 }

@@ -238,7 +238,7 @@ impl Gate {
         }
         // Never tried: what a rule, a protected path or a hook asked about by name, and a
         // read outside the workspace (the jail would let it read and change nothing).
-        let tryable = !hook_asked && !decision.explicit && !decision.source.contains("workspace wall");
+        let tryable = !hook_asked && decision.may_be_tried();
         if let Some(first) = first.filter(|_| tryable) {
             match crate::trial::decide(self, first, call, effects, decision, judgement).await {
                 Ok(decided) => return decided,

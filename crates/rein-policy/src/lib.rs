@@ -79,6 +79,13 @@ impl Decision {
         }
     }
 
+    /// Whether a call asked about for this reason may be tried first where it can change
+    /// nothing: not what a rule, a protected path or a hook asked about by name, and not
+    /// a read outside the workspace (the jail would let it read).
+    pub fn may_be_tried(&self) -> bool {
+        self.behavior == Behavior::Ask && !self.explicit && !self.source.contains("workspace wall")
+    }
+
     /// The same decision, granting only `grant` to a shell command.
     pub fn granting(mut self, grant: Grant) -> Self {
         self.grant = grant;

@@ -133,3 +133,23 @@ fn a_rewind_restores_what_a_kept_trial_deleted() {
     assert_eq!(std::fs::read_to_string(env.cwd().join("src/deep/b.txt")).unwrap(), "precious b\n");
     assert_eq!(std::fs::read_to_string(env.cwd().join("keep.txt")).unwrap(), "old\n");
 }
+
+/// `rein permissions check` says which way a command would go.
+#[test]
+fn permissions_check_names_the_path_a_command_takes() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let out = env
+        .rein()
+        .args(["permissions", "check", "Bash(ls -la)", "Bash(python3 build.py)", "Bash(cat ~/.ssh/id_rsa)"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let paths: Vec<&str> = text.lines().filter_map(|l| l.trim().strip_prefix("path: ")).collect();
+    assert_eq!(paths.len(), 3, "{text}");
+    assert!(paths[0].starts_with("enforced allow: runs in rein's read-only jail"), "{text}");
+    assert!(paths[1].starts_with("tried first"), "{text}");
+    assert_eq!(paths[2], "asked", "a read outside the workspace is never tried: {text}");
+}
