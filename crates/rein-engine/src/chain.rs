@@ -274,7 +274,7 @@ impl Flow<'_> {
     async fn permission(&mut self) -> Step {
         let hook = self.hook_say.take();
         let (mut verdict, rewritten) = if self.may_try_first() {
-            let runner = crate::trial::Runner::new(self.registry, &self.call, self.ctx);
+            let runner = crate::trial::Runner::new(self.registry, self.gate, &self.call, self.ctx);
             let decided = self.gate.check_trying(&self.call, &self.effects, hook, Some(&runner)).await;
             self.tried = runner.kept_result();
             decided

@@ -88,9 +88,12 @@ pub struct HookSay {
 pub enum TriedOutcome {
     /// It changed no file and used no network: its result stands, nobody is asked.
     Nothing,
-    /// It changed files: what, for the person; and whether every change is to an
-    /// unprotected path inside the workspace (acceptEdits then applies them unasked).
-    Changed { summary: String, workspace_only: bool },
+    /// It changed files: what, for the person; and whether the rules allow every one
+    /// of those changes as a file edit (acceptEdits' workspace, an Edit rule): they are
+    /// then kept unasked.
+    Changed { summary: String, allowed: bool },
+    /// A change it made is one a rule denies: the call is refused, saying which.
+    Denied(String),
     /// It tried the network or met the jail's walls: its result is not what it would
     /// do, so it is asked as before, saying what it tried.
     Withheld(String),

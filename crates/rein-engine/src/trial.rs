@@ -12,7 +12,7 @@
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
-use rein_policy::{Behavior, Decision, Effects, Grant, PermissionMode};
+use rein_policy::{Behavior, Decision, Effects, Grant};
 use rein_protocol::{ToolResultContent, ToolUse};
 use rein_tools::{Registry, ToolContext, TrialSlot, Tried};
 use serde_json::Value;
@@ -54,13 +54,17 @@ pub(crate) async fn decide(
                 Err((decision, judgement))
             }
         },
-        TriedOutcome::Changed { summary, workspace_only } => {
-            if workspace_only && gate.policy.get().mode == PermissionMode::AcceptEdits {
+        TriedOutcome::Denied(why) => {
+            let d = Decision::new(Behavior::Deny, why, format!("tried first: a change it made is denied ({source})"));
+            Ok((Verdict { decision: d, asked: false, judgement }, None))
+        }
+        TriedOutcome::Changed { summary, allowed: every_change_allowed } => {
+            if every_change_allowed {
                 return match first.keep() {
                     Ok(n) => Ok((
                         allowed(
-                            format!("Tried first, then its {n} change(s) inside the workspace were kept (acceptEdits)."),
-                            "tried first: acceptEdits kept its workspace changes".into(),
+                            format!("Tried first, then its {n} change(s) were kept: the rules allow each as an edit."),
+                            "tried first: every change allowed as an edit, kept".into(),
                         ),
                         None,
                     )),
@@ -115,6 +119,7 @@ fn refusal(decision: &Decision, why: &str) -> Verdict {
 /// slot, and holds its result until the permission stage decides.
 pub(crate) struct Runner<'a> {
     pub(crate) registry: &'a Registry,
+    gate: &'a Gate,
     pub(crate) call: &'a ToolUse,
     pub(crate) ctx: &'a ToolContext,
     tried: Mutex<Option<Tried>>,
@@ -124,8 +129,44 @@ pub(crate) struct Runner<'a> {
 }
 
 impl<'a> Runner<'a> {
-    pub(crate) fn new(registry: &'a Registry, call: &'a ToolUse, ctx: &'a ToolContext) -> Self {
-        Runner { registry, call, ctx, tried: Mutex::new(None), result: Mutex::new(None), kept: Default::default() }
+    pub(crate) fn new(registry: &'a Registry, gate: &'a Gate, call: &'a ToolUse, ctx: &'a ToolContext) -> Self {
+        Runner {
+            registry,
+            gate,
+            call,
+            ctx,
+            tried: Mutex::new(None),
+            result: Mutex::new(None),
+            kept: Default::default(),
+        }
+    }
+
+    /// Each change held to the rules as a file edit of its path would be (deny rules,
+    /// protected paths, the workspace wall, the mode): the outcome, with the changes
+    /// the rules would ask about marked and listed first.
+    fn judge_changes(&self, tried: &Tried) -> TriedOutcome {
+        let policy = self.gate.policy.get();
+        let mut marks = std::collections::HashMap::new();
+        for path in tried.changed_paths() {
+            let input = serde_json::json!({"file_path": path});
+            let effects = Effects::editing([path.clone()]);
+            let d = policy.decide(&rein_policy::Call { tool: "Write", input: &input, effects: &effects });
+            match d.behavior {
+                Behavior::Deny => {
+                    return TriedOutcome::Denied(format!(
+                        "Tried first where it could change nothing, the command changed {}, which is denied: {}",
+                        path.display(),
+                        d.reason
+                    ));
+                }
+                Behavior::Ask => {
+                    marks.insert(path, if d.explicit { "asked by a rule or protected" } else { "needs your say" });
+                }
+                Behavior::Allow => {}
+            }
+        }
+        let allowed = marks.is_empty();
+        TriedOutcome::Changed { summary: tried.summary(&marks), allowed }
     }
 
     /// The trial's result, when the permission stage kept it.
@@ -172,10 +213,7 @@ impl TryFirst for Runner<'_> {
             } else if tried.trial.changes.is_empty() {
                 TriedOutcome::Nothing
             } else {
-                TriedOutcome::Changed {
-                    summary: tried.summary(),
-                    workspace_only: tried.trial.outside_or_protected().is_empty(),
-                }
+                self.judge_changes(&tried)
             };
             *self.result.lock().unwrap_or_else(|p| p.into_inner()) = Some((output.content, output.is_error));
             *self.tried.lock().unwrap_or_else(|p| p.into_inner()) = Some(tried);

@@ -113,6 +113,14 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<O
     } else {
         push(&mut a, &["--proc", "/proc"]);
     }
+    // Hidden: searchable, never listed or read; then what is exposed inside them.
+    for h in &plan.hidden {
+        push(&mut a, &["--perms", "0111", "--tmpfs"]);
+        a.push(h.into());
+    }
+    for e in &plan.exposed {
+        push_path(&mut a, "--ro-bind", e);
+    }
     for root in &plan.write_roots {
         push_source(&mut a, "--bind", root, sources);
     }

@@ -126,6 +126,31 @@ pub fn run(args: &[OsString]) -> SandboxError {
         }
         drop(relay);
     }
+    if parsed.scoped {
+        // Sharing the host's processes: confined to its own Landlock domain first, then
+        // it stays as the parent and the reaper of everything the command starts, and
+        // ends every process of the domain when the command ends (no pid namespace dies
+        // with it here, and the command's own session is not rein's process group).
+        if let Err(e) = crate::platform::landlock_rules::restrict_to_own_processes() {
+            return e;
+        }
+        // SAFETY: integer arguments only.
+        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        // SAFETY: the process is single-threaded here.
+        let child = unsafe { libc::fork() };
+        if child < 0 {
+            return SandboxError::Helper(format!("fork: {}", std::io::Error::last_os_error()));
+        }
+        if child > 0 {
+            let code = reap_until(child);
+            // SAFETY: integer arguments; -1 reaches only the processes this Landlock
+            // domain may signal: the command's own.
+            unsafe { libc::kill(-1, libc::SIGKILL) };
+            // SAFETY: a null status pointer is allowed.
+            while unsafe { libc::waitpid(-1, std::ptr::null_mut(), 0) } > 0 {}
+            std::process::exit(code);
+        }
+    }
     if let Some(fd) = parsed.net_report {
         // SAFETY: the process is single-threaded here.
         let child = unsafe { libc::fork() };
@@ -147,11 +172,6 @@ pub fn run(args: &[OsString]) -> SandboxError {
     }
     if let Err(e) = close_at_exec_all_but(&parsed.keep) {
         return SandboxError::Helper(format!("cannot close inherited descriptors: {e}"));
-    }
-    if parsed.scoped
-        && let Err(e) = crate::platform::landlock_rules::restrict_to_own_processes()
-    {
-        return e;
     }
     if let Err(e) = install(parsed.filter) {
         return e;

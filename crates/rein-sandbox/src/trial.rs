@@ -61,11 +61,10 @@ impl Sandbox {
         matches!(self.probe().tier, Tier::A { .. }) && self.layers_of().is_some()
     }
 
-    /// The directories a trial overlays: the workspace roots and the home directory,
-    /// none inside another, never `/` or a path overlayfs options cannot carry.
+    /// The directories a trial overlays: the workspace roots, none inside another, never
+    /// `/` or a path overlayfs options cannot carry.
     fn layers_of(&self) -> Option<Vec<PathBuf>> {
         let mut dirs: Vec<PathBuf> = self.roots.clone();
-        dirs.extend(self.home());
         dirs.sort();
         dirs.dedup();
         let mut out: Vec<PathBuf> = Vec::new();
@@ -78,6 +77,46 @@ impl Sandbox {
             }
         }
         (!out.is_empty()).then_some(out)
+    }
+
+    /// The directories a trial does not see (existing, canonical), and what it sees of
+    /// them: each PATH directory inside them (by its toolchain's top directory under the
+    /// home, so `~/.pyenv/shims` brings `~/.pyenv`), git's own configuration, and rein
+    /// itself (the helper it runs).
+    fn hidden_from_trials(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        let home = self.home();
+        let mut hidden: Vec<PathBuf> = ["/tmp", "/var/tmp", "/home", "/root", "/run/user", "/mnt", "/media"]
+            .iter()
+            .map(PathBuf::from)
+            .chain(home.clone())
+            .filter_map(|p| std::fs::canonicalize(p).ok())
+            .filter(|p| p != Path::new("/") && p.is_dir())
+            .collect();
+        hidden.sort();
+        hidden.dedup();
+        let inside_hidden = |p: &Path| hidden.iter().any(|h| p.starts_with(h));
+        let mut exposed: Vec<PathBuf> = Vec::new();
+        let path_dirs =
+            std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
+        for dir in path_dirs.iter().filter_map(|d| std::fs::canonicalize(d).ok()) {
+            // The toolchain's top directory in the deepest hidden one that holds it.
+            let Some(h) = hidden.iter().filter(|h| dir.starts_with(h)).max_by_key(|h| h.components().count()) else {
+                continue;
+            };
+            let top = dir.strip_prefix(h).ok().and_then(|r| r.components().next()).map(|c| h.join(c));
+            exposed.push(top.unwrap_or(dir.clone()));
+        }
+        if let Some(h) = &home {
+            if exposed.iter().any(|e| e.ends_with(".cargo")) {
+                exposed.push(h.join(".rustup"));
+            }
+            exposed.extend([h.join(".gitconfig"), h.join(".config/git")]);
+        }
+        exposed.push(self.helper.clone());
+        exposed.retain(|e| inside_hidden(e) && std::fs::symlink_metadata(e).is_ok());
+        exposed.sort();
+        exposed.dedup();
+        (hidden, exposed)
     }
 
     /// The person's home directory, as the kernel resolves it.
@@ -102,12 +141,24 @@ impl Sandbox {
         }
         // The plan's masks over the overlaid roots; everything in the layers writable
         // (copy-on-write: what it changes is shown, never applied unasked).
-        let c = &self.config;
         let mut roots: Vec<PathBuf> = layers.iter().map(|l| l.path.clone()).collect();
         roots.push(self.tmp.path().to_path_buf());
-        let full = Plan::new(&self.roots, &c.allow_write, &c.deny_write, &c.deny_read, &c.allow_read);
-        let masks = Plan::new(&roots, &[], &[], &self.deny_read_own(), &c.allow_read);
-        let plan = Plan { write_roots: roots, masked: masks.masked, unmasked: masks.unmasked, ..Plan::default() };
+        // One walk, of the workspace only (never the whole home): its protected paths (to
+        // label changes) and the masks, the home's credentials among them.
+        let full = self.plan_as(crate::Profile::Workspace { network: false });
+        // What a command tried first sees outside the system's own directories is the
+        // workspace and the tools it runs, no one's files: the homes, the shared temp
+        // directories and rein's own state are hidden (what it needed there makes it
+        // fail, and it is asked as before).
+        let (hidden, exposed) = self.hidden_from_trials();
+        let plan = Plan {
+            write_roots: roots,
+            masked: full.masked,
+            unmasked: full.unmasked,
+            hidden,
+            exposed,
+            ..Plan::default()
+        };
         // Only the temp directory and the re-allowed reads come from descriptors: the
         // layers are bound by path, which resolves to the overlay mounted there.
         let opened = Plan {

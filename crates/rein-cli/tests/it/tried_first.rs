@@ -153,3 +153,64 @@ fn permissions_check_names_the_path_a_command_takes() {
     assert!(paths[1].starts_with("tried first"), "{text}");
     assert_eq!(paths[2], "asked", "a read outside the workspace is never tried: {text}");
 }
+
+/// What a tried (or jailed) command writes into the shell's saved state is not code the
+/// next command runs: the state is rebuilt by rein from its exports and directory, so an
+/// unconfined command the person's rule allows does not run what was planted.
+#[test]
+fn a_trial_cannot_plant_code_for_the_next_unconfined_command() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let plant = "printf 'touch PWNED\\n# rein: end of state\\n' >&71; echo planted";
+    let (results, stderr, _) =
+        tool_calls(&env, &[bash(plant), bash("true")], |c| _ = c.args(["--allowedTools", "Bash(true)"]));
+    assert!(!results[0].1, "the plant ran as a trial that changed nothing: {:?}\n{stderr}", results[0]);
+    assert!(!results[1].1, "{:?}", results[1]);
+    assert!(!env.cwd().join("PWNED").exists(), "the planted line ran outside the jail");
+}
+
+/// A change a tried command made is held to the rules as an edit of that path: a deny
+/// rule refuses the call (acceptEdits keeps nothing), and a repository it made (whose
+/// git config names programs) is not kept unasked.
+#[test]
+fn a_trials_changes_meet_the_rules_for_edits() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("locked.txt", "as it was\n");
+    let settings = json!({"permissions": {"deny": ["Edit(./locked.txt)"]}});
+    env.write(".claude/settings.json", &settings.to_string());
+    env.trust();
+    let denied = python("open('locked.txt','w').write('changed')");
+    let repo = "git init -q sub && git -C sub config core.fsmonitor 'touch FSMON'".to_string();
+    let (results, stderr, _) =
+        tool_calls(&env, &[bash(&denied), bash(&repo)], |c| _ = c.args(["--permission-mode", "acceptEdits"]));
+    assert!(results[0].1 && results[0].0.contains("locked.txt"), "{:?}\n{stderr}", results[0]);
+    assert_eq!(std::fs::read_to_string(env.cwd().join("locked.txt")).unwrap(), "as it was\n");
+    assert!(results[1].1, "a new repository's config was kept unasked: {:?}", results[1]);
+    assert!(!env.cwd().join("sub/.git").exists());
+}
+
+/// A command tried first sees the workspace and the tools, not the homes or the shared
+/// temp directory: a read there fails instead of reaching the model unasked.
+#[test]
+fn a_trial_cannot_read_outside_the_workspace() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    std::fs::write(env.home.path().join("diary.txt"), "CANARY-HOME\n").unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "CANARY-TMP\n").unwrap();
+    let code = format!(
+        "import sys\nfor p in ['{}', '{}']:\n  try: print(open(p).read())\n  except Exception as e: print(type(e).__name__)",
+        env.home.path().join("diary.txt").display(),
+        outside.path().join("secret.txt").display()
+    );
+    let (results, stderr, _) = tool_calls(&env, &[bash(&python(&code))], |_| {});
+    assert!(!results[0].0.contains("CANARY"), "a trial read outside the workspace: {:?}\n{stderr}", results[0]);
+    assert!(results[0].0.contains("Error"), "the reads did not even run: {:?}", results[0]);
+}

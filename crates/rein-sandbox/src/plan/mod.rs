@@ -37,6 +37,11 @@ pub struct Plan {
     pub existing: BTreeSet<PathBuf>,
     /// The `allow_write` entries, which keep the toolchain files they name writable.
     pub allow_write: Vec<String>,
+    /// Directories hidden whole (a command tried first): an empty one that cannot be
+    /// listed is mounted there, before the roots and `exposed` are bound back in.
+    pub hidden: Vec<PathBuf>,
+    /// Read-only inside the hidden directories (toolchains on PATH, git's own config).
+    pub exposed: Vec<PathBuf>,
 }
 
 /// Deny patterns split: literal paths (canonical, existing) and globs.
@@ -141,6 +146,8 @@ impl Plan {
             unmasked,
             existing,
             allow_write: allow_write.to_vec(),
+            hidden: Vec::new(),
+            exposed: Vec::new(),
         }
     }
 }

@@ -39,7 +39,7 @@ const CWD_FD: i32 = 72;
 const OPTIONAL_LOCKS: (&str, &str) = ("GIT_OPTIONAL_LOCKS", "0");
 
 /// The last line of a state saved whole.
-const STATE_END: &str = "# rein: end of state\n";
+pub(super) const STATE_END: &str = "# rein: end of state\n";
 
 /// Where one command saves the shell's state: two files in rein's own directory, handed
 /// to the command as [`STATE_FD`] and [`CWD_FD`], taken as the state only when the save
@@ -93,8 +93,12 @@ impl Saving {
     }
 
     /// The command ended: a state saved whole becomes the shell's (copied into rein's
-    /// own state files, which only rein writes).
-    pub(super) fn adopt(self, into: &Path) {
+    /// own state files, which only rein writes). A command that ran confined (in a jail
+    /// or the person's sandbox) could have written anything there — code the next
+    /// command, perhaps an unconfined one, would run — so its state is not copied but
+    /// rebuilt by rein from what it means: the exported variables (each quoted by rein)
+    /// and the directory. Functions it defined do not carry over.
+    pub(super) fn adopt(self, into: &Path, confined: bool) {
         let Ok(state) = std::fs::read(&self.state) else { return };
         if !state.ends_with(STATE_END.as_bytes()) {
             return;
@@ -102,6 +106,7 @@ impl Saving {
         let mut cwd_file = into.as_os_str().to_os_string();
         cwd_file.push(".cwd");
         let cwd = std::fs::read(&self.cwd).unwrap_or_default();
+        let state = if confined { super::shell_state::rebuild(&String::from_utf8_lossy(&state), &cwd) } else { state };
         let _ = std::fs::write(into, state);
         let _ = std::fs::write(cwd_file, cwd);
     }
@@ -376,7 +381,7 @@ impl Shell {
         let limits = Limits { timeout, abort, limit, spill };
         let ran = self.run_as(cwd, command, How::Profile(profile), limits).await?;
         if let Some(saving) = ran.saving {
-            saving.adopt(&self.state_file());
+            saving.adopt(&self.state_file(), profile.is_some());
         }
         let mut output = ran.output;
         // What the sandbox refused, in the form the model is told about.

@@ -29,6 +29,32 @@ pub fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
     (exported, functions)
 }
 
+/// A state rein writes itself from a saved one it does not trust: `export NAME='value'`
+/// for each exported variable with a valid name, `cd` to the saved directory, the end
+/// line. Nothing else of the saved text — no function, no command — survives.
+pub fn rebuild(saved: &str, cwd: &[u8]) -> Vec<u8> {
+    let quote = |v: &str| format!("'{}'", v.replace('\'', r"'\''"));
+    let valid = |n: &str| {
+        let mut chars = n.chars();
+        chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+            && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+    };
+    let (exported, _) = parse(saved);
+    let mut out = String::new();
+    for (name, value) in exported.iter().filter(|(n, _)| valid(n)) {
+        match value {
+            Some(v) => out.push_str(&format!("export {name}={}\n", quote(v))),
+            None => out.push_str(&format!("export {name}\n")),
+        }
+    }
+    let dir = String::from_utf8_lossy(cwd);
+    if !dir.is_empty() && std::path::Path::new(dir.as_ref()).is_dir() {
+        out.push_str(&format!("cd -- {}\n", quote(&dir)));
+    }
+    out.push_str(super::shell::STATE_END);
+    out.into_bytes()
+}
+
 /// A double-quoted value that may continue on the following lines; returns it unescaped
 /// and what follows it.
 fn quoted<'a>(first: &str, rest: &'a str) -> (String, &'a str) {
@@ -76,5 +102,24 @@ mod tests {
         assert_eq!(exported[2], ("EMPTY".into(), None));
         assert_eq!(exported[3], ("RO".into(), Some("1".into())));
         assert_eq!(functions, ["greet"]);
+    }
+}
+
+#[cfg(test)]
+mod rebuild_tests {
+    use super::*;
+
+    /// What a confined command planted in its saved state is not carried over; its
+    /// exports and directory are, quoted by rein.
+    #[test]
+    fn only_exports_and_the_directory_survive() {
+        let dir = tempfile::tempdir().unwrap();
+        let saved =
+            "declare -x FOO=\"a'b\"\ntouch /tmp/pwned\nls () \n{ \n    rm -rf /\n}\ncd -- /etc\n# rein: end of state\n";
+        let out = String::from_utf8(rebuild(saved, dir.path().display().to_string().as_bytes())).unwrap();
+        assert!(out.starts_with("export FOO='a'\\''b'\n"), "{out}");
+        assert!(!out.contains("touch") && !out.contains("rm -rf") && !out.contains("/etc"), "{out}");
+        assert!(out.contains(&format!("cd -- '{}'", dir.path().display())), "{out}");
+        assert!(out.ends_with("# rein: end of state\n"));
     }
 }

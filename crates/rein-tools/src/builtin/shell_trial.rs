@@ -44,29 +44,50 @@ impl Tried {
         out
     }
 
+    /// Every path it changed on the host side (files and directories; for a removed
+    /// directory, the directory).
+    pub fn changed_paths(&self) -> Vec<std::path::PathBuf> {
+        let mut v: Vec<_> = self.trial.changes.iter().map(|c| c.path.clone()).collect();
+        v.dedup();
+        v
+    }
+
     /// What it changed, for the person: one line per path (A added, M changed, D
-    /// removed; outside the workspace and protected paths marked), then a diff of each
-    /// text file, within a budget of lines.
-    pub fn summary(&self) -> String {
-        const DIFF_LINES: usize = 80;
+    /// removed; outside the workspace, protected paths and `marks` noted, those lines
+    /// first), then a diff of each text file, within a budget of lines. Names are shown
+    /// with control characters escaped (a name cannot forge a line).
+    pub fn summary(&self, marks: &std::collections::HashMap<std::path::PathBuf, &str>) -> String {
         const PATHS: usize = 100;
-        let mut out = String::new();
-        let changes = &self.trial.changes;
-        for c in changes.iter().take(PATHS) {
-            let mut marks = Vec::new();
+        const DIFF_LINES: usize = 80;
+        let mut lines: Vec<(bool, String)> = Vec::new();
+        for c in &self.trial.changes {
+            let mut notes: Vec<&str> = Vec::new();
             if !c.inside_workspace {
-                marks.push("outside the workspace");
+                notes.push("outside the workspace");
             }
             if c.protected {
-                marks.push("protected");
+                notes.push("protected");
             }
+            notes.extend(marks.get(&c.path).copied());
             let slash = if c.is_dir { "/" } else { "" };
-            let marks = if marks.is_empty() { String::new() } else { format!("  [{}]", marks.join(", ")) };
-            let link = c.link.as_ref().map(|t| format!(" -> {}", t.display())).unwrap_or_default();
-            out.push_str(&format!("  {} {}{slash}{link}{marks}\n", c.kind.letter(), c.path.display()));
+            let link = c.link.as_ref().map(|t| format!(" -> {}", printable(t))).unwrap_or_default();
+            let shown = if notes.is_empty() { String::new() } else { format!("  [{}]", notes.join(", ")) };
+            lines
+                .push((!notes.is_empty(), format!("  {} {}{slash}{link}{shown}", c.kind.letter(), printable(&c.path))));
         }
-        if changes.len() > PATHS {
-            out.push_str(&format!("  … and {} more\n", changes.len() - PATHS));
+        // What needs a closer look comes first, so no cut can hide it.
+        lines.sort_by_key(|(flagged, _)| !flagged);
+        let flagged = lines.iter().filter(|(f, _)| *f).count();
+        let mut out = String::new();
+        if flagged > 0 {
+            out.push_str(&format!("  ({flagged} of {} changes need a closer look)\n", lines.len()));
+        }
+        for (_, l) in lines.iter().take(PATHS) {
+            out.push_str(l);
+            out.push('\n');
+        }
+        if lines.len() > PATHS {
+            out.push_str(&format!("  … and {} more\n", lines.len() - PATHS));
         }
         let mut budget = DIFF_LINES;
         for c in &self.trial.changes {
@@ -75,14 +96,11 @@ impl Tried {
                 out.push_str("  (more differences not shown)\n");
                 break;
             }
+            let name = printable(&c.path);
             let diff = similar::TextDiff::from_lines(&old, &new);
-            let text = diff
-                .unified_diff()
-                .context_radius(2)
-                .header(&c.path.display().to_string(), &c.path.display().to_string())
-                .to_string();
+            let text = diff.unified_diff().context_radius(2).header(&name, &name).to_string();
             for line in text.lines().take(budget) {
-                out.push_str(line);
+                out.push_str(&line.replace(|ch: char| ch.is_control() && ch != '\t', "?"));
                 out.push('\n');
                 budget -= 1;
             }
@@ -95,7 +113,7 @@ impl Tried {
     pub fn keep(self) -> Result<usize, String> {
         let made = self.trial.apply()?;
         if let Some(saving) = self.saving {
-            saving.adopt(&self.state_file);
+            saving.adopt(&self.state_file, true);
         }
         Ok(made)
     }
@@ -156,4 +174,13 @@ fn files_below(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
             _ => {}
         }
     }
+}
+
+/// A path as text with its control characters escaped.
+fn printable(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
+        .collect()
 }
