@@ -6,6 +6,7 @@
 //! same facts. A tool that declares nothing gets [`Effects::undeclared`]: it is treated
 //! as writing everything, and asked.
 
+pub mod credentials;
 mod git_config;
 mod git_index;
 mod git_inert;

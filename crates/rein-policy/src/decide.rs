@@ -247,7 +247,12 @@ impl Policy {
         if !effects.reads.is_empty() {
             if let Some(rule) = self.allow.iter().find(|r| self.path_allow(r, &effects.reads, false)) {
                 used.push(rule.describe());
-            } else if effects.reads.iter().all(|p| inside(p, &self.roots)) {
+            } else if effects
+                .reads
+                .iter()
+                .chain(&effects.reads_within)
+                .all(|p| inside(p, &self.roots) && !self.holds_credentials(p))
+            {
                 used.push("read-only, inside the workspace".into());
             } else if effects.reads.iter().all(|p| inside(p, &self.roots) || self.is_saved_output(p)) {
                 used.push("read-only: rein's saved output of a result too large for the context".into());
@@ -283,6 +288,19 @@ impl Policy {
 }
 
 impl Policy {
+    /// Whether `path` is one of the home's credentials (or inside one), or a directory
+    /// that holds one — a workspace that is the home, say. rein's own judgement never
+    /// reads them (the person's Read rule still can).
+    pub(crate) fn holds_credentials(&self, path: &std::path::Path) -> bool {
+        let Some(home) = &self.home else { return false };
+        if !path.starts_with(home) && !home.starts_with(path) {
+            return false;
+        }
+        rein_effects::credentials::in_home(home)
+            .iter()
+            .any(|c| (path.starts_with(c) || c.starts_with(path)) && std::fs::symlink_metadata(c).is_ok())
+    }
+
     /// Whether the call touches nothing but Markdown files directly inside the memory
     /// directory (as the kernel resolves them: a link there to elsewhere is elsewhere),
     /// through rein's own file tools (no command, host or other effect).

@@ -317,7 +317,8 @@ impl Policy {
     /// `p` may be read by a command: inside the workspace, or allowed by a Read rule.
     fn may_read(&self, p: &std::path::Path, readable: &mut HashMap<PathBuf, bool>) -> bool {
         *readable.entry(p.to_path_buf()).or_insert_with_key(|p| {
-            inside(p, &self.roots) || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
+            (inside(p, &self.roots) && !self.holds_credentials(p))
+                || self.allow.iter().any(|r| self.path_allow(r, std::slice::from_ref(p), false))
         })
     }
 

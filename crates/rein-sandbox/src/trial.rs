@@ -141,8 +141,12 @@ impl Sandbox {
         }
         // The plan's masks over the overlaid roots; everything in the layers writable
         // (copy-on-write: what it changes is shown, never applied unasked).
+        // A temp directory of the trial's own, dropped with it: what the command leaves
+        // there is not seen by later commands.
+        let tmp = dir.path().join("tmp");
+        std::fs::create_dir(&tmp).map_err(|e| e.to_string())?;
         let mut roots: Vec<PathBuf> = layers.iter().map(|l| l.path.clone()).collect();
-        roots.push(self.tmp.path().to_path_buf());
+        roots.push(tmp.clone());
         // One walk, of the workspace only (never the whole home): its protected paths (to
         // label changes) and the masks, the home's credentials among them.
         let full = self.plan_as(crate::Profile::Workspace { network: false });
@@ -161,11 +165,7 @@ impl Sandbox {
         };
         // Only the temp directory and the re-allowed reads come from descriptors: the
         // layers are bound by path, which resolves to the overlay mounted there.
-        let opened = Plan {
-            write_roots: vec![self.tmp.path().to_path_buf()],
-            unmasked: plan.unmasked.clone(),
-            ..Plan::default()
-        };
+        let opened = Plan { write_roots: vec![tmp.clone()], unmasked: plan.unmasked.clone(), ..Plan::default() };
         let sources = bwrap::Sources::open(&opened).map_err(|e| e.to_string())?;
         let (read, write) = std::io::pipe().map_err(|e| e.to_string())?;
         // rein itself first, as the stage that mounts the overlays (a fresh process: rein's
@@ -209,7 +209,7 @@ impl Sandbox {
                 Ok(())
             });
         }
-        command.current_dir(cwd).env("TMPDIR", self.tmp.path());
+        command.current_dir(cwd).env("TMPDIR", &tmp);
         // rein's copy of the write end closes before the report is read.
         let write_keep = write;
         let trial = TrialDir { dir, layers, report: read.into(), roots: self.roots.clone(), existing: full.existing };

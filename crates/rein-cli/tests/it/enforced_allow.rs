@@ -93,3 +93,21 @@ fn a_jailed_cd_carries_over() {
     let (results, stderr, _) = tool_calls(&env, &[bash("cd sub"), bash("ls")], |_| {});
     assert!(results[1].0.contains("marker.txt"), "{results:?}\n{stderr}");
 }
+
+/// Where no jail can mask the home's credentials (Landlock's tier B), rein's own
+/// judgement never reads them: with the workspace being the home, `cat` and a recursive
+/// grep of `.ssh` are asked, not run.
+#[test]
+fn credentials_stay_out_of_reins_judgement_where_they_cannot_be_masked() {
+    let env = Env::new();
+    let home = env.home.path().to_path_buf();
+    std::fs::create_dir_all(home.join(".ssh")).unwrap();
+    std::fs::write(home.join(".ssh/id_rsa"), "CANARY-KEY\n").unwrap();
+    std::fs::write(home.join("notes.txt"), "plain\n").unwrap();
+    let calls = [bash("cat .ssh/id_rsa"), bash("grep -r . .ssh"), bash("cat notes.txt")];
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| _ = c.current_dir(&home).env("REIN_SANDBOX_TIER", "B"));
+    for (text, _) in &results[..2] {
+        assert!(!text.contains("CANARY"), "a credential was read: {text}\n{stderr}");
+    }
+    assert!(results[2].0.contains("plain"), "an ordinary read of the home-workspace runs: {:?}", results[2]);
+}

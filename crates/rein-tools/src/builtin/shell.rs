@@ -98,7 +98,9 @@ impl Saving {
     /// command, perhaps an unconfined one, would run — so its state is not copied but
     /// rebuilt by rein from what it means: the exported variables (each quoted by rein)
     /// and the directory. Functions it defined do not carry over.
-    pub(super) fn adopt(self, into: &Path, confined: bool) {
+    /// `confined` names the variables the sandbox itself set (its `TMPDIR`, proxies),
+    /// which are not the command's to pass on.
+    pub(super) fn adopt(self, into: &Path, confined: Option<&[&str]>) {
         let Ok(state) = std::fs::read(&self.state) else { return };
         if !state.ends_with(STATE_END.as_bytes()) {
             return;
@@ -106,7 +108,10 @@ impl Saving {
         let mut cwd_file = into.as_os_str().to_os_string();
         cwd_file.push(".cwd");
         let cwd = std::fs::read(&self.cwd).unwrap_or_default();
-        let state = if confined { super::shell_state::rebuild(&String::from_utf8_lossy(&state), &cwd) } else { state };
+        let state = match confined {
+            Some(injected) => super::shell_state::rebuild(&String::from_utf8_lossy(&state), &cwd, injected),
+            None => state,
+        };
         let _ = std::fs::write(into, state);
         let _ = std::fs::write(cwd_file, cwd);
     }
@@ -260,6 +265,11 @@ impl Shell {
         state
     }
 
+    /// The variables the sandbox sets in a confined command's environment.
+    pub(super) fn injected(&self) -> Vec<&'static str> {
+        self.sandbox.as_ref().map(|s| s.injected_env()).unwrap_or_default()
+    }
+
     /// Whether commands that do not opt out run in a working sandbox.
     pub fn sandboxed(&self) -> bool {
         self.sandbox.as_ref().is_some_and(|s| s.is_active())
@@ -381,7 +391,8 @@ impl Shell {
         let limits = Limits { timeout, abort, limit, spill };
         let ran = self.run_as(cwd, command, How::Profile(profile), limits).await?;
         if let Some(saving) = ran.saving {
-            saving.adopt(&self.state_file(), profile.is_some());
+            let injected = self.injected();
+            saving.adopt(&self.state_file(), profile.map(|_| injected.as_slice()));
         }
         let mut output = ran.output;
         // What the sandbox refused, in the form the model is told about.

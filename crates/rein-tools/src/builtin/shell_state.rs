@@ -32,7 +32,7 @@ pub fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
 /// A state rein writes itself from a saved one it does not trust: `export NAME='value'`
 /// for each exported variable with a valid name, `cd` to the saved directory, the end
 /// line. Nothing else of the saved text — no function, no command — survives.
-pub fn rebuild(saved: &str, cwd: &[u8]) -> Vec<u8> {
+pub fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
     let quote = |v: &str| format!("'{}'", v.replace('\'', r"'\''"));
     let valid = |n: &str| {
         let mut chars = n.chars();
@@ -41,7 +41,7 @@ pub fn rebuild(saved: &str, cwd: &[u8]) -> Vec<u8> {
     };
     let (exported, _) = parse(saved);
     let mut out = String::new();
-    for (name, value) in exported.iter().filter(|(n, _)| valid(n)) {
+    for (name, value) in exported.iter().filter(|(n, _)| valid(n) && !injected.contains(&n.as_str())) {
         match value {
             Some(v) => out.push_str(&format!("export {name}={}\n", quote(v))),
             None => out.push_str(&format!("export {name}\n")),
@@ -116,7 +116,7 @@ mod rebuild_tests {
         let dir = tempfile::tempdir().unwrap();
         let saved =
             "declare -x FOO=\"a'b\"\ntouch /tmp/pwned\nls () \n{ \n    rm -rf /\n}\ncd -- /etc\n# rein: end of state\n";
-        let out = String::from_utf8(rebuild(saved, dir.path().display().to_string().as_bytes())).unwrap();
+        let out = String::from_utf8(rebuild(saved, dir.path().display().to_string().as_bytes(), &["TMPDIR"])).unwrap();
         assert!(out.starts_with("export FOO='a'\\''b'\n"), "{out}");
         assert!(!out.contains("touch") && !out.contains("rm -rf") && !out.contains("/etc"), "{out}");
         assert!(out.contains(&format!("cd -- '{}'", dir.path().display())), "{out}");

@@ -18,6 +18,8 @@ pub struct Tried {
     /// The shell state it saved (its `cd` and exports), adopted when the result is kept.
     saving: Option<Saving>,
     state_file: std::path::PathBuf,
+    /// The variables the sandbox set (not the command's to pass on).
+    injected: Vec<&'static str>,
 }
 
 impl std::fmt::Debug for Tried {
@@ -113,7 +115,7 @@ impl Tried {
     pub fn keep(self) -> Result<usize, String> {
         let made = self.trial.apply()?;
         if let Some(saving) = self.saving {
-            saving.adopt(&self.state_file, true);
+            saving.adopt(&self.state_file, Some(&self.injected));
         }
         Ok(made)
     }
@@ -157,6 +159,7 @@ impl Shell {
             ending: ran.ending,
             saving: ran.saving,
             state_file: self.state_file(),
+            injected: self.injected(),
         });
         Ok(())
     }
