@@ -147,7 +147,16 @@ fn own_jail_rows(bin: &Path, plain: Duration) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
+/// The binary that runs the sandbox's stages, as a session picks it: `rein-jail`
+/// beside rein when it was built, rein itself otherwise.
+fn stages(bin: &Path) -> std::path::PathBuf {
+    let jail = bin.with_file_name("rein-jail");
+    if jail.is_file() { jail } else { bin.to_path_buf() }
+}
+
 pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
+    let bin = stages(bin);
+    let bin = bin.as_path();
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     std::fs::create_dir_all(root.join(".git/hooks"))?;

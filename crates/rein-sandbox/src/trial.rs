@@ -149,7 +149,7 @@ impl Sandbox {
         roots.push(tmp.clone());
         // One walk, of the workspace only (never the whole home): its protected paths (to
         // label changes) and the masks, the home's credentials among them.
-        let full = self.plan_as(crate::Profile::Workspace { network: false });
+        let full = Plan::masks(&self.roots, &self.deny_read_own(), &self.config.allow_read);
         // What a command tried first sees outside the system's own directories is the
         // workspace and the tools it runs, no one's files: the homes, the shared temp
         // directories and rein's own state are hidden (what it needed there makes it

@@ -73,11 +73,33 @@ impl Plan {
         deny_read: &[String],
         allow_read: &[String],
     ) -> Plan {
+        Plan::build(roots, allow_write, deny_write, deny_read, allow_read, false)
+    }
+
+    /// The masks of `deny_read` over `roots` (a command tried first, whose writes all go
+    /// to a copy): the roots are walked only for a glob pattern or a masked file's other
+    /// names, never for the protected paths.
+    pub fn masks(roots: &[PathBuf], deny_read: &[String], allow_read: &[String]) -> Plan {
+        Plan::build(roots, &[], &[], deny_read, allow_read, true)
+    }
+
+    fn build(
+        roots: &[PathBuf],
+        allow_write: &[String],
+        deny_write: &[String],
+        deny_read: &[String],
+        allow_read: &[String],
+        masks_only: bool,
+    ) -> Plan {
         let (write_literal, write_globs) = split(deny_write);
         let (read_literal, read_globs) = split(deny_read);
         let (read_set, write_set) = (glob_set(&read_globs), glob_set(&write_globs));
         let look = Look { deny_read: read_set.as_ref(), deny_write: write_set.as_ref(), ..Look::default() };
-        let found = structure::protected_names(roots, allow_write, look);
+        let found = if masks_only && read_set.is_none() {
+            structure::Found::default()
+        } else {
+            structure::protected_names(roots, allow_write, look)
+        };
         let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
         let (mut protected, placeholders) = (found.protected, found.missing);
         let existing: BTreeSet<PathBuf> = protected.iter().chain(&found.repos).cloned().collect();
