@@ -120,7 +120,7 @@ fn own_jail_rows(bin: &Path, plain: Duration) -> anyhow::Result<Vec<Row>> {
     let (mut starts, mut collects) = (Vec::new(), Vec::new());
     for i in 0..12 {
         let started = Instant::now();
-        let mut wrapped = sandbox.wrap_trial(&argv, &root, &[]).map_err(anyhow::Error::msg)?;
+        let mut wrapped = sandbox.wrap_trial(&argv, &root, &[], &[]).map_err(anyhow::Error::msg)?;
         let status = wrapped.command.status()?;
         let ran = started.elapsed();
         anyhow::ensure!(status.success(), "the trial of `true` failed: {status}");

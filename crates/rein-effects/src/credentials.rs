@@ -28,6 +28,26 @@ pub const IN_HOME: &[&str] = &[
     ".config/rclone",
     ".config/op",
     ".local/share/keyrings",
+    ".config/git/credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".s3cfg",
+    ".boto",
+    ".m2/settings.xml",
+    ".gradle/gradle.properties",
+    ".yarnrc.yml",
+];
+
+/// The system's own secrets, readable by root.
+pub const SYSTEM: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/sudoers",
+    "/etc/ssh/ssh_host_rsa_key",
+    "/etc/ssh/ssh_host_ecdsa_key",
+    "/etc/ssh/ssh_host_ed25519_key",
 ];
 
 /// The credential paths below `home` (existing or not).

@@ -165,7 +165,7 @@ impl<'a> Runner<'a> {
                 Behavior::Allow => {}
             }
         }
-        let allowed = marks.is_empty();
+        let allowed = marks.is_empty() && !tried.touches_protected();
         TriedOutcome::Changed { summary: tried.summary(&marks), allowed }
     }
 

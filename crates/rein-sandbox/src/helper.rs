@@ -68,7 +68,10 @@ impl HelperArgs {
             match a.to_str() {
                 Some("--allow-unix") => out.filter.allow_unix_sockets = true,
                 Some("--deny-ip") => out.filter.deny_ip_sockets = true,
-                Some("--scoped") => out.scoped = true,
+                Some("--scoped") => {
+                    out.scoped = true;
+                    out.filter.own_processes_only = true;
+                }
                 Some("--net-report") => {
                     let fd = it.next().and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok());
                     match fd {
@@ -313,7 +316,7 @@ mod tests {
     #[test]
     fn arguments_round_trip() {
         let h = HelperArgs {
-            filter: FilterOptions { allow_unix_sockets: false, deny_ip_sockets: true },
+            filter: FilterOptions { allow_unix_sockets: false, deny_ip_sockets: true, own_processes_only: true },
             proxy: Some(PathBuf::from("/p.sock")),
             keep: vec![71, 72],
             scoped: true,

@@ -12,6 +12,10 @@ pub struct FilterOptions {
     pub allow_unix_sockets: bool,
     /// Tier B (no network namespace): IP sockets are refused too.
     pub deny_ip_sockets: bool,
+    /// The command shares the host's processes: every call that acts on another process
+    /// by its id (limits, priorities, CPU placement, memory policy) is refused unless it
+    /// names the caller itself (Landlock's scopes cover signals and tracing only).
+    pub own_processes_only: bool,
 }
 
 #[cfg(feature = "platform")]

@@ -119,6 +119,25 @@ fn eperm_rules(opts: FilterOptions) -> Result<BTreeMap<i64, Vec<SeccompRule>>, S
         libc::SYS_ioctl,
         vec![rule(vec![cond(1, Op::Eq, libc::TIOCSTI)?])?, rule(vec![cond(1, Op::Eq, libc::TIOCLINUX)?])?],
     );
+    if opts.own_processes_only {
+        // Acting on another process by its id: refused unless the id is 0 (the caller).
+        for nr in [
+            libc::SYS_prlimit64,
+            libc::SYS_sched_setaffinity,
+            libc::SYS_sched_setscheduler,
+            libc::SYS_sched_setparam,
+            libc::SYS_sched_setattr,
+            libc::SYS_migrate_pages,
+            libc::SYS_move_pages,
+            libc::SYS_get_robust_list,
+        ] {
+            rules.insert(nr, vec![rule(vec![cond(0, Op::Ne, 0)?])?]);
+        }
+        // Whole users and groups at once, or other processes: refused outright.
+        for nr in [libc::SYS_setpriority, libc::SYS_ioprio_set, libc::SYS_process_madvise, libc::SYS_kcmp] {
+            rules.insert(nr, Vec::new());
+        }
+    }
     rules.insert(libc::SYS_fchmod, setid_bits(1)?);
     rules.insert(libc::SYS_fchmodat, setid_bits(2)?);
     rules.insert(FCHMODAT2, setid_bits(2)?);
@@ -219,7 +238,8 @@ mod tests {
 
     #[test]
     fn the_filters_compile_for_this_machine() {
-        for opts in [FilterOptions::default(), FilterOptions { allow_unix_sockets: true, deny_ip_sockets: true }] {
+        let all = FilterOptions { allow_unix_sockets: true, deny_ip_sockets: true, own_processes_only: true };
+        for opts in [FilterOptions::default(), all] {
             let programs = programs(opts).unwrap();
             assert_eq!(programs.len(), if cfg!(target_arch = "x86_64") { 3 } else { 2 });
             assert!(programs.iter().all(|p| !p.is_empty()));

@@ -80,15 +80,53 @@ impl Sandbox {
     }
 
     /// The directories a trial does not see (existing, canonical), and what it sees of
-    /// them: each PATH directory inside them (by its toolchain's top directory under the
-    /// home, so `~/.pyenv/shims` brings `~/.pyenv`), git's own configuration, and rein
-    /// itself (the helper it runs).
+    /// them. Seen: the system's own top directories (`/usr`, `/etc`, `/opt`, …), the
+    /// workspace (bound in as the copy), and the tools: each PATH directory (a known
+    /// toolchain's whole directory under the home, so `~/.pyenv/shims` brings `~/.pyenv`),
+    /// git's own configuration file, rein's stage binary. Not seen: every other top
+    /// directory (homes, `/tmp`, `/srv`, other projects), the home, and the shared or
+    /// personal parts of `/var` and `/run`.
     fn hidden_from_trials(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
+        const SYSTEM: &[&str] = &[
+            "bin", "sbin", "lib", "lib32", "lib64", "libx32", "usr", "etc", "opt", "proc", "dev", "sys", "run", "var",
+            "nix", "snap", "gnu",
+        ];
+        const TOOLCHAINS: &[&str] = &[
+            ".pyenv",
+            ".cargo",
+            ".rustup",
+            ".nvm",
+            ".volta",
+            ".bun",
+            ".deno",
+            ".rbenv",
+            ".goenv",
+            ".sdkman",
+            ".asdf",
+            ".juliaup",
+            ".ghcup",
+            ".elan",
+            ".opam",
+            ".dotnet",
+            "go",
+            ".go",
+            ".local/share/pnpm",
+        ];
         let home = self.home();
-        let mut hidden: Vec<PathBuf> = ["/tmp", "/var/tmp", "/home", "/root", "/run/user", "/mnt", "/media"]
-            .iter()
-            .map(PathBuf::from)
-            .chain(home.clone())
+        let mut hidden: Vec<PathBuf> = std::fs::read_dir("/")
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+                    .filter(|e| !SYSTEM.iter().any(|s| e.file_name() == *s))
+                    .map(|e| e.path())
+                    .collect()
+            })
+            .unwrap_or_default();
+        hidden.extend(["/var/tmp", "/var/mail", "/var/spool", "/var/backups", "/run/user"].iter().map(PathBuf::from));
+        hidden.extend(home.clone());
+        let mut hidden: Vec<PathBuf> = hidden
+            .into_iter()
             .filter_map(|p| std::fs::canonicalize(p).ok())
             .filter(|p| p != Path::new("/") && p.is_dir())
             .collect();
@@ -99,18 +137,20 @@ impl Sandbox {
         let path_dirs =
             std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
         for dir in path_dirs.iter().filter_map(|d| std::fs::canonicalize(d).ok()) {
-            // The toolchain's top directory in the deepest hidden one that holds it.
-            let Some(h) = hidden.iter().filter(|h| dir.starts_with(h)).max_by_key(|h| h.components().count()) else {
-                continue;
-            };
-            let top = dir.strip_prefix(h).ok().and_then(|r| r.components().next()).map(|c| h.join(c));
-            exposed.push(top.unwrap_or(dir.clone()));
+            let toolchain = hidden.iter().find_map(|h| {
+                let rel = dir.strip_prefix(h).ok()?;
+                TOOLCHAINS.iter().find(|t| rel.starts_with(t)).map(|t| h.join(t))
+            });
+            exposed.push(toolchain.unwrap_or_else(|| dir.clone()));
+            if dir.ends_with(".local/bin") {
+                exposed.extend(dir.parent().map(|l| l.join("lib")));
+            }
         }
         if let Some(h) = &home {
             if exposed.iter().any(|e| e.ends_with(".cargo")) {
                 exposed.push(h.join(".rustup"));
             }
-            exposed.extend([h.join(".gitconfig"), h.join(".config/git")]);
+            exposed.extend([h.join(".gitconfig"), h.join(".config/git/config"), h.join(".config/git/ignore")]);
         }
         exposed.push(self.helper.clone());
         exposed.retain(|e| inside_hidden(e) && std::fs::symlink_metadata(e).is_ok());
@@ -126,9 +166,22 @@ impl Sandbox {
 
     /// `program args…` ready to run as a trial in `cwd`, and the trial to read back with
     /// [`finish_trial`](Self::finish_trial). An error when this host cannot try it.
-    pub fn wrap_trial(&self, program: &[std::ffi::OsString], cwd: &Path, keep: &[i32]) -> Result<Wrapped, String> {
+    /// `shown` are files of rein's own the command reads (the shell's saved state): bound
+    /// in read-only where they exist.
+    pub fn wrap_trial(
+        &self,
+        program: &[std::ffi::OsString],
+        cwd: &Path,
+        keep: &[i32],
+        shown: &[PathBuf],
+    ) -> Result<Wrapped, String> {
         let Tier::A { bwrap, .. } = &self.probe().tier else { return Err("no tier A here".into()) };
         let layer_paths = self.layers_of().ok_or("the workspace cannot be overlaid")?;
+        // A command started elsewhere would start in a directory the jail hides.
+        let start = std::fs::canonicalize(cwd).map_err(|e| e.to_string())?;
+        if !layer_paths.iter().any(|l| start.starts_with(l)) {
+            return Err("the shell is outside the workspace".into());
+        }
         let dir = tempfile::Builder::new()
             .prefix("trial-")
             .tempdir_in(self.tmp.path().parent().unwrap_or(Path::new("/tmp")))
@@ -154,7 +207,8 @@ impl Sandbox {
         // workspace and the tools it runs, no one's files: the homes, the shared temp
         // directories and rein's own state are hidden (what it needed there makes it
         // fail, and it is asked as before).
-        let (hidden, exposed) = self.hidden_from_trials();
+        let (hidden, mut exposed) = self.hidden_from_trials();
+        exposed.extend(shown.iter().filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())).cloned());
         let plan = Plan {
             write_roots: roots,
             masked: full.masked,

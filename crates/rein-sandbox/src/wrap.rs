@@ -113,6 +113,7 @@ impl Sandbox {
         if let Some(home) = self.home() {
             deny.extend(crate::secrets::in_home(&home).iter().map(|p| p.display().to_string()));
         }
+        deny.extend(rein_effects::credentials::SYSTEM.iter().map(|p| p.to_string()));
         deny
     }
 
@@ -127,7 +128,7 @@ impl Sandbox {
     }
 
     pub(crate) fn filter(&self) -> FilterOptions {
-        FilterOptions { allow_unix_sockets: self.config.allow_all_unix_sockets, deny_ip_sockets: false }
+        FilterOptions { allow_unix_sockets: self.config.allow_all_unix_sockets, ..FilterOptions::default() }
     }
 
     fn tier_a(
@@ -170,7 +171,7 @@ impl Sandbox {
             Net::None | Net::Host => None,
         };
         let helper = HelperArgs {
-            filter: self.filter(),
+            filter: FilterOptions { own_processes_only: share_pids, ..self.filter() },
             proxy,
             keep: keep.to_vec(),
             scoped: share_pids,
@@ -192,7 +193,10 @@ impl Sandbox {
         let mut c = std::process::Command::new(&program[0]);
         c.args(&program[1..]);
         let network = !matches!(self.net(profile), Net::None) && !self.config.enabled;
-        let filter = FilterOptions { deny_ip_sockets: !network, ..self.filter() };
+        // No process namespace in this tier: rein's own profiles keep the host's
+        // processes out of reach of limits and priorities too (Landlock scopes signals).
+        let own = profile != Profile::Configured;
+        let filter = FilterOptions { deny_ip_sockets: !network, own_processes_only: own, ..self.filter() };
         let slot = &self.in_process[profile.index()];
         let confine = match slot.get() {
             Some(c) => c.clone(),

@@ -111,3 +111,23 @@ fn credentials_stay_out_of_reins_judgement_where_they_cannot_be_masked() {
     }
     assert!(results[2].0.contains("plain"), "an ordinary read of the home-workspace runs: {:?}", results[2]);
 }
+
+/// A read-only command sees the host's processes but cannot change their limits or
+/// priorities (prlimit kills a busy process by its CPU limit).
+#[test]
+fn a_read_only_command_cannot_limit_a_host_process() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let mut victim = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let pid = victim.id();
+    let calls = [bash(&format!("prlimit --pid {pid} --cpu=0:0 && renice -n 19 -p {pid}"))];
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| _ = c.env("REIN_TEST_WRONG_READ_ONLY", "prlimit,renice"));
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap_or_default();
+    let cpu = limits.lines().find(|l| l.starts_with("Max cpu time")).unwrap_or_default().to_string();
+    victim.kill().ok();
+    victim.wait().ok();
+    assert!(results[0].1, "the jail changed a host process's limits: {:?}\n{stderr}", results[0]);
+    assert!(cpu.contains("unlimited"), "{cpu}");
+}

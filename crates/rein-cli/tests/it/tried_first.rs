@@ -214,3 +214,74 @@ fn a_trial_cannot_read_outside_the_workspace() {
     assert!(!results[0].0.contains("CANARY"), "a trial read outside the workspace: {:?}\n{stderr}", results[0]);
     assert!(results[0].0.contains("Error"), "the reads did not even run: {:?}", results[0]);
 }
+
+/// An export a tried command leaves is seen by the policy as the shell's changed
+/// environment: a later command that a person's rule allows is asked, not run with it.
+#[test]
+fn an_export_left_by_a_trial_makes_later_commands_asked() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("tools/make", "#!/bin/sh\ntouch PWNED\n");
+    std::fs::set_permissions(env.cwd().join("tools/make"), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    let calls = [bash("export PATH=$PWD/tools:$PATH; echo set"), bash("make")];
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| _ = c.args(["--allowedTools", "Bash(make)"]));
+    assert!(results[1].1 && results[1].0.contains("PATH"), "{:?}\n{stderr}", results[1]);
+    assert!(!env.cwd().join("PWNED").exists(), "the planted PATH ran");
+}
+
+/// The question (and a refusal) shows the host side of a changed path only as the jail
+/// could read it: a link to a key outside the workspace is never read for the diff.
+#[test]
+fn a_trials_diff_never_reads_through_a_link() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("key"), "CANARY-KEY\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("key"), env.cwd().join("leak")).unwrap();
+    let code = "import os; os.remove('leak'); open('leak','w').write('x')";
+    let (results, stderr, _) = tool_calls(&env, &[bash(&python(code))], |_| {});
+    assert!(results[0].1 && results[0].0.contains("leak"), "{:?}\n{stderr}", results[0]);
+    assert!(!results[0].0.contains("CANARY"), "the diff read through the link: {}", results[0].0);
+}
+
+/// A tried command does not see another project, a shared temp directory or git's
+/// credential store.
+#[test]
+fn a_trial_sees_no_other_project_or_credential_store() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let other = tempfile::Builder::new().prefix("other-project-").tempdir_in("/var/tmp").unwrap();
+    std::fs::write(other.path().join("secret.txt"), "CANARY-OTHER\n").unwrap();
+    std::fs::create_dir_all(env.home.path().join(".config/git")).unwrap();
+    std::fs::write(env.home.path().join(".config/git/credentials"), "https://u:CANARY-CRED@example.com\n").unwrap();
+    let code = format!(
+        "for p in ['{}', '{}']:\n  try: print(open(p).read())\n  except Exception as e: print(type(e).__name__)",
+        other.path().join("secret.txt").display(),
+        env.home.path().join(".config/git/credentials").display()
+    );
+    let (results, stderr, _) = tool_calls(&env, &[bash(&python(&code))], |_| {});
+    assert!(!results[0].0.contains("CANARY"), "{:?}\n{stderr}", results[0]);
+}
+
+/// A tried command starts where the shell is, with its exports, and what it leaves (a
+/// `cd`, an export) carries over like any command's.
+#[test]
+fn a_trial_runs_in_and_leaves_the_shells_state() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("sub/marker.txt", "x");
+    let calls = [bash("cd sub && export FOO=$PWD; echo set"), bash("pwd; echo \"foo=$FOO\""), bash("ls")];
+    let (results, stderr, _) = tool_calls(&env, &calls, |_| {});
+    let sub = std::fs::canonicalize(env.cwd().join("sub")).unwrap().display().to_string();
+    assert_eq!(results[1].0, format!("{sub}\nfoo={sub}"), "{results:?}\n{stderr}");
+    assert!(results[2].0.contains("marker.txt"), "{:?}", results[2]);
+}

@@ -55,25 +55,20 @@ fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
 
 impl Change {
     /// The old and new text of a changed or added text file (for a diff), when both are
-    /// text and small.
+    /// small regular files of their own: never through a link (the host side of a
+    /// changed path may be a link to anywhere the command could not read), never a FIFO.
     pub fn texts(&self) -> Option<(String, String)> {
         const MAX: u64 = 256 * 1024;
         let source = self.source.as_ref()?;
-        if self.is_dir || self.link.is_some() || std::fs::metadata(source).ok()?.len() > MAX {
+        let small_file = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file() && m.len() <= MAX);
+        if self.is_dir || self.link.is_some() || !small_file(source) {
             return None;
         }
-        if !std::fs::symlink_metadata(source).ok()?.is_file() {
-            return None;
-        }
-        let new = String::from_utf8(std::fs::read(source).ok()?).ok()?;
+        let new = String::from_utf8(crate::nofollow::read_regular(source).ok()?).ok()?;
         let old = match self.kind {
             ChangeKind::Added => String::new(),
-            _ => {
-                if std::fs::metadata(&self.path).ok()?.len() > MAX {
-                    return None;
-                }
-                String::from_utf8(std::fs::read(&self.path).ok()?).ok()?
-            }
+            _ if small_file(&self.path) => String::from_utf8(crate::nofollow::read_regular(&self.path).ok()?).ok()?,
+            _ => return None,
         };
         Some((old, new))
     }
@@ -96,6 +91,7 @@ fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: 
             .take_while(|a| dir.roots.iter().any(|r| a.starts_with(r)))
             .any(crate::plan::is_protected_name)
         || !inside_workspace && path.ancestors().any(crate::plan::is_protected_name);
+    let protected = protected || in_repository(dir, &path);
     let link = source.as_ref().and_then(|s| std::fs::read_link(s).ok());
     let before = stamp(&path);
     Change { path, kind, is_dir, inside_workspace, protected, source, link, before }
@@ -107,6 +103,22 @@ fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: 
 struct Depth {
     n: usize,
     fresh: bool,
+}
+
+/// Whether `path` is, or lies inside, a directory shaped like a git repository's own
+/// (HEAD, config, objects/) as the command left the view — whatever its name: a bare
+/// repository's config names programs git runs.
+fn in_repository(dir: &TrialDir, path: &Path) -> bool {
+    let Some(layer) = dir.layers.iter().find(|l| path.starts_with(&l.path)) else { return false };
+    let seen = |p: &Path| -> Option<std::fs::Metadata> {
+        let rel = p.strip_prefix(&layer.path).ok()?;
+        std::fs::symlink_metadata(layer.upper.join(rel)).ok().or_else(|| std::fs::symlink_metadata(p).ok())
+    };
+    path.ancestors().take_while(|a| a.starts_with(&layer.path)).any(|a| {
+        seen(&a.join("HEAD")).is_some_and(|m| m.is_file())
+            && seen(&a.join("config")).is_some_and(|m| m.is_file())
+            && seen(&a.join("objects")).is_some_and(|m| m.is_dir())
+    })
 }
 
 fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth: Depth) {
@@ -175,7 +187,11 @@ fn is_opaque(path: &Path) -> bool {
 }
 
 /// A copy-up whose bytes, kind and mode are the lower file's (only its times changed).
+/// Both are read as regular files of their own (no link followed, no FIFO waited on), a
+/// block at a time.
 fn same_content(up: &Path, up_meta: &std::fs::Metadata, real: &Path, real_meta: &std::fs::Metadata) -> bool {
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
     let (a, b) = (up_meta.file_type(), real_meta.file_type());
     if a.is_symlink() || b.is_symlink() {
         return a.is_symlink() && b.is_symlink() && std::fs::read_link(up).ok() == std::fs::read_link(real).ok();
@@ -183,9 +199,24 @@ fn same_content(up: &Path, up_meta: &std::fs::Metadata, real: &Path, real_meta: 
     if !a.is_file() || !b.is_file() || up_meta.len() != real_meta.len() || up_meta.mode() != real_meta.mode() {
         return false;
     }
-    match (std::fs::read(up), std::fs::read(real)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
+    let open = |p: &Path| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+            .open(p)
+            .ok()
+            .filter(|f| f.metadata().is_ok_and(|m| m.is_file()))
+    };
+    let (Some(mut x), Some(mut y)) = (open(up), open(real)) else { return false };
+    let (mut bx, mut by) = (vec![0u8; 64 * 1024], vec![0u8; 64 * 1024]);
+    loop {
+        let (Ok(n), Ok(m)) = (x.read(&mut bx), y.read(&mut by)) else { return false };
+        if n != m || bx[..n] != by[..m] {
+            return false;
+        }
+        if n == 0 {
+            return true;
+        }
     }
 }
 

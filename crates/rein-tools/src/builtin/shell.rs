@@ -31,6 +31,37 @@ set --
 eval "$__rein_cmd"
 "#;
 
+/// `$NAME` and `${NAME}` in `text` replaced by their values in `env` (empty when unset).
+fn expand_with(text: &str, env: &HashMap<std::ffi::OsString, std::ffi::OsString>) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(b) => match b.split_once('}') {
+                Some((n, t)) => (n, t),
+                None => ("", after),
+            },
+            None => {
+                let end = after.find(|c: char| !(c == '_' || c.is_ascii_alphanumeric())).unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        out.push_str(
+            &env.get(std::ffi::OsStr::new(name)).map(|v| v.to_string_lossy().into_owned()).unwrap_or_default(),
+        );
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The descriptors the wrapper saves the state and the working directory through (high
 /// numbers, which a command's own redirections rarely take).
 const STATE_FD: i32 = 71;
@@ -224,14 +255,20 @@ impl Shell {
         let _ = self.env_file.set(path);
     }
 
-    /// The names the env file sets (they are the session's, not a command's change).
-    fn env_file_names(&self) -> Vec<String> {
+    /// What the env file sets, name and value as written (quotes taken off): the
+    /// session's, not a command's change — while a variable still holds that value.
+    fn env_file_values(&self) -> Vec<(String, String)> {
         let Some(text) = self.env_file.get().and_then(|p| std::fs::read_to_string(p).ok()) else { return Vec::new() };
         text.lines()
             .filter_map(|l| {
                 let l = l.trim().strip_prefix("export ").unwrap_or(l.trim());
-                let (name, _) = l.split_once('=')?;
-                Some(name.trim().to_string())
+                let (name, value) = l.split_once('=')?;
+                let value = value.trim();
+                let unquoted = ['"', '\'']
+                    .iter()
+                    .find_map(|q| value.strip_prefix(*q).and_then(|v| v.strip_suffix(*q)))
+                    .unwrap_or(value);
+                Some((name.trim().to_string(), unquoted.to_string()))
             })
             .collect()
     }
@@ -247,13 +284,16 @@ impl Shell {
         state.functions = functions.into_iter().filter(|f| !f.starts_with("__rein")).collect();
         let Some(baseline) = self.baseline.get() else { return state };
         let injected = self.sandbox.as_ref().map(|s| s.injected_env()).unwrap_or_default();
-        let from_env_file = self.env_file_names();
+        // An env-file value is expanded with the environment the session started with
+        // (`$HOME/bin:$PATH`); a variable holding anything else is a change like any.
+        let from_env_file: Vec<(String, String)> =
+            self.env_file_values().into_iter().map(|(n, v)| (n, expand_with(&v, baseline))).collect();
         for (name, value) in exported {
             if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_")
                 || name == OPTIONAL_LOCKS.0
                 || rein_bash::is_inert(&name)
                 || injected.contains(&name.as_str())
-                || from_env_file.contains(&name)
+                || from_env_file.iter().any(|(n, v)| *n == name && value.as_deref() == Some(v.as_str()))
             {
                 continue;
             }
@@ -326,7 +366,11 @@ impl Shell {
         let (mut cmd, after) = match &self.sandbox {
             Some(sandbox) if trial => {
                 let keep = if save { &[STATE_FD, CWD_FD][..] } else { &[] };
-                let w = sandbox.wrap_trial(&argv, &start, keep).map_err(std::io::Error::other)?;
+                // The jail hides the shared temp directory where the shell keeps its
+                // state: the state and the hooks' env file are shown to it, read-only.
+                let mut shown = vec![self.state_file()];
+                shown.extend(self.env_file.get().cloned());
+                let w = sandbox.wrap_trial(&argv, &start, keep, &shown).map_err(std::io::Error::other)?;
                 (tokio::process::Command::from(w.command), Some(w.after))
             }
             Some(sandbox) if let Some(profile) = profile => {

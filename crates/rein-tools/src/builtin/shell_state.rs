@@ -42,9 +42,11 @@ pub fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
     let (exported, _) = parse(saved);
     let mut out = String::new();
     for (name, value) in exported.iter().filter(|(n, _)| valid(n) && !injected.contains(&n.as_str())) {
+        // In bash's own `export -p` form, which `parse` (and so the policy's view of
+        // the shell's environment) reads back as written.
         match value {
-            Some(v) => out.push_str(&format!("export {name}={}\n", quote(v))),
-            None => out.push_str(&format!("export {name}\n")),
+            Some(v) => out.push_str(&format!("declare -x {name}=\"{}\"\n", escaped(v))),
+            None => out.push_str(&format!("declare -x {name}\n")),
         }
     }
     let dir = String::from_utf8_lossy(cwd);
@@ -53,6 +55,18 @@ pub fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
     }
     out.push_str(super::shell::STATE_END);
     out.into_bytes()
+}
+
+/// `value` for the inside of double quotes, as bash writes it there.
+fn escaped(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for c in value.chars() {
+        if matches!(c, '\\' | '"' | '$' | '`') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// A double-quoted value that may continue on the following lines; returns it unescaped
@@ -117,9 +131,21 @@ mod rebuild_tests {
         let saved =
             "declare -x FOO=\"a'b\"\ntouch /tmp/pwned\nls () \n{ \n    rm -rf /\n}\ncd -- /etc\n# rein: end of state\n";
         let out = String::from_utf8(rebuild(saved, dir.path().display().to_string().as_bytes(), &["TMPDIR"])).unwrap();
-        assert!(out.starts_with("export FOO='a'\\''b'\n"), "{out}");
+        assert!(out.starts_with("declare -x FOO=\"a'b\"\n"), "{out}");
         assert!(!out.contains("touch") && !out.contains("rm -rf") && !out.contains("/etc"), "{out}");
         assert!(out.contains(&format!("cd -- '{}'", dir.path().display())), "{out}");
         assert!(out.ends_with("# rein: end of state\n"));
+    }
+
+    /// What rein writes is what the policy reads back: every export, however quoted.
+    #[test]
+    fn a_rebuilt_state_reads_back_the_same() {
+        let saved =
+            "declare -x PATH=\"/evil:\\$x \\\"q\\\" \\`c\\` \\\\\"\ndeclare -x MULTI=\"a\nb\"\ndeclare -x EMPTY\n";
+        let (before, _) = parse(saved);
+        let rebuilt = String::from_utf8(rebuild(saved, b"", &[])).unwrap();
+        let (after, _) = parse(&rebuilt);
+        assert_eq!(before, after, "{rebuilt}");
+        assert_eq!(after[0].1.as_deref(), Some("/evil:$x \"q\" `c` \\"));
     }
 }

@@ -46,6 +46,12 @@ impl Tried {
         out
     }
 
+    /// Whether a change is to a protected path or a repository's own files (never kept
+    /// unasked).
+    pub fn touches_protected(&self) -> bool {
+        self.trial.changes.iter().any(|c| c.protected)
+    }
+
     /// Every path it changed on the host side (files and directories; for a removed
     /// directory, the directory).
     pub fn changed_paths(&self) -> Vec<std::path::PathBuf> {
