@@ -15,6 +15,10 @@ pub fn record(call: &ToolUse, verdict: &Verdict) {
         decision = verdict.decision.behavior.name(),
         asked = verdict.asked,
         source = %verdict.decision.source,
+        // Where an allowed command runs: as the person's setup says, or in the jail
+        // rein's own judgement is held to ("tried first" in the source: it already ran
+        // in the copy-on-write jail).
+        runs_in = verdict.decision.grant.name(),
         reason = %verdict.decision.reason,
         "permission decision"
     );

@@ -61,7 +61,10 @@ impl Engine {
                         tool_name: call.name.clone(),
                         decision: verdict.decision.behavior.name().to_string(),
                         asked: verdict.asked,
-                        source: verdict.decision.source.clone(),
+                        source: match verdict.decision.grant {
+                            rein_policy::Grant::User => verdict.decision.source.clone(),
+                            g => format!("{}; runs in rein's {}", verdict.decision.source, g.name()),
+                        },
                         reason: verdict.decision.reason.clone(),
                     })
                 });

@@ -187,6 +187,12 @@ const WALLS: &[&str] = &[
     "Could not resolve host",
     "Temporary failure in name resolution",
     "Name or service not known",
+    "PermissionError",
+    "EACCES",
+    "EROFS",
+    "EPERM",
+    "[Errno 13]",
+    "[Errno 30]",
 ];
 
 impl TryFirst for Runner<'_> {

@@ -123,7 +123,26 @@ impl Sandbox {
                     .collect()
             })
             .unwrap_or_default();
-        hidden.extend(["/var/tmp", "/var/mail", "/var/spool", "/var/backups", "/run/user"].iter().map(PathBuf::from));
+        hidden.extend(
+            [
+                "/var/tmp",
+                "/var/mail",
+                "/var/spool",
+                "/var/backups",
+                "/var/log",
+                "/var/lib/postgresql",
+                "/var/lib/mysql",
+                "/var/lib/redis",
+                "/var/lib/docker",
+                "/var/lib/containers",
+                "/var/lib/sss",
+                "/run/user",
+                "/run/secrets",
+                "/etc/ssl/private",
+            ]
+            .iter()
+            .map(PathBuf::from),
+        );
         hidden.extend(home.clone());
         let mut hidden: Vec<PathBuf> = hidden
             .into_iter()

@@ -285,3 +285,22 @@ fn a_trial_runs_in_and_leaves_the_shells_state() {
     assert_eq!(results[1].0, format!("{sub}\nfoo={sub}"), "{results:?}\n{stderr}");
     assert!(results[2].0.contains("marker.txt"), "{:?}", results[2]);
 }
+
+/// The directory a tried command reports is only what it really names: a faked `PWD`
+/// does not move where the policy thinks later commands start.
+#[test]
+fn a_faked_directory_does_not_move_the_shell() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.txt"), "CANARY-FAKED\n").unwrap();
+    // The policy would count these from the faked directory (ending inside the
+    // workspace); bash counts them from where it really starts (reaching /).
+    let up = "../".repeat(10);
+    let target = outside.path().strip_prefix("/").unwrap().join("secret.txt");
+    let calls = [bash("PWD=$PWD/a/b/c/d/e/f/g/h/i/j; echo set"), bash(&format!("cat {up}{}", target.display()))];
+    let (results, stderr, _) = tool_calls(&env, &calls, |_| {});
+    assert!(!results[1].0.contains("CANARY"), "a read outside the workspace ran unasked: {:?}\n{stderr}", results[1]);
+}

@@ -43,6 +43,8 @@ pub struct Change {
     source: Option<PathBuf>,
     /// A symbolic link's target.
     pub link: Option<PathBuf>,
+    /// The permission bits before and after, when the change made them differ.
+    pub modes: Option<(u32, u32)>,
     /// The host path's size and modification time when the trial was read: a path
     /// changed on the host since is not overwritten.
     before: Option<(u64, Option<std::time::SystemTime>)>,
@@ -94,7 +96,13 @@ fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: 
     let protected = protected || in_repository(dir, &path);
     let link = source.as_ref().and_then(|s| std::fs::read_link(s).ok());
     let before = stamp(&path);
-    Change { path, kind, is_dir, inside_workspace, protected, source, link, before }
+    let bits =
+        |p: &Path| std::fs::symlink_metadata(p).ok().filter(|m| !m.file_type().is_symlink()).map(|m| m.mode() & 0o7777);
+    let modes = match (kind, bits(&path), source.as_deref().and_then(bits)) {
+        (ChangeKind::Modified, Some(old), Some(new)) if old != new => Some((old, new)),
+        _ => None,
+    };
+    Change { path, kind, is_dir, inside_workspace, protected, source, link, modes, before }
 }
 
 /// How deep a walk is, and whether what lies below it on the host no longer counts (a
@@ -247,7 +255,8 @@ pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
                     Ok(m) if m.is_dir() => {}
                     _ => std::fs::create_dir(&c.path).map_err(fail)?,
                 }
-                std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode & 0o7777)).map_err(fail)?;
+                // No setuid, setgid or sticky bit comes back from a trial.
+                std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode & 0o777)).map_err(fail)?;
             }
             (_, Some(_)) if c.link.is_some() => {
                 let target = c.link.as_deref().unwrap_or(Path::new(""));

@@ -138,7 +138,19 @@ impl Saving {
         }
         let mut cwd_file = into.as_os_str().to_os_string();
         cwd_file.push(".cwd");
-        let cwd = std::fs::read(&self.cwd).unwrap_or_default();
+        let mut cwd = std::fs::read(&self.cwd).unwrap_or_default();
+        if confined.is_some() {
+            // The directory a confined command reports is only a claim (it can set
+            // `PWD`): kept as the directory it really names, canonical and existing,
+            // else the shell stays where it was. The state and the directory file then
+            // say the same, and the policy reads paths from where commands really start.
+            use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+            let claimed = std::path::PathBuf::from(std::ffi::OsString::from_vec(cwd.clone()));
+            cwd = match std::fs::canonicalize(&claimed) {
+                Ok(real) if real.is_dir() => real.as_os_str().as_bytes().to_vec(),
+                _ => std::fs::read(&cwd_file).unwrap_or_default(),
+            };
+        }
         let state = match confined {
             Some(injected) => super::shell_state::rebuild(&String::from_utf8_lossy(&state), &cwd, injected),
             None => state,

@@ -49,9 +49,13 @@ pub fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
             None => out.push_str(&format!("declare -x {name}\n")),
         }
     }
-    let dir = String::from_utf8_lossy(cwd);
-    if !dir.is_empty() && std::path::Path::new(dir.as_ref()).is_dir() {
-        out.push_str(&format!("cd -- {}\n", quote(&dir)));
+    // Only a directory whose name is text (and exists): any other would be written as
+    // a different name than the directory file holds.
+    if let Ok(dir) = std::str::from_utf8(cwd)
+        && !dir.is_empty()
+        && std::path::Path::new(dir).is_dir()
+    {
+        out.push_str(&format!("cd -- {}\n", quote(dir)));
     }
     out.push_str(super::shell::STATE_END);
     out.into_bytes()

@@ -49,7 +49,9 @@ impl Tried {
     /// Whether a change is to a protected path or a repository's own files (never kept
     /// unasked).
     pub fn touches_protected(&self) -> bool {
-        self.trial.changes.iter().any(|c| c.protected)
+        let everyone_writes =
+            |c: &rein_sandbox::trial::Change| c.modes.is_some_and(|(o, n)| n & 0o002 != 0 && o & 0o002 == 0);
+        self.trial.changes.iter().any(|c| c.protected || everyone_writes(c))
     }
 
     /// Every path it changed on the host side (files and directories; for a removed
@@ -77,11 +79,20 @@ impl Tried {
                 notes.push("protected");
             }
             notes.extend(marks.get(&c.path).copied());
+            if let Some((old, new)) = c.modes
+                && new & 0o002 != 0
+                && old & 0o002 == 0
+            {
+                notes.push("made writable by everyone");
+            }
             let slash = if c.is_dir { "/" } else { "" };
+            let modes = c.modes.map(|(o, n)| format!(" (mode {o:o} -> {n:o})")).unwrap_or_default();
             let link = c.link.as_ref().map(|t| format!(" -> {}", printable(t))).unwrap_or_default();
             let shown = if notes.is_empty() { String::new() } else { format!("  [{}]", notes.join(", ")) };
-            lines
-                .push((!notes.is_empty(), format!("  {} {}{slash}{link}{shown}", c.kind.letter(), printable(&c.path))));
+            lines.push((
+                !notes.is_empty(),
+                format!("  {} {}{slash}{link}{modes}{shown}", c.kind.letter(), printable(&c.path)),
+            ));
         }
         // What needs a closer look comes first, so no cut can hide it.
         lines.sort_by_key(|(flagged, _)| !flagged);
