@@ -45,6 +45,12 @@ fn export_copy_rename_and_effort_do_what_they_say() {
     pane.type_text("/copy");
     pane.keys(&["Enter"]);
     pane.wait_for("to the clipboard via xclip");
+    // rein hands the text to xclip and goes on (a real xclip stays to serve the
+    // selection): the stand-in may still be writing it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::fs::read_to_string(&copied).unwrap_or_default().is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     assert_eq!(std::fs::read_to_string(&copied).unwrap(), "The answer is forty-two.");
     let seen = std::fs::read_to_string(&seen_env).unwrap();
     assert!(seen.contains("DISPLAY=") && !seen.contains("ANTHROPIC_API_KEY"), "rein's key reached xclip");
