@@ -88,18 +88,18 @@ pub struct Shared {
     /// The host's network (rein's own workspace profile when the person's sandbox is
     /// off; the person's sandbox never shares it).
     pub net: bool,
-    /// The host's processes, seen through a read-only `/proc` (the helper then keeps
-    /// the command from signalling or tracing them with Landlock scopes).
+    /// The host's processes seen, through the host's `/proc` bound read-only into the
+    /// command's own pid namespace: `ps` tells the truth, while every call that names a
+    /// process by its id reaches only the namespace's (and the helper's Landlock scopes
+    /// keep `/proc` from tracing or peeking into the others). Everything ends with the
+    /// namespace's first process.
     pub pids: bool,
 }
 
 /// The arguments before `--`: namespaces, mounts, `--chdir cwd`.
 pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<OsString> {
     let mut a = Vec::new();
-    push(&mut a, &["--new-session", "--die-with-parent", "--unshare-user"]);
-    if !shared.pids {
-        push(&mut a, &["--unshare-pid", "--as-pid-1"]);
-    }
+    push(&mut a, &["--new-session", "--die-with-parent", "--unshare-user", "--unshare-pid", "--as-pid-1"]);
     if !shared.net {
         push(&mut a, &["--unshare-net"]);
     }

@@ -131,3 +131,21 @@ fn a_read_only_command_cannot_limit_a_host_process() {
     assert!(results[0].1, "the jail changed a host process's limits: {:?}\n{stderr}", results[0]);
     assert!(cpu.contains("unlimited"), "{cpu}");
 }
+
+/// A read-only command that times out with children holding its output ends whole: no
+/// process of it outlives the call, and the session goes on.
+#[test]
+fn a_timed_out_read_only_command_leaves_nothing_behind() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let calls = [("Bash", json!({"command": "sleep 97 & sleep 98", "timeout": 500})), bash("echo after")];
+    let started = std::time::Instant::now();
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| _ = c.env("REIN_TEST_WRONG_READ_ONLY", "sleep"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(30), "the call hung");
+    assert!(results[0].0.contains("timed out"), "{:?}\n{stderr}", results[0]);
+    assert_eq!(results[1].0, "after");
+    let left = std::process::Command::new("pgrep").args(["-f", "sleep 9[78]"]).output().unwrap();
+    assert!(left.stdout.is_empty(), "left running: {}", String::from_utf8_lossy(&left.stdout));
+}
