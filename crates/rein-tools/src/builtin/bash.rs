@@ -7,7 +7,8 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::shell::{Ending, Limits, Shell};
+use super::shell::{Ending, Shell};
+use super::shell_output::Limits;
 use crate::{Confinement, Effects, RuleKind, ShellCommand, Tool, ToolContext, ToolError, ToolOutput};
 use rein_effects::Grant;
 use rein_sandbox::Profile;

@@ -13,6 +13,7 @@ use std::time::Duration;
 use rustix::process::{Pid, Signal, kill_process_group};
 use tokio_util::sync::CancellationToken;
 
+use super::shell_output::{How, Limits, Ran};
 use crate::spilling::Spilling;
 
 /// Loads the saved state, saves it again on exit, and runs the command with `eval`.
@@ -30,37 +31,6 @@ fi
 set --
 eval "$__rein_cmd"
 "#;
-
-/// `$NAME` and `${NAME}` in `text` replaced by their values in `env` (empty when unset).
-fn expand_with(text: &str, env: &HashMap<std::ffi::OsString, std::ffi::OsString>) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(at) = rest.find('$') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (name, tail) = match after.strip_prefix('{') {
-            Some(b) => match b.split_once('}') {
-                Some((n, t)) => (n, t),
-                None => ("", after),
-            },
-            None => {
-                let end = after.find(|c: char| !(c == '_' || c.is_ascii_alphanumeric())).unwrap_or(after.len());
-                (&after[..end], &after[end..])
-            }
-        };
-        if name.is_empty() {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        out.push_str(
-            &env.get(std::ffi::OsStr::new(name)).map(|v| v.to_string_lossy().into_owned()).unwrap_or_default(),
-        );
-        rest = tail;
-    }
-    out.push_str(rest);
-    out
-}
 
 /// The descriptors the wrapper saves the state and the working directory through (high
 /// numbers, which a command's own redirections rarely take).
@@ -298,8 +268,11 @@ impl Shell {
         let injected = self.sandbox.as_ref().map(|s| s.injected_env()).unwrap_or_default();
         // An env-file value is expanded with the environment the session started with
         // (`$HOME/bin:$PATH`); a variable holding anything else is a change like any.
-        let from_env_file: Vec<(String, String)> =
-            self.env_file_values().into_iter().map(|(n, v)| (n, expand_with(&v, baseline))).collect();
+        let from_env_file: Vec<(String, String)> = self
+            .env_file_values()
+            .into_iter()
+            .map(|(n, v)| (n, super::shell_state::expand_with(&v, baseline)))
+            .collect();
         for (name, value) in exported {
             if matches!(name.as_str(), "PWD" | "OLDPWD" | "SHLVL" | "_")
                 || name == OPTIONAL_LOCKS.0
@@ -495,29 +468,6 @@ impl Shell {
         let output = collector.await.map_err(std::io::Error::other)?.for_model();
         Ok(Ran { output, ending, saving, after })
     }
-}
-
-/// How a command runs: with a profile's powers (`None`: unconfined), or as a trial.
-pub(super) enum How {
-    Profile(Option<rein_sandbox::Profile>),
-    Trial,
-}
-
-/// The bounds of one foreground command.
-pub(super) struct Limits<'a> {
-    pub(super) timeout: Duration,
-    pub(super) abort: &'a CancellationToken,
-    pub(super) limit: usize,
-    pub(super) spill: &'a Path,
-}
-
-/// A foreground command that ended (or went to the background).
-pub(super) struct Ran {
-    pub(super) output: String,
-    pub(super) ending: Ending,
-    /// The state it saved, to adopt when its result is kept.
-    pub(super) saving: Option<Saving>,
-    pub(super) after: Option<rein_sandbox::After>,
 }
 
 impl Drop for Shell {

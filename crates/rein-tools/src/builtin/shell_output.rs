@@ -1,10 +1,15 @@
 //! A command's output on its way to the model: read from the pipe as it comes, decoded
-//! across reads, into memory (spilled to a file past its limit) or a job's log.
+//! across reads, into memory (spilled to a file past its limit) or a job's log; and the
+//! types a foreground run is described by.
 
 use std::io::Read as _;
+use std::path::Path;
 use std::sync::Mutex;
+use std::time::Duration;
 
-use super::shell::{Sink, lock};
+use tokio_util::sync::CancellationToken;
+
+use super::shell::{Ending, Saving, Sink, lock};
 use crate::spilling::Collected;
 
 /// Read the pipe to its end into `sink`, decoding UTF-8 across reads: the collected
@@ -47,4 +52,27 @@ pub(super) fn utf8_prefix(bytes: &[u8]) -> usize {
         Err(e) if e.error_len().is_none() => e.valid_up_to(),
         Err(_) => bytes.len(),
     }
+}
+
+/// How a command runs: with a profile's powers (`None`: unconfined), or as a trial.
+pub(super) enum How {
+    Profile(Option<rein_sandbox::Profile>),
+    Trial,
+}
+
+/// The bounds of one foreground command.
+pub(super) struct Limits<'a> {
+    pub(super) timeout: Duration,
+    pub(super) abort: &'a CancellationToken,
+    pub(super) limit: usize,
+    pub(super) spill: &'a Path,
+}
+
+/// A foreground command that ended (or went to the background).
+pub(super) struct Ran {
+    pub(super) output: String,
+    pub(super) ending: Ending,
+    /// The state it saved, to adopt when its result is kept.
+    pub(super) saving: Option<Saving>,
+    pub(super) after: Option<rein_sandbox::After>,
 }

@@ -61,6 +61,40 @@ pub fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// `$NAME` and `${NAME}` in `text` replaced by their values in `env` (empty when unset).
+pub(super) fn expand_with(
+    text: &str,
+    env: &std::collections::HashMap<std::ffi::OsString, std::ffi::OsString>,
+) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (name, tail) = match after.strip_prefix('{') {
+            Some(b) => match b.split_once('}') {
+                Some((n, t)) => (n, t),
+                None => ("", after),
+            },
+            None => {
+                let end = after.find(|c: char| !(c == '_' || c.is_ascii_alphanumeric())).unwrap_or(after.len());
+                (&after[..end], &after[end..])
+            }
+        };
+        if name.is_empty() {
+            out.push('$');
+            rest = after;
+            continue;
+        }
+        out.push_str(
+            &env.get(std::ffi::OsStr::new(name)).map(|v| v.to_string_lossy().into_owned()).unwrap_or_default(),
+        );
+        rest = tail;
+    }
+    out.push_str(rest);
+    out
+}
+
 /// `value` for the inside of double quotes, as bash writes it there.
 fn escaped(value: &str) -> String {
     let mut out = String::with_capacity(value.len());

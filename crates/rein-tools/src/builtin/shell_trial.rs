@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex};
 
 use rein_sandbox::trial::Trial;
 
-use super::shell::{Ending, How, Limits, Saving, Shell, lock};
+use super::shell::{Ending, Saving, Shell, lock};
+use super::shell_output::{How, Limits};
 
 /// What a tried command did, held until its result is kept or dropped.
 pub struct Tried {
