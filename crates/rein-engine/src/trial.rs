@@ -86,8 +86,8 @@ pub(crate) async fn decide(
                 return Ok((verdict, input));
             }
             if input.is_some() {
-                // Declined (the trial's changes are dropped), or the person edited the
-                // command: the edited one runs as it comes.
+                // The person edited the command: the trial is dropped and the edited one
+                // runs as it comes.
                 return Ok((verdict, input));
             }
             match first.keep() {
@@ -118,13 +118,13 @@ fn refusal(decision: &Decision, why: &str) -> Verdict {
 /// The chain's [`TryFirst`] for one call: runs it through the registry with a trial
 /// slot, and holds its result until the permission stage decides.
 pub(crate) struct Runner<'a> {
-    pub(crate) registry: &'a Registry,
+    registry: &'a Registry,
     gate: &'a Gate,
-    pub(crate) call: &'a ToolUse,
-    pub(crate) ctx: &'a ToolContext,
+    call: &'a ToolUse,
+    ctx: &'a ToolContext,
     tried: Mutex<Option<Tried>>,
     /// The result the model gets when the trial is kept.
-    pub(crate) result: Mutex<Option<(ToolResultContent, bool)>>,
+    result: Mutex<Option<(ToolResultContent, bool)>>,
     kept: std::sync::atomic::AtomicBool,
 }
 

@@ -32,7 +32,7 @@ struct Layer {
 #[derive(Debug)]
 pub struct TrialDir {
     /// Removed (with the layers) when the trial is dropped.
-    dir: tempfile::TempDir,
+    _dir: tempfile::TempDir,
     layers: Vec<Layer>,
     /// Where the helper reports the jail's network counters.
     report: std::os::fd::OwnedFd,
@@ -48,7 +48,8 @@ pub struct Trial {
     /// It sent (or tried to send) an IP packet: the jail has no network, so its result
     /// is not what it would do.
     pub network: bool,
-    dir: TrialDir,
+    /// Held until the trial is kept or dropped.
+    _dir: TrialDir,
 }
 
 /// The descriptor the helper writes the network report to.
@@ -285,7 +286,8 @@ impl Sandbox {
         command.current_dir(cwd).env("TMPDIR", &tmp);
         // rein's copy of the write end closes before the report is read.
         let write_keep = write;
-        let trial = TrialDir { dir, layers, report: read.into(), roots: self.roots.clone(), existing: full.existing };
+        let trial =
+            TrialDir { _dir: dir, layers, report: read.into(), roots: self.roots.clone(), existing: full.existing };
         let mut after = After::default();
         after.masked = plan.masked;
         after.started = Some(std::time::Instant::now());
@@ -300,7 +302,7 @@ impl Sandbox {
         drop(_write);
         let network = read_report(&dir.report);
         let changes = changes::collect(&dir);
-        Some(Trial { changes, network, dir })
+        Some(Trial { changes, network, _dir: dir })
     }
 }
 
@@ -324,20 +326,10 @@ impl Trial {
         self.changes.is_empty() && !self.network
     }
 
-    /// Changes outside the workspace roots, or to protected paths in them.
-    pub fn outside_or_protected(&self) -> Vec<&Change> {
-        self.changes.iter().filter(|c| !c.inside_workspace || c.protected).collect()
-    }
-
     /// Make exactly these changes on the host. Stops at the first that fails, saying
     /// which; those before it stay made.
     pub fn apply(&self) -> Result<usize, String> {
         changes::apply(&self.changes)
-    }
-
-    /// The layers' directory (for tests).
-    pub fn dir(&self) -> &Path {
-        self.dir.dir.path()
     }
 }
 
