@@ -147,6 +147,7 @@ impl<'a> Runner<'a> {
     fn judge_changes(&self, tried: &Tried) -> TriedOutcome {
         let policy = self.gate.policy.get();
         let mut marks = std::collections::HashMap::new();
+        let mut every_change_allowed = true;
         for path in tried.changed_paths() {
             let input = serde_json::json!({"file_path": path});
             let effects = Effects::editing([path.clone()]);
@@ -160,12 +161,17 @@ impl<'a> Runner<'a> {
                     ));
                 }
                 Behavior::Ask => {
-                    marks.insert(path, if d.explicit { "asked by a rule or protected" } else { "needs your say" });
+                    every_change_allowed = false;
+                    // Only what a rule or protection asks about is marked: in the default
+                    // mode every change needs the person, and a mark on each says nothing.
+                    if d.explicit {
+                        marks.insert(path, "asked by a rule or protected");
+                    }
                 }
                 Behavior::Allow => {}
             }
         }
-        let allowed = marks.is_empty() && !tried.touches_protected();
+        let allowed = every_change_allowed && !tried.touches_protected();
         TriedOutcome::Changed { summary: tried.summary(&marks), allowed }
     }
 
