@@ -19,16 +19,36 @@ use crate::plan::Plan;
 /// (a host directory) writable. bubblewrap binds `/proc/self/fd/N`, the directory rein
 /// checked.
 #[derive(Debug, Default)]
-pub struct Sources(HashMap<PathBuf, OwnedFd>);
+pub struct Sources {
+    opened: HashMap<PathBuf, OwnedFd>,
+    /// Sources inside a copy-on-write layer: opened by the trial's mount stage once the
+    /// overlays are mounted (rein's own descriptor would name the host's directory, not
+    /// the overlay), as descriptors `base`, `base + 1`, … in this order.
+    deferred: Vec<PathBuf>,
+    base: i32,
+}
 
 impl Sources {
     /// Open every writable or re-allowed source of `plan`; the first that is no longer
     /// what the plan saw is an error.
     pub fn open(plan: &Plan) -> std::io::Result<Sources> {
+        Sources::open_beside(plan, &[])
+    }
+
+    /// [`open`](Self::open), leaving the sources inside `layers` to the mount stage.
+    pub fn open_beside(plan: &Plan, layers: &[PathBuf]) -> std::io::Result<Sources> {
         use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
         let mut out = HashMap::new();
+        let mut deferred = Vec::new();
         for path in plan.write_roots.iter().chain(&plan.pins).chain(&plan.unmasked) {
-            if out.contains_key(path) {
+            if out.contains_key(path) || deferred.contains(path) {
+                continue;
+            }
+            if layers.iter().any(|l| path.starts_with(l)) {
+                // A pin that went away binds nothing that could be swapped.
+                if plan.write_roots.contains(path) || std::fs::symlink_metadata(path).is_ok() {
+                    deferred.push(path.clone());
+                }
                 continue;
             }
             // No O_NOFOLLOW: with O_PATH it would open a trailing link itself; the
@@ -49,22 +69,40 @@ impl Sources {
                 Err(e) => return Err(std::io::Error::other(format!("{}: {e}", path.display()))),
             }
         }
-        Ok(Sources(out))
+        let base = out.values().map(|fd| fd.as_raw_fd()).max().unwrap_or(0).max(DEFERRED_BASE) + 1;
+        Ok(Sources { opened: out, deferred, base })
     }
 
     /// The descriptors bubblewrap must inherit.
     pub fn raw(&self) -> Vec<i32> {
-        self.0.values().map(|fd| fd.as_raw_fd()).collect()
+        self.opened.values().map(|fd| fd.as_raw_fd()).collect()
     }
 
-    /// What bubblewrap binds for `path`: the descriptor rein opened, else the path.
+    /// The sources the mount stage opens, and the first descriptor it gives them.
+    pub fn deferred(&self) -> (&[PathBuf], i32) {
+        (&self.deferred, self.base)
+    }
+
+    fn has(&self, path: &Path) -> bool {
+        self.opened.contains_key(path) || self.deferred.iter().any(|d| d == path)
+    }
+
+    /// What bubblewrap binds for `path`: the descriptor rein (or the stage) opened, else
+    /// the path.
     fn source(&self, path: &Path) -> OsString {
-        match self.0.get(path) {
-            Some(fd) => format!("/proc/self/fd/{}", fd.as_raw_fd()).into(),
+        if let Some(fd) = self.opened.get(path) {
+            return format!("/proc/self/fd/{}", fd.as_raw_fd()).into();
+        }
+        match self.deferred.iter().position(|d| d == path) {
+            Some(i) => format!("/proc/self/fd/{}", self.base + i as i32).into(),
             None => path.into(),
         }
     }
 }
+
+/// The deferred sources' descriptors start above this and above every one rein passes
+/// on (the shell's state descriptors, the trial's report).
+const DEFERRED_BASE: i32 = 100;
 
 fn push(args: &mut Vec<OsString>, items: &[&str]) {
     args.extend(items.iter().map(OsString::from));
@@ -125,7 +163,7 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<O
         push_source(&mut a, "--bind", root, sources);
     }
     for pin in &plan.pins {
-        if sources.0.contains_key(pin) {
+        if sources.has(pin) {
             push_source(&mut a, "--bind", pin, sources);
         }
     }
@@ -155,7 +193,7 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<O
         }
     }
     for u in &plan.unmasked {
-        if sources.0.contains_key(u) {
+        if sources.has(u) {
             push_source(&mut a, "--ro-bind", u, sources);
         }
     }

@@ -20,6 +20,7 @@ mod nofollow;
 pub mod plan;
 pub mod platform;
 pub mod proxy;
+mod record;
 mod relay;
 pub mod secrets;
 pub mod settings;
@@ -107,6 +108,8 @@ pub struct After {
     _sources: Option<bwrap::Sources>,
     /// A command tried first: its layers, and rein's copy of the report's write end.
     trial: Option<(trial::TrialDir, Option<std::os::fd::OwnedFd>)>,
+    /// A recorded run: its layers, whose changes [`Sandbox::finish`] makes on the host.
+    recording: Option<record::Recording>,
 }
 
 impl After {
@@ -121,8 +124,10 @@ impl After {
 
 impl Drop for After {
     /// A background command killed with the session never reaches
-    /// [`Sandbox::finish`]; what it planted is undone all the same.
+    /// [`Sandbox::finish`]; what it changed is made and what it planted undone all the
+    /// same.
     fn drop(&mut self) {
+        self.apply_recorded();
         self.undo();
     }
 }
@@ -249,7 +254,10 @@ impl Sandbox {
     /// in Tier B, protected files put back), and the `<sandbox_violations>` block for
     /// its output (`None` when there is nothing to report).
     pub fn finish(&self, mut after: After, output: &str) -> Option<String> {
-        let mut lines = after.undo();
+        // A recorded run's changes are made first: what the guard then looks at is
+        // what the command left on the host.
+        let mut lines = after.apply_recorded();
+        lines.extend(after.undo());
         if let Some(since) = after.started {
             lines.extend(self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default());
         }

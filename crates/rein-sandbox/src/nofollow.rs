@@ -87,6 +87,14 @@ pub fn replace_from(path: &Path, from: &mut dyn std::io::Read, mode: u32) -> std
     done
 }
 
+/// Move the file `from` (rein's own, in a layer) over whatever is at `path` (never what
+/// a link there points to), inside `path`'s directory as opened with no link followed.
+/// Fails (`EXDEV`) when they are on different filesystems.
+pub fn move_into(from: &Path, path: &Path) -> std::io::Result<()> {
+    let (_dir_fd, through) = through_parent(path)?;
+    std::fs::rename(from, through)
+}
+
 /// Remove `path`: a link or file itself, a directory with everything in it (links
 /// inside are removed, never followed). Directories the command made unwritable or
 /// unreadable are opened up first, when they are the person's own.

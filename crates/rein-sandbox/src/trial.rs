@@ -9,23 +9,25 @@
 //! fork and exec of bubblewrap, which then builds the usual jail on top (bubblewrap
 //! 0.8 has no overlay of its own). Tier A only.
 
-use std::ffi::CString;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
 mod changes;
+mod stage;
 
-pub use changes::{Change, ChangeKind};
+pub use changes::{Change, ChangeKind, touched_files};
+pub(crate) use changes::{apply_recorded, collect};
+pub use stage::{STAGE_ARG, stage};
 
 use crate::plan::Plan;
 use crate::{After, Sandbox, Wrapped, bwrap, detect::Tier, helper::HelperArgs};
 
 /// One overlaid directory: the host directory and its layers in the trial's directory.
 #[derive(Debug)]
-struct Layer {
-    path: PathBuf,
-    upper: PathBuf,
-    work: PathBuf,
+pub(crate) struct Layer {
+    pub(crate) path: PathBuf,
+    pub(crate) upper: PathBuf,
+    pub(crate) work: PathBuf,
 }
 
 /// The trial of one command, while it runs.
@@ -34,11 +36,28 @@ pub struct TrialDir {
     /// Removed (with the layers) when the trial is dropped.
     _dir: tempfile::TempDir,
     layers: Vec<Layer>,
-    /// Where the helper reports the jail's network counters.
-    report: std::os::fd::OwnedFd,
+    /// Where the helper reports the jail's network counters (a trial's; a recorded
+    /// run has none).
+    report: Option<std::os::fd::OwnedFd>,
+    /// A recorded run's layers (every change is kept, a touch too; the plan's
+    /// protected paths alone are held), not a trial's.
+    pub(crate) recording: bool,
     /// The workspace roots and the protected paths of the plan, to label changes.
     roots: Vec<PathBuf>,
     existing: std::collections::BTreeSet<PathBuf>,
+}
+
+impl TrialDir {
+    /// A recorded run's layers: its changes are labelled protected only under `held`
+    /// (the plan's read-only paths).
+    pub(crate) fn recording(
+        dir: tempfile::TempDir,
+        layers: Vec<Layer>,
+        roots: Vec<PathBuf>,
+        held: std::collections::BTreeSet<PathBuf>,
+    ) -> TrialDir {
+        TrialDir { _dir: dir, layers, report: None, recording: true, roots, existing: held }
+    }
 }
 
 /// What a tried command did.
@@ -64,7 +83,7 @@ impl Sandbox {
 
     /// The directories a trial overlays: the workspace roots, none inside another, never
     /// `/` or a path overlayfs options cannot carry.
-    fn layers_of(&self) -> Option<Vec<PathBuf>> {
+    pub(crate) fn layers_of(&self) -> Option<Vec<PathBuf>> {
         let mut dirs: Vec<PathBuf> = self.roots.clone();
         dirs.sort();
         dirs.dedup();
@@ -202,16 +221,8 @@ impl Sandbox {
         if !layer_paths.iter().any(|l| start.starts_with(l)) {
             return Err("the shell is outside the workspace".into());
         }
-        let dir = tempfile::Builder::new()
-            .prefix("trial-")
-            .tempdir_in(self.tmp.path().parent().unwrap_or(Path::new("/tmp")))
-            .map_err(|e| e.to_string())?;
-        let mut layers = Vec::new();
-        for (i, path) in layer_paths.into_iter().enumerate() {
-            let (upper, work) = (dir.path().join(format!("u{i}")), dir.path().join(format!("w{i}")));
-            std::fs::create_dir(&upper).and_then(|_| std::fs::create_dir(&work)).map_err(|e| e.to_string())?;
-            layers.push(Layer { path, upper, work });
-        }
+        let base = self.tmp.path().parent().unwrap_or(Path::new("/tmp")).to_path_buf();
+        let (dir, layers) = make_layers(&base, "trial-", layer_paths).map_err(|e| e.to_string())?;
         // The plan's masks over the overlaid roots; everything in the layers writable
         // (copy-on-write: what it changes is shown, never applied unasked).
         // A temp directory of the trial's own, dropped with it: what the command leaves
@@ -286,8 +297,14 @@ impl Sandbox {
         command.current_dir(cwd).env("TMPDIR", &tmp);
         // rein's copy of the write end closes before the report is read.
         let write_keep = write;
-        let trial =
-            TrialDir { _dir: dir, layers, report: read.into(), roots: self.roots.clone(), existing: full.existing };
+        let trial = TrialDir {
+            _dir: dir,
+            layers,
+            report: Some(read.into()),
+            roots: self.roots.clone(),
+            existing: full.existing,
+            recording: false,
+        };
         let mut after = After::default();
         after.masked = plan.masked;
         after.started = Some(std::time::Instant::now());
@@ -300,10 +317,27 @@ impl Sandbox {
     pub fn finish_trial(&self, mut after: After) -> Option<Trial> {
         let (dir, _write) = after.trial.take()?;
         drop(_write);
-        let network = read_report(&dir.report);
+        let network = dir.report.as_ref().is_none_or(read_report);
         let changes = changes::collect(&dir);
         Some(Trial { changes, network, _dir: dir })
     }
+}
+
+/// A directory in `base` holding an upper and a work directory for each of `paths`.
+pub(crate) fn make_layers(
+    base: &Path,
+    prefix: &str,
+    paths: Vec<PathBuf>,
+) -> std::io::Result<(tempfile::TempDir, Vec<Layer>)> {
+    let dir = tempfile::Builder::new().prefix(prefix).tempdir_in(base)?;
+    let mut layers = Vec::new();
+    for (i, path) in paths.into_iter().enumerate() {
+        let (upper, work) = (dir.path().join(format!("u{i}")), dir.path().join(format!("w{i}")));
+        std::fs::create_dir(&upper)?;
+        std::fs::create_dir(&work)?;
+        layers.push(Layer { path, upper, work });
+    }
+    Ok((dir, layers))
 }
 
 /// The helper's report: the jail's IP counters after the command (any packet sent or
@@ -331,118 +365,4 @@ impl Trial {
     pub fn apply(&self) -> Result<usize, String> {
         changes::apply(&self.changes)
     }
-}
-
-/// The argument that selects the trial's mount stage.
-pub const STAGE_ARG: &str = "__sandbox-overlay";
-
-/// The mount stage, `rein __sandbox-overlay (--layer DIR UPPER WORK)… -- bwrap ARGS…`:
-/// a user and mount namespace of its own (itself as root there, mapped to the person),
-/// private mounts, an overlay on each layer; then it becomes bubblewrap. On success it
-/// does not return.
-pub fn stage(args: &[std::ffi::OsString]) -> crate::SandboxError {
-    let fail = |what: &str, e: std::io::Error| crate::SandboxError::Helper(format!("trial stage: {what}: {e}"));
-    let mut layers = Vec::new();
-    let mut it = args.iter();
-    let mut rest = Vec::new();
-    while let Some(a) = it.next() {
-        match a.to_str() {
-            Some("--layer") => match (it.next(), it.next(), it.next()) {
-                (Some(p), Some(u), Some(w)) => layers.push(Layer { path: p.into(), upper: u.into(), work: w.into() }),
-                _ => return crate::SandboxError::Helper("trial stage: --layer needs three paths".into()),
-            },
-            Some("--") => {
-                rest = it.cloned().collect();
-                break;
-            }
-            _ => return crate::SandboxError::Helper(format!("trial stage: unknown option {a:?}")),
-        }
-    }
-    if rest.is_empty() {
-        return crate::SandboxError::Helper("trial stage: nothing to run".into());
-    }
-    let uid = crate::rustix_uid();
-    // SAFETY: getgid cannot fail.
-    let gid = unsafe { libc::getgid() };
-    let mounts = match Mounts::new(&layers, uid, gid) {
-        Ok(m) => m,
-        Err(e) => return crate::SandboxError::Helper(format!("trial stage: {e}")),
-    };
-    if let Err(e) = mounts.enter() {
-        return fail("cannot mount the copy-on-write view", e);
-    }
-    let err = std::process::Command::new(&rest[0]).args(&rest[1..]).exec();
-    fail("cannot run bubblewrap", err)
-}
-
-/// The namespace maps and the overlays' mount options.
-struct Mounts {
-    uid_map: CString,
-    gid_map: CString,
-    overlays: Vec<(CString, CString)>,
-}
-
-impl Mounts {
-    fn new(layers: &[Layer], uid: u32, gid: u32) -> Result<Mounts, String> {
-        let c = |s: String| CString::new(s).map_err(|e| e.to_string());
-        let mut overlays = Vec::new();
-        for l in layers {
-            let (lower, upper, work) = (l.path.display(), l.upper.display(), l.work.display());
-            let options = c(format!("lowerdir={lower},upperdir={upper},workdir={work},userxattr"))?;
-            overlays.push((c(l.path.display().to_string())?, options));
-        }
-        Ok(Mounts { uid_map: c(format!("0 {uid} 1\n"))?, gid_map: c(format!("0 {gid} 1\n"))?, overlays })
-    }
-
-    fn enter(&self) -> std::io::Result<()> {
-        let fail = std::io::Error::last_os_error;
-        // SAFETY: integer flags.
-        if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
-            return Err(fail());
-        }
-        write_file(c"/proc/self/setgroups", c"deny")?;
-        write_file(c"/proc/self/uid_map", &self.uid_map)?;
-        write_file(c"/proc/self/gid_map", &self.gid_map)?;
-        // SAFETY: valid C strings and flags; no mount propagates back to the host.
-        if unsafe {
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            )
-        } != 0
-        {
-            return Err(fail());
-        }
-        for (target, options) in &self.overlays {
-            // SAFETY: valid C strings.
-            let rc = unsafe {
-                libc::mount(c"overlay".as_ptr(), target.as_ptr(), c"overlay".as_ptr(), 0, options.as_ptr().cast())
-            };
-            if rc != 0 {
-                return Err(fail());
-            }
-        }
-        Ok(())
-    }
-}
-
-/// Write `text` to `path` in one write.
-fn write_file(path: &std::ffi::CStr, text: &std::ffi::CStr) -> std::io::Result<()> {
-    // SAFETY: a valid C string and flags.
-    let fd = unsafe { libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
-    if fd < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let bytes = text.to_bytes();
-    // SAFETY: a valid buffer of its length.
-    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
-    // SAFETY: the descriptor just opened.
-    unsafe { libc::close(fd) };
-    if n != bytes.len() as isize {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
 }

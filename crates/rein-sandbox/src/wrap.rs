@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use crate::detect::Tier;
 use crate::helper::HelperArgs;
 use crate::platform::FilterOptions;
+use crate::trial::Layer;
 use crate::{After, Plan, Sandbox, Wrapped, bwrap, guard, refused, relay};
 
 /// The powers a command runs with.
@@ -66,10 +67,26 @@ impl Sandbox {
     /// on a host with no tier runs the command unconfined: the caller asks
     /// [`can_enforce`](Self::can_enforce) first.
     pub fn wrap_as(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
+        self.wrap_with(profile, program, cwd, keep, false)
+    }
+
+    /// Like [`wrap_as`](Self::wrap_as), for a command whose workspace writes are
+    /// recorded where they can be (see `record`): made on the host by
+    /// [`finish`](Self::finish), after [`recorded_files`](Self::recorded_files) named
+    /// them. A foreground command's: a server left running would show its writes only
+    /// when it ends.
+    pub fn wrap_recorded(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
+        self.wrap_with(profile, program, cwd, keep, profile != Profile::ReadOnly)
+    }
+
+    fn wrap_with(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32], record: bool) -> Wrapped {
         let tier = if profile.confines(self.config.enabled) { Some(self.probe().tier.clone()) } else { None };
         let confined = matches!(tier, Some(Tier::A { .. } | Tier::B { .. }));
         let mut wrapped = match tier {
-            Some(Tier::A { bwrap, .. }) => self.tier_a(profile, &bwrap, program, cwd, keep),
+            Some(Tier::A { bwrap, .. }) => {
+                let layers = if record { self.recording_layers(cwd) } else { None };
+                self.tier_a(profile, &bwrap, program, cwd, keep, layers)
+            }
             Some(Tier::B { .. }) => self.tier_b(profile, program, keep),
             _ => {
                 let mut command = std::process::Command::new(&program[0]);
@@ -138,17 +155,39 @@ impl Sandbox {
         program: &[OsString],
         cwd: &Path,
         keep: &[i32],
+        layers: Option<(tempfile::TempDir, Vec<Layer>)>,
     ) -> Result<Wrapped, String> {
         let plan = self.plan_as(profile);
         let guard = guard::Guard::before(&plan, false);
-        let sources = bwrap::Sources::open(&plan).map_err(|e| e.to_string())?;
+        let overlaid: Vec<PathBuf> = layers.iter().flat_map(|(_, l)| l.iter().map(|l| l.path.clone())).collect();
+        let sources = bwrap::Sources::open_beside(&plan, &overlaid).map_err(|e| e.to_string())?;
         let net = self.net(profile);
         // A read-only command sees the host's processes (`ps` tells the truth) where
         // Landlock can keep it from signalling or tracing them; elsewhere it gets a
         // process namespace of its own.
         let share_pids = profile == Profile::ReadOnly && self.probe().landlock_abi >= 6;
         let shared = bwrap::Shared { net: matches!(net, Net::Host), pids: share_pids };
-        let mut c = std::process::Command::new(bwrap);
+        let mut c = match &layers {
+            // The mount stage first: the overlays, the sources inside them, then bubblewrap.
+            Some((_, layers)) => {
+                let mut c = std::process::Command::new(&self.helper);
+                c.arg(crate::trial::STAGE_ARG);
+                for l in layers {
+                    c.arg("--layer").arg(&l.path).arg(&l.upper).arg(&l.work);
+                }
+                let (deferred, base) = sources.deferred();
+                if !deferred.is_empty() {
+                    c.arg("--open-base").arg(base.to_string());
+                    deferred.iter().for_each(|d| _ = c.arg("--open").arg(d));
+                }
+                // SAFETY: getgid cannot fail.
+                let gid = unsafe { libc::getgid() };
+                let (uid, gid) = (crate::rustix_uid().to_string(), gid.to_string());
+                c.args(["--direct-if-unmountable", "--"]).arg(bwrap).args(["--uid", &uid, "--gid", &gid]);
+                c
+            }
+            None => std::process::Command::new(bwrap),
+        };
         c.args(bwrap::args(&plan, cwd, &sources, shared)).arg("--").arg(&self.helper);
         let raw = sources.raw();
         // SAFETY: only `fcntl`, a system call, between fork and exec: bubblewrap
@@ -184,6 +223,11 @@ impl Sandbox {
         after.masked = plan.masked;
         after.guard = Some(guard);
         after._sources = Some(sources);
+        if let Some((dir, layers)) = layers {
+            let held = plan.protected.iter().chain(&after.placeholders).cloned().collect();
+            let dir = crate::trial::TrialDir::recording(dir, layers, self.roots.clone(), held);
+            after.recording = Some(crate::record::Recording::new(dir));
+        }
         Ok(Wrapped { command: c, after })
     }
 

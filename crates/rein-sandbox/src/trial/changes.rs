@@ -56,6 +56,11 @@ fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
 }
 
 impl Change {
+    /// The new content's file in its layer (none for a removal).
+    pub(crate) fn source(&self) -> Option<&Path> {
+        self.source.as_deref()
+    }
+
     /// The old and new text of a changed or added text file (for a diff), when both are
     /// small regular files of their own: never through a link (the host side of a
     /// changed path may be a link to anywhere the command could not read), never a FIFO.
@@ -77,7 +82,7 @@ impl Change {
 }
 
 /// Every change in the trial's layers, parents before children.
-pub(super) fn collect(dir: &TrialDir) -> Vec<Change> {
+pub(crate) fn collect(dir: &TrialDir) -> Vec<Change> {
     let mut out = Vec::new();
     for layer in &dir.layers {
         walk(dir, &layer.upper, &layer.path, &mut out, Depth { n: 0, fresh: false });
@@ -87,13 +92,15 @@ pub(super) fn collect(dir: &TrialDir) -> Vec<Change> {
 
 fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: Option<PathBuf>) -> Change {
     let inside_workspace = dir.roots.iter().any(|r| path.starts_with(r));
-    let protected = dir.existing.iter().any(|p| path.starts_with(p))
-        || path
-            .ancestors()
-            .take_while(|a| dir.roots.iter().any(|r| a.starts_with(r)))
-            .any(crate::plan::is_protected_name)
-        || !inside_workspace && path.ancestors().any(crate::plan::is_protected_name);
-    let protected = protected || in_repository(dir, &path);
+    let held = dir.existing.iter().any(|p| path.starts_with(p));
+    let protected = held
+        || !dir.recording
+            && path
+                .ancestors()
+                .take_while(|a| dir.roots.iter().any(|r| a.starts_with(r)))
+                .any(crate::plan::is_protected_name)
+        || !dir.recording && !inside_workspace && path.ancestors().any(crate::plan::is_protected_name);
+    let protected = protected || !dir.recording && in_repository(dir, &path);
     let link = source.as_ref().and_then(|s| std::fs::read_link(s).ok());
     let before = stamp(&path);
     let bits =
@@ -170,7 +177,7 @@ fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth:
         }
         let kind = match &below {
             None => ChangeKind::Added,
-            Some(b) if same_content(&up, &meta, &real, b) => continue,
+            Some(b) if !dir.recording && same_content(&up, &meta, &real, b) => continue,
             Some(_) => ChangeKind::Modified,
         };
         if let (ChangeKind::Modified, Some(b)) = (kind, &below)
@@ -242,42 +249,114 @@ pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
     }
     let mut done = 0;
     for c in changes {
-        let fail = |e: std::io::Error| format!("{}: {e} ({done} of {} changes made)", c.path.display(), changes.len());
-        match (c.kind, &c.source) {
-            (ChangeKind::Removed, _) => {
-                if std::fs::symlink_metadata(&c.path).is_ok() && !crate::nofollow::remove(&c.path) {
-                    return Err(fail(std::io::Error::other("could not remove it")));
-                }
-            }
-            (_, Some(source)) if c.is_dir => {
-                let mode = std::fs::metadata(source).map(|m| m.mode()).unwrap_or(0o755);
-                match std::fs::symlink_metadata(&c.path) {
-                    Ok(m) if m.is_dir() => {}
-                    _ => std::fs::create_dir(&c.path).map_err(fail)?,
-                }
-                // No setuid, setgid or sticky bit comes back from a trial.
-                std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode & 0o777)).map_err(fail)?;
-            }
-            (_, Some(_)) if c.link.is_some() => {
-                let target = c.link.as_deref().unwrap_or(Path::new(""));
-                if std::fs::symlink_metadata(&c.path).is_ok() {
-                    crate::nofollow::remove(&c.path);
-                }
-                std::os::unix::fs::symlink(target, &c.path).map_err(fail)?;
-            }
-            (_, Some(source)) => {
-                use std::os::unix::fs::OpenOptionsExt as _;
-                let mut from = std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-                    .open(source)
-                    .map_err(fail)?;
-                let mode = from.metadata().map(|m| m.mode()).unwrap_or(0o644);
-                crate::nofollow::replace_from(&c.path, &mut from, mode).map_err(fail)?;
-            }
-            (_, None) => {}
-        }
+        apply_one(c, false)
+            .map_err(|e| format!("{}: {e} ({done} of {} changes made)", c.path.display(), changes.len()))?;
         done += 1;
     }
     Ok(done)
+}
+
+/// Make one change on the host; with `moving`, a file's new content is renamed out of
+/// its layer when it can be (the layer is dropped afterwards).
+fn apply_one(c: &Change, moving: bool) -> std::io::Result<()> {
+    match (c.kind, &c.source) {
+        (ChangeKind::Removed, _) => {
+            if std::fs::symlink_metadata(&c.path).is_ok() && !crate::nofollow::remove(&c.path) {
+                return Err(std::io::Error::other("could not remove it"));
+            }
+        }
+        (_, Some(source)) if c.is_dir => {
+            let mode = std::fs::metadata(source).map(|m| m.mode()).unwrap_or(0o755);
+            match std::fs::symlink_metadata(&c.path) {
+                Ok(m) if m.is_dir() => {}
+                _ => std::fs::create_dir(&c.path)?,
+            }
+            // No setuid, setgid or sticky bit comes back from a layer.
+            std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode & 0o777))?;
+        }
+        (_, Some(_)) if c.link.is_some() => {
+            let target = c.link.as_deref().unwrap_or(Path::new(""));
+            if std::fs::symlink_metadata(&c.path).is_ok() {
+                crate::nofollow::remove(&c.path);
+            }
+            std::os::unix::fs::symlink(target, &c.path)?;
+        }
+        (_, Some(source)) => {
+            if moving && crate::nofollow::move_into(source, &c.path).is_ok() {
+                return Ok(());
+            }
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let mut from = std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+                .open(source)?;
+            let mode = from.metadata().map(|m| m.mode()).unwrap_or(0o644);
+            crate::nofollow::replace_from(&c.path, &mut from, mode)?;
+        }
+        (_, None) => {}
+    }
+    Ok(())
+}
+
+/// At most this many files of a removed directory are listed by [`touched_files`].
+const TOUCHED_BUDGET: usize = 20_000;
+
+/// The host files making `changes` touches (to checkpoint first): each file changed,
+/// added or removed, and every file inside a directory it removes (up to a budget).
+pub fn touched_files(changes: &[Change]) -> Vec<PathBuf> {
+    fn below(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for e in entries.flatten() {
+            if out.len() >= TOUCHED_BUDGET {
+                return;
+            }
+            match e.file_type() {
+                Ok(t) if t.is_dir() => below(&e.path(), out),
+                Ok(t) if t.is_file() || t.is_symlink() => out.push(e.path()),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for c in changes {
+        if !c.is_dir {
+            out.push(c.path.clone());
+        } else if c.kind == ChangeKind::Removed {
+            below(&c.path, &mut out);
+        }
+    }
+    out
+}
+
+/// Make a recorded run's `changes` on the host, each on its own: a file is moved from
+/// its layer into place when they share a filesystem (copied otherwise), never through
+/// a link. A change to a protected path is not made (the jail held those read-only: one
+/// here was planted past it), nor one whose path changed on the host since the layers
+/// were read. How many were made, and a line for each that was not.
+pub(crate) fn apply_recorded(changes: &[Change]) -> (usize, Vec<String>) {
+    let mut made = 0;
+    let mut problems = Vec::new();
+    // A path whose removal or replacement failed holds back what goes below it.
+    let mut failed: Vec<&Path> = Vec::new();
+    for c in changes {
+        if failed.iter().any(|f| c.path.starts_with(f)) {
+            continue;
+        }
+        let shown = c.path.display();
+        let outcome = if c.protected {
+            Err("a protected path; the command's change was not kept".to_string())
+        } else if c.kind != ChangeKind::Added && !c.is_dir && stamp(&c.path) != c.before {
+            Err("changed on the host while the command ran; the command's change was not kept".to_string())
+        } else {
+            apply_one(c, true).map_err(|e| e.to_string())
+        };
+        match outcome {
+            Ok(()) => made += 1,
+            Err(why) => {
+                problems.push(format!("{shown}: {why}"));
+                failed.push(&c.path);
+            }
+        }
+    }
+    (made, problems)
 }

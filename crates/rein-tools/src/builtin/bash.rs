@@ -223,7 +223,16 @@ impl Tool for Bash {
             }
         } else {
             self.shell
-                .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, profile, &spill)
+                .run(
+                    &ctx.cwd,
+                    &input.command,
+                    timeout,
+                    &ctx.abort,
+                    MAX_OUTPUT_CHARS,
+                    profile,
+                    &spill,
+                    ctx.checkpoints.as_deref(),
+                )
                 .await
                 .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?
         };

@@ -322,10 +322,10 @@ impl Shell {
         how: How,
     ) -> std::io::Result<(tokio::process::Command, Option<rein_sandbox::After>, Option<Saving>)> {
         let profile = match how {
-            How::Profile(p) => p,
+            How::Profile(p) | How::Recorded(p) => p,
             How::Trial => Some(rein_sandbox::Profile::ReadOnly),
         };
-        let trial = matches!(how, How::Trial);
+        let (trial, recorded) = (matches!(how, How::Trial), matches!(how, How::Recorded(_)));
         self.baseline.get_or_init(|| {
             std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
         });
@@ -360,7 +360,11 @@ impl Shell {
             }
             Some(sandbox) if let Some(profile) = profile => {
                 let keep = if save { &[STATE_FD, CWD_FD][..] } else { &[] };
-                let w = sandbox.wrap_as(profile, &argv, &start, keep);
+                let w = if recorded {
+                    sandbox.wrap_recorded(profile, &argv, &start, keep)
+                } else {
+                    sandbox.wrap_as(profile, &argv, &start, keep)
+                };
                 (tokio::process::Command::from(w.command), Some(w.after))
             }
             None if trial => return Err(std::io::Error::other("no sandbox to try the command in")),
@@ -399,9 +403,27 @@ impl Shell {
         Ok((cmd, after, saving))
     }
 
-    /// The sandbox's after-step for a finished command: its violations block, if any.
-    fn finish(&self, after: Option<rein_sandbox::After>, output: &str) -> Option<String> {
-        self.sandbox.as_ref().zip(after).and_then(|(s, a)| s.finish(a, output))
+    /// The sandbox's after-step for a finished command: its recorded changes made on
+    /// the host, checkpointed first (so a rewind restores them); its violations block,
+    /// if any.
+    fn finish(
+        &self,
+        after: Option<rein_sandbox::After>,
+        output: &str,
+        checkpoints: Option<&dyn crate::FileCheckpoints>,
+    ) -> Option<String> {
+        let (sandbox, mut after) = self.sandbox.as_ref().zip(after)?;
+        const MAX_BYTES: u64 = 16 << 20;
+        const MAX_FILES: usize = 20_000;
+        let files = checkpoints.map(|_| sandbox.recorded_files(&mut after, MAX_BYTES, MAX_FILES)).unwrap_or_default();
+        if let Some(cp) = checkpoints {
+            files.iter().for_each(|f| cp.before_write(f));
+        }
+        let block = sandbox.finish(after, output);
+        if let Some(cp) = checkpoints {
+            files.iter().for_each(|f| cp.after_write(f));
+        }
+        block
     }
 
     /// Run `command` in the foreground; output (stdout and stderr in order) kept whole:
@@ -416,20 +438,23 @@ impl Shell {
         limit: usize,
         profile: Option<rein_sandbox::Profile>,
         spill: &Path,
+        checkpoints: Option<&dyn crate::FileCheckpoints>,
     ) -> std::io::Result<(String, Ending)> {
         let limits = Limits { timeout, abort, limit, spill };
-        let ran = self.run_as(cwd, command, How::Profile(profile), limits).await?;
-        if let Some(saving) = ran.saving {
-            let injected = self.injected();
-            saving.adopt(&self.state_file(), profile.map(|_| injected.as_slice()));
-        }
+        let ran = self.run_as(cwd, command, How::Recorded(profile), limits).await?;
         let mut output = ran.output;
-        // What the sandbox refused, in the form the model is told about.
-        if let Some(block) = self.finish(ran.after, &output) {
+        // What the sandbox refused, in the form the model is told about. First: a
+        // recorded run's changes reach the host here, and the directory it `cd`'d into
+        // may be one of them.
+        if let Some(block) = self.finish(ran.after, &output, checkpoints) {
             if !output.is_empty() && !output.ends_with('\n') {
                 output.push('\n');
             }
             output.push_str(&block);
+        }
+        if let Some(saving) = ran.saving {
+            let injected = self.injected();
+            saving.adopt(&self.state_file(), profile.map(|_| injected.as_slice()));
         }
         Ok((output, ran.ending))
     }

@@ -54,9 +54,11 @@ pub(super) fn utf8_prefix(bytes: &[u8]) -> usize {
     }
 }
 
-/// How a command runs: with a profile's powers (`None`: unconfined), or as a trial.
+/// How a command runs: with a profile's powers (`None`: unconfined), its workspace
+/// writes recorded where they can be (a foreground command's) or not; or as a trial.
 pub(super) enum How {
     Profile(Option<rein_sandbox::Profile>),
+    Recorded(Option<rein_sandbox::Profile>),
     Trial,
 }
 

@@ -29,22 +29,11 @@ impl std::fmt::Debug for Tried {
     }
 }
 
-/// At most this many files of a removed directory are checkpointed.
-const CHECKPOINT_BUDGET: usize = 20_000;
-
 impl Tried {
     /// The files keeping it touches on the host (to checkpoint first): each file changed,
     /// added or removed, and every file inside a directory it removes.
     pub fn touched_files(&self) -> Vec<std::path::PathBuf> {
-        let mut out = Vec::new();
-        for c in &self.trial.changes {
-            if !c.is_dir {
-                out.push(c.path.clone());
-            } else if c.kind == rein_sandbox::trial::ChangeKind::Removed {
-                files_below(&c.path, &mut out);
-            }
-        }
-        out
+        rein_sandbox::trial::touched_files(&self.trial.changes)
     }
 
     /// Whether a change is to a protected path or a repository's own files (never kept
@@ -180,20 +169,6 @@ impl Shell {
             injected: self.injected(),
         });
         Ok(())
-    }
-}
-
-fn files_below(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
-    for e in entries.flatten() {
-        if out.len() >= CHECKPOINT_BUDGET {
-            return;
-        }
-        match e.file_type() {
-            Ok(t) if t.is_dir() => files_below(&e.path(), out),
-            Ok(t) if t.is_file() || t.is_symlink() => out.push(e.path()),
-            _ => {}
-        }
     }
 }
 
