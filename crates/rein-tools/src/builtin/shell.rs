@@ -403,29 +403,6 @@ impl Shell {
         Ok((cmd, after, saving))
     }
 
-    /// The sandbox's after-step for a finished command: its recorded changes made on
-    /// the host, checkpointed first (so a rewind restores them); its violations block,
-    /// if any.
-    fn finish(
-        &self,
-        after: Option<rein_sandbox::After>,
-        output: &str,
-        checkpoints: Option<&dyn crate::FileCheckpoints>,
-    ) -> Option<String> {
-        let (sandbox, mut after) = self.sandbox.as_ref().zip(after)?;
-        const MAX_BYTES: u64 = 16 << 20;
-        const MAX_FILES: usize = 20_000;
-        let files = checkpoints.map(|_| sandbox.recorded_files(&mut after, MAX_BYTES, MAX_FILES)).unwrap_or_default();
-        if let Some(cp) = checkpoints {
-            files.iter().for_each(|f| cp.before_write(f));
-        }
-        let block = sandbox.finish(after, output);
-        if let Some(cp) = checkpoints {
-            files.iter().for_each(|f| cp.after_write(f));
-        }
-        block
-    }
-
     /// Run `command` in the foreground; output (stdout and stderr in order) kept whole:
     /// past `limit` characters it goes to the file `spill`, in bounded memory.
     #[allow(clippy::too_many_arguments)]
