@@ -219,7 +219,10 @@ impl TryFirst for Runner<'_> {
             let tried = slot.take()?;
             let text = output.content.to_text();
             let outcome = if tried.trial.network {
-                TriedOutcome::Withheld("tried to reach the network, which it had none of".into())
+                TriedOutcome::Withheld(match tried.trial.hosts.as_slice() {
+                    [] => "tried to reach the network, which it had none of".into(),
+                    hosts => format!("tried to reach the network ({}), which it had none of", named(hosts)),
+                })
             } else if let Some(wall) = WALLS.iter().find(|w| text.contains(*w)) {
                 TriedOutcome::Withheld(format!("met a wall of the jail (\"{wall}\")"))
             } else if tried.trial.changes.is_empty() {
@@ -249,5 +252,14 @@ impl TryFirst for Runner<'_> {
         let n = made?;
         self.kept.store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(n)
+    }
+}
+
+/// Hosts as the person reads them: control characters escaped, at most five named.
+fn named(hosts: &[String]) -> String {
+    let shown: Vec<String> = hosts.iter().take(5).map(|h| h.escape_default().to_string()).collect();
+    match hosts.len() {
+        n if n > 5 => format!("{} and {} more", shown.join(", "), n - 5),
+        _ => shown.join(", "),
     }
 }

@@ -75,6 +75,9 @@ pub struct Sandbox {
     _own_base: Option<tempfile::TempDir>,
     /// Tier B: the ruleset and filters of each profile, made at its first command.
     in_process: [std::sync::OnceLock<std::sync::Arc<inprocess::InProcess>>; wrap::PROFILES],
+    /// The proxy a command tried first reaches (refusing every host, naming each): made
+    /// at the first trial.
+    trial_proxy: std::sync::OnceLock<Option<(tempfile::TempDir, proxy::Proxy)>>,
     /// Who the proxy asks about hosts no rule decides, once a frontend provides it.
     ask: proxy::AskSlot,
 }
@@ -195,6 +198,7 @@ impl Sandbox {
             _net_dir: net_dir,
             _own_base: own_base,
             in_process: Default::default(),
+            trial_proxy: std::sync::OnceLock::new(),
             ask,
         })
     }

@@ -42,6 +42,9 @@ struct Shared {
     granted: Mutex<Vec<(String, u16)>>,
 }
 
+/// How a refused connection's line begins.
+const REFUSED_LINE: &str = "deny network-outbound ";
+
 /// The running proxy.
 pub struct Proxy {
     pub socket: PathBuf,
@@ -79,6 +82,17 @@ impl Proxy {
             });
         })?;
         Ok(Proxy { socket: socket.to_path_buf(), shared })
+    }
+
+    /// The hosts (`host:port`) refused since `since`.
+    pub fn refused_since(&self, since: Instant) -> Vec<String> {
+        let mut hosts: Vec<String> = self
+            .violations_since(since)
+            .iter()
+            .filter_map(|l| l.strip_prefix(REFUSED_LINE)?.split_once(" (").map(|(h, _)| h.to_string()))
+            .collect();
+        hosts.dedup();
+        hosts
     }
 
     /// The violations recorded since `since`, one line each.
@@ -221,7 +235,7 @@ async fn http(mut conn: UnixStream, first: u8, shared: Arc<Shared>) {
     let addrs = match shared.check(&host, port).await {
         Ok(a) => a,
         Err(why) => {
-            shared.record(format!("deny network-outbound {host}:{port} ({why})"));
+            shared.record(format!("{REFUSED_LINE}{host}:{port} ({why})"));
             let body = format!("rein sandbox: connection to {host}:{port} refused: {why}\n");
             let reply = format!(
                 "HTTP/1.1 403 Forbidden\r\nX-Proxy-Error: blocked-by-rein-sandbox\r\nContent-Type: text/plain\r\n\
@@ -316,7 +330,7 @@ async fn socks(mut conn: UnixStream, shared: Arc<Shared>) {
     let addrs = match shared.check(&host, port).await {
         Ok(a) => a,
         Err(why) => {
-            shared.record(format!("deny network-outbound {host}:{port} ({why})"));
+            shared.record(format!("{REFUSED_LINE}{host}:{port} ({why})"));
             let _ = conn.write_all(&REFUSED).await;
             return;
         }

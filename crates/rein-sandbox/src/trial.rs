@@ -67,6 +67,9 @@ pub struct Trial {
     /// It sent (or tried to send) an IP packet: the jail has no network, so its result
     /// is not what it would do.
     pub network: bool,
+    /// The hosts (`host:port`) it asked the proxy for (programs that honour the proxy
+    /// variables say where they were going).
+    pub hosts: Vec<String>,
     /// Held until the trial is kept or dropped.
     _dir: TrialDir,
 }
@@ -198,6 +201,29 @@ impl Sandbox {
         (hidden, exposed)
     }
 
+    /// The proxy trials reach: refuses every host and records it. `None` where it
+    /// cannot start.
+    fn trial_proxy(&self) -> Option<&crate::proxy::Proxy> {
+        let made = self.trial_proxy.get_or_init(|| {
+            let base = self.tmp.path().parent()?;
+            let dir = tempfile::Builder::new().prefix("trial-net-").tempdir_in(base).ok()?;
+            let policy = crate::network::NetworkPolicy { allowed: Vec::new(), denied: vec!["*".into()] };
+            let upstream = crate::proxy::Upstream { http: None, socks: None };
+            let proxy =
+                crate::proxy::Proxy::start(&dir.path().join("proxy.sock"), policy, upstream, Default::default());
+            proxy.ok().map(|p| (dir, p))
+        });
+        made.as_ref().map(|(_, p)| p)
+    }
+
+    /// The variables a trial's jail sets in the command's environment (not the
+    /// command's to pass on to later commands).
+    pub fn trial_injected_env(&self) -> Vec<&'static str> {
+        let mut names = vec!["TMPDIR"];
+        names.extend(crate::relay::proxy_env().into_iter().map(|(k, _)| k));
+        names
+    }
+
     /// The person's home directory, as the kernel resolves it.
     pub(crate) fn home(&self) -> Option<PathBuf> {
         std::env::var_os("HOME").map(PathBuf::from).and_then(|h| std::fs::canonicalize(h).ok())
@@ -239,6 +265,9 @@ impl Sandbox {
         // directories and rein's own state are hidden (what it needed there makes it
         // fail, and it is asked as before).
         let (hidden, mut exposed) = self.hidden_from_trials();
+        // The proxy's socket, where the relay inside the jail sends what the command
+        // asks of the network (refused, and named).
+        exposed.extend(self.trial_proxy().and_then(|p| p.socket.parent().map(Path::to_path_buf)));
         exposed.extend(shown.iter().filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file())).cloned());
         let plan = Plan {
             write_roots: roots,
@@ -266,9 +295,13 @@ impl Sandbox {
         let gid = unsafe { libc::getgid() };
         command.arg("--").arg(bwrap).args(["--uid", &uid.to_string(), "--gid", &gid.to_string()]);
         command.args(bwrap::args(&plan, cwd, &sources, bwrap::Shared::default())).arg("--").arg(&self.helper);
+        let proxy = self.trial_proxy().map(|p| p.socket.clone());
+        if proxy.is_some() {
+            command.envs(crate::relay::proxy_env());
+        }
         let helper = HelperArgs {
             filter: self.filter(),
-            proxy: None,
+            proxy,
             keep: keep.to_vec(),
             scoped: false,
             net_report: Some(REPORT_FD),
@@ -319,7 +352,11 @@ impl Sandbox {
         drop(_write);
         let network = dir.report.as_ref().is_none_or(read_report);
         let changes = changes::collect(&dir);
-        Some(Trial { changes, network, _dir: dir })
+        let hosts = match (self.trial_proxy(), after.started) {
+            (Some(p), Some(since)) => p.refused_since(since),
+            _ => Vec::new(),
+        };
+        Some(Trial { changes, network: network || !hosts.is_empty(), hosts, _dir: dir })
     }
 }
 

@@ -99,6 +99,22 @@ fn a_command_that_tries_the_network_is_asked_saying_so() {
     eprintln!("{message}");
 }
 
+/// A program that honours the proxy variables says where it was going: the question
+/// (here the headless refusal) names the host. Its exports do not outlive the trial.
+#[test]
+fn a_command_that_tries_the_network_names_the_host() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    let code = "import urllib.request\ntry: urllib.request.urlopen('http://pkg.example.test/x', timeout=5)\nexcept \
+                Exception as e: print(e)";
+    let (results, stderr, _) = tool_calls(&env, &[bash(&python(code)), bash("echo proxy=${HTTP_PROXY:-none}")], |_| {});
+    let (message, is_error) = &results[0];
+    assert!(*is_error && message.contains("pkg.example.test:80"), "{message}\n{stderr}");
+    assert!(results[1].0.contains("proxy=none"), "{:?}", results[1]);
+}
+
 #[test]
 fn accept_edits_keeps_workspace_changes_of_a_tried_command_unasked() {
     if !have_bwrap() {

@@ -166,7 +166,7 @@ impl Shell {
             ending: ran.ending,
             saving: ran.saving,
             state_file: self.state_file(),
-            injected: self.injected(),
+            injected: sandbox.trial_injected_env(),
         });
         Ok(())
     }
