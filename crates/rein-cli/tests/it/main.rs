@@ -92,3 +92,4 @@ mod vertex;
 mod wall_reads;
 mod web_search;
 mod worktree;
+mod zz_attack;
