@@ -80,7 +80,7 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    let mut child = match cmd.spawn() {
+    let child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
             return Run {
@@ -92,9 +92,67 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
         }
     };
     // Registered while it lives (a second interrupt kills it), killed when done.
-    let mut group = rein_process::GroupGuard::new(child.id());
+    let group = rein_process::GroupGuard::new(child.id());
+    let timeout = handler.timeout.map(Duration::from_secs_f64).unwrap_or(DEFAULT_TIMEOUT);
+    // The hook may answer `{"async": true}` first: it goes on by itself (up to its
+    // `asyncTimeout`) and nobody waits for it.
+    let detach = std::sync::Arc::new(Detach::default());
+    let task = tokio::spawn(finish(child, group, input.to_string(), timeout, detach.clone()));
+    tokio::select! {
+        done = task => {
+            let (exit, stdout, stderr) = done.unwrap_or_else(|e| (Exit::NotStarted(e.to_string()), String::new(), String::new()));
+            let exit = match exit {
+                // The shell's own "cannot run" codes: not found, not executable, bad interpreter.
+                Exit::Code(Some(126 | 127)) if matches!(handler.kind, HandlerKind::Command { args: None, .. }) => {
+                    Exit::NotStarted(format!("{display}: {}", stderr.lines().next().unwrap_or("could not run")))
+                }
+                other => other,
+            };
+            Run { handler: display, exit, stdout, stderr }
+        }
+        _ = detach.went.notified() => {
+            tracing::debug!(target: "rein::hooks", hook = %handler.display(), "the hook went on asynchronously");
+            Run { handler: display, exit: Exit::Code(Some(0)), stdout: String::new(), stderr: String::new() }
+        }
+    }
+}
+
+/// A hook's `{"async": true}` answer: the caller stops waiting; the hook's own deadline
+/// becomes its `asyncTimeout` (milliseconds), counted from then.
+#[derive(Default)]
+struct Detach {
+    /// For the caller, who stops waiting.
+    went: tokio::sync::Notify,
+    /// For the hook's own deadline.
+    rearm: tokio::sync::Notify,
+    timeout: std::sync::Mutex<Option<Duration>>,
+}
+
+/// `{"async": true, "asyncTimeout": MS}` at the start of a hook's output: the async
+/// timeout, when it is that answer.
+fn async_answer(text: &str) -> Option<Option<Duration>> {
+    let first = text.trim_start().lines().next()?;
+    let v: serde_json::Value = serde_json::from_str(first).ok()?;
+    if v.get("async").and_then(serde_json::Value::as_bool) != Some(true) {
+        return None;
+    }
+    Some(
+        v.get("asyncTimeout")
+            .and_then(serde_json::Value::as_f64)
+            .filter(|ms| *ms > 0.0)
+            .map(|ms| Duration::from_secs_f64(ms / 1000.0)),
+    )
+}
+
+/// Feed, read and wait for the hook; killed at its deadline. Its exit and output.
+async fn finish(
+    mut child: tokio::process::Child,
+    mut group: rein_process::GroupGuard,
+    input: String,
+    timeout: Duration,
+    detach: std::sync::Arc<Detach>,
+) -> (Exit, String, String) {
     let mut stdin = child.stdin.take();
-    let input = input.to_string();
     let feed = async move {
         if let Some(s) = stdin.as_mut() {
             // A hook that does not read its input must not make us fail.
@@ -102,41 +160,64 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
         }
         drop(stdin);
     };
-    let mut out = child.stdout.take();
-    let mut err = child.stderr.take();
-    let read = |pipe: Option<tokio::process::ChildStdout>| async move {
+    let out = child.stdout.take();
+    let err = child.stderr.take();
+    let watching = detach.clone();
+    let read_out = async move {
         let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
+        let Some(mut p) = out else { return String::new() };
+        let mut chunk = [0u8; 8192];
+        let mut looking = true;
+        loop {
+            match p.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => buf.extend_from_slice(&chunk[..n.min(MAX_OUTPUT.saturating_sub(buf.len()))]),
+            }
+            if looking {
+                let text = String::from_utf8_lossy(&buf);
+                if let Some(after) = async_answer(&text) {
+                    *watching.timeout.lock().unwrap_or_else(|p| p.into_inner()) = after;
+                    watching.went.notify_one();
+                    watching.rearm.notify_one();
+                    looking = false;
+                } else if text.trim_start().contains('\n')
+                    || !text.trim_start().starts_with('{') && !text.trim().is_empty()
+                {
+                    looking = false;
+                }
+            }
+        }
+        String::from_utf8_lossy(&buf).into_owned()
+    };
+    let read_err = async move {
+        let mut buf = Vec::new();
+        if let Some(mut p) = err {
             let _ = (&mut p).take(MAX_OUTPUT as u64).read_to_end(&mut buf).await;
         }
         String::from_utf8_lossy(&buf).into_owned()
     };
-    let read_err = |pipe: Option<tokio::process::ChildStderr>| async move {
-        let mut buf = Vec::new();
-        if let Some(mut p) = pipe {
-            let _ = (&mut p).take(MAX_OUTPUT as u64).read_to_end(&mut buf).await;
-        }
-        String::from_utf8_lossy(&buf).into_owned()
-    };
-    let timeout = handler.timeout.map(Duration::from_secs_f64).unwrap_or(DEFAULT_TIMEOUT);
     let work = async {
-        let (_, stdout, stderr, status) = tokio::join!(feed, read(out.take()), read_err(err.take()), child.wait());
+        let (_, stdout, stderr, status) = tokio::join!(feed, read_out, read_err, child.wait());
         (stdout, stderr, status)
     };
-    let result = tokio::time::timeout(timeout, work).await;
+    tokio::pin!(work);
+    let deadline = tokio::time::sleep(timeout);
+    tokio::pin!(deadline);
+    let result = loop {
+        tokio::select! {
+            r = &mut work => break Some(r),
+            _ = &mut deadline => break None,
+            _ = detach.rearm.notified() => {
+                // Answered async: from now on its own async deadline holds, if it set one.
+                if let Some(t) = *detach.timeout.lock().unwrap_or_else(|p| p.into_inner()) {
+                    deadline.as_mut().reset(tokio::time::Instant::now() + t);
+                }
+            }
+        }
+    };
     group.kill();
     match result {
-        Ok((stdout, stderr, status)) => {
-            let code = status.ok().and_then(|s| s.code());
-            // The shell's own "cannot run" codes: not found, not executable, bad interpreter.
-            let exit =
-                if matches!(handler.kind, HandlerKind::Command { args: None, .. }) && matches!(code, Some(126 | 127)) {
-                    Exit::NotStarted(format!("{display}: {}", stderr.lines().next().unwrap_or("could not run")))
-                } else {
-                    Exit::Code(code)
-                };
-            Run { handler: display, exit, stdout, stderr }
-        }
-        Err(_) => Run { handler: display, exit: Exit::TimedOut(timeout), stdout: String::new(), stderr: String::new() },
+        Some((stdout, stderr, status)) => (Exit::Code(status.ok().and_then(|s| s.code())), stdout, stderr),
+        None => (Exit::TimedOut(timeout), String::new(), String::new()),
     }
 }

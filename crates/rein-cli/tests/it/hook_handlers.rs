@@ -77,6 +77,24 @@ fn an_async_hook_never_delays_the_turn() {
     }
 }
 
+/// A hook that answers `{"async": true}` first goes on by itself: the turn does not wait
+/// for it (a real plugin's hooks made every session 20-34 s where 6 were needed), and
+/// what it prints after is not its decision.
+#[test]
+fn a_hook_that_answers_async_is_not_waited_for() {
+    let env = Env::new();
+    let cmd =
+        r#"echo '{"async": true, "asyncTimeout": 30000}'; sleep 4; echo '{"decision": "block", "reason": "late"}'"#;
+    settings(&env, json!({"PreToolUse": [{"matcher": "Glob", "hooks": [{"type": "command", "command": cmd}]}]}));
+    env.write("a.txt", "x");
+    let server = serve(Scenario::new([reply([call("g", "Glob", json!({"pattern": "*.txt"}))]), reply([text("done")])]));
+    let started = Instant::now();
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Glob"]).assert().success();
+    assert!(started.elapsed() < Duration::from_secs(3), "the turn waited for a hook that answered async");
+    let (result, is_error) = tool_result(&messages(&server, 1), "g");
+    assert!(!is_error && result.contains("a.txt"), "{result}");
+}
+
 #[test]
 fn an_http_hook_gets_the_input_and_its_answer_blocks() {
     let answer = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"the web hook says no"}}"#;
