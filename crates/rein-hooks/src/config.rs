@@ -132,6 +132,9 @@ pub struct HookConfig {
     /// Whether hooks in subagents' and skills' front matter may run: not when hooks are
     /// disabled (`disableAllHooks`) or only managed hooks are (`allowManagedHooksOnly`).
     pub definitions_allowed: bool,
+    /// What was skipped, for the person (`file:line: …`): an event rein does not know
+    /// (a newer Claude Code's) is named and its hooks left out, never fatal.
+    pub warnings: Vec<String>,
 }
 
 impl HookConfig {
@@ -160,7 +163,13 @@ impl HookConfig {
                     Some(line) => format!("{}:{line}", file.origin()),
                     None => file.origin(),
                 };
-                let event = parse_event(name, &origin)?;
+                let event = match parse_event(name, &origin) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        config.warnings.push(skipped_event(&e));
+                        continue;
+                    }
+                };
                 let rule_at = |rule: &str| file.line_of(rule).map(|l| format!("{}:{l}", file.origin()));
                 config.add_groups(event, name, groups, (&origin, &file.origin()), managed, rule_at)?;
             }
@@ -328,15 +337,17 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
     })
 }
 
+/// The warning for an event rein does not know.
+pub(crate) fn skipped_event(e: &HookConfigError) -> String {
+    format!("{}: hook event `{}` is not one rein knows; its hooks are skipped ({})", e.origin, e.event, e.reason)
+}
+
 /// The event `name` names; a name that is no event is an error naming the nearest one.
 pub(crate) fn parse_event(name: &str, origin: &str) -> Result<HookEvent, HookConfigError> {
     HookEvent::parse(name).ok_or_else(|| HookConfigError {
         origin: origin.to_string(),
         event: name.to_string(),
-        reason: format!(
-            "unknown hook event; did you mean {}? (event names are Claude Code's)",
-            HookEvent::nearest(name)
-        ),
+        reason: format!("the nearest rein knows is {}; event names are Claude Code's", HookEvent::nearest(name)),
     })
 }
 

@@ -43,7 +43,13 @@ impl HookConfig {
             });
         };
         for (name, groups) in map {
-            let mut event = crate::config::parse_event(name, origin)?;
+            let mut event = match crate::config::parse_event(name, origin) {
+                Ok(e) => e,
+                Err(e) => {
+                    self.warnings.push(crate::config::skipped_event(&e));
+                    continue;
+                }
+            };
             if as_subagent && event == HookEvent::Stop {
                 event = HookEvent::SubagentStop;
             }

@@ -244,11 +244,45 @@ fn origin_of(file: &SettingsFile, rule: &str) -> String {
     }
 }
 
+/// A settings rule rein cannot read, failing closed: an allow rule is set aside (the call
+/// it meant is asked); a deny or ask rule denies its whole tool. A rule that names no
+/// tool at all is an error.
+fn unreadable(e: RuleError, kind: ListKind, set_aside: &mut Vec<String>) -> Result<Option<Rule>, RuleError> {
+    if kind == ListKind::Allow {
+        set_aside.push(format!(
+            "{}: allow rule {:?} (rein cannot read it: {}; such calls are asked)",
+            e.origin, e.rule, e.reason
+        ));
+        return Ok(None);
+    }
+    let tool = e.rule.trim().split('(').next().unwrap_or_default().trim();
+    let named = !tool.is_empty() && tool.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
+    if !named {
+        return Err(e);
+    }
+    set_aside.push(format!(
+        "{}: {} rule {:?} (rein cannot read it: {}; {tool} is denied outright instead)",
+        e.origin,
+        if kind == ListKind::Deny { "deny" } else { "ask" },
+        e.rule,
+        e.reason
+    ));
+    Ok(Some(Rule {
+        text: tool.to_string(),
+        kind: ListKind::Deny,
+        tool: tool.to_string(),
+        spec: None,
+        origin: e.origin,
+    }))
+}
+
 /// Build the policy from settings and flags.
 pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
     let home = inputs.home.as_deref();
     let at = Anchors { cwd: &inputs.cwd, home };
     let (mut deny, mut ask, mut allow) = (Vec::new(), Vec::new(), Vec::new());
+    let mut set_aside = Vec::new();
+    let mut denied_whole = Vec::new();
     // `allowManagedPermissionRulesOnly` in managed settings: only managed rules allow
     // (the other scopes' and the flags' deny and ask rules still tighten).
     let managed_only = inputs.settings.files.iter().any(|f| {
@@ -267,7 +301,11 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
             if managed_only && kind == ListKind::Allow && file.scope != rein_settings::Scope::Managed {
                 continue;
             }
-            list.push(Rule::parse(&text, kind, &origin_of(file, &text), &at, &file.anchor, &inputs.tools)?);
+            let origin = origin_of(file, &text);
+            match Rule::parse(&text, kind, &origin, &at, &file.anchor, &inputs.tools) {
+                Ok(rule) => list.push(rule),
+                Err(e) => denied_whole.extend(unreadable(e, kind, &mut set_aside)?),
+            }
         }
     }
     for (kind, flag, values) in [
@@ -286,7 +324,8 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
     // loosen it (acceptEdits, auto, bypassPermissions) unless the person's own settings
     // trust the project; a loosening mode there is set aside and the next scope decides.
     let trusted = inputs.settings.trusts_project();
-    let mut ignored = Vec::new();
+    deny.append(&mut denied_whole);
+    let mut ignored = std::mem::take(&mut set_aside);
     let (mode, mode_source) = match inputs.mode {
         Some(m) => (m, "the command line".to_string()),
         None => {
@@ -294,12 +333,16 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
             for file in &inputs.settings.files {
                 let Some(v) = file.get("/permissions/defaultMode").filter(|v| !v.is_null()) else { continue };
                 let name = v.as_str().unwrap_or_default();
-                let m = PermissionMode::parse(name).ok_or_else(|| RuleError {
-                    origin: file.origin(),
-                    rule: format!("defaultMode: {v}"),
-                    reason: "unknown permission mode (default, acceptEdits, plan, dontAsk, bypassPermissions, auto)"
-                        .into(),
-                })?;
+                // A mode rein does not know (a newer Claude Code's) is named and set
+                // aside: the next scope decides, else the default (which asks).
+                let Some(m) = PermissionMode::parse(name) else {
+                    ignored.push(format!(
+                        "{}: defaultMode {v} (not a mode rein knows: default, acceptEdits, plan, dontAsk, \
+                         bypassPermissions, auto)",
+                        origin_of(file, "defaultMode")
+                    ));
+                    continue;
+                };
                 let loosens =
                     matches!(m, PermissionMode::AcceptEdits | PermissionMode::Auto | PermissionMode::BypassPermissions);
                 // Bypass is the person's choice alone, trusted project or not.

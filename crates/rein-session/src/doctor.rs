@@ -45,9 +45,8 @@ pub fn report(opts: &Options) -> crate::Result<Vec<Section>> {
             None => "off (autoMemoryEnabled: false or CLAUDE_CODE_DISABLE_AUTO_MEMORY=1)".into(),
         }],
     });
-    let unsupported: Vec<String> =
-        crate::settings_keys::unsupported(&settings).iter().map(ToString::to_string).collect();
-    out.push(Section { title: "Settings keys rein does not support", lines: or_none(unsupported) });
+    let noted: Vec<String> = rein_settings::schema::noted(&settings).iter().map(ToString::to_string).collect();
+    out.push(Section { title: "Settings keys rein does not act on", lines: or_none(noted) });
     out.push(hooks(&settings)?);
     out.extend(definitions(&Definitions::load(&cwd, home.as_deref())));
     out.push(Section { title: "Plugins", lines: or_none(crate::plugins::doctor_lines(&settings, &env, &cwd)) });

@@ -37,7 +37,6 @@ pub mod prompt_tool;
 pub mod provider;
 pub mod rules;
 pub mod sandbox;
-pub mod settings_keys;
 mod setup;
 mod setup_prompt;
 pub mod trust;

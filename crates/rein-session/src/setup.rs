@@ -194,12 +194,15 @@ impl Setup {
             setup.set_system_prompt(replace, append);
         }
         if setup.fallback_model.is_none() {
+            // A name, or (Claude Code's newer form) the ordered list: its first.
             setup.fallback_model = settings
                 .scalar("/fallbackModel")
-                .and_then(|(v, _)| v.as_str())
+                .and_then(|(v, _)| v.as_str().or_else(|| v.get(0)?.as_str()))
                 .map(|m| resolve_model(&setup.env, Some(m), None));
         }
         notices.extend(setup.skipped.iter().map(|s| s.to_string()));
+        notices.extend(hooks.warnings.drain(..).map(|w| format!("warning: {w}")));
+        notices.extend(ignored_keys(&settings));
         setup.notices = notices;
         if structured_output.is_some() {
             setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
@@ -488,4 +491,19 @@ pub fn resolve_model(env: &Env, flag: Option<&str>, from_settings: Option<&str>)
         .or_else(|| from_settings.map(str::to_string))
         .unwrap_or_else(rein_model::default_model);
     env.aliases.resolve(&chosen)
+}
+
+/// One line naming the settings keys rein ignores (not supported yet, or unknown), with
+/// where each is set; `rein doctor` lists them all.
+fn ignored_keys(settings: &rein_settings::Settings) -> Option<String> {
+    use rein_settings::schema::Class;
+    let named: Vec<String> = rein_settings::schema::noted(settings)
+        .into_iter()
+        .filter_map(|n| match n.class {
+            Class::NotSupported => Some(format!("{} ({})", n.key, n.at)),
+            Class::Unknown => Some(format!("{} (unknown; {})", n.key, n.at)),
+            Class::NotApplicable(_) => None,
+        })
+        .collect();
+    (!named.is_empty()).then(|| format!("note: settings rein ignores: {} (`rein doctor` says more)", named.join(", ")))
 }

@@ -8,6 +8,7 @@
 //! silently drops settings.
 
 mod local;
+pub mod schema;
 
 pub use local::{
     add_local_allow_rules, add_local_rule, add_rules_to_file, record_mcpjson_choices, remove_local_rule,

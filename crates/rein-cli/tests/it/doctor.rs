@@ -32,8 +32,8 @@ fn doctor_names_every_finding_with_its_file_and_line() {
     let line = |key: &str| written.lines().position(|l| l.contains(&format!("\"{key}\""))).unwrap() + 1;
     for expected in [
         "not trusted yet".to_string(),
-        format!("{file}:{}: `spinnerVerbs`", line("spinnerVerbs")) + " is not supported by rein",
-        format!("{file}:{}: `permissions.someFutureKey`", line("someFutureKey")) + " is not supported by rein",
+        format!("{file}:{}: `spinnerVerbs`", line("spinnerVerbs")) + " is not supported by rein yet",
+        format!("{file}:{}: `permissions.someFutureKey`", line("someFutureKey")) + " is not a settings key rein knows",
         format!("{file}:{}: FileChanged hooks", line("FileChanged"))
             + " are accepted, but rein never raises FileChanged",
         format!("{}:1: skipped: no front matter", readme.display()),

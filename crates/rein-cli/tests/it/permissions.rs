@@ -54,13 +54,15 @@ fn bad_settings_stop_rein_at_start_with_file_and_line() {
         .assert()
         .failure()
         .stderr(predicate::str::contains(".claude/settings.json:3:").and(predicate::str::contains("not valid JSON")));
+    assert!(server.requests().is_empty(), "rein must not start a session with settings it could not read");
+    // A deny rule it cannot read fails closed: its whole tool is denied, said with the
+    // file and line.
     project_settings(&env, "{\n  \"permissions\": {\n    \"deny\": [\"Bash(rm:*\"]\n  }\n}");
-    env.rein_at(&server)
-        .args(["-p", "x"])
-        .assert()
-        .failure()
-        .stderr(predicate::str::contains(".claude/settings.json:3").and(predicate::str::contains("Bash(rm:*")));
-    assert!(server.requests().is_empty(), "rein must not start a session with rules it could not read");
+    env.rein_at(&server).args(["-p", "x"]).assert().success().stderr(
+        predicate::str::contains(".claude/settings.json:3").and(predicate::str::contains("Bash is denied outright")),
+    );
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(!tools.contains("\"Bash\""), "{tools}");
 }
 
 #[test]

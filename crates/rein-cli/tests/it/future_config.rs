@@ -1,0 +1,70 @@
+//! Issue 51: names rein does not know yet (a newer Claude Code's hook event, settings
+//! key, permission mode, a rule it cannot read) never stop a session: each is named with
+//! its file and line and skipped, failing closed — an allow rule rein cannot read is set
+//! aside (the call is asked), a deny or ask rule it cannot read denies its whole tool.
+
+use serde_json::json;
+
+use crate::common::{Env, serve, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
+
+#[test]
+fn a_settings_file_from_a_newer_claude_code_still_starts_a_session() {
+    let env = Env::new();
+    env.write("notes.txt", "hello\n");
+    let settings = json!({
+        "someFutureKey": {"x": 1},
+        "permissions": {
+            "allow": ["Read(//[)", "Glob"],
+            "deny": ["Grep(//[)"],
+            "defaultMode": "delegate",
+            "someFuturePermissionKey": true
+        },
+        "hooks": {"SomeFutureEvent": [{"hooks": [{"type": "command", "command": "true"}]}]}
+    });
+    let text_of = serde_json::to_string_pretty(&settings).unwrap();
+    let path = env.write(".claude/settings.json", &text_of);
+    let line = |needle: &str| text_of.lines().position(|l| l.contains(needle)).unwrap() + 1;
+    let server = serve(Scenario::new([
+        reply([tool_use_with_id("r", "Read", json!({"file_path": env.cwd().join("notes.txt")}))]),
+        reply([text("done")]),
+    ]));
+    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let at = |needle: &str| format!("{}:{}", path.display(), line(needle));
+    for (needle, words) in [
+        ("Read(//[)", "such calls are asked"),
+        ("Grep(//[)", "Grep is denied outright"),
+        ("delegate", "not a mode rein knows"),
+        ("SomeFutureEvent", "skipped"),
+        ("someFutureKey", "someFutureKey"),
+        ("someFuturePermissionKey", "permissions.someFuturePermissionKey"),
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.contains(&at(needle)) && l.contains(words)),
+            "no warning naming {needle} at {} with {words:?}:\n{stderr}",
+            at(needle)
+        );
+    }
+    let first = &server.requests()[0].body;
+    let tools: Vec<&str> = first["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(!tools.contains(&"Grep"), "an unreadable deny rule did not deny its tool: {tools:?}");
+    assert!(tools.contains(&"Glob"));
+    // The read the unreadable allow rule meant is asked (headless: refused), not allowed.
+    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+    let (result, is_error) = tool_result(&last, "r");
+    assert!(!is_error, "reading inside the workspace needs no rule: {result}");
+}
+
+/// A rule that names no tool at all does not parse: rein stops with its file and line.
+#[test]
+fn a_rule_that_names_no_tool_stops_rein() {
+    let env = Env::new();
+    let path = env.write(".claude/settings.json", "{\"permissions\": {\"deny\": [\"(oops\"]}}");
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains(&format!("{}:1", path.display())), "{stderr}");
+    assert!(server.requests().is_empty());
+}
