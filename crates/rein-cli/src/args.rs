@@ -423,6 +423,7 @@ impl Args {
     pub fn options(&self) -> rein_session::Options {
         rein_session::Options {
             print: self.print,
+            trusted_for_session: false,
             model: self.model.clone(),
             fallback_model: self.fallback_model.clone(),
             provider: self.provider,

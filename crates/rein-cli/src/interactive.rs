@@ -21,7 +21,9 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
     if !trusted(args)? {
         return Ok(ExitCode::FAILURE);
     }
-    let mut setup = Setup::from_options(&args.options())?;
+    let mut options = args.options();
+    options.trusted_for_session = true;
+    let mut setup = Setup::from_options(&options)?;
     crate::mcp_approval::ask(args, &mut setup)?;
     runtime.block_on(async move {
         crate::mcp::start(&args.options(), &mut setup)?;

@@ -11,6 +11,9 @@ use crate::provider::Provider;
 pub struct Options {
     /// `-p`: headless (MCP servers start after the first answer).
     pub print: bool,
+    /// The person trusted this folder for this session (the interactive trust question,
+    /// answered yes where the answer is not recorded: the home folder).
+    pub trusted_for_session: bool,
     pub model: Option<String>,
     pub fallback_model: Option<String>,
     pub provider: Option<Provider>,

@@ -23,6 +23,42 @@ pub fn locations(opts: &Options, cwd: &Path, home: Option<&Path>) -> Locations {
 
 /// Load every settings file and build the policy, reading rules as `tools` declare. Any
 /// bad file or rule stops rein here.
+/// What a folder nobody trusted may not do through its own settings (project and local):
+/// allow calls, reach more directories, set the environment. As in Claude Code, those
+/// wait for the folder's trust (the interactive question); deny and ask rules apply at
+/// once. Headless, the person is told what was set aside.
+fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &mut Settings) {
+    const WAITING: [(&str, &str); 3] =
+        [("/permissions", "allow"), ("/permissions", "additionalDirectories"), ("", "env")];
+    if opts.trusted_for_session {
+        return;
+    }
+    let env = opts.env();
+    let Some(claude_json) = crate::mcp::claude_json(&env) else { return };
+    if crate::trust::is_trusted(&claude_json, cwd, home) {
+        return;
+    }
+    let mut set_aside = Vec::new();
+    for file in settings.files.iter_mut().filter(|f| f.scope.is_repository()) {
+        for (parent, key) in WAITING {
+            let removed = match file.value.pointer_mut(parent).and_then(|v| v.as_object_mut()) {
+                Some(map) => map.remove(key).is_some(),
+                None => false,
+            };
+            if removed {
+                set_aside.push(format!("{} ({})", key, file.origin()));
+            }
+        }
+    }
+    if !set_aside.is_empty() {
+        crate::note_message!(
+            "this folder is not trusted yet, so its settings' {} are not applied; run rein here interactively once \
+             to trust it",
+            set_aside.join(", ")
+        );
+    }
+}
+
 pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> crate::Result<(Settings, Policy)> {
     let mut settings = Settings::load(&locations(opts, cwd, home))?;
     if let Some(sources) = &opts.setting_sources {
@@ -39,6 +75,7 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
             Scope::Local => wanted.contains(&"local"),
         });
     }
+    untrusted_folder(opts, cwd, home, &mut settings);
     let mode = if opts.dangerously_skip_permissions {
         Some(PermissionMode::BypassPermissions)
     } else {

@@ -206,6 +206,7 @@ fn git(dir: &Path, args: &[&str]) {
 /// The project: a git repository with a `.env`, a hard link and a symlink to it.
 fn project() -> Env {
     let env = Env::new();
+    env.trust();
     let root = env.cwd().to_path_buf();
     git(&root, &["init", "-q"]);
     env.write(".env", "API_KEY=secret-in-env\n");

@@ -281,6 +281,7 @@ fn git(dir: &Path, args: &[&str]) {
 /// `sub/`, and the prefix rules people write.
 fn project() -> Env {
     let env = Env::new();
+    env.trust();
     let root = env.cwd().to_path_buf();
     git(&root, &["init", "-q"]);
     env.write(".env", "API_KEY=secret-in-env\n");
@@ -437,6 +438,7 @@ fn git_config_is_read_as_git_reads_it_and_diff_outside_a_repository_is_asked() {
     std::fs::write(&cfg, original).unwrap();
     // Not a repository: `git diff z .` prints every file of `.`.
     let plain = Env::new();
+    plain.trust();
     plain.write(".env", "API_KEY=secret-in-env\n");
     plain.write(
         ".claude/settings.json",

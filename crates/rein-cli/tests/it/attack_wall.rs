@@ -295,6 +295,7 @@ fn git_writers_in_the_sandbox_run_only_in_their_plain_forms() {
         return;
     }
     let env = Env::new();
+    env.trust();
     let root = env.cwd().to_path_buf();
     let ok = Command::new("git").args(["init", "-q"]).current_dir(&root).output().unwrap().status.success();
     assert!(ok);

@@ -116,7 +116,9 @@ fn disable_prompt_caching_sends_no_breakpoints_and_the_1h_switch_sets_the_ttl() 
         assert_eq!(found.len(), 4);
         assert!(found.iter().all(|(_, v)| *v == json!({"type": "ephemeral", "ttl": "1h"})), "{found:?}");
     }
-    // The same switch in the settings' env block, where Claude Code users keep it.
+    // The same switch in the settings' env block, where Claude Code users keep it (a
+    // trusted folder's).
+    env.trust();
     env.write(".claude/settings.json", &json!({"env": {"ENABLE_PROMPT_CACHING_1H": "1"}}).to_string());
     let server = serve(three_turns());
     run(&env, &server, &[]);

@@ -11,6 +11,7 @@ use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 #[test]
 fn a_settings_file_from_a_newer_claude_code_still_starts_a_session() {
     let env = Env::new();
+    env.trust();
     env.write("notes.txt", "hello\n");
     let settings = json!({
         "someFutureKey": {"x": 1},
@@ -67,4 +68,35 @@ fn a_rule_that_names_no_tool_stops_rein() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains(&format!("{}:1", path.display())), "{stderr}");
     assert!(server.requests().is_empty());
+}
+
+/// Headless in a folder nobody trusted, the folder's own allow rules, extra directories
+/// and environment wait for its trust (as in Claude Code), said on stderr; its deny rules
+/// hold at once. Trusted, they apply.
+#[test]
+fn an_untrusted_folder_s_allow_rules_wait_for_its_trust() {
+    let env = Env::new();
+    env.write(
+        ".claude/settings.json",
+        &json!({"permissions": {"allow": ["Bash(touch *)"], "deny": ["WebFetch"]}, "env": {"FROM_PROJECT": "1"}})
+            .to_string(),
+    );
+    let run = || {
+        let server = serve(Scenario::new([
+            reply([tool_use_with_id("t", "Bash", json!({"command": "touch made.txt; echo ${FROM_PROJECT:-unset}"}))]),
+            reply([text("done")]),
+        ]));
+        let out = env.rein_at(&server).args(["-p", "go"]).env("REIN_SANDBOX_TIER", "C").output().unwrap();
+        let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+        let tools = server.requests()[0].body["tools"].to_string();
+        (String::from_utf8_lossy(&out.stderr).into_owned(), tool_result(&last, "t"), tools)
+    };
+    let (stderr, (result, is_error), tools) = run();
+    assert!(is_error && !env.cwd().join("made.txt").exists(), "an untrusted folder's allow rule applied: {result}");
+    assert!(stderr.contains("not trusted") && stderr.contains("allow") && stderr.contains("env"), "{stderr}");
+    assert!(!tools.contains("\"WebFetch\""), "the deny rule holds at once");
+    env.trust();
+    let (stderr, (result, is_error), _) = run();
+    assert!(!is_error && env.cwd().join("made.txt").exists(), "{result}\n{stderr}");
+    assert!(result.contains('1'), "the trusted folder's env applies: {result}");
 }

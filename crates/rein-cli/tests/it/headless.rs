@@ -238,6 +238,7 @@ fn opening_a_repository_runs_nothing_of_its_own() {
 #[test]
 fn the_settings_env_applies_to_the_session() {
     let env = Env::new();
+    env.trust();
     let server = serve(Scenario::new([
         reply([tool_use_with_id("b", "Bash", json!({"command": "echo $PROJECT_FLAVOUR"}))]),
         reply([text("ok")]),

@@ -87,6 +87,7 @@ fn auto_compaction_can_be_turned_off() {
 #[test]
 fn managed_settings_may_allow_only_their_own_rules() {
     let env = Env::new();
+    env.trust();
     let managed = tempfile::tempdir().unwrap();
     std::fs::write(managed.path().join("managed-settings.json"), r#"{"allowManagedPermissionRulesOnly": true}"#)
         .unwrap();

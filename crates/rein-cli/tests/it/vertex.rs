@@ -108,6 +108,7 @@ fn without_a_project_rein_says_what_is_missing() {
 #[test]
 fn a_model_s_own_region_variable_overrides_the_default_region() {
     let env = Env::new();
+    env.trust();
     // Set in the settings' env block, as Claude Code users often do.
     env.write(".claude/settings.json", &json!({"env": {"VERTEX_REGION_CLAUDE_4_5_SONNET": "us-central1"}}).to_string());
     let server = serve(Scenario::new([reply([text("one")]), reply([text("two")])]));
