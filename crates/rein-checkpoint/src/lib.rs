@@ -4,7 +4,11 @@
 //! both in the session's directory, so checkpoints survive `--resume`. After each
 //! change the store notes the content rein left, so that a rewind can tell a file
 //! changed outside rein since (by a command, an editor) and ask before overwriting it.
-//! Bash changes are not tracked.
+//! A Bash command's are too, when it ran in a recorded layer (`rein_sandbox::record`).
+//! Files are read without following a link, and a rewind writes only through
+//! directories with no link on the way (`safe`).
+
+mod safe;
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write as _;
@@ -74,6 +78,26 @@ pub struct Checkpoints {
     state: Mutex<State>,
 }
 
+/// `path` with the links of its existing directories resolved (the deepest that exists,
+/// canonical, and the rest as written): what a rewind later opens with no link followed.
+fn real(path: &Path) -> PathBuf {
+    let mut rest = Vec::new();
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if let Ok(c) = std::fs::canonicalize(d) {
+            let mut out = c;
+            out.extend(rest.iter().rev());
+            return path.file_name().map_or(out.clone(), |n| out.join(n));
+        }
+        rest.extend(d.file_name());
+        dir = d.parent();
+    }
+    path.to_path_buf()
+}
+
+/// What the index notes for a path that holds something other than a regular file.
+const NOT_A_FILE: &str = "-";
+
 fn hash(bytes: &[u8]) -> String {
     Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -120,11 +144,13 @@ impl Checkpoints {
         Ok(name)
     }
 
-    fn current(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
-        match std::fs::read(path) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
+    /// What `path` holds now, as the index names it: a file's hash, `None` for nothing
+    /// there, and [`NOT_A_FILE`] for a link, a directory or anything else not kept.
+    fn now(path: &Path) -> Option<String> {
+        match safe::read(path) {
+            Ok(safe::Content::File(b)) => Some(hash(&b)),
+            Ok(safe::Content::Absent) => None,
+            _ => Some(NOT_A_FILE.to_string()),
         }
     }
 
@@ -146,10 +172,7 @@ impl Checkpoints {
         let state = self.lock();
         Self::plan(&state, turn)
             .into_iter()
-            .filter(|(path, _)| {
-                let now = Self::current(path).ok().flatten().map(|b| hash(&b));
-                state.after.get(path).is_some_and(|left| *left != now)
-            })
+            .filter(|(path, _)| state.after.get(path).is_some_and(|left| *left != Self::now(path)))
             .map(|(p, _)| p)
             .collect()
     }
@@ -177,11 +200,18 @@ impl FileCheckpoints for Checkpoints {
     }
 
     fn before_write(&self, path: &Path) {
+        let path = &real(path);
         let mut state = self.lock();
         if state.saved.contains(path) {
             return;
         }
-        let saved = Self::current(path).and_then(|bytes| bytes.map(|b| self.store(&b)).transpose());
+        // A link, a FIFO, a directory: nothing is read through it, and nothing kept.
+        let saved = match safe::read(path) {
+            Ok(safe::Content::File(bytes)) => self.store(&bytes).map(Some),
+            Ok(safe::Content::Absent) => Ok(None),
+            Ok(safe::Content::Other) => return,
+            Err(e) => Err(e),
+        };
         let turn = state.turn;
         let result =
             saved.and_then(|blob| self.record(&mut state, Line::Before { turn, path: path.to_path_buf(), blob }));
@@ -191,8 +221,9 @@ impl FileCheckpoints for Checkpoints {
     }
 
     fn after_write(&self, path: &Path) {
+        let path = &real(path);
         let mut state = self.lock();
-        let blob = Self::current(path).ok().flatten().map(|b| hash(&b));
+        let blob = Self::now(path);
         if let Err(e) = self.record(&mut state, Line::After { path: path.to_path_buf(), blob }) {
             tracing::warn!(path = %path.display(), error = %e, "could not note a write");
         }
@@ -214,18 +245,13 @@ impl FileCheckpoints for Checkpoints {
         let io = |e: std::io::Error| RewindError::Store(e.to_string());
         for (path, blob) in &plan {
             match blob {
+                // Only through directories with no link on the way (one planted since
+                // stops the rewind, whatever `force` says).
                 Some(name) => {
                     let bytes = std::fs::read(self.dir.join("objects").join(name)).map_err(io)?;
-                    if let Some(parent) = path.parent() {
-                        std::fs::create_dir_all(parent).map_err(io)?;
-                    }
-                    write_fresh_then_rename(path, &bytes).map_err(io)?;
+                    safe::write(path, &bytes).map_err(|e| RewindError::Store(format!("{}: {e}", path.display())))?;
                 }
-                None => match std::fs::remove_file(path) {
-                    Ok(()) => {}
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                    Err(e) => return Err(io(e)),
-                },
+                None => safe::remove(path).map_err(|e| RewindError::Store(format!("{}: {e}", path.display())))?,
             }
             self.record(&mut state, Line::After { path: path.clone(), blob: blob.clone() }).map_err(io)?;
         }
@@ -264,87 +290,4 @@ pub fn prune(sessions: &Path, days: u64, keep: &str) -> usize {
         }
     }
     removed
-}
-
-/// Put `bytes` at `path`: written to a new file beside it (created, never opened if
-/// something is already there: a link a command planted under a name it could
-/// predict is not followed), then renamed over it.
-fn write_fresh_then_rename(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    use std::os::unix::fs::OpenOptionsExt as _;
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    for _ in 0..16 {
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = dir.join(format!(".{name}.rein-rewind-{}-{nanos:x}-{n}.tmp", std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o644)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp);
-        let mut file = match file {
-            Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => return Err(e),
-        };
-        let done = file.write_all(bytes).and_then(|_| std::fs::rename(&tmp, path));
-        if done.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        return done;
-    }
-    Err(std::io::Error::other("no fresh name for the rewound file"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn write(store: &Checkpoints, path: &Path, text: &str) {
-        store.before_write(path);
-        std::fs::write(path, text).unwrap();
-        store.after_write(path);
-    }
-
-    #[test]
-    fn rewinding_restores_each_file_to_before_the_turn_and_survives_reopening() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a.txt"), dir.path().join("b.txt"));
-        std::fs::write(&a, "a0").unwrap();
-        let store = Checkpoints::open(&dir.path().join("cp"));
-        store.begin_turn(0, &["u0".into()]);
-        write(&store, &a, "a1");
-        write(&store, &a, "a1b");
-        store.begin_turn(1, &["u1".into()]);
-        write(&store, &a, "a2");
-        write(&store, &b, "b2");
-        store.begin_turn(2, &["u2".into()]);
-        write(&store, &b, "b3");
-        // A new process of the same session.
-        let store = Checkpoints::open(&dir.path().join("cp"));
-        assert_eq!(store.turn_of("u1"), Some(1));
-        assert_eq!(store.rewind(1, false).unwrap().len(), 2);
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a1b");
-        assert!(!b.exists(), "b did not exist before turn 1");
-        assert_eq!(store.turn_of("u2"), None, "later turns are forgotten");
-        assert_eq!(store.rewind(0, false).unwrap(), vec![a.clone()]);
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "a0");
-    }
-
-    #[test]
-    fn a_file_changed_outside_rein_is_not_overwritten_without_force() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a.txt");
-        let store = Checkpoints::open(&dir.path().join("cp"));
-        store.begin_turn(0, &[]);
-        write(&store, &a, "mine");
-        std::fs::write(&a, "edited by hand").unwrap();
-        assert_eq!(store.rewind(0, false), Err(RewindError::ChangedOutside(vec![a.clone()])));
-        assert_eq!(std::fs::read_to_string(&a).unwrap(), "edited by hand");
-        assert_eq!(store.rewind(0, true).unwrap(), vec![a.clone()]);
-        assert!(!a.exists());
-    }
 }

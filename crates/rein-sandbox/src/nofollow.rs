@@ -95,6 +95,39 @@ pub fn move_into(from: &Path, path: &Path) -> std::io::Result<()> {
     std::fs::rename(from, through)
 }
 
+/// Make the directory `path` (its parent opened with no link followed); one already
+/// there (a directory itself, not a link) is fine.
+pub fn make_dir(path: &Path) -> std::io::Result<()> {
+    let (_dir_fd, through) = through_parent(path)?;
+    match std::fs::create_dir(&through) {
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match std::fs::symlink_metadata(&through) {
+            Ok(m) if m.is_dir() => Ok(()),
+            _ => Err(e),
+        },
+        other => other,
+    }
+}
+
+/// Set the permission bits of the directory `path` itself (never what a link there
+/// points to).
+pub fn set_dir_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    let (_dir_fd, through) = through_parent(path)?;
+    let fd = open_path(&through).ok_or_else(|| std::io::Error::other("not a directory of the person's own"))?;
+    let link = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::set_permissions(&link, std::fs::Permissions::from_mode(mode & 0o7777))
+}
+
+/// Make `path` a symbolic link to `target`, replacing what is there (a file or link
+/// itself; never through a link on the way).
+pub fn make_link(target: &Path, path: &Path) -> std::io::Result<()> {
+    let (_dir_fd, through) = through_parent(path)?;
+    if std::fs::symlink_metadata(&through).is_ok() && !remove(path) {
+        return Err(std::io::Error::other("could not replace it"));
+    }
+    std::os::unix::fs::symlink(target, &through)
+}
+
 /// Remove `path`: a link or file itself, a directory with everything in it (links
 /// inside are removed, never followed). Directories the command made unwritable or
 /// unreadable are opened up first, when they are the person's own.

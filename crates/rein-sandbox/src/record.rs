@@ -94,6 +94,8 @@ impl After {
     /// that could not be made.
     pub(crate) fn apply_recorded(&mut self) -> Vec<String> {
         let Some(mut rec) = self.recording.take() else { return Vec::new() };
-        crate::trial::apply_recorded(rec.changes()).1
+        rec.changes();
+        let changes = rec.changes.as_deref().unwrap_or_default();
+        crate::trial::apply_recorded(&rec.dir, changes).1
     }
 }

@@ -12,11 +12,13 @@
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
+mod apply;
 mod changes;
 mod stage;
 
+pub(crate) use apply::apply_recorded;
+pub(crate) use changes::collect;
 pub use changes::{Change, ChangeKind, touched_files};
-pub(crate) use changes::{apply_recorded, collect};
 pub use stage::{STAGE_ARG, stage};
 
 use crate::plan::Plan;
@@ -42,6 +44,12 @@ pub struct TrialDir {
     /// A recorded run's layers (every change is kept, a touch too; the plan's
     /// protected paths alone are held), not a trial's.
     pub(crate) recording: bool,
+    /// Directories of the layers that could not be read (unreadable, too deep): what is
+    /// in them is not made.
+    lost: std::sync::Mutex<Vec<PathBuf>>,
+    /// The layers' clock when the command started (a file's change time on the
+    /// workspace's filesystem): a host path changed after it changed under the command.
+    pub(crate) started: Option<(i64, i64)>,
     /// The workspace roots and the protected paths of the plan, to label changes.
     roots: Vec<PathBuf>,
     existing: std::collections::BTreeSet<PathBuf>,
@@ -56,8 +64,53 @@ impl TrialDir {
         roots: Vec<PathBuf>,
         held: std::collections::BTreeSet<PathBuf>,
     ) -> TrialDir {
-        TrialDir { _dir: dir, layers, report: None, recording: true, roots, existing: held }
+        let started = clock(dir.path());
+        TrialDir {
+            _dir: dir,
+            layers,
+            report: None,
+            recording: true,
+            roots,
+            existing: held,
+            lost: Default::default(),
+            started,
+        }
     }
+
+    /// `upper` could not be read: what is below it is lost (said when applying).
+    pub(crate) fn lost(&self, upper: &Path) {
+        self.lost.lock().unwrap_or_else(|p| p.into_inner()).push(upper.to_path_buf());
+    }
+
+    /// The host paths under layer directories that could not be read.
+    pub(crate) fn lost_paths(&self) -> Vec<PathBuf> {
+        let lost = self.lost.lock().unwrap_or_else(|p| p.into_inner());
+        lost.iter()
+            .filter_map(|up| {
+                let layer = self.layers.iter().find(|l| up.starts_with(&l.upper))?;
+                Some(layer.path.join(up.strip_prefix(&layer.upper).ok()?))
+            })
+            .collect()
+    }
+}
+
+impl Drop for TrialDir {
+    /// overlayfs leaves its work directory unreadable: opened up and removed with the
+    /// layers (the temp directory's own removal could not).
+    fn drop(&mut self) {
+        for l in &self.layers {
+            crate::nofollow::remove(&l.work);
+            crate::nofollow::remove(&l.upper);
+        }
+    }
+}
+
+/// The change time of a fresh file in `dir`: the filesystem's clock now.
+fn clock(dir: &Path) -> Option<(i64, i64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mark = dir.join("started");
+    std::fs::write(&mark, b"").ok()?;
+    std::fs::symlink_metadata(&mark).ok().map(|m| (m.ctime(), m.ctime_nsec()))
 }
 
 /// What a tried command did.
@@ -337,6 +390,8 @@ impl Sandbox {
             roots: self.roots.clone(),
             existing: full.existing,
             recording: false,
+            lost: Default::default(),
+            started: None,
         };
         let mut after = After::default();
         after.masked = plan.masked;
@@ -400,6 +455,6 @@ impl Trial {
     /// Make exactly these changes on the host. Stops at the first that fails, saying
     /// which; those before it stay made.
     pub fn apply(&self) -> Result<usize, String> {
-        changes::apply(&self.changes)
+        apply::apply(&self.changes)
     }
 }

@@ -110,3 +110,27 @@ fn a_recorded_run_keeps_protected_paths() {
     assert!(results[0].0.contains("done"), "{results:?}\n{stderr}");
     assert_eq!(std::fs::read_to_string(env.cwd().join(".claude/settings.json")).unwrap(), "{}\n");
 }
+
+/// What the person changes on the host while a recorded command runs is kept: the
+/// command's change to that file is not made, and the model is told; its other changes
+/// are made.
+#[test]
+fn an_edit_made_while_a_command_runs_is_not_overwritten() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    env.write("notes.txt", "v1\n");
+    let notes = env.cwd().join("notes.txt");
+    let editor = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        std::fs::write(&notes, "v1\nthe person's new paragraph\n").unwrap();
+    });
+    let line = "sed -i s/v1/formatted/ notes.txt && touch other.txt && sleep 2";
+    let (results, stderr, _) = tool_calls(&env, &[bash(line)], |c| _ = c.args(["--sandbox", "--allowedTools", "Bash"]));
+    editor.join().unwrap();
+    let text = std::fs::read_to_string(env.cwd().join("notes.txt")).unwrap();
+    assert_eq!(text, "v1\nthe person's new paragraph\n", "the person's edit was overwritten\n{stderr}");
+    assert!(results[0].0.contains("changed on the host while the command ran"), "{:?}", results[0]);
+    assert!(env.cwd().join("other.txt").exists(), "the command's other change was not made");
+}

@@ -40,18 +40,18 @@ pub struct Change {
     /// A protected path (hooks, git config, shell start-up files, …) or inside one.
     pub protected: bool,
     /// The new content's file in the upper layer (not for removals).
-    source: Option<PathBuf>,
+    pub(super) source: Option<PathBuf>,
     /// A symbolic link's target.
     pub link: Option<PathBuf>,
     /// The permission bits before and after, when the change made them differ.
     pub modes: Option<(u32, u32)>,
     /// The host path's size and modification time when the trial was read: a path
     /// changed on the host since is not overwritten.
-    before: Option<(u64, Option<std::time::SystemTime>)>,
+    pub(super) before: Option<(u64, Option<std::time::SystemTime>)>,
 }
 
 /// A path's size and modification time, not following a link.
-fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
+pub(super) fn stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
     std::fs::symlink_metadata(path).ok().map(|m| (m.len(), m.modified().ok()))
 }
 
@@ -136,8 +136,19 @@ fn in_repository(dir: &TrialDir, path: &Path) -> bool {
     })
 }
 
+/// How deep the layers are read.
+const MAX_DEPTH: usize = 400;
+
 fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth: Depth) {
-    let Ok(entries) = std::fs::read_dir(upper) else { return };
+    // A directory the command made unreadable is opened up first (the layer is rein's).
+    let entries = match std::fs::read_dir(upper) {
+        Ok(e) => e,
+        Err(_) if crate::nofollow::make_searchable(upper) => match std::fs::read_dir(upper) {
+            Ok(e) => e,
+            Err(_) => return dir.lost(upper),
+        },
+        Err(_) => return dir.lost(upper),
+    };
     let mut names: Vec<_> = entries.flatten().map(|e| e.file_name()).collect();
     names.sort();
     for name in &names {
@@ -166,8 +177,10 @@ fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth:
                 None => out.push(label(dir, real.clone(), ChangeKind::Added, true, Some(up.clone()))),
             }
             let fresh = depth.fresh || opaque || !below.as_ref().is_some_and(|b| b.is_dir());
-            if depth.n < 64 {
+            if depth.n < MAX_DEPTH {
                 walk(dir, &up, &real, out, Depth { n: depth.n + 1, fresh });
+            } else {
+                dir.lost(&up);
             }
             continue;
         }
@@ -235,69 +248,6 @@ fn same_content(up: &Path, up_meta: &std::fs::Metadata, real: &Path, real_meta: 
     }
 }
 
-/// Make `changes` on the host, in order (removals of a path before what replaces it,
-/// parents before children). Never through a link: every write goes through the parent
-/// opened with no link followed.
-pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
-    // Nothing is made when a path changed on the host since the trial: the trial's
-    // version was made from what it was then.
-    if let Some(c) = changes.iter().find(|c| c.kind != ChangeKind::Added && !c.is_dir && stamp(&c.path) != c.before) {
-        return Err(format!(
-            "{} changed since the command was tried; nothing was made (run it again)",
-            c.path.display()
-        ));
-    }
-    let mut done = 0;
-    for c in changes {
-        apply_one(c, false)
-            .map_err(|e| format!("{}: {e} ({done} of {} changes made)", c.path.display(), changes.len()))?;
-        done += 1;
-    }
-    Ok(done)
-}
-
-/// Make one change on the host; with `moving`, a file's new content is renamed out of
-/// its layer when it can be (the layer is dropped afterwards).
-fn apply_one(c: &Change, moving: bool) -> std::io::Result<()> {
-    match (c.kind, &c.source) {
-        (ChangeKind::Removed, _) => {
-            if std::fs::symlink_metadata(&c.path).is_ok() && !crate::nofollow::remove(&c.path) {
-                return Err(std::io::Error::other("could not remove it"));
-            }
-        }
-        (_, Some(source)) if c.is_dir => {
-            let mode = std::fs::metadata(source).map(|m| m.mode()).unwrap_or(0o755);
-            match std::fs::symlink_metadata(&c.path) {
-                Ok(m) if m.is_dir() => {}
-                _ => std::fs::create_dir(&c.path)?,
-            }
-            // No setuid, setgid or sticky bit comes back from a layer.
-            std::fs::set_permissions(&c.path, std::fs::Permissions::from_mode(mode & 0o777))?;
-        }
-        (_, Some(_)) if c.link.is_some() => {
-            let target = c.link.as_deref().unwrap_or(Path::new(""));
-            if std::fs::symlink_metadata(&c.path).is_ok() {
-                crate::nofollow::remove(&c.path);
-            }
-            std::os::unix::fs::symlink(target, &c.path)?;
-        }
-        (_, Some(source)) => {
-            if moving && crate::nofollow::move_into(source, &c.path).is_ok() {
-                return Ok(());
-            }
-            use std::os::unix::fs::OpenOptionsExt as _;
-            let mut from = std::fs::OpenOptions::new()
-                .read(true)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-                .open(source)?;
-            let mode = from.metadata().map(|m| m.mode()).unwrap_or(0o644);
-            crate::nofollow::replace_from(&c.path, &mut from, mode)?;
-        }
-        (_, None) => {}
-    }
-    Ok(())
-}
-
 /// At most this many files of a removed directory are listed by [`touched_files`].
 const TOUCHED_BUDGET: usize = 20_000;
 
@@ -326,37 +276,4 @@ pub fn touched_files(changes: &[Change]) -> Vec<PathBuf> {
         }
     }
     out
-}
-
-/// Make a recorded run's `changes` on the host, each on its own: a file is moved from
-/// its layer into place when they share a filesystem (copied otherwise), never through
-/// a link. A change to a protected path is not made (the jail held those read-only: one
-/// here was planted past it), nor one whose path changed on the host since the layers
-/// were read. How many were made, and a line for each that was not.
-pub(crate) fn apply_recorded(changes: &[Change]) -> (usize, Vec<String>) {
-    let mut made = 0;
-    let mut problems = Vec::new();
-    // A path whose removal or replacement failed holds back what goes below it.
-    let mut failed: Vec<&Path> = Vec::new();
-    for c in changes {
-        if failed.iter().any(|f| c.path.starts_with(f)) {
-            continue;
-        }
-        let shown = c.path.display();
-        let outcome = if c.protected {
-            Err("a protected path; the command's change was not kept".to_string())
-        } else if c.kind != ChangeKind::Added && !c.is_dir && stamp(&c.path) != c.before {
-            Err("changed on the host while the command ran; the command's change was not kept".to_string())
-        } else {
-            apply_one(c, true).map_err(|e| e.to_string())
-        };
-        match outcome {
-            Ok(()) => made += 1,
-            Err(why) => {
-                problems.push(format!("{shown}: {why}"));
-                failed.push(&c.path);
-            }
-        }
-    }
-    (made, problems)
 }

@@ -1,0 +1,203 @@
+//! The store's file operations on the workspace, which a command may be changing as they
+//! run: a file is read only when it is a regular file itself (never through a link,
+//! never a FIFO or device waited on), and a rewind writes only through directories
+//! opened one component at a time with no link followed — a link planted on the way
+//! stops it instead of sending the restored file (or the removal) elsewhere.
+
+use std::ffi::CString;
+use std::io::Read as _;
+use std::os::fd::{AsRawFd as _, FromRawFd as _, OwnedFd};
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Component, Path};
+
+/// Files larger than this are not checkpointed.
+const MAX_BYTES: u64 = 64 << 20;
+
+/// What is at a path.
+#[derive(Debug)]
+pub(crate) enum Content {
+    Absent,
+    File(Vec<u8>),
+    /// A link, a directory, a FIFO, a device, a file too large: not kept.
+    Other,
+}
+
+/// What `path` holds, read without following a link or waiting on a FIFO.
+pub(crate) fn read(path: &Path) -> std::io::Result<Content> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path);
+    let mut file = match file {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Content::Absent),
+        // ELOOP: the path is a link.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(Content::Other),
+        Err(e) => return Err(e),
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() || meta.len() > MAX_BYTES {
+        return Ok(Content::Other);
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    (&mut file).take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(if bytes.len() as u64 > MAX_BYTES { Content::Other } else { Content::File(bytes) })
+}
+
+fn c_name(name: &std::ffi::OsStr) -> std::io::Result<CString> {
+    CString::new(name.as_bytes()).map_err(|_| std::io::Error::other("a name with a NUL byte"))
+}
+
+/// `dir` (absolute), opened from `/` one component at a time with no link followed;
+/// with `create`, missing directories are made (owner-only).
+pub(crate) fn open_dir(dir: &Path, create: bool) -> std::io::Result<OwnedFd> {
+    // SAFETY: a valid C string and flags.
+    let root = unsafe { libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    if root < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: just opened, owned here.
+    let mut fd = unsafe { OwnedFd::from_raw_fd(root) };
+    for part in dir.components() {
+        let name = match part {
+            Component::RootDir => continue,
+            Component::Normal(n) => c_name(n)?,
+            _ => return Err(std::io::Error::other("not a plain absolute path")),
+        };
+        if create {
+            // SAFETY: a valid descriptor and C string.
+            let made = unsafe { libc::mkdirat(fd.as_raw_fd(), name.as_ptr(), 0o700) };
+            if made != 0 && std::io::Error::last_os_error().raw_os_error() != Some(libc::EEXIST) {
+                return Err(std::io::Error::last_os_error());
+            }
+        }
+        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: a valid descriptor and C string.
+        let next = unsafe { libc::openat(fd.as_raw_fd(), name.as_ptr(), flags) };
+        if next < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: just opened, owned here.
+        fd = unsafe { OwnedFd::from_raw_fd(next) };
+    }
+    Ok(fd)
+}
+
+/// Put `bytes` at `path`: written to a fresh file in its directory (opened as
+/// [`open_dir`] does, made when missing), then renamed over whatever is there (a link
+/// there is replaced, never followed).
+pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other("no parent directory"));
+    };
+    let dir = open_dir(parent, true)?;
+    let through = Path::new(&format!("/proc/self/fd/{}", dir.as_raw_fd())).to_path_buf();
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    for _ in 0..16 {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = through.join(format!(".{}.rein-rewind-{}-{n}.tmp", name.to_string_lossy(), std::process::id()));
+        use std::os::unix::fs::OpenOptionsExt as _;
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&tmp);
+        let mut file = match file {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        };
+        let done = file.write_all(bytes).and_then(|_| std::fs::rename(&tmp, through.join(name)));
+        if done.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        return done;
+    }
+    Err(std::io::Error::other("no fresh name for the rewound file"))
+}
+
+/// Remove the file (or link) `path`, through its directory opened as [`open_dir`] does.
+/// Gone already (or its directory gone) is fine.
+pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return Ok(()) };
+    let dir = match open_dir(parent, false) {
+        Ok(d) => d,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    let name = c_name(name)?;
+    // SAFETY: a valid descriptor and C string.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::NotFound {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use rein_tools::FileCheckpoints as _;
+
+    use crate::Checkpoints;
+
+    /// A link to a file the command may not read (a masked secret) and a FIFO are never
+    /// read into the store: nothing of the secret is kept, and rein does not hang.
+    #[test]
+    fn links_and_fifos_are_not_read_into_the_store() {
+        let d = tempfile::tempdir().unwrap();
+        let ws = d.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(d.path().join("secret"), "API_TOKEN=hunter2").unwrap();
+        std::os::unix::fs::symlink(d.path().join("secret"), ws.join("leak")).unwrap();
+        let fifo = std::ffi::CString::new(ws.join("fifo").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        let store = Checkpoints::open(&d.path().join("store"));
+        store.begin_turn(0, &[]);
+        for name in ["leak", "fifo"] {
+            store.before_write(&ws.join(name));
+            store.after_write(&ws.join(name));
+        }
+        let kept: Vec<String> = walkdir(&d.path().join("store"));
+        assert!(kept.iter().all(|t| !t.contains("hunter2")), "the secret reached the store: {kept:?}");
+        let digest = crate::hash(b"API_TOKEN=hunter2");
+        assert!(kept.iter().all(|t| !t.contains(&digest)), "the secret's hash reached the index");
+    }
+
+    /// A directory on the way swapped for a link to elsewhere since the checkpoint: the
+    /// rewind refuses (forced or not), and nothing is written there.
+    #[test]
+    fn a_rewind_never_writes_through_a_planted_link() {
+        let d = tempfile::tempdir().unwrap();
+        let (ws, outside) = (d.path().join("ws"), d.path().join("outside"));
+        std::fs::create_dir_all(ws.join("p")).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(ws.join("p/authorized_keys"), "attacker key").unwrap();
+        let store = Checkpoints::open(&d.path().join("store"));
+        store.begin_turn(0, &[]);
+        store.before_write(&ws.join("p/authorized_keys"));
+        std::fs::remove_file(ws.join("p/authorized_keys")).unwrap();
+        store.after_write(&ws.join("p/authorized_keys"));
+        std::fs::remove_dir(ws.join("p")).unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join("p")).unwrap();
+        assert!(store.rewind(0, true).is_err(), "the rewind went through the link");
+        assert!(!outside.join("authorized_keys").exists(), "a file was written outside the workspace");
+    }
+
+    fn walkdir(dir: &std::path::Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                out.extend(walkdir(&e.path()));
+            } else {
+                out.push(std::fs::read_to_string(e.path()).unwrap_or_default());
+            }
+        }
+        out
+    }
+}
