@@ -141,6 +141,9 @@ pub(crate) async fn run_shell_line(
     skill: Option<&str>,
     line: &str,
 ) -> Result<String, String> {
+    if gate.policy.get().skill_shell_disabled {
+        return Err("the settings turn off shell lines in skills and commands (disableSkillShellExecution)".into());
+    }
     if let (Some(name), Some(hooks)) = (skill, &gate.hooks) {
         let input = rein_hooks::HookInput::PreSkillShellCommand { skill_name: name.into(), command: line.into() };
         if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {

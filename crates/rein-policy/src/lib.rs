@@ -148,6 +148,12 @@ pub struct Policy {
     /// What the repository's settings tried to loosen and was set aside (said once at
     /// start).
     pub ignored: Vec<String>,
+    /// `disableAutoMode: "disable"` (top level or under `permissions`, any scope): auto
+    /// mode cannot be entered.
+    pub auto_disabled: bool,
+    /// `disableSkillShellExecution` (any scope): the `` !`cmd` `` lines of skills and
+    /// commands are not run.
+    pub skill_shell_disabled: bool,
 }
 
 impl Policy {
@@ -175,6 +181,8 @@ impl Policy {
             container: false,
             memory_dir: None,
             ignored: Vec::new(),
+            auto_disabled: false,
+            skill_shell_disabled: false,
         }
     }
 

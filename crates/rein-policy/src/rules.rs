@@ -363,8 +363,14 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         .settings
         .scalar("/permissions/disableBypassPermissionsMode")
         .is_some_and(|(v, _)| v.as_str() == Some("disable"));
+    // A wall: any scope's "disable" holds.
+    let auto_disabled = ["/disableAutoMode", "/permissions/disableAutoMode"]
+        .iter()
+        .any(|k| inputs.settings.files.iter().any(|f| f.get(k).and_then(|v| v.as_str()) == Some("disable")));
     let (mode, mode_source) = if mode == PermissionMode::BypassPermissions && bypass_disabled {
         (PermissionMode::Default, "bypassPermissions is disabled by settings".to_string())
+    } else if mode == PermissionMode::Auto && auto_disabled {
+        (PermissionMode::Default, "auto mode is disabled by settings".to_string())
     } else {
         (mode, mode_source)
     };
@@ -403,6 +409,12 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         container: false,
         memory_dir: None,
         ignored,
+        auto_disabled,
+        skill_shell_disabled: inputs
+            .settings
+            .files
+            .iter()
+            .any(|f| f.get("/disableSkillShellExecution").and_then(|v| v.as_bool()) == Some(true)),
     })
 }
 

@@ -30,6 +30,10 @@ impl SharedPolicy {
 
     pub fn set_mode(&self, mode: PermissionMode, source: &str) {
         self.update(|p| {
+            // Settings that disable auto mode hold for the whole session.
+            if mode == PermissionMode::Auto && p.auto_disabled {
+                return;
+            }
             p.mode = mode;
             p.mode_source = source.to_string();
         });

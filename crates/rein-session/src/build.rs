@@ -58,7 +58,10 @@ fn engine(
     // Walks (Grep, Glob) leave out what Read deny rules protect.
     ctx.read_guard = Some(setup.policy.clone());
     // What file tools change can be rewound (Esc Esc, `rein rewind`, --rewind-to).
-    ctx.checkpoints = Some(Arc::new(rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"))));
+    // `fileCheckpointingEnabled: false` keeps none.
+    if setup.prefs.checkpointing {
+        ctx.checkpoints = Some(Arc::new(rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"))));
+    }
     let config = EngineConfig {
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,

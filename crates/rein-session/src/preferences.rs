@@ -22,6 +22,10 @@ pub struct Preferences {
     pub output_style: String,
     /// `editorMode: "vim"`: the input box has vim's normal and insert modes.
     pub vim: bool,
+    /// `language`: the language the person wants answers in.
+    pub language: Option<String>,
+    /// `fileCheckpointingEnabled: false`: no checkpoints are kept (nothing to rewind).
+    pub checkpointing: bool,
 }
 
 impl Preferences {
@@ -48,6 +52,8 @@ impl Preferences {
             respect_gitignore: flag("/respectGitignore") != Some(false),
             vim: text("/editorMode").is_some_and(|m| m.eq_ignore_ascii_case("vim")),
             output_style: text("/outputStyle").unwrap_or_else(|| "default".into()),
+            language: text("/language"),
+            checkpointing: flag("/fileCheckpointingEnabled") != Some(false),
         }
     }
 
@@ -61,5 +67,14 @@ impl Preferences {
             parts.push(format!("When you write a pull request description, end it with:\n{p}"));
         }
         (!parts.is_empty()).then(|| format!("# Attribution\n{}", parts.join("\n\n")))
+    }
+
+    /// What the system prompt says about the person's language, if they set one.
+    pub fn language_prompt(&self) -> Option<String> {
+        self.language.as_ref().map(|l| {
+            format!(
+                "# Language\nThe user prefers {l}: write your replies to them in {l}, whatever language the code is in."
+            )
+        })
     }
 }

@@ -132,6 +132,10 @@ impl Setup {
         let before = opts.env();
         let home = before.home.clone();
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
+        // Before the tools are made (their descriptions are read once).
+        rein_tools::set_git_guidance(
+            settings.scalar("/includeGitInstructions").and_then(|(v, _)| v.as_bool()) != Some(false),
+        );
         // Read before the settings' `env` applies: a repository's settings cannot say it.
         policy.container = before.container;
         // The persistent memory: its files are read and written without asking.
@@ -153,6 +157,14 @@ impl Setup {
         rein_engine::register_engine_tools(&mut registry, Default::default())?;
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
+        // `availableModels`: a model chosen (by flag or settings) must be one of them.
+        let available: Vec<String> = settings.strings("/availableModels").into_iter().map(|(m, _)| m).collect();
+        if !available.is_empty() && (opts.model.is_some() || from_settings.is_some()) {
+            let allowed = available.iter().any(|a| *a == model || resolve_model(&opts.env(), Some(a), None) == model);
+            if !allowed {
+                invalid!("the model {model} is not one the settings' availableModels allow ({})", available.join(", "));
+            }
+        }
         let mut hooks = HookConfig::from_settings(&settings)?;
         // Fail closed: a hook's `if` rule that does not parse stops rein, as rules do.
         for (rule, origin) in &hooks.if_rules {
@@ -350,6 +362,8 @@ impl Setup {
                 respect_gitignore: true,
                 output_style: "default".into(),
                 vim: false,
+                language: None,
+                checkpointing: true,
             },
             thinking: rein_model::ThinkingChoice {
                 mode: opts.thinking,

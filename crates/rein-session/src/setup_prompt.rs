@@ -36,7 +36,7 @@ impl Setup {
 
     /// What the preferences add to the system prompt (attribution).
     pub(crate) fn append_preferences(&mut self) {
-        if let Some(text) = self.prefs.attribution_prompt() {
+        for text in [self.prefs.attribution_prompt(), self.prefs.language_prompt()].into_iter().flatten() {
             self.system = self.system.with_session_appended(&format!("\n\n{text}"));
         }
     }

@@ -87,7 +87,7 @@ pub const TOP_LEVEL: &[Key] = &[
     key("blockedMarketplaces", Merge::Union, Support::NotSupported),
     key("browserExternalPageTools", Merge::Highest, Support::NotApplicable("desktop app only")),
     key("channelsEnabled", Merge::Highest, Support::NotApplicable("rein has no channels")),
-    key("claudeMd", Merge::Highest, Support::Honoured),
+    key("claudeMd", Merge::Highest, Support::NotSupported),
     key("claudeMdExcludes", Merge::Union, Support::Honoured),
     key("cleanupPeriodDays", Merge::Highest, Support::Honoured),
     key("companyAnnouncements", Merge::Union, Support::NotSupported),

@@ -379,7 +379,8 @@ impl App {
     /// Whether the permission dialog offers switching to auto mode (not in it already,
     /// nor in a mode that asks nothing).
     pub(crate) fn offer_auto(&self) -> bool {
-        !matches!(self.policy.get().mode, PermissionMode::Auto | PermissionMode::BypassPermissions)
+        let policy = self.policy.get();
+        !policy.auto_disabled && !matches!(policy.mode, PermissionMode::Auto | PermissionMode::BypassPermissions)
     }
 
     /// default → acceptEdits → plan → auto (→ bypassPermissions when allowed at start) →
@@ -388,6 +389,7 @@ impl App {
         let next = match self.policy.get().mode {
             PermissionMode::Default => PermissionMode::AcceptEdits,
             PermissionMode::AcceptEdits => PermissionMode::Plan,
+            PermissionMode::Plan if self.policy.get().auto_disabled => PermissionMode::Default,
             PermissionMode::Plan => PermissionMode::Auto,
             PermissionMode::Auto if self.allow_bypass => PermissionMode::BypassPermissions,
             _ => PermissionMode::Default,

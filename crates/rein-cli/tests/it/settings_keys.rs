@@ -105,3 +105,36 @@ fn managed_settings_may_allow_only_their_own_rules() {
     env.rein_at(&server).args(["-p", "x"]).assert().success();
     assert!(env.cwd().join("made").exists(), "without the managed key the project's rule allows");
 }
+
+/// Keys of Claude Code's schema that change what a session sends, runs or allows.
+#[test]
+fn language_git_guidance_auto_mode_models_and_skill_shell_lines_from_the_settings() {
+    let env = Env::new();
+    env.trust();
+    env.write(
+        ".claude/settings.json",
+        &json!({
+            "language": "Norwegian",
+            "includeGitInstructions": false,
+            "disableAutoMode": "disable",
+            "disableSkillShellExecution": true,
+            "availableModels": ["sonnet"]
+        })
+        .to_string(),
+    );
+    env.write(".claude/commands/probe.md", "---\ndescription: p\n---\nToday: !`touch shell-ran`\n");
+    let server = serve(Scenario::new([reply([text("a")])]));
+    let out = env.rein_at(&server).args(["-p", "/probe", "--permission-mode", "auto"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!env.cwd().join("shell-ran").exists(), "a skill shell line ran: {stderr}");
+    assert!(stderr.contains("disableSkillShellExecution"), "{stderr}");
+    let server = serve(Scenario::new([reply([text("a")])]));
+    env.rein_at(&server).args(["-p", "hi", "--permission-mode", "auto"]).assert().success();
+    let req = &server.requests()[0];
+    assert!(req.system_text().contains("Norwegian"), "the language is not in the prompt");
+    let tools = req.body["tools"].to_string();
+    assert!(tools.contains("\"Bash\"") && !tools.contains("Git and GitHub"), "the git guidance stayed");
+    let out = env.rein_at(&server).args(["-p", "hi", "--model", "opus"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("availableModels"), "{stderr}");
+}

@@ -21,6 +21,22 @@ const MAX_TIMEOUT_MS: u64 = 600_000;
 static TIMEOUTS: [std::sync::atomic::AtomicU64; 2] =
     [std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0)];
 
+/// The git and GitHub part of the description.
+const GIT_GUIDANCE_TEXT: &str = "\nGit and GitHub: commit, push or open a pull request only when asked. Before \
+    committing on the default branch, make a branch unless told otherwise. Never use interactive flags (`-i`), never \
+    skip hooks or rewrite published history unless asked, and never commit secrets (.env, keys). Write messages that \
+    say why; follow the configured commit attribution. Use `gh` for GitHub (issues, pull requests, checks); mention \
+    `@name` only for logins you know exist.";
+
+/// Whether the description carries the git guidance (`includeGitInstructions`).
+static GIT_GUIDANCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// `includeGitInstructions`: whether the Bash tool's description gives the model git and
+/// GitHub guidance, for this process.
+pub fn set_git_guidance(on: bool) {
+    GIT_GUIDANCE.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Set the Bash tool's default and longest timeouts (milliseconds) for this process.
 pub fn set_bash_timeouts(default_ms: Option<u64>, max_ms: Option<u64>) {
     use std::sync::atomic::Ordering::Relaxed;
@@ -144,15 +160,11 @@ impl Tool for Bash {
              {MAX_OUTPUT_CHARS} characters is saved whole to a file you can Read or Grep; you get its head, its tail \
              and the path. Timeout {}s (max {}s), then the command and all it \
              started are killed. Use run_in_background for servers and watchers (then TaskOutput, TaskStop). \
-             Prefer Read, Glob and Grep to cat, find and grep; quote paths with spaces.\n\
-             Git and GitHub: commit, push or open a pull request only when asked. Before committing on the default \
-             branch, make a branch unless told otherwise. Never use interactive flags (`-i`), never skip hooks or \
-             rewrite published history unless asked, and never commit secrets (.env, keys). Write messages that say \
-             why; follow the configured commit attribution. Use `gh` for GitHub (issues, pull requests, checks); \
-             mention `@name` only for logins you know exist.",
+             Prefer Read, Glob and Grep to cat, find and grep; quote paths with spaces.",
             timeouts().0 / 1000,
             timeouts().1 / 1000
-        ) + &self.sandbox_note()
+        ) + if GIT_GUIDANCE.load(std::sync::atomic::Ordering::Relaxed) { GIT_GUIDANCE_TEXT } else { "" }
+            + &self.sandbox_note()
     }
 
     fn hidden_fields(&self) -> Vec<&'static str> {

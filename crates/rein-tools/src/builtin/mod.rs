@@ -21,7 +21,7 @@ mod web_fetch;
 mod web_page;
 mod write;
 
-pub use bash::{Bash, set_bash_timeouts};
+pub use bash::{Bash, set_bash_timeouts, set_git_guidance};
 pub use bash_jobs::{BashOutput, KillShell};
 pub use edit::{Edit, MultiEdit};
 pub use glob::Glob;
