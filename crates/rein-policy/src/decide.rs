@@ -57,6 +57,26 @@ impl Policy {
                 "rein's own process files",
             );
         }
+        // Reads outside the workspace refused outright, when the settings say so (rein's
+        // saved outputs and the persistent memory are the session's own).
+        if self.block_outside_reads
+            && let Some(p) = effects.reads.iter().chain(&effects.reads_within).find(|p| {
+                !inside(p, &self.roots)
+                    && !self.is_saved_output(p)
+                    && !self.memory_dir.as_ref().is_some_and(|m| p.starts_with(m))
+            })
+        {
+            return Decision::new(
+                Behavior::Deny,
+                format!(
+                    "{} is outside the workspace ({}), and the settings refuse every read there \
+                     (blockReadsOutsideWorkingDirectories).",
+                    p.display(),
+                    self.roots_list()
+                ),
+                "permissions.blockReadsOutsideWorkingDirectories",
+            );
+        }
         // A shell command reading a tree that holds a Read-denied file runs only in the
         // sandbox, which masks that file; elsewhere it is asked.
         let mut masked: Option<&Rule> = None;

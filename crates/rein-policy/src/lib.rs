@@ -154,6 +154,9 @@ pub struct Policy {
     /// `disableSkillShellExecution` (any scope): the `` !`cmd` `` lines of skills and
     /// commands are not run.
     pub skill_shell_disabled: bool,
+    /// `permissions.blockReadsOutsideWorkingDirectories` (any scope): a read outside the
+    /// workspace roots is refused, whatever rule or mode would allow it.
+    pub block_outside_reads: bool,
 }
 
 impl Policy {
@@ -183,6 +186,7 @@ impl Policy {
             ignored: Vec::new(),
             auto_disabled: false,
             skill_shell_disabled: false,
+            block_outside_reads: false,
         }
     }
 

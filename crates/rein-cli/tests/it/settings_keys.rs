@@ -138,3 +138,32 @@ fn language_git_guidance_auto_mode_models_and_skill_shell_lines_from_the_setting
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("availableModels"), "{stderr}");
 }
+
+/// `permissions.blockReadsOutsideWorkingDirectories`: a read outside the project is
+/// refused (Claude Code refuses it; rein used to return the file where a rule or mode
+/// allowed it), a read inside is not.
+#[test]
+fn reads_outside_the_project_are_refused_when_the_settings_block_them() {
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("other.txt"), "someone else's").unwrap();
+    env.write("mine.txt", "mine");
+    env.write(
+        ".claude/settings.local.json",
+        &json!({"permissions": {"blockReadsOutsideWorkingDirectories": true}}).to_string(),
+    );
+    let server = serve(Scenario::new([
+        reply([
+            call("o", "Read", json!({"file_path": outside.path().join("other.txt")})),
+            call("m", "Read", json!({"file_path": env.cwd().join("mine.txt")})),
+        ]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "x", "--dangerously-skip-permissions"]).assert().success();
+    let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+    let (result, is_error) = tool_result(&last, "o");
+    assert!(is_error && !result.contains("someone else's"), "{result}");
+    assert!(result.contains("blockReadsOutsideWorkingDirectories"), "{result}");
+    let (result, is_error) = tool_result(&last, "m");
+    assert!(!is_error && result.contains("mine"), "{result}");
+}
