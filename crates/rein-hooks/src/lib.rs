@@ -151,15 +151,12 @@ impl Hooks {
             env.push(("CLAUDE_ENV_FILE".to_string(), self.env_file().display().to_string()));
         }
         // `async: true` command hooks run in the background: the turn never waits for
-        // them (they are still killed at their timeout).
+        // them, and they outlive the session as Claude Code's do (killed at their
+        // timeout while rein runs).
         let (background, handlers): (Vec<Handler>, Vec<Handler>) =
             handlers.into_iter().partition(|h| h.is_async && matches!(h.kind, HandlerKind::Command { .. }));
         for h in background {
-            let (input, cwd, env) = (input.clone(), self.session.cwd.clone(), env.clone());
-            tokio::spawn(async move {
-                let r = run::run(&h, &input, &cwd, &env).await;
-                tracing::debug!(target: "rein::hooks", hook = %r.handler, exit = ?r.exit, "async hook ran");
-            });
+            run::spawn_detached(&h, &input, &self.session.cwd, &env);
         }
         let runs = futures::future::join_all(handlers.iter().map(|h| async {
             match &h.kind {

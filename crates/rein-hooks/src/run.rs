@@ -117,6 +117,51 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
     }
 }
 
+/// Start `handler` (an `async: true` command hook) and leave it: its output is not read,
+/// nothing waits for it, and it outlives rein as Claude Code's do (rein still kills its
+/// process group at its timeout while rein runs).
+pub fn spawn_detached(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) {
+    let HandlerKind::Command { command, args } = &handler.kind else { return };
+    let project_dir = env.iter().find(|(k, _)| k == "CLAUDE_PROJECT_DIR").map(|(_, v)| v.as_str()).unwrap_or("");
+    let subst = |s: &str| s.replace("${CLAUDE_PROJECT_DIR}", project_dir);
+    let mut cmd = match args {
+        None => {
+            let mut c = tokio::process::Command::new("sh");
+            c.arg("-c").arg(subst(command));
+            c
+        }
+        Some(args) => {
+            let mut c = tokio::process::Command::new(subst(command));
+            c.args(args.iter().map(|a| subst(a)));
+            c
+        }
+    };
+    for var in rein_process::CREDENTIAL_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.current_dir(cwd)
+        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .kill_on_drop(false);
+    let Ok(mut child) = cmd.spawn() else { return };
+    let timeout = handler.timeout.map(Duration::from_secs_f64).unwrap_or(DEFAULT_TIMEOUT);
+    let input = input.to_string();
+    tokio::spawn(async move {
+        if let Some(mut stdin) = child.stdin.take() {
+            let _ = stdin.write_all(input.as_bytes()).await;
+        }
+        if tokio::time::timeout(timeout, child.wait()).await.is_err()
+            && let Some(pid) = child.id()
+        {
+            rein_process::kill_group(pid);
+            let _ = child.wait().await;
+        }
+    });
+}
+
 /// A hook's `{"async": true}` answer: the caller stops waiting; the hook's own deadline
 /// becomes its `asyncTimeout` (milliseconds), counted from then.
 #[derive(Default)]

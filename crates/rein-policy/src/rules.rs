@@ -410,9 +410,11 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
         memory_dir: None,
         ignored,
         auto_disabled,
-        block_outside_reads: inputs.settings.files.iter().any(|f| {
-            f.get("/permissions/blockReadsOutsideWorkingDirectories").and_then(|v| v.as_bool()) == Some(true)
-        }),
+        block_outside_reads: inputs
+            .settings
+            .files
+            .iter()
+            .any(|f| f.get("/permissions/blockReadsOutsideWorkingDirectories").and_then(|v| v.as_bool()) == Some(true)),
         skill_shell_disabled: inputs
             .settings
             .files

@@ -1,7 +1,9 @@
 //! Every process group rein starts — shell commands, background jobs, hooks — is
 //! registered here while it lives, so that nothing outlives rein: a group is killed
 //! when its command ends or its future is dropped (cancel, abort), and all live groups
-//! are killed on a second interrupt.
+//! are killed on a second interrupt. The one exception is a hook configured `async:
+//! true`, which is the person's to outlive the session, as in Claude Code (it is still
+//! killed at its own timeout while rein runs: [`kill_group`]).
 
 /// rein's own credentials: removed from the environment of every process rein starts
 /// (commands, hooks), so that a command the model runs never sees them (ARCHITECTURE
@@ -51,6 +53,13 @@ impl GroupGuard {
 impl Drop for GroupGuard {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Kill the process group led by `pid` (one rein started and did not register).
+pub fn kill_group(pid: u32) {
+    if let Some(p) = Pid::from_raw(pid as i32) {
+        let _ = kill_process_group(p, Signal::KILL);
     }
 }
 

@@ -73,11 +73,18 @@ pub fn start_with(
     let late = registry.late_tools();
     setup.registry = Arc::new(registry);
     let session = session_paths(setup, tunnel);
-    // Headless, the first request goes at once: the servers start as it is answered. The
-    // SDK's session waits for its servers before the first turn (its init lists them).
-    let after_first_answer = opts.print && session.tunnel.is_none();
-    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, after_first_answer)));
+    // The servers start at once; headless and the SDK wait for them before the first
+    // request ([`wait_ready`]), the interactive session does not.
+    let _ = opts;
+    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, false)));
     Ok(())
+}
+
+/// How long headless waits for the configured servers before the first request
+/// (`MCP_TIMEOUT`), as Claude Code does: the first request then lists their tools; a
+/// server still connecting after that joins later turns. `None`: no servers.
+pub fn ready_wait(setup: &Setup) -> Option<Duration> {
+    setup.mcp.as_ref().map(|_| timeouts(&setup.env).connect)
 }
 
 /// `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`.

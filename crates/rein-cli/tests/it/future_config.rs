@@ -100,3 +100,17 @@ fn an_untrusted_folder_s_allow_rules_wait_for_its_trust() {
     assert!(!is_error && env.cwd().join("made.txt").exists(), "{result}\n{stderr}");
     assert!(result.contains('1'), "the trusted folder's env applies: {result}");
 }
+
+/// Headless waits for the configured MCP servers before its first request (bounded by
+/// MCP_TIMEOUT), as Claude Code does: the model sees their tools from the start.
+#[test]
+fn headless_waits_for_its_mcp_servers_before_the_first_request() {
+    let Some(py) = crate::mcp_python::python() else { return };
+    let env = Env::new();
+    let markers = tempfile::tempdir().unwrap();
+    let config = json!({"mcpServers": {"probe": {"command": py, "args": [crate::mcp_python::probe(), markers.path(), "stdio"]}}});
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).args(["-p", "go", "--mcp-config", &config.to_string()]).assert().success();
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(tools.contains("mcp__probe__approve"), "the first request lacks the server's tools: {tools}");
+}

@@ -172,8 +172,10 @@ fn servers_get_no_api_key_and_never_outlive_rein() {
     }
 }
 
+/// Headless waits for a slow server (up to MCP_TIMEOUT), as Claude Code does: its tools
+/// are in the first request, and the call works.
 #[test]
-fn a_slow_server_does_not_hold_back_the_first_request_and_its_calls_wait_for_it() {
+fn a_slow_server_is_waited_for_and_its_tools_are_in_the_first_request() {
     let Some(nm) = node_modules() else { return };
     let env = Env::new();
     let bin = nm.join(".bin/mcp-server-everything");
@@ -191,11 +193,7 @@ fn a_slow_server_does_not_hold_back_the_first_request_and_its_calls_wait_for_it(
     let names = |i: usize| -> Vec<String> {
         reqs[i].body["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str().map(String::from)).collect()
     };
-    assert!(
-        !names(0).iter().any(|n| n.starts_with("mcp__slow__")),
-        "the first request went before the server answered"
-    );
-    assert!(names(1).contains(&"mcp__slow__echo".to_string()), "{:?}", names(1));
+    assert!(names(0).contains(&"mcp__slow__echo".to_string()), "the first request went without it: {:?}", names(0));
     assert_eq!(tool_result(reqs[1].body["messages"].as_array().unwrap(), "e"), ("Echo: late".into(), false));
 }
 

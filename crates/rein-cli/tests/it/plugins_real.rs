@@ -162,7 +162,14 @@ fn claude_mems_plugin_runs_its_hooks_skills_and_mcp_server() {
     let (answer, failed) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "m");
     assert!(!failed && answer.contains("Memory Search Workflow"), "its MCP server answered: {answer}\n{stderr}");
 
-    // Each hook ran the plugin's own script from the installed copy.
+    // Each hook ran the plugin's own script from the installed copy (its `async: true`
+    // ones run on by themselves, and may finish after rein).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !std::fs::read_to_string(&log).unwrap_or_default().contains("observation")
+        && std::time::Instant::now() < deadline
+    {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
     let asked = std::fs::read_to_string(&log).unwrap_or_default();
     for part in ["worker-service.cjs start", "hook claude-code session-init", "hook claude-code observation"] {
         assert!(asked.contains(part), "a hook ran `{part}`: {asked}\n{stderr}");
