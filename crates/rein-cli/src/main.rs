@@ -49,6 +49,10 @@ fn main() -> ExitCode {
     }
     // rein's keys live in its memory and environment: not readable through /proc.
     rein_process::keep_memory_private();
+    if let Some(said) = argv.get(1).and_then(|a| a.to_str()).and_then(elsewhere) {
+        crate::messages::message!("{said}");
+        return ExitCode::from(2);
+    }
     let args = args::parse_lenient();
     if args.version {
         let own = std::env::args().any(|a| a == "--version" || a == "-V");
@@ -70,6 +74,25 @@ fn main() -> ExitCode {
 }
 
 pub use rein_session::CLAUDE_CODE_VERSION;
+
+/// Claude Code's subcommands rein has no counterpart for: what to do instead (never sent
+/// to the model as a prompt).
+fn elsewhere(subcommand: &str) -> Option<&'static str> {
+    Some(match subcommand {
+        "update" | "upgrade" | "install" | "migrate-installer" => {
+            "rein does not install or update itself: build a newer rein (`cargo install --path crates/rein-cli` in \
+             its repository) or use your package manager"
+        }
+        "auth" | "login" | "logout" | "setup-token" => {
+            "rein has no Claude.ai login: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, or an apiKeyHelper in the \
+             settings (`rein env` lists what it reads)"
+        }
+        "agents" | "attach" | "logs" => {
+            "background sessions are not in rein yet; the subagents configured here are listed by `rein doctor`"
+        }
+        _ => return None,
+    })
+}
 
 fn run(args: Args) -> anyhow::Result<ExitCode> {
     match &args.command {

@@ -262,9 +262,27 @@ fn key_text(key: &Value) -> Option<String> {
     }
 }
 
-/// Claude Code's fallback: `key: value` lines at column 0; indented lines and `- item`
-/// lines continue the value above (`- item` lines make a list). `None` when a line at
-/// column 0 opens no key.
+/// Definition fields whose value is one line: nothing unindented continues them.
+const ONE_LINE_FIELDS: &[&str] = &[
+    "name",
+    "model",
+    "tools",
+    "disallowedTools",
+    "allowed-tools",
+    "color",
+    "permissionMode",
+    "effort",
+    "memory",
+    "argument-hint",
+    "context",
+    "agent",
+    "version",
+    "license",
+];
+
+/// Claude Code's fallback: `key: value` lines at column 0; every other line continues
+/// the value above (`- item` lines make a list). `None` when a line comes before any
+/// key.
 fn key_by_key(block: &str) -> Option<BTreeMap<String, Value>> {
     let mut out: Vec<(String, Vec<String>)> = Vec::new();
     for line in block.lines() {
@@ -275,9 +293,17 @@ fn key_by_key(block: &str) -> Option<BTreeMap<String, Value>> {
         match opens {
             Some((key, value)) => out.push((key.to_string(), vec![value.trim().to_string()])),
             None if line.trim().is_empty() || line.trim_start().starts_with('#') && out.is_empty() => {}
-            // An unindented line that opens no key belongs to nothing: the YAML error stands.
-            None if !line.starts_with([' ', '\t', '-', '#']) => return None,
-            None => out.last_mut()?.1.push(line.to_string()),
+            // An indented line, or an unindented one below free text (an `<example>` block
+            // after a description, as some of Anthropic's own plugin agents have), continues
+            // the value above. Below a one-word field (`name`, `model`, …), or before any
+            // key, it belongs to nothing: the YAML error stands.
+            None => {
+                let last = out.last_mut()?;
+                if !line.starts_with([' ', '\t', '-', '#']) && ONE_LINE_FIELDS.contains(&last.0.as_str()) {
+                    return None;
+                }
+                last.1.push(line.to_string());
+            }
         }
     }
     Some(out.into_iter().map(|(k, lines)| (k, loose_value(&lines))).collect())

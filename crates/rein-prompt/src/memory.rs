@@ -64,7 +64,7 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
     }
     if let Some(home) = &src.home {
         candidates.push((home.join(".claude/CLAUDE.md"), "user"));
-        candidates.extend(sorted_md(&home.join(".claude/rules"), false).into_iter().map(|p| (p, "user rules")));
+        candidates.extend(sorted_md(&home.join(".claude/rules"), true).into_iter().map(|p| (p, "user rules")));
     }
     let mut dirs: Vec<&Path> = src.cwd.ancestors().filter(|d| d.parent().is_some()).collect();
     dirs.reverse();

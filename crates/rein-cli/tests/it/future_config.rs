@@ -114,3 +114,55 @@ fn headless_waits_for_its_mcp_servers_before_the_first_request() {
     let tools = server.requests()[0].body["tools"].to_string();
     assert!(tools.contains("mcp__probe__approve"), "the first request lacks the server's tools: {tools}");
 }
+
+/// Rules in subfolders of `rules/` are read, the person's and the project's.
+#[test]
+fn rules_in_subfolders_are_read() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.home.path().join(".claude/rules/team")).unwrap();
+    std::fs::write(env.home.path().join(".claude/rules/team/style.md"), "USER-NESTED-RULE\n").unwrap();
+    env.write(".claude/rules/frontend/react/hooks.md", "PROJECT-NESTED-RULE\n");
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    let req = &server.requests()[0];
+    let all = req.body.to_string();
+    assert!(all.contains("USER-NESTED-RULE") && all.contains("PROJECT-NESTED-RULE"), "a nested rule was not read");
+}
+
+/// Front matter Claude Code reads leniently (an unindented `<example>` block after the
+/// description, as some of Anthropic's own plugin agents have) is read, not dropped.
+#[test]
+fn an_agent_with_loose_front_matter_is_offered() {
+    let env = Env::new();
+    env.write(
+        ".claude/agents/test-writer.md",
+        "---\nname: test-writer\ndescription: Use this agent when tests are needed.\n\nExamples:\n<example>\nContext: x\n\
+         user: \"write tests\"\n</example>\nmodel: inherit\n---\nYou write tests.\n",
+    );
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("skipped"), "{stderr}");
+    let tools = server.requests()[0].body["tools"].to_string();
+    assert!(tools.contains("test-writer: Use this agent when tests are needed."), "{tools}");
+}
+
+/// Claude Code's subcommands rein has no counterpart for say what to do instead; none
+/// reaches the model as a prompt.
+#[test]
+fn claude_code_subcommands_rein_lacks_say_what_to_do() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("never")])]));
+    for (word, says) in [
+        ("update", "does not install or update"),
+        ("install", "install"),
+        ("auth", "ANTHROPIC_API_KEY"),
+        ("agents", "background sessions"),
+    ] {
+        let out = env.rein_at(&server).arg(word).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{word}: {stderr}");
+        assert!(stderr.contains(says), "{word}: {stderr}");
+    }
+    assert!(server.requests().is_empty(), "a subcommand was sent to the model");
+}
