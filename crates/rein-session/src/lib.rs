@@ -39,6 +39,7 @@ pub mod rules;
 pub mod sandbox;
 mod setup;
 mod setup_prompt;
+mod sources;
 pub mod trust;
 
 pub use drive::{Input, Parts, PromptError, Session};

@@ -49,6 +49,14 @@ pub fn start_with(
     sdk_servers: &[String],
 ) -> crate::Result<()> {
     let mut loaded = rein_mcp::config::load(&locations(opts, setup), &crate::env::Env::raw)?;
+    // The sources the session reads (`--setting-sources`).
+    let sources = opts.sources();
+    loaded.servers.retain(|s| match s.source {
+        rein_mcp::Source::User => sources.user,
+        rein_mcp::Source::Project => sources.project,
+        rein_mcp::Source::Local => sources.local,
+        rein_mcp::Source::Dynamic => true,
+    });
     if !opts.strict_mcp_config {
         loaded.servers.extend(crate::plugins::mcp_servers(setup));
     }

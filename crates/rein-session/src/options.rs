@@ -66,3 +66,25 @@ impl Options {
         self.env.clone().unwrap_or_else(crate::env::Env::read)
     }
 }
+
+/// Which of the person's and the project's sources a session reads
+/// (`--setting-sources`, the SDK's `setting_sources`): settings, memory and rules,
+/// subagents, commands, skills, output styles, MCP servers. All when not given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sources {
+    pub user: bool,
+    pub project: bool,
+    pub local: bool,
+}
+
+impl Options {
+    pub fn sources(&self) -> Sources {
+        match &self.setting_sources {
+            None => Sources { user: true, project: true, local: true },
+            Some(list) => {
+                let has = |s: &str| list.split(',').any(|w| w.trim() == s);
+                Sources { user: has("user"), project: has("project"), local: has("local") }
+            }
+        }
+    }
+}

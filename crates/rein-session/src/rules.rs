@@ -21,8 +21,6 @@ pub fn locations(opts: &Options, cwd: &Path, home: Option<&Path>) -> Locations {
     }
 }
 
-/// Load every settings file and build the policy, reading rules as `tools` declare. Any
-/// bad file or rule stops rein here.
 /// What a folder nobody trusted may not do through its own settings (project and local):
 /// allow calls, reach more directories, set the environment. As in Claude Code, those
 /// wait for the folder's trust (the interactive question); deny and ask rules apply at
@@ -59,6 +57,8 @@ fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &
     }
 }
 
+/// Load every settings file and build the policy, reading rules as `tools` declare. A
+/// file that does not parse stops rein here.
 pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> crate::Result<(Settings, Policy)> {
     let mut settings = Settings::load(&locations(opts, cwd, home))?;
     if let Some(sources) = &opts.setting_sources {

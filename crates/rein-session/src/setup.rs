@@ -2,7 +2,7 @@
 //! session is built from ([`Setup`]): model, limits, provider, prompt, tools, policy,
 //! hooks, sandbox, the transcript it opens or resumes.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{Context, invalid};
@@ -190,8 +190,11 @@ impl Setup {
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
+        let wanted = crate::sources::Wanted::new(opts.sources(), &setup.cwd, setup.env.home.as_deref());
+        setup.memory_excludes.extend(wanted.memory_excludes());
         crate::plugins::add(&mut setup, &settings, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
+        setup.output_styles.retain(|s| s.source == "built in" || wanted.keeps(Path::new(&s.source)));
         setup.output_styles.extend(crate::plugins::output_styles(&setup.plugins));
         let wanted = setup.prefs.output_style.clone();
         match rein_prompt::output_styles::find_style(&setup.output_styles, &wanted) {
@@ -280,8 +283,14 @@ impl Setup {
     ) -> crate::Result<Setup> {
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
-        let crate::definitions::Definitions { agents, commands, skills, skipped } =
+        let crate::definitions::Definitions { mut agents, mut commands, mut skills, skipped } =
             crate::definitions::Definitions::load(&cwd, home.as_deref());
+        // The sources the session reads (`--setting-sources`): definitions from a source
+        // left out are not offered.
+        let wanted = crate::sources::Wanted::new(opts.sources(), &cwd, home.as_deref());
+        agents.retain(|a| wanted.keeps(&a.path));
+        commands.retain(|c| wanted.keeps(&c.path));
+        skills.retain(|s| wanted.keeps(&s.dir));
         let read = |p: &Option<PathBuf>| -> crate::Result<Option<String>> {
             p.as_ref()
                 .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))

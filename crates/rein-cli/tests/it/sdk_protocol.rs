@@ -117,6 +117,32 @@ fn setting_sources_leave_out_the_files_not_named() {
     assert!(has_glob(1), "with no setting sources the project file is not read");
 }
 
+/// `setting_sources` without the project leaves out all of the project's: its memory
+/// and rules, subagents, commands, skills and MCP servers — and with it, they are there.
+#[test]
+fn setting_sources_without_the_project_leave_out_everything_of_the_project() {
+    let env = Env::new();
+    env.trust();
+    env.write("CLAUDE.md", "PROJECT-MEMORY-MARK\n");
+    env.write(".claude/rules/style.md", "PROJECT-RULE-MARK\n");
+    env.write(".claude/agents/prj-agent.md", "---\nname: prj-agent\ndescription: project agent\n---\nx\n");
+    env.write(".claude/commands/prj-cmd.md", "---\ndescription: project command\n---\nx\n");
+    env.write(".claude/skills/prj-skill/SKILL.md", "---\nname: prj-skill\ndescription: project skill\n---\nx\n");
+    env.write(".mcp.json", &json!({"mcpServers": {"prj": {"command": "true"}}}).to_string());
+    env.write(".claude/settings.local.json", &json!({"enableAllProjectMcpServers": true}).to_string());
+    std::fs::create_dir_all(env.home.path().join(".claude")).unwrap();
+    std::fs::write(env.home.path().join(".claude/CLAUDE.md"), "USER-MEMORY-MARK\n").unwrap();
+    let server = serve(Scenario::new([reply([text("a")]), reply([text("b")])]));
+    env.rein_at(&server).args(["-p", "x", "--setting-sources=user"]).assert().success();
+    env.rein_at(&server).args(["-p", "x", "--setting-sources=user,project,local"]).assert().success();
+    let body = |n: usize| server.requests()[n].body.to_string();
+    for mark in ["PROJECT-MEMORY-MARK", "PROJECT-RULE-MARK", "prj-agent", "prj-skill"] {
+        assert!(!body(0).contains(mark), "{mark} was read with the project left out");
+        assert!(body(1).contains(mark), "{mark} was not read with the project in");
+    }
+    assert!(body(0).contains("USER-MEMORY-MARK") && body(1).contains("USER-MEMORY-MARK"));
+}
+
 #[test]
 fn the_init_line_lists_commands_and_agents() {
     let env = Env::new();
