@@ -104,6 +104,9 @@ pub struct Engine {
     pub(crate) conversation: Conversation,
     /// SessionStart's source for the first prompt of this process: startup or resume.
     session_start: Option<&'static str>,
+    /// What SessionStart hooks run at [`open_session`](Self::open_session) added, for the
+    /// first prompt.
+    start_context: Vec<String>,
     pub(crate) transcript: Journal,
     /// Size of the tools array, for the token estimate.
     pub(crate) tools_json_bytes: usize,
@@ -159,6 +162,7 @@ impl Engine {
             config,
             conversation: Conversation::new(),
             session_start: Some("startup"),
+            start_context: Vec::new(),
             transcript: Journal::default(),
             tools_json_bytes,
             // Anything that joined before the first request is taken in by it.
@@ -271,6 +275,16 @@ impl Engine {
         self.session_start = Some(source);
     }
 
+    /// The session opens now (an interactive one, before its first prompt): SessionStart
+    /// hooks run at once, as in Claude Code; what context they add goes with the first
+    /// prompt.
+    pub async fn open_session(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        let Some(hooks) = self.gate.hooks.clone().filter(|_| self.subagent.is_none()) else { return };
+        let Some(source) = self.session_start.take() else { return };
+        let context = session_hooks::session_start_now(&hooks, source, sink).await;
+        self.start_context.extend(context);
+    }
+
     /// The session's shared policy (the mode and remembered rules can change).
     pub fn policy(&self) -> &rein_policy::SharedPolicy {
         &self.gate.policy
@@ -303,6 +317,8 @@ impl Engine {
     /// Run one user prompt to the end of its turn.
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
+        let mut prompt = prompt;
+        prompt.content.extend(self.start_context.drain(..).map(rein_protocol::ContentBlock::text));
         let prompt = match self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
             Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {
                 Ok(p) => p,

@@ -27,10 +27,7 @@ pub async fn before_prompt(
 ) -> Result<Message, EngineError> {
     let mut context = Vec::new();
     if let Some(source) = session_start {
-        let out = hooks.fire_input(&HookInput::SessionStart { source: source.to_string() }, |_| true).await;
-        notices(sink, out.notices(HookEvent::SessionStart));
-        context
-            .extend(out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")));
+        context.extend(session_start_now(hooks, source, sink).await);
     }
     let text = prompt.text();
     let out = hooks.fire_input(&HookInput::UserPromptSubmit { prompt: text }, |_| true).await;
@@ -46,6 +43,13 @@ pub async fn before_prompt(
     );
     prompt.content.extend(context.into_iter().map(ContentBlock::text));
     Ok(prompt)
+}
+
+/// SessionStart hooks with `source`: the context they add, ready for the next prompt.
+pub async fn session_start_now(hooks: &Hooks, source: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Vec<String> {
+    let out = hooks.fire_input(&HookInput::SessionStart { source: source.to_string() }, |_| true).await;
+    notices(sink, out.notices(HookEvent::SessionStart));
+    out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")).collect()
 }
 
 /// Stop hooks, when the model has finished.

@@ -343,6 +343,12 @@ impl Session {
         self.engine.rewind(n, files, conversation, force)
     }
 
+    /// The session opens (an interactive one, before the person's first prompt):
+    /// SessionStart hooks run now.
+    pub async fn open(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        self.engine.open_session(sink).await;
+    }
+
     /// The session ends (SessionEnd hooks with `reason`).
     pub async fn end(&self, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         self.engine.end_session(reason, sink).await;

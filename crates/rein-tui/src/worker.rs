@@ -99,6 +99,9 @@ pub async fn run(
     let (titled_tx, mut titled) = mpsc::unbounded_channel::<(u64, String)>();
     let mut untitled = titler.is_some() && session.engine().user_prompts().is_empty();
     let mut generation = 0u64;
+    // SessionStart hooks run as the session opens, not at the first prompt.
+    let opening = ui.clone();
+    session.open(&mut |e| _ = opening.send(FromEngine::Event(Box::new(e)))).await;
     loop {
         let asked = tokio::select! {
             Some((of, title)) = titled.recv() => {

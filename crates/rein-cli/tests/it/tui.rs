@@ -438,3 +438,28 @@ fn the_demo_runs_in_the_interactive_session() {
     pane.wait_for("The push failed");
     assert!(server.requests().is_empty(), "the scripted model sends nothing");
 }
+
+/// SessionStart hooks run as the interactive session opens, before any prompt (as in
+/// Claude Code), and what they add goes with the first prompt.
+#[test]
+fn session_start_hooks_run_when_the_session_opens() {
+    let env = Env::new();
+    let marker = env.cwd().join("opened.txt");
+    let hook = format!("touch '{}'; echo OPENING-CONTEXT", marker.display());
+    let hooks = json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": hook}]}]}});
+    env.write(".claude/settings.json", &hooks.to_string());
+    let server = serve(Scenario::new([reply([text("Answered.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !marker.exists() {
+        assert!(std::time::Instant::now() < deadline, "SessionStart did not run before the first prompt");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(server.requests().is_empty());
+    pane.type_text("hello");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Answered.");
+    let first = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(first.contains("OPENING-CONTEXT"), "{first}");
+}
