@@ -114,7 +114,7 @@ fn trusted(args: &Args) -> anyhow::Result<bool> {
 fn pick_session() -> anyhow::Result<Option<String>> {
     use std::io::{BufRead, Write};
     let cwd = std::env::current_dir()?;
-    let sessions = rein_transcript::list_sessions(&crate::env::Env::read().rein_home, &cwd);
+    let sessions = rein_session::earlier_sessions(&crate::env::Env::read().rein_home, &cwd);
     if sessions.is_empty() {
         println!("No earlier sessions in {}", cwd.display());
         return Ok(None);

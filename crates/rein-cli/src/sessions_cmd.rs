@@ -7,7 +7,7 @@ use crate::env::Env;
 /// `rein sessions`.
 pub fn list() -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
-    let sessions = rein_transcript::list_sessions(&Env::read().rein_home, &cwd);
+    let sessions = rein_session::earlier_sessions(&Env::read().rein_home, &cwd);
     if sessions.is_empty() {
         println!("no sessions in {}", cwd.display());
     }

@@ -48,9 +48,35 @@ pub use live::Live;
 pub use options::Options;
 pub use setup::{Setup, builtin_tool_names, builtin_tools, builtin_tools_in, resolve_model};
 
-/// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`.
+/// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`: rein's
+/// and those Claude Code recorded for the folder (a switching user's history comes
+/// along), each session once.
 pub fn earlier_sessions(rein_home: &std::path::Path, cwd: &std::path::Path) -> Vec<rein_transcript::SessionInfo> {
-    rein_transcript::list_sessions(rein_home, cwd)
+    sessions_of(rein_home, claude_dir(&env::Env::read()).as_deref(), cwd)
+}
+
+/// The person's Claude Code folder (`$CLAUDE_CONFIG_DIR`, else `~/.claude`).
+pub(crate) fn claude_dir(env: &env::Env) -> Option<std::path::PathBuf> {
+    env.claude_config_dir.clone().or_else(|| env.home.as_ref().map(|h| h.join(".claude")))
+}
+
+/// [`earlier_sessions`], with Claude Code's folder given.
+pub(crate) fn sessions_of(
+    rein_home: &std::path::Path,
+    claude: Option<&std::path::Path>,
+    cwd: &std::path::Path,
+) -> Vec<rein_transcript::SessionInfo> {
+    let mut all = rein_transcript::list_sessions(rein_home, cwd);
+    if let Some(dir) = claude.filter(|d| *d != rein_home) {
+        for s in rein_transcript::list_sessions(dir, cwd) {
+            // A session of rein's that Claude Code sees through its link is rein's own.
+            if !all.iter().any(|a| a.session_id == s.session_id) {
+                all.push(s);
+            }
+        }
+    }
+    all.sort_by_key(|s| std::cmp::Reverse(s.modified));
+    all
 }
 
 /// The Claude Code release whose headless and Agent SDK protocol rein speaks.

@@ -388,12 +388,20 @@ impl Setup {
     /// --fork-session.
     fn open_session(&mut self, opts: &Options) -> crate::Result<()> {
         let rein_home = self.env.rein_home.clone();
+        let claude = crate::claude_dir(&self.env);
         let resumed = match (&opts.resume, opts.continue_session) {
             (Some(id), _) => {
                 let mut path = rein_transcript::transcript_path(&rein_home, &self.cwd, id);
+                // A session Claude Code recorded for this folder.
+                if !path.exists()
+                    && let Some(cc) = claude.as_ref().map(|c| rein_transcript::transcript_path(c, &self.cwd, id))
+                    && cc.exists()
+                {
+                    path = cc;
+                }
                 if !path.exists() {
                     // Not an id: a session of this directory by its title, as Claude Code takes it.
-                    let titled = rein_transcript::list_sessions(&rein_home, &self.cwd)
+                    let titled = crate::sessions_of(&rein_home, claude.as_deref(), &self.cwd)
                         .into_iter()
                         .find(|s| s.title.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(id.trim())));
                     match titled {
@@ -404,7 +412,7 @@ impl Setup {
                 Some(rein_transcript::load(&path)?)
             }
             // A transcript killed before its first line holds no session to continue.
-            (None, true) => match rein_transcript::list_sessions(&rein_home, &self.cwd)
+            (None, true) => match crate::sessions_of(&rein_home, claude.as_deref(), &self.cwd)
                 .into_iter()
                 .find(|s| !s.first_prompt.is_empty() || s.turns > 0)
             {
@@ -417,6 +425,12 @@ impl Setup {
             uuid::Uuid::parse_str(id).with_context(|| format!("--session-id {id:?} is not a UUID"))?;
             self.session_id = id.clone();
         }
+        // A session resumed from Claude Code's folder goes on in its own file there (both
+        // tools then see the whole of it).
+        let resumed_in_claude = resumed
+            .as_ref()
+            .filter(|l| claude.as_ref().is_some_and(|c| l.path.starts_with(c)) && !opts.fork_session)
+            .map(|l| l.path.clone());
         if let Some(loaded) = resumed {
             if loaded.skipped > 0 {
                 let skipped =
@@ -431,7 +445,14 @@ impl Setup {
             self.history_deferred = loaded.deferred;
         }
         if !opts.no_session_persistence {
-            self.transcript = Some(rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id));
+            let own = rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id);
+            self.transcript = Some(match resumed_in_claude {
+                Some(theirs) if opts.session_id.is_none() => theirs,
+                _ => {
+                    show_to_claude_code(claude.as_deref(), &self.cwd, &self.session_id, &own);
+                    own
+                }
+            });
         }
         // Spilled results live under the session's own id, in the user's rein home; this
         // session's (and only its) saved outputs are read without a question.
@@ -529,4 +550,20 @@ fn ignored_keys(settings: &rein_settings::Settings) -> Option<String> {
         })
         .collect();
     (!named.is_empty()).then(|| format!("note: settings rein ignores: {} (`rein doctor` says more)", named.join(", ")))
+}
+
+/// Let Claude Code find a session of rein's (`claude -r`): a link to rein's transcript in
+/// Claude Code's folder for this directory, when that folder exists. Nothing is made
+/// where a file of that name already is.
+fn show_to_claude_code(claude: Option<&Path>, cwd: &Path, session_id: &str, own: &Path) {
+    let Some(claude) = claude.filter(|c| c.is_dir()) else { return };
+    let theirs = rein_transcript::transcript_path(claude, cwd, session_id);
+    if theirs == own || std::fs::symlink_metadata(&theirs).is_ok() {
+        return;
+    }
+    if let Some(dir) = theirs.parent()
+        && std::fs::create_dir_all(dir).is_ok()
+    {
+        let _ = std::os::unix::fs::symlink(own, &theirs);
+    }
 }

@@ -166,3 +166,36 @@ fn claude_code_subcommands_rein_lacks_say_what_to_do() {
     }
     assert!(server.requests().is_empty(), "a subcommand was sent to the model");
 }
+
+/// A switching user's history comes along: `rein -c` continues a session Claude Code
+/// recorded for the folder (in its own file there), and Claude Code finds rein's
+/// sessions in its folder.
+#[test]
+fn sessions_cross_over_between_claude_code_and_rein() {
+    let env = Env::new();
+    std::fs::create_dir_all(env.home.path().join(".claude")).unwrap();
+    let server = serve(Scenario::new([reply([text("one")]), reply([text("two")])]));
+    env.rein_at(&server).args(["-p", "FIRST-PROMPT"]).assert().success();
+    let find = |root: &std::path::Path| -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for dir in std::fs::read_dir(root.join("projects")).into_iter().flatten().flatten() {
+            out.extend(std::fs::read_dir(dir.path()).into_iter().flatten().flatten().map(|e| e.path()));
+        }
+        out.into_iter().filter(|p| p.extension().is_some_and(|x| x == "jsonl")).collect()
+    };
+    let claude = env.home.path().join(".claude");
+    let linked = find(&claude);
+    assert_eq!(linked.len(), 1, "Claude Code's folder has no way to rein's session");
+    assert!(std::fs::read_to_string(&linked[0]).unwrap().contains("FIRST-PROMPT"));
+    // Now make it Claude Code's own: a file of its folder, rein's copy gone.
+    let text = std::fs::read_to_string(&linked[0]).unwrap();
+    let own = std::fs::read_link(&linked[0]).unwrap();
+    std::fs::remove_file(&linked[0]).unwrap();
+    std::fs::remove_file(&own).unwrap();
+    std::fs::write(&linked[0], text).unwrap();
+    env.rein_at(&server).args(["-p", "SECOND-PROMPT", "-c"]).assert().success();
+    let second = server.requests()[1].body["messages"].to_string();
+    assert!(second.contains("FIRST-PROMPT"), "Claude Code's session was not continued: {second}");
+    let after = std::fs::read_to_string(&linked[0]).unwrap();
+    assert!(after.contains("SECOND-PROMPT"), "the session did not go on in Claude Code's file");
+}
