@@ -126,6 +126,15 @@ fn configured_in(dir: &Path, from: &Path) -> Vec<String> {
         if let Some(helper) = settings["apiKeyHelper"].as_str() {
             out.push(format!("an apiKeyHelper: {helper} ({name})"));
         }
+        // The schema's other keys that name a program a session runs.
+        let others: Vec<&str> = rein_settings::schema::RUNS_PROGRAMS
+            .iter()
+            .copied()
+            .filter(|k| !matches!(*k, "hooks" | "statusLine" | "apiKeyHelper") && !settings[*k].is_null())
+            .collect();
+        if !others.is_empty() {
+            out.push(format!("programs it runs: {} ({name})", others.join(", ")));
+        }
         if let Some(env) = settings["env"].as_object().filter(|e| !e.is_empty()) {
             let keys: Vec<&str> = env.keys().map(String::as_str).collect();
             out.push(format!("environment variables: {} ({name})", keys.join(", ")));

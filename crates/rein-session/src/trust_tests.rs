@@ -43,7 +43,8 @@ fn the_question_names_what_the_folder_configures() {
     std::fs::write(
         dir.path().join(".claude/settings.json"),
         r#"{"hooks": {"SessionStart": []}, "statusLine": {"type": "command", "command": "./status.sh"},
-            "apiKeyHelper": "./key.sh", "env": {"FOO": "1"}, "permissions": {"allow": ["Bash(*)"]}}"#,
+            "apiKeyHelper": "./key.sh", "env": {"FOO": "1"}, "permissions": {"allow": ["Bash(*)"]},
+            "awsAuthRefresh": "./aws.sh", "otelHeadersHelper": "./otel.sh"}"#,
     )
     .unwrap();
     std::fs::write(dir.path().join(".mcp.json"), r#"{"mcpServers": {"db": {"command": "x"}}}"#).unwrap();
@@ -56,6 +57,7 @@ fn the_question_names_what_the_folder_configures() {
     .unwrap();
     let lines = what_it_configures(dir.path(), None).join("\n");
     for part in [
+        "programs it runs: awsAuthRefresh, otelHeadersHelper",
         "hooks: SessionStart",
         "./status.sh",
         "apiKeyHelper: ./key.sh",

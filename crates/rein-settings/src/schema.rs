@@ -233,6 +233,22 @@ pub const SANDBOX: &[Key] = &[
     key("trustProjectSettings", Merge::Tighten, Support::Honoured),
 ];
 
+/// Top-level keys whose value names a program a session runs (a command, a helper):
+/// what the trust question names before a folder's settings take effect.
+pub const RUNS_PROGRAMS: &[&str] = &[
+    "apiKeyHelper",
+    "awsAuthRefresh",
+    "awsCredentialExport",
+    "fileSuggestion",
+    "gcpAuthRefresh",
+    "hooks",
+    "otelHeadersHelper",
+    "policyHelper",
+    "processWrapper",
+    "statusLine",
+    "subagentStatusLine",
+];
+
 /// `name` in `table`.
 pub fn find(table: &[Key], name: &str) -> Option<Key> {
     table.iter().find(|k| k.name == name).copied()
@@ -344,6 +360,7 @@ mod tests {
         let na = classes(|s| matches!(s, Support::NotApplicable(_)));
         assert_eq!(honoured + not + na, TOP_LEVEL.len());
         assert!(TOP_LEVEL.len() >= 140, "Claude Code's schema has about 140 top-level keys");
+        assert!(RUNS_PROGRAMS.iter().all(|k| find(TOP_LEVEL, k).is_some()), "a program key is not in the schema");
     }
 
     #[test]
