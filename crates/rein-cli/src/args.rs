@@ -176,6 +176,12 @@ pub struct Args {
     #[arg(long)]
     pub no_session_persistence: bool,
 
+    /// The same result on every machine: no settings, memory, hooks, plugins, skills,
+    /// commands, subagents or MCP servers of the person's or the project's are read
+    /// (what the command line gives still is), and no persistent memory.
+    #[arg(long)]
+    pub bare: bool,
+
     /// MCP servers to load: JSON files or JSON strings, each `{"mcpServers": {…}}`.
     #[arg(long, num_args = 1..)]
     pub mcp_config: Vec<String>,
@@ -438,7 +444,8 @@ impl Args {
             append_system_prompt: self.append_system_prompt.clone(),
             append_system_prompt_file: self.append_system_prompt_file.clone(),
             settings: self.settings.clone(),
-            setting_sources: self.setting_sources.clone(),
+            setting_sources: self.setting_sources.clone().or_else(|| self.bare.then(String::new)),
+            bare: self.bare,
             tools: self.tools.clone(),
             allowed_tools: self.allowed_tools.clone(),
             disallowed_tools: self.disallowed_tools.clone(),

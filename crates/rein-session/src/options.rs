@@ -42,6 +42,9 @@ pub struct Options {
     pub fork_session: bool,
     pub session_id: Option<String>,
     pub no_session_persistence: bool,
+    /// `--bare`: nothing of the person's or the project's configuration is read (see
+    /// `setting_sources`), and no persistent memory.
+    pub bare: bool,
     pub rewind_to: Option<String>,
     /// `--json-schema`: the answer must fit it.
     pub json_schema: Option<String>,

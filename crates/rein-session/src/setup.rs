@@ -139,7 +139,7 @@ impl Setup {
         // Read before the settings' `env` applies: a repository's settings cannot say it.
         policy.container = before.container;
         // The persistent memory: its files are read and written without asking.
-        policy.memory_dir = crate::auto_memory::memory_dir(&settings, &before, &cwd);
+        policy.memory_dir = if opts.bare { None } else { crate::auto_memory::memory_dir(&settings, &before, &cwd) };
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
         notices.extend(policy.ignored.iter().map(|i| format!("warning: ignored {i}")));

@@ -199,3 +199,26 @@ fn sessions_cross_over_between_claude_code_and_rein() {
     let after = std::fs::read_to_string(&linked[0]).unwrap();
     assert!(after.contains("SECOND-PROMPT"), "the session did not go on in Claude Code's file");
 }
+
+/// `--bare`: the same result on every machine — nothing of the project's or the
+/// person's configuration is read (memory, hooks, subagents), what the command line gives
+/// still is.
+#[test]
+fn bare_reads_nothing_of_the_folder_or_the_person() {
+    let env = Env::new();
+    env.trust();
+    env.write("CLAUDE.md", "BARE-MEMORY-MARK\n");
+    let marker = env.cwd().join("hook-ran");
+    let hook = format!("touch '{}'", marker.display());
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": hook}]}]}}).to_string(),
+    );
+    env.write(".claude/agents/bare-agent.md", "---\nname: bare-agent\ndescription: d\n---\nx\n");
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).args(["-p", "go", "--bare", "--append-system-prompt", "FROM-THE-FLAG"]).assert().success();
+    let body = server.requests()[0].body.to_string();
+    assert!(!body.contains("BARE-MEMORY-MARK") && !body.contains("bare-agent"), "the folder's configuration was read");
+    assert!(!marker.exists(), "a hook of the folder ran");
+    assert!(body.contains("FROM-THE-FLAG"));
+}
