@@ -55,10 +55,6 @@ impl Executor {
         Executor { registry, gate, ctx, cap: cap.max(1), entries: Vec::new(), tx, rx }
     }
 
-    pub fn registry(&self) -> &Registry {
-        &self.registry
-    }
-
     /// Accept a complete `tool_use` (once per id) and start what may start.
     pub fn submit(&mut self, mut call: ToolUse, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         if self.entries.iter().any(|e| e.call.id == call.id) {

@@ -48,10 +48,6 @@ pub async fn sample(
         match item {
             Some(Ok(ModelEvent::MessageDone(message))) => return Sampled::Done(message),
             Some(Ok(event)) => {
-                if seen.id.is_empty() {
-                    // The request is out: what waited for that may start now.
-                    executor.registry().note_answer();
-                }
                 seen.observe(&event);
                 if let ModelEvent::BlockComplete { block: ContentBlock::ToolUse(call), .. } = &event {
                     executor.submit(call.clone(), sink);

@@ -36,50 +36,14 @@ pub struct Run {
 /// Run `handler` with `input` on stdin, in `cwd`, with `env` added.
 pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) -> Run {
     let display = handler.display();
-    let project_dir = env.iter().find(|(k, _)| k == "CLAUDE_PROJECT_DIR").map(|(_, v)| v.as_str()).unwrap_or("");
-    let subst = |s: &str| s.replace("${CLAUDE_PROJECT_DIR}", project_dir);
-    let mut cmd = match &handler.kind {
-        HandlerKind::Command { command, args: None } => {
-            let mut c = tokio::process::Command::new("sh");
-            c.arg("-c").arg(subst(command));
-            c
-        }
-        HandlerKind::Command { command, args: Some(args) } => {
-            let mut c = tokio::process::Command::new(subst(command));
-            c.args(args.iter().map(|a| subst(a)));
-            c
-        }
-        HandlerKind::Callback { .. }
-        | HandlerKind::Http { .. }
-        | HandlerKind::Prompt { .. }
-        | HandlerKind::Agent { .. }
-        | HandlerKind::McpTool { .. } => {
-            return Run {
-                handler: display,
-                exit: Exit::NotStarted("this handler does not run as a command".into()),
-                stdout: String::new(),
-                stderr: String::new(),
-            };
-        }
-        HandlerKind::Unsupported(t) => {
-            return Run {
-                handler: display,
-                exit: Exit::NotStarted(format!("`{t}` is not a hook type (command, http, prompt, agent, mcp_tool)")),
-                stdout: String::new(),
-                stderr: String::new(),
-            };
-        }
+    let Some(mut cmd) = command_of(handler, cwd, env) else {
+        let why = match &handler.kind {
+            HandlerKind::Unsupported(t) => format!("`{t}` is not a hook type (command, http, prompt, agent, mcp_tool)"),
+            _ => "this handler does not run as a command".into(),
+        };
+        return Run { handler: display, exit: Exit::NotStarted(why), stdout: String::new(), stderr: String::new() };
     };
-    for var in rein_process::CREDENTIAL_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.current_dir(cwd)
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
     let child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
@@ -117,11 +81,12 @@ pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, Str
     }
 }
 
-/// Start `handler` (an `async: true` command hook) and leave it: its output is not read,
-/// nothing waits for it, and it outlives rein as Claude Code's do (rein still kills its
-/// process group at its timeout while rein runs).
-pub fn spawn_detached(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) {
-    let HandlerKind::Command { command, args } = &handler.kind else { return };
+/// A command handler's process, not started: `sh -c COMMAND` (or the program with its
+/// `args`), `${CLAUDE_PROJECT_DIR}` filled in, in `cwd` with `env` added and rein's
+/// credentials taken out, stdin piped, a process group of its own. `None` for any other
+/// kind of handler.
+fn command_of(handler: &Handler, cwd: &Path, env: &[(String, String)]) -> Option<tokio::process::Command> {
+    let HandlerKind::Command { command, args } = &handler.kind else { return None };
     let project_dir = env.iter().find(|(k, _)| k == "CLAUDE_PROJECT_DIR").map(|(_, v)| v.as_str()).unwrap_or("");
     let subst = |s: &str| s.replace("${CLAUDE_PROJECT_DIR}", project_dir);
     let mut cmd = match args {
@@ -139,13 +104,16 @@ pub fn spawn_detached(handler: &Handler, input: &str, cwd: &Path, env: &[(String
     for var in rein_process::CREDENTIAL_VARS {
         cmd.env_remove(var);
     }
-    cmd.current_dir(cwd)
-        .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .kill_on_drop(false);
+    cmd.current_dir(cwd).envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))).stdin(Stdio::piped()).process_group(0);
+    Some(cmd)
+}
+
+/// Start `handler` (an `async: true` command hook) and leave it: its output is not read,
+/// nothing waits for it, and it outlives rein as Claude Code's do (rein still kills its
+/// process group at its timeout while rein runs).
+pub fn spawn_detached(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) {
+    let Some(mut cmd) = command_of(handler, cwd, env) else { return };
+    cmd.stdout(Stdio::null()).stderr(Stdio::null()).kill_on_drop(false);
     let Ok(mut child) = cmd.spawn() else { return };
     let timeout = handler.timeout.map(Duration::from_secs_f64).unwrap_or(DEFAULT_TIMEOUT);
     let input = input.to_string();

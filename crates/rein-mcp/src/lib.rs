@@ -88,17 +88,13 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Servers {
     /// Start connecting every configured server in the background (needs a tokio
-    /// runtime); their tools and instructions join `late` as each one answers. With
-    /// `after_first_answer` (a headless run, whose first request goes at once), the
-    /// servers start once the model has begun answering, so that starting them does not
-    /// compete with sending that request.
+    /// runtime); their tools and instructions join `late` as each one answers.
     pub fn start(
         mut loaded: Loaded,
         policy: &policy::ServerPolicy,
         session: SessionPaths,
         timeouts: Timeouts,
         late: Arc<LateTools>,
-        after_first_answer: bool,
     ) -> Servers {
         let mut servers =
             Servers { problems: std::mem::take(&mut loaded.problems), late: Some(late.clone()), ..Servers::default() };
@@ -152,9 +148,6 @@ impl Servers {
             });
             let (shared, late) = (shared.clone(), late.clone());
             tokio::spawn(async move {
-                if after_first_answer {
-                    late.first_answer().await;
-                }
                 bring_up::bring_up(server, &shared).await;
                 if remaining.fetch_sub(1, std::sync::atomic::Ordering::AcqRel) == 1 {
                     RESOURCE_TOOLS.iter().for_each(|n| late.settle(n));
@@ -169,8 +162,6 @@ impl Servers {
     pub async fn expand_prompt(&self, line: &str) -> Option<Result<String, String>> {
         let (command, args) = prompts::parse(line)?;
         let late = self.late.as_ref()?;
-        // The prompt is needed before the first request: start the servers now.
-        late.note_answer();
         late.wait_for(&format!("mcp__{command}")).await;
         let live = lock(&self.connections)
             .iter()

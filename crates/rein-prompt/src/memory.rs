@@ -64,7 +64,7 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
     }
     if let Some(home) = &src.home {
         candidates.push((home.join(".claude/CLAUDE.md"), "user"));
-        candidates.extend(sorted_md(&home.join(".claude/rules"), true).into_iter().map(|p| (p, "user rules")));
+        candidates.extend(sorted_md(&home.join(".claude/rules")).into_iter().map(|p| (p, "user rules")));
     }
     let mut dirs: Vec<&Path> = src.cwd.ancestors().filter(|d| d.parent().is_some()).collect();
     dirs.reverse();
@@ -74,7 +74,7 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
         candidates.push((d.join("CLAUDE.local.md"), "local"));
         candidates.push((d.join("AGENTS.md"), "project"));
     }
-    candidates.extend(sorted_md(&src.cwd.join(".claude/rules"), true).into_iter().map(|p| (p, "rules")));
+    candidates.extend(sorted_md(&src.cwd.join(".claude/rules")).into_iter().map(|p| (p, "rules")));
 
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -155,8 +155,8 @@ fn add(
     }
 }
 
-/// `*.md` files of `dir`, sorted by path; recursively when `deep`.
-fn sorted_md(dir: &Path, deep: bool) -> Vec<PathBuf> {
+/// `*.md` files of `dir` and its subfolders, sorted by path.
+fn sorted_md(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
@@ -164,9 +164,7 @@ fn sorted_md(dir: &Path, deep: bool) -> Vec<PathBuf> {
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
-                if deep {
-                    stack.push(p);
-                }
+                stack.push(p);
             } else if p.extension().is_some_and(|x| x == "md") {
                 found.push(p);
             }

@@ -68,9 +68,6 @@ impl rein_hooks::HookTools for SessionHookTools {
     ) -> BoxFuture<'a, Result<String, String>> {
         Box::pin(async move {
             let name = rein_mcp::names::tool_name(server, tool);
-            // Headless, servers start once the first answer begins; a hook before it
-            // (UserPromptSubmit, SessionStart) needs its server now.
-            self.registry.note_answer();
             self.registry.ready(&name).await;
             let call = self
                 .registry

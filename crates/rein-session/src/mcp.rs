@@ -83,8 +83,7 @@ pub fn start_with(
     let session = session_paths(setup, tunnel);
     // The servers start at once; headless and the SDK wait for them before the first
     // request ([`wait_ready`]), the interactive session does not.
-    let _ = opts;
-    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late, false)));
+    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late)));
     Ok(())
 }
 

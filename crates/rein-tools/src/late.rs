@@ -19,9 +19,6 @@ pub struct LateTools {
     settled: tokio::sync::Notify,
     /// System-prompt text that arrived with the tools (MCP server instructions).
     instructions: Mutex<Vec<String>>,
-    /// The model has started answering the session's first request.
-    answering: std::sync::atomic::AtomicBool,
-    answered: tokio::sync::Notify,
     /// Name prefixes whose tools will not come, and why (a server that needs signing in).
     unavailable: Mutex<Vec<(String, String)>>,
 }
@@ -44,27 +41,6 @@ impl LateTools {
     /// Changes each time a tool joins.
     pub fn version(&self) -> u64 {
         self.version.load(Ordering::Acquire)
-    }
-
-    /// The model has started answering a request (so the first request is out).
-    pub fn note_answer(&self) {
-        if !self.answering.swap(true, Ordering::AcqRel) {
-            self.answered.notify_waiters();
-        }
-    }
-
-    /// Wait until the model has started answering the first request: work that would
-    /// compete with sending it (starting servers) can wait for this.
-    pub async fn first_answer(&self) {
-        loop {
-            let answered = self.answered.notified();
-            tokio::pin!(answered);
-            answered.as_mut().enable();
-            if self.answering.load(Ordering::Acquire) {
-                return;
-            }
-            answered.await;
-        }
     }
 
     /// Add text for the system prompt (offered from the next request on).

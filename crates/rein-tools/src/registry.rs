@@ -298,13 +298,6 @@ impl Registry {
         }
     }
 
-    /// The model has started answering a request.
-    pub fn note_answer(&self) {
-        if let Some(late) = &self.late {
-            late.note_answer();
-        }
-    }
-
     /// System-prompt text that arrived with late tools.
     pub fn late_instructions(&self) -> Vec<String> {
         self.late.as_ref().map(|l| l.instructions()).unwrap_or_default()
