@@ -182,6 +182,18 @@ pub struct Args {
     #[arg(long)]
     pub bare: bool,
 
+    /// Start with the person's and the project's customisations off (memory, rules,
+    /// skills, commands, subagents, plugins, hooks, MCP servers), to see whether one of
+    /// them is what misbehaves; the settings' model and permission rules still apply.
+    #[arg(long)]
+    pub safe_mode: bool,
+
+    /// A low-authority session: no tool that runs programs or fetches pages unless
+    /// --tools names it, only managed and --settings settings, file tools kept to the
+    /// working directories, bypassPermissions refused (also CLAUDE_CODE_RESTRICTED=1).
+    #[arg(long)]
+    pub restricted: bool,
+
     /// MCP servers to load: JSON files or JSON strings, each `{"mcpServers": {…}}`.
     #[arg(long, num_args = 1..)]
     pub mcp_config: Vec<String>,
@@ -446,6 +458,8 @@ impl Args {
             settings: self.settings.clone(),
             setting_sources: self.setting_sources.clone().or_else(|| self.bare.then(String::new)),
             bare: self.bare,
+            safe_mode: self.safe_mode,
+            restricted: self.restricted,
             tools: self.tools.clone(),
             allowed_tools: self.allowed_tools.clone(),
             disallowed_tools: self.disallowed_tools.clone(),

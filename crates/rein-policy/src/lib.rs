@@ -157,6 +157,9 @@ pub struct Policy {
     /// `permissions.blockReadsOutsideWorkingDirectories` (any scope): a read outside the
     /// workspace roots is refused, whatever rule or mode would allow it.
     pub block_outside_reads: bool,
+    /// `disableBypassPermissionsMode: "disable"` or `--restricted`: bypassPermissions
+    /// cannot be entered, at start or later.
+    pub bypass_disabled: bool,
 }
 
 impl Policy {
@@ -187,6 +190,7 @@ impl Policy {
             auto_disabled: false,
             skill_shell_disabled: false,
             block_outside_reads: false,
+            bypass_disabled: false,
         }
     }
 

@@ -420,6 +420,7 @@ pub(crate) fn build(inputs: &PolicyInputs) -> Result<Policy, RuleError> {
             .files
             .iter()
             .any(|f| f.get("/disableSkillShellExecution").and_then(|v| v.as_bool()) == Some(true)),
+        bypass_disabled,
     })
 }
 

@@ -31,7 +31,9 @@ impl SharedPolicy {
     pub fn set_mode(&self, mode: PermissionMode, source: &str) {
         self.update(|p| {
             // Settings that disable auto mode hold for the whole session.
-            if mode == PermissionMode::Auto && p.auto_disabled {
+            if (mode == PermissionMode::Auto && p.auto_disabled)
+                || (mode == PermissionMode::BypassPermissions && p.bypass_disabled)
+            {
                 return;
             }
             p.mode = mode;
@@ -77,5 +79,22 @@ impl From<Policy> for SharedPolicy {
 impl From<Arc<Policy>> for SharedPolicy {
     fn from(p: Arc<Policy>) -> Self {
         SharedPolicy(Arc::new(RwLock::new(p)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_disabled_mode_cannot_be_entered_later() {
+        let mut policy = Policy::allow_all(std::env::temp_dir());
+        policy.mode = PermissionMode::Default;
+        policy.bypass_disabled = true;
+        let shared = SharedPolicy::new(policy);
+        shared.set_mode(PermissionMode::BypassPermissions, "test");
+        assert_eq!(shared.get().mode, PermissionMode::Default);
+        shared.set_mode(PermissionMode::Plan, "test");
+        assert_eq!(shared.get().mode, PermissionMode::Plan);
     }
 }

@@ -182,6 +182,11 @@ pub const VARS: &[Var] = &[
         doc: "use a lower sandbox tier than the best found: `B` (Landlock + seccomp) or `C` (none)",
     },
     Var {
+        name: "CLAUDE_CODE_RESTRICTED",
+        default: "",
+        doc: "`1`: as `--restricted` (no shell, code-running or WebFetch tools unless `--tools` names them; only managed and `--settings` settings; file tools kept to the working directories; no bypassPermissions)",
+    },
+    Var {
         name: "CLAUDE_CODE_DISABLE_AUTO_MEMORY",
         default: "",
         doc: "`1`: no persistent memory this session (`~/.claude/projects/<project>/memory/` is neither read nor written)",
@@ -259,6 +264,8 @@ pub struct Env {
     pub container: bool,
     /// `CLAUDE_CODE_DISABLE_AUTO_MEMORY=1`.
     pub auto_memory_off: bool,
+    /// `CLAUDE_CODE_RESTRICTED=1`: as `--restricted`.
+    pub restricted: bool,
     pub mcp_timeout_ms: Option<u64>,
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
@@ -319,6 +326,7 @@ impl Env {
             sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
             container: flag("IS_SANDBOX"),
             auto_memory_off: flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY"),
+            restricted: flag("CLAUDE_CODE_RESTRICTED"),
             mcp_timeout_ms: number("MCP_TIMEOUT"),
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),

@@ -36,6 +36,7 @@ pub mod preferences;
 pub mod prompt_tool;
 pub mod provider;
 pub mod rules;
+mod safe_mode;
 pub mod sandbox;
 mod setup;
 mod setup_prompt;

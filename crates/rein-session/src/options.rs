@@ -45,6 +45,16 @@ pub struct Options {
     /// `--bare`: nothing of the person's or the project's configuration is read (see
     /// `setting_sources`), and no persistent memory.
     pub bare: bool,
+    /// `--safe-mode`: the person's and the project's customisations are off — memory
+    /// and rules, skills, commands, subagents, output styles, plugins, hooks (but
+    /// managed ones) and configured MCP servers — while settings still give the model
+    /// and the permission rules.
+    pub safe_mode: bool,
+    /// `--restricted` (or `CLAUDE_CODE_RESTRICTED=1`): a low-authority session: no tool
+    /// that runs programs or fetches pages unless `--tools` names it, only managed and
+    /// `--settings` settings, the file tools kept to the working directories, and
+    /// bypassPermissions refused.
+    pub restricted: bool,
     pub rewind_to: Option<String>,
     /// `--json-schema`: the answer must fit it.
     pub json_schema: Option<String>,
@@ -82,6 +92,9 @@ pub struct Sources {
 
 impl Options {
     pub fn sources(&self) -> Sources {
+        if self.safe_mode {
+            return Sources { user: false, project: false, local: false };
+        }
         match &self.setting_sources {
             None => Sources { user: true, project: true, local: true },
             Some(list) => {

@@ -57,6 +57,10 @@ fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &
     }
 }
 
+/// The built-in tools `--restricted` leaves out unless `--tools` names them: those that
+/// run programs (the shell) and WebFetch.
+pub const RESTRICTED_OFF: &[&str] = &["Bash", "WebFetch"];
+
 /// Load every settings file and build the policy, reading rules as `tools` declare. A
 /// file that does not parse stops rein here.
 pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -> crate::Result<(Settings, Policy)> {
@@ -75,7 +79,17 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
             Scope::Local => wanted.contains(&"local"),
         });
     }
+    let restricted = opts.restricted || opts.env().restricted;
+    if restricted {
+        // Only the organisation's settings and what this command line gives.
+        settings.files.retain(|f| matches!(f.scope, Scope::Managed | Scope::Cli));
+    }
     untrusted_folder(opts, cwd, home, &mut settings);
+    let bypass_asked = opts.dangerously_skip_permissions
+        || opts.permission_mode.as_deref().and_then(PermissionMode::parse) == Some(PermissionMode::BypassPermissions);
+    if restricted && bypass_asked {
+        invalid!("--restricted refuses bypassPermissions (--dangerously-skip-permissions, --permission-mode)");
+    }
     let mode = if opts.dangerously_skip_permissions {
         Some(PermissionMode::BypassPermissions)
     } else {
@@ -91,6 +105,9 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
     if let Some(list) = opts.tools.as_deref().filter(|t| t.trim() != "default") {
         let keep: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
         disallowed.extend(crate::setup::builtin_tool_names()?.into_iter().filter(|t| !keep.contains(&t.as_str())));
+    } else if restricted {
+        // No tool that runs programs or fetches pages, unless `--tools` names it.
+        disallowed.extend(RESTRICTED_OFF.iter().map(|t| t.to_string()));
     }
     // `--json-schema`: the answer tool touches nothing; answering is always allowed.
     let mut allowed = opts.allowed_tools.clone();
@@ -107,5 +124,11 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
         add_dirs: opts.add_dir.clone(),
         tools,
     })?;
+    let mut policy = policy;
+    if restricted {
+        policy.block_outside_reads = true;
+        policy.bypass_disabled = true;
+        policy.skill_shell_disabled = true;
+    }
     Ok((settings, policy))
 }

@@ -139,7 +139,8 @@ impl Setup {
         // Read before the settings' `env` applies: a repository's settings cannot say it.
         policy.container = before.container;
         // The persistent memory: its files are read and written without asking.
-        policy.memory_dir = if opts.bare { None } else { crate::auto_memory::memory_dir(&settings, &before, &cwd) };
+        policy.memory_dir =
+            if opts.bare || opts.safe_mode { None } else { crate::auto_memory::memory_dir(&settings, &before, &cwd) };
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         let mut notices = crate::env::apply_settings_env(&settings);
         notices.extend(policy.ignored.iter().map(|i| format!("warning: ignored {i}")));
@@ -165,7 +166,9 @@ impl Setup {
                 invalid!("the model {model} is not one the settings' availableModels allow ({})", available.join(", "));
             }
         }
-        let mut hooks = HookConfig::from_settings(&settings)?;
+        // `--safe-mode`: only the organisation's customisations (hooks, status line, plugins).
+        let custom = crate::safe_mode::customisations(opts, &settings);
+        let mut hooks = HookConfig::from_settings(&custom)?;
         // Fail closed: a hook's `if` rule that does not parse stops rein, as rules do.
         for (rule, origin) in &hooks.if_rules {
             policy.parse_rule(rule, origin)?;
@@ -192,7 +195,7 @@ impl Setup {
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         let wanted = crate::sources::Wanted::new(opts.sources(), &setup.cwd, setup.env.home.as_deref());
         setup.memory_excludes.extend(wanted.memory_excludes());
-        crate::plugins::add(&mut setup, &settings, &mut hooks, &opts.plugin_dirs, &mut notices);
+        crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
         setup.output_styles.retain(|s| s.source == "built in" || wanted.keeps(Path::new(&s.source)));
         setup.output_styles.extend(crate::plugins::output_styles(&setup.plugins));
@@ -252,7 +255,7 @@ impl Setup {
         setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.config_files = crate::rules::locations(opts, &setup.cwd, setup.env.home.as_deref()).files();
-        setup.status_line = settings
+        setup.status_line = custom
             .scalar("/statusLine")
             .and_then(|(v, _)| v.get("command").and_then(|c| c.as_str()).map(str::to_string));
         // Subagents' and skills' own hooks run on the session's hooks too.

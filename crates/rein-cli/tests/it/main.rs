@@ -57,6 +57,7 @@ mod recovery;
 mod relative_paths;
 mod repeats;
 mod rewind;
+mod safety_flags;
 mod sandbox;
 mod sandbox_masked;
 mod sandbox_network;
