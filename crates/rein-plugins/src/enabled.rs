@@ -35,7 +35,14 @@ pub fn load(store: &Store, enabled: &[Enabled], plugin_dirs: &[PathBuf], cwd: &P
     }
     let mut markets = Markets { known: store.known().unwrap_or_default(), read: Vec::new() };
     for (id, _, scope) in state.iter().filter(|(_, on, _)| *on) {
-        match locate_in(store, &mut markets, id, cwd).and_then(|root| Plugin::open(&root, id, scope)) {
+        let opened = locate_in(store, &mut markets, id, cwd).and_then(|root| {
+            let listed = id.rsplit_once('@').and_then(|(name, market)| {
+                let m = markets.get(market)?;
+                Some((m.entry(name).ok()?, marketplace::manifest_path(&m.root)))
+            });
+            Plugin::open_listed(&root, id, scope, listed.as_ref().map(|(e, file)| (*e, file.as_path())))
+        });
+        match opened {
             Ok(p) => out.plugins.push(p),
             Err(e) => out.problems.push(format!("plugin {id} (enabled in {scope} settings) is not loaded: {e}")),
         }
@@ -61,16 +68,22 @@ struct Markets {
 }
 
 impl Markets {
-    /// The directory marketplace `name`, read.
-    fn directory(&mut self, name: &str) -> Option<&marketplace::Marketplace> {
+    /// The marketplace `name` (a directory, or the clone of a repository), read.
+    fn get(&mut self, name: &str) -> Option<&marketplace::Marketplace> {
         if !self.read.iter().any(|(n, _)| n == name) {
             let entry = self.known.get(name);
-            let is_dir = entry.and_then(|e| e.pointer("/source/source")).and_then(|s| s.as_str()) == Some("directory");
             let location = entry.and_then(|e| e["installLocation"].as_str().or(e.pointer("/source/path")?.as_str()));
-            let m = location.filter(|_| is_dir).and_then(|l| marketplace::read(Path::new(l)).ok());
+            let m = location.and_then(|l| marketplace::read(Path::new(l)).ok());
             self.read.push((name.to_string(), m));
         }
         self.read.iter().find(|(n, _)| n == name).and_then(|(_, m)| m.as_ref())
+    }
+
+    /// The directory marketplace `name`, read.
+    fn directory(&mut self, name: &str) -> Option<&marketplace::Marketplace> {
+        let is_dir = self.known.get(name).and_then(|e| e.pointer("/source/source")).and_then(|s| s.as_str())
+            == Some("directory");
+        if is_dir { self.get(name) } else { None }
     }
 }
 

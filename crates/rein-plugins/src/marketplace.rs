@@ -1,10 +1,13 @@
 //! A marketplace: a folder (a git clone or a local directory) with
 //! `.claude-plugin/marketplace.json` — its `name`, `owner` and `plugins`, each with a
-//! `name` and a `source` (a path inside the marketplace, or a git repository).
+//! `name` and a `source` (a path inside the marketplace, or a git repository). An entry
+//! may also name the plugin's components (`commands`, `agents`, `skills`, `hooks`,
+//! `mcpServers`, …) as a manifest does: with `strict` (the default) they are added to
+//! the plugin's own `plugin.json`, with `"strict": false` they are the whole manifest.
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::files::read_json;
 use crate::{PluginError, Result};
@@ -25,7 +28,16 @@ pub struct Entry {
     pub source: Value,
     pub description: Option<String>,
     pub version: Option<String>,
+    /// The components the entry names (the manifest's keys in [`COMPONENT_KEYS`]).
+    pub components: Map<String, Value>,
+    /// `strict` (default true): `plugin.json` is the manifest and the entry adds to it;
+    /// else the entry is the whole manifest.
+    pub strict: bool,
 }
+
+/// The keys of a manifest (or of a marketplace entry) that name a plugin's components.
+pub const COMPONENT_KEYS: [&str; 7] =
+    ["commands", "agents", "skills", "outputStyles", "hooks", "mcpServers", "lspServers"];
 
 /// The marketplace file of the folder `root`.
 pub fn manifest_path(root: &Path) -> PathBuf {
@@ -52,6 +64,8 @@ pub fn read(root: &Path) -> Result<Marketplace> {
             source: p["source"].clone(),
             description: p["description"].as_str().map(str::to_string),
             version: p["version"].as_str().map(str::to_string),
+            components: COMPONENT_KEYS.iter().filter_map(|k| Some((k.to_string(), p.get(*k)?.clone()))).collect(),
+            strict: p["strict"].as_bool().unwrap_or(true),
         });
     }
     Ok(Marketplace { name: name.to_string(), root: root.to_path_buf(), plugins })

@@ -4,14 +4,16 @@
 //! list, `./` relative to the plugin), `hooks` (a file, a list of files, or the hooks
 //! inline) and `mcpServers` / `lspServers` (a file or inline); the default folders
 //! (`commands/`, `agents/`, `skills/`, `output-styles/`, `hooks/hooks.json`, `.mcp.json`,
-//! `.lsp.json`) count as well. `${CLAUDE_PLUGIN_ROOT}` in hooks and servers is the
-//! plugin's folder.
+//! `.lsp.json`) count as well. A marketplace entry may name components too (read as the
+//! manifest's, relative to the plugin; see [`crate::marketplace`]). `${CLAUDE_PLUGIN_ROOT}`
+//! in hooks and servers is the plugin's folder.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
 use crate::files::read_json;
+use crate::marketplace::{COMPONENT_KEYS, Entry};
 use crate::{PluginError, Result};
 
 /// An enabled plugin.
@@ -28,16 +30,39 @@ pub struct Plugin {
     pub manifest: Value,
     /// Which settings enabled it: `user`, `project`, `local`, `managed`, `flag`.
     pub scope: String,
+    /// The components its marketplace entry names, and that marketplace's file.
+    pub listing: Option<(Value, PathBuf)>,
 }
 
 impl Plugin {
     /// The plugin in `root`, enabled as `id` by `scope`; its manifest must read.
     pub fn open(root: &Path, id: &str, scope: &str) -> Result<Plugin> {
+        Self::open_listed(root, id, scope, None)
+    }
+
+    /// [`open`](Self::open), with the components its marketplace entry (in the file
+    /// `listed`) names; an entry that says `"strict": false` must be the only one to.
+    pub fn open_listed(root: &Path, id: &str, scope: &str, listed: Option<(&Entry, &Path)>) -> Result<Plugin> {
         let manifest_path = root.join(".claude-plugin/plugin.json");
         if !root.is_dir() {
             return Err(PluginError::Invalid(format!("plugin {id}: {} is not a folder", root.display())));
         }
         let manifest = read_json(&manifest_path)?.unwrap_or(Value::Object(Map::new()));
+        if let Some((entry, file)) = listed
+            && !entry.strict
+            && let Some(key) = COMPONENT_KEYS.iter().find(|k| manifest.get(**k).is_some())
+        {
+            return Err(PluginError::File {
+                path: file.display().to_string(),
+                reason: format!(
+                    "plugin {id}: its entry says \"strict\": false (the entry is the whole manifest) but {} names `{key}` too",
+                    manifest_path.display()
+                ),
+            });
+        }
+        let listing = listed
+            .filter(|(e, _)| !e.components.is_empty())
+            .map(|(e, file)| (Value::Object(e.components.clone()), file.to_path_buf()));
         let folder = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let from_id = id.split('@').next().filter(|n| !n.is_empty()).map(str::to_string);
         let name = manifest["name"].as_str().map(str::to_string).or(from_id).unwrap_or(folder);
@@ -49,7 +74,17 @@ impl Plugin {
             description: manifest["description"].as_str().map(str::to_string),
             manifest,
             scope: scope.to_string(),
+            listing,
         })
+    }
+
+    /// Where components are named: the manifest, then the marketplace entry; each with its file.
+    fn manifests(&self) -> Vec<(&Value, PathBuf)> {
+        let mut out = vec![(&self.manifest, self.root.join(".claude-plugin/plugin.json"))];
+        if let Some((listing, file)) = &self.listing {
+            out.push((listing, file.clone()));
+        }
+        out
     }
 
     /// `${CLAUDE_PLUGIN_ROOT}` in `text` made the plugin's folder.
@@ -73,18 +108,25 @@ impl Plugin {
         (!escapes && !Path::new(path).is_absolute()).then_some(p)
     }
 
-    /// The default folder (when there) and the manifest's paths for `key`.
+    /// The manifest's paths for `key`, and the default folder (when there) unless they
+    /// replace it: listed commands, agents and output styles do, as in Claude Code (the
+    /// default folder is then not read); skills and hook files add to it.
     fn paths(&self, key: &str, default: &str) -> Vec<PathBuf> {
+        let listed: Vec<&str> = self
+            .manifests()
+            .into_iter()
+            .flat_map(|(m, _)| match &m[key] {
+                Value::String(s) => vec![s.as_str()],
+                Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         let mut out = Vec::new();
         let d = self.root.join(default);
-        if d.exists() {
+        let replaces = matches!(key, "commands" | "agents" | "outputStyles") && !listed.is_empty();
+        if d.exists() && !replaces {
             out.push(d);
         }
-        let listed: Vec<&str> = match &self.manifest[key] {
-            Value::String(s) => vec![s.as_str()],
-            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
         for p in listed.into_iter().filter_map(|p| self.inside(p)) {
             if !out.contains(&p) {
                 out.push(p);
@@ -121,20 +163,16 @@ impl Plugin {
         if default.is_file() {
             files.push(default);
         }
-        match &self.manifest["hooks"] {
-            Value::Object(inline) => {
+        for (manifest, origin) in self.manifests() {
+            if let Value::Object(inline) = &manifest["hooks"] {
                 let hooks = inline.get("hooks").cloned().unwrap_or(Value::Object(inline.clone()));
-                let origin = self.root.join(".claude-plugin/plugin.json").display().to_string();
-                out.push(Ok((self.substituted(&hooks), origin)));
+                out.push(Ok((self.substituted(&hooks), origin.display().to_string())));
             }
-            Value::String(_) | Value::Array(_) => {
-                for p in self.paths("hooks", "hooks/hooks.json") {
-                    if p.is_file() && !files.contains(&p) {
-                        files.push(p);
-                    }
-                }
+        }
+        for p in self.paths("hooks", "hooks/hooks.json") {
+            if p.is_file() && !files.contains(&p) {
+                files.push(p);
             }
-            _ => {}
         }
         for f in files {
             out.push(read_json(&f).map(|v| {
@@ -163,21 +201,19 @@ impl Plugin {
             Some(Value::Object(m)) => m.clone(),
             _ => v.as_object().cloned().unwrap_or_default(),
         };
-        let mut add = |path: PathBuf| -> Result<()> {
-            if let Some(v) = read_json(&path)? {
-                out.extend(unwrap(v));
-            }
-            Ok(())
-        };
-        add(self.root.join(default))?;
-        match &self.manifest[key] {
-            Value::String(p) => {
-                if let Some(path) = self.inside(p) {
-                    add(path)?;
+        let read =
+            |path: PathBuf| -> Result<Map<String, Value>> { Ok(read_json(&path)?.map(unwrap).unwrap_or_default()) };
+        out.extend(read(self.root.join(default))?);
+        for (manifest, _) in self.manifests() {
+            match &manifest[key] {
+                Value::String(p) => {
+                    if let Some(path) = self.inside(p) {
+                        out.extend(read(path)?);
+                    }
                 }
+                Value::Object(inline) => out.extend(inline.clone()),
+                _ => {}
             }
-            Value::Object(inline) => out.extend(inline.clone()),
-            _ => {}
         }
         Ok(out.into_iter().map(|(k, v)| (k, self.substituted(&v))).collect())
     }

@@ -69,6 +69,24 @@ fn manifest_paths_may_not_leave_the_plugin() {
     assert_eq!(p.command_paths(), vec![dir.path().join("p/extra")]);
 }
 
+/// Listed commands, agents and output styles replace the default folder (Claude Code
+/// reads it no more); listed skills add to `skills/`.
+#[test]
+fn listed_paths_replace_the_default_folder_but_for_skills() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    for d in ["commands", "agents", "skills", "more/skills", "output-styles"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    let manifest = json!({"name": "p", "commands": "./more/deploy.md", "agents": [], "skills": "./more/skills"});
+    write(&root.join(".claude-plugin/plugin.json"), &manifest.to_string());
+    let p = crate::Plugin::open(&root, "p@m", "user").unwrap();
+    assert_eq!(p.command_paths(), vec![root.join("more/deploy.md")]);
+    assert_eq!(p.agent_paths(), vec![root.join("agents")], "an empty list names nothing: the default stays");
+    assert_eq!(p.skill_paths(), vec![root.join("skills"), root.join("more/skills")]);
+    assert_eq!(p.output_style_paths(), vec![root.join("output-styles")]);
+}
+
 #[test]
 fn names_that_would_be_paths_are_refused() {
     let dir = tempfile::tempdir().unwrap();
@@ -121,4 +139,44 @@ fn project_settings_are_not_written_through_a_linked_claude_folder() {
     let ctx = crate::ops::Context { store: Store::new(&dir.path().join("home/.claude")), cwd: project };
     assert!(crate::ops::set_enabled(&ctx, "p@m", "project", true).is_err());
     assert!(!elsewhere.join("settings.json").exists());
+}
+
+/// A marketplace entry may name the plugin's components (bmad-method's names its 28
+/// skills so, with no plugin.json): they count with the plugin's own (`strict`, the
+/// default), or alone (`"strict": false`, which a plugin.json naming components breaks).
+#[test]
+fn a_marketplace_entrys_components_are_the_plugins() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("m");
+    let entry = json!({"name": "p", "source": "./", "skills": ["./src/one", "./src/two"],
+        "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/stop.sh"}]}]}});
+    write(&root.join(".claude-plugin/marketplace.json"), &json!({"name": "m", "plugins": [entry]}).to_string());
+    for s in ["one", "two"] {
+        write(&root.join(format!("src/{s}/SKILL.md")), "---\nname: x\ndescription: y\n---\n");
+    }
+    let ctx = crate::ops::Context { store: Store::new(&dir.path().join("home/.claude")), cwd: dir.path().into() };
+    crate::ops::marketplace_add(&ctx, &root.display().to_string()).unwrap();
+    crate::ops::install(&ctx, "p@m", "user").unwrap();
+    let on = [Enabled { id: "p@m".into(), on: true, scope: "user".into() }];
+    let loaded = load(&ctx.store, &on, &[], dir.path());
+    assert!(loaded.problems.is_empty(), "{:?}", loaded.problems);
+    let real = root.canonicalize().unwrap();
+    assert_eq!(loaded.plugins[0].skill_paths(), vec![real.join("src/one"), real.join("src/two")]);
+    let hooks = loaded.plugins[0].hooks();
+    let (hooks, origin) = hooks[0].as_ref().unwrap();
+    assert_eq!(hooks["Stop"][0]["hooks"][0]["command"], format!("{}/stop.sh", real.display()));
+    assert_eq!(origin, &root.canonicalize().unwrap().join(".claude-plugin/marketplace.json").display().to_string());
+
+    // `"strict": false` and a plugin.json that names components too: not loaded, and why.
+    let mut strict = json!({"name": "m", "plugins": [entry]});
+    strict["plugins"][0]["strict"] = json!(false);
+    write(&root.join(".claude-plugin/marketplace.json"), &strict.to_string());
+    write(&root.join(".claude-plugin/plugin.json"), r#"{"name": "p", "skills": "./src"}"#);
+    let loaded = load(&ctx.store, &on, &[], dir.path());
+    assert!(loaded.plugins.is_empty());
+    assert!(
+        loaded.problems[0].contains("marketplace.json") && loaded.problems[0].contains("strict"),
+        "{:?}",
+        loaded.problems
+    );
 }
