@@ -101,9 +101,11 @@ pub fn load_skills(cwd: &Path, home: Option<&Path>) -> (Vec<SkillDef>, Vec<Skipp
 }
 
 /// A plugin's skills (`paths`: folders of skill folders, or a skill folder itself),
-/// named `plugin:skill` as Claude Code names them.
+/// named `plugin:skill` as Claude Code names them. A skill reached twice (its folder
+/// listed and the folder holding it too, as oh-my-claudecode's manifest has it) is one.
 pub fn load_plugin_skills(paths: &[PathBuf], plugin: &str) -> (Vec<SkillDef>, Vec<Skipped>) {
     let (mut out, mut skipped): (Vec<SkillDef>, Vec<Skipped>) = Default::default();
+    let mut seen: Vec<PathBuf> = Vec::new();
     for path in paths {
         let mut dirs: Vec<PathBuf> = if path.join("SKILL.md").is_file() {
             vec![path.clone()]
@@ -113,6 +115,11 @@ pub fn load_plugin_skills(paths: &[PathBuf], plugin: &str) -> (Vec<SkillDef>, Ve
         };
         dirs.sort();
         for dir in dirs {
+            let real = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+            if seen.contains(&real) {
+                continue;
+            }
+            seen.push(real);
             match parse(&dir, "plugin") {
                 Some(Ok(mut skill)) => {
                     skill.name = format!("{plugin}:{}", skill.name);
@@ -192,5 +199,23 @@ mod tests {
         assert_eq!(skills[0].allowed_tools, ["Bash(pdftotext:*)", "Read"]);
         assert!(skills[0].loaded("a.pdf").unwrap().contains("Use pdftotext.\n\nARGUMENTS: a.pdf"));
         assert_eq!((skills[1].name.as_str(), skills[1].model_invocable), ("secret", false));
+    }
+
+    /// oh-my-claudecode's manifest lists each of its skill folders, all inside the
+    /// default `skills/`: each skill is offered once.
+    #[test]
+    fn a_plugin_skill_reached_twice_is_one() {
+        let plugin = tempfile::tempdir().unwrap();
+        for name in ["ask", "plan"] {
+            let d = plugin.path().join("skills").join(name);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("SKILL.md"), "---\ndescription: d\n---\nBody.\n").unwrap();
+        }
+        let paths =
+            [plugin.path().join("skills"), plugin.path().join("skills/ask/"), plugin.path().join("./skills/plan")];
+        let (skills, skipped) = load_plugin_skills(&paths, "omc");
+        assert!(skipped.is_empty());
+        let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["omc:ask", "omc:plan"]);
     }
 }

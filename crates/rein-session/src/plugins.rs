@@ -65,8 +65,10 @@ pub(crate) fn add(
             setup.plugin_problems.push(format!("plugin {}: {s}", plugin.id));
         }
         setup.agents.extend(agents.agents);
-        setup.commands.extend(commands);
-        setup.commands.extend(skills.iter().filter(|s| s.user_invocable).map(crate::definitions::skill_command));
+        // A skill and a command of one name are the skill, as in the project's folders.
+        let invocable: Vec<&rein_prompt::skills::SkillDef> = skills.iter().filter(|s| s.user_invocable).collect();
+        setup.commands.extend(commands.into_iter().filter(|c| !invocable.iter().any(|s| s.name == c.name)));
+        setup.commands.extend(invocable.into_iter().map(crate::definitions::skill_command));
         setup.skills.extend(skills);
         for found in plugin.hooks() {
             let added = found.map_err(|e| e.to_string()).and_then(|(value, origin)| {

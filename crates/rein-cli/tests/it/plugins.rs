@@ -276,3 +276,28 @@ fn a_plugins_server_never_gets_reins_credentials() {
     assert!(!seen.contains("sk-test"), "the plugin's server got rein's key: {seen}");
     assert!(seen.contains("${ANTHROPIC_API_KEY}"), "{seen}");
 }
+
+/// A plugin's skill and command of one name (oh-my-claudecode's `ask`, ecc's
+/// `security-scan`) are one command, the skill's, as in a project's `.claude`.
+#[test]
+fn a_plugins_skill_and_command_of_one_name_are_the_skill() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let plugin = scratch.path().join("omc");
+    write(&plugin.join(".claude-plugin/plugin.json"), r#"{"name": "omc", "skills": ["./skills/ask/"]}"#);
+    write(&plugin.join("commands/ask.md"), "---\ndescription: the command\n---\nCOMMAND BODY $ARGUMENTS\n");
+    write(&plugin.join("skills/ask/SKILL.md"), "---\nname: ask\ndescription: the skill\n---\nSKILL BODY\n");
+    let server = serve(Scenario::new([reply([text("done")])]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "/omc:ask why", "--output-format", "stream-json", "--verbose", "--plugin-dir"])
+        .arg(&plugin)
+        .assert()
+        .success();
+    let lines = crate::common::json_lines(&out.get_output().stdout);
+    let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
+    let asks: Vec<_> = init["slash_commands"].as_array().unwrap().iter().filter(|c| *c == "omc:ask").collect();
+    assert_eq!(asks.len(), 1, "{init}");
+    let sent = server.requests()[0].body["messages"].to_string();
+    assert!(sent.contains("SKILL BODY") && !sent.contains("COMMAND BODY"), "{sent}");
+}
