@@ -10,6 +10,8 @@ use crate::common::{Env, json_lines, serve};
 use rein_testkit::{Scenario, reply, text};
 use serde_json::Value;
 
+mod corpus;
+
 /// `.ci/real/<name>/.claude`, which `.ci/real-configs` installs.
 fn real(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/real").join(name).join(".claude");
@@ -53,7 +55,7 @@ fn definitions(dir: &Path) -> Vec<String> {
 /// A PATH whose `npx` and `npm` fail at once, so that a configuration's hooks (claude-flow's
 /// SessionStart hooks start `npx @claude-flow/cli@latest`, detached) never reach the
 /// registry: the test stays offline and a gigabyte of npm cache is never written behind it.
-fn offline_path(env: &Env) -> std::ffi::OsString {
+pub(crate) fn offline_path(env: &Env) -> std::ffi::OsString {
     use std::os::unix::fs::PermissionsExt;
     let bin = env.home.path().join("offline-bin");
     std::fs::create_dir_all(&bin).unwrap();
