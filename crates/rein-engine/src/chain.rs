@@ -1,6 +1,6 @@
 //! The validation chain every tool call passes, in a fixed order: input schema → the
-//! tool's own validation → PreToolUse hooks → permission decision → execute →
-//! PostToolUse hooks. Cheap, non-negotiable checks first; human time last. Each stage
+//! tool's own validation → PreToolUse hooks → permission decision → task hooks (a
+//! TodoWrite call) → execute → PostToolUse hooks. Cheap, non-negotiable checks first; human time last. Each stage
 //! that stops a call produces the paired `is_error` result with a reason the model can
 //! act on, and the permission verdict (including a hook's block) goes to the audit.
 
@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 
 use crate::gate::{Gate, HookSay, Verdict};
 use rein_hooks::{HookEvent, HookInput};
+
+mod task_hooks;
+pub use task_hooks::TaskList;
 
 /// What happened to one call.
 pub struct CallReport {
@@ -165,6 +168,9 @@ pub async fn run_call(
         return *report;
     }
     if let Step::Stop(report) = flow.permission().await {
+        return *report;
+    }
+    if let Step::Stop(report) = flow.task_hooks().await {
         return *report;
     }
     let (content, is_error) = flow.execute().await;

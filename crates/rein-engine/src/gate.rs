@@ -123,6 +123,8 @@ pub struct Gate {
     /// Consecutive blocks by the judge; at [`MAX_BLOCKS_IN_ROW`] the person decides
     /// until they have answered once.
     blocks_in_row: Arc<AtomicU32>,
+    /// The task list's items as TaskCreated and TaskCompleted hooks have seen them.
+    pub tasks: Arc<std::sync::Mutex<crate::chain::TaskList>>,
 }
 
 impl Gate {
@@ -134,6 +136,7 @@ impl Gate {
             judge: None,
             judge_context: Arc::default(),
             blocks_in_row: Arc::default(),
+            tasks: Arc::default(),
         }
     }
 

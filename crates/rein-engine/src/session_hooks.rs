@@ -29,6 +29,7 @@ pub async fn before_prompt(
     if let Some(source) = session_start {
         context.extend(session_start_now(hooks, source, sink).await);
     }
+    file_changes(hooks, sink).await;
     let text = prompt.text();
     let out = hooks.fire_input(&HookInput::UserPromptSubmit { prompt: text }, |_| true).await;
     notices(sink, out.notices(HookEvent::UserPromptSubmit));
@@ -49,6 +50,7 @@ pub async fn before_prompt(
 pub async fn session_start_now(hooks: &Hooks, source: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Vec<String> {
     let out = hooks.fire_input(&HookInput::SessionStart { source: source.to_string() }, |_| true).await;
     notices(sink, out.notices(HookEvent::SessionStart));
+    hooks.watch_from(Some(&out));
     out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")).collect()
 }
 
@@ -155,6 +157,13 @@ pub async fn cwd_changed(
     let input = HookInput::CwdChanged { old_cwd: old.display().to_string(), new_cwd: new.display().to_string() };
     let out = hooks.fire_input(&input, |_| true).await;
     notices(sink, out.notices(HookEvent::CwdChanged));
+    hooks.watch_from(Some(&out));
+}
+
+/// FileChanged: the watched files that changed since the last look (before a prompt,
+/// after a batch of calls). What the hooks say is for the user only.
+pub async fn file_changes(hooks: &Hooks, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+    notices(sink, hooks.file_changes().await);
 }
 
 /// SessionEnd, with why the session ended.

@@ -106,7 +106,8 @@ impl Engine {
         session_hooks::stop(hooks, self.subagent.as_ref(), blocks > 0, &message.to_message().text(), sink).await
     }
 
-    /// CwdChanged hooks when the calls moved the shell, then PostToolBatch hooks once the
+    /// CwdChanged hooks when the calls moved the shell, FileChanged hooks for the watched
+    /// files they changed, then PostToolBatch hooks once the
     /// response's calls are answered: their context joins the conversation; a block or
     /// `continue: false` ends the turn.
     pub(crate) async fn after_tool_batch(
@@ -120,6 +121,7 @@ impl Engine {
         {
             session_hooks::cwd_changed(&hooks, change, sink).await;
         }
+        session_hooks::file_changes(&hooks, sink).await;
         if !hooks.has(rein_hooks::HookEvent::PostToolBatch) {
             return None;
         }

@@ -98,6 +98,13 @@ impl Matcher {
         regex::Regex::new(m).map(Matcher::Regex).map_err(|e| format!("matcher {m:?} is not a valid regex: {e}"))
     }
 
+    /// A list of literal file names joined by `|` (FileChanged's matcher).
+    pub fn files(m: Option<&str>) -> Matcher {
+        let names: Vec<String> =
+            m.unwrap_or("").split('|').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
+        if names.is_empty() || names.iter().any(|n| n == "*") { Matcher::All } else { Matcher::Names(names) }
+    }
+
     pub fn matches(&self, value: &str) -> bool {
         match self {
             Matcher::All => true,
@@ -194,7 +201,12 @@ impl HookConfig {
             return Err(err("expected a list of matcher groups".into()));
         };
         for g in groups {
-            let matcher = Matcher::parse(g.get("matcher").and_then(Value::as_str)).map_err(err)?;
+            let text = g.get("matcher").and_then(Value::as_str);
+            let matcher = match event {
+                // FileChanged's matcher lists file names (`.envrc|.env`), never a regex.
+                HookEvent::FileChanged => Matcher::files(text),
+                _ => Matcher::parse(text).map_err(err)?,
+            };
             let Some(list) = g.get("hooks").and_then(Value::as_array) else {
                 return Err(err("a matcher group needs a `hooks` list".into()));
             };

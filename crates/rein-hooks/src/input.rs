@@ -155,6 +155,42 @@ pub enum HookInput {
         #[serde(skip_serializing_if = "Option::is_none")]
         content: Option<Value>,
     },
+    /// `--init`, `--init-only` (`trigger`: `init`) or `--maintenance` (`maintenance`).
+    Setup {
+        trigger: String,
+    },
+    /// A working directory joined the session (`source`: `slash_command` for `/add-dir`).
+    DirectoryAdded {
+        directory: String,
+        source: String,
+    },
+    /// A watched file changed (`event`: `change`, `add` or `unlink`).
+    FileChanged {
+        file_path: String,
+        event: String,
+    },
+    /// A worktree is wanted: a hook makes it and prints its path.
+    WorktreeCreate {
+        name: String,
+    },
+    /// A worktree is done with.
+    WorktreeRemove {
+        worktree_path: String,
+    },
+    /// An item joined the task list.
+    TaskCreated {
+        task_id: String,
+        task_subject: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        task_description: Option<String>,
+    },
+    /// An item of the task list was marked done.
+    TaskCompleted {
+        task_id: String,
+        task_subject: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        task_description: Option<String>,
+    },
     /// A skill's `` !`cmd` `` line is about to run.
     PreSkillShellCommand {
         skill_name: String,
@@ -190,6 +226,13 @@ impl HookInput {
             HookInput::ConfigChange { .. } => HookEvent::ConfigChange,
             HookInput::Elicitation { .. } => HookEvent::Elicitation,
             HookInput::ElicitationResult { .. } => HookEvent::ElicitationResult,
+            HookInput::Setup { .. } => HookEvent::Setup,
+            HookInput::DirectoryAdded { .. } => HookEvent::DirectoryAdded,
+            HookInput::FileChanged { .. } => HookEvent::FileChanged,
+            HookInput::WorktreeCreate { .. } => HookEvent::WorktreeCreate,
+            HookInput::WorktreeRemove { .. } => HookEvent::WorktreeRemove,
+            HookInput::TaskCreated { .. } => HookEvent::TaskCreated,
+            HookInput::TaskCompleted { .. } => HookEvent::TaskCompleted,
         }
     }
 
@@ -214,7 +257,17 @@ impl HookInput {
             HookInput::Elicitation { mcp_server_name, .. } | HookInput::ElicitationResult { mcp_server_name, .. } => {
                 Some(mcp_server_name)
             }
+            HookInput::Setup { trigger } => Some(trigger),
+            HookInput::DirectoryAdded { source, .. } => Some(source),
+            // Matched by the file's name (the matcher lists names: `.envrc|.env`).
+            HookInput::FileChanged { file_path, .. } => {
+                Some(file_path.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or(file_path))
+            }
             HookInput::UserPromptSubmit { .. }
+            | HookInput::WorktreeCreate { .. }
+            | HookInput::WorktreeRemove { .. }
+            | HookInput::TaskCreated { .. }
+            | HookInput::TaskCompleted { .. }
             | HookInput::Stop { .. }
             | HookInput::PostToolBatch { .. }
             | HookInput::PreModelSwitch { .. }

@@ -12,6 +12,7 @@ mod input;
 mod output;
 mod run;
 mod scoped;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ pub use input::HookInput;
 pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
 pub use run::{DEFAULT_TIMEOUT, Exit, Run};
 pub use scoped::{Scoped, SharedScoped};
+pub use watch::{FileWatch, SharedWatch};
 
 /// A prompt hook's timeout when it sets none (as Claude Code's).
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -93,6 +95,8 @@ pub struct Hooks {
     pub tools: Option<Arc<dyn HookTools>>,
     /// Skills' hooks, added as they are invoked (shared by every copy).
     pub scoped: SharedScoped,
+    /// The files FileChanged hooks watch (shared by every copy).
+    pub watch: SharedWatch,
 }
 
 impl std::fmt::Debug for Hooks {
@@ -111,6 +115,7 @@ impl Hooks {
             live: None,
             tools: None,
             scoped: Default::default(),
+            watch: Default::default(),
         }
     }
 
@@ -146,7 +151,8 @@ impl Hooks {
         let value = self.input(event, fields);
         let input = value.to_string();
         let mut env = vec![("CLAUDE_PROJECT_DIR".to_string(), self.session.project_dir.display().to_string())];
-        if matches!(event, HookEvent::SessionStart | HookEvent::CwdChanged) {
+        if matches!(event, HookEvent::SessionStart | HookEvent::Setup | HookEvent::CwdChanged | HookEvent::FileChanged)
+        {
             let _ = std::fs::create_dir_all(&self.session.session_dir);
             env.push(("CLAUDE_ENV_FILE".to_string(), self.env_file().display().to_string()));
         }
@@ -234,6 +240,11 @@ impl Hooks {
         delegated::judged(display, timeout, judge.judge(delegated::prompt_text(prompt, input), model)).await
     }
 
+    /// Where the session is now: the shell's directory once a command moved it.
+    pub fn cwd_now(&self) -> PathBuf {
+        self.live.as_ref().and_then(|l| l.cwd()).unwrap_or_else(|| self.session.cwd.clone())
+    }
+
     fn input(&self, event: HookEvent, fields: Value) -> Value {
         let s = &self.session;
         let mut map = Map::new();
@@ -247,8 +258,7 @@ impl Hooks {
                 map.insert("transcript_path".into(), json!(s.transcript_path));
             }
         }
-        let cwd = self.live.as_ref().and_then(|l| l.cwd()).unwrap_or_else(|| s.cwd.clone());
-        map.insert("cwd".into(), json!(cwd));
+        map.insert("cwd".into(), json!(self.cwd_now()));
         map.insert("hook_event_name".into(), json!(event.name()));
         let mode = self.live.as_ref().map_or_else(|| s.permission_mode.clone(), |l| l.permission_mode());
         map.insert("permission_mode".into(), json!(mode));

@@ -73,6 +73,9 @@ pub struct SpecificOutput {
     /// PostToolUse on an MCP tool: the same.
     #[serde(default, rename = "updatedMCPToolOutput")]
     pub updated_mcp_tool_output: Option<Value>,
+    /// SessionStart, CwdChanged, FileChanged: more files to watch (FileChanged).
+    #[serde(default, deserialize_with = "lenient")]
+    pub watch_paths: Option<Vec<String>>,
     /// Elicitation / ElicitationResult: `accept`, `decline` or `cancel`.
     #[serde(default, deserialize_with = "lenient")]
     pub action: Option<String>,
@@ -119,7 +122,7 @@ pub struct Outcome {
 }
 
 /// One handler's parsed result.
-struct Parsed<'a> {
+pub(crate) struct Parsed<'a> {
     run: &'a Run,
     json: Option<HookOutput>,
     /// Exit 0 with stdout that starts with `{` but is not a JSON object.
@@ -127,11 +130,11 @@ struct Parsed<'a> {
 }
 
 impl Parsed<'_> {
-    fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.run.exit == Exit::Code(Some(0))
     }
 
-    fn specific(&self) -> Option<&SpecificOutput> {
+    pub(crate) fn specific(&self) -> Option<&SpecificOutput> {
         self.json.as_ref()?.hook_specific_output.as_ref()
     }
 
@@ -146,7 +149,7 @@ impl Parsed<'_> {
 }
 
 impl Outcome {
-    fn parsed(&self) -> impl Iterator<Item = Parsed<'_>> {
+    pub(crate) fn parsed(&self) -> impl Iterator<Item = Parsed<'_>> {
         self.runs.iter().map(|run| {
             let trimmed = run.stdout.trim_start();
             let (json, bad_json) = if trimmed.starts_with('{') {

@@ -323,6 +323,29 @@ impl Session {
         self.live.policy().get().mode
     }
 
+    /// `/add-dir`: `dir` is a working directory for the rest of the session; then
+    /// DirectoryAdded hooks (`source`: `slash_command`). What they say is for the person.
+    pub async fn add_directory(
+        &self,
+        dir: &std::path::Path,
+        source: &str,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Result<(), String> {
+        let update = rein_policy::PermissionUpdate {
+            change: rein_policy::Change::AddDirectories(vec![dir.to_path_buf()]),
+            destination: rein_policy::Destination::Session,
+        };
+        let files = rein_policy::SettingsFiles { project_root: self.parts.project_dir.clone(), user_dir: None };
+        self.live.policy().apply(&update, &files).map_err(|e| e.to_string())?;
+        if let Some(hooks) = self.engine.hooks().filter(|h| h.has(rein_hooks::HookEvent::DirectoryAdded)) {
+            let input = HookInput::DirectoryAdded { directory: dir.display().to_string(), source: source.to_string() };
+            for n in hooks.fire_input(&input, |_| true).await.notices(rein_hooks::HookEvent::DirectoryAdded) {
+                sink(EngineEvent::Notice(n));
+            }
+        }
+        Ok(())
+    }
+
     /// `/compact [instructions]`.
     pub async fn compact(
         &mut self,

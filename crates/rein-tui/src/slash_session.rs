@@ -3,7 +3,7 @@
 //! lines it shows, or `None` when the command is not one of these.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use rein_policy::{Change, Destination, PermissionMode};
+use rein_policy::PermissionMode;
 
 use crate::app::App;
 use crate::vim::{Step, Vim};
@@ -37,7 +37,11 @@ pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> 
         "rename" if args.is_empty() => out.push("Usage: /rename NAME".into()),
         "rename" => app.ask_engine(ToEngine::Rename(args.to_string())),
         "add-dir" if args.is_empty() => out.push("Usage: /add-dir PATH".into()),
-        "add-dir" => out.push(add_dir(app, args)),
+        "add-dir" => {
+            if let Some(problem) = add_dir(app, args) {
+                out.push(problem);
+            }
+        }
         "plan" => {
             app.policy.set_mode(PermissionMode::Plan, "/plan");
             out.push("Plan mode: rein reads and plans; it changes nothing until you approve its plan".into());
@@ -88,19 +92,19 @@ fn tasks(app: &App, args: &str) -> Vec<String> {
 
 /// `/add-dir PATH`: a workspace root for the rest of the session, which the permission
 /// rules then treat as the working directory's own.
-fn add_dir(app: &mut App, path: &str) -> String {
+/// `/add-dir PATH`: the session owner adds it (and raises DirectoryAdded); what is
+/// wrong with the path before that.
+fn add_dir(app: &mut App, path: &str) -> Option<String> {
     let dir = match path.strip_prefix("~/").zip(std::env::var_os("HOME")) {
         Some((rest, home)) => std::path::PathBuf::from(home).join(rest),
         None => app.cwd.join(path),
     };
     if !dir.is_dir() {
-        return format!("{} is not a folder", dir.display());
+        return Some(format!("{} is not a folder", dir.display()));
     }
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    match app.apply(Change::AddDirectories(vec![dir.clone()]), Destination::Session) {
-        Ok(_) => format!("Added {} as a working directory for this session", dir.display()),
-        Err(e) => format!("Could not add {}: {e}", dir.display()),
-    }
+    app.ask_engine(ToEngine::AddDir(dir));
+    None
 }
 
 impl App {

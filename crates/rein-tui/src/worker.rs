@@ -81,6 +81,8 @@ pub enum ToEngine {
     Effort(String),
     /// `/mcp`: the servers, their state and tools; `/mcp reconnect NAME`.
     Mcp(String),
+    /// `/add-dir PATH`: another working directory for the session.
+    AddDir(std::path::PathBuf),
 }
 
 /// Names a session from its first prompt (the small model); `None` when it could not.
@@ -287,6 +289,20 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
             },
         },
         ToEngine::Mcp(args) => crate::mcp_view::run(session, &args, ui).await,
+        ToEngine::AddDir(dir) => {
+            let mut notes = Vec::new();
+            let mut keep = |e| {
+                if let EngineEvent::Notice(n) = e {
+                    notes.push(n);
+                }
+            };
+            let added = session.add_directory(&dir, "slash_command", &mut keep).await;
+            match added {
+                Ok(()) => notes.insert(0, format!("Added {} as a working directory for this session", dir.display())),
+                Err(e) => notes.insert(0, format!("Could not add {}: {e}", dir.display())),
+            }
+            notes
+        }
         ToEngine::Prompt(_) | ToEngine::Attached { .. } | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
     }
 }

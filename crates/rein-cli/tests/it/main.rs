@@ -34,6 +34,7 @@ mod harbor;
 mod headless;
 mod hook_delegated;
 mod hook_events;
+mod hook_events_late;
 mod hook_handlers;
 mod hooks;
 mod live_facts;

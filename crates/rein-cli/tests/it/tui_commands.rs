@@ -1,6 +1,7 @@
 //! The everyday session commands in a real terminal (tmux), each with its effect on disk
 //! or screen: `/export FILE`, `/copy` (through a stand-in xclip, and over OSC 52 into
-//! tmux's buffer when no tool runs), `/add-dir` (a file there can then be edited),
+//! tmux's buffer when no tool runs), `/add-dir` (a file there can then be edited, and
+//! DirectoryAdded hooks hear of it),
 //! `/rename`, `/effort`, `/plan`, `/rewind`.
 
 use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
@@ -108,6 +109,14 @@ fn copy_without_a_clipboard_tool_goes_over_osc_52() {
 #[test]
 fn add_dir_lets_a_file_in_another_folder_be_edited() {
     let env = Env::new();
+    env.trust();
+    let log = env.cwd().join("added.json");
+    let hook = format!("cat > '{}'", log.display());
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"DirectoryAdded": [{"matcher": "slash_command", "hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
     let other = tempfile::tempdir().unwrap();
     let target = std::fs::canonicalize(other.path()).unwrap().join("shared.txt");
     std::fs::write(&target, "old value\n").unwrap();
@@ -130,6 +139,10 @@ fn add_dir_lets_a_file_in_another_folder_be_edited() {
         "new value\n",
         "accept-edits covers the added folder:\n{screen}"
     );
+    let added: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(added["hook_event_name"], "DirectoryAdded");
+    assert_eq!(added["source"], "slash_command");
+    assert_eq!(added["directory"], target.parent().unwrap().display().to_string());
 }
 
 /// `~/.claude/keybindings.json`: a key bound to an action does it, a key bound to null

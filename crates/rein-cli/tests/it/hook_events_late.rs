@@ -1,0 +1,109 @@
+//! The hook events Claude Code raises that rein raised last: FileChanged (files named
+//! by the matcher and by `watchPaths`), TaskCreated and TaskCompleted (from the task
+//! list, and a hook that refuses a completion), Setup (`--init`, `--init-only`,
+//! `--maintenance`) and WorktreeCreate / WorktreeRemove (`--worktree` made and removed
+//! by hooks, for a folder git does not manage).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+
+use crate::common::{Env, serve, tool_result};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+
+/// The hook inputs appended to `log`, one JSON object a line.
+fn inputs(log: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn recorder(log: &std::path::Path) -> String {
+    format!("cat >> '{}'; echo >> '{}'", log.display(), log.display())
+}
+
+#[test]
+fn a_watched_file_a_command_writes_fires_file_changed_and_its_exports_reach_later_commands() {
+    let env = Env::new();
+    let log = env.cwd().join("changed.jsonl");
+    let on_change = format!("{}; echo 'export FROM_VERSIONS=loaded' >> \"$CLAUDE_ENV_FILE\"", recorder(&log));
+    let start = r#"echo '{"hookSpecificOutput": {"hookEventName": "SessionStart", "watchPaths": ["conf/app.toml"]}}'"#;
+    env.write("conf/app.toml", "a = 1\n");
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {
+            "SessionStart": [{"hooks": [{"type": "command", "command": start}]}],
+            "FileChanged": [
+                {"matcher": "versions.txt|.nvmrc", "hooks": [{"type": "command", "command": on_change}]},
+                {"matcher": "app.toml", "hooks": [{"type": "command", "command": recorder(&log)}]},
+            ],
+        }})
+        .to_string(),
+    );
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": "echo '20' > versions.txt"}))]),
+        reply([call(
+            "b",
+            "Bash",
+            json!({"command": "echo \"$FROM_VERSIONS\" > seen.txt; echo 'a = 2' > conf/app.toml"}),
+        )]),
+        reply([call("c", "Bash", json!({"command": "rm versions.txt"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Bash"]).assert().success();
+    let seen: Vec<(String, String)> = inputs(&log)
+        .iter()
+        .map(|v| {
+            assert_eq!(v["hook_event_name"], "FileChanged");
+            (v["file_path"].as_str().unwrap().to_string(), v["event"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let (envrc, toml) =
+        (env.cwd().join("versions.txt").display().to_string(), env.cwd().join("conf/app.toml").display().to_string());
+    assert_eq!(
+        seen,
+        vec![(envrc.clone(), "add".into()), (toml, "change".into()), (envrc, "unlink".into())],
+        "each change once, in order"
+    );
+    let exported = std::fs::read_to_string(env.cwd().join("seen.txt")).unwrap();
+    assert_eq!(exported, "loaded\n", "what the FileChanged hook exported is set for later commands");
+}
+
+#[test]
+fn the_task_list_raises_task_created_and_completed_and_a_hook_can_refuse_a_completion() {
+    let env = Env::new();
+    let log = env.cwd().join("tasks.jsonl");
+    // Completing "ship it" is refused until a file says the tests passed.
+    let gate = format!(
+        "{}; grep -q '\"task_subject\":\"ship it\"' '{}' && [ ! -f passed ] && {{ echo 'run the tests first' >&2; exit 2; }}; exit 0",
+        recorder(&log),
+        log.display()
+    );
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {
+            "TaskCreated": [{"hooks": [{"type": "command", "command": recorder(&log)}]}],
+            "TaskCompleted": [{"hooks": [{"type": "command", "command": gate}]}],
+        }})
+        .to_string(),
+    );
+    let list = |status: &str| json!({"todos": [{"content": "ship it", "status": status, "activeForm": "Shipping it"}]});
+    let server = serve(Scenario::new([
+        reply([call("a", "TodoWrite", list("in_progress"))]),
+        reply([call("b", "TodoWrite", list("completed"))]),
+        reply([call("c", "Write", json!({"file_path": env.cwd().join("passed"), "content": "yes"}))]),
+        reply([call("d", "TodoWrite", list("completed"))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Write"]).assert().success();
+    let messages = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
+    let (refused, is_error) = tool_result(&messages, "b");
+    assert!(is_error && refused.contains("run the tests first"), "{refused}");
+    let (accepted, is_error) = tool_result(&messages, "d");
+    assert!(!is_error, "{accepted}");
+    let events: Vec<(String, String)> = inputs(&log)
+        .iter()
+        .map(|v| (v["hook_event_name"].as_str().unwrap().into(), v["task_id"].as_str().unwrap().into()))
+        .collect();
+    let expected = [("TaskCreated", "1"), ("TaskCompleted", "1"), ("TaskCompleted", "1")];
+    assert_eq!(events, expected.map(|(e, i)| (e.to_string(), i.to_string())), "created once, completed twice");
+    assert_eq!(inputs(&log)[0]["task_subject"], "ship it");
+}

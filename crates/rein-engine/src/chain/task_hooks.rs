@@ -1,0 +1,114 @@
+//! TaskCreated and TaskCompleted, raised from the session's task list (TodoWrite): an
+//! item the list did not have before fires TaskCreated, an item newly marked done fires
+//! TaskCompleted. A hook that blocks (exit 2, `decision: "block"`, or `continue:
+//! false`) cancels the change: the call is refused with the hook's reason, the list
+//! stays as it was, and the model can act on why.
+
+use std::sync::Mutex;
+
+use rein_hooks::{HookInput, Hooks};
+use serde_json::Value;
+
+use super::{Flow, Step};
+
+/// The items the task list has held, in the order they first appeared (an item's id is
+/// its place here), and whether each is done.
+#[derive(Debug, Default)]
+pub struct TaskList {
+    seen: Vec<(String, bool)>,
+}
+
+impl TaskList {
+    /// The events a new list would raise, and the list as it would then be.
+    fn events(&self, input: &Value) -> (Vec<HookInput>, Vec<(String, bool)>) {
+        let mut seen = self.seen.clone();
+        let mut events = Vec::new();
+        for todo in input.get("todos").and_then(Value::as_array).into_iter().flatten() {
+            let Some(subject) = todo.get("content").and_then(Value::as_str) else { continue };
+            let done = todo.get("status").and_then(Value::as_str) == Some("completed");
+            let at = match seen.iter().position(|(s, _)| s == subject) {
+                Some(at) => at,
+                None => {
+                    seen.push((subject.to_string(), false));
+                    let task_id = seen.len().to_string();
+                    events.push(HookInput::TaskCreated {
+                        task_id,
+                        task_subject: subject.to_string(),
+                        task_description: None,
+                    });
+                    seen.len() - 1
+                }
+            };
+            if done && !seen[at].1 {
+                seen[at].1 = true;
+                events.push(HookInput::TaskCompleted {
+                    task_id: (at + 1).to_string(),
+                    task_subject: subject.to_string(),
+                    task_description: None,
+                });
+            }
+        }
+        (events, seen)
+    }
+}
+
+/// Fire the events `input` raises; the reason the first hook that blocks gave.
+async fn check(hooks: &Hooks, tasks: &Mutex<TaskList>, input: &Value) -> Result<(), String> {
+    let (events, next) = tasks.lock().unwrap_or_else(|p| p.into_inner()).events(input);
+    for event in &events {
+        if !hooks.has(event.event()) {
+            continue;
+        }
+        let out = hooks.fire_input(event, |_| true).await;
+        let refused =
+            out.block().map(|(reason, hook)| format!("the {} hook `{hook}` refused: {reason}", event.event()));
+        if let Some(why) = refused.or_else(|| out.stop().map(|r| format!("a {} hook stopped it: {r}", event.event()))) {
+            return Err(why);
+        }
+    }
+    tasks.lock().unwrap_or_else(|p| p.into_inner()).seen = next;
+    Ok(())
+}
+
+impl Flow<'_> {
+    /// Stage 4b, task hooks: a TodoWrite call that adds or completes items passes the
+    /// TaskCreated and TaskCompleted hooks before it runs.
+    pub(super) async fn task_hooks(&mut self) -> Step {
+        let Some(hooks) = &self.gate.hooks else { return Step::Continue };
+        if self.call.name != "TodoWrite" {
+            return Step::Continue;
+        }
+        match check(hooks, &self.gate.tasks, &self.call.input).await {
+            Ok(()) => Step::Continue,
+            Err(why) => self.stopped(format!("The task list was not changed: {why}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_items_are_created_and_newly_done_ones_completed_once() {
+        let mut list = TaskList::default();
+        let first = serde_json::json!({"todos": [
+            {"content": "a", "status": "in_progress", "activeForm": "A"},
+            {"content": "b", "status": "completed", "activeForm": "B"},
+        ]});
+        let (events, next) = list.events(&first);
+        let names: Vec<_> = events.iter().map(|e| (e.event().name(), e.fields()["task_id"].clone())).collect();
+        assert_eq!(
+            names,
+            vec![("TaskCreated", "1".into()), ("TaskCreated", "2".into()), ("TaskCompleted", "2".into())]
+        );
+        list.seen = next;
+        let second = serde_json::json!({"todos": [
+            {"content": "b", "status": "completed", "activeForm": "B"},
+            {"content": "a", "status": "completed", "activeForm": "A"},
+        ]});
+        let (events, _) = list.events(&second);
+        let names: Vec<_> = events.iter().map(|e| (e.event().name(), e.fields()["task_subject"].clone())).collect();
+        assert_eq!(names, vec![("TaskCompleted", "a".into())]);
+    }
+}
