@@ -2,16 +2,16 @@
 //! public Claude Code setups: projects as their installers leave them, plugins, a
 //! marketplace): no setup that Claude Code accepts stops rein. For each, installed as its
 //! users have it (a project's folder, a plugin or a marketplace added and installed with
-//! `rein plugin`), `rein -p` starts and prints the model's answer, every warning rein
-//! prints about a configuration file names the file (and the line, where a definition or
-//! a key is skipped), the setup's components are offered (each once), and `rein doctor`
-//! finishes.
+//! `rein plugin`), `rein -p` starts, runs a command through the setup's hooks and prints
+//! the model's answer; every warning rein prints about a configuration file names the
+//! file (and the line, where a definition or a key is skipped); the setup's components
+//! are offered, each once; and `rein doctor` finishes.
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{Env, json_lines, serve};
+use crate::common::{Env, json_lines, serve, tool_result};
 use crate::real_configs::{copy_tree, offline_path};
-use rein_testkit::{Scenario, reply, text};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::Value;
 
 /// Every setup `.ci/real-configs` installs.
@@ -133,12 +133,14 @@ fn holds(name: &str) {
     env.trust();
     // Prompt and agent hooks (a Stop hook's check) are answered by the judge's model.
     let verdicts = (0..8).map(|_| reply([text("{\"ok\": true}")]));
-    let server = serve(Scenario::new([reply([text(ANSWER)])]).with_judge(verdicts));
+    // A command runs on the way, through the setup's tool hooks.
+    let call = tool_use_with_id("ls", "Bash", serde_json::json!({"command": "ls"}));
+    let server = serve(Scenario::new([reply([call]), reply([text(ANSWER)])]).with_judge(verdicts));
     let out = env
         .rein_at(&server)
         .env("PATH", offline_path(&env))
         .env("npm_config_offline", "true")
-        .args(["-p", "hi", "--output-format", "stream-json", "--verbose"])
+        .args(["-p", "hi", "--allowedTools", "Bash", "--output-format", "stream-json", "--verbose"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -146,6 +148,9 @@ fn holds(name: &str) {
     let lines = json_lines(&out.stdout);
     let result = lines.iter().find(|l| l["type"] == "result").unwrap_or_else(|| panic!("{name}: no result\n{stderr}"));
     assert_eq!(result["result"], ANSWER, "{name}\n{stderr}");
+    let asked: Vec<_> = server.requests().into_iter().filter(|r| !r.is_judge() && !r.is_title()).collect();
+    let (answer, _) = tool_result(asked[1].body["messages"].as_array().unwrap(), "ls");
+    assert!(!answer.is_empty(), "{name}: the call has its result\n{stderr}");
     assert_named(&stderr, name);
 
     // What the setup defines is offered.
