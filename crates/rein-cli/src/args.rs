@@ -194,6 +194,18 @@ pub struct Args {
     #[arg(long)]
     pub restricted: bool,
 
+    /// Run the Setup hooks (trigger `init`) before the session starts.
+    #[arg(long)]
+    pub init: bool,
+
+    /// Run the Setup hooks (trigger `init`) and exit.
+    #[arg(long)]
+    pub init_only: bool,
+
+    /// Run the Setup hooks (trigger `maintenance`) before the session starts.
+    #[arg(long)]
+    pub maintenance: bool,
+
     /// MCP servers to load: JSON files or JSON strings, each `{"mcpServers": {…}}`.
     #[arg(long, num_args = 1..)]
     pub mcp_config: Vec<String>,
@@ -460,6 +472,11 @@ impl Args {
             bare: self.bare,
             safe_mode: self.safe_mode,
             restricted: self.restricted,
+            setup_trigger: if self.maintenance {
+                Some("maintenance".into())
+            } else {
+                (self.init || self.init_only).then(|| "init".into())
+            },
             tools: self.tools.clone(),
             allowed_tools: self.allowed_tools.clone(),
             disallowed_tools: self.disallowed_tools.clone(),

@@ -136,19 +136,20 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         None => {}
     }
-    let Some(name) = &args.worktree else { return run_session(&args) };
-    let worktree = worktree::create(&std::env::current_dir()?, name)?;
-    std::env::set_current_dir(&worktree.path)
-        .with_context(|| format!("entering the worktree {}", worktree.path.display()))?;
-    eprintln!("rein: working in the worktree {} (branch {})", worktree.path.display(), worktree.branch);
-    let result = run_session(&args);
-    eprintln!("rein: {}", worktree::finish(&worktree));
-    result
+    if args.worktree.is_none() {
+        return run_session(&args);
+    }
+    worktree::run(&args, run_session)
 }
 
 /// A session: the Agent SDK's, the interactive one or a headless run.
 fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
     let args = args.clone();
+    if args.init_only {
+        let setup = session::Setup::from_options(&args.options())?;
+        let model = setup.anthropic_model()?;
+        return Ok(runtime()?.block_on(session::init_only(&setup, model)).exit_code());
+    }
     let sdk_mode = args.input_format == Some(args::InputFormat::StreamJson);
     if sdk_mode {
         if args.output_format != OutputFormat::StreamJson {

@@ -66,3 +66,24 @@ impl RunEnd {
         }
     }
 }
+
+/// `--init-only`: the Setup hooks (trigger `init`), then exit; what they say goes to
+/// stderr. Exit 1 when the session could not be put together.
+pub async fn init_only(setup: &Setup, model: Arc<dyn Model>) -> RunEnd {
+    let policy = SharedPolicy::from(setup.policy.clone());
+    let mut session = match crate::engine::build(setup, model, policy, None) {
+        Ok(s) => s,
+        Err(e) => {
+            crate::messages::err_message!("{e}");
+            return RunEnd::Failed;
+        }
+    };
+    session
+        .run_setup(&mut |e| {
+            if let rein_engine::EngineEvent::Notice(n) = e {
+                crate::messages::note_message!("{n}");
+            }
+        })
+        .await;
+    RunEnd::Ok
+}

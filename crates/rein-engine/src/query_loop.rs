@@ -106,7 +106,9 @@ pub struct Engine {
     session_start: Option<&'static str>,
     /// What SessionStart hooks run at [`open_session`](Self::open_session) added, for the
     /// first prompt.
-    start_context: Vec<String>,
+    pub(crate) start_context: Vec<String>,
+    /// `--init` / `--maintenance`: Setup hooks to run before SessionStart.
+    pub(crate) setup_trigger: Option<String>,
     pub(crate) transcript: Journal,
     /// Size of the tools array, for the token estimate.
     pub(crate) tools_json_bytes: usize,
@@ -163,6 +165,7 @@ impl Engine {
             conversation: Conversation::new(),
             session_start: Some("startup"),
             start_context: Vec::new(),
+            setup_trigger: None,
             transcript: Journal::default(),
             tools_json_bytes,
             // Anything that joined before the first request is taken in by it.
@@ -279,6 +282,7 @@ impl Engine {
     /// hooks run at once, as in Claude Code; what context they add goes with the first
     /// prompt.
     pub async fn open_session(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        self.setup_hooks(sink).await;
         let Some(hooks) = self.gate.hooks.clone().filter(|_| self.subagent.is_none()) else { return };
         let Some(source) = self.session_start.take() else { return };
         let context = session_hooks::session_start_now(&hooks, source, sink).await;
@@ -318,6 +322,7 @@ impl Engine {
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
         let mut prompt = prompt;
+        self.setup_hooks(sink).await;
         prompt.content.extend(self.start_context.drain(..).map(rein_protocol::ContentBlock::text));
         let prompt = match self.gate.hooks.as_ref().filter(|_| self.subagent.is_none()) {
             Some(h) => match session_hooks::before_prompt(h, self.session_start.take(), prompt, sink).await {

@@ -54,6 +54,25 @@ pub async fn session_start_now(hooks: &Hooks, source: &str, sink: &mut (dyn FnMu
     out.context(true).into_iter().map(|c| format!("<session-start-hook>\n{c}\n</session-start-hook>")).collect()
 }
 
+impl crate::Engine {
+    /// `--init`, `--init-only`, `--maintenance`: the session runs Setup hooks with this
+    /// trigger before SessionStart.
+    pub fn set_setup_trigger(&mut self, trigger: Option<String>) {
+        self.setup_trigger = trigger;
+    }
+
+    /// Setup hooks, once, if a trigger is pending: their context goes with the first
+    /// prompt; what else they say is for the person.
+    pub async fn setup_hooks(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        let Some(trigger) = self.setup_trigger.take() else { return };
+        let Some(hooks) = self.gate.hooks.clone().filter(|_| self.subagent.is_none()) else { return };
+        let out = hooks.fire_input(&HookInput::Setup { trigger }, |_| true).await;
+        notices(sink, out.notices(HookEvent::Setup));
+        let context = out.context(false).into_iter().map(|c| format!("<setup-hook>\n{c}\n</setup-hook>"));
+        self.start_context.extend(context);
+    }
+}
+
 /// Stop hooks, when the model has finished.
 pub async fn stop(
     hooks: &Hooks,

@@ -31,7 +31,8 @@ pub fn build(
 ) -> crate::Result<crate::Session> {
     let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
     let live = Arc::new(crate::Live::new(setup.session_id.clone(), transcript, policy.clone()));
-    let engine = engine(setup, model, policy, approver, live.clone())?;
+    let mut engine = engine(setup, model, policy, approver, live.clone())?;
+    engine.set_setup_trigger(setup.setup_trigger.clone());
     let parts = crate::Parts {
         commands: setup.commands.clone(),
         mcp: setup.mcp.clone(),

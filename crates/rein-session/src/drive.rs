@@ -372,6 +372,11 @@ impl Session {
         self.engine.open_session(sink).await;
     }
 
+    /// `--init-only`: the Setup hooks alone (the session goes no further).
+    pub async fn run_setup(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        self.engine.setup_hooks(sink).await;
+    }
+
     /// The session ends (SessionEnd hooks with `reason`).
     pub async fn end(&self, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         self.engine.end_session(reason, sink).await;

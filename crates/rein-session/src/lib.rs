@@ -42,6 +42,7 @@ mod setup;
 mod setup_prompt;
 mod sources;
 pub mod trust;
+pub mod worktree_hooks;
 
 pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;

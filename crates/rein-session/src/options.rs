@@ -55,6 +55,9 @@ pub struct Options {
     /// `--settings` settings, the file tools kept to the working directories, and
     /// bypassPermissions refused.
     pub restricted: bool,
+    /// `--init`, `--init-only` (`init`) or `--maintenance` (`maintenance`): Setup hooks
+    /// run with this trigger before the session starts.
+    pub setup_trigger: Option<String>,
     pub rewind_to: Option<String>,
     /// `--json-schema`: the answer must fit it.
     pub json_schema: Option<String>,

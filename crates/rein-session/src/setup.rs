@@ -85,6 +85,8 @@ pub struct Setup {
     pub plugin_problems: Vec<String>,
     /// `--rewind-to UUID`: go back to before that prompt when the session opens.
     pub rewind_to: Option<String>,
+    /// `--init` / `--maintenance`: the Setup hooks' trigger, run before SessionStart.
+    pub setup_trigger: Option<String>,
     /// `--json-schema`: the tool the model must call, and where its answer lands.
     pub required_tool: Option<String>,
     pub structured_output: Option<Arc<std::sync::Mutex<Option<serde_json::Value>>>>,
@@ -364,6 +366,7 @@ impl Setup {
             plugin_problems: Vec::new(),
             mcp: None,
             rewind_to: None,
+            setup_trigger: opts.setup_trigger.clone(),
             required_tool: None,
             structured_output: None,
             notices: Vec::new(),

@@ -107,3 +107,81 @@ fn the_task_list_raises_task_created_and_completed_and_a_hook_can_refuse_a_compl
     assert_eq!(events, expected.map(|(e, i)| (e.to_string(), i.to_string())), "created once, completed twice");
     assert_eq!(inputs(&log)[0]["task_subject"], "ship it");
 }
+
+#[test]
+fn init_and_maintenance_run_setup_hooks_and_init_only_stops_there() {
+    let env = Env::new();
+    let log = env.cwd().join("setup.jsonl");
+    let hook = format!(
+        "{}; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"Setup\", \"additionalContext\": \"SETUP-CONTEXT\"}}}}'",
+        recorder(&log)
+    );
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"Setup": [{"matcher": "init|maintenance", "hooks": [{"type": "command", "command": hook}]}]}})
+            .to_string(),
+    );
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).args(["--init-only"]).assert().success();
+    assert!(server.requests().is_empty(), "--init-only started a session");
+    env.rein_at(&server).args(["-p", "go", "--maintenance"]).assert().success();
+    let body = server.requests()[0].body.to_string();
+    assert!(body.contains("SETUP-CONTEXT"), "the Setup hook's context is not in the first request");
+    let triggers: Vec<Value> = inputs(&log).iter().map(|v| v["trigger"].clone()).collect();
+    assert_eq!(triggers, vec![json!("init"), json!("maintenance")]);
+    assert!(inputs(&log).iter().all(|v| v["hook_event_name"] == "Setup"));
+    // Without a flag, no Setup.
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    env.rein_at(&server).args(["-p", "go"]).assert().success();
+    assert_eq!(inputs(&log).len(), 2);
+}
+
+#[test]
+fn a_worktree_create_hook_makes_the_worktree_and_worktree_remove_hears_when_it_is_done() {
+    let env = Env::new();
+    let log = env.cwd().join("worktree.jsonl");
+    let made = tempfile::tempdir().unwrap();
+    let place = std::fs::canonicalize(made.path()).unwrap().join("wt-feature");
+    let create =
+        format!("{}; mkdir -p '{}'; echo 'making it'; echo '{}'", recorder(&log), place.display(), place.display());
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {
+            "WorktreeCreate": [{"hooks": [{"type": "command", "command": create}]}],
+            "WorktreeRemove": [{"hooks": [{"type": "command", "command": recorder(&log)}]}],
+        }})
+        .to_string(),
+    );
+    // Not a git repository: without the hook, --worktree could not work here.
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": "pwd > where.txt"}))]),
+        reply([text("done")]),
+    ]));
+    let out =
+        env.rein_at(&server).args(["-p", "go", "--worktree", "feature", "--allowedTools", "Bash"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = inputs(&log);
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(
+        (seen[0]["hook_event_name"].as_str(), seen[0]["name"].as_str()),
+        (Some("WorktreeCreate"), Some("feature"))
+    );
+    assert_eq!(seen[1]["hook_event_name"], "WorktreeRemove");
+    assert_eq!(seen[1]["worktree_path"], place.display().to_string());
+    assert_eq!(seen[0]["session_id"], seen[1]["session_id"]);
+    let body = &server.requests()[0].body;
+    assert!(body.to_string().contains(&place.display().to_string()), "the session did not work in the hook's folder");
+    assert_eq!(std::fs::read_to_string(place.join("where.txt")).unwrap().trim(), place.display().to_string());
+
+    // A hook that fails stops rein before any session.
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"WorktreeCreate": [{"hooks": [{"type": "command", "command": "echo 'no space' >&2; exit 1"}]}]}})
+            .to_string(),
+    );
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let out = env.rein_at(&server).args(["-p", "go", "--worktree", "x"]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no space"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(server.requests().is_empty());
+}
