@@ -6,6 +6,7 @@
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
 
+mod big_setup;
 mod definitions;
 mod executor;
 mod harbor;
@@ -124,6 +125,7 @@ pub(crate) fn ms(d: Duration) -> String {
 type Section = fn(&Path, &Path, &Path) -> anyhow::Result<Vec<(String, String, String)>>;
 const SECTIONS: &[(&str, Section)] = &[
     ("--media", media::rows),
+    ("--big-setup", big_setup::rows),
     ("--requests", requests::rows),
     ("--tui", tui::rows),
     ("--sdk", sdk::rows),
@@ -253,6 +255,7 @@ fn main() -> anyhow::Result<()> {
     rows.push(("start → first request (median of 20)".into(), ms(percentile(&firsts, 0.5)), "< 20 ms".into()));
     rows.extend(definitions::rows(&bin)?);
     rows.extend(plugins::rows(&bin)?);
+    rows.extend(big_setup::rows(&bin, work.path(), home.path())?);
 
     // 3. long sessions
     let tool = std::env::var("REIN_BENCH_TOOL").unwrap_or_else(|_| "Glob".into());

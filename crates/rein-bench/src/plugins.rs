@@ -1,7 +1,7 @@
 //! Twenty enabled plugins (from one directory marketplace, as `claude plugin` leaves
 //! them), each with commands, subagents, skills, a hook file and an MCP server: how much
-//! later the first request goes than with none, and that no plugin server starts
-//! before it (a server that records its start time).
+//! later the first request goes than with none, and that headless waits for every
+//! plugin server (each records its start time) so its tools are in the first request.
 
 use std::path::Path;
 use std::time::Instant;
@@ -22,7 +22,7 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 
 /// The marketplace in `home/mkt`, its plugins installed and enabled in the user's settings;
 /// each plugin's server writes the time it started to `stamps/`.
-fn install(home: &Path) -> anyhow::Result<()> {
+pub(crate) fn install(home: &Path) -> anyhow::Result<()> {
     let market = home.join("mkt");
     let mut entries = Vec::new();
     let mut enabled = serde_json::Map::new();
@@ -48,7 +48,7 @@ fn install(home: &Path) -> anyhow::Result<()> {
         let hook = json!({"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}});
         write(&root.join("hooks/hooks.json"), &hook.to_string())?;
         let stamp = home.join(format!("stamps/{name}"));
-        let server = json!({"command": "sh", "args": ["-c", format!("date +%s%N > '{}'; sleep 30", stamp.display())]});
+        let server = crate::big_setup::slow_server("0", Some(&stamp));
         write(&root.join(".mcp.json"), &json!({"mcpServers": {"srv": server}}).to_string())?;
         entries.push(json!({"name": name, "source": format!("./{name}")}));
         enabled.insert(format!("{name}@benchmkt"), json!(true));
@@ -65,7 +65,7 @@ fn install(home: &Path) -> anyhow::Result<()> {
 }
 
 /// One start in `home`: when the first request came, and whether every plugin server
-/// started after it.
+/// had started before it.
 fn first_request(bin: &Path, home: &Path, project: &Path) -> anyhow::Result<(std::time::Duration, bool)> {
     let _ = std::fs::remove_dir_all(home.join("stamps"));
     std::fs::create_dir_all(home.join("stamps"))?;
@@ -80,10 +80,11 @@ fn first_request(bin: &Path, home: &Path, project: &Path) -> anyhow::Result<(std
     // A server stamp earlier than the request: it started before it.
     let epoch_at_request = std::time::SystemTime::now() - req.received_at.elapsed();
     let request_ns = epoch_at_request.duration_since(std::time::UNIX_EPOCH)?.as_nanos();
-    let mut waited = true;
-    for e in std::fs::read_dir(home.join("stamps"))?.flatten() {
+    let stamps: Vec<_> = std::fs::read_dir(home.join("stamps"))?.flatten().collect();
+    let mut waited = stamps.len() == PLUGINS || !home.join("mkt").exists();
+    for e in stamps {
         let started: u128 = std::fs::read_to_string(e.path())?.trim().parse().unwrap_or(u128::MAX);
-        waited &= started >= request_ns;
+        waited &= started < request_ns;
     }
     Ok((req.received_at.duration_since(t0), waited))
 }
@@ -109,9 +110,9 @@ pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
     Ok(vec![
         (format!("start → first request grows with {PLUGINS} plugins (medians of 20)"), ms(grown), "≤ 5 ms".into()),
         (
-            "plugin MCP servers started before the first request".into(),
-            if waited { "none".into() } else { "some".into() },
-            "none".into(),
+            "plugin MCP servers started before the first request (headless waits for them)".into(),
+            if waited { "all".into() } else { "not all".into() },
+            "all".into(),
         ),
     ])
 }

@@ -215,7 +215,7 @@ pub struct Args {
     pub strict_mcp_config: bool,
 
     /// A plugin folder to use for this session (repeatable), as if installed and enabled.
-    #[arg(long = "plugin-dir", value_name = "DIR")]
+    #[arg(long = "plugin-dir", value_name = "DIR", global = true)]
     pub plugin_dirs: Vec<std::path::PathBuf>,
 
     /// Run Bash commands in the OS sandbox (the `sandbox.enabled` setting).

@@ -46,7 +46,7 @@ pub struct Handler {
     /// other events a handler with `if` never runs.
     pub if_rule: Option<String>,
     pub is_async: bool,
-    /// The settings file it came from.
+    /// Where it is defined: the settings file and the line of its event.
     pub origin: String,
     pub managed: bool,
     /// `once: true` (skills' hooks): set when it has run, and then it runs no more.
@@ -178,7 +178,7 @@ impl HookConfig {
                     }
                 };
                 let rule_at = |rule: &str| file.line_of(rule).map(|l| format!("{}:{l}", file.origin()));
-                config.add_groups(event, name, groups, (&origin, &file.origin()), managed, rule_at)?;
+                config.add_groups(event, name, groups, (&origin, &origin), managed, rule_at)?;
             }
         }
         config.definitions_allowed = !managed_only && !disabled.is_some_and(|(off, _)| off);

@@ -186,7 +186,8 @@ impl Hooks {
         for r in &runs {
             tracing::debug!(target: "rein::hooks", event = event.name(), hook = %r.handler, exit = ?r.exit, stderr = %r.stderr.trim(), "hook ran");
         }
-        Outcome { runs, spill_dir: Some(self.session.session_dir.clone()) }
+        let origins = handlers.iter().map(|h| h.origin.clone()).collect();
+        Outcome { runs, spill_dir: Some(self.session.session_dir.clone()), origins }
     }
 
     /// An SDK callback as a handler run: its reply is the output (exit 0); an error or

@@ -119,6 +119,9 @@ pub struct Outcome {
     pub runs: Vec<Run>,
     /// Where hook text too long for the context is saved.
     pub spill_dir: Option<std::path::PathBuf>,
+    /// Where each run's handler was defined (a settings file and line, a plugin's hook
+    /// file), in the order of `runs`: a failure names it.
+    pub origins: Vec<String>,
 }
 
 /// One handler's parsed result.
@@ -297,22 +300,26 @@ impl Outcome {
     /// hooks that could not start, timeouts, invalid JSON), each naming the hook.
     pub fn notices(&self, event: crate::HookEvent) -> Vec<String> {
         let mut out = Vec::new();
-        for p in self.parsed() {
+        for (i, p) in self.parsed().enumerate() {
             let h = &short(&p.run.handler);
+            let at = match self.origins.get(i).filter(|o| !o.is_empty()) {
+                Some(origin) => format!(" [{origin}]"),
+                None => String::new(),
+            };
             match &p.run.exit {
-                Exit::NotStarted(why) => out.push(format!("{event} hook failed to start: {why}")),
+                Exit::NotStarted(why) => out.push(format!("{event} hook failed to start: {why}{at}")),
                 Exit::TimedOut(t) => {
-                    out.push(format!("{event} hook `{h}` timed out after {}s and was killed", t.as_secs_f64()))
+                    out.push(format!("{event} hook `{h}` timed out after {}s and was killed{at}", t.as_secs_f64()))
                 }
                 Exit::Code(Some(0)) | Exit::Code(Some(2)) => {}
                 Exit::Code(code) => {
                     let first = p.run.stderr.lines().next().unwrap_or("").trim().to_string();
                     let code = code.map(|c| c.to_string()).unwrap_or_else(|| "signal".into());
-                    out.push(format!("{event} hook `{h}` error (exit {code}): {first}"));
+                    out.push(format!("{event} hook `{h}` error (exit {code}): {first}{at}"));
                 }
             }
             if let Some(bad) = &p.bad_json {
-                out.push(format!("{event} hook `{h}`: {bad}"));
+                out.push(format!("{event} hook `{h}`: {bad}{at}"));
             }
             if let Some(m) = p.json.as_ref().and_then(|j| j.system_message.clone()) {
                 out.push(m);
@@ -378,7 +385,7 @@ mod tests {
     fn outcome(stdout: &str, code: i32) -> Outcome {
         let run =
             Run { handler: "h".into(), exit: Exit::Code(Some(code)), stdout: stdout.into(), stderr: "err".into() };
-        Outcome { runs: vec![run], spill_dir: None }
+        Outcome { runs: vec![run], spill_dir: None, origins: Vec::new() }
     }
 
     #[test]

@@ -49,7 +49,10 @@ pub fn report(opts: &Options) -> crate::Result<Vec<Section>> {
     out.push(Section { title: "Settings keys rein does not act on", lines: or_none(noted) });
     out.push(hooks(&settings)?);
     out.extend(definitions(&Definitions::load(&cwd, home.as_deref())));
-    out.push(Section { title: "Plugins", lines: or_none(crate::plugins::doctor_lines(&settings, &env, &cwd)) });
+    out.push(Section {
+        title: "Plugins",
+        lines: or_none(crate::plugins::doctor_lines(&settings, &env, &cwd, &opts.plugin_dirs)),
+    });
     out.push(mcp(opts, &settings, &cwd, &env)?);
     let probe = rein_sandbox::detect::probe(None, &policy.roots, env.sandbox_tier);
     let enabled = crate::sandbox::config(opts, &settings, &cwd, home.as_deref()).enabled;

@@ -197,9 +197,10 @@ pub(crate) fn doctor_lines(
     settings: &rein_settings::Settings,
     env: &crate::env::Env,
     cwd: &std::path::Path,
+    plugin_dirs: &[PathBuf],
 ) -> Vec<String> {
     let Some(store) = store(env) else { return Vec::new() };
-    let loaded = rein_plugins::load(&store, &enabled(settings), &[], cwd);
+    let loaded = rein_plugins::load(&store, &enabled(settings), plugin_dirs, cwd);
     let mut lines = Vec::new();
     for p in &loaded.plugins {
         let count = |paths: Vec<PathBuf>, what: &str| format!("{} {what}", paths.len());

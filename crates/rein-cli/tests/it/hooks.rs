@@ -123,7 +123,10 @@ fn a_python_validator_and_hooks_that_fail_in_every_way() {
     assert!(result(&server, 1, "fine").get("is_error").is_none(), "{}", result(&server, 1, "fine"));
     assert!(env.cwd().join("notes.txt").exists());
     assert!(stderr.contains("invalid JSON output"), "{stderr}");
-    assert!(stderr.contains("exit1.sh` error (exit 1): something broke"), "{stderr}");
+    assert!(stderr.contains("exit1.sh` error (exit 1): something broke ["), "{stderr}");
+    // Each failure names where the hook is defined.
+    let failure = stderr.lines().find(|l| l.contains("exit1.sh` error")).unwrap_or_default();
+    assert!(failure.contains("settings.json:"), "{failure}");
     assert!(stderr.contains("slow.sh` timed out after 1s"), "{stderr}");
     assert!(stderr.contains("failed to start") && stderr.contains("missing.sh"), "{stderr}");
     assert!(stderr.contains("failed to start") && stderr.contains("bad-interp.sh"), "{stderr}");

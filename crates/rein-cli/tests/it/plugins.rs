@@ -204,6 +204,11 @@ fn a_plugin_dir_is_used_for_the_session_and_a_broken_one_is_reported() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(stderr.contains("plugin.json:2"), "the broken plugin is named with its line: {stderr}");
     assert!(server.requests()[0].body.to_string().contains("PLUGIN GREETING for Cy"));
+    // `rein doctor` sees the same plugin folders.
+    let out = env.rein().args(["doctor", "--plugin-dir"]).arg(market.join("plugins/demo")).output().unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success() && !stderr.contains("unknown option"), "{stderr}");
+    assert!(stdout.contains(&market.join("plugins/demo").display().to_string()), "{stdout}");
 
     let out = env.rein().args(["plugin", "validate"]).arg(&broken).assert().failure();
     assert!(String::from_utf8_lossy(&out.get_output().stderr).contains("plugin.json:2"));
