@@ -85,6 +85,10 @@ pub async fn run(
             None => return Ok(SdkEnd::Done),
         }
     }
+    // No one is there to approve the project's `.mcp.json` servers: as under Claude
+    // Code, an SDK session starts them as a headless one does (`disabledMcpjsonServers`
+    // and the managed lists still hold).
+    setup.mcp_policy.interactive = false;
     let tunnel = rein_mcp::TunnelHandle(Arc::new(crate::McpTunnel { peer: peer.clone() }));
     rein_session::mcp::start_with(options, &mut setup, Some(tunnel), &sdk_servers)?;
     let policy = SharedPolicy::from(setup.policy.clone());

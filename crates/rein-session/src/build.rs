@@ -93,7 +93,7 @@ fn engine(
             rein_prompt::nested_memory::NestedMemory::new(
                 &setup.cwd,
                 env.home.as_deref(),
-                &setup.memory_excludes,
+                &[setup.memory_excludes.as_slice(), &setup.nested_excludes].concat(),
                 &setup.memory.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>(),
             )
             .with_skills(&setup.skills),

@@ -52,6 +52,8 @@ pub struct Setup {
     pub memory: Vec<(PathBuf, &'static str)>,
     /// `claudeMdExcludes`: globs of memory files left out.
     pub memory_excludes: Vec<String>,
+    /// Globs of subfolders' memory files (read late) of the sources left out.
+    pub nested_excludes: Vec<String>,
     /// The output style in use (`None`: the default) and every style installed.
     pub output_style: Option<rein_prompt::output_styles::OutputStyle>,
     pub output_styles: Vec<rein_prompt::output_styles::OutputStyle>,
@@ -197,6 +199,7 @@ impl Setup {
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         let wanted = crate::sources::Wanted::new(opts.sources(), &setup.cwd, setup.env.home.as_deref());
         setup.memory_excludes.extend(wanted.memory_excludes());
+        setup.nested_excludes = wanted.nested_excludes();
         crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
         setup.output_styles.retain(|s| s.source == "built in" || wanted.keeps(Path::new(&s.source)));
@@ -337,6 +340,7 @@ impl Setup {
             max_tokens,
             memory: prompt.1,
             memory_excludes: Vec::new(),
+            nested_excludes: Vec::new(),
             output_style: None,
             output_styles: Vec::new(),
             system: prompt.0,

@@ -10,7 +10,8 @@ pub(crate) struct Wanted {
     sources: Sources,
     /// The person's `.claude` folder.
     user: Option<PathBuf>,
-    /// The project's folder (its definitions live in `.claude` there).
+    /// The project's folder (its definitions live in `.claude` there and in the
+    /// folders above it).
     project: PathBuf,
 }
 
@@ -20,38 +21,90 @@ impl Wanted {
         Wanted { sources, user: home.map(|h| canon(&h.join(".claude"))), project: canon(cwd) }
     }
 
-    /// Whether a definition file (or folder) at `path` comes from a wanted source.
+    /// Whether a definition file (or folder) at `path` comes from a wanted source: the
+    /// person's `~/.claude`, else a `.claude` folder of the project or of a folder above
+    /// it (commands, skills and subagents are found there too, and are the project's,
+    /// as in Claude Code).
     pub(crate) fn keeps(&self, path: &Path) -> bool {
         let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         if self.user.as_ref().is_some_and(|u| path.starts_with(u)) {
             return self.sources.user;
         }
-        if path.starts_with(self.project.join(".claude")) {
+        if self.project.ancestors().any(|d| path.starts_with(d.join(".claude"))) {
             return self.sources.project;
         }
         true
     }
 
+    /// The person's memory file, `~/.claude/CLAUDE.md`.
+    fn user_memory(&self) -> Option<PathBuf> {
+        self.user.as_ref().map(|u| u.join("CLAUDE.md"))
+    }
+
     /// `claudeMdExcludes` patterns for the memory files of the sources left out.
     pub(crate) fn memory_excludes(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if !self.sources.user
-            && let Some(u) = &self.user
-        {
-            out.push(format!("{}/CLAUDE.md", u.display()));
-            out.push(format!("{}/rules/**", u.display()));
+        // A home folder above the project is one of the project's folders: Claude Code
+        // reads its `.claude/CLAUDE.md` and `.claude/rules` with the project's memory.
+        let home_above_project =
+            || self.user.as_ref().and_then(|u| u.parent()).is_some_and(|home| self.project.starts_with(home));
+        let read = self.sources.user || (self.sources.project && home_above_project());
+        if !read && let Some(u) = &self.user {
+            out.push(format!("{}/CLAUDE.md", escape(u)));
+            out.push(format!("{}/rules/**", escape(u)));
         }
         if !self.sources.project {
             for dir in self.project.ancestors() {
                 for name in ["CLAUDE.md", ".claude/CLAUDE.md", "AGENTS.md"] {
-                    out.push(format!("{}/{name}", dir.display().to_string().trim_end_matches('/')));
+                    let file = dir.join(name);
+                    // The person's own file, reached again from the project below it.
+                    if self.sources.user && self.user_memory().as_ref() == Some(&file) {
+                        continue;
+                    }
+                    out.push(escape(&file));
                 }
             }
-            out.push(format!("{}/.claude/rules/**", self.project.display()));
+            out.push(format!("{}/.claude/rules/**", escape(&self.project)));
         }
         if !self.sources.local {
             out.push("**/CLAUDE.local.md".to_string());
         }
         out
     }
+
+    /// Patterns for the memory files met later, in the project's subfolders (a
+    /// subfolder's `CLAUDE.md` when a file below it is read), of the sources left out.
+    /// Apart from [`memory_excludes`](Self::memory_excludes): they never match a file
+    /// read at the start (the person's own, when the project holds the home folder).
+    pub(crate) fn nested_excludes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.sources.project {
+            let project = escape(&self.project);
+            out.push(format!("{project}/**/CLAUDE.md"));
+            out.push(format!("{project}/**/.claude/CLAUDE.md"));
+        }
+        out
+    }
 }
+
+/// A path as a glob that matches just it (the glob's special characters in brackets).
+fn escape(path: &Path) -> String {
+    let text = path.display().to_string();
+    let text = text.trim_end_matches('/');
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '*' | '?' | '[' | ']' | '{' | '}' => {
+                out.push('[');
+                out.push(c);
+                out.push(']');
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[path = "sources_tests.rs"]
+mod tests;

@@ -67,6 +67,7 @@ mod sandbox_structure;
 mod sandbox_wall;
 mod sdk_protocol;
 mod sdk_python;
+mod sdk_sources;
 mod sdk_typescript;
 mod secrets_private;
 mod session_titles;

@@ -143,6 +143,64 @@ fn setting_sources_without_the_project_leave_out_everything_of_the_project() {
     assert!(body(0).contains("USER-MEMORY-MARK") && body(1).contains("USER-MEMORY-MARK"));
 }
 
+/// A project inside the home folder (the usual place): `--setting-sources=user` keeps
+/// the person's `~/.claude/CLAUDE.md` (it was taken for the memory of a folder above the
+/// project and left out) and leaves out a subfolder's; with only the project, Claude
+/// Code reads the home folder's `.claude/CLAUDE.md` as such a folder's, and so does rein.
+#[test]
+fn setting_sources_with_the_project_inside_the_home_folder() {
+    let env = Env::new();
+    let project = env.home.path().join("work/app");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+    std::fs::create_dir_all(env.home.path().join(".claude")).unwrap();
+    std::fs::write(env.home.path().join(".claude/CLAUDE.md"), "USER-MEMORY-MARK\n").unwrap();
+    std::fs::write(project.join("CLAUDE.md"), "PROJECT-MEMORY-MARK\n").unwrap();
+    std::fs::write(project.join("sub/CLAUDE.md"), "NESTED-MARK\n").unwrap();
+    std::fs::write(project.join("sub/notes.txt"), "notes\n").unwrap();
+    let read = || reply([tool_use_with_id("r", "Read", json!({"file_path": project.join("sub/notes.txt")}))]);
+    let server = serve(Scenario::new([read(), reply([text("a")]), read(), reply([text("b")])]));
+    for sources in ["user", "project"] {
+        env.rein_at(&server)
+            .current_dir(&project)
+            .args(["-p", "x", &format!("--setting-sources={sources}")])
+            .assert()
+            .success();
+    }
+    let body = |n: usize| server.requests()[n].body.to_string();
+    assert!(body(0).contains("USER-MEMORY-MARK"), "the person's memory was left out with only the person's source");
+    assert!(!body(0).contains("PROJECT-MEMORY-MARK"));
+    assert!(!body(1).contains("NESTED-MARK"), "a subfolder's memory was read without the project");
+    assert!(body(2).contains("PROJECT-MEMORY-MARK"));
+    assert!(
+        body(2).contains("USER-MEMORY-MARK"),
+        "the home folder's .claude/CLAUDE.md, above the project, was left out"
+    );
+    assert!(body(3).contains("NESTED-MARK"));
+}
+
+/// No one is there to approve the project's `.mcp.json` servers in SDK mode: as under
+/// Claude Code, they start as in a headless session (issue 51: with
+/// `setting_sources=["project"]` the local approvals are not even read).
+#[test]
+fn an_sdk_session_starts_the_projects_mcp_json_servers() {
+    let env = Env::new();
+    env.write("server.py", crate::sdk_sources::MCP_SERVER);
+    let server = json!({"command": "python3", "args": [env.cwd().join("server.py")]});
+    env.write(".mcp.json", &json!({"mcpServers": {"prj": server}}).to_string());
+    let model = serve(Scenario::new([reply([text("a")])]));
+    let out = env
+        .rein_at(&model)
+        .args(SDK)
+        .arg("--setting-sources=project")
+        .write_stdin(lines(&[init("i"), user("hi")]))
+        .assert()
+        .success();
+    let out = json_lines(&out.get_output().stdout);
+    let init = out.iter().find(|l| l["subtype"] == "init").unwrap();
+    assert_eq!(init["mcp_servers"], json!([{"name": "prj", "status": "connected", "source": "project"}]), "{init}");
+    assert!(model.requests()[0].body["tools"].to_string().contains("mcp__prj__ping"));
+}
+
 #[test]
 fn the_init_line_lists_commands_and_agents() {
     let env = Env::new();

@@ -10,7 +10,7 @@ use crate::common::{Env, serve};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use_with_id};
 use serde_json::{Value, json};
 
-fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/venv/bin/python");
     let ok = std::process::Command::new(&venv)
         .args(["-c", "import claude_agent_sdk"])

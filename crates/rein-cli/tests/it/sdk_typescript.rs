@@ -11,7 +11,7 @@ use crate::common::{Env, serve};
 use rein_testkit::{FakeServer, Scenario, reply, text};
 use serde_json::Value;
 
-fn sdk_entry() -> Option<PathBuf> {
+pub(crate) fn sdk_entry() -> Option<PathBuf> {
     let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../.ci/node/node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
     let node = std::process::Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
