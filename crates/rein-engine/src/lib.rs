@@ -12,6 +12,7 @@ mod compact;
 mod context;
 mod conversation;
 mod direct;
+mod display_hooks;
 pub use direct::{Attached, CommandAborted};
 mod error;
 mod event;

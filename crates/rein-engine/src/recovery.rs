@@ -91,8 +91,10 @@ impl Engine {
                 self.config.max_tool_concurrency,
             );
             let started = Instant::now();
-            let sampled =
-                sample(self.model.as_ref(), request.clone(), &mut exec, abort, self.config.idle_timeout, sink).await;
+            let shown = self.gate.hooks.as_deref().filter(|_| self.subagent.is_none());
+            let display = crate::display_hooks::Display::new(shown, &format!("turn-{}", self.user_prompts().len()));
+            let timeout = self.config.idle_timeout;
+            let sampled = sample(self.model.as_ref(), request.clone(), &mut exec, abort, timeout, display, sink).await;
             out.api_duration += started.elapsed();
             let Sampled::Failed { partial, error } = sampled else { return (sampled, exec) };
             // 401: one more try after reading the credentials again (apiKeyHelper).

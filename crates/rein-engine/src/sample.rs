@@ -31,6 +31,7 @@ pub async fn sample(
     executor: &mut Executor,
     abort: &CancellationToken,
     idle_timeout: std::time::Duration,
+    mut display: Option<crate::display_hooks::Display<'_>>,
     sink: &mut (dyn FnMut(EngineEvent) + Send),
 ) -> Sampled {
     let mut stream = model.stream(request);
@@ -38,7 +39,10 @@ pub async fn sample(
     loop {
         let item = tokio::select! {
             biased;
-            _ = abort.cancelled() => return Sampled::Interrupted { partial: seen.into_partial(true) },
+            _ = abort.cancelled() => {
+                flush(&mut display, sink);
+                return Sampled::Interrupted { partial: seen.into_partial(true) };
+            }
             item = tokio::time::timeout(idle_timeout, stream.next()) => match item {
                 Ok(item) => item,
                 Err(_) => Some(Err(ModelError::Stream(format!("no event for {} s; the stream was abandoned", idle_timeout.as_secs_f64())))),
@@ -53,12 +57,28 @@ pub async fn sample(
                     executor.submit(call.clone(), sink);
                 }
                 if let Some(delta) = crate::event::StreamDelta::of(event) {
-                    sink(EngineEvent::Stream(delta));
+                    match display.as_mut() {
+                        Some(d) => d.pass(delta, sink).await,
+                        None => sink(EngineEvent::Stream(delta)),
+                    }
                 }
             }
-            Some(Err(error)) => return Sampled::Failed { partial: seen.into_partial(false), error },
-            None => return Sampled::Failed { partial: seen.into_partial(false), error: ModelError::Incomplete },
+            Some(Err(error)) => {
+                flush(&mut display, sink);
+                return Sampled::Failed { partial: seen.into_partial(false), error };
+            }
+            None => {
+                flush(&mut display, sink);
+                return Sampled::Failed { partial: seen.into_partial(false), error: ModelError::Incomplete };
+            }
         }
+    }
+}
+
+/// A response ended early: the text the display step held goes out as it came.
+fn flush(display: &mut Option<crate::display_hooks::Display<'_>>, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+    if let Some(d) = display.as_mut() {
+        d.flush(sink);
     }
 }
 

@@ -212,7 +212,16 @@ impl HookConfig {
             };
             let mut handlers = Vec::new();
             for h in list {
-                let handler = parse_handler(h, handler_origin, managed).map_err(err)?;
+                let mut handler = parse_handler(h, handler_origin, managed).map_err(err)?;
+                // Command hooks on UserPromptSubmit and MessageDisplay hold up what the
+                // person sees: shorter default timeouts, as Claude Code's.
+                if handler.timeout.is_none() && matches!(handler.kind, HandlerKind::Command { .. }) {
+                    handler.timeout = match event {
+                        HookEvent::UserPromptSubmit => Some(30.0),
+                        HookEvent::MessageDisplay => Some(10.0),
+                        _ => None,
+                    };
+                }
                 if let Some(rule) = &handler.if_rule {
                     self.if_rules.push((rule.clone(), rule_at(rule).unwrap_or_else(|| origin.to_string())));
                 }

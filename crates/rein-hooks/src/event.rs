@@ -39,7 +39,7 @@ events! {
     InstructionsLoaded true,
     UserPromptSubmit true,
     UserPromptExpansion true,
-    MessageDisplay false,
+    MessageDisplay true,
     PreToolUse true,
     PermissionRequest true,
     PermissionDenied true,

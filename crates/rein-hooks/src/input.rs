@@ -155,6 +155,16 @@ pub enum HookInput {
         #[serde(skip_serializing_if = "Option::is_none")]
         content: Option<Value>,
     },
+    /// Text of the answer is about to be shown (`index`: its block; `final`: the last
+    /// piece of it; `delta`: the text).
+    MessageDisplay {
+        turn_id: String,
+        message_id: String,
+        index: usize,
+        #[serde(rename = "final")]
+        last: bool,
+        delta: String,
+    },
     /// `--init`, `--init-only` (`trigger`: `init`) or `--maintenance` (`maintenance`).
     Setup {
         trigger: String,
@@ -227,6 +237,7 @@ impl HookInput {
             HookInput::Elicitation { .. } => HookEvent::Elicitation,
             HookInput::ElicitationResult { .. } => HookEvent::ElicitationResult,
             HookInput::Setup { .. } => HookEvent::Setup,
+            HookInput::MessageDisplay { .. } => HookEvent::MessageDisplay,
             HookInput::DirectoryAdded { .. } => HookEvent::DirectoryAdded,
             HookInput::FileChanged { .. } => HookEvent::FileChanged,
             HookInput::WorktreeCreate { .. } => HookEvent::WorktreeCreate,
@@ -265,6 +276,7 @@ impl HookInput {
             }
             HookInput::UserPromptSubmit { .. }
             | HookInput::WorktreeCreate { .. }
+            | HookInput::MessageDisplay { .. }
             | HookInput::WorktreeRemove { .. }
             | HookInput::TaskCreated { .. }
             | HookInput::TaskCompleted { .. }

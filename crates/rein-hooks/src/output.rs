@@ -73,6 +73,9 @@ pub struct SpecificOutput {
     /// PostToolUse on an MCP tool: the same.
     #[serde(default, rename = "updatedMCPToolOutput")]
     pub updated_mcp_tool_output: Option<Value>,
+    /// MessageDisplay: what to show instead of the text (the conversation keeps it).
+    #[serde(default, deserialize_with = "lenient")]
+    pub display_content: Option<String>,
     /// SessionStart, CwdChanged, FileChanged: more files to watch (FileChanged).
     #[serde(default, deserialize_with = "lenient")]
     pub watch_paths: Option<Vec<String>>,
@@ -274,6 +277,11 @@ impl Outcome {
             let h = p.specific()?;
             Some((h.action.clone()?, h.content.clone()))
         })
+    }
+
+    /// MessageDisplay: the text to show instead, from the last hook that gave one.
+    pub fn display_content(&self) -> Option<String> {
+        self.parsed().filter(Parsed::ok).filter_map(|p| p.specific().and_then(|s| s.display_content.clone())).last()
     }
 
     /// Context for the model: `additionalContext`, and plain stdout where the event

@@ -1,8 +1,8 @@
 //! The hook events Claude Code raises that rein raised last: FileChanged (files named
 //! by the matcher and by `watchPaths`), TaskCreated and TaskCompleted (from the task
 //! list, and a hook that refuses a completion), Setup (`--init`, `--init-only`,
-//! `--maintenance`) and WorktreeCreate / WorktreeRemove (`--worktree` made and removed
-//! by hooks, for a folder git does not manage).
+//! `--maintenance`), WorktreeCreate / WorktreeRemove (`--worktree` made and removed
+//! by hooks, for a folder git does not manage) and MessageDisplay (what is shown).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use serde_json::{Value, json};
@@ -184,4 +184,38 @@ fn a_worktree_create_hook_makes_the_worktree_and_worktree_remove_hears_when_it_i
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no space"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(server.requests().is_empty());
+}
+
+/// MessageDisplay: a hook masks a secret in what the person sees of an answer; the
+/// conversation keeps the model's words.
+#[test]
+fn a_message_display_hook_changes_what_is_shown_and_not_what_is_kept() {
+    let env = Env::new();
+    let log = env.cwd().join("display.jsonl");
+    let hook = format!(
+        "input=$(cat); printf '%s\\n' \"$input\" >> '{}'; shown=$(printf '%s' \"$input\" | jq -r .delta | sed 's/hunter2/[masked]/g'); \
+         jq -n --arg t \"$shown\" '{{hookSpecificOutput: {{hookEventName: \"MessageDisplay\", displayContent: $t}}}}'",
+        log.display()
+    );
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"MessageDisplay": [{"hooks": [{"type": "command", "command": hook}]}]}}).to_string(),
+    );
+    let server =
+        serve(Scenario::new([reply([text("The password is hunter2, keep it safe.")]), reply([text("Noted.")])]));
+    let pane = crate::tui_pane::Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("what is the password");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("The password is [masked], keep it safe.");
+    assert!(!screen.contains("hunter2"), "{screen}");
+    pane.type_text("thanks");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Noted.");
+    let kept = server.requests()[1].body["messages"].to_string();
+    assert!(kept.contains("The password is hunter2"), "the conversation lost the model's words: {kept}");
+    let first = &inputs(&log)[0];
+    assert_eq!((first["hook_event_name"].as_str(), first["final"].as_bool()), (Some("MessageDisplay"), Some(true)));
+    assert_eq!(first["index"], 0);
+    assert!(first["message_id"].as_str().is_some_and(|m| !m.is_empty()), "{first}");
 }
