@@ -55,7 +55,8 @@ pub struct MemoryFile {
 
 /// All memory files, broad to specific: managed, user (`~/.claude/CLAUDE.md`,
 /// `~/.claude/rules/*.md`), then each directory from the top down to cwd (`CLAUDE.md`,
-/// `.claude/CLAUDE.md`, `CLAUDE.local.md`, `AGENTS.md`), then cwd's `.claude/rules`.
+/// `.claude/CLAUDE.md`, `CLAUDE.local.md`, `AGENTS.md`), then the `.claude/rules` of
+/// each directory from the top down to cwd.
 /// Each file's imports follow it. A file is included once, however it is reached.
 pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
     let mut candidates: Vec<(PathBuf, &'static str)> = Vec::new();
@@ -68,13 +69,17 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
     }
     let mut dirs: Vec<&Path> = src.cwd.ancestors().filter(|d| d.parent().is_some()).collect();
     dirs.reverse();
-    for d in dirs {
+    for d in &dirs {
         candidates.push((d.join("CLAUDE.md"), "project"));
         candidates.push((d.join(".claude/CLAUDE.md"), "project"));
         candidates.push((d.join("CLAUDE.local.md"), "local"));
         candidates.push((d.join("AGENTS.md"), "project"));
     }
-    candidates.extend(sorted_md(&src.cwd.join(".claude/rules")).into_iter().map(|p| (p, "rules")));
+    // The rules of cwd's `.claude/rules` and, as Claude Code reads them, of each folder
+    // above it (a repository's root, when rein runs in a subfolder).
+    for d in &dirs {
+        candidates.extend(sorted_md(&d.join(".claude/rules")).into_iter().map(|p| (p, "rules")));
+    }
 
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -249,6 +254,7 @@ mod tests {
         write(&repo.join("AGENTS.md"), "agents file");
         write(&cwd.join("CLAUDE.local.md"), "local notes");
         write(&cwd.join(".claude/rules/a.md"), "rule a");
+        write(&repo.join(".claude/rules/root.md"), "root rule");
         write(&cwd.join(".claude/rules/scoped.md"), "---\npaths: [\"src/**\"]\n---\nonly for src");
         std::fs::create_dir_all(&cwd).unwrap();
         let files = load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), ..MemorySources::default() });
@@ -261,6 +267,7 @@ mod tests {
                 "style guide, also @../AGENTS.md",
                 "agents file",
                 "local notes",
+                "root rule",
                 "rule a"
             ]
         );

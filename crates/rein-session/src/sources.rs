@@ -63,8 +63,11 @@ impl Wanted {
                     }
                     out.push(escape(&file));
                 }
+                // Each folder's rules; the person's own (`~/.claude/rules`) stay with them.
+                if !(self.sources.user && self.user.as_ref() == Some(&dir.join(".claude"))) {
+                    out.push(format!("{}/.claude/rules/**", escape(dir)));
+                }
             }
-            out.push(format!("{}/.claude/rules/**", escape(&self.project)));
         }
         if !self.sources.local {
             out.push("**/CLAUDE.local.md".to_string());

@@ -46,6 +46,22 @@ fn the_persons_memory_stays_when_the_project_below_the_home_is_left_out() {
     assert!(!matches(&excludes, &user_memory), "{excludes:?}");
     assert!(matches(&excludes, &project.join("CLAUDE.md")));
     assert!(matches(&excludes, &home.join("CLAUDE.md")), "the home folder's own CLAUDE.md is a project file");
+    assert!(!matches(&excludes, &home.join(".claude/rules/mine.md")), "the person's rules are theirs");
+    assert!(matches(&excludes, &home.join("work/.claude/rules/up.md")));
+}
+
+/// The rules of the folders above the project (a repository's root) are the project's.
+#[test]
+fn the_rules_of_a_folder_above_the_project_are_the_projects() {
+    let (_root, home, project) = layout(false);
+    let above = project.parent().unwrap().join(".claude/rules/up.md");
+    let own = project.join(".claude/rules/deep/own.md");
+    let without = Wanted::new(only(true, false, true), &project, Some(&home)).memory_excludes();
+    assert!(matches(&without, &above) && matches(&without, &own), "{without:?}");
+    assert!(!matches(&without, &home.join(".claude/rules/mine.md")));
+    let with = Wanted::new(only(false, true, false), &project, Some(&home)).memory_excludes();
+    assert!(!matches(&with, &above) && !matches(&with, &own), "{with:?}");
+    assert!(matches(&with, &home.join(".claude/rules/mine.md")));
 }
 
 /// As Claude Code: with only the project, the memory of a home folder above it is

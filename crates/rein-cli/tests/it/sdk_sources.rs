@@ -3,14 +3,14 @@
 //! kind from each source — the person's `~/.claude` (memory, settings with a deny rule
 //! and a hook, a subagent, a skill, a command), the project's (memory and a rule, a
 //! subfolder's memory read late, settings with a model, a deny rule and a hook, a
-//! subagent, a skill, a command, a command of a folder above it, a `.mcp.json` server)
-//! and the local ones (`CLAUDE.local.md`, `settings.local.json` with a hook) — and each
-//! test asserts, from what reached the fake model, from the SDK's `system/init` and from
-//! the hooks' marker files, that exactly the sources asked for were read, as Claude Code
-//! reads them. Both SDKs leave the option out by default, and then send no
-//! `--setting-sources`: every source is read (the CLI's default); `[]` sends an empty
-//! `--setting-sources=`: none is. Python's `skills` option, without `setting_sources`,
-//! sends `user,project`.
+//! subagent, a skill, a command, a command and a rule of a folder above it, a
+//! `.mcp.json` server) and the local ones (`CLAUDE.local.md`, `settings.local.json` with
+//! a hook) — and each test asserts, from what reached the fake model, from the SDK's
+//! `system/init` and from the hooks' marker files, that exactly the sources asked for
+//! were read, as Claude Code reads them. Both SDKs leave the option out by default, and
+//! then send no `--setting-sources`: every source is read (the CLI's default); `[]`
+//! sends an empty `--setting-sources=`: none is. Python's `skills` option, without
+//! `setting_sources`, sends `user,project`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -81,6 +81,7 @@ fn configure(env: &Env) {
     put(home.join("commands/user-cmd.md"), "---\ndescription: person's command\n---\nx\n");
     let app = app(env);
     put(env.cwd().join(".claude/commands/above-cmd.md"), "---\ndescription: command above the project\n---\nx\n");
+    put(env.cwd().join(".claude/rules/above.md"), "ABOVE-RULE-MARK\n");
     put(app.join("CLAUDE.md"), "PROJECT-MEMORY-MARK\n");
     put(app.join(".claude/rules/style.md"), "PROJECT-RULE-MARK\n");
     put(app.join("sub/CLAUDE.md"), "NESTED-PROJECT-MARK\n");
@@ -176,6 +177,7 @@ fn assert_read(env: &Env, server: &FakeServer, out: &Value, read: Read) {
     // The project's.
     check("the project's CLAUDE.md", first.contains("PROJECT-MEMORY-MARK"), read.project);
     check("the project's rule", first.contains("PROJECT-RULE-MARK"), read.project);
+    check("the rule of the folder above", first.contains("ABOVE-RULE-MARK"), read.project);
     check("a subfolder's CLAUDE.md", later.contains("NESTED-PROJECT-MARK"), read.project);
     check("the project's subagent", agents.contains(&"prj-agent".into()) && first.contains("prj-agent"), read.project);
     check("the project's skill", commands.contains(&"prj-skill".into()) && first.contains("prj-skill"), read.project);
