@@ -47,7 +47,7 @@ fn settings(scope: usize) -> Value {
 
 /// The project and the user's folders: three settings files (≈ 100 keys in all, the
 /// nested ones counted), 50 rules files, and the 20 plugins of the plugin rows (their
-/// commands, subagents, skills, hooks and MCP servers).
+/// commands, subagents, skills and hooks).
 fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
     let files = [
         home.join(".claude/settings.json"),
@@ -55,6 +55,11 @@ fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
         project.join(".claude/settings.local.json"),
     ];
     crate::plugins::install(home)?;
+    // Their MCP servers are measured on their own (the row below, and the plugin rows):
+    // twenty server programs starting would measure the servers, not rein.
+    for p in std::fs::read_dir(home.join("mkt"))?.flatten() {
+        let _ = std::fs::remove_file(p.path().join(".mcp.json"));
+    }
     for (scope, path) in files.iter().enumerate() {
         std::fs::create_dir_all(path.parent().context("a settings file has a folder")?)?;
         let mut value = settings(scope);
