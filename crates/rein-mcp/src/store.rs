@@ -68,9 +68,7 @@ fn read(path: &Path) -> Result<Value, StoreError> {
 
 fn write(path: &Path, value: &Value) -> Result<(), StoreError> {
     let text = serde_json::to_string_pretty(value).map_err(|e| file_err(path, e))? + "\n";
-    let tmp = path.with_extension("rein-tmp");
-    std::fs::write(&tmp, text).map_err(|e| file_err(path, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| file_err(path, e))
+    rein_settings::write_file(path, &text).map_err(|e| file_err(path, e))
 }
 
 /// The `mcpServers` object inside `root` for `scope`, created when missing.

@@ -27,19 +27,7 @@ pub(crate) fn write_json(path: &Path, value: &Value) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(fail)?;
     }
     let text = serde_json::to_string_pretty(value).map_err(|e| PluginError::Invalid(e.to_string()))?;
-    // A new file of its own (`create_new` follows no link a repository planted under that
-    // name), then put in place.
-    let tmp = path.with_extension(format!("tmp{}.{}", std::process::id(), fastrand_suffix()));
-    let mut file = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(fail)?;
-    std::io::Write::write_all(&mut file, (text + "\n").as_bytes()).map_err(fail)?;
-    std::fs::rename(&tmp, path).map_err(fail)
-}
-
-/// A few characters that differ from one write to the next.
-fn fastrand_suffix() -> String {
-    let nanos =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-    format!("{nanos:x}")
+    rein_settings::write_file(path, &(text + "\n")).map_err(fail)
 }
 
 /// `from` copied to `to` (made anew), without `.git`; symbolic links are kept as links.

@@ -53,13 +53,7 @@ pub fn record_trust(claude_json: &Path, dir: &Path) -> Result<(), TrustError> {
     let Some(entry) = entry.as_object_mut() else { return Err(err("the folder's entry is not an object".into())) };
     entry.insert("hasTrustDialogAccepted".into(), json!(true));
     let text = serde_json::to_string_pretty(&config).map_err(|e| err(e.to_string()))?;
-    if let Some(parent) = claude_json.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| err(e.to_string()))?;
-    }
-    // Written beside and renamed over, so a reader never sees half a file.
-    let temp = claude_json.with_extension(format!("json.rein-{}", std::process::id()));
-    std::fs::write(&temp, text).map_err(|e| err(e.to_string()))?;
-    std::fs::rename(&temp, claude_json).map_err(|e| err(e.to_string()))
+    rein_settings::write_file(claude_json, &text).map_err(|e| err(e.to_string()))
 }
 
 /// What `dir` configures that takes effect once it is trusted, one line each

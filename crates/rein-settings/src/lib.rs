@@ -8,6 +8,8 @@
 //! silently drops settings.
 
 mod local;
+mod write;
+pub use write::write_file;
 pub mod schema;
 
 pub use local::{

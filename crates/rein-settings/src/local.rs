@@ -123,7 +123,6 @@ fn edit_file(
     path: &Path,
     change: impl FnOnce(&mut Map<String, Value>) -> Result<(), SettingsError>,
 ) -> Result<PathBuf, SettingsError> {
-    let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
     let path = path.to_path_buf();
     let io = |e: std::io::Error| SettingsError::Io { path: path.display().to_string(), reason: e.to_string() };
     let mut value: Value = match std::fs::read_to_string(&path) {
@@ -141,13 +140,9 @@ fn edit_file(
         return Err(SettingsError::NotObject { origin: path.display().to_string() });
     };
     change(top)?;
-    std::fs::create_dir_all(&dir).map_err(io)?;
     let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
     text.push('\n');
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io)?;
-    std::fs::rename(&tmp, &path).map_err(io)?;
+    crate::write_file(&path, &text).map_err(io)?;
     Ok(path)
 }
 
