@@ -182,6 +182,11 @@ pub const VARS: &[Var] = &[
         doc: "use a lower sandbox tier than the best found: `B` (Landlock + seccomp) or `C` (none)",
     },
     Var {
+        name: "REIN_TUI_ANSWER_PAUSE_MS",
+        default: "500",
+        doc: "How long a permission question must be on screen, and typing must have paused, before a key answers it (keys typed on as it appears are ignored)",
+    },
+    Var {
         name: "CLAUDE_CODE_RESTRICTED",
         default: "",
         doc: "`1`: as `--restricted` (no shell, code-running or WebFetch tools unless `--tools` names them; only managed and `--settings` settings; file tools kept to the working directories; no bypassPermissions)",

@@ -133,6 +133,13 @@ pub struct App {
     pub status_line: Option<crate::status_line::StatusLine>,
     pub quit: bool,
     pub(crate) prompts: mpsc::UnboundedSender<ToEngine>,
+    /// When the last key came, and how long before it the one before came: a question
+    /// takes its answer only from a key pressed after a pause (type-ahead is not an
+    /// answer).
+    last_key: Option<Instant>,
+    pub(crate) key_gap: Option<Duration>,
+    /// How long that pause is (`REIN_TUI_ANSWER_PAUSE_MS`, 500 ms by default).
+    pub(crate) answer_pause: Duration,
 }
 
 impl App {
@@ -194,6 +201,11 @@ impl App {
             redraw: false,
             quit: false,
             prompts,
+            last_key: None,
+            key_gap: None,
+            answer_pause: Duration::from_millis(
+                rein_session::env::Env::lookup("REIN_TUI_ANSWER_PAUSE_MS").and_then(|v| v.parse().ok()).unwrap_or(500),
+            ),
         }
     }
 
@@ -283,6 +295,8 @@ impl App {
     }
 
     pub fn on_key(&mut self, key: KeyEvent) {
+        let now = Instant::now();
+        self.key_gap = self.last_key.replace(now).map(|before| now.duration_since(before));
         if self.modal_key(key) {
             return;
         }

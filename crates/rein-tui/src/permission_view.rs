@@ -3,6 +3,8 @@
 //! edits) and its box — the subject scrolled when taller than the window, the reason,
 //! the question and every option always in view.
 
+use std::time::Instant;
+
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -25,11 +27,47 @@ pub(crate) struct PermissionView {
     comment: Option<String>,
     /// The subject as last drawn, and the width it was wrapped to.
     subject: Option<(usize, Vec<Line<'static>>)>,
+    /// When it appeared, and how many keys were typed on into it (ignored).
+    opened: Instant,
+    ignored: usize,
+    /// A deliberate key came: from then on keys are the person's (typing a note or an
+    /// answer of their own goes at typing speed).
+    engaged: bool,
 }
 
 impl PermissionView {
     pub(crate) fn new(q: Question) -> Self {
-        PermissionView { question: Some(q), selected: 0, scroll: 0, comment: None, subject: None }
+        PermissionView {
+            question: Some(q),
+            selected: 0,
+            scroll: 0,
+            comment: None,
+            subject: None,
+            opened: Instant::now(),
+            ignored: 0,
+            engaged: false,
+        }
+    }
+
+    /// Whether `key` is a deliberate answer: pressed after the question had been on
+    /// screen for a moment and after a pause in typing. Letters typed on while the
+    /// question appeared (the person was writing their next prompt) answer nothing —
+    /// `y` would approve, `a` switch to auto mode. Scrolling, moving the choice, Esc and
+    /// Ctrl+C (which refuse) always count.
+    fn deliberate(&mut self, key: KeyEvent, app: &App) -> bool {
+        let refuse = key.code == KeyCode::Esc
+            || (key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL));
+        let moves = matches!(key.code, KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown);
+        let pause = app.answer_pause;
+        if self.engaged || refuse || moves {
+            return true;
+        }
+        if self.opened.elapsed() >= pause && app.key_gap.is_none_or(|g| g >= pause) {
+            self.engaged = true;
+            return true;
+        }
+        self.ignored += 1;
+        false
     }
 
     /// Send `answer`; a "No" without a note also stops the turn, as the option says.
@@ -55,6 +93,9 @@ impl Modal for PermissionView {
 
     fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
         // Tab opens a note for the model; while it is open, keys type into it.
+        if self.comment.is_none() && !self.deliberate(key, app) {
+            return Flow::Keep;
+        }
         if let Some(comment) = &mut self.comment {
             match key.code {
                 KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
@@ -160,6 +201,10 @@ impl Modal for PermissionView {
         let dim = Style::default().add_modifier(Modifier::DIM);
         let note = match &self.comment {
             Some(c) => Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))),
+            None if self.ignored > 0 => Line::from(Span::styled(
+                format!("{} key(s) typed as this appeared were ignored: answer after a pause", self.ignored),
+                Style::default().fg(Color::Yellow),
+            )),
             None => Line::from(Span::styled("tab: add a note for rein", dim)),
         };
         // Borders, title, the fixed part: the rest is for the subject. In a short window

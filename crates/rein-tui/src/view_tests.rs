@@ -22,7 +22,10 @@ fn app() -> App {
     let (tx, _rx) = mpsc::unbounded_channel();
     let policy = SharedPolicy::new(Policy::allow_all(PathBuf::from("/w")));
     policy.set_mode(PermissionMode::Default, "test");
-    App::new(PathBuf::from("/w"), PathBuf::from("/w"), "claude-test".into(), policy, tx)
+    let mut app = App::new(PathBuf::from("/w"), PathBuf::from("/w"), "claude-test".into(), policy, tx);
+    // Keys answer at once here (the pause before an answer has its own tmux test).
+    app.answer_pause = std::time::Duration::ZERO;
+    app
 }
 
 fn screen(app: &mut App, width: u16) -> String {

@@ -92,6 +92,7 @@ mod tui_plan;
 mod tui_rewind;
 mod tui_sandbox;
 mod tui_trust;
+mod tui_typeahead;
 mod vertex;
 mod wall_reads;
 mod web_search;

@@ -41,6 +41,12 @@ impl Pane {
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let socket = format!("rein-test-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         let rein = assert_cmd::cargo::cargo_bin("rein");
+        // Questions take keys at once in tests (but in the test of the pause itself).
+        let vars = if vars.contains("REIN_TUI_ANSWER_PAUSE_MS") {
+            vars.to_string()
+        } else {
+            format!("REIN_TUI_ANSWER_PAUSE_MS=0 {vars}")
+        };
         let command = format!(
             "cd '{}' && exec env -i PATH='{}' HOME='{}' TERM=xterm-256color ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k {vars} '{}' {}",
             env.cwd().display(),

@@ -1,0 +1,42 @@
+//! A question only a person answers (issue 53): letters typed on while a permission
+//! question appears — the person was writing their next prompt — answer nothing; the
+//! question waits, says so, and takes a key pressed after a pause.
+
+use std::time::{Duration, Instant};
+
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+use crate::common::{Env, serve};
+use crate::tui_pane::Pane;
+
+#[test]
+fn keys_typed_on_as_a_question_appears_do_not_answer_it() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": "touch deployed.txt"}))]),
+        reply([text("Deployed.")]),
+    ]));
+    let pane = Pane::start_with(&env, &server, "REIN_TUI_ANSWER_PAUSE_MS=600", &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("deploy it");
+    pane.keys(&["Enter"]);
+    // Typing on — `y`, `1`, `a` and Enter among the letters — while the question opens.
+    let until = Instant::now() + Duration::from_millis(1500);
+    let mut asked = false;
+    while Instant::now() < until || !asked {
+        pane.type_text("yes1a");
+        pane.keys(&["Enter"]);
+        asked = asked || pane.screen().contains("Do you want to proceed?");
+        assert!(Instant::now() < until + Duration::from_secs(20), "no question came");
+    }
+    let screen = pane.wait_for("typed as this appeared were ignored");
+    assert!(screen.contains("Do you want to proceed?"), "{screen}");
+    assert!(!env.cwd().join("deployed.txt").exists(), "type-ahead approved the command:\n{screen}");
+    assert!(!screen.contains("auto mode on"), "type-ahead switched to auto mode:\n{screen}");
+    // After a pause, a key answers.
+    std::thread::sleep(Duration::from_millis(900));
+    pane.keys(&["1"]);
+    pane.wait_for("Deployed.");
+    assert!(env.cwd().join("deployed.txt").exists());
+}
