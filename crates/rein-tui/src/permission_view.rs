@@ -21,8 +21,10 @@ pub(crate) struct PermissionView {
     /// The question, until it is answered.
     question: Option<Question>,
     selected: usize,
-    /// How far the subject is scrolled.
+    /// How far the subject is scrolled, and how many of its lines were last on screen
+    /// (a page).
     scroll: usize,
+    page: usize,
     /// A note for the model, typed after Tab.
     comment: Option<String>,
     /// The subject as last drawn, and the width it was wrapped to.
@@ -41,6 +43,7 @@ impl PermissionView {
             question: Some(q),
             selected: 0,
             scroll: 0,
+            page: 10,
             comment: None,
             subject: None,
             opened: Instant::now(),
@@ -123,12 +126,14 @@ impl Modal for PermissionView {
         let options = dialog::options(q, &project, offer_auto);
         let chosen = match key.code {
             _ if forced.is_some() => forced,
+            // A page is what the window shows of the subject, less a line kept for context,
+            // so that every line can be brought into view at any size.
             KeyCode::PageUp => {
-                self.scroll = self.scroll.saturating_sub(10);
+                self.scroll = self.scroll.saturating_sub(self.page.saturating_sub(1).max(1));
                 None
             }
             KeyCode::PageDown => {
-                self.scroll += 10;
+                self.scroll += self.page.saturating_sub(1).max(1);
                 None
             }
             KeyCode::Up => {
@@ -228,6 +233,7 @@ impl Modal for PermissionView {
             body.extend(parts.subject);
         } else {
             let window = room.saturating_sub(1).max(1);
+            self.page = window;
             let max = total - window;
             self.scroll = self.scroll.min(max);
             let from = self.scroll;

@@ -413,3 +413,25 @@ fn a_saved_output_is_shown_whole_not_as_its_preview() {
     assert_eq!(log.len(), 2_000, "the Ctrl+O view keeps the whole output's first 2 000 lines");
     assert_eq!(log[5].trim(), "6");
 }
+
+/// At 60×20 the dialog shows a few lines of a long command: paging down then up brings
+/// every one of them into view (a page is what the window shows, not a fixed 10).
+#[test]
+fn every_line_of_a_long_subject_can_be_paged_into_view_at_60_by_20() {
+    let script: String = (1..=45).map(|i| format!("echo step-{i:02}\n")).collect();
+    let mut a = app();
+    ask(&mut a, bash(&script), Vec::new(), false);
+    let mut seen = std::collections::BTreeSet::new();
+    let page_down = ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::PageDown);
+    for _ in 0..45 {
+        let s = screen_sized(&mut a, 60, 20);
+        for i in 1..=45 {
+            if s.contains(&format!("echo step-{i:02}")) {
+                seen.insert(i);
+            }
+        }
+        a.on_key(page_down);
+    }
+    let missing: Vec<i32> = (1..=45).filter(|i| !seen.contains(i)).collect();
+    assert!(missing.is_empty(), "lines never shown: {missing:?}");
+}
