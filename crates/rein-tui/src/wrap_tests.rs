@@ -37,8 +37,15 @@ fn a_word_longer_than_a_row_is_cut_and_styles_are_kept() {
 
 #[test]
 fn tabs_are_expanded_and_control_characters_dropped() {
-    let rows = wrap(&Line::from("a\tb\r\u{1b}c"), 40);
+    let rows = wrap(&Line::from("a\tb\rc"), 40);
     assert_eq!(text(&rows), ["a   bc"]);
+}
+
+#[test]
+fn a_commands_colours_and_titles_leave_no_junk() {
+    let line = "\u{1b}[31mred\u{1b}[0m \u{1b}[1;32mbold green\u{1b}[m \u{1b}]0;title\u{7}x \u{1b}]8;;http://a\u{1b}\\link\u{1b}]8;;\u{1b}\\ \u{1b}(Bok";
+    let rows = wrap(&Line::from(line), 80);
+    assert_eq!(text(&rows), ["red bold green x link ok"]);
 }
 
 #[test]

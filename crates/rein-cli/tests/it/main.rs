@@ -87,6 +87,7 @@ mod tui_commands;
 mod tui_glance;
 mod tui_mcp;
 mod tui_media;
+mod tui_output;
 mod tui_pane;
 mod tui_plan;
 mod tui_rewind;
