@@ -73,6 +73,12 @@ pub fn kill_all_process_groups() {
     }
 }
 
+/// Ctrl+Z in the terminal UI: stop rein as the shell's job control would (SIGTSTP to
+/// itself); this returns when the person brings it back (`fg`).
+pub fn suspend_self() {
+    let _ = rustix::process::kill_process(rustix::process::getpid(), Signal::TSTP);
+}
+
 /// How many process groups are alive (for tests: nothing may outlive a call).
 pub fn live_process_groups() -> usize {
     live().as_ref().map(|s| s.len()).unwrap_or(0)

@@ -73,6 +73,8 @@ pub struct App {
     pub edit: Option<PathBuf>,
     /// The file being edited is the prompt (Ctrl+G): its text comes back to the input box.
     pub editing_prompt: bool,
+    /// Ctrl+Z: give the terminal back and stop until `fg`.
+    pub(crate) suspend: bool,
     /// The session has a conversation (the exit line names it for `--resume`).
     pub turns_taken: bool,
     pub(crate) esc_armed: Option<Instant>,
@@ -165,6 +167,7 @@ impl App {
             picker_after_turn: false,
             edit: None,
             editing_prompt: false,
+            suspend: false,
             turns_taken: false,
             context: None,
             resume_to: None,
@@ -349,6 +352,7 @@ impl App {
             KeyCode::Char('l') if ctrl => self.redraw = true,
             KeyCode::Char('o') if ctrl => self.open_log = true,
             KeyCode::Char('g') if ctrl => self.edit_prompt(),
+            KeyCode::Char('z') if ctrl => self.suspend = true,
             KeyCode::Char('v') if ctrl => self.paste_image(),
             KeyCode::Char('b') if ctrl => self.background_running(),
             KeyCode::Char('t') if ctrl => {

@@ -99,6 +99,22 @@ async fn event_loop(
             dirty = true;
             continue;
         }
+        if std::mem::take(&mut app.suspend) {
+            // Ctrl+Z: the finished lines stay, the live area goes, the terminal is the
+            // shell's until `fg`; then everything is drawn again.
+            flush_history(app, screen)?;
+            screen.finish()?;
+            restore();
+            println!("rein is stopped: `fg` brings it back");
+            rein_process::suspend_self();
+            terminal::enable_raw_mode()?;
+            execute!(io::stdout(), EnableBracketedPaste)?;
+            // The shell wrote below: the live area starts where the cursor is now.
+            let (width, rows) = terminal::size()?;
+            screen.resized(width, rows)?;
+            dirty = true;
+            continue;
+        }
         if std::mem::take(&mut app.open_log) {
             flush_history(app, screen)?;
             crate::overlay::show(&app.log, &mut events).await?;

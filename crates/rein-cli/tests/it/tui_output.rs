@@ -1,5 +1,5 @@
-//! What a command prints, as the terminal UI shows it (issue 53): its colour and title
-//! sequences leave no `[31m` junk on screen.
+//! The terminal UI as a person's terminal has it (issue 53): a command's colour and
+//! title sequences leave no `[31m` junk on screen; Ctrl+Z and `fg` suspend and resume.
 
 use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
 use serde_json::json;
@@ -21,4 +21,36 @@ fn a_commands_colours_leave_no_junk_on_screen() {
     // The output's line (the command's own line shows its text as written).
     let output = screen.lines().find(|l| l.contains("⎿")).unwrap_or_default();
     assert_eq!(output.trim(), "⎿  red-word plain green-word", "{screen}");
+}
+
+/// Ctrl+Z stops rein and gives the terminal back to the shell; `fg` brings it back,
+/// drawn again, and the `fg` typed was the shell's, not a prompt.
+#[test]
+fn ctrl_z_suspends_and_fg_resumes() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("Back and answering.")])]));
+    let pane = Pane::start_in_shell(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.keys(&["C-z"]);
+    pane.wait_for("rein is stopped");
+    pane.wait_for("Stopped");
+    pane.type_text("fg");
+    pane.keys(&["Enter"]);
+    // Drawn again below the shell's lines: the footer shows once more after `fg`.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let screen = pane.screen();
+        let after = screen.rsplit("fg").next().unwrap_or_default();
+        if after.contains("manual mode on") {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "not drawn again after fg:\n{screen}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    pane.type_text("still there?");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Back and answering.");
+    let prompts: Vec<String> = server.requests().iter().map(|r| r.body["messages"][0]["content"].to_string()).collect();
+    assert!(prompts.iter().all(|p| !p.contains("fg")), "fg became a prompt: {prompts:?}");
+    assert_eq!(server.requests().len(), 1);
 }

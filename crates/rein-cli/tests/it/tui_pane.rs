@@ -68,6 +68,37 @@ impl Pane {
         pane
     }
 
+    /// rein started from an interactive bash in the pane (a trusted folder), so that job
+    /// control (Ctrl+Z, `fg`) works as in a person's terminal.
+    pub(crate) fn start_in_shell(env: &Env, server: &FakeServer, args: &[&str]) -> Pane {
+        env.trust();
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let socket = format!("rein-shell-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let shell = format!(
+            "exec env -i PATH='{}' HOME='{}' TERM=xterm-256color PS1='$ ' bash --norc --noprofile -i",
+            std::env::var("PATH").unwrap_or_default(),
+            env.home.path().display()
+        );
+        let ok = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "100", "-y", "30", &shell])
+            .status()
+            .expect("tmux is needed for the terminal tests (.ci/run installs it)")
+            .success();
+        assert!(ok, "tmux did not start");
+        let pane = Pane { socket };
+        pane.wait_for("$ ");
+        let rein = assert_cmd::cargo::cargo_bin("rein");
+        pane.type_text(&format!(
+            "cd '{}' && ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k REIN_TUI_ANSWER_PAUSE_MS=0 '{}' {}",
+            env.cwd().display(),
+            server.url(),
+            rein.display(),
+            args.join(" ")
+        ));
+        pane.keys(&["Enter"]);
+        pane
+    }
+
     pub(crate) fn tmux(&self, args: &[&str]) -> String {
         let out = Command::new("tmux").args(["-L", &self.socket]).args(args).output().unwrap();
         String::from_utf8_lossy(&out.stdout).into_owned()
