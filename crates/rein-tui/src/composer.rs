@@ -233,11 +233,30 @@ impl Composer {
 
     /// Vim's `dw`: cut the word at the cursor and the blanks after it.
     pub fn cut_word_and_blanks(&mut self) {
-        let end = self.word_end();
-        let rest = &self.text[end..];
-        let blanks = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let end = self.next_word_start();
         self.remember();
-        self.cut(self.cursor, end + blanks);
+        self.cut(self.cursor, end);
+    }
+
+    /// Vim's `w`: to the start of the next word.
+    pub fn to_next_word(&mut self) {
+        self.cursor = self.next_word_start();
+    }
+
+    /// Where vim's `w` goes: past the run the cursor is on (a word's letters, or its
+    /// punctuation), then past the blanks after it. On a blank, only past the blanks.
+    fn next_word_start(&self) -> usize {
+        let after = &self.text[self.cursor..];
+        let blank = |c: char| c == ' ' || c == '\t';
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        let run = match after.chars().next() {
+            Some(c) if blank(c) || c == '\n' => 0,
+            Some(c) if word(c) => after.find(|x: char| !word(x)).unwrap_or(after.len()),
+            Some(_) => after.find(|x: char| word(x) || blank(x) || x == '\n').unwrap_or(after.len()),
+            None => 0,
+        };
+        let rest = &after[run..];
+        self.cursor + run + (rest.len() - rest.trim_start_matches(blank).len())
     }
 
     /// Where the word before the cursor starts (`stop` tells a separator).

@@ -174,6 +174,14 @@ impl App {
             }
             EngineEvent::Notice(text) => self.note(text),
             EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
+                // What had streamed of the broken answer ends here, on its own lines, so
+                // the retried answer starts afresh below it.
+                let partial = self.stream.finish(self.width);
+                let broke = !partial.is_empty();
+                self.pending.extend(partial);
+                if broke {
+                    self.note("the answer above broke off; asking again".to_string());
+                }
                 self.note(format!("retrying ({attempt}/{max_retries}): {error}"))
             }
             EngineEvent::Compacted { pre_tokens, post_tokens, .. } => {

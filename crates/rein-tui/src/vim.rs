@@ -21,6 +21,8 @@ pub enum Step {
     Edit(Vec<KeyEvent>),
     /// `dw`: the word at the cursor and the blanks after it go.
     CutWord,
+    /// `w`: to the start of the next word.
+    NextWord,
     /// Nothing (an unknown normal-mode key, or the first key of `dd`).
     Nothing,
 }
@@ -90,7 +92,8 @@ impl Vim {
             'l' => Step::Edit(vec![plain(KeyCode::Right)]),
             '0' | '^' => Step::Edit(vec![ctrl('a')]),
             '$' => Step::Edit(vec![ctrl('e')]),
-            'w' | 'e' => Step::Edit(vec![alt(KeyCode::Char('f'))]),
+            'w' => Step::NextWord,
+            'e' => Step::Edit(vec![alt(KeyCode::Char('f'))]),
             'b' => Step::Edit(vec![alt(KeyCode::Char('b'))]),
             'x' => Step::Edit(vec![plain(KeyCode::Delete)]),
             'X' => Step::Edit(vec![plain(KeyCode::Backspace)]),
@@ -143,6 +146,7 @@ mod tests {
                     }
                 }
                 Step::CutWord => c.cut_word_and_blanks(),
+                Step::NextWord => c.to_next_word(),
                 Step::Nothing => {}
             }
         }
@@ -153,6 +157,10 @@ mod tests {
     fn normal_mode_moves_and_edits() {
         assert_eq!(typed("hello world⎋"), ("hello world".into(), Mode::Normal, None));
         assert_eq!(typed("hello world⎋0dw").0, "world");
+        // `w` lands on the next word, and `dw` there keeps the blank before it.
+        assert_eq!(typed("one two three⎋0wdw").0, "one three");
+        assert_eq!(typed("one two three⎋0wwdw").0, "one two ");
+        assert_eq!(typed("a, b⎋0wdw").0, "ab");
         assert_eq!(typed("hello world⎋bD").0, "hello ");
         assert_eq!(typed("hello world⎋0cwbye⎋").0, "bye world");
         assert_eq!(typed("hello world⎋ddinew").0, "new");
