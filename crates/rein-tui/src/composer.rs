@@ -239,7 +239,7 @@ impl Composer {
     }
 
     /// Vim's `w`: to the start of the next word.
-    pub fn to_next_word(&mut self) {
+    pub fn move_to_next_word(&mut self) {
         self.cursor = self.next_word_start();
     }
 

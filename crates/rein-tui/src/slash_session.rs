@@ -134,7 +134,7 @@ impl App {
                 }
             }
             Step::CutWord => self.composer.cut_word_and_blanks(),
-            Step::NextWord => self.composer.to_next_word(),
+            Step::NextWord => self.composer.move_to_next_word(),
             Step::Nothing => {}
         }
         None

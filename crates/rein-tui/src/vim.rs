@@ -146,7 +146,7 @@ mod tests {
                     }
                 }
                 Step::CutWord => c.cut_word_and_blanks(),
-                Step::NextWord => c.to_next_word(),
+                Step::NextWord => c.move_to_next_word(),
                 Step::Nothing => {}
             }
         }
