@@ -185,6 +185,10 @@ impl App {
                 self.note(format!("retrying ({attempt}/{max_retries}): {error}"))
             }
             EngineEvent::Compacted { pre_tokens, post_tokens, .. } => {
+                // The footer's figure is the conversation's size now, not before.
+                if let Some((used, _, _)) = &mut self.context {
+                    *used = post_tokens;
+                }
                 self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"))
             }
             _ => {}

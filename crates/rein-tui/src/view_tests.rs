@@ -435,3 +435,18 @@ fn every_line_of_a_long_subject_can_be_paged_into_view_at_60_by_20() {
     let missing: Vec<i32> = (1..=45).filter(|i| !seen.contains(i)).collect();
     assert!(missing.is_empty(), "lines never shown: {missing:?}");
 }
+
+/// After compaction the footer shows the conversation's size now, and says so once.
+#[test]
+fn compaction_updates_the_footer_and_is_said_once() {
+    let mut a = app();
+    a.context = Some((150_000, 200_000, 180_000));
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::Compacted {
+        trigger: "manual".into(),
+        pre_tokens: 150_000,
+        post_tokens: 4_000,
+    })));
+    let s = screen(&mut a, 100);
+    assert!(s.contains("2% context used (4.0k/200k)"), "{s}");
+    assert!(!s.contains("75%"), "{s}");
+}

@@ -194,7 +194,8 @@ async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::Unbound
                 })
                 .await;
             match result {
-                Ok(()) => vec!["Compacted the conversation".into()],
+                // The Compacted event has said so, with the sizes.
+                Ok(()) => Vec::new(),
                 Err(e) => vec![format!("Could not compact: {e}")],
             }
         }
