@@ -76,6 +76,10 @@ impl PermissionView {
     /// Send `answer`; a "No" without a note also stops the turn, as the option says.
     fn reply(&mut self, app: &mut App, answer: Answer) -> Flow {
         let Some(q) = self.question.take() else { return Flow::Close };
+        // The call's clock starts when it may run, not while its question waited.
+        if let Some(r) = app.running.iter_mut().find(|r| r.call.id == q.call.id) {
+            r.since = Instant::now();
+        }
         let stop = !answer.allow && answer.message.is_none() && !q.network && !user_dialog::is_user_tool(&q);
         let _ = q.reply.send(answer);
         if stop && let Some(b) = &app.busy {

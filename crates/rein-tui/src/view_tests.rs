@@ -450,3 +450,16 @@ fn compaction_updates_the_footer_and_is_said_once() {
     assert!(s.contains("2% context used (4.0k/200k)"), "{s}");
     assert!(!s.contains("75%"), "{s}");
 }
+
+/// A call's time leaves out the time its question waited for an answer.
+#[test]
+fn a_calls_time_leaves_out_its_question() {
+    let mut a = app();
+    let call = bash("make deploy");
+    a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(call.clone()))));
+    // The question has waited five seconds.
+    a.running[0].since = std::time::Instant::now() - std::time::Duration::from_secs(5);
+    ask(&mut a, call.clone(), Vec::new(), false);
+    a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
+    assert!(a.running[0].since.elapsed() < std::time::Duration::from_secs(1), "the clock kept the wait");
+}
