@@ -21,6 +21,9 @@ pub struct Question {
     pub network: bool,
     /// AskUserQuestion: the options ticked on the question being answered.
     pub checked: Vec<usize>,
+    /// AskUserQuestion: what is ticked on each question, so that going back and forth
+    /// finds the ticks again.
+    pub ticked: Vec<Vec<usize>>,
     pub reply: oneshot::Sender<Answer>,
 }
 
@@ -46,6 +49,7 @@ impl Approver for TuiApprover {
             edits,
             progress: Vec::new(),
             checked: Vec::new(),
+            ticked: Vec::new(),
             network,
             reply,
         };

@@ -115,10 +115,21 @@ pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog::Part
     crate::dialog::Parts { title, subject, reason: Vec::new(), fixed }
 }
 
-/// Left on AskUserQuestion: back to the question before, its answer undone.
+/// Left on AskUserQuestion: back to the question before, its answer undone and what
+/// was ticked on it ticked again.
 pub fn back(q: &mut Question) {
+    let now = q.progress.len();
+    *ticks(q, now) = std::mem::take(&mut q.checked);
     q.progress.pop();
-    q.checked.clear();
+    q.checked = ticks(q, now.saturating_sub(1)).clone();
+}
+
+/// What is ticked on question `i` (kept as the person goes back and forth).
+fn ticks(q: &mut Question, i: usize) -> &mut Vec<usize> {
+    if q.ticked.len() <= i {
+        q.ticked.resize(i + 1, Vec::new());
+    }
+    &mut q.ticked[i]
 }
 
 /// The person chose `choice` (with `typed` text after Tab). `Some(answer)` ends the
@@ -152,8 +163,10 @@ pub fn answer(q: &mut Question, choice: char, typed: Option<String>, policy: &Sh
         }
         c => opts.iter().find(|(k, _)| *k == c).map(|(_, l)| l.clone())?,
     };
-    q.checked.clear();
+    let now = q.progress.len();
+    *ticks(q, now) = std::mem::take(&mut q.checked);
     q.progress.push(chosen);
+    q.checked = ticks(q, now + 1).clone();
     let questions = q.call.input.get("questions").and_then(Value::as_array).cloned().unwrap_or_default();
     if q.progress.len() < questions.len() {
         return None;

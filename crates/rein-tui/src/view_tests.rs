@@ -71,6 +71,7 @@ fn the_permission_dialog() {
             remember: vec!["Bash(npm test *)".into()],
             edits: false,
             progress: Vec::new(),
+            ticked: Vec::new(),
             checked: Vec::new(),
             network: false,
             reply,
@@ -180,6 +181,7 @@ fn ask(a: &mut App, call: ToolUse, remember: Vec<String>, edits: bool) {
         remember,
         edits,
         progress: Vec::new(),
+        ticked: Vec::new(),
         checked: Vec::new(),
         network: false,
         reply,
@@ -267,6 +269,7 @@ fn ask_user_question_takes_several_answers_and_goes_back() {
         remember: Vec::new(),
         edits: false,
         progress: Vec::new(),
+        ticked: Vec::new(),
         checked: Vec::new(),
         network: false,
         reply,
@@ -336,6 +339,7 @@ fn a_second_question_waits_for_the_first() {
             remember: Vec::new(),
             edits: false,
             progress: Vec::new(),
+            ticked: Vec::new(),
             checked: Vec::new(),
             network: false,
             reply,
@@ -462,4 +466,46 @@ fn a_calls_time_leaves_out_its_question() {
     ask(&mut a, call.clone(), Vec::new(), false);
     a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
     assert!(a.running[0].since.elapsed() < std::time::Duration::from_secs(1), "the clock kept the wait");
+}
+
+/// AskUserQuestion: going back to the question before and forth again keeps the ticks
+/// already made on either.
+#[test]
+fn ask_user_question_keeps_ticks_going_back_and_forth() {
+    let mut a = app();
+    let (reply, answer) = oneshot::channel();
+    let input = json!({"questions": [
+        {"question": "Which tools?", "header": "Tools", "multiSelect": true,
+         "options": [{"label": "cargo"}, {"label": "npm"}, {"label": "pip"}]},
+        {"question": "Which platforms?", "header": "Platforms", "multiSelect": true,
+         "options": [{"label": "Linux"}, {"label": "macOS"}, {"label": "Windows"}]}]});
+    a.on_question(Question {
+        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
+        decision: Decision::new(Behavior::Ask, "", "default"),
+        remember: Vec::new(),
+        edits: false,
+        progress: Vec::new(),
+        ticked: Vec::new(),
+        checked: Vec::new(),
+        network: false,
+        reply,
+    });
+    let key = |c| ratatui::crossterm::event::KeyEvent::from(c);
+    use ratatui::crossterm::event::KeyCode;
+    // Tools: cargo and pip ticked, answered; Platforms: macOS ticked; back; forth.
+    a.on_key(key(KeyCode::Char('1')));
+    a.on_key(key(KeyCode::Char('3')));
+    a.on_key(key(KeyCode::Enter));
+    a.on_key(key(KeyCode::Char('2')));
+    a.on_key(key(KeyCode::Left));
+    let first = screen_sized(&mut a, 80, 24);
+    assert!(first.contains("1. [✔] cargo") && first.contains("3. [✔] pip"), "{first}");
+    a.on_key(key(KeyCode::Enter));
+    let second = screen_sized(&mut a, 80, 24);
+    assert!(second.contains("2. [✔] macOS"), "{second}");
+    a.on_key(key(KeyCode::Enter));
+    let got = answer.blocking_recv().unwrap();
+    let answers = &got.updated_input.unwrap()["answers"];
+    assert_eq!(answers["Which tools?"], "cargo, pip");
+    assert_eq!(answers["Which platforms?"], "macOS");
 }
