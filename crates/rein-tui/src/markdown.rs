@@ -274,9 +274,20 @@ fn table(rows: &[String], width: usize) -> Vec<Line<'static>> {
         .collect();
     let natural: Vec<usize> =
         (0..cols).map(|c| cells.iter().map(|row| row[c].width()).max().unwrap_or(0).max(1)).collect();
+    // A column is never narrower than its longest word: words are not broken.
+    let longest_word: Vec<usize> = (0..cols)
+        .map(|c| {
+            let words = cells.iter().flat_map(|row| {
+                let text: String = row[c].spans.iter().map(|s| s.content.as_ref()).collect();
+                text.split_whitespace().map(unicode_width::UnicodeWidthStr::width).collect::<Vec<_>>()
+            });
+            words.max().unwrap_or(1).max(1)
+        })
+        .collect();
     let frame = 3 * cols + 1;
     let room = width.saturating_sub(frame);
-    if room < cols * 3 {
+    let widths = fit(&natural, &longest_word, room);
+    let Some(widths) = widths else {
         // No room for columns: each row as `a · b · c`, wrapped.
         return cells
             .into_iter()
@@ -291,8 +302,7 @@ fn table(rows: &[String], width: usize) -> Vec<Line<'static>> {
                 wrap::wrap(&Line::from(spans), width)
             })
             .collect();
-    }
-    let widths = fit(&natural, room);
+    };
     let dim = Style::default().add_modifier(Modifier::DIM);
     let rule = |l: &str, m: &str, r: &str| {
         let parts: Vec<String> = widths.iter().map(|w| "─".repeat(w + 2)).collect();
@@ -329,17 +339,16 @@ fn table(rows: &[String], width: usize) -> Vec<Line<'static>> {
 }
 
 /// Column widths within `room`: the natural ones when they fit, else the widest
-/// columns narrowed first, none below a few columns.
-fn fit(natural: &[usize], room: usize) -> Vec<usize> {
+/// columns narrowed first, none below its longest word (`floor`); `None` when even
+/// that does not fit.
+fn fit(natural: &[usize], floor: &[usize], room: usize) -> Option<Vec<usize>> {
     let mut widths = natural.to_vec();
     while widths.iter().sum::<usize>() > room {
-        let Some((i, w)) = widths.iter().copied().enumerate().max_by_key(|(_, w)| *w) else { break };
-        if w <= 3 {
-            break;
-        }
+        let narrowable = widths.iter().copied().enumerate().filter(|(i, w)| *w > floor.get(*i).copied().unwrap_or(1));
+        let (i, w) = narrowable.max_by_key(|(_, w)| *w)?;
         widths[i] = w - 1;
     }
-    widths
+    Some(widths)
 }
 
 #[cfg(test)]

@@ -53,3 +53,16 @@ fn a_table_is_held_until_it_ends() {
     let out = b.line("after", 40);
     assert!(text(&out).starts_with('┌') && text(&out).ends_with("after"), "{}", text(&out));
 }
+
+#[test]
+fn a_table_at_60_columns_never_breaks_a_word() {
+    let md = "| Setting | Default | What it changes |\n|---|---|---|\n\
+              | includeGitInstructions | true | whether the system prompt carries the git workflow guidance |\n\
+              | blockReadsOutsideWorkingDirectories | false | refuses reads outside the workspace roots |\n";
+    let lines = render(md, 60);
+    let all = text(&lines);
+    assert!(lines.iter().all(|l| l.width() <= 60), "{all}");
+    for word in ["includeGitInstructions", "blockReadsOutsideWorkingDirectories", "guidance", "workspace"] {
+        assert!(all.contains(word), "`{word}` was broken:\n{all}");
+    }
+}
