@@ -2,9 +2,9 @@
 //! by file line, a Write's whole content —, why it is asked, `Do you want to proceed?`,
 //! and the options: `1. Yes`, `2. Yes, and don't ask again for …` (rules written to the
 //! project's `.claude/settings.local.json`) or, for edits, `Yes, allow all edits during
-//! this session`, `a. Yes, and switch to auto mode` (outside auto mode), and `3. No, and
-//! tell rein what to do differently (esc)`. The subject scrolls when it is taller than
-//! the window; the question and every option always show.
+//! this session`, `3. No, and tell rein what to do differently (esc)`, and `4. Yes, and
+//! switch to auto mode` (outside auto mode). Letters choose nothing. The subject scrolls
+//! when it is taller than the window; the question and every option always show.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -34,10 +34,11 @@ pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, Stri
     } else if !q.remember.is_empty() {
         out.push(('2', format!("Yes, and don't ask again for {} in {project}", q.remember.join(", "))));
     }
-    if offer_auto {
-        out.push(('a', "Yes, and switch to auto mode".to_string()));
-    }
     out.push(('3', "No, and tell rein what to do differently (esc)".to_string()));
+    // Last, so that 3 is "no" in every dialog; a number, as letters answer nothing.
+    if offer_auto {
+        out.push(('4', "Yes, and switch to auto mode".to_string()));
+    }
     out
 }
 

@@ -149,9 +149,9 @@ impl Modal for PermissionView {
                 None
             }
             KeyCode::Enter => options.get(self.selected).map(|o| o.0),
-            KeyCode::Esc | KeyCode::Char('n') => Some('3'),
+            // Letters answer nothing (`y` typed on would approve): numbers, Enter and Esc do.
+            KeyCode::Esc => Some('3'),
             KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => Some('3'),
-            KeyCode::Char('y') => Some('1'),
             KeyCode::BackTab if q.edits => Some('2'),
             KeyCode::Char(c) if options.iter().any(|o| o.0 == c) => Some(c),
             _ => None,
@@ -188,7 +188,7 @@ impl Modal for PermissionView {
                 }
                 Answer::yes()
             }
-            'a' => {
+            '4' => {
                 let _ = app.apply(Change::SetMode(PermissionMode::Auto), Destination::Session);
                 app.note("Auto mode: a judge model decides the calls the rules leave open (shift+tab to leave)");
                 Answer::yes()

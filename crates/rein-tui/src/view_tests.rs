@@ -352,7 +352,10 @@ fn a_second_question_waits_for_the_first() {
     assert!(second.try_recv().is_err(), "not answered yet");
     let s = screen_sized(&mut a, 80, 24);
     assert!(s.contains("touch two"), "{s}");
+    // A letter answers nothing; a number does.
     a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('y')));
+    assert!(second.try_recv().is_err(), "a letter answered");
+    a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
     assert!(second.try_recv().unwrap().allow);
 }
 

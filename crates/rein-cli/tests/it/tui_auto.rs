@@ -43,8 +43,8 @@ fn the_dialog_switches_to_auto_mode_and_shift_tab_cycles_through_it() {
     pane.wait_for("manual mode on");
     pane.type_text("make two files");
     pane.keys(&["Enter"]);
-    pane.wait_for("a. Yes, and switch to auto mode");
-    pane.keys(&["a"]);
+    pane.wait_for("4. Yes, and switch to auto mode");
+    pane.keys(&["4"]);
     // The second call is judged, not asked.
     let screen = pane.wait_for("Both made.");
     assert!(env.cwd().join("one.txt").exists() && env.cwd().join("two.txt").exists(), "{screen}");
