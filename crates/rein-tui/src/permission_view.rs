@@ -101,6 +101,12 @@ impl Modal for PermissionView {
     fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
         // Tab opens a note for the model; while it is open, keys type into it.
         if self.comment.is_none() && !self.deliberate(key, app) {
+            // What was typed on goes to the draft under the question, as it was meant to.
+            if let KeyCode::Char(c) = key.code
+                && !key.modifiers.contains(KeyModifiers::CONTROL)
+            {
+                app.composer.insert(&c.to_string());
+            }
             return Flow::Keep;
         }
         if let Some(comment) = &mut self.comment {

@@ -37,6 +37,9 @@ fn keys_typed_on_as_a_question_appears_do_not_answer_it() {
     // After a pause, a key answers.
     std::thread::sleep(Duration::from_millis(900));
     pane.keys(&["1"]);
-    pane.wait_for("Deployed.");
+    let screen = pane.wait_for("Deployed.");
     assert!(env.cwd().join("deployed.txt").exists());
+    // What was typed on is in the draft, not lost.
+    let draft = screen.lines().rev().find(|l| l.starts_with('❯')).unwrap_or_default();
+    assert!(draft.contains("yes1a"), "the draft lost the typing:\n{screen}");
 }
