@@ -253,7 +253,7 @@ impl App {
 
     /// `⏺ Tool(arg) (1.2s)` — the call's own time when it took a while — and its summary.
     pub(crate) fn tool_lines_timed(&mut self, call: &ToolUse, text: &str, is_error: bool, took: Option<Duration>) {
-        let shown = summary::summary(call, text, is_error);
+        let shown = summary::summary(&relative_to(call, &self.cwd), text, is_error);
         self.tool_lines_shown(call, is_error, took, shown, text.lines().take(LOG_TOOL_LINES));
     }
 
@@ -301,4 +301,21 @@ impl App {
             self.pending.push_to(Line::from(format!("{indent}{l}")), crate::out::Where::Log);
         }
     }
+}
+
+/// `call` as the person reads it: a file inside the working directory named relative to
+/// it (`Wrote 3 lines to src/a.rs`), as the header names it.
+fn relative_to(call: &ToolUse, cwd: &std::path::Path) -> ToolUse {
+    let mut shown = call.clone();
+    for key in ["file_path", "notebook_path"] {
+        let rel = shown
+            .input
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .and_then(|p| std::path::Path::new(p).strip_prefix(cwd).ok().map(|r| r.display().to_string()));
+        if let Some(rel) = rel.filter(|r| !r.is_empty()) {
+            shown.input[key] = serde_json::Value::String(rel);
+        }
+    }
+    shown
 }

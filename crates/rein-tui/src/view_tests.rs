@@ -512,3 +512,24 @@ fn ask_user_question_keeps_ticks_going_back_and_forth() {
     assert_eq!(answers["Which tools?"], "cargo, pip");
     assert_eq!(answers["Which platforms?"], "macOS");
 }
+
+/// Edit and Write results name a file of the working directory relative to it.
+#[test]
+fn edit_and_write_results_name_files_relative_to_the_folder() {
+    let mut a = app();
+    let write = ToolUse {
+        id: "w".into(),
+        name: "Write".into(),
+        input: json!({"file_path": "/w/src/a.rs", "content": "x\ny\n"}),
+    };
+    finished(&mut a, write, "File written", false);
+    let edit = ToolUse {
+        id: "e".into(),
+        name: "Edit".into(),
+        input: json!({"file_path": "/w/src/b.rs", "old_string": "one", "new_string": "two"}),
+    };
+    finished(&mut a, edit, "ok", false);
+    let shown = history(&mut a);
+    assert!(shown.contains("Wrote 2 lines to src/a.rs") && shown.contains("Updated src/b.rs"), "{shown}");
+    assert!(!shown.contains("/w/src"), "{shown}");
+}
