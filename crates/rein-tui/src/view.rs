@@ -112,7 +112,13 @@ fn footer(app: &App, width: usize) -> Line<'static> {
         Some(crate::vim::Mode::Normal) => "-- NORMAL -- · ",
         None => "",
     };
-    let mut text = format!("{vim}{mode} (shift+tab to cycle) · {}", app.model);
+    let mut text = format!("{vim}{mode} (shift+tab to cycle) · ");
+    // Commands that go on in the background, while they run (before what may be cut).
+    let background = app.jobs.as_ref().map_or(0, |j| j.list().iter().filter(|j| j.running).count());
+    if background > 0 {
+        text.push_str(&format!("{background} in background (/tasks) · "));
+    }
+    text.push_str(&app.model);
     if let Some((used, window, _)) = app.context
         && window > 0
     {

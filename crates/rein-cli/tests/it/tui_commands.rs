@@ -209,6 +209,8 @@ fn tasks_lists_shows_and_stops_background_commands() {
     pane.type_text("start the server");
     pane.keys(&["Enter"]);
     pane.wait_for("Started the server.");
+    // The footer says a command goes on in the background.
+    pane.wait_for("1 in background (/tasks)");
     pane.type_text("/tasks");
     pane.keys(&["Enter"]);
     let screen = pane.wait_for("bash_1  running");
@@ -218,7 +220,9 @@ fn tasks_lists_shows_and_stops_background_commands() {
     pane.wait_for("serving on 8080");
     pane.type_text("/tasks stop bash_1");
     pane.keys(&["Enter"]);
-    pane.wait_for("bash_1: killed");
+    let screen = pane.wait_for("bash_1: killed");
+    let footer = screen.lines().rev().find(|l| l.contains("mode on")).unwrap_or_default();
+    assert!(!footer.contains("in background"), "{footer}");
 }
 
 /// Ctrl+B while a command runs: the turn goes on, the command runs on as a background
