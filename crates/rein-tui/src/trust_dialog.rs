@@ -1,7 +1,8 @@
-//! The question before an interactive session in a folder nobody trusted yet (Claude
-//! Code's trust dialog): the folder, what it configures that would take effect, and two
-//! choices — "Yes, I trust this folder" and "No, exit", which is where the pointer
-//! starts. Drawn inline below what is on the screen; nothing of the folder's has run.
+//! The question before an interactive session in a folder nobody trusted yet (what
+//! Claude Code asks there, in rein's words): the folder, what it configures that would
+//! take effect, and two choices — "Trust this folder" and "Leave without starting",
+//! where the pointer starts. Drawn inline below what is on the screen; nothing of the
+//! folder's has run. Numbers, arrows, Enter and Esc answer; letters do not.
 
 use std::io::Write;
 use std::path::Path;
@@ -13,23 +14,24 @@ use crossterm::{cursor, execute, terminal};
 pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
     let mut out = std::io::stdout();
     let mut text = vec![
-        "Accessing workspace:".to_string(),
+        "rein has not worked in this folder before:".to_string(),
         String::new(),
         format!("  {}", dir.display()),
         String::new(),
-        "Quick safety check: Is this a project you created or one you trust? (Like your own code, a well-known \
-         open source project, or work from your team.) If not, take a moment to review what's in this folder first."
+        "Trust it only if you know where its files come from — your own work, your team's, a project you \
+         know. A folder from elsewhere can carry settings and scripts that run as soon as rein starts; look \
+         through it first when in doubt."
             .to_string(),
         String::new(),
-        "rein will be able to read, edit, and execute files here.".to_string(),
+        "Once trusted, rein reads, changes and runs files here as you allow.".to_string(),
     ];
     if !configures.is_empty() {
         text.push(String::new());
-        text.push("Once trusted, this folder's own configuration takes effect:".to_string());
+        text.push("Trusting it also turns on what the folder sets up for itself:".to_string());
         text.extend(configures.iter().map(|c| format!("  • {c}")));
     }
     text.push(String::new());
-    let choices = ["Yes, I trust this folder", "No, exit"];
+    let choices = ["Trust this folder and start", "Leave without starting"];
     let mut at = 1usize;
     terminal::enable_raw_mode()?;
     // Word-wrapped to the terminal's width, so that a redraw knows the rows it starts at.
@@ -44,17 +46,21 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
         let mut first = true;
         loop {
             if !first {
-                execute!(out, cursor::MoveUp(lines as u16), terminal::Clear(terminal::ClearType::FromCursorDown))?;
+                // Back to the first row, at its first column (the cursor is at the end of
+                // the hint), and each row written over — cleared row by row, never the
+                // screen from the top, which some terminals (tmux) keep in the scrollback.
+                execute!(out, cursor::MoveToColumn(0), cursor::MoveUp(lines as u16))?;
             }
             first = false;
+            let clear = "\x1b[2K";
             for l in &text {
-                write!(out, "{l}\r\n")?;
+                write!(out, "{clear}{l}\r\n")?;
             }
             for (i, c) in choices.iter().enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
-                write!(out, "{pointer} {}. {c}\r\n", i + 1)?;
+                write!(out, "{clear}{pointer} {}. {c}\r\n", i + 1)?;
             }
-            write!(out, "\r\nEnter to confirm · Esc to exit")?;
+            write!(out, "{clear}\r\n{clear}Enter to confirm · Esc to exit")?;
             out.flush()?;
             let Event::Key(key) = event::read()? else { continue };
             if key.kind != KeyEventKind::Press {
@@ -63,8 +69,8 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
             match key.code {
                 KeyCode::Up => at = 0,
                 KeyCode::Down => at = 1,
-                KeyCode::Char('1') | KeyCode::Char('y') => return Ok(true),
-                KeyCode::Char('2') | KeyCode::Char('n') | KeyCode::Esc => return Ok(false),
+                KeyCode::Char('1') => return Ok(true),
+                KeyCode::Char('2') | KeyCode::Esc => return Ok(false),
                 KeyCode::Char('c') | KeyCode::Char('d') if key.modifiers.contains(KeyModifiers::CONTROL) => {
                     return Ok(false);
                 }

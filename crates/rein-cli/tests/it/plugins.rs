@@ -252,7 +252,7 @@ fn a_plugin_a_project_enables_waits_for_the_folders_trust() {
     let log = scratch.path().join("hook.log");
     let server = serve(Scenario::new([reply([text("hi")])]));
     let pane = crate::tui_pane::Pane::start_untrusted(&env, &server, "", &[]);
-    let screen = pane.wait_for("No, exit");
+    let screen = pane.wait_for("Leave without starting");
     assert!(screen.contains("plugins: demo@testmkt"), "the question names the plugin:\n{screen}");
     assert!(!log.exists(), "nothing of the plugin ran before the answer");
     pane.keys(&["Up", "Enter"]);

@@ -1,5 +1,5 @@
 //! Workspace trust in a real terminal: in a folder nobody trusted, rein asks before
-//! anything of the folder's runs (its SessionStart hook, its status line); "No, exit" is
+//! anything of the folder's runs (its SessionStart hook, its status line); "Leave without starting" is
 //! the default; "Yes" is recorded in `~/.claude.json` as Claude Code records it, and a
 //! trusted folder is not asked again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -35,11 +35,11 @@ fn an_untrusted_folder_is_asked_about_and_no_is_the_default() {
     let env = folder_that_runs_things();
     let server = serve(Scenario::new([reply([text("hi")])]));
     let pane = Pane::start_untrusted(&env, &server, "", &[]);
-    let screen = pane.wait_for("No, exit");
-    assert!(screen.contains("Yes, I trust this folder"), "{screen}");
+    let screen = pane.wait_for("Leave without starting");
+    assert!(screen.contains("Trust this folder and start"), "{screen}");
     assert!(screen.contains(&env.cwd().display().to_string()), "{screen}");
     assert!(screen.contains("hooks: SessionStart") && screen.contains("status line"), "{screen}");
-    assert!(screen.contains("❯ 2. No, exit"), "the pointer starts on No:\n{screen}");
+    assert!(screen.contains("❯ 2. Leave without starting"), "the pointer starts on No:\n{screen}");
     assert!(!env.cwd().join("hook-ran").exists() && !env.cwd().join("status-ran").exists());
     pane.keys(&["Enter"]);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
@@ -59,7 +59,7 @@ fn yes_is_recorded_and_a_trusted_folder_is_not_asked_again() {
     std::fs::write(env.home.path().join(".claude.json"), r#"{"numStartups": 7}"#).unwrap();
     let server = serve(Scenario::new([reply([text("hi")])]));
     let pane = Pane::start_untrusted(&env, &server, "", &[]);
-    pane.wait_for("No, exit");
+    pane.wait_for("Leave without starting");
     pane.keys(&["Up", "Enter"]);
     pane.wait_for("manual mode on");
     assert!(trusted_in_claude_json(&env));
@@ -75,7 +75,7 @@ fn yes_is_recorded_and_a_trusted_folder_is_not_asked_again() {
     // Trusted now (as Claude Code would have recorded it): no question.
     let again = Pane::start_untrusted(&env, &server, "", &[]);
     let screen = again.wait_for("manual mode on");
-    assert!(!screen.contains("No, exit"), "{screen}");
+    assert!(!screen.contains("Leave without starting"), "{screen}");
 }
 
 /// In a narrow terminal the question is wrapped at words by rein, not cut by the
@@ -86,9 +86,25 @@ fn the_question_wraps_at_words_in_a_narrow_terminal() {
     let env = folder_that_runs_things();
     let server = serve(Scenario::new([reply([text("hi")])]));
     let pane = Pane::start_untrusted_sized(&env, &server, "", &[], (60, 24));
-    let screen = pane.wait_for("No, exit");
+    let screen = pane.wait_for("Leave without starting");
     let wide: Vec<&str> = screen.lines().filter(|l| l.chars().count() > 60).collect();
     assert!(wide.is_empty(), "lines the terminal had to cut: {wide:#?}\n{screen}");
-    assert!(screen.contains("Quick safety check"), "{screen}");
+    assert!(screen.contains("Trust it only if you know"), "{screen}");
+    pane.keys(&["Escape"]);
+}
+
+/// Keys that move the pointer draw the question again in place: its header once.
+#[test]
+fn moving_the_pointer_draws_the_question_once() {
+    let env = folder_that_runs_things();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start_untrusted(&env, &server, "", &[]);
+    pane.wait_for("Leave without starting");
+    pane.keys(&["Up"]);
+    pane.keys(&["Down"]);
+    pane.keys(&["Up"]);
+    let screen = pane.wait_for("❯ 1. Trust this folder and start");
+    assert_eq!(screen.matches("rein has not worked in this folder before").count(), 1, "{screen}");
+    assert_eq!(screen.matches("Leave without starting").count(), 1, "{screen}");
     pane.keys(&["Escape"]);
 }
