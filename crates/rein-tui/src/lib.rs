@@ -12,6 +12,7 @@ pub mod bench;
 mod clipboard;
 mod composer;
 mod dialog;
+mod escapes;
 mod events;
 mod highlight;
 mod history;

@@ -108,46 +108,21 @@ pub fn hanging_indent(text: &str) -> usize {
     lead
 }
 
-/// Skip the rest of an escape sequence whose ESC was just read: a CSI (`ESC [ … final`,
-/// colours and cursor moves), an OSC (`ESC ] … BEL` or `ESC ] … ESC \\`, titles and
-/// links), or a two-character one.
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        Some('[') => {
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        }
-        Some(']') => {
-            while let Some(c) = chars.next() {
-                if c == '\u{7}' || (c == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
-                    break;
-                }
-            }
-        }
-        // An intermediate byte, then the final one (`ESC ( B`: a character set).
-        Some(' '..='/') => {
-            chars.next();
-        }
-        _ => {}
-    }
-}
-
-/// Characters with their style and width; tabs expanded, escape sequences (a command's
-/// colours) and other control characters dropped.
+/// Characters with their style and width; tabs expanded, a command's colours taken
+/// as styles and its other escape sequences and control characters dropped.
 fn cells(line: &Line<'_>) -> Vec<(char, Style, usize)> {
     let mut out = Vec::new();
     let mut col = 0;
     for span in &line.spans {
         let style = line.style.patch(span.style);
         let mut chars = span.content.chars().peekable();
+        let mut sgr = Style::default();
         while let Some(c) = chars.next() {
             if c == '\u{1b}' {
-                skip_escape(&mut chars);
+                crate::escapes::read(&mut chars, &mut sgr);
                 continue;
             }
+            let style = style.patch(sgr);
             if c == '\t' {
                 let n = TAB - col % TAB;
                 out.extend(std::iter::repeat_n((' ', style, 1), n));

@@ -60,3 +60,18 @@ fn a_quote_gutter_starts_every_row() {
     let rows = wrap_indent(&line, 20, 2, Some(Span::raw("│ ")));
     assert_eq!(text(&rows), ["│ quoted words that", "│ need more than one", "│ row"]);
 }
+
+#[test]
+fn a_commands_colours_become_styles() {
+    use ratatui::style::Color;
+    let rows =
+        wrap(&Line::from("\u{1b}[31mred\u{1b}[0m plain \u{1b}[1;38;5;208mhot\u{1b}[22;39m \u{1b}[38;2;1;2;3mrgb"), 80);
+    assert_eq!(text(&rows), ["red plain hot rgb"]);
+    let style_of =
+        |word: &str| rows[0].spans.iter().find(|s| s.content.contains(word)).map(|s| s.style).unwrap_or_default();
+    assert_eq!(style_of("red").fg, Some(Color::Red));
+    assert_eq!(style_of("plain").fg, None);
+    assert_eq!(style_of("hot").fg, Some(Color::Indexed(208)));
+    assert!(style_of("hot").add_modifier.contains(Modifier::BOLD));
+    assert_eq!(style_of("rgb").fg, Some(Color::Rgb(1, 2, 3)));
+}
