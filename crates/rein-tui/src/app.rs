@@ -260,7 +260,12 @@ impl App {
                 Style::default().fg(Color::Gray).add_modifier(Modifier::BOLD),
             )));
         }
-        let images = self.attachments.take_for(&text);
+        let attached = self.attachments.take_for(&text);
+        // Each image sent is named under the prompt, with its size.
+        for (shown, _) in &attached {
+            self.pending.push(Line::from(Span::styled(format!("  ⎿  {shown}"), Style::default().fg(Color::Gray))));
+        }
+        let images: Vec<rein_protocol::ContentBlock> = attached.into_iter().map(|(_, block)| block).collect();
         let prompt = if images.is_empty() { ToEngine::Prompt(text) } else { ToEngine::Attached { text, images } };
         if self.prompts.send(prompt).is_err() {
             self.note("the session has ended");

@@ -10,7 +10,8 @@ use rein_protocol::ContentBlock;
 #[derive(Debug, Default)]
 pub struct Attachments {
     next: usize,
-    images: Vec<(String, ContentBlock)>,
+    /// Marker, what the person is shown of it, the block sent.
+    images: Vec<(String, String, ContentBlock)>,
 }
 
 impl Attachments {
@@ -19,16 +20,22 @@ impl Attachments {
         let fitted = rein_media::fit_image(bytes)?;
         self.next += 1;
         let marker = format!("[Image #{}]", self.next);
-        self.images.push((marker.clone(), fitted.block));
+        let size = if fitted.resized() {
+            format!("{}×{}, sent as {}×{}", fitted.original.0, fitted.original.1, fitted.width, fitted.height)
+        } else {
+            format!("{}×{}", fitted.width, fitted.height)
+        };
+        let shown = format!("{marker} {size}, {} KB", fitted.bytes.div_ceil(1024));
+        self.images.push((marker.clone(), shown, fitted.block));
         Ok(marker)
     }
 
     /// The images whose markers `text` holds, taken out to be sent with it.
-    pub fn take_for(&mut self, text: &str) -> Vec<ContentBlock> {
+    pub fn take_for(&mut self, text: &str) -> Vec<(String, ContentBlock)> {
         let (sent, kept): (Vec<_>, Vec<_>) =
-            std::mem::take(&mut self.images).into_iter().partition(|(marker, _)| text.contains(marker.as_str()));
+            std::mem::take(&mut self.images).into_iter().partition(|(marker, ..)| text.contains(marker.as_str()));
         self.images = kept;
-        sent.into_iter().map(|(_, block)| block).collect()
+        sent.into_iter().map(|(_, shown, block)| (shown, block)).collect()
     }
 }
 
@@ -83,6 +90,9 @@ mod tests {
         assert!(a.add(b"not an image").is_err());
         assert_eq!(a.take_for("what is [Image #2]?").len(), 1);
         assert_eq!(a.take_for("and [Image #2]?").len(), 0, "sent once");
-        assert_eq!(a.take_for("[Image #1]").len(), 1);
+        let first = a.take_for("[Image #1]");
+        assert_eq!(first.len(), 1);
+        // What the person is shown of it: the marker and the size.
+        assert_eq!(first[0].0, "[Image #1] 4×4, 1 KB");
     }
 }

@@ -62,7 +62,9 @@ fn images_reach_the_model_from_a_mention_the_clipboard_and_a_dragged_path() {
     pane.wait_for("[Image #1]");
     pane.type_text("what is this?");
     pane.keys(&["Enter"]);
-    pane.wait_for("Seen two.");
+    let screen = pane.wait_for("Seen two.");
+    // The image sent is named under the prompt, with its size.
+    assert!(screen.lines().any(|l| l.contains("⎿  [Image #1]") && l.contains(" KB")), "{screen}");
     assert_eq!(images_in(&server, 1), [clip]);
     let seen = std::fs::read_to_string(&seen_env).unwrap();
     assert!(seen.contains("DISPLAY=") && !seen.contains("ANTHROPIC_API_KEY"), "rein's key reached xclip:\n{seen}");
