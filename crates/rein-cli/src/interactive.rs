@@ -85,7 +85,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
 
 /// Workspace trust before anything of the folder's takes effect: a folder not trusted
 /// yet (in `~/.claude.json`, shared with Claude Code) is shown with what it configures;
-/// "No, exit" (the default) ends rein here, "Yes" records the trust.
+/// "Leave without starting" (the default) ends rein here, "Yes" records the trust.
 fn trusted(args: &Args) -> anyhow::Result<bool> {
     let options = args.options();
     let env = options.env();
@@ -110,32 +110,29 @@ fn trusted(args: &Args) -> anyhow::Result<bool> {
 }
 
 /// `rein -r` without an id: the sessions of this directory, newest first, with their
-/// first prompt and age; the person types a number.
+/// first prompt and age, to pick from with the arrows (or a number) and Enter.
 fn pick_session() -> anyhow::Result<Option<String>> {
-    use std::io::{BufRead, Write};
     let cwd = std::env::current_dir()?;
     let sessions = rein_session::earlier_sessions(&crate::env::Env::read().rein_home, &cwd);
     if sessions.is_empty() {
         println!("No earlier sessions in {}", cwd.display());
         return Ok(None);
     }
-    println!("Resume a session:");
-    for (i, s) in sessions.iter().take(20).enumerate() {
-        let age = s.modified.elapsed().map(|d| d.as_secs()).unwrap_or(0);
-        let age = match age {
-            a if a < 3600 => format!("{}m ago", a / 60),
-            a if a < 86_400 => format!("{}h ago", a / 3600),
-            a => format!("{}d ago", a / 86_400),
-        };
-        let prompt = s.label();
-        println!("  {:>2}. {prompt}  ({age}, {} turns)", i + 1, s.turns);
-    }
-    print!("Number (Enter to cancel): ");
-    std::io::stdout().flush()?;
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    let choice: Option<usize> = line.trim().parse().ok();
-    Ok(choice.and_then(|n| sessions.get(n.wrapping_sub(1))).map(|s| s.session_id.clone()))
+    let shown: Vec<_> = sessions.iter().take(20).collect();
+    let items: Vec<String> = shown
+        .iter()
+        .map(|s| {
+            let age = s.modified.elapsed().map(|d| d.as_secs()).unwrap_or(0);
+            let age = match age {
+                a if a < 3600 => format!("{}m ago", a / 60),
+                a if a < 86_400 => format!("{}h ago", a / 3600),
+                a => format!("{}d ago", a / 86_400),
+            };
+            format!("{}  ({age}, {} turns)", s.label(), s.turns)
+        })
+        .collect();
+    let picked = rein_tui::pick(&format!("Resume a session of {}:", cwd.display()), &items)?;
+    Ok(picked.and_then(|i| shown.get(i)).map(|s| s.session_id.clone()))
 }
 
 /// Names a new session from its first prompt with the small model (in the background;

@@ -16,6 +16,7 @@ mod escapes;
 mod events;
 mod highlight;
 mod history;
+mod inline_pick;
 mod keybindings;
 mod keys;
 mod markdown;
@@ -51,6 +52,7 @@ use rein_policy::SharedPolicy;
 use tokio::sync::mpsc;
 
 pub use approver::{Question, TuiApprover};
+pub use inline_pick::pick;
 pub use keybindings::{Keybindings, KeybindingsError};
 pub use mcp_pick::pick_mcp_servers;
 pub use trust_dialog::ask_trust;

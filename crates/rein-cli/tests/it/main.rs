@@ -90,6 +90,7 @@ mod tui_media;
 mod tui_output;
 mod tui_pane;
 mod tui_plan;
+mod tui_resume;
 mod tui_rewind;
 mod tui_sandbox;
 mod tui_trust;

@@ -1,0 +1,62 @@
+//! A list to pick one item from, drawn inline below what is on the screen before the
+//! interactive session starts (`rein -r` without an id): ↑/↓ move the pointer, a number
+//! jumps to an item, Enter takes it, Esc or Ctrl+C leaves without one. Redrawn in place,
+//! row by row (a terminal that keeps cleared screens in its scrollback keeps nothing).
+
+use std::io::Write;
+
+use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::{cursor, execute, terminal};
+
+/// Ask which of `items` (one line each) to take under `title`; its index, or `None`.
+pub fn pick(title: &str, items: &[String]) -> std::io::Result<Option<usize>> {
+    if items.is_empty() {
+        return Ok(None);
+    }
+    let mut out = std::io::stdout();
+    let width = terminal::size().map_or(80, |(w, _)| w.max(1) as usize);
+    let fit = |s: &str| crate::summary::one_line(s, width.saturating_sub(6));
+    let mut at = 0usize;
+    terminal::enable_raw_mode()?;
+    let rows = items.len() + 3;
+    let result = (|| -> std::io::Result<Option<usize>> {
+        let mut first = true;
+        loop {
+            if !first {
+                execute!(out, cursor::MoveToColumn(0), cursor::MoveUp(rows as u16 - 1))?;
+            }
+            first = false;
+            let clear = "\x1b[2K";
+            write!(out, "{clear}{}\r\n", fit(title))?;
+            for (i, item) in items.iter().enumerate() {
+                let pointer = if i == at { "❯" } else { " " };
+                write!(out, "{clear}{pointer} {:>2}. {}\r\n", i + 1, fit(item))?;
+            }
+            write!(out, "{clear}\r\n{clear}↑/↓ or a number to choose · Enter to resume · Esc to leave")?;
+            out.flush()?;
+            let Event::Key(key) = event::read()? else { continue };
+            if key.kind != KeyEventKind::Press {
+                continue;
+            }
+            match key.code {
+                KeyCode::Up => at = at.saturating_sub(1),
+                KeyCode::Down => at = (at + 1).min(items.len() - 1),
+                KeyCode::Char(d @ '1'..='9') => {
+                    let n = d as usize - '1' as usize;
+                    if n < items.len() {
+                        at = n;
+                    }
+                }
+                KeyCode::Enter => return Ok(Some(at)),
+                KeyCode::Esc => return Ok(None),
+                KeyCode::Char('c') | KeyCode::Char('d') if key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    return Ok(None);
+                }
+                _ => {}
+            }
+        }
+    })();
+    terminal::disable_raw_mode()?;
+    write!(out, "\r\n")?;
+    result
+}
