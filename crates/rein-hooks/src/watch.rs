@@ -12,6 +12,9 @@ use std::time::SystemTime;
 
 use crate::{HookEvent, HookInput, Hooks, Matcher, Outcome};
 
+/// The most files a session watches for FileChanged hooks.
+const MAX_WATCHED: usize = 1_000;
+
 /// What a file was when last looked at: absent, or its modification time and length.
 type Stamp = Option<(Option<SystemTime>, u64)>;
 
@@ -24,6 +27,8 @@ fn stamp(path: &Path) -> Stamp {
 #[derive(Debug, Default)]
 pub struct FileWatch {
     files: Vec<(PathBuf, Stamp)>,
+    /// The same paths, to find one at once (hooks may name thousands).
+    known: std::collections::HashSet<PathBuf>,
     /// The directory the matchers' names were taken in.
     cwd: Option<PathBuf>,
 }
@@ -34,7 +39,8 @@ pub type SharedWatch = Arc<Mutex<FileWatch>>;
 impl FileWatch {
     /// Watch `path` from how it is now (once).
     pub fn add(&mut self, path: PathBuf) {
-        if !self.files.iter().any(|(p, _)| *p == path) {
+        // At most MAX_WATCHED: a hook's list cannot make every look slow.
+        if self.files.len() < MAX_WATCHED && self.known.insert(path.clone()) {
             let now = stamp(&path);
             self.files.push((path, now));
         }

@@ -101,6 +101,10 @@ impl NestedMemory {
             let Ok(real) = std::fs::canonicalize(path) else { return false };
             !self.excludes.is_match(&real) && !self.excludes.is_match(path) && given.insert(real)
         };
+        // A memory file in a subfolder that is a link out of the project is not read: it
+        // would hand the model whatever it points at.
+        let root = std::fs::canonicalize(&self.cwd).unwrap_or_else(|_| self.cwd.clone());
+        let inside = |path: &Path| std::fs::canonicalize(path).is_ok_and(|real| real.starts_with(&root));
         // Subdirectories between the working directory and the file, top down.
         if let Ok(below) = file.strip_prefix(&self.cwd) {
             let mut dirs: Vec<PathBuf> =
@@ -110,6 +114,7 @@ impl NestedMemory {
                 for name in ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"] {
                     let path = d.join(name);
                     if path.is_file()
+                        && inside(&path)
                         && take(&path, &mut given)
                         && let Ok(content) = std::fs::read_to_string(&path)
                     {

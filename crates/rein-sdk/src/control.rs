@@ -47,6 +47,11 @@ impl Control {
                         .to_string()
                 })?;
                 self.policy.set_mode(mode, "the Agent SDK (set_permission_mode)");
+                // A mode the session refuses (bypassPermissions under --restricted or
+                // disableBypassPermissionsMode, auto when disabled) is an error, not a yes.
+                if self.policy.get().mode != mode {
+                    return Err(format!("Cannot set permission mode: {} is disabled in this session", mode.name()));
+                }
                 reply(&ModeSet { mode: mode.name() })
             }
             ControlRequest::SetModel { model } => {

@@ -50,7 +50,7 @@ pub fn start_with(
 ) -> crate::Result<()> {
     let mut loaded = rein_mcp::config::load(&locations(opts, setup), &crate::env::Env::raw)?;
     // The sources the session reads (`--setting-sources`).
-    let sources = opts.sources();
+    let sources = opts.definition_sources();
     loaded.servers.retain(|s| match s.source {
         rein_mcp::Source::User => sources.user,
         rein_mcp::Source::Project => sources.project,

@@ -94,6 +94,21 @@ pub struct Sources {
 }
 
 impl Options {
+    /// `--restricted` or `CLAUDE_CODE_RESTRICTED=1`.
+    pub fn is_restricted(&self) -> bool {
+        self.restricted || self.env().restricted
+    }
+
+    /// The sources definitions (subagents, commands, skills, output styles) and MCP
+    /// servers come from: none in safe mode or restricted (they can run programs: their
+    /// hooks, their servers), else [`sources`](Self::sources).
+    pub fn definition_sources(&self) -> Sources {
+        if self.is_restricted() {
+            return Sources { user: false, project: false, local: false };
+        }
+        self.sources()
+    }
+
     pub fn sources(&self) -> Sources {
         if self.safe_mode {
             return Sources { user: false, project: false, local: false };

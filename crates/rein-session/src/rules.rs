@@ -79,10 +79,14 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
             Scope::Local => wanted.contains(&"local"),
         });
     }
-    let restricted = opts.restricted || opts.env().restricted;
+    let restricted = opts.is_restricted();
     if restricted {
-        // Only the organisation's settings and what this command line gives.
-        settings.files.retain(|f| matches!(f.scope, Scope::Managed | Scope::Cli));
+        // Only the organisation's settings and what this command line gives — but of the
+        // person's and the project's, what tightens still holds (a restricted session is
+        // never looser than a plain one).
+        for file in settings.files.iter_mut().filter(|f| !matches!(f.scope, Scope::Managed | Scope::Cli)) {
+            file.value = crate::safe_mode::tightening_only(&file.value);
+        }
     }
     untrusted_folder(opts, cwd, home, &mut settings);
     let bypass_asked = opts.dangerously_skip_permissions
@@ -125,6 +129,9 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
         tools,
     })?;
     let mut policy = policy;
+    if restricted && policy.mode == PermissionMode::BypassPermissions {
+        invalid!("--restricted refuses bypassPermissions (here from {})", policy.mode_source);
+    }
     if restricted {
         policy.block_outside_reads = true;
         policy.bypass_disabled = true;

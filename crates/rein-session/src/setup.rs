@@ -146,7 +146,9 @@ impl Setup {
         policy.memory_dir =
             if opts.bare || opts.safe_mode { None } else { crate::auto_memory::memory_dir(&settings, &before, &cwd) };
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
-        let mut notices = crate::env::apply_settings_env(&settings);
+        // In safe mode only the organisation's `env` (the person's and the project's are
+        // customisations too).
+        let mut notices = crate::env::apply_settings_env(&crate::safe_mode::customisations(opts, &settings));
         notices.extend(policy.ignored.iter().map(|i| format!("warning: ignored {i}")));
         crate::env::apply_betas(&opts.betas);
         let (default_ms, max_ms) = opts.env().bash_timeouts;
@@ -202,7 +204,8 @@ impl Setup {
         setup.nested_excludes = wanted.nested_excludes();
         crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
-        setup.output_styles.retain(|s| s.source == "built in" || wanted.keeps(Path::new(&s.source)));
+        let styles = crate::sources::Wanted::new(opts.definition_sources(), &setup.cwd, setup.env.home.as_deref());
+        setup.output_styles.retain(|s| s.source == "built in" || styles.keeps(Path::new(&s.source)));
         setup.output_styles.extend(crate::plugins::output_styles(&setup.plugins));
         let wanted = setup.prefs.output_style.clone();
         match rein_prompt::output_styles::find_style(&setup.output_styles, &wanted) {
@@ -257,7 +260,7 @@ impl Setup {
         // and spilled results go.
         let days = settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30);
         rein_checkpoint::prune(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
-        setup.key_helper = settings.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
+        setup.key_helper = custom.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.config_files = crate::rules::locations(opts, &setup.cwd, setup.env.home.as_deref()).files();
         setup.status_line = custom
@@ -291,14 +294,30 @@ impl Setup {
     ) -> crate::Result<Setup> {
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
-        let crate::definitions::Definitions { mut agents, mut commands, mut skills, skipped } =
+        let crate::definitions::Definitions { mut agents, mut commands, mut skills, mut skipped } =
             crate::definitions::Definitions::load(&cwd, home.as_deref());
         // The sources the session reads (`--setting-sources`): definitions from a source
         // left out are not offered.
-        let wanted = crate::sources::Wanted::new(opts.sources(), &cwd, home.as_deref());
+        let wanted = crate::sources::Wanted::new(opts.definition_sources(), &cwd, home.as_deref());
         agents.retain(|a| wanted.keeps(&a.path));
         commands.retain(|c| wanted.keeps(&c.path));
         skills.retain(|s| wanted.keeps(&s.dir));
+        // A project's definition that is a link to a file outside the project is not
+        // read (it would hand the model whatever it points at: a key, a credential).
+        let mut outside = |p: &Path| {
+            let inside = wanted.stays_inside(p);
+            if !inside {
+                skipped.push(rein_prompt::frontmatter::Skipped {
+                    path: p.to_path_buf(),
+                    line: 1,
+                    reason: "a link to a file outside the project".into(),
+                });
+            }
+            inside
+        };
+        agents.retain(|a| outside(&a.path));
+        commands.retain(|c| outside(&c.path));
+        skills.retain(|s| outside(&s.dir) && outside(&s.dir.join("SKILL.md")));
         let read = |p: &Option<PathBuf>| -> crate::Result<Option<String>> {
             p.as_ref()
                 .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))

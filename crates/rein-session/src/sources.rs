@@ -25,8 +25,38 @@ impl Wanted {
     /// person's `~/.claude`, else a `.claude` folder of the project or of a folder above
     /// it (commands, skills and subagents are found there too, and are the project's,
     /// as in Claude Code).
+    ///
+    /// A definition is judged where it was found and where it really is (a link from a
+    /// left-out source to a file elsewhere is still that source's): kept only when
+    /// neither place is left out.
     pub(crate) fn keeps(&self, path: &Path) -> bool {
-        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        // Where it was found: its folder resolved, its own name as it is (a link).
+        let found = match (path.parent().and_then(|p| std::fs::canonicalize(p).ok()), path.file_name()) {
+            (Some(dir), Some(name)) => dir.join(name),
+            _ => path.to_path_buf(),
+        };
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| found.clone());
+        self.keeps_at(&found) && self.keeps_at(&real)
+    }
+
+    /// Whether a definition found in one of the project's `.claude` folders really is
+    /// inside the folder that holds that `.claude` (not a link out of the repository).
+    /// The person's own definitions may link anywhere.
+    pub(crate) fn stays_inside(&self, path: &Path) -> bool {
+        let found = match (path.parent().and_then(|p| std::fs::canonicalize(p).ok()), path.file_name()) {
+            (Some(dir), Some(name)) => dir.join(name),
+            _ => path.to_path_buf(),
+        };
+        if self.user.as_ref().is_some_and(|u| found.starts_with(u)) {
+            return true;
+        }
+        let Some(holder) = self.project.ancestors().find(|d| found.starts_with(d.join(".claude"))) else {
+            return true;
+        };
+        std::fs::canonicalize(path).map_or(true, |real| real.starts_with(holder))
+    }
+
+    fn keeps_at(&self, path: &Path) -> bool {
         if self.user.as_ref().is_some_and(|u| path.starts_with(u)) {
             return self.sources.user;
         }

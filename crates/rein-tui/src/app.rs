@@ -380,8 +380,15 @@ impl App {
 
     /// Ctrl+G: the prompt in `$EDITOR`; what is saved comes back to the input box.
     fn edit_prompt(&mut self) {
-        let path = std::env::temp_dir().join(format!("rein-prompt-{}.md", std::process::id()));
-        match std::fs::write(&path, self.composer.text()) {
+        // A new file of its own (`create_new` follows no link planted under the name).
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path = std::env::temp_dir().join(format!("rein-prompt-{}-{nanos:x}.md", std::process::id()));
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, self.composer.text().as_bytes()));
+        match written {
             Ok(()) => {
                 self.edit = Some(path);
                 self.editing_prompt = true;
@@ -414,7 +421,10 @@ impl App {
             PermissionMode::AcceptEdits => PermissionMode::Plan,
             PermissionMode::Plan if self.policy.get().auto_disabled => PermissionMode::Default,
             PermissionMode::Plan => PermissionMode::Auto,
-            PermissionMode::Auto if self.allow_bypass => PermissionMode::BypassPermissions,
+            // Never to a mode the session refuses (the cycle would stop there).
+            PermissionMode::Auto if self.allow_bypass && !self.policy.get().bypass_disabled => {
+                PermissionMode::BypassPermissions
+            }
             _ => PermissionMode::Default,
         };
         self.policy.set_mode(next, "shift+tab");

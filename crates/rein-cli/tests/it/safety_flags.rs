@@ -122,3 +122,71 @@ fn restricted_refuses_bypass_permissions() {
     }
     assert!(server.requests().is_empty(), "a session started");
 }
+
+/// Found by reading the code: `--restricted` refuses bypassPermissions from a settings
+/// file too; the project's subagents, skills and MCP servers (programs all) are not
+/// taken; the person's deny rules still hold.
+#[test]
+fn restricted_takes_no_programs_from_the_folder_and_keeps_the_persons_walls() {
+    let env = Env::new();
+    let marker = env.cwd().join("ran");
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "go", "--restricted", "--settings", r#"{"permissions":{"defaultMode":"bypassPermissions"}}"#])
+        .output()
+        .unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("refuses bypassPermissions"));
+
+    let hook = format!("touch '{}'", marker.display());
+    env.write(
+        ".claude/agents/helper.md",
+        &format!("---\nname: helper\ndescription: d\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n          command: \"{hook}\"\n---\nx\n"),
+    );
+    env.write(".mcp.json", &json!({"mcpServers": {"x": {"command": "sh", "args": ["-c", hook]}}}).to_string());
+    let secret = env.write("prod-credentials.txt", "PROD-SECRET");
+    let home_settings = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(home_settings.parent().unwrap()).unwrap();
+    std::fs::write(&home_settings, json!({"permissions": {"deny": ["Read(**/prod-credentials.txt)"]}}).to_string())
+        .unwrap();
+    let server =
+        serve(Scenario::new([reply([call("r", "Read", json!({"file_path": secret}))]), reply([text("done")])]));
+    env.rein_at(&server).args(["-p", "go", "--restricted"]).assert().success();
+    let first = server.requests()[0].body.to_string();
+    assert!(!first.contains("helper"), "the folder's subagent was offered");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!marker.exists(), "a program of the folder ran");
+    let messages = server.requests()[1].body["messages"].as_array().unwrap().clone();
+    let (result, refused) = tool_result(&messages, "r");
+    assert!(refused && !result.contains("PROD-SECRET"), "the person's deny rule was dropped: {result}");
+}
+
+/// A project's command or memory file that is a link out of the project is not read:
+/// its target never reaches the model.
+#[test]
+fn a_projects_link_out_of_the_project_is_never_read() {
+    let env = Env::new();
+    env.trust();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("credentials");
+    std::fs::write(&secret, "aws_secret_access_key = LINKED-SECRET\nmore\n").unwrap();
+    std::fs::create_dir_all(env.cwd().join(".claude/commands")).unwrap();
+    std::os::unix::fs::symlink(&secret, env.cwd().join(".claude/commands/leak.md")).unwrap();
+    std::fs::create_dir_all(env.cwd().join("sub")).unwrap();
+    std::os::unix::fs::symlink(&secret, env.cwd().join("sub/CLAUDE.md")).unwrap();
+    env.write("sub/x.txt", "plain");
+    let server = serve(Scenario::new([
+        reply([
+            call("s", "Skill", json!({"skill": "leak"})),
+            call("x", "Read", json!({"file_path": env.cwd().join("sub/x.txt")})),
+        ]),
+        reply([text("done")]),
+    ]));
+    let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (i, r) in server.requests().iter().enumerate() {
+        assert!(!r.body.to_string().contains("LINKED-SECRET"), "request {i} carries the link's target");
+    }
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("leak.md") && stderr.contains("outside the project"), "{stderr}");
+}
