@@ -533,3 +533,59 @@ fn edit_and_write_results_name_files_relative_to_the_folder() {
     assert!(shown.contains("Wrote 2 lines to src/a.rs") && shown.contains("Updated src/b.rs"), "{shown}");
     assert!(!shown.contains("/w/src"), "{shown}");
 }
+
+/// At 40×12 a question still shows every option, and paging reaches every line of what
+/// is asked about.
+#[test]
+fn at_40_by_12_every_option_shows_and_every_line_is_reachable() {
+    let script: String = (1..=17).map(|i| format!("echo line-{i:02}\n")).collect();
+    let mut a = app();
+    ask(&mut a, bash(&script), vec!["Bash(echo:*)".into()], false);
+    let s = screen_sized(&mut a, 40, 12);
+    assert!(s.contains("1. Yes") && s.contains("3. No"), "{s}");
+    let mut seen = std::collections::BTreeSet::new();
+    let page_down = ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::PageDown);
+    for _ in 0..20 {
+        let s = screen_sized(&mut a, 40, 12);
+        assert!(s.contains("1. Yes"), "an option went out of view:\n{s}");
+        for i in 1..=17 {
+            if s.contains(&format!("echo line-{i:02}")) {
+                seen.insert(i);
+            }
+        }
+        a.on_key(page_down);
+    }
+    let missing: Vec<i32> = (1..=17).filter(|i| !seen.contains(i)).collect();
+    assert!(missing.is_empty(), "lines never shown at 40×12: {missing:?}");
+}
+
+/// At 60×20 every line of an 81-line diff can be paged into view.
+#[test]
+fn every_line_of_an_81_line_diff_can_be_paged_into_view_at_60_by_20() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("big.txt");
+    let old: String = (1..=81).map(|i| format!("old {i:02}\n")).collect();
+    std::fs::write(&file, &old).unwrap();
+    let new: String = (1..=81).map(|i| format!("new {i:02}\n")).collect();
+    let edit = ToolUse {
+        id: "e".into(),
+        name: "Edit".into(),
+        input: json!({"file_path": file.display().to_string(), "old_string": old, "new_string": new}),
+    };
+    let mut a = app();
+    a.project_root = dir.path().to_path_buf();
+    ask(&mut a, edit, Vec::new(), true);
+    let mut seen = std::collections::BTreeSet::new();
+    let page_down = ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::PageDown);
+    for _ in 0..80 {
+        let s = screen_sized(&mut a, 60, 20);
+        for i in 1..=81 {
+            if s.contains(&format!("new {i:02}")) {
+                seen.insert(i);
+            }
+        }
+        a.on_key(page_down);
+    }
+    let missing: Vec<i32> = (1..=81).filter(|i| !seen.contains(i)).collect();
+    assert!(missing.is_empty(), "diff lines never shown at 60×20: {missing:?}");
+}
