@@ -6,7 +6,7 @@
 use std::io::Write;
 
 use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
-use crossterm::{cursor, execute, terminal};
+use crossterm::terminal;
 
 /// Ask which of `items` (one line each) to take under `title`; its index, or `None`.
 pub fn pick(title: &str, items: &[String]) -> std::io::Result<Option<usize>> {
@@ -14,26 +14,21 @@ pub fn pick(title: &str, items: &[String]) -> std::io::Result<Option<usize>> {
         return Ok(None);
     }
     let mut out = std::io::stdout();
+    let mut frame = crate::inline::Inline::default();
     let width = terminal::size().map_or(80, |(w, _)| w.max(1) as usize);
     let fit = |s: &str| crate::summary::one_line(s, width.saturating_sub(6));
     let mut at = 0usize;
     terminal::enable_raw_mode()?;
-    let rows = items.len() + 3;
     let result = (|| -> std::io::Result<Option<usize>> {
-        let mut first = true;
         loop {
-            if !first {
-                execute!(out, cursor::MoveToColumn(0), cursor::MoveUp(rows as u16 - 1))?;
-            }
-            first = false;
-            let clear = "\x1b[2K";
-            write!(out, "{clear}{}\r\n", fit(title))?;
+            let mut rows = vec![fit(title)];
             for (i, item) in items.iter().enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
-                write!(out, "{clear}{pointer} {:>2}. {}\r\n", i + 1, fit(item))?;
+                rows.push(format!("{pointer} {:>2}. {}", i + 1, fit(item)));
             }
-            write!(out, "{clear}\r\n{clear}↑/↓ or a number to choose · Enter to resume · Esc to leave")?;
-            out.flush()?;
+            rows.push(String::new());
+            rows.push("↑/↓ or a number to choose · Enter to resume · Esc to leave".into());
+            frame.draw(&rows)?;
             let Event::Key(key) = event::read()? else { continue };
             if key.kind != KeyEventKind::Press {
                 continue;

@@ -16,6 +16,7 @@ mod escapes;
 mod events;
 mod highlight;
 mod history;
+mod inline;
 mod inline_pick;
 mod keybindings;
 mod keys;

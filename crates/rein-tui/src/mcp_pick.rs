@@ -5,38 +5,33 @@
 use std::io::Write;
 
 use crossterm::event::{self, Event, KeyCode, KeyEventKind};
-use crossterm::{cursor, execute, terminal};
+use crossterm::terminal;
 
 /// The multi-select: which of `names` to enable (all preselected).
 pub fn pick_mcp_servers(names: &[String]) -> std::io::Result<Vec<bool>> {
     let mut chosen = vec![true; names.len()];
     let mut at = 0usize;
     let mut out = std::io::stdout();
+    let mut frame = crate::inline::Inline::default();
     terminal::enable_raw_mode()?;
-    let lines = names.len() + 6;
     let result = (|| -> std::io::Result<Vec<bool>> {
-        let mut first = true;
         loop {
-            if !first {
-                execute!(out, cursor::MoveUp(lines as u16), terminal::Clear(terminal::ClearType::FromCursorDown))?;
-            }
-            first = false;
             let plural = if names.len() == 1 { "" } else { "s" };
-            write!(out, "{} new MCP server{plural} found in this project (.mcp.json)\r\n", names.len())?;
-            write!(out, "Select any you wish to enable.\r\n")?;
-            write!(
-                out,
-                "MCP servers may execute code or access system resources. All tool calls require approval.\r\n\r\n"
-            )?;
+            let mut rows = vec![
+                format!("{} new MCP server{plural} found in this project (.mcp.json)", names.len()),
+                "Select any you wish to enable.".to_string(),
+                "MCP servers may execute code or access system resources. All tool calls require approval.".to_string(),
+                String::new(),
+            ];
             for (i, (n, c)) in names.iter().zip(&chosen).enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
                 let mark = if *c { "✔" } else { " " };
-                write!(out, "{pointer} [{mark}] {n}\r\n")?;
+                rows.push(format!("{pointer} [{mark}] {n}"));
             }
             let pointer = if at == names.len() { "❯" } else { " " };
-            write!(out, "{pointer}    Enable selected\r\n")?;
-            write!(out, "Space to select · Enter to confirm · Esc to reject all")?;
-            out.flush()?;
+            rows.push(format!("{pointer}    Enable selected"));
+            rows.push("Space to select · Enter to confirm · Esc to reject all".to_string());
+            frame.draw(&rows)?;
             let Event::Key(key) = event::read()? else { continue };
             if key.kind != KeyEventKind::Press {
                 continue;

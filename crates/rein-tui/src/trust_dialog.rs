@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 
 use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
-use crossterm::{cursor, execute, terminal};
+use crossterm::terminal;
 
 /// Ask whether to trust `dir`; `configures` lists what it sets up. `true`: trusted.
 pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
@@ -41,27 +41,17 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
         .flat_map(|l| crate::wrap::wrap(&ratatui::text::Line::from(l.as_str()), width))
         .map(|row| row.spans.iter().map(|s| s.content.as_ref()).collect())
         .collect();
-    let lines = text.len() + choices.len() + 1;
+    let mut frame = crate::inline::Inline::default();
     let result = (|| -> std::io::Result<bool> {
-        let mut first = true;
         loop {
-            if !first {
-                // Back to the first row, at its first column (the cursor is at the end of
-                // the hint), and each row written over — cleared row by row, never the
-                // screen from the top, which some terminals (tmux) keep in the scrollback.
-                execute!(out, cursor::MoveToColumn(0), cursor::MoveUp(lines as u16))?;
-            }
-            first = false;
-            let clear = "\x1b[2K";
-            for l in &text {
-                write!(out, "{clear}{l}\r\n")?;
-            }
+            let mut rows = text.clone();
             for (i, c) in choices.iter().enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
-                write!(out, "{clear}{pointer} {}. {c}\r\n", i + 1)?;
+                rows.push(format!("{pointer} {}. {c}", i + 1));
             }
-            write!(out, "{clear}\r\n{clear}Enter to confirm · Esc to exit")?;
-            out.flush()?;
+            rows.push(String::new());
+            rows.push("Enter to confirm · Esc to exit".into());
+            frame.draw(&rows)?;
             let Event::Key(key) = event::read()? else { continue };
             if key.kind != KeyEventKind::Press {
                 continue;
