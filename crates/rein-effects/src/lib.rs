@@ -112,6 +112,9 @@ pub enum Other {
     Subagent,
     /// Talks to an MCP server.
     Mcp { server: String },
+    /// Runs a workflow script: many subagents the person has not seen yet. Asked unless
+    /// a rule or the mode allows it (its agents' calls then pass the chain one by one).
+    Workflow,
     /// Needs the user: a question for them, or a plan for them to approve. Always
     /// asked (deny rules still apply); without a user it cannot happen.
     User,
@@ -238,6 +241,11 @@ impl Effects {
     /// Runs a subagent.
     pub fn subagent() -> Self {
         Effects { other: vec![Other::Subagent], ..Effects::none() }
+    }
+
+    /// A workflow run: asked unless allowed (see [`Other::Workflow`]).
+    pub fn workflow() -> Self {
+        Effects { other: vec![Other::Workflow], ..Effects::none() }
     }
 
     /// Whether the call touches nothing outside the session (no path, host or command;

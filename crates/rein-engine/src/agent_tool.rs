@@ -21,6 +21,7 @@ use serde::Deserialize;
 use crate::{End, Engine, EngineServices};
 
 /// The session's subagent types; the rest comes from the engine running the call.
+#[derive(Clone)]
 pub struct AgentTool {
     pub agents: Vec<AgentDef>,
     /// The environment block for subagents' system prompts.
@@ -96,7 +97,41 @@ impl Tool for AgentTool {
     }
 
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose");
+        let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose").to_string();
+        let (outcome, _) = self.run_subagent(&wanted, input.prompt, input.model, None, ctx).await?;
+        let agent_type = wanted;
+        match outcome.end {
+            End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
+                "(the agent finished without a report)".to_string()
+            } else {
+                outcome.result_text
+            })),
+            End::MaxTurns | End::MaxBudget => Ok(ToolOutput::failure(format!(
+                "The {agent_type} agent hit its limit. Partial report: {}",
+                outcome.result_text
+            ))),
+            End::Interrupted => Err(ToolError::new(rein_protocol::INTERRUPTED)),
+            End::Deferred(call) => Err(ToolError::new(format!(
+                "a hook deferred the agent's {} call; subagents cannot be resumed",
+                call.name
+            ))),
+            End::Failed(e) => Err(ToolError::new(format!("the {agent_type} agent failed: {e}"))),
+        }
+    }
+}
+
+impl AgentTool {
+    /// Run a subagent of type `wanted` on `prompt` to its end. With `schema`, it must end
+    /// by calling StructuredOutput with an input that matches (it is reminded until it
+    /// does); the validated input is returned beside the outcome.
+    pub(crate) async fn run_subagent(
+        &self,
+        wanted: &str,
+        task: String,
+        model: Option<String>,
+        schema: Option<serde_json::Value>,
+        ctx: &ToolContext,
+    ) -> Result<(crate::Outcome, Option<serde_json::Value>), ToolError> {
         let def = self.definition(wanted).ok_or_else(|| ToolError::new(format!("unknown subagent_type {wanted:?}")))?;
         let agent_type = def.name.clone();
         let session = EngineServices::of(ctx)?;
@@ -111,6 +146,13 @@ impl Tool for AgentTool {
         };
         let mut registry = session.registry.for_subagent(&offered);
         registry.share_late_tools_where(&session.registry, offered);
+        let answer = std::sync::Arc::new(std::sync::Mutex::new(None));
+        if let Some(schema) = &schema {
+            let tool = rein_tools::StructuredOutput::new(schema.clone(), answer.clone());
+            registry
+                .register_external(Arc::new(tool))
+                .map_err(|e| ToolError::new(format!("the agent cannot answer in the schema: {e}")))?;
+        }
         // The servers it defines run for its run only, for it alone.
         let own = self.start_own_servers(def, &session.config).await;
         for tool in &own.tools {
@@ -125,7 +167,10 @@ impl Tool for AgentTool {
         let prompt =
             def.prompt.text().map_err(|e| ToolError::new(format!("subagent {agent_type:?} cannot start: {e}")))?;
         config.system = format!("{prompt}{}{instructions}\n\n{}", self.preloaded_skills(def), self.environment).into();
-        let model = self.subagent_model.as_deref().or(input.model.as_deref()).or(def.model.as_deref());
+        if schema.is_some() {
+            config.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
+        }
+        let model = self.subagent_model.as_deref().or(model.as_deref()).or(def.model.as_deref());
         if let Some(m) = model {
             config.model = config.aliases.resolve(m);
         }
@@ -168,7 +213,7 @@ impl Tool for AgentTool {
                 Err(e) => tracing::warn!(error = %e, "no subagent transcript"),
             }
         }
-        let mut task = input.prompt;
+        let mut task = task;
         if let Some(hooks) = &own_hooks {
             let start =
                 rein_hooks::HookInput::SubagentStart { agent_id: agent_id.clone(), agent_type: agent_type.clone() };
@@ -179,27 +224,19 @@ impl Tool for AgentTool {
         let outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
         drop(engine);
         drop(own);
-        match outcome.end {
-            End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
-                "(the agent finished without a report)".to_string()
-            } else {
-                outcome.result_text
-            })),
-            End::MaxTurns | End::MaxBudget => Ok(ToolOutput::failure(format!(
-                "The {agent_type} agent hit its limit. Partial report: {}",
-                outcome.result_text
-            ))),
-            End::Interrupted => Err(ToolError::new(rein_protocol::INTERRUPTED)),
-            End::Deferred(call) => Err(ToolError::new(format!(
-                "a hook deferred the agent's {} call; subagents cannot be resumed",
-                call.name
-            ))),
-            End::Failed(e) => Err(ToolError::new(format!("the {agent_type} agent failed: {e}"))),
-        }
+        let structured = answer.lock().unwrap_or_else(|p| p.into_inner()).take();
+        Ok((outcome, structured))
     }
-}
 
-impl AgentTool {
+    /// `Ok` when `name` is a subagent type; else the types there are.
+    pub(crate) fn knows(&self, name: &str) -> Result<(), String> {
+        if self.definition(name).is_some() {
+            return Ok(());
+        }
+        let known: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
+        Err(format!("agent type {name:?} not found; the types are: {}", known.join(", ")))
+    }
+
     fn definition(&self, name: &str) -> Option<&AgentDef> {
         self.agents.iter().find(|a| a.name == name)
     }

@@ -78,15 +78,32 @@ pub struct EngineTools {
     pub subagent_model: Option<String>,
     /// The provider searches the web: WebSearch is offered.
     pub web_search: bool,
+    /// Named workflow scripts (the Workflow tool and `/name`).
+    pub workflows: Vec<rein_prompt::workflows::WorkflowDef>,
+    /// The Workflow tool is offered (not `disableWorkflows`).
+    pub workflows_enabled: bool,
 }
 
 /// Register the engine's tools in `registry`, or put them in place of the ones there
 /// (the Agent SDK's `initialize` adds subagent types after the session was assembled).
 /// `Task` is Agent's legacy name; Skill is offered when the model may call a skill.
 pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Result<(), RegistryError> {
-    let EngineTools { agents, environment, transcripts, skills, commands, subagent_model, web_search } = tools;
+    let EngineTools {
+        agents,
+        environment,
+        transcripts,
+        skills,
+        commands,
+        subagent_model,
+        web_search,
+        workflows,
+        workflows_enabled,
+    } = tools;
     registry.replace(crate::WebSearchTool { offered: web_search })?;
-    registry.replace(AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model })?;
+    let agent_tool = AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model };
+    let agents = std::sync::Arc::new(agent_tool.clone());
+    registry.replace(agent_tool)?;
+    registry.replace(crate::workflow_tool::WorkflowTool { agents, workflows, enabled: workflows_enabled })?;
     registry.alias("Task", "Agent");
     registry.replace(EnterPlanMode)?;
     registry.replace(crate::worktree_tools::EnterWorktree)?;

@@ -15,6 +15,7 @@ mod memory;
 pub mod nested_memory;
 pub mod output_styles;
 pub mod skills;
+pub mod workflows;
 
 use std::path::PathBuf;
 

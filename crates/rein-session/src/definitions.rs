@@ -15,6 +15,9 @@ pub struct Definitions {
     /// Custom commands, and every skill a person may call as `/name`.
     pub commands: Vec<CommandDef>,
     pub skills: Vec<SkillDef>,
+    /// Named workflow scripts (offered as commands once the session knows workflows
+    /// are on).
+    pub workflows: Vec<rein_prompt::workflows::WorkflowDef>,
     pub skipped: Vec<Skipped>,
 }
 
@@ -31,6 +34,9 @@ impl Definitions {
                 let skills = skills.join().unwrap_or_else(|_| (Vec::new(), Vec::new()));
                 (agents, commands, skills)
             });
+        // Rarely there: read here rather than on a thread of its own.
+        let (workflows, more_workflows) = rein_prompt::workflows::load_workflows(cwd, home);
+        skipped.extend(more_workflows);
         skipped.extend(more_commands);
         skipped.extend(more_skills);
         // A person calls a skill as `/name args`; a skill beats a command of its name.
@@ -38,7 +44,7 @@ impl Definitions {
             skills.iter().filter(|s| s.user_invocable).map(|s| s.name.as_str()).collect();
         commands.retain(|c| !by_skills.contains(c.name.as_str()));
         commands.extend(skills.iter().filter(|s| s.user_invocable).map(skill_command));
-        Definitions { agents, commands, skills, skipped }
+        Definitions { agents, commands, skills, workflows, skipped }
     }
 }
 

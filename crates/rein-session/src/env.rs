@@ -55,6 +55,11 @@ pub const VARS: &[Var] = &[
         doc: "extra headers on every model request, one `Name: value` per line",
     },
     Var {
+        name: "CLAUDE_CODE_DISABLE_WORKFLOWS",
+        default: "",
+        doc: "`1` turns the Workflow tool and the named workflows' commands off (as `disableWorkflows`)",
+    },
+    Var {
         name: "CLAUDE_CODE_SUBAGENT_MODEL",
         default: "",
         doc: "the model of every subagent (before the call's and the definition's `model`)",
@@ -277,6 +282,8 @@ pub struct Env {
     pub judge_timeout_ms: Option<u64>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL`.
     pub subagent_model: Option<String>,
+    /// `CLAUDE_CODE_DISABLE_WORKFLOWS=1`.
+    pub workflows_off: bool,
     /// `DISABLE_AUTO_COMPACT`.
     pub disable_auto_compact: bool,
     /// `BASH_DEFAULT_TIMEOUT_MS` and `BASH_MAX_TIMEOUT_MS`.
@@ -337,6 +344,7 @@ impl Env {
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
             subagent_model: text("CLAUDE_CODE_SUBAGENT_MODEL"),
+            workflows_off: flag("CLAUDE_CODE_DISABLE_WORKFLOWS"),
             disable_auto_compact: flag("DISABLE_AUTO_COMPACT"),
             bash_timeouts: (number("BASH_DEFAULT_TIMEOUT_MS"), number("BASH_MAX_TIMEOUT_MS")),
             aliases: rein_model::Aliases::from_vars(text),

@@ -61,7 +61,9 @@ pub(crate) fn add(
         let agents = rein_prompt::agents::load_plugin_agents(&plugin.agent_paths(), name);
         let (commands, skipped_commands) = rein_prompt::commands::load_plugin_commands(&plugin.command_paths(), name);
         let (skills, skipped_skills) = rein_prompt::skills::load_plugin_skills(&plugin.skill_paths(), name);
-        for s in agents.skipped.iter().chain(&skipped_commands).chain(&skipped_skills) {
+        let (workflows, skipped_workflows) = rein_prompt::workflows::load_plugin_workflows(&plugin.root, name);
+        setup.workflows.extend(workflows);
+        for s in agents.skipped.iter().chain(&skipped_commands).chain(&skipped_skills).chain(&skipped_workflows) {
             setup.plugin_problems.push(format!("plugin {}: {s}", plugin.id));
         }
         setup.agents.extend(agents.agents);

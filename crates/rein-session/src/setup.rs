@@ -42,6 +42,11 @@ pub struct Setup {
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// Skills (`.claude/skills/*/SKILL.md`).
     pub skills: Vec<rein_prompt::skills::SkillDef>,
+    /// Named workflow scripts (`.claude/workflows/*.js`, plugins' `workflows/`).
+    pub workflows: Vec<rein_prompt::workflows::WorkflowDef>,
+    /// The Workflow tool is offered (`disableWorkflows` and
+    /// `CLAUDE_CODE_DISABLE_WORKFLOWS` turn it off).
+    pub workflows_enabled: bool,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
     /// The settings files read, with their scope, for `/config`.
@@ -248,6 +253,20 @@ impl Setup {
         setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
         setup.mcp_policy = rein_mcp::policy::ServerPolicy::from_settings(&settings, !opts.print);
         setup.open_session(opts)?;
+        // `disableWorkflows` from any scope (a tightening), or the variable.
+        let workflows_off =
+            settings.files.iter().any(|f| f.get("/disableWorkflows").and_then(|v| v.as_bool()) == Some(true));
+        setup.workflows_enabled = !workflows_off && !setup.env.workflows_off;
+        if setup.workflows_enabled {
+            let taken: std::collections::HashSet<String> = setup.commands.iter().map(|c| c.name.clone()).collect();
+            let commands: Vec<_> = setup
+                .workflows
+                .iter()
+                .filter(|w| !taken.contains(&w.name))
+                .map(rein_prompt::workflows::workflow_command)
+                .collect();
+            setup.commands.extend(commands);
+        }
         setup.register_engine_tools()?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
         if setup.thinking.effort.is_none() {
@@ -294,7 +313,7 @@ impl Setup {
     ) -> crate::Result<Setup> {
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
-        let crate::definitions::Definitions { mut agents, mut commands, mut skills, mut skipped } =
+        let crate::definitions::Definitions { mut agents, mut commands, mut skills, mut workflows, mut skipped } =
             crate::definitions::Definitions::load(&cwd, home.as_deref());
         // The sources the session reads (`--setting-sources`): definitions from a source
         // left out are not offered.
@@ -302,6 +321,7 @@ impl Setup {
         agents.retain(|a| wanted.keeps(&a.path));
         commands.retain(|c| wanted.keeps(&c.path));
         skills.retain(|s| wanted.keeps(&s.dir));
+        workflows.retain(|w| wanted.keeps(&w.path));
         // A project's definition that is a link to a file outside the project is not
         // read (it would hand the model whatever it points at: a key, a credential).
         let mut outside = |p: &Path| {
@@ -318,6 +338,7 @@ impl Setup {
         agents.retain(|a| outside(&a.path));
         commands.retain(|c| outside(&c.path));
         skills.retain(|s| outside(&s.dir) && outside(&s.dir.join("SKILL.md")));
+        workflows.retain(|w| outside(&w.path));
         let read = |p: &Option<PathBuf>| -> crate::Result<Option<String>> {
             p.as_ref()
                 .map(|p| std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display())))
@@ -369,6 +390,8 @@ impl Setup {
             skipped,
             commands,
             skills,
+            workflows,
+            workflows_enabled: true,
             status_line: None,
             settings_files: Vec::new(),
             config_files: Vec::new(),
@@ -519,6 +542,8 @@ impl Setup {
             commands: self.commands.clone(),
             subagent_model: self.env.subagent_model.clone(),
             web_search: self.provider.searches_the_web(),
+            workflows: self.workflows.clone(),
+            workflows_enabled: self.workflows_enabled,
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;
         self.registry = Arc::new(registry);

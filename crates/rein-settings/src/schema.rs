@@ -107,7 +107,7 @@ pub const TOP_LEVEL: &[Key] = &[
     key("disableRemoteControl", Merge::Highest, Support::NotApplicable("rein has no Remote Control")),
     key("disableSideloadFlags", Merge::Highest, Support::NotSupported),
     key("disableSkillShellExecution", Merge::Tighten, Support::Honoured),
-    key("disableWorkflows", Merge::Highest, Support::NotSupported),
+    key("disableWorkflows", Merge::Tighten, Support::Honoured),
     key("editorMode", Merge::Highest, Support::Honoured),
     key("effortLevel", Merge::Highest, Support::Honoured),
     key("emojiCompletionEnabled", Merge::Highest, Support::NotSupported),

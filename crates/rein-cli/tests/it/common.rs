@@ -13,7 +13,7 @@ pub const SENT_TOOLS: [&str; 10] =
     ["Read", "Glob", "Grep", "Bash", "Write", "Edit", "TodoWrite", "Agent", "AskUserQuestion", "ToolSearch"];
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 19] = [
+pub const ALL_TOOLS: [&str; 20] = [
     "Read",
     "Glob",
     "Grep",
@@ -28,6 +28,7 @@ pub const ALL_TOOLS: [&str; 19] = [
     "TodoWrite",
     "WebSearch",
     "Agent",
+    "Workflow",
     "EnterPlanMode",
     "EnterWorktree",
     "ExitWorktree",

@@ -98,4 +98,5 @@ mod tui_typeahead;
 mod vertex;
 mod wall_reads;
 mod web_search;
+mod workflows;
 mod worktree;

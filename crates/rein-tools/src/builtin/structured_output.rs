@@ -40,8 +40,10 @@ impl ExternalTool for StructuredOutput {
     }
 
     fn effects(&self, _input: &Value) -> Effects {
-        // The model's answer, kept for the caller: nothing read from outside.
-        Effects { own_result: true, ..Effects::reading(Vec::new()) }
+        // The model's answer, kept for the caller: nothing read from outside, nothing
+        // changed outside the session (a subagent answering a workflow's schema is not
+        // asked either).
+        Effects { own_result: true, ..Effects::session_only(true) }
     }
 
     fn call(&self, input: Value, _ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {

@@ -1,0 +1,146 @@
+//! Workflow scripts through the real binary: the Workflow tool runs a script whose
+//! agents are subagents on the fake model (a schema makes one answer through
+//! StructuredOutput), a named workflow is a `/name` command, the run is saved, and a
+//! workflow is asked about like any tool that declares nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::{Env, serve};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::{Value, json};
+
+fn tool_result(req: &rein_testkit::RecordedRequest, id: &str) -> String {
+    let messages = req.body["messages"].as_array().unwrap();
+    for m in messages {
+        for block in m["content"].as_array().into_iter().flatten() {
+            if block["type"] == "tool_result" && block["tool_use_id"] == id {
+                return match &block["content"] {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+            }
+        }
+    }
+    panic!("no result for {id}");
+}
+
+const SCRIPT: &str = r#"export const meta = { name: 'count', description: 'Count things', phases: [{ title: 'Count' }] }
+phase('Count')
+const counted = await agent(`count the files in ${args.dir}`, {
+  label: 'counter',
+  schema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+})
+const said = await agent('say hello')
+log(`counted ${counted.n}`)
+return { n: counted.n, said }
+"#;
+
+#[test]
+fn the_model_runs_a_workflow_whose_agents_answer_in_their_schema() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("w", "Workflow", json!({"script": SCRIPT, "args": {"dir": "src"}}))]),
+        // The first agent answers through StructuredOutput, then ends.
+        reply([call("s", "StructuredOutput", json!({"n": 3}))]),
+        reply([text("counted")]),
+        reply([text("hello there")]),
+        reply([text("The workflow counted 3.")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "count with a workflow", "--allowedTools", "Workflow"])
+        .assert()
+        .success()
+        .stdout("The workflow counted 3.\n");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 5);
+    let first_agent = &reqs[1].body;
+    assert_eq!(first_agent["messages"][0]["content"][0]["text"], "count the files in src");
+    let tools: Vec<&str> =
+        first_agent["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(tools.contains(&"StructuredOutput"), "the schema's answer tool is offered: {tools:?}");
+    assert!(!tools.contains(&"Workflow") && !tools.contains(&"Agent"), "agents start no workflow: {tools:?}");
+    let second_agent = &reqs[3].body;
+    assert_eq!(second_agent["messages"][0]["content"][0]["text"], "say hello");
+    let result = tool_result(&reqs[4], "w");
+    assert!(result.contains("Workflow \"count\" finished: 2 agents"), "{result}");
+    assert!(result.contains("\"n\": 3") && result.contains("\"said\": \"hello there\""), "{result}");
+    assert!(result.contains("## Count") && result.contains("counted 3"), "progress is reported: {result}");
+    let path = result.lines().find_map(|l| l.strip_prefix("scriptPath: ")).expect("the saved script's path");
+    assert_eq!(std::fs::read_to_string(path).unwrap(), SCRIPT, "the run's script is saved");
+}
+
+#[test]
+fn a_named_workflow_is_a_command_and_its_parallel_agents_all_answer() {
+    let env = Env::new();
+    env.write(
+        ".claude/workflows/fan.js",
+        "export const meta = { name: 'fan', description: 'Fan out over two parts' }\n\
+         const parts = await parallel(['a', 'b'].map((p) => () => agent(`part ${p} of ${args}`)))\n\
+         return parts.sort()\n",
+    );
+    let server = serve(Scenario::new([
+        reply([call("w", "Workflow", json!({"name": "fan", "args": "the docs"}))]),
+        reply([text("beta")]),
+        reply([text("alpha")]),
+        reply([text("Both parts are done.")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "/fan the docs", "--allowedTools", "Workflow"])
+        .assert()
+        .success()
+        .stdout("Both parts are done.\n");
+    let reqs = server.requests();
+    let asked = reqs[0].body["messages"][0]["content"].to_string();
+    assert!(asked.contains("Workflow tool") && asked.contains("\\\"fan\\\"") && asked.contains("the docs"), "{asked}");
+    let mut prompts: Vec<String> =
+        reqs[1..3].iter().map(|r| r.body["messages"][0]["content"][0]["text"].as_str().unwrap().to_string()).collect();
+    prompts.sort();
+    assert_eq!(prompts, ["part a of the docs", "part b of the docs"]);
+    let result = tool_result(&reqs[3], "w");
+    assert!(result.contains("\"alpha\",\n  \"beta\""), "{result}");
+}
+
+#[test]
+fn a_workflow_nobody_allowed_is_refused_headless_and_none_of_its_agents_run() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([call("w", "Workflow", json!({"script": SCRIPT, "args": {"dir": "src"}}))]),
+        reply([text("It was not allowed.")]),
+    ]));
+    env.rein_at(&server).args(["-p", "count"]).assert().success().stdout("It was not allowed.\n");
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "no agent ran");
+    let result = tool_result(&reqs[1], "w");
+    assert!(!result.contains("finished"), "{result}");
+}
+
+#[test]
+fn a_script_that_breaks_the_rules_is_refused_before_it_runs() {
+    let env = Env::new();
+    let bad = "export const meta = { name: 'x', description: 'stamps' }\nreturn await agent(`at ${Date.now()}`)\n";
+    let server =
+        serve(Scenario::new([reply([call("w", "Workflow", json!({"script": bad}))]), reply([text("fixed nothing")])]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Workflow"]).assert().success();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "no agent ran");
+    let result = tool_result(&reqs[1], "w");
+    assert!(result.contains("Date.now") && result.contains("line 2"), "{result}");
+}
+
+#[test]
+fn disable_workflows_turns_off_the_tool_and_the_commands() {
+    let env = Env::new();
+    env.write(".claude/settings.json", &json!({"disableWorkflows": true}).to_string());
+    env.write(".claude/workflows/fan.js", "export const meta = { name: 'fan', description: 'Fan out' }\nreturn 1\n");
+    let server = serve(Scenario::new([reply([call("w", "Workflow", json!({"name": "fan"}))]), reply([text("off")])]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Workflow"]).assert().success();
+    let reqs = server.requests();
+    let result = tool_result(&reqs[1], "w");
+    assert!(result.contains("turned off"), "{result}");
+    // `/fan` is no command now: the text goes to the model as written.
+    let server = serve(Scenario::new([reply([text("plain")])]));
+    env.rein_at(&server).args(["-p", "/fan now"]).assert().success();
+    let asked = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(!asked.contains("Workflow tool"), "{asked}");
+}
