@@ -68,6 +68,7 @@ async fn session(server: &FakeServer, cwd: &Path) -> anyhow::Result<Vec<(Instant
         nested_memory: None,
         subagent_servers: None,
         small_model: None,
+        workflow_keyword: false,
     };
     let gate = Gate::new(Arc::new(Policy::allow_all(cwd.to_path_buf())));
     let ctx = ToolContext::new(cwd.to_path_buf(), cwd.to_path_buf());

@@ -55,6 +55,9 @@ pub struct EngineConfig {
     pub subagent_servers: Option<crate::SharedSubagentServers>,
     /// The small fast model (WebFetch's digest, WebSearch); `None` is `model`.
     pub small_model: Option<String>,
+    /// A prompt with the word `ultracode` asks the model to do the task as a workflow
+    /// (`workflowKeywordTriggerEnabled`, on while workflows are).
+    pub workflow_keyword: bool,
 }
 
 impl Default for EngineConfig {
@@ -82,6 +85,7 @@ impl Default for EngineConfig {
             nested_memory: None,
             subagent_servers: None,
             small_model: None,
+            workflow_keyword: false,
         }
     }
 }

@@ -82,6 +82,8 @@ pub struct EngineTools {
     pub workflows: Vec<rein_prompt::workflows::WorkflowDef>,
     /// The Workflow tool is offered (not `disableWorkflows`).
     pub workflows_enabled: bool,
+    /// `workflowSizeGuideline` (`small`, `medium`, `large`): advice in its description.
+    pub workflow_size: Option<String>,
 }
 
 /// Register the engine's tools in `registry`, or put them in place of the ones there
@@ -98,12 +100,18 @@ pub fn register_engine_tools(registry: &mut Registry, tools: EngineTools) -> Res
         web_search,
         workflows,
         workflows_enabled,
+        workflow_size,
     } = tools;
     registry.replace(crate::WebSearchTool { offered: web_search })?;
     let agent_tool = AgentTool { agents, environment, transcripts, skills: skills.clone(), subagent_model };
     let agents = std::sync::Arc::new(agent_tool.clone());
     registry.replace(agent_tool)?;
-    registry.replace(crate::workflow_tool::WorkflowTool { agents, workflows, enabled: workflows_enabled })?;
+    registry.replace(crate::workflow_tool::WorkflowTool {
+        agents,
+        workflows,
+        enabled: workflows_enabled,
+        size: workflow_size,
+    })?;
     registry.alias("Task", "Agent");
     registry.replace(EnterPlanMode)?;
     registry.replace(crate::worktree_tools::EnterWorktree)?;

@@ -27,6 +27,16 @@ pub fn mode_note(mode: PermissionMode) -> String {
 }
 
 /// A prompt's words as the person wrote them: rein's notes to the model left out.
+/// What a prompt with the word `ultracode` adds.
+const WORKFLOW_NOTE: &str = "<system-reminder>\nThe person wrote ultracode: do this task as a workflow. Load the \
+    Workflow tool (ToolSearch, select:Workflow), write a script that splits the work over agents, run it, and report \
+    its result.\n</system-reminder>";
+
+/// Whether `words` has `ultracode` as a word of its own.
+fn asks_for_workflow(words: &str) -> bool {
+    words.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| w.eq_ignore_ascii_case("ultracode"))
+}
+
 pub(crate) fn prompt_words(m: &Message) -> String {
     let words = m.content.iter().filter_map(|b| match b {
         ContentBlock::Text { text } if !text.starts_with("<system-reminder>") => Some(text.as_str()),
@@ -53,6 +63,9 @@ impl Engine {
     pub(crate) fn push_prompt(&mut self, mut prompt: Message) -> Result<(), EngineError> {
         self.gate.judge_context.note_request(&prompt.text());
         self.note_mode_change(&mut prompt);
+        if self.config.workflow_keyword && self.subagent.is_none() && asks_for_workflow(&prompt_words(&prompt)) {
+            prompt.content.push(ContentBlock::text(WORKFLOW_NOTE));
+        }
         let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();
         self.push_user(prompt, false)?;
         if let Some(cp) = self.ctx.checkpoints.as_ref().filter(|_| self.subagent.is_none()) {

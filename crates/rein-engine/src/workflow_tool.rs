@@ -30,6 +30,8 @@ pub struct WorkflowTool {
     pub workflows: Vec<WorkflowDef>,
     /// `disableWorkflows` / `CLAUDE_CODE_DISABLE_WORKFLOWS` turn it off.
     pub enabled: bool,
+    /// `workflowSizeGuideline`: `small`, `medium` or `large` (advice only).
+    pub size: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -71,6 +73,15 @@ impl Tool for WorkflowTool {
                      does the same. Each run is saved: the answer gives its runId and scriptPath; edit the file and \
                      run { scriptPath, resumeFromRunId } to redo only the agents from the first changed one on."
             .to_string();
+        let size = match self.size.as_deref() {
+            Some("small") => Some("a handful of agents (up to about 5)"),
+            Some("medium") => Some("up to about 20 agents"),
+            Some("large") => Some("up to about 100 agents"),
+            _ => None,
+        };
+        if let Some(size) = size {
+            d.push_str(&format!("\nThe person asks that a workflow you write use {size}."));
+        }
         if !self.workflows.is_empty() {
             d.push_str("\nNamed workflows (run with { name, args }):");
             for w in &self.workflows {
@@ -98,8 +109,14 @@ impl Tool for WorkflowTool {
 
     /// The run itself is asked about unless allowed; its agents' calls then pass the
     /// chain one by one, with the session's permissions.
-    fn effects(&self, _: &WorkflowInput, _: &ToolContext) -> Effects {
-        Effects::workflow()
+    /// A script read from disk is a read of that file (Read's deny rules hold).
+    fn effects(&self, input: &WorkflowInput, ctx: &ToolContext) -> Effects {
+        let reads = input.script_path.iter().map(|p| ctx.effect_path(p)).collect();
+        Effects { reads, ..Effects::workflow() }
+    }
+
+    fn path_fields(&self) -> &'static [&'static str] {
+        &["scriptPath"]
     }
 
     fn rule_kind(&self) -> RuleKind {

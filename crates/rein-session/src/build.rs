@@ -99,6 +99,7 @@ fn engine(
             .with_skills(&setup.skills),
         )),
         small_model: Some(small_model(setup)),
+        workflow_keyword: setup.workflows_enabled && setup.workflow_keyword,
         subagent_servers: Some(rein_engine::SharedSubagentServers(Arc::new(crate::mcp::SessionSubagentServers::new(
             setup,
         )))),

@@ -47,6 +47,11 @@ pub struct Setup {
     /// The Workflow tool is offered (`disableWorkflows` and
     /// `CLAUDE_CODE_DISABLE_WORKFLOWS` turn it off).
     pub workflows_enabled: bool,
+    /// `workflowKeywordTriggerEnabled` (default on): `ultracode` in a prompt asks for a
+    /// workflow.
+    pub workflow_keyword: bool,
+    /// `workflowSizeGuideline`: how many agents a workflow the model writes should use.
+    pub workflow_size: Option<String>,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
     /// The settings files read, with their scope, for `/config`.
@@ -257,6 +262,12 @@ impl Setup {
         let workflows_off =
             settings.files.iter().any(|f| f.get("/disableWorkflows").and_then(|v| v.as_bool()) == Some(true));
         setup.workflows_enabled = !workflows_off && !setup.env.workflows_off;
+        setup.workflow_keyword =
+            settings.scalar("/workflowKeywordTriggerEnabled").and_then(|(v, _)| v.as_bool()) != Some(false);
+        setup.workflow_size = settings
+            .scalar("/workflowSizeGuideline")
+            .and_then(|(v, _)| v.as_str().map(str::to_string))
+            .filter(|s| s != "unrestricted");
         if setup.workflows_enabled {
             let taken: std::collections::HashSet<String> = setup.commands.iter().map(|c| c.name.clone()).collect();
             let commands: Vec<_> = setup
@@ -392,6 +403,8 @@ impl Setup {
             skills,
             workflows,
             workflows_enabled: true,
+            workflow_keyword: true,
+            workflow_size: None,
             status_line: None,
             settings_files: Vec::new(),
             config_files: Vec::new(),
@@ -544,6 +557,7 @@ impl Setup {
             web_search: self.provider.searches_the_web(),
             workflows: self.workflows.clone(),
             workflows_enabled: self.workflows_enabled,
+            workflow_size: self.workflow_size.clone(),
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;
         self.registry = Arc::new(registry);

@@ -194,8 +194,8 @@ pub const TOP_LEVEL: &[Key] = &[
     key("voice", Merge::ByKey, Support::NotApplicable("rein has no voice dictation")),
     key("voiceEnabled", Merge::Highest, Support::NotApplicable("rein has no voice dictation")),
     key("wheelScrollAccelerationEnabled", Merge::Highest, Support::NotSupported),
-    key("workflowKeywordTriggerEnabled", Merge::Highest, Support::NotSupported),
-    key("workflowSizeGuideline", Merge::Highest, Support::NotSupported),
+    key("workflowKeywordTriggerEnabled", Merge::Highest, Support::Honoured),
+    key("workflowSizeGuideline", Merge::Highest, Support::Honoured),
     key("worktree", Merge::ByKey, Support::NotSupported),
     key("wslInheritsWindowsSettings", Merge::Highest, Support::NotApplicable("Windows policy only")),
 ];

@@ -144,3 +144,33 @@ fn disable_workflows_turns_off_the_tool_and_the_commands() {
     let asked = server.requests()[0].body["messages"][0]["content"].to_string();
     assert!(!asked.contains("Workflow tool"), "{asked}");
 }
+
+#[test]
+fn ultracode_in_a_prompt_asks_for_a_workflow_unless_the_setting_is_off() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "clean up the docs, ultracode"]).assert().success();
+    let asked = server.requests()[0].body["messages"][0]["content"].to_string();
+    assert!(asked.contains("do this task as a workflow"), "{asked}");
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "ultracodes are not the word"]).assert().success();
+    assert!(!server.requests()[0].body["messages"][0]["content"].to_string().contains("as a workflow"));
+    env.write(".claude/settings.json", &json!({"workflowKeywordTriggerEnabled": false}).to_string());
+    let server = serve(Scenario::new([reply([text("ok")])]));
+    env.rein_at(&server).args(["-p", "clean up the docs, ultracode"]).assert().success();
+    assert!(!server.requests()[0].body["messages"][0]["content"].to_string().contains("as a workflow"));
+}
+
+#[test]
+fn a_script_path_is_a_read_that_read_deny_rules_hold() {
+    let env = Env::new();
+    env.write("secret.js", "export const meta = { name: 's', description: 'secret' }\nreturn 'TOKEN-123'\n");
+    env.write(".claude/settings.json", &json!({"permissions": {"deny": ["Read(./secret.js)"]}}).to_string());
+    let server = serve(Scenario::new([
+        reply([call("w", "Workflow", json!({"scriptPath": "secret.js"}))]),
+        reply([text("denied")]),
+    ]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Workflow"]).assert().success();
+    let result = tool_result(&server.requests()[1], "w");
+    assert!(!result.contains("TOKEN-123") && !result.contains("finished"), "{result}");
+}
