@@ -198,9 +198,7 @@ impl WorkflowTool {
 
     /// The script's text: scriptPath, else script, else the named workflow's file.
     fn source(&self, input: &WorkflowInput, ctx: &ToolContext) -> Result<String, ToolError> {
-        let read = |p: &std::path::Path| {
-            std::fs::read_to_string(p).map_err(|e| ToolError::new(format!("cannot read {}: {e}", p.display())))
-        };
+        let read = |p: &std::path::Path| read_script(ctx, p).map_err(ToolError::new);
         if let Some(path) = &input.script_path {
             return read(&ctx.resolve(path));
         }
@@ -269,7 +267,7 @@ impl Host for RunHost {
                     }
                 },
             };
-        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        read_script(&self.ctx, &path)
     }
 
     fn progress(&self, progress: Progress) {
@@ -284,6 +282,18 @@ impl Host for RunHost {
         tracing::debug!(target: "rein::workflow", "{line}");
         self.lines.lock().unwrap_or_else(|p| p.into_inner()).push(line);
     }
+}
+
+/// A script file's text, unless a Read deny rule holds it (by its path, its real path
+/// or its inode: a link or a hard link to a denied file is denied too).
+fn read_script(ctx: &ToolContext, path: &std::path::Path) -> Result<String, String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if ctx.read_denied(path, Some(meta.ino())) || ctx.read_denied(&real, Some(meta.ino())) {
+        return Err(format!("{} is denied by a Read rule", path.display()));
+    }
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// The last lines of a run's progress, for its answer.

@@ -174,3 +174,17 @@ fn a_script_path_is_a_read_that_read_deny_rules_hold() {
     let result = tool_result(&server.requests()[1], "w");
     assert!(!result.contains("TOKEN-123") && !result.contains("finished"), "{result}");
 }
+
+#[test]
+fn a_script_cannot_run_a_denied_file_as_a_nested_workflow() {
+    let env = Env::new();
+    env.write("secret.js", "export const meta = { name: 's', description: 'secret' }\nreturn 'TOKEN-123'\n");
+    env.write(".claude/settings.json", &json!({"permissions": {"deny": ["Read(./secret.js)"]}}).to_string());
+    let outer =
+        "export const meta = { name: 'o', description: 'outer' }\nreturn await workflow({ scriptPath: 'secret.js' })\n";
+    let server =
+        serve(Scenario::new([reply([call("w", "Workflow", json!({"script": outer}))]), reply([text("denied")])]));
+    env.rein_at(&server).args(["-p", "go", "--allowedTools", "Workflow"]).assert().success();
+    let result = tool_result(&server.requests()[1], "w");
+    assert!(!result.contains("TOKEN-123") && result.contains("denied by a Read rule"), "{result}");
+}
