@@ -41,6 +41,7 @@ mod turn_end;
 mod turn_start;
 mod web_digest;
 mod web_search_tool;
+mod workflow_host;
 mod workflow_tool;
 mod worktree_tools;
 

@@ -10,19 +10,17 @@
 //! runs it as the call (the answer is the workflow's result), since its background
 //! notifications are not built yet.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use futures::future::BoxFuture;
 use rein_prompt::workflows::WorkflowDef;
 use rein_tools::{Effects, RuleKind, Tool, ToolContext, ToolError, ToolOutput};
-use rein_workflow::{AgentAnswer, AgentCall, Host, JournalEntry, Progress, Script};
+use rein_workflow::Script;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::End;
 use crate::agent_tool::AgentTool;
+use crate::workflow_host::{RunHost, named_at, read_journal, read_script};
 
 /// The tool, with the subagent types its agents may be and the named workflows.
 pub struct WorkflowTool {
@@ -144,7 +142,7 @@ impl Tool for WorkflowTool {
         let script = Script::parse(&text).map_err(|e| ToolError::new(e.to_string()))?;
         let runs = ctx.session_dir.join("workflows");
         let earlier = match &input.resume_from_run_id {
-            Some(id) => read_journal(&runs, id)?,
+            Some(id) => earlier_run(&runs, id)?,
             None => Vec::new(),
         };
         let run_id = input.resume_from_run_id.clone().unwrap_or_else(new_run_id);
@@ -157,6 +155,7 @@ impl Tool for WorkflowTool {
             ctx: ctx.clone(),
             named: self.workflows.clone(),
             lines: Mutex::default(),
+            journal: Some(dir.join("journal.jsonl")),
         });
         let started = std::time::Instant::now();
         let name = script.meta.name.clone();
@@ -166,10 +165,8 @@ impl Tool for WorkflowTool {
             done = run => done,
             () = ctx.abort.cancelled() => return Err(ToolError::new(rein_protocol::INTERRUPTED)),
         };
-        let lines = host.lines.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let place = format!("runId: {run_id}\nscriptPath: {}", script_path.display());
-        let progress = tail(&lines);
-        save_journal(&dir, &done.journal);
+        let progress = host.progress_text();
         match done.result {
             Ok(value) => {
                 let value = serde_json::to_string_pretty(&value).unwrap_or_default();
@@ -200,7 +197,28 @@ impl WorkflowTool {
     fn source(&self, input: &WorkflowInput, ctx: &ToolContext) -> Result<String, ToolError> {
         let read = |p: &std::path::Path| read_script(ctx, p).map_err(ToolError::new);
         if let Some(path) = &input.script_path {
-            return read(&ctx.resolve(path));
+            let path = ctx.resolve(path);
+            // The file of a named workflow is that workflow: its rules hold.
+            if let Some(def) = named_at(&self.workflows, &path) {
+                let services = crate::EngineServices::of(ctx)?;
+                let input = serde_json::json!({ "name": def.name });
+                let effects = Effects::workflow();
+                let d = services.gate.policy.get().decide(&rein_policy::Call {
+                    tool: "Workflow",
+                    input: &input,
+                    effects: &effects,
+                });
+                if d.behavior == rein_policy::Behavior::Deny || (d.behavior == rein_policy::Behavior::Ask && d.explicit)
+                {
+                    return Err(ToolError::new(format!(
+                        "{} is the workflow {:?}: {}",
+                        path.display(),
+                        def.name,
+                        d.reason
+                    )));
+                }
+            }
+            return read(&path);
         }
         if let Some(text) = &input.script {
             return Ok(text.clone());
@@ -211,132 +229,23 @@ impl WorkflowTool {
     }
 }
 
-/// The run's side of the script: its agents, named workflows and progress.
-struct RunHost {
-    agents: Arc<AgentTool>,
-    ctx: ToolContext,
-    named: Vec<WorkflowDef>,
-    lines: Mutex<Vec<String>>,
-}
-
-impl Host for RunHost {
-    fn agent(&self, _index: usize, call: AgentCall) -> BoxFuture<'static, Result<AgentAnswer, String>> {
-        let agents = self.agents.clone();
-        let ctx = self.ctx.clone();
-        Box::pin(async move {
-            if call.isolation.as_deref() == Some("worktree") {
-                return Err("agent({isolation: 'worktree'}) is not available in rein yet: run agents that edit the \
-                            same files one after another"
-                    .into());
-            }
-            let kind = call.agent_type.clone().unwrap_or_else(|| "general-purpose".into());
-            let label = call.label.clone().unwrap_or_else(|| kind.clone());
-            let (outcome, structured) = agents
-                .run_subagent(&kind, call.prompt, call.model, call.schema.clone(), &ctx)
-                .await
-                .map_err(|e| e.to_string())?;
-            match &outcome.end {
-                End::Completed | End::Stopped(_) => {}
-                End::MaxTurns | End::MaxBudget => return Err(format!("agent {label:?} hit its limit")),
-                End::Interrupted => return Err(rein_protocol::INTERRUPTED.into()),
-                End::Deferred(_) => return Err(format!("a hook deferred a call of agent {label:?}")),
-                End::Failed(e) => return Err(format!("agent {label:?} failed: {e}")),
-            }
-            let value = match call.schema {
-                Some(_) => structured.ok_or_else(|| format!("agent {label:?} ended without its structured answer"))?,
-                None => Value::String(outcome.result_text),
-            };
-            let tool_uses = outcome.num_turns.saturating_sub(1) as u64;
-            Ok(AgentAnswer { value, output_tokens: outcome.usage.output_tokens, tool_uses })
-        })
-    }
-
-    fn agent_type_known(&self, name: &str) -> Result<(), String> {
-        self.agents.knows(name)
-    }
-
-    fn named(&self, key: &str) -> Result<String, String> {
-        let path =
-            match serde_json::from_str::<Value>(key).ok().and_then(|v| v["scriptPath"].as_str().map(String::from)) {
-                Some(p) => self.ctx.resolve(&p),
-                None => match self.named.iter().find(|w| w.name == key) {
-                    Some(w) => w.path.clone(),
-                    None => {
-                        let known: Vec<&str> = self.named.iter().map(|w| w.name.as_str()).collect();
-                        return Err(format!("no workflow {key:?}; the named ones are: {}", known.join(", ")));
-                    }
-                },
-            };
-        read_script(&self.ctx, &path)
-    }
-
-    fn progress(&self, progress: Progress) {
-        let line = match progress {
-            Progress::Phase(t) => format!("## {t}"),
-            Progress::Log(t) => t,
-            Progress::AgentStarted { .. } => return,
-            Progress::AgentEnded { label, ok, cached, .. } => {
-                format!("{} {label}{}", if ok { "✓" } else { "✗" }, if cached { " (earlier run)" } else { "" })
-            }
-        };
-        tracing::debug!(target: "rein::workflow", "{line}");
-        self.lines.lock().unwrap_or_else(|p| p.into_inner()).push(line);
-    }
-}
-
-/// A script file's text, unless a Read deny rule holds it (by its path, its real path
-/// or its inode: a link or a hard link to a denied file is denied too).
-fn read_script(ctx: &ToolContext, path: &std::path::Path) -> Result<String, String> {
-    use std::os::unix::fs::MetadataExt as _;
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    if ctx.read_denied(path, Some(meta.ino())) || ctx.read_denied(&real, Some(meta.ino())) {
-        return Err(format!("{} is denied by a Read rule", path.display()));
-    }
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-/// The last lines of a run's progress, for its answer.
-fn tail(lines: &[String]) -> String {
-    const KEEP: usize = 40;
-    if lines.is_empty() {
-        return String::new();
-    }
-    let skipped = lines.len().saturating_sub(KEEP);
-    let mut out = String::from("\nProgress:");
-    if skipped > 0 {
-        out.push_str(&format!("\n({skipped} earlier lines)"));
-    }
-    for l in &lines[skipped..] {
-        out.push('\n');
-        out.push_str(l);
-    }
-    out
-}
-
 fn new_run_id() -> String {
     let id = uuid::Uuid::new_v4().simple().to_string();
     format!("wf_{}-{}", &id[..8], &id[8..11])
 }
 
-/// An earlier run's journal (this session's runs only).
-fn read_journal(runs: &std::path::Path, id: &str) -> Result<Vec<JournalEntry>, ToolError> {
+/// An earlier run of this session, to resume from.
+fn earlier_run(runs: &std::path::Path, id: &str) -> Result<Vec<rein_workflow::JournalEntry>, ToolError> {
     if id.is_empty() || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
         return Err(ToolError::new(format!("{id:?} is not a run id")));
     }
-    let path: PathBuf = runs.join(id).join("journal.json");
-    let text = std::fs::read_to_string(&path)
-        .map_err(|_| ToolError::new(format!("no run {id} in this session to resume from")))?;
-    serde_json::from_str(&text).map_err(|e| ToolError::new(format!("the journal of {id} does not read: {e}")))
-}
-
-fn save_journal(dir: &std::path::Path, journal: &[JournalEntry]) {
-    match serde_json::to_string(journal) {
-        Ok(text) => {
-            if let Err(e) = std::fs::write(dir.join("journal.json"), text) {
-                tracing::warn!(error = %e, "the workflow's journal was not saved");
-            }
-        }
-        Err(e) => tracing::warn!(error = %e, "the workflow's journal was not saved"),
+    let dir = runs.join(id);
+    if !dir.is_dir() {
+        return Err(ToolError::new(format!("no run {id} in this session to resume from")));
     }
+    let journal = dir.join("journal.jsonl");
+    if !journal.exists() {
+        return Ok(Vec::new());
+    }
+    read_journal(&journal).map_err(|e| ToolError::new(format!("run {id}: {e}")))
 }

@@ -268,6 +268,14 @@ impl Setup {
             .scalar("/workflowSizeGuideline")
             .and_then(|(v, _)| v.as_str().map(str::to_string))
             .filter(|s| s != "unrestricted");
+        // A workflow whose file a Read deny rule holds is not offered (its name and
+        // description would be read into the prompt).
+        let policy = setup.policy.clone();
+        setup.workflows.retain(|w| {
+            use std::os::unix::fs::MetadataExt as _;
+            let ino = std::fs::metadata(&w.path).ok().map(|m| m.ino());
+            !rein_tools::ReadGuard::denies(&*policy, &w.path, ino)
+        });
         if setup.workflows_enabled {
             let taken: std::collections::HashSet<String> = setup.commands.iter().map(|c| c.name.clone()).collect();
             let commands: Vec<_> = setup

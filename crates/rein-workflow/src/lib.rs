@@ -98,6 +98,9 @@ pub trait Host: Send + Sync {
     /// The script of a named workflow (`workflow(name)`), or of `{"scriptPath": …}`.
     fn named(&self, key: &str) -> Result<String, String>;
     fn progress(&self, progress: Progress);
+    /// Agent `index` ended (or was answered from the earlier run): its entry, to keep
+    /// as it comes (an interrupted run can then be resumed).
+    fn journal(&self, _index: usize, _entry: &JournalEntry) {}
 }
 
 /// The bounds of a run.
@@ -238,6 +241,7 @@ pub async fn run(
                         let value = answer.value.clone();
                         if let Some(entry) = journal.get_mut(index) {
                             entry.answer = Some(answer);
+                            host.journal(index, entry);
                         }
                         Ok(value)
                     }

@@ -3,6 +3,8 @@
 (function (native) {
   'use strict';
   const G = globalThis;
+  // The script may replace the global; the prelude keeps its own.
+  const evaluate = G.eval;
 
   // A rerun must do the same: the clock and chance throw when called.
   const RealDate = Date;
@@ -16,8 +18,10 @@
   FixedDate.UTC = RealDate.UTC;
   FixedDate.parse = RealDate.parse;
   FixedDate.now = function () { throw new Error(noClock); };
+  Object.defineProperty(RealDate.prototype, 'constructor', { value: FixedDate, writable: false, configurable: false });
   G.Date = FixedDate;
   Math.random = function () { throw new Error(noChance); };
+  delete G.performance;
 
   let currentPhase = null;
   G.phase = function (title) {
@@ -90,7 +94,7 @@
   };
   G.workflow = async function (ref, args) {
     const key = typeof ref === 'string' ? ref : JSON.stringify(ref);
-    const child = (0, eval)(native.source(key));
+    const child = (0, evaluate)(native.source(key));
     return child(args, nested);
   };
 })

@@ -194,3 +194,47 @@ async fn timers_fire_and_cleared_ones_do_not() -> Result<(), WorkflowError> {
     assert_eq!(go(host, body, Value::Null).await?.value, json!(["fired"]));
     Ok(())
 }
+
+#[tokio::test]
+async fn the_clock_stays_shut_through_the_prototype_and_performance_is_gone() -> Result<(), WorkflowError> {
+    let host = Arc::new(Fake::default());
+    let body = "const out = [];\ntry { new (Date.prototype.constructor)() } catch (e) { out.push('ctor') }\ntry { Date.prototype.constructor.now() } catch (e) { out.push('ctor.now') }\nout.push(typeof performance)\nreturn out";
+    assert_eq!(go(host, body, Value::Null).await?.value, json!(["ctor", "ctor.now", "undefined"]));
+    Ok(())
+}
+
+#[tokio::test]
+async fn code_run_while_reading_the_result_or_the_error_is_held_to_the_time_limit() {
+    let host = Arc::new(Fake::default());
+    let e = go(host.clone(), "return { toJSON() { for (;;) {} } }", Value::Null).await;
+    assert!(matches!(&e, Err(WorkflowError::Failed(m)) if m.contains("endless loop")), "{e:?}");
+    let body = "const e = new Error('x'); Object.defineProperty(e, 'message', { get() { for (;;) {} } }); throw e";
+    let e = go(host.clone(), body, Value::Null).await;
+    assert!(matches!(&e, Err(WorkflowError::Failed(m)) if m.contains("endless loop")), "{e:?}");
+    // A script's own error that says "interrupted" is its own message.
+    let e = go(host, "throw new Error('interrupted by me')", Value::Null).await;
+    assert!(matches!(&e, Err(WorkflowError::Failed(m)) if m.contains("interrupted by me")), "{e:?}");
+}
+
+#[tokio::test]
+async fn what_a_script_hands_the_host_is_bounded() -> Result<(), WorkflowError> {
+    let host = Arc::new(Fake::default());
+    let e = go(host.clone(), "return await agent('x'.repeat(2 * 1024 * 1024))", Value::Null).await;
+    assert!(matches!(&e, Err(WorkflowError::Failed(m)) if m.contains("may have")), "{e:?}");
+    assert!(host.calls.lock().unwrap_or_else(|p| p.into_inner()).is_empty());
+    go(host.clone(), "const s = 'y'.repeat(9000); for (let i = 0; i < 12000; i++) log(s); return 1", Value::Null)
+        .await?;
+    let progress = host.progress.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    assert!(progress.len() <= 10_001, "{} lines", progress.len());
+    assert!(progress.iter().all(|p| !matches!(p, Progress::Log(t) if t.len() > 8 * 1024)));
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_replaced_eval_does_not_see_a_nested_workflow_s_source() -> Result<(), WorkflowError> {
+    let child = format!("{HEAD}// SECRET-IN-CHILD\nreturn 'child ran'");
+    let host = Arc::new(Fake { named: vec![("child".into(), child)], ..Fake::default() });
+    let body = "let seen = null; globalThis.eval = (s) => { seen = s; return async () => 'fake' };\nconst r = await workflow('child'); return [r, seen]";
+    assert_eq!(go(host, body, Value::Null).await?.value, json!(["child ran", null]));
+    Ok(())
+}

@@ -14,6 +14,16 @@ use tokio::sync::mpsc::UnboundedSender;
 
 use crate::{AgentCall, Progress, Script};
 
+/// The longest agent prompt, and all prompts of a run together: what the script hands
+/// the host is copied out of its heap, so it is bounded apart from the heap's limit.
+const MAX_PROMPT_BYTES: usize = 1024 * 1024;
+const MAX_PROMPTS_BYTES: usize = 64 * 1024 * 1024;
+/// The longest progress line sent, and how many are sent at most (the rest are counted).
+const MAX_LINE_BYTES: usize = 8 * 1024;
+const MAX_LINES: usize = 10_000;
+/// The largest value a script may return (as JSON).
+const MAX_RESULT_BYTES: usize = 16 * 1024 * 1024;
+
 /// What the script's thread asks of the host.
 pub(crate) enum ToHost {
     Agent {
@@ -58,6 +68,8 @@ struct State {
     next: u64,
     agents: usize,
     pending: HashMap<u64, Pending>,
+    prompt_bytes: usize,
+    lines: usize,
 }
 
 /// Run the script to its end on this thread, reporting to `to_host`.
@@ -75,12 +87,17 @@ fn run_inner(
     rt.set_memory_limit(256 * 1024 * 1024);
     rt.set_max_stack_size(1024 * 1024);
     let slice_started: Arc<Mutex<Option<Instant>>> = Arc::default();
+    let timed_out = Arc::new(AtomicBool::new(false));
     {
         let started = slice_started.clone();
         let stop = setup.stop.clone();
         let limit = setup.slice_limit;
+        let timed_out = timed_out.clone();
         rt.set_interrupt_handler(Some(Box::new(move || {
-            stop.load(Ordering::Relaxed) || started.lock().is_ok_and(|s| s.is_some_and(|at| at.elapsed() > limit))
+            if started.lock().is_ok_and(|s| s.is_some_and(|at| at.elapsed() > limit)) {
+                timed_out.store(true, Ordering::Relaxed);
+            }
+            stop.load(Ordering::Relaxed) || timed_out.load(Ordering::Relaxed)
         })));
     }
     let ctx = Context::full(&rt).map_err(|e| format!("the script engine did not start: {e}"))?;
@@ -115,6 +132,8 @@ fn run_inner(
         Ok(promise) => settle(&rt, &ctx, setup, &state, answers, &promise, &slice),
         Err(e) => Err(e),
     };
+    // However it failed, a slice that ran out of time is said as such.
+    let result = result.map_err(|e| if timed_out.load(Ordering::Relaxed) { describe_timeout() } else { e });
     // What the host's functions keep of the script goes before the runtime does.
     state.borrow_mut().pending.clear();
     result
@@ -150,26 +169,30 @@ fn settle(
         if let Some(e) = job_error {
             return Err(describe(&e, false));
         }
-        let settled = ctx.with(|ctx| -> Option<Result<serde_json::Value, String>> {
-            let p = promise.clone().restore(&ctx).ok()?;
-            match p.state() {
-                rquickjs::promise::PromiseState::Pending => None,
-                rquickjs::promise::PromiseState::Resolved => Some(
-                    p.result::<Value>()
-                        .and_then(|r| r.ok())
-                        .map(|v| to_json(&ctx, v))
-                        .unwrap_or(Ok(serde_json::Value::Null)),
-                ),
-                rquickjs::promise::PromiseState::Rejected => {
-                    let why = match p.result::<Value>() {
-                        Some(Err(rquickjs::Error::Exception)) => error_text(&ctx, ctx.catch()),
-                        Some(Ok(v)) => error_text(&ctx, v),
-                        Some(Err(e)) => e.to_string(),
-                        None => "the script failed".into(),
-                    };
-                    Some(Err(describe(&why, false)))
+        // Reading the value runs the script's code too (toJSON, getters): a slice.
+        let mut settled = None;
+        slice(&mut || {
+            settled = ctx.with(|ctx| -> Option<Result<serde_json::Value, String>> {
+                let p = promise.clone().restore(&ctx).ok()?;
+                match p.state() {
+                    rquickjs::promise::PromiseState::Pending => None,
+                    rquickjs::promise::PromiseState::Resolved => Some(
+                        p.result::<Value>()
+                            .and_then(|r| r.ok())
+                            .map(|v| to_json(&ctx, v))
+                            .unwrap_or(Ok(serde_json::Value::Null)),
+                    ),
+                    rquickjs::promise::PromiseState::Rejected => {
+                        let why = match p.result::<Value>() {
+                            Some(Err(rquickjs::Error::Exception)) => error_text(&ctx, ctx.catch()),
+                            Some(Ok(v)) => error_text(&ctx, v),
+                            Some(Err(e)) => e.to_string(),
+                            None => "the script failed".into(),
+                        };
+                        Some(Err(describe(&why, false)))
+                    }
                 }
-            }
+            })
         });
         if let Some(result) = settled {
             return result;
@@ -246,13 +269,25 @@ fn native<'js>(
                 if total.is_some_and(|t| spent.load(Ordering::Relaxed) >= t) {
                     return Err(rquickjs::Exception::throw_message(&ctx, "the token budget is spent: no more agents"));
                 }
+                if prompt.len() > MAX_PROMPT_BYTES {
+                    let m = format!("an agent prompt may have {MAX_PROMPT_BYTES} bytes; this one has {}", prompt.len());
+                    return Err(rquickjs::Exception::throw_message(&ctx, &m));
+                }
+                if state.borrow().prompt_bytes + prompt.len() > MAX_PROMPTS_BYTES {
+                    let m = format!("a workflow's prompts may have {MAX_PROMPTS_BYTES} bytes in all");
+                    return Err(rquickjs::Exception::throw_message(&ctx, &m));
+                }
                 if state.borrow().agents >= max {
                     return Err(rquickjs::Exception::throw_message(
                         &ctx,
                         &format!("a workflow runs at most {max} agents (a loop that never ends?)"),
                     ));
                 }
-                state.borrow_mut().agents += 1;
+                {
+                    let mut s = state.borrow_mut();
+                    s.agents += 1;
+                    s.prompt_bytes += prompt.len();
+                }
                 let (id, promise) = request(&ctx)?;
                 let _ = to_host.send(ToHost::Agent { id, call: AgentCall { prompt, ..call } });
                 Ok::<_, rquickjs::Error>(promise)
@@ -273,9 +308,25 @@ fn native<'js>(
     }
     {
         let to_host = to_host.clone();
+        let state = state.clone();
         native.set(
             "progress",
-            Function::new(ctx.clone(), move |kind: String, text: String| {
+            Function::new(ctx.clone(), move |kind: String, mut text: String| {
+                let sent = {
+                    let mut s = state.borrow_mut();
+                    s.lines += 1;
+                    s.lines
+                };
+                if sent > MAX_LINES + 1 {
+                    return;
+                }
+                if sent == MAX_LINES + 1 {
+                    text = format!("(more than {MAX_LINES} lines: the rest are not shown)");
+                }
+                if text.len() > MAX_LINE_BYTES {
+                    let cut = (0..=MAX_LINE_BYTES).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+                    text.truncate(cut);
+                }
                 let p = if kind == "phase" { Progress::Phase(text) } else { Progress::Log(text) };
                 let _ = to_host.send(ToHost::Progress(p));
             })?,
@@ -312,6 +363,12 @@ fn to_json<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<serde_json::Value, Stri
     match text {
         Some(t) => {
             let t = t.to_string().map_err(|e| e.to_string())?;
+            if t.len() > MAX_RESULT_BYTES {
+                return Err(format!(
+                    "the result is {} bytes of JSON; a workflow may return {MAX_RESULT_BYTES}",
+                    t.len()
+                ));
+            }
             serde_json::from_str(&t).map_err(|e| format!("the result is not JSON: {e}"))
         }
         None => Ok(serde_json::Value::Null),
@@ -330,11 +387,12 @@ fn error_text<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> String {
     to_json(ctx, v).map(|j| j.to_string()).unwrap_or_else(|e| e)
 }
 
-/// A failure as the person reads it: the interrupted slice named for what it is.
+fn describe_timeout() -> String {
+    "the script ran 30 s without waiting for anything (an endless loop?) and was stopped".into()
+}
+
+/// A failure as the person reads it.
 fn describe(text: &str, starting: bool) -> String {
-    if text.contains("interrupted") {
-        return "the script ran 30 s without waiting for anything (an endless loop?) and was stopped".into();
-    }
     if starting {
         return format!("the script does not start: {text}");
     }

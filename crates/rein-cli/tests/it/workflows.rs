@@ -186,5 +186,82 @@ fn a_script_cannot_run_a_denied_file_as_a_nested_workflow() {
         serve(Scenario::new([reply([call("w", "Workflow", json!({"script": outer}))]), reply([text("denied")])]));
     env.rein_at(&server).args(["-p", "go", "--allowedTools", "Workflow"]).assert().success();
     let result = tool_result(&server.requests()[1], "w");
-    assert!(!result.contains("TOKEN-123") && result.contains("denied by a Read rule"), "{result}");
+    assert!(!result.contains("TOKEN-123") && result.contains("denied"), "{result}");
+}
+
+const DANGER: &str = "export const meta = { name: 'danger', description: 'Dangerous' }\nreturn 'DANGER RAN'\n";
+
+#[test]
+fn a_rule_on_a_named_workflow_holds_for_its_file_and_from_inside_a_script() {
+    let env = Env::new();
+    env.write(".claude/workflows/danger.js", DANGER);
+    let outer = "export const meta = { name: 'o', description: 'outer' }\nreturn await workflow('danger')\n";
+    let server = serve(Scenario::new([
+        reply([call("a", "Workflow", json!({"scriptPath": ".claude/workflows/danger.js"}))]),
+        reply([call("b", "Workflow", json!({"script": outer}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "Workflow", "--disallowedTools", "Workflow(danger)"])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    for (i, id) in [(1, "a"), (2, "b")] {
+        let result = tool_result(&reqs[i], id);
+        assert!(!result.contains("DANGER RAN"), "{id}: {result}");
+    }
+}
+
+#[test]
+fn workflow_agents_are_held_to_the_rules_on_agent() {
+    let env = Env::new();
+    let script = "export const meta = { name: 'x', description: 'y' }\nreturn await agent('look around', { agentType: 'Explore' })\n";
+    let server =
+        serve(Scenario::new([reply([call("w", "Workflow", json!({"script": script}))]), reply([text("done")])]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "Workflow", "--disallowedTools", "Agent(Explore)"])
+        .assert()
+        .success();
+    let reqs = server.requests();
+    assert_eq!(reqs.len(), 2, "no subagent ran");
+    let result = tool_result(&reqs[1], "w");
+    assert!(result.contains("failed") && result.contains("Explore"), "{result}");
+}
+
+#[test]
+fn a_nested_script_outside_the_workspace_or_a_fifo_is_refused_without_waiting() {
+    let env = Env::new();
+    let outside = tempfile::tempdir().unwrap();
+    let far = outside.path().join("far.js");
+    std::fs::write(
+        &far,
+        "export const meta = { name: 'far', description: 'far' }\n// SECRET-OUTSIDE\nreturn 'FAR RAN'\n",
+    )
+    .unwrap();
+    let fifo = env.cwd().join("pipe.js");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let nested = |p: &std::path::Path| {
+        format!(
+            "export const meta = {{ name: 'o', description: 'outer' }}\nreturn await workflow({{ scriptPath: {:?} }})\n",
+            p.display().to_string()
+        )
+    };
+    let server = serve(Scenario::new([
+        reply([call("a", "Workflow", json!({"script": nested(&far)}))]),
+        reply([call("b", "Workflow", json!({"script": nested(&fifo)}))]),
+        reply([call("c", "Workflow", json!({"scriptPath": "pipe.js"}))]),
+        reply([text("done")]),
+    ]));
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "Workflow"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    let reqs = server.requests();
+    let a = tool_result(&reqs[1], "a");
+    assert!(!a.contains("FAR RAN") && a.contains("cannot stop to ask"), "{a}");
+    let b = tool_result(&reqs[2], "b");
+    assert!(b.contains("not a regular file"), "{b}");
+    let c = tool_result(&reqs[3], "c");
+    assert!(c.contains("not a regular file"), "{c}");
 }
