@@ -48,7 +48,7 @@ fn settings(scope: usize) -> Value {
 /// The project and the user's folders: three settings files (≈ 100 keys in all, the
 /// nested ones counted), 50 rules files, and the 20 plugins of the plugin rows (their
 /// commands, subagents, skills and hooks).
-fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
+pub(crate) fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
     let files = [
         home.join(".claude/settings.json"),
         project.join(".claude/settings.json"),

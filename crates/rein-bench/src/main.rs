@@ -158,6 +158,17 @@ fn main() -> anyhow::Result<()> {
         }
         return Ok(());
     }
+    // The big setup's folders, kept for profiling: `--big-setup-fixture DIR` makes
+    // DIR/project and DIR/home.
+    if args.get(1).map(String::as_str) == Some("--big-setup-fixture") {
+        let dir = PathBuf::from(args.get(2).context("usage: rein-bench --big-setup-fixture DIR")?);
+        let (project, home) = (dir.join("project"), dir.join("home"));
+        std::fs::create_dir_all(&project)?;
+        std::fs::create_dir_all(&home)?;
+        big_setup::install(&std::fs::canonicalize(&project)?, &std::fs::canonicalize(&home)?)?;
+        println!("{}\n{}", project.display(), home.display());
+        return Ok(());
+    }
     // Only the large-configuration row: `--definitions PATH/TO/rein`.
     if args.get(1).map(String::as_str) == Some("--definitions") {
         let bin = std::fs::canonicalize(args.get(2).context("usage: rein-bench --definitions PATH/TO/rein")?)?;

@@ -8,6 +8,7 @@ pub mod agents;
 pub mod auto_memory;
 pub mod body;
 mod builtin_agents;
+pub mod canon;
 pub mod commands;
 mod environment;
 pub mod frontmatter;

@@ -83,25 +83,44 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
 
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    let tree = project_tree(src);
+    let walk = Walk { src, tree: project_tree(src), dirs: Default::default() };
     let excludes = crate::nested_memory::glob_set(&src.excludes);
     for (path, kind) in candidates {
         if kind != "managed"
-            && (excludes.is_match(&path) || std::fs::canonicalize(&path).is_ok_and(|p| excludes.is_match(p)))
+            && !src.excludes.is_empty()
+            && (excludes.is_match(&path) || walk.canonical(&path).is_some_and(|p| excludes.is_match(p)))
         {
             continue;
         }
         // The project's files are those inside its tree; a memory file in a directory
         // above the repository is the person's own (no clone can put it there).
         let in_tree = || {
-            let dir = path.parent().and_then(|d| std::fs::canonicalize(d).ok());
-            dir.is_some_and(|d| tree.iter().any(|r| d.starts_with(r)))
+            let dir = path.parent().and_then(|d| walk.canonical_dir(d));
+            dir.is_some_and(|d| walk.tree.iter().any(|r| d.starts_with(r)))
         };
         let person = matches!(kind, "managed" | "user" | "user rules") || !in_tree();
         let origin = if person { Origin::Person } else { Origin::Project };
-        add(&path, (kind, origin), 0, src, &mut seen, &mut out);
+        add(&path, (kind, origin), 0, &walk, &mut seen, &mut out);
     }
     out
+}
+
+/// What reading the memory files knows as it goes: the sources, the project's tree
+/// and the directories already resolved.
+struct Walk<'a> {
+    src: &'a MemorySources,
+    tree: Vec<PathBuf>,
+    dirs: crate::canon::Canon,
+}
+
+impl Walk<'_> {
+    fn canonical_dir(&self, dir: &Path) -> Option<PathBuf> {
+        self.dirs.dir(dir)
+    }
+
+    fn canonical(&self, path: &Path) -> Option<PathBuf> {
+        self.dirs.path(path)
+    }
 }
 
 /// The project's tree: the repository holding the working directory (or the working
@@ -115,8 +134,9 @@ fn project_tree(src: &MemorySources) -> Vec<PathBuf> {
 }
 
 /// Whether the file at `canonical` may be read into the prompt from `origin`.
-fn may_read(canonical: &Path, origin: Origin, src: &MemorySources) -> bool {
-    let in_project = project_tree(src).iter().any(|r| canonical.starts_with(r));
+fn may_read(canonical: &Path, origin: Origin, walk: &Walk<'_>) -> bool {
+    let src = walk.src;
+    let in_project = walk.tree.iter().any(|r| canonical.starts_with(r));
     (origin == Origin::Person || in_project) && src.readable.as_ref().is_none_or(|f| (f.0)(canonical))
 }
 
@@ -124,19 +144,19 @@ fn add(
     path: &Path,
     (kind, origin): (&'static str, Origin),
     depth: usize,
-    src: &MemorySources,
+    walk: &Walk<'_>,
     seen: &mut HashSet<PathBuf>,
     out: &mut Vec<MemoryFile>,
 ) {
+    let src = walk.src;
     let home = src.home.as_deref();
-    let Ok(canonical) = std::fs::canonicalize(path) else { return };
+    let Some(canonical) = walk.canonical(path) else { return };
     // A project's own memory file that is a link leads no further than its directory.
-    let stays_home =
-        || path.parent().and_then(|d| std::fs::canonicalize(d).ok()).is_some_and(|d| canonical.starts_with(d));
+    let stays_home = || path.parent().and_then(|d| walk.canonical_dir(d)).is_some_and(|d| canonical.starts_with(d));
     let allowed = if kind == "import" || origin == Origin::Person {
-        may_read(&canonical, origin, src)
+        may_read(&canonical, origin, walk)
     } else {
-        (stays_home() || may_read(&canonical, origin, src)) && src.readable.as_ref().is_none_or(|f| (f.0)(&canonical))
+        (stays_home() || may_read(&canonical, origin, walk)) && src.readable.as_ref().is_none_or(|f| (f.0)(&canonical))
     };
     if !canonical.is_file() || !allowed || !seen.insert(canonical) {
         return;
@@ -156,7 +176,7 @@ fn add(
             (Some(rest), Some(h)) => h.join(rest),
             _ => base.join(&import),
         };
-        add(&target, ("import", origin), depth + 1, src, seen, out);
+        add(&target, ("import", origin), depth + 1, walk, seen, out);
     }
 }
 

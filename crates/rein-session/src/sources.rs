@@ -13,12 +13,14 @@ pub(crate) struct Wanted {
     /// The project's folder (its definitions live in `.claude` there and in the
     /// folders above it).
     project: PathBuf,
+    /// Definitions' folders resolved so far.
+    dirs: rein_prompt::canon::Canon,
 }
 
 impl Wanted {
     pub(crate) fn new(sources: Sources, cwd: &Path, home: Option<&Path>) -> Wanted {
         let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-        Wanted { sources, user: home.map(|h| canon(&h.join(".claude"))), project: canon(cwd) }
+        Wanted { sources, user: home.map(|h| canon(&h.join(".claude"))), project: canon(cwd), dirs: Default::default() }
     }
 
     /// Whether a definition file (or folder) at `path` comes from a wanted source: the
@@ -31,29 +33,31 @@ impl Wanted {
     /// neither place is left out.
     pub(crate) fn keeps(&self, path: &Path) -> bool {
         // Where it was found: its folder resolved, its own name as it is (a link).
-        let found = match (path.parent().and_then(|p| std::fs::canonicalize(p).ok()), path.file_name()) {
+        let found = self.found(path);
+        let real = self.dirs.path(path).unwrap_or_else(|| found.clone());
+        self.keeps_at(&found) && self.keeps_at(&real)
+    }
+
+    /// Where a definition was found: its folder resolved, its own name as it is (a link).
+    fn found(&self, path: &Path) -> PathBuf {
+        match (path.parent().and_then(|p| self.dirs.dir(p)), path.file_name()) {
             (Some(dir), Some(name)) => dir.join(name),
             _ => path.to_path_buf(),
-        };
-        let real = std::fs::canonicalize(path).unwrap_or_else(|_| found.clone());
-        self.keeps_at(&found) && self.keeps_at(&real)
+        }
     }
 
     /// Whether a definition found in one of the project's `.claude` folders really is
     /// inside the folder that holds that `.claude` (not a link out of the repository).
     /// The person's own definitions may link anywhere.
     pub(crate) fn stays_inside(&self, path: &Path) -> bool {
-        let found = match (path.parent().and_then(|p| std::fs::canonicalize(p).ok()), path.file_name()) {
-            (Some(dir), Some(name)) => dir.join(name),
-            _ => path.to_path_buf(),
-        };
+        let found = self.found(path);
         if self.user.as_ref().is_some_and(|u| found.starts_with(u)) {
             return true;
         }
         let Some(holder) = self.project.ancestors().find(|d| found.starts_with(d.join(".claude"))) else {
             return true;
         };
-        std::fs::canonicalize(path).map_or(true, |real| real.starts_with(holder))
+        self.dirs.path(path).is_none_or(|real| real.starts_with(holder))
     }
 
     fn keeps_at(&self, path: &Path) -> bool {
