@@ -267,6 +267,23 @@ impl FileCheckpoints for Checkpoints {
     }
 }
 
+/// [`prune`], at most once a day: `sessions/.pruned` is touched when it runs (a person
+/// with hundreds of sessions would otherwise pay a walk of them at every start).
+pub fn prune_daily(sessions: &Path, days: u64, keep: &str) -> usize {
+    let stamp = sessions.join(".pruned");
+    let fresh = std::fs::metadata(&stamp)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| std::time::SystemTime::now().duration_since(t).ok())
+        .is_some_and(|age| age < std::time::Duration::from_secs(86_400));
+    if fresh {
+        return 0;
+    }
+    let removed = prune(sessions, days, keep);
+    let _ = std::fs::write(&stamp, b"");
+    removed
+}
+
 /// Remove the session directories under `sessions` (their checkpoints and spilled
 /// results) not used for `days` days (`cleanupPeriodDays`), except `keep` (the running
 /// session's). Returns how many went.
@@ -290,4 +307,22 @@ pub fn prune(sessions: &Path, days: u64, keep: &str) -> usize {
         }
     }
     removed
+}
+
+#[cfg(test)]
+mod prune_tests {
+    #[test]
+    fn pruning_runs_once_a_day() -> std::io::Result<()> {
+        let sessions = tempfile::tempdir()?;
+        let old = sessions.path().join("old");
+        std::fs::create_dir_all(&old)?;
+        let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(10 * 86_400);
+        std::fs::File::open(&old)?.set_modified(long_ago)?;
+        assert_eq!(super::prune_daily(sessions.path(), 2, "current"), 1);
+        std::fs::create_dir_all(&old)?;
+        std::fs::File::open(&old)?.set_modified(long_ago)?;
+        assert_eq!(super::prune_daily(sessions.path(), 2, "current"), 0, "the stamp is fresh");
+        assert!(old.exists());
+        Ok(())
+    }
 }

@@ -34,12 +34,29 @@ impl DeniedFiles {
         let mut out = DeniedFiles::default();
         let mut budget = MAX_ENTRIES;
         for p in patterns {
-            let bases: Vec<PathBuf> = if p.base == Path::new("/") { roots.to_vec() } else { vec![p.base.clone()] };
-            for base in bases {
-                out.walk(&base, p, 0, &mut budget);
+            if p.base == Path::new("/") {
+                // A pattern that matches at any depth: the workspace's entries, listed
+                // once for all such patterns (a settings file often has many).
+                for (path, meta) in crate::listing::of(roots, MAX_ENTRIES, MAX_DEPTH).iter() {
+                    out.consider(path, meta, p);
+                }
+                continue;
             }
+            out.walk(&p.base, p, 0, &mut budget);
         }
         out
+    }
+
+    /// What [`walk`](Self::walk) does with one entry it meets.
+    fn consider(&mut self, path: &Path, meta: &std::fs::Metadata, p: &PathPattern) {
+        if meta.is_dir() {
+            if p.matches_exactly(path) {
+                self.add(path, meta);
+            }
+        } else if p.matches(path) {
+            let followed = std::fs::metadata(path).unwrap_or_else(|_| meta.clone());
+            self.add(path, &followed);
+        }
     }
 
     fn walk(&mut self, path: &Path, p: &PathPattern, depth: usize, budget: &mut usize) {
@@ -48,19 +65,14 @@ impl DeniedFiles {
         }
         *budget -= 1;
         let Ok(meta) = std::fs::symlink_metadata(path) else { return };
+        // A protected directory: everything in it is protected; through a symlink, the
+        // file it names is protected too.
+        self.consider(path, &meta, p);
         if meta.is_dir() {
-            if p.matches_exactly(path) {
-                // A protected directory: everything in it is protected.
-                self.add(path, &meta);
-            }
             let Ok(entries) = std::fs::read_dir(path) else { return };
             for e in entries.flatten() {
                 self.walk(&e.path(), p, depth + 1, budget);
             }
-        } else if p.matches(path) {
-            // Through a symlink, the file it names is protected too.
-            let meta = std::fs::metadata(path).unwrap_or(meta);
-            self.add(path, &meta);
         }
     }
 

@@ -10,6 +10,7 @@ mod decide;
 mod decide_shell;
 mod denied;
 mod links;
+mod listing;
 mod matching;
 mod mode;
 mod paths;

@@ -297,7 +297,7 @@ impl Setup {
         // `cleanupPeriodDays` (30 by default, as Claude Code): old sessions' checkpoints
         // and spilled results go.
         let days = settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30);
-        rein_checkpoint::prune(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
+        rein_checkpoint::prune_daily(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
         setup.key_helper = custom.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.config_files = crate::rules::locations(opts, &setup.cwd, setup.env.home.as_deref()).files();

@@ -167,7 +167,9 @@ pub enum JobStatus {
 
 /// Shared by Bash, BashOutput and KillShell for one session.
 pub struct Shell {
-    pub(super) dir: tempfile::TempDir,
+    /// The shell's own folder (its saved state, background logs), made when first
+    /// needed: a session that runs no command makes none.
+    dir: std::sync::OnceLock<Result<tempfile::TempDir, String>>,
     /// The session's OS sandbox, when one is configured.
     pub(crate) sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// The environment the first command started from (rein's own, credentials
@@ -190,7 +192,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Shell {
     pub fn new(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> std::io::Result<Self> {
         Ok(Shell {
-            dir: tempfile::Builder::new().prefix("rein-shell-").tempdir()?,
+            dir: std::sync::OnceLock::new(),
             sandbox,
             baseline: std::sync::OnceLock::new(),
             jobs: Default::default(),
@@ -201,8 +203,24 @@ impl Shell {
         })
     }
 
+    /// The shell's folder, made on first use.
+    pub(super) fn dir(&self) -> std::io::Result<&Path> {
+        let made = self
+            .dir
+            .get_or_init(|| tempfile::Builder::new().prefix("rein-shell-").tempdir().map_err(|e| e.to_string()));
+        match made {
+            Ok(d) => Ok(d.path()),
+            Err(e) => Err(std::io::Error::other(format!("the shell's folder: {e}"))),
+        }
+    }
+
+    /// The saved state's file (in a folder that could not be made: a path that does
+    /// not exist, so the state reads as empty and commands start fresh).
     pub(super) fn state_file(&self) -> PathBuf {
-        self.dir.path().join("state.sh")
+        match self.dir() {
+            Ok(d) => d.join("state.sh"),
+            Err(_) => PathBuf::from("/nonexistent/rein-shell/state.sh"),
+        }
     }
 
     /// The next command starts in `dir`: the saved state ends by going there (the
@@ -382,7 +400,7 @@ impl Shell {
         // and rewrite the index unless optional locks are off.
         cmd.env(OPTIONAL_LOCKS.0, OPTIONAL_LOCKS.1);
         let saving = if save {
-            let s = Saving::new(self.dir.path(), self.next_save.fetch_add(1, Ordering::Relaxed))?;
+            let s = Saving::new(self.dir()?, self.next_save.fetch_add(1, Ordering::Relaxed))?;
             s.attach(&mut cmd);
             Some(s)
         } else {

@@ -32,7 +32,7 @@ impl Shell {
     ) -> std::io::Result<String> {
         use std::io::Write as _;
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
-        let output = self.dir.path().join(format!("{id}.log"));
+        let output = self.dir()?.join(format!("{id}.log"));
         let mut log = std::fs::File::create(&output)?;
         {
             let mut sink = lock(sink);
@@ -96,7 +96,7 @@ impl Shell {
         profile: Option<rein_sandbox::Profile>,
     ) -> std::io::Result<String> {
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
-        let output = self.dir.path().join(format!("{id}.log"));
+        let output = self.dir()?.join(format!("{id}.log"));
         let file = std::fs::File::create(&output)?;
         let (mut cmd, after, _) = self.command(cwd, command, false, profile)?;
         cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
