@@ -117,9 +117,25 @@ impl<T: Tool> DynTool for Registered<T> {
 
 /// A tool as the registry keeps it: its definition for the model (hidden fields left
 /// out) and its full schema, compiled on first use.
-fn entry<T: Tool>(tool: T) -> Arc<dyn DynTool> {
+/// An input type's schema and its compact form for the model, made once per process
+/// (a start builds the built-in tools more than once; generating a schema is the
+/// costly part of registering a tool).
+fn schemas<T: Tool>() -> (Value, Value) {
+    type Cache = std::sync::Mutex<std::collections::HashMap<std::any::TypeId, (Value, Value)>>;
+    static CACHE: std::sync::OnceLock<Cache> = std::sync::OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let id = std::any::TypeId::of::<T::Input>();
+    if let Some(hit) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&id) {
+        return hit.clone();
+    }
     let schema = schema_for::<T::Input>();
-    let mut input_schema = compact_for_model(&schema);
+    let compact = compact_for_model(&schema);
+    cache.lock().unwrap_or_else(|p| p.into_inner()).insert(id, (schema.clone(), compact.clone()));
+    (schema, compact)
+}
+
+fn entry<T: Tool>(tool: T) -> Arc<dyn DynTool> {
+    let (schema, mut input_schema) = schemas::<T>();
     if let Some(props) = input_schema.get_mut("properties").and_then(Value::as_object_mut) {
         for field in tool.hidden_fields() {
             props.remove(field);
