@@ -6,6 +6,7 @@
 //! sub-command must be allowed for the line to be allowed, a deny on any denies the
 //! line, and what cannot be understood is asked — after deny rules were checked.
 
+mod command_pattern;
 mod decide;
 mod decide_shell;
 mod denied;

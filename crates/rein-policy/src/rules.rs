@@ -3,7 +3,6 @@
 
 use std::path::{Path, PathBuf};
 
-use regex::Regex;
 use rein_effects::{Access, RuleKind, ToolKinds};
 use rein_settings::SettingsFile;
 
@@ -30,7 +29,7 @@ impl ListKind {
 #[derive(Debug, Clone)]
 pub(crate) enum Spec {
     /// A command pattern, compiled: matched against every command of a shell effect.
-    Command(Regex),
+    Command(crate::command_pattern::CommandPattern),
     /// A top-level input field equal to a value (deny/ask only).
     Param { key: String, value: String },
     /// A path pattern, matched against the paths read (Read rules) or written (Edit).
@@ -182,30 +181,9 @@ fn parse_spec(
     }
 }
 
-/// A Bash pattern as a regex over the whole command: `*` matches anything (spaces
-/// included); a trailing ` *` (or the legacy `:*`) also matches the bare command, and
-/// keeps the word boundary (`ls *` matches `ls -la`, not `lsof`).
-fn command_pattern(s: &str) -> Result<Regex, String> {
-    let s = s.trim();
-    let (body, open_tail) = if let Some(b) = s.strip_suffix(":*") {
-        (b.trim_end(), true)
-    } else if let Some(b) = s.strip_suffix(" *") {
-        (b.trim_end(), true)
-    } else {
-        (s, false)
-    };
-    let mut re = String::from("(?s)^");
-    for (i, part) in body.split('*').enumerate() {
-        if i > 0 {
-            re.push_str(".*");
-        }
-        re.push_str(&regex::escape(part));
-    }
-    if open_tail {
-        re.push_str("(?: .*)?");
-    }
-    re.push('$');
-    Regex::new(&re).map_err(|e| format!("cannot compile the pattern: {e}"))
+/// A Bash pattern over the whole command (see [`CommandPattern`]).
+fn command_pattern(s: &str) -> Result<crate::command_pattern::CommandPattern, String> {
+    Ok(crate::command_pattern::CommandPattern::new(s))
 }
 
 /// Split `--allowedTools` values: commas and spaces separate rules, except inside
