@@ -57,16 +57,7 @@ impl RunHost {
     /// outside what Read may do unasked; otherwise only an explicit ask rule, since the
     /// run itself was allowed).
     fn held(&self, tool: &str, input: Value, effects: Effects, reads: bool) -> Result<(), String> {
-        let services = EngineServices::of(&self.ctx).map_err(|e| e.to_string())?;
-        let d = services.gate.policy.get().decide(&Call { tool, input: &input, effects: &effects });
-        match d.behavior {
-            Behavior::Allow => Ok(()),
-            Behavior::Deny => Err(d.reason),
-            Behavior::Ask if reads || d.explicit => {
-                Err(format!("{} A running workflow cannot stop to ask; allow it by a rule first.", d.reason))
-            }
-            Behavior::Ask => Ok(()),
-        }
+        held(&self.ctx, tool, input, effects, reads)
     }
 
     /// A named workflow's file, held to the rules on `Workflow(name)`.
@@ -174,6 +165,22 @@ impl Host for RunHost {
 
     fn journal(&self, index: usize, entry: &JournalEntry) {
         self.journalled(index, entry);
+    }
+}
+
+/// What the session's rules say of a call a workflow makes without the chain: a deny
+/// refuses, and so does a question (`reads`: any question; otherwise only an explicit
+/// ask rule, since the run itself was allowed) — a running workflow cannot ask.
+pub(crate) fn held(ctx: &ToolContext, tool: &str, input: Value, effects: Effects, reads: bool) -> Result<(), String> {
+    let services = EngineServices::of(ctx).map_err(|e| e.to_string())?;
+    let d = services.gate.policy.get().decide(&Call { tool, input: &input, effects: &effects });
+    match d.behavior {
+        Behavior::Allow => Ok(()),
+        Behavior::Deny => Err(d.reason),
+        Behavior::Ask if reads || d.explicit => {
+            Err(format!("{} A running workflow cannot stop to ask; allow it by a rule first.", d.reason))
+        }
+        Behavior::Ask => Ok(()),
     }
 }
 

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::agent_tool::AgentTool;
-use crate::workflow_host::{RunHost, named_at, read_journal, read_script};
+use crate::workflow_host::{RunHost, held, named_at, read_journal, read_script};
 
 /// The tool, with the subagent types its agents may be and the named workflows.
 pub struct WorkflowTool {
@@ -200,23 +200,10 @@ impl WorkflowTool {
             let path = ctx.resolve(path);
             // The file of a named workflow is that workflow: its rules hold.
             if let Some(def) = named_at(&self.workflows, &path) {
-                let services = crate::EngineServices::of(ctx)?;
                 let input = serde_json::json!({ "name": def.name });
-                let effects = Effects::workflow();
-                let d = services.gate.policy.get().decide(&rein_policy::Call {
-                    tool: "Workflow",
-                    input: &input,
-                    effects: &effects,
-                });
-                if d.behavior == rein_policy::Behavior::Deny || (d.behavior == rein_policy::Behavior::Ask && d.explicit)
-                {
-                    return Err(ToolError::new(format!(
-                        "{} is the workflow {:?}: {}",
-                        path.display(),
-                        def.name,
-                        d.reason
-                    )));
-                }
+                held(ctx, "Workflow", input, Effects::workflow(), false).map_err(|why| {
+                    ToolError::new(format!("{} is the workflow {:?}: {why}", path.display(), def.name))
+                })?;
             }
             return read(&path);
         }

@@ -15,14 +15,7 @@ pub struct CommandPattern {
 
 impl CommandPattern {
     pub fn new(spec: &str) -> CommandPattern {
-        let s = spec.trim();
-        let (body, open_tail) = if let Some(b) = s.strip_suffix(":*") {
-            (b.trim_end(), true)
-        } else if let Some(b) = s.strip_suffix(" *") {
-            (b.trim_end(), true)
-        } else {
-            (s, false)
-        };
+        let (body, open_tail) = split(spec);
         CommandPattern { parts: body.split('*').map(str::to_string).collect(), open_tail }
     }
 
@@ -61,21 +54,20 @@ impl CommandPattern {
     }
 }
 
+/// The pattern's body, and whether it ends open (` *` or `:*`).
+fn split(spec: &str) -> (&str, bool) {
+    let s = spec.trim();
+    if let Some(b) = s.strip_suffix(":*").or_else(|| s.strip_suffix(" *")) { (b.trim_end(), true) } else { (s, false) }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::CommandPattern;
+    use super::{CommandPattern, split};
     use proptest::prelude::*;
 
     /// The regex the pattern stands for.
     fn as_regex(spec: &str) -> regex::Regex {
-        let s = spec.trim();
-        let (body, open_tail) = if let Some(b) = s.strip_suffix(":*") {
-            (b.trim_end(), true)
-        } else if let Some(b) = s.strip_suffix(" *") {
-            (b.trim_end(), true)
-        } else {
-            (s, false)
-        };
+        let (body, open_tail) = split(spec);
         let mut re = String::from("(?s)^");
         for (i, part) in body.split('*').enumerate() {
             if i > 0 {

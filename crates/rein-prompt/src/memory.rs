@@ -83,19 +83,19 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
 
     let mut seen = HashSet::new();
     let mut out = Vec::new();
-    let walk = Walk { src, tree: project_tree(src), dirs: Default::default() };
+    let walk = Walk { src, tree: project_tree(src), canon: Default::default() };
     let excludes = crate::nested_memory::glob_set(&src.excludes);
     for (path, kind) in candidates {
         if kind != "managed"
             && !src.excludes.is_empty()
-            && (excludes.is_match(&path) || walk.canonical(&path).is_some_and(|p| excludes.is_match(p)))
+            && (excludes.is_match(&path) || walk.canon.path(&path).is_some_and(|p| excludes.is_match(p)))
         {
             continue;
         }
         // The project's files are those inside its tree; a memory file in a directory
         // above the repository is the person's own (no clone can put it there).
         let in_tree = || {
-            let dir = path.parent().and_then(|d| walk.canonical_dir(d));
+            let dir = path.parent().and_then(|d| walk.canon.dir(d));
             dir.is_some_and(|d| walk.tree.iter().any(|r| d.starts_with(r)))
         };
         let person = matches!(kind, "managed" | "user" | "user rules") || !in_tree();
@@ -110,17 +110,7 @@ pub fn load_memory(src: &MemorySources) -> Vec<MemoryFile> {
 struct Walk<'a> {
     src: &'a MemorySources,
     tree: Vec<PathBuf>,
-    dirs: crate::canon::Canon,
-}
-
-impl Walk<'_> {
-    fn canonical_dir(&self, dir: &Path) -> Option<PathBuf> {
-        self.dirs.dir(dir)
-    }
-
-    fn canonical(&self, path: &Path) -> Option<PathBuf> {
-        self.dirs.path(path)
-    }
+    canon: crate::canon::Canon,
 }
 
 /// The project's tree: the repository holding the working directory (or the working
@@ -150,9 +140,9 @@ fn add(
 ) {
     let src = walk.src;
     let home = src.home.as_deref();
-    let Some(canonical) = walk.canonical(path) else { return };
+    let Some(canonical) = walk.canon.path(path) else { return };
     // A project's own memory file that is a link leads no further than its directory.
-    let stays_home = || path.parent().and_then(|d| walk.canonical_dir(d)).is_some_and(|d| canonical.starts_with(d));
+    let stays_home = || path.parent().and_then(|d| walk.canon.dir(d)).is_some_and(|d| canonical.starts_with(d));
     let allowed = if kind == "import" || origin == Origin::Person {
         may_read(&canonical, origin, walk)
     } else {
