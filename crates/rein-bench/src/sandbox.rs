@@ -27,6 +27,9 @@ fn round_trips_granted(
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let mut ctx = ToolContext::new(root.to_path_buf(), root.join(".session"));
     ctx.grant = grant;
+    // As in a session: what a confined command changes is recorded for rewind.
+    let store = tempfile::tempdir()?;
+    ctx.checkpoints = Some(Arc::new(rein_checkpoint::Checkpoints::open(store.path())));
     let mut times = Vec::new();
     for i in 0..51 {
         let prepared = registry.prepare("Bash", &json!({"command": "true"})).map_err(anyhow::Error::msg)?;

@@ -4,7 +4,8 @@
 //! both in the session's directory, so checkpoints survive `--resume`. After each
 //! change the store notes the content rein left, so that a rewind can tell a file
 //! changed outside rein since (by a command, an editor) and ask before overwriting it.
-//! A Bash command's are too, when it ran in a recorded layer (`rein_sandbox::record`).
+//! A confined Bash command's changes are too (`rein_sandbox::record`): made from its
+//! layer when it ends, or kept as it makes them.
 //! Files are read without following a link, and a rewind writes only through
 //! directories with no link on the way (`safe`).
 

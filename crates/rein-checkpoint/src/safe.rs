@@ -22,20 +22,33 @@ pub(crate) enum Content {
     Other,
 }
 
-/// What `path` holds, read without following a link or waiting on a FIFO.
+/// What `path` holds, read without following a link or waiting on a FIFO, through
+/// directories opened as [`open_dir`] does: a link planted on the way since the path was
+/// resolved (by a command racing rein's read) makes it [`Content::Other`], so nothing
+/// outside the place named is ever read into the store.
 pub(crate) fn read(path: &Path) -> std::io::Result<Content> {
-    use std::os::unix::fs::OpenOptionsExt as _;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path);
-    let mut file = match file {
-        Ok(f) => f,
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else { return Ok(Content::Other) };
+    let dir = match open_dir(parent, false) {
+        Ok(d) => d,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Content::Absent),
-        // ELOOP: the path is a link.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(Content::Other),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => return Ok(Content::Other),
         Err(e) => return Err(e),
     };
+    let name = c_name(name)?;
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC;
+    // SAFETY: a valid descriptor and C string.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
+    if fd < 0 {
+        let e = std::io::Error::last_os_error();
+        return match e.raw_os_error() {
+            Some(libc::ENOENT) => Ok(Content::Absent),
+            // ELOOP: the path is a link.
+            Some(libc::ELOOP) => Ok(Content::Other),
+            _ => Err(e),
+        };
+    }
+    // SAFETY: just opened, owned here.
+    let mut file = std::fs::File::from(unsafe { OwnedFd::from_raw_fd(fd) });
     let meta = file.metadata()?;
     if !meta.is_file() || meta.len() > MAX_BYTES {
         return Ok(Content::Other);
@@ -167,6 +180,23 @@ mod tests {
         assert!(kept.iter().all(|t| !t.contains("hunter2")), "the secret reached the store: {kept:?}");
         let digest = crate::hash(b"API_TOKEN=hunter2");
         assert!(kept.iter().all(|t| !t.contains(&digest)), "the secret's hash reached the index");
+    }
+
+    /// A link planted in a directory on the way after the path was resolved (a command
+    /// racing the read) is not followed: nothing behind it is read.
+    #[test]
+    fn a_read_never_goes_through_a_link_on_the_way() {
+        let d = tempfile::tempdir().unwrap();
+        let (ws, outside) = (d.path().join("ws"), d.path().join("outside"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("id_rsa"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join("dir")).unwrap();
+        let read = super::read(&ws.join("dir/id_rsa")).unwrap();
+        assert!(matches!(read, super::Content::Other), "{read:?}");
+        std::fs::write(ws.join("plain"), "text").unwrap();
+        assert!(matches!(super::read(&ws.join("plain")).unwrap(), super::Content::File(_)));
+        assert!(matches!(super::read(&ws.join("absent/x")).unwrap(), super::Content::Absent));
     }
 
     /// A directory on the way swapped for a link to elsewhere since the checkpoint: the

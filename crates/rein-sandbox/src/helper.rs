@@ -29,6 +29,8 @@ pub struct HelperArgs {
     /// A trial: stay as the parent, and when the command ends write to this descriptor
     /// whether the jail sent or refused any IP packet (its network counters).
     pub net_report: Option<i32>,
+    /// A recorded run: the socket on which to send the write watch's listener.
+    pub watch: Option<i32>,
     pub command: Vec<OsString>,
 }
 
@@ -40,6 +42,10 @@ impl HelperArgs {
         }
         if let Some(fd) = self.net_report {
             a.push("--net-report".into());
+            a.push(fd.to_string().into());
+        }
+        if let Some(fd) = self.watch {
+            a.push("--watch-fd".into());
             a.push(fd.to_string().into());
         }
         if self.filter.allow_unix_sockets {
@@ -79,6 +85,13 @@ impl HelperArgs {
                         _ => return Err(SandboxError::Helper("--net-report needs a descriptor above 2".into())),
                     }
                 }
+                Some("--watch-fd") => {
+                    let fd = it.next().and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok());
+                    match fd {
+                        Some(fd) if fd > 2 => out.watch = Some(fd),
+                        _ => return Err(SandboxError::Helper("--watch-fd needs a descriptor above 2".into())),
+                    }
+                }
                 Some("--proxy") => {
                     out.proxy = Some(it.next().ok_or(SandboxError::Helper("--proxy needs a path".into()))?.into())
                 }
@@ -110,6 +123,12 @@ pub fn run(args: &[OsString]) -> SandboxError {
         Ok(p) => p,
         Err(e) => return e,
     };
+    if let Some(fd) = parsed.watch {
+        // First: every process the command makes, whatever stays behind as its parent,
+        // is watched (the relay and the reaper write nothing).
+        crate::platform::watch::prepare();
+        crate::platform::watch::child_side(fd);
+    }
     if let Some(socket) = &parsed.proxy {
         // Stay as the namespace's relay; the command runs in a child.
         let relay = match crate::relay::Relay::bind(socket) {
@@ -321,6 +340,7 @@ mod tests {
             keep: vec![71, 72],
             scoped: true,
             net_report: Some(73),
+            watch: Some(74),
             command: vec!["bash".into(), "-c".into(), "--".into()],
         };
         assert_eq!(HelperArgs::parse(&h.to_args()[1..]).unwrap(), h);

@@ -35,6 +35,7 @@ pub use helper::{HELPER_ARG, HelperArgs};
 pub use plan::Plan;
 use platform::inprocess;
 pub use platform::{FilterOptions, seccomp};
+pub use record::{MAX_BYTES, MAX_FILES, WriteRecorder};
 pub use settings::{Anchors, SandboxConfig};
 pub use wrap::Profile;
 
@@ -113,6 +114,8 @@ pub struct After {
     trial: Option<(trial::TrialDir, Option<std::os::fd::OwnedFd>)>,
     /// A recorded run: its layers, whose changes [`Sandbox::finish`] makes on the host.
     recording: Option<record::Recording>,
+    /// A run whose writes are kept as it makes them.
+    watch: Option<platform::watch::Watch>,
 }
 
 impl After {

@@ -1,6 +1,7 @@
 //! The platform seam: every Linux-only confinement mechanism rein uses — seccomp
 //! filters, Landlock rulesets, the in-process confinement built from both (and with
-//! seccomp, bubblewrap's helper stage) — comes through this module. Built without the
+//! seccomp, bubblewrap's helper stage), and the live record of a command's writes —
+//! comes through this module. Built without the
 //! `platform` feature (`cargo check --no-default-features`), each is a stand-in that
 //! says it is unavailable: the probe then finds Tier C, and rein says commands run
 //! unsandboxed. (rein's own `prctl` is behind the same feature in `rein-process`.)
@@ -27,6 +28,9 @@ pub(crate) mod landlock_rules;
 #[cfg(feature = "platform")]
 #[path = "seccomp.rs"]
 pub mod seccomp;
+#[cfg(feature = "platform")]
+#[path = "watch.rs"]
+pub(crate) mod watch;
 
 #[cfg(not(feature = "platform"))]
 #[path = "unavailable.rs"]
@@ -34,4 +38,4 @@ mod unavailable;
 #[cfg(not(feature = "platform"))]
 pub use unavailable::seccomp;
 #[cfg(not(feature = "platform"))]
-pub(crate) use unavailable::{inprocess, landlock_rules};
+pub(crate) use unavailable::{inprocess, landlock_rules, watch};

@@ -1,13 +1,16 @@
-//! Recorded runs: a confined command that may write the workspace writes it through a
-//! copy-on-write layer (the trial's overlay, with the powers of its profile), and its
-//! changes are made on the host when it ends ([`Sandbox::finish`]) — each file moved
-//! into place, a removal made — after the caller saw which files they touch
-//! ([`Sandbox::recorded_files`]) and checkpointed them. So a rewind restores what a
-//! Bash command changed or deleted, like the file tools' edits.
+//! Recorded runs: what a confined command changes in the write roots is kept for rewind
+//! (through a [`WriteRecorder`], the session's checkpoints), so that a rewind restores
+//! what a Bash command changed or deleted, like the file tools' edits. Two ways:
+//! - a foreground command in Tier A writes through a copy-on-write layer (the trial's
+//!   overlay, with the powers of its profile), and its changes are made on the host
+//!   when it ends ([`Sandbox::finish`]) — each file kept, then moved into place, a
+//!   removal made;
+//! - elsewhere (a background command, whose writes must show as it makes them; Tier B;
+//!   a workspace that cannot be overlaid, or has no place for a layer on its own
+//!   filesystem) the command writes the host directly and each file is kept just
+//!   before its first change in a turn (`watch`).
 //!
-//! Where no layer can be made (not Tier A, the workspace cannot be overlaid, no place
-//! for the layer on the workspace's own filesystem, a filesystem overlayfs refuses) the
-//! command writes the workspace directly, as before: recording never stops a command.
+//! Recording never stops a command: where neither way works it writes unrecorded.
 
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
@@ -15,16 +18,35 @@ use std::path::{Path, PathBuf};
 use crate::trial::{Change, Layer, TrialDir, make_layers};
 use crate::{After, Sandbox};
 
-/// A recorded run's layers, and its changes once read.
-#[derive(Debug)]
+/// Where the pre-images of a command's writes go (the session's checkpoints).
+pub trait WriteRecorder: Send + Sync {
+    /// `path` is about to change: keep what it holds (or that nothing is there).
+    fn before(&self, path: &Path);
+    /// The command that changed `path` is done with it.
+    fn after(&self, path: &Path);
+}
+
+/// Files larger than this are not kept (a build's large outputs are not worth keeping
+/// twice); nor more than [`MAX_FILES`] per command.
+pub const MAX_BYTES: u64 = 16 << 20;
+pub const MAX_FILES: usize = 20_000;
+
+/// A recorded run's layers, its changes once read, and where their pre-images go.
 pub(crate) struct Recording {
     pub(crate) dir: TrialDir,
     changes: Option<Vec<Change>>,
+    recorder: std::sync::Arc<dyn WriteRecorder>,
+}
+
+impl std::fmt::Debug for Recording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Recording").field("dir", &self.dir).finish_non_exhaustive()
+    }
 }
 
 impl Recording {
-    pub(crate) fn new(dir: TrialDir) -> Recording {
-        Recording { dir, changes: None }
+    pub(crate) fn new(dir: TrialDir, recorder: std::sync::Arc<dyn WriteRecorder>) -> Recording {
+        Recording { dir, changes: None, recorder }
     }
 
     fn changes(&mut self) -> &[Change] {
@@ -64,23 +86,6 @@ impl Sandbox {
         })?;
         make_layers(&base, "run-", paths).ok()
     }
-
-    /// The host files a recorded command's changes will touch when
-    /// [`finish`](Self::finish) makes them (none for a run that was not recorded): at
-    /// most `max_files`, each no larger than `max_bytes` before and after (a build's
-    /// large outputs are not worth keeping twice).
-    pub fn recorded_files(&self, after: &mut After, max_bytes: u64, max_files: usize) -> Vec<PathBuf> {
-        let Some(rec) = after.recording.as_mut() else { return Vec::new() };
-        let small = |p: &Path| std::fs::symlink_metadata(p).map_or(true, |m| m.len() <= max_bytes);
-        let new_small = |c: &Change| c.source().is_none_or(small);
-        let changes = rec.changes();
-        let big: std::collections::HashSet<&Path> =
-            changes.iter().filter(|c| !new_small(c)).map(|c| c.path.as_path()).collect();
-        let mut files = crate::trial::touched_files(changes);
-        files.retain(|f| !big.contains(f.as_path()) && small(f));
-        files.truncate(max_files);
-        files
-    }
 }
 
 /// Create `dir` (and its parents) with only the person's rights on the last one.
@@ -89,13 +94,35 @@ fn make_private_dir(dir: &Path) -> bool {
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).is_ok()
 }
 
+impl Recording {
+    /// The host files the changes will touch: at most [`MAX_FILES`], each no larger
+    /// than [`MAX_BYTES`] before and after.
+    fn kept_files(&mut self) -> Vec<PathBuf> {
+        let small = |p: &Path| std::fs::symlink_metadata(p).map_or(true, |m| m.len() <= MAX_BYTES);
+        let new_small = |c: &Change| c.source().is_none_or(small);
+        let changes = self.changes();
+        let big: std::collections::HashSet<&Path> =
+            changes.iter().filter(|c| !new_small(c)).map(|c| c.path.as_path()).collect();
+        let mut files = crate::trial::touched_files(changes);
+        files.retain(|f| !big.contains(f.as_path()) && small(f));
+        files.truncate(MAX_FILES);
+        files
+    }
+}
+
 impl After {
-    /// Make a recorded run's changes on the host (once): the lines to report for those
-    /// that could not be made.
+    /// Make a recorded run's changes on the host (once), each file kept first: the lines
+    /// to report for those that could not be made.
     pub(crate) fn apply_recorded(&mut self) -> Vec<String> {
+        if let Some(watch) = &self.watch {
+            watch.settle();
+        }
         let Some(mut rec) = self.recording.take() else { return Vec::new() };
-        rec.changes();
+        let files = rec.kept_files();
+        files.iter().for_each(|f| rec.recorder.before(f));
         let changes = rec.changes.as_deref().unwrap_or_default();
-        crate::trial::apply_recorded(&rec.dir, changes).1
+        let lines = crate::trial::apply_recorded(&rec.dir, changes).1;
+        files.iter().for_each(|f| rec.recorder.after(f));
+        lines
     }
 }

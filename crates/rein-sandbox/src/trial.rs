@@ -358,6 +358,7 @@ impl Sandbox {
             keep: keep.to_vec(),
             scoped: false,
             net_report: Some(REPORT_FD),
+            watch: None,
             command: program.to_vec(),
         };
         command.args(helper.to_args());

@@ -55,6 +55,34 @@ pub mod inprocess {
     }
 }
 
+pub mod watch {
+    use std::os::fd::{OwnedFd, RawFd};
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    use crate::WriteRecorder;
+
+    pub(crate) fn prepare() {}
+
+    pub(crate) fn child_side(_: RawFd) {}
+
+    pub(crate) fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+
+    /// Never watching: writes are not recorded live without seccomp.
+    #[derive(Debug)]
+    pub(crate) struct Watch;
+
+    impl Watch {
+        pub(crate) fn start(_: OwnedFd, _: Vec<PathBuf>, _: Vec<PathBuf>, _: Arc<dyn WriteRecorder>) -> Watch {
+            Watch
+        }
+
+        pub(crate) fn settle(&self) {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Without the platform the sandbox is Tier C, and says why.

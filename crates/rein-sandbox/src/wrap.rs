@@ -8,11 +8,20 @@ use std::ffi::OsString;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 
+use std::os::fd::{AsRawFd as _, OwnedFd};
+use std::sync::Arc;
+
 use crate::detect::Tier;
 use crate::helper::HelperArgs;
-use crate::platform::FilterOptions;
-use crate::trial::Layer;
-use crate::{After, Plan, Sandbox, Wrapped, bwrap, guard, refused, relay};
+use crate::platform::{FilterOptions, watch};
+use crate::{After, Plan, Sandbox, Wrapped, WriteRecorder, bwrap, guard, refused, relay};
+
+/// How a command's writes are kept.
+struct Record {
+    recorder: Arc<dyn WriteRecorder>,
+    /// Through a layer where one can be made.
+    layers: bool,
+}
 
 /// The powers a command runs with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,27 +76,52 @@ impl Sandbox {
     /// on a host with no tier runs the command unconfined: the caller asks
     /// [`can_enforce`](Self::can_enforce) first.
     pub fn wrap_as(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
-        self.wrap_with(profile, program, cwd, keep, false)
+        self.wrap_with(profile, program, cwd, keep, None)
     }
 
-    /// Like [`wrap_as`](Self::wrap_as), for a command whose workspace writes are
-    /// recorded where they can be (see `record`): made on the host by
-    /// [`finish`](Self::finish), after [`recorded_files`](Self::recorded_files) named
-    /// them. A foreground command's: a server left running would show its writes only
-    /// when it ends.
-    pub fn wrap_recorded(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32]) -> Wrapped {
-        self.wrap_with(profile, program, cwd, keep, profile != Profile::ReadOnly)
+    /// Like [`wrap_as`](Self::wrap_as), for a foreground command whose writes to the
+    /// write roots are kept by `recorder` for rewind (see `record`): through a layer
+    /// whose changes [`finish`](Self::finish) makes on the host where one can be made,
+    /// else as the command makes them.
+    pub fn wrap_recorded(
+        &self,
+        profile: Profile,
+        program: &[OsString],
+        cwd: &Path,
+        keep: &[i32],
+        recorder: Arc<dyn WriteRecorder>,
+    ) -> Wrapped {
+        self.wrap_with(profile, program, cwd, keep, Some(Record { recorder, layers: true }))
     }
 
-    fn wrap_with(&self, profile: Profile, program: &[OsString], cwd: &Path, keep: &[i32], record: bool) -> Wrapped {
+    /// Like [`wrap_recorded`](Self::wrap_recorded), with every write kept as the command
+    /// makes it (a background command: a server's writes must show at once).
+    pub fn wrap_watched(
+        &self,
+        profile: Profile,
+        program: &[OsString],
+        cwd: &Path,
+        keep: &[i32],
+        recorder: Arc<dyn WriteRecorder>,
+    ) -> Wrapped {
+        self.wrap_with(profile, program, cwd, keep, Some(Record { recorder, layers: false }))
+    }
+
+    fn wrap_with(
+        &self,
+        profile: Profile,
+        program: &[OsString],
+        cwd: &Path,
+        keep: &[i32],
+        record: Option<Record>,
+    ) -> Wrapped {
         let tier = if profile.confines(self.config.enabled) { Some(self.probe().tier.clone()) } else { None };
         let confined = matches!(tier, Some(Tier::A { .. } | Tier::B { .. }));
+        // A read-only command writes nothing worth keeping.
+        let record = record.filter(|_| profile != Profile::ReadOnly);
         let mut wrapped = match tier {
-            Some(Tier::A { bwrap, .. }) => {
-                let layers = if record { self.recording_layers(cwd) } else { None };
-                self.tier_a(profile, &bwrap, program, cwd, keep, layers)
-            }
-            Some(Tier::B { .. }) => self.tier_b(profile, program, keep),
+            Some(Tier::A { bwrap, .. }) => self.tier_a(profile, &bwrap, program, cwd, keep, record),
+            Some(Tier::B { .. }) => self.tier_b(profile, program, keep, record.map(|r| r.recorder)),
             _ => {
                 let mut command = std::process::Command::new(&program[0]);
                 command.args(&program[1..]);
@@ -101,6 +135,15 @@ impl Sandbox {
         }
         wrapped.after.started = Some(std::time::Instant::now());
         wrapped
+    }
+
+    /// A watch on the writes of a command about to start, and the end of its socket the
+    /// process that installs the filter inherits. `None` where it cannot be made (the
+    /// command then runs unrecorded).
+    fn watch(&self, recorder: Arc<dyn WriteRecorder>, plan: &Plan) -> Option<(watch::Watch, OwnedFd)> {
+        watch::prepare();
+        let (ours, theirs) = watch::socket_pair().ok()?;
+        Some((watch::Watch::start(ours, self.roots.clone(), plan.masked.clone(), recorder), theirs))
     }
 
     /// The writable roots of `profile` (the private temp directory always among them).
@@ -155,8 +198,11 @@ impl Sandbox {
         program: &[OsString],
         cwd: &Path,
         keep: &[i32],
-        layers: Option<(tempfile::TempDir, Vec<Layer>)>,
+        record: Option<Record>,
     ) -> Result<Wrapped, String> {
+        // Through a layer where one can be made; else as the command writes.
+        let layers = record.as_ref().filter(|r| r.layers).and_then(|_| self.recording_layers(cwd));
+        let live = record.as_ref().filter(|_| layers.is_none()).map(|r| r.recorder.clone());
         let plan = self.plan_as(profile);
         let guard = guard::Guard::before(&plan, false);
         let overlaid: Vec<PathBuf> = layers.iter().flat_map(|(_, l)| l.iter().map(|l| l.path.clone())).collect();
@@ -189,11 +235,17 @@ impl Sandbox {
             None => std::process::Command::new(bwrap),
         };
         c.args(bwrap::args(&plan, cwd, &sources, shared)).arg("--").arg(&self.helper);
-        let raw = sources.raw();
+        let mut raw = sources.raw();
+        let (watch, theirs) = live.and_then(|r| self.watch(r, &plan)).unzip();
+        let theirs_fd = theirs.as_ref().map(|fd| fd.as_raw_fd());
+        raw.extend(theirs_fd);
         // SAFETY: only `fcntl`, a system call, between fork and exec: bubblewrap
-        // inherits the sources (and its helper closes them for the command).
+        // inherits the sources and the watch's socket (its helper closes them for the
+        // command). The socket's descriptor lives in the closure: rein's copy closes with
+        // the command once started.
         unsafe {
             c.pre_exec(move || {
+                let _theirs = &theirs;
                 for fd in &raw {
                     if libc::fcntl(*fd, libc::F_SETFD, 0) < 0 {
                         return Err(std::io::Error::last_os_error());
@@ -215,6 +267,7 @@ impl Sandbox {
             keep: keep.to_vec(),
             scoped: share_pids,
             net_report: None,
+            watch: theirs_fd,
             command: program.to_vec(),
         };
         c.args(helper.to_args());
@@ -223,15 +276,22 @@ impl Sandbox {
         after.masked = plan.masked;
         after.guard = Some(guard);
         after._sources = Some(sources);
-        if let Some((dir, layers)) = layers {
+        after.watch = watch;
+        if let (Some((dir, layers)), Some(Record { recorder, .. })) = (layers, record) {
             let held = plan.protected.iter().chain(&after.placeholders).cloned().collect();
             let dir = crate::trial::TrialDir::recording(dir, layers, self.roots.clone(), held);
-            after.recording = Some(crate::record::Recording::new(dir));
+            after.recording = Some(crate::record::Recording::new(dir, recorder));
         }
         Ok(Wrapped { command: c, after })
     }
 
-    fn tier_b(&self, profile: Profile, program: &[OsString], keep: &[i32]) -> Result<Wrapped, String> {
+    fn tier_b(
+        &self,
+        profile: Profile,
+        program: &[OsString],
+        keep: &[i32],
+        live: Option<Arc<dyn WriteRecorder>>,
+    ) -> Result<Wrapped, String> {
         let plan = self.plan_as(profile);
         let guard = guard::Guard::before(&plan, true);
         let mut c = std::process::Command::new(&program[0]);
@@ -252,6 +312,18 @@ impl Sandbox {
         };
         confine.attach(&mut c, keep);
         let mut after = After::default();
+        if let Some((watch, theirs)) = live.and_then(|r| self.watch(r, &plan)) {
+            // SAFETY: system calls only, on a filter compiled before the fork
+            // (`watch::prepare`). The socket's descriptor lives in the closure: rein's
+            // copy closes with the command once started.
+            unsafe {
+                c.pre_exec(move || {
+                    watch::child_side(theirs.as_raw_fd());
+                    Ok(())
+                });
+            }
+            after.watch = Some(watch);
+        }
         after.masked = plan.masked;
         after.guard = Some(guard);
         Ok(Wrapped { command: c, after })

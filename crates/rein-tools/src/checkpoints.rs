@@ -41,3 +41,16 @@ pub trait FileCheckpoints: Send + Sync + std::fmt::Debug {
     /// the checkpoints of `turn` and later are dropped.
     fn forget_from(&self, turn: usize);
 }
+
+/// The session's checkpoints as the sandbox's keeper of what a confined command changes.
+pub(crate) struct Recorded(pub(crate) std::sync::Arc<dyn FileCheckpoints>);
+
+impl rein_sandbox::WriteRecorder for Recorded {
+    fn before(&self, path: &Path) {
+        self.0.before_write(path);
+    }
+
+    fn after(&self, path: &Path) {
+        self.0.after_write(path);
+    }
+}

@@ -1,8 +1,9 @@
-//! Issue 50, "Bash is undoable": a confined command that writes the workspace (the
-//! person's sandbox, acceptEdits' file commands, what rein's judgement allowed) writes
-//! through a copy-on-write layer whose changes are made on the host when it ends,
-//! checkpointed first: a rewind restores what it changed, created or deleted, like the
-//! file tools' edits.
+//! Issue 50, "Bash is undoable": what a confined command changes in the workspace (the
+//! person's sandbox, acceptEdits' file commands, what rein's judgement allowed) is
+//! checkpointed — through a copy-on-write layer whose changes are made on the host when
+//! a foreground command ends, or as the command makes them (a background command; Tier
+//! B) — so a rewind restores what it changed, created or deleted, like the file tools'
+//! edits.
 
 use serde_json::json;
 
@@ -43,6 +44,45 @@ fn a_rewind_restores_what_a_sandboxed_command_deleted() {
     assert!(!env.cwd().join("src").exists(), "the command's removal did not reach the host");
     assert_eq!(std::fs::read_to_string(env.cwd().join("keep.txt")).unwrap(), "new");
     assert!(env.cwd().join("added.txt").exists());
+    env.rein().args(["rewind", "1", "--yes"]).assert().success();
+    assert_restored(&env);
+}
+
+/// A background command's writes show as it makes them (the next command sees them),
+/// and are recorded all the same.
+#[test]
+fn a_rewind_restores_what_a_background_command_deleted() {
+    if !have_bwrap() {
+        return;
+    }
+    let env = Env::new();
+    precious(&env);
+    let background = ("Bash", json!({"command": DESTROY, "run_in_background": true}));
+    let wait = "for i in $(seq 100); do [ -e added.txt ] && break; sleep 0.05; done; cat keep.txt";
+    let calls = [background, bash(wait)];
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| _ = c.args(["--sandbox", "--allowedTools", "Bash"]));
+    assert!(results.iter().all(|(_, e)| !e), "{results:?}\n{stderr}");
+    assert!(results[1].0.contains("new"), "the background command's write did not show at once: {results:?}");
+    assert!(!env.cwd().join("src").exists() && env.cwd().join("added.txt").exists());
+    env.rein().args(["rewind", "1", "--yes"]).assert().success();
+    assert_restored(&env);
+}
+
+/// Where the host has no namespaces (Tier B: Landlock and seccomp in process), a
+/// command writes the workspace directly, and what it changes is recorded as it goes.
+#[test]
+fn a_rewind_restores_what_a_tier_b_command_deleted() {
+    let env = Env::new();
+    precious(&env);
+    let configure = |c: &mut assert_cmd::Command| {
+        _ = c.args(["--sandbox", "--allowedTools", "Bash"]).env("REIN_SANDBOX_TIER", "B");
+    };
+    let (results, stderr, _) = tool_calls(&env, &[bash(DESTROY)], configure);
+    if stderr.contains("UNAVAILABLE") || results[0].0.contains("could not be applied") {
+        return; // no Landlock here
+    }
+    assert!(!results[0].1, "{:?}\n{stderr}", results[0]);
+    assert!(!env.cwd().join("src").exists() && env.cwd().join("added.txt").exists());
     env.rein().args(["rewind", "1", "--yes"]).assert().success();
     assert_restored(&env);
 }

@@ -184,6 +184,9 @@ impl Tool for Bash {
     /// The line as the session shell will run it: from its current directory.
     fn effects(&self, input: &BashInput, ctx: &ToolContext) -> Effects {
         self.shell.use_env_file(ctx.session_dir.join(ENV_FILE));
+        if let Some(checkpoints) = &ctx.checkpoints {
+            self.shell.use_checkpoints(checkpoints.clone());
+        }
         let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
         let mut shell = ShellCommand::new(&input.command, &cwd, ctx.home.as_deref()).with_state(self.shell.state());
         shell.confinement = self.confinement(input, || shell.clone());
@@ -201,6 +204,9 @@ impl Tool for Bash {
 
     async fn call(&self, input: BashInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         self.shell.use_env_file(ctx.session_dir.join(ENV_FILE));
+        if let Some(checkpoints) = &ctx.checkpoints {
+            self.shell.use_checkpoints(checkpoints.clone());
+        }
         let analysed = || {
             let cwd = self.shell.current_dir().unwrap_or_else(|| ctx.cwd.clone());
             ShellCommand::new(&input.command, &cwd, ctx.home.as_deref())
@@ -235,16 +241,7 @@ impl Tool for Bash {
             }
         } else {
             self.shell
-                .run(
-                    &ctx.cwd,
-                    &input.command,
-                    timeout,
-                    &ctx.abort,
-                    MAX_OUTPUT_CHARS,
-                    profile,
-                    &spill,
-                    ctx.checkpoints.as_deref(),
-                )
+                .run(&ctx.cwd, &input.command, timeout, &ctx.abort, MAX_OUTPUT_CHARS, profile, &spill)
                 .await
                 .map_err(|e| ToolError::new(format!("cannot run bash: {e}")))?
         };

@@ -181,6 +181,8 @@ pub struct Shell {
     next_save: AtomicU32,
     /// `CLAUDE_ENV_FILE`: what SessionStart hooks export for every command.
     env_file: std::sync::OnceLock<PathBuf>,
+    /// The session's checkpoints, keeping what confined commands change for rewind.
+    recorder: std::sync::OnceLock<Arc<dyn rein_sandbox::WriteRecorder>>,
     /// Ctrl+B: the foreground commands running now move to the background.
     pub(super) detach: tokio::sync::Notify,
 }
@@ -199,6 +201,7 @@ impl Shell {
             next_job: AtomicU32::new(1),
             next_save: AtomicU32::new(1),
             env_file: std::sync::OnceLock::new(),
+            recorder: std::sync::OnceLock::new(),
             detach: tokio::sync::Notify::new(),
         })
     }
@@ -253,6 +256,11 @@ impl Shell {
     /// every command.
     pub fn use_env_file(&self, path: PathBuf) {
         let _ = self.env_file.set(path);
+    }
+
+    /// Keep what confined commands change in `checkpoints` (the first call counts).
+    pub fn use_checkpoints(&self, checkpoints: Arc<dyn crate::FileCheckpoints>) {
+        let _ = self.recorder.set(Arc::new(crate::checkpoints::Recorded(checkpoints)));
     }
 
     /// What the env file sets, name and value as written (quotes taken off): the
@@ -318,21 +326,11 @@ impl Shell {
         self.sandbox.as_ref().is_some_and(|s| s.is_active())
     }
 
-    /// The process for one command, and what its sandbox does after it. A command
-    /// run outside an active sandbox starts from the shell's directory only: the saved
-    /// state was writable from inside the sandbox and is not trusted outside it.
-    pub(super) fn command(
-        &self,
-        cwd: &Path,
-        command: &str,
-        save: bool,
-        profile: Option<rein_sandbox::Profile>,
-    ) -> std::io::Result<(tokio::process::Command, Option<rein_sandbox::After>, Option<Saving>)> {
-        self.command_as(cwd, command, save, How::Profile(profile))
-    }
-
-    /// [`command`](Self::command), or the command as a trial.
-    fn command_as(
+    /// The process for one command run as `how` says, and what its sandbox does after
+    /// it. A command run outside an active sandbox starts from the shell's directory
+    /// only: the saved state was writable from inside the sandbox and is not trusted
+    /// outside it.
+    pub(super) fn command_as(
         &self,
         cwd: &Path,
         command: &str,
@@ -340,10 +338,10 @@ impl Shell {
         how: How,
     ) -> std::io::Result<(tokio::process::Command, Option<rein_sandbox::After>, Option<Saving>)> {
         let profile = match how {
-            How::Profile(p) | How::Recorded(p) => p,
+            How::Recorded(p) | How::Watched(p) => p,
             How::Trial => Some(rein_sandbox::Profile::ReadOnly),
         };
-        let (trial, recorded) = (matches!(how, How::Trial), matches!(how, How::Recorded(_)));
+        let trial = matches!(how, How::Trial);
         self.baseline.get_or_init(|| {
             std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
         });
@@ -378,10 +376,10 @@ impl Shell {
             }
             Some(sandbox) if let Some(profile) = profile => {
                 let keep = if save { &[STATE_FD, CWD_FD][..] } else { &[] };
-                let w = if recorded {
-                    sandbox.wrap_recorded(profile, &argv, &start, keep)
-                } else {
-                    sandbox.wrap_as(profile, &argv, &start, keep)
+                let w = match (&how, self.recorder.get().cloned()) {
+                    (How::Recorded(_), Some(r)) => sandbox.wrap_recorded(profile, &argv, &start, keep, r),
+                    (How::Watched(_), Some(r)) => sandbox.wrap_watched(profile, &argv, &start, keep, r),
+                    _ => sandbox.wrap_as(profile, &argv, &start, keep),
                 };
                 (tokio::process::Command::from(w.command), Some(w.after))
             }
@@ -433,7 +431,6 @@ impl Shell {
         limit: usize,
         profile: Option<rein_sandbox::Profile>,
         spill: &Path,
-        checkpoints: Option<&dyn crate::FileCheckpoints>,
     ) -> std::io::Result<(String, Ending)> {
         let limits = Limits { timeout, abort, limit, spill };
         let ran = self.run_as(cwd, command, How::Recorded(profile), limits).await?;
@@ -441,7 +438,7 @@ impl Shell {
         // What the sandbox refused, in the form the model is told about. First: a
         // recorded run's changes reach the host here, and the directory it `cd`'d into
         // may be one of them.
-        if let Some(block) = self.finish(ran.after, &output, checkpoints) {
+        if let Some(block) = self.finish(ran.after, &output) {
             if !output.is_empty() && !output.ends_with('\n') {
                 output.push('\n');
             }

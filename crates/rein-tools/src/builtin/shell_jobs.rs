@@ -98,7 +98,7 @@ impl Shell {
         let id = format!("bash_{}", self.next_job.fetch_add(1, Ordering::Relaxed));
         let output = self.dir()?.join(format!("{id}.log"));
         let file = std::fs::File::create(&output)?;
-        let (mut cmd, after, _) = self.command(cwd, command, false, profile)?;
+        let (mut cmd, after, _) = self.command_as(cwd, command, false, super::shell_output::How::Watched(profile))?;
         cmd.stdout(Stdio::from(file.try_clone()?)).stderr(Stdio::from(file));
         let child = cmd.spawn()?;
         // Registered so that a second interrupt kills it too; the job owns its guard.

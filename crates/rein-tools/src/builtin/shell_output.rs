@@ -54,11 +54,12 @@ pub(super) fn utf8_prefix(bytes: &[u8]) -> usize {
     }
 }
 
-/// How a command runs: with a profile's powers (`None`: unconfined), its workspace
-/// writes recorded where they can be (a foreground command's) or not; or as a trial.
+/// How a command runs: with a profile's powers (`None`: unconfined), its writes kept
+/// for rewind where they can be — a foreground command's (through a layer where one
+/// can be made), a background one's (as it makes them); or as a trial.
 pub(super) enum How {
-    Profile(Option<rein_sandbox::Profile>),
     Recorded(Option<rein_sandbox::Profile>),
+    Watched(Option<rein_sandbox::Profile>),
     Trial,
 }
 
@@ -81,25 +82,10 @@ pub(super) struct Ran {
 
 impl super::shell::Shell {
     /// The sandbox's after-step for a finished command: its recorded changes made on
-    /// the host, checkpointed first (so a rewind restores them); its violations block,
-    /// if any.
-    pub(super) fn finish(
-        &self,
-        after: Option<rein_sandbox::After>,
-        output: &str,
-        checkpoints: Option<&dyn crate::FileCheckpoints>,
-    ) -> Option<String> {
-        let (sandbox, mut after) = self.sandbox.as_ref().zip(after)?;
-        const MAX_BYTES: u64 = 16 << 20;
-        const MAX_FILES: usize = 20_000;
-        let files = checkpoints.map(|_| sandbox.recorded_files(&mut after, MAX_BYTES, MAX_FILES)).unwrap_or_default();
-        if let Some(cp) = checkpoints {
-            files.iter().for_each(|f| cp.before_write(f));
-        }
-        let block = sandbox.finish(after, output);
-        if let Some(cp) = checkpoints {
-            files.iter().for_each(|f| cp.after_write(f));
-        }
-        block
+    /// the host (each kept first by the session's checkpoints, so a rewind restores
+    /// them); its violations block, if any.
+    pub(super) fn finish(&self, after: Option<rein_sandbox::After>, output: &str) -> Option<String> {
+        let (sandbox, after) = self.sandbox.as_ref().zip(after)?;
+        sandbox.finish(after, output)
     }
 }

@@ -1,0 +1,124 @@
+//! The watch on a real process: what it keeps, and what it leaves alone.
+
+use std::os::fd::AsRawFd as _;
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use super::{Watch, child_side, prepare, socket_pair};
+use crate::record::WriteRecorder;
+
+/// What a recorder was told: each path's content at `before` (`None`: absent), and the
+/// paths told `after`.
+#[derive(Default)]
+struct Told {
+    before: Mutex<Vec<(PathBuf, Option<String>)>>,
+    after: Mutex<Vec<PathBuf>>,
+}
+
+impl WriteRecorder for Told {
+    fn before(&self, path: &Path) {
+        let held = std::fs::read_to_string(path).ok();
+        self.before.lock().unwrap().push((path.to_path_buf(), held));
+    }
+
+    fn after(&self, path: &Path) {
+        self.after.lock().unwrap().push(path.to_path_buf());
+    }
+}
+
+impl Told {
+    fn held(&self, path: &Path) -> Option<Option<String>> {
+        self.before.lock().unwrap().iter().find(|(p, _)| p == path).map(|(_, h)| h.clone())
+    }
+}
+
+/// Run `script` under the watch, with `root` the only write root.
+fn run(root: &Path, script: &str) -> Arc<Told> {
+    let told = Arc::new(Told::default());
+    prepare();
+    let (ours, theirs) = socket_pair().unwrap();
+    let masked = vec![root.join("masked")];
+    let watch = Watch::start(ours, vec![root.canonicalize().unwrap()], masked, told.clone());
+    let mut c = std::process::Command::new("sh");
+    c.args(["-c", script]).current_dir(root);
+    // SAFETY: system calls only.
+    unsafe {
+        c.pre_exec(move || {
+            child_side(theirs.as_raw_fd());
+            Ok(())
+        });
+    }
+    let status = c.status().unwrap();
+    drop(c);
+    assert!(status.success(), "{script}");
+    watch.settle();
+    told
+}
+
+#[test]
+fn what_a_command_changes_is_kept_before_it_changes() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    for (name, text) in [("b", "old b"), ("c", "old c"), ("d", "old d"), ("r", "read me")] {
+        std::fs::write(root.join(name), text).unwrap();
+    }
+    std::fs::create_dir(root.join("dir")).unwrap();
+    std::fs::write(root.join("dir/inner"), "inner").unwrap();
+    let told = run(
+        &root,
+        "echo new > a; echo changed > b; rm c; mv d e; cat r > /dev/null; mkdir -p sub && cd sub && echo x >> ../f; \
+         cd .. && mv dir moved",
+    );
+    assert_eq!(told.held(&root.join("a")), Some(None), "a new file is kept as absent");
+    assert_eq!(told.held(&root.join("b")), Some(Some("old b".into())));
+    assert_eq!(told.held(&root.join("c")), Some(Some("old c".into())), "a removal keeps the file");
+    assert_eq!(told.held(&root.join("d")), Some(Some("old d".into())), "a rename keeps its source");
+    assert_eq!(told.held(&root.join("e")), Some(None), "and its destination");
+    assert_eq!(told.held(&root.join("f")), Some(None), "a path relative to a changed directory");
+    assert_eq!(told.held(&root.join("dir/inner")), Some(Some("inner".into())), "a moved directory's files");
+    assert_eq!(told.held(&root.join("moved/inner")), Some(None));
+    assert_eq!(told.held(&root.join("r")), None, "a read is not a change");
+    assert_eq!(std::fs::read_to_string(root.join("b")).unwrap(), "changed\n", "the calls went on");
+    let after = told.after.lock().unwrap();
+    assert!(after.contains(&root.join("b")) && after.contains(&root.join("a")), "{after:?}");
+}
+
+#[test]
+fn what_lies_outside_the_roots_is_not_kept() {
+    let ws = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    let out = elsewhere.path().canonicalize().unwrap();
+    std::fs::write(out.join("victim"), "outside").unwrap();
+    std::os::unix::fs::symlink(&out, root.join("link")).unwrap();
+    std::fs::create_dir(root.join("masked")).unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
+    std::fs::write(root.join("masked/.env"), "TOKEN").unwrap();
+    let script = format!(
+        "echo x > {o}/other; echo y > link/victim; echo z > link/../inside; echo w >> masked/.env; \
+         cd sub && echo v > /proc/self/cwd/via-proc",
+        o = out.display()
+    );
+    let told = run(&root, &script);
+    let before = told.before.lock().unwrap();
+    assert!(before.iter().all(|(p, _)| p.starts_with(&root)), "{before:?}");
+    assert!(before.iter().all(|(p, _)| !p.starts_with(root.join("masked"))), "a denied read was kept: {before:?}");
+    assert!(before.iter().any(|(p, _)| *p == root.join("inside")), "{before:?}");
+    let via_proc = root.join("sub/via-proc");
+    assert!(before.iter().any(|(p, _)| *p == via_proc), "/proc/self is the command's, not rein's: {before:?}");
+    assert_eq!(std::fs::read_to_string(out.join("victim")).unwrap(), "y\n");
+}
+
+#[test]
+fn the_filter_stops_only_writing_opens() {
+    use super::{PROGRAM, WRITING};
+    prepare();
+    let program = PROGRAM.get().unwrap();
+    // The last two instructions: allow, then hand to the listener.
+    let n = program.len();
+    assert_eq!(program[n - 1].k, libc::SECCOMP_RET_USER_NOTIF);
+    assert_eq!(program[n - 2].k, 0x7fff_0000);
+    assert!(program.iter().any(|i| i.code == 0x45 && i.k == WRITING), "the opens' flag test");
+    assert_eq!(WRITING & libc::O_RDONLY as u32, 0);
+}
