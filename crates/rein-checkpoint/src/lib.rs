@@ -26,12 +26,28 @@ use sha2::{Digest, Sha256};
 enum Line {
     /// Turn `turn` began; `ids` name its prompt.
     Turn { turn: usize, ids: Vec<String> },
-    /// Before turn `turn` changed `path`, it held `blob` (`None`: it did not exist).
-    Before { turn: usize, path: PathBuf, blob: Option<String> },
+    /// Before turn `turn` changed `path`, it held `blob` (`None`: it did not exist),
+    /// with permission bits `mode` (absent in indexes written before modes were kept).
+    Before {
+        turn: usize,
+        path: PathBuf,
+        blob: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mode: Option<u32>,
+    },
     /// rein left `path` holding `blob` (`None`: deleted).
     After { path: PathBuf, blob: Option<String> },
     /// Checkpoints of `turn` and later no longer apply.
     Forget { turn: usize },
+}
+
+/// What a path held before a turn changed it.
+#[derive(Debug, Clone)]
+struct Before {
+    turn: usize,
+    path: PathBuf,
+    blob: Option<String>,
+    mode: Option<u32>,
 }
 
 #[derive(Debug, Default)]
@@ -39,7 +55,7 @@ struct State {
     turn: usize,
     /// Paths saved in the current turn.
     saved: HashSet<PathBuf>,
-    befores: Vec<(usize, PathBuf, Option<String>)>,
+    befores: Vec<Before>,
     ids: HashMap<String, usize>,
     after: HashMap<PathBuf, Option<String>>,
 }
@@ -54,17 +70,17 @@ impl State {
                     self.ids.insert(id, turn);
                 }
             }
-            Line::Before { turn, path, blob } => {
+            Line::Before { turn, path, blob, mode } => {
                 if turn == self.turn {
                     self.saved.insert(path.clone());
                 }
-                self.befores.push((turn, path, blob));
+                self.befores.push(Before { turn, path, blob, mode });
             }
             Line::After { path, blob } => {
                 self.after.insert(path, blob);
             }
             Line::Forget { turn } => {
-                self.befores.retain(|(t, _, _)| *t < turn);
+                self.befores.retain(|b| b.turn < turn);
                 self.ids.retain(|_, t| *t < turn);
                 self.saved.clear();
             }
@@ -149,22 +165,17 @@ impl Checkpoints {
     /// there, and [`NOT_A_FILE`] for a link, a directory or anything else not kept.
     fn now(path: &Path) -> Option<String> {
         match safe::read(path) {
-            Ok(safe::Content::File(b)) => Some(hash(&b)),
+            Ok(safe::Content::File(b, _)) => Some(hash(&b)),
             Ok(safe::Content::Absent) => None,
             _ => Some(NOT_A_FILE.to_string()),
         }
     }
 
-    /// The files a rewind to before `turn` would restore, with the content each gets
-    /// back (`None`: removed).
-    fn plan(state: &State, turn: usize) -> Vec<(PathBuf, Option<String>)> {
-        let mut plan: Vec<(PathBuf, Option<String>)> = Vec::new();
-        for (t, path, blob) in &state.befores {
-            if *t >= turn && !plan.iter().any(|(p, _)| p == path) {
-                plan.push((path.clone(), blob.clone()));
-            }
-        }
-        plan
+    /// The files a rewind to before `turn` would restore, with what each gets back (its
+    /// earliest pre-image of those turns; `blob` `None`: removed).
+    fn plan(state: &State, turn: usize) -> Vec<Before> {
+        let mut seen: HashSet<&Path> = HashSet::new();
+        state.befores.iter().filter(|b| b.turn >= turn && seen.insert(b.path.as_path())).cloned().collect()
     }
 
     /// The files a rewind to before `turn` would overwrite although they changed
@@ -173,19 +184,50 @@ impl Checkpoints {
         let state = self.lock();
         Self::plan(&state, turn)
             .into_iter()
-            .filter(|(path, _)| state.after.get(path).is_some_and(|left| *left != Self::now(path)))
-            .map(|(p, _)| p)
+            .filter(|b| state.after.get(&b.path).is_some_and(|left| *left != Self::now(&b.path)))
+            .map(|b| b.path)
             .collect()
+    }
+
+    /// Save what `path` (no link on the way) holds, once per turn. A link, a FIFO, a
+    /// directory: nothing is read through it, and nothing kept.
+    fn keep_before(&self, path: &Path) {
+        let mut state = self.lock();
+        if state.saved.contains(path) {
+            return;
+        }
+        let saved = match safe::read(path) {
+            Ok(safe::Content::File(bytes, mode)) => self.store(&bytes).map(|blob| (Some(blob), Some(mode))),
+            Ok(safe::Content::Absent) => Ok((None, None)),
+            Ok(safe::Content::Other) => return,
+            Err(e) => Err(e),
+        };
+        let turn = state.turn;
+        let result = saved.and_then(|(blob, mode)| {
+            self.record(&mut state, Line::Before { turn, path: path.to_path_buf(), blob, mode })
+        });
+        if let Err(e) = result {
+            tracing::warn!(path = %path.display(), error = %e, "could not save a checkpoint");
+        }
+    }
+
+    /// Note what `path` holds now that rein is done changing it.
+    fn note_after(&self, path: &Path) {
+        let mut state = self.lock();
+        let blob = Self::now(path);
+        if let Err(e) = self.record(&mut state, Line::After { path: path.to_path_buf(), blob }) {
+            tracing::warn!(path = %path.display(), error = %e, "could not note a write");
+        }
     }
 
     /// The turns that have checkpoints, and how many files each changed.
     pub fn turns(&self) -> Vec<(usize, usize)> {
         let state = self.lock();
         let mut out: Vec<(usize, usize)> = Vec::new();
-        for (t, _, _) in &state.befores {
-            match out.iter_mut().find(|(x, _)| x == t) {
+        for b in &state.befores {
+            match out.iter_mut().find(|(x, _)| *x == b.turn) {
                 Some(e) => e.1 += 1,
-                None => out.push((*t, 1)),
+                None => out.push((b.turn, 1)),
             }
         }
         out
@@ -201,33 +243,19 @@ impl FileCheckpoints for Checkpoints {
     }
 
     fn before_write(&self, path: &Path) {
-        let path = &real(path);
-        let mut state = self.lock();
-        if state.saved.contains(path) {
-            return;
-        }
-        // A link, a FIFO, a directory: nothing is read through it, and nothing kept.
-        let saved = match safe::read(path) {
-            Ok(safe::Content::File(bytes)) => self.store(&bytes).map(Some),
-            Ok(safe::Content::Absent) => Ok(None),
-            Ok(safe::Content::Other) => return,
-            Err(e) => Err(e),
-        };
-        let turn = state.turn;
-        let result =
-            saved.and_then(|blob| self.record(&mut state, Line::Before { turn, path: path.to_path_buf(), blob }));
-        if let Err(e) = result {
-            tracing::warn!(path = %path.display(), error = %e, "could not save a checkpoint");
-        }
+        self.keep_before(&real(path));
     }
 
     fn after_write(&self, path: &Path) {
-        let path = &real(path);
-        let mut state = self.lock();
-        let blob = Self::now(path);
-        if let Err(e) = self.record(&mut state, Line::After { path: path.to_path_buf(), blob }) {
-            tracing::warn!(path = %path.display(), error = %e, "could not note a write");
-        }
+        self.note_after(&real(path));
+    }
+
+    fn before_write_exact(&self, path: &Path) {
+        self.keep_before(path);
+    }
+
+    fn after_write_exact(&self, path: &Path) {
+        self.note_after(path);
     }
 
     fn turn_of(&self, id: &str) -> Option<usize> {
@@ -244,20 +272,21 @@ impl FileCheckpoints for Checkpoints {
         let mut state = self.lock();
         let plan = Self::plan(&state, turn);
         let io = |e: std::io::Error| RewindError::Store(e.to_string());
-        for (path, blob) in &plan {
+        for Before { path, blob, mode, .. } in &plan {
+            let failed = |e: std::io::Error| RewindError::Store(format!("{}: {e}", path.display()));
             match blob {
                 // Only through directories with no link on the way (one planted since
-                // stops the rewind, whatever `force` says).
+                // stops the rewind, whatever `force` says); with the file's own mode.
                 Some(name) => {
                     let bytes = std::fs::read(self.dir.join("objects").join(name)).map_err(io)?;
-                    safe::write(path, &bytes).map_err(|e| RewindError::Store(format!("{}: {e}", path.display())))?;
+                    safe::write(path, &bytes, mode.unwrap_or(0o644)).map_err(failed)?;
                 }
-                None => safe::remove(path).map_err(|e| RewindError::Store(format!("{}: {e}", path.display())))?,
+                None => safe::remove(path).map_err(failed)?,
             }
             self.record(&mut state, Line::After { path: path.clone(), blob: blob.clone() }).map_err(io)?;
         }
         self.record(&mut state, Line::Forget { turn }).map_err(io)?;
-        Ok(plan.into_iter().map(|(p, _)| p).collect())
+        Ok(plan.into_iter().map(|b| b.path).collect())
     }
 
     fn forget_from(&self, turn: usize) {

@@ -17,7 +17,8 @@ const MAX_BYTES: u64 = 64 << 20;
 #[derive(Debug)]
 pub(crate) enum Content {
     Absent,
-    File(Vec<u8>),
+    /// A regular file: its bytes and permission bits.
+    File(Vec<u8>, u32),
     /// A link, a directory, a FIFO, a device, a file too large: not kept.
     Other,
 }
@@ -55,7 +56,9 @@ pub(crate) fn read(path: &Path) -> std::io::Result<Content> {
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     (&mut file).take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
-    Ok(if bytes.len() as u64 > MAX_BYTES { Content::Other } else { Content::File(bytes) })
+    use std::os::unix::fs::PermissionsExt as _;
+    let mode = meta.permissions().mode() & 0o777;
+    Ok(if bytes.len() as u64 > MAX_BYTES { Content::Other } else { Content::File(bytes, mode) })
 }
 
 fn c_name(name: &std::ffi::OsStr) -> std::io::Result<CString> {
@@ -97,10 +100,10 @@ pub(crate) fn open_dir(dir: &Path, create: bool) -> std::io::Result<OwnedFd> {
     Ok(fd)
 }
 
-/// Put `bytes` at `path`: written to a fresh file in its directory (opened as
-/// [`open_dir`] does, made when missing), then renamed over whatever is there (a link
-/// there is replaced, never followed).
-pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Put `bytes` at `path` with permission bits `mode` (never set-id): written to a fresh
+/// file in its directory (opened as [`open_dir`] does, made when missing), then renamed
+/// over whatever is there (a link there is replaced, never followed).
+pub(crate) fn write(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     use std::io::Write as _;
     let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(std::io::Error::other("no parent directory"));
@@ -123,7 +126,11 @@ pub(crate) fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(e),
         };
-        let done = file.write_all(bytes).and_then(|_| std::fs::rename(&tmp, through.join(name)));
+        use std::os::unix::fs::PermissionsExt as _;
+        let done = file
+            .write_all(bytes)
+            .and_then(|_| file.set_permissions(std::fs::Permissions::from_mode(mode & 0o777)))
+            .and_then(|_| std::fs::rename(&tmp, through.join(name)));
         if done.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
@@ -195,8 +202,44 @@ mod tests {
         let read = super::read(&ws.join("dir/id_rsa")).unwrap();
         assert!(matches!(read, super::Content::Other), "{read:?}");
         std::fs::write(ws.join("plain"), "text").unwrap();
-        assert!(matches!(super::read(&ws.join("plain")).unwrap(), super::Content::File(_)));
+        assert!(matches!(super::read(&ws.join("plain")).unwrap(), super::Content::File(..)));
         assert!(matches!(super::read(&ws.join("absent/x")).unwrap(), super::Content::Absent));
+    }
+
+    /// What a command names (an exact path) is read through no link: a directory on the
+    /// way swapped for a link to the person's keys keeps nothing of them, content or hash.
+    #[test]
+    fn an_exact_path_through_a_link_keeps_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let (ws, outside) = (d.path().join("ws"), d.path().join("outside"));
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::create_dir(&outside).unwrap();
+        std::fs::write(outside.join("id_rsa"), "PRIVATE KEY").unwrap();
+        std::os::unix::fs::symlink(&outside, ws.join("dir")).unwrap();
+        let store = Checkpoints::open(&d.path().join("store"));
+        store.begin_turn(0, &[]);
+        store.before_write_exact(&ws.join("dir/id_rsa"));
+        store.after_write_exact(&ws.join("dir/id_rsa"));
+        let kept = walkdir(&d.path().join("store"));
+        let digest = crate::hash(b"PRIVATE KEY");
+        assert!(kept.iter().all(|t| !t.contains("PRIVATE KEY") && !t.contains(&digest)), "{kept:?}");
+    }
+
+    /// A rewound file gets its permission bits back: a script stays executable.
+    #[test]
+    fn a_rewind_gives_a_file_back_its_mode() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let d = tempfile::tempdir().unwrap();
+        let script = d.path().join("run.sh");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o750)).unwrap();
+        let store = Checkpoints::open(&d.path().join("store"));
+        store.begin_turn(0, &[]);
+        store.before_write_exact(&script);
+        std::fs::remove_file(&script).unwrap();
+        store.after_write_exact(&script);
+        store.rewind(0, false).unwrap();
+        assert_eq!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o777, 0o750);
     }
 
     /// A directory on the way swapped for a link to elsewhere since the checkpoint: the

@@ -70,12 +70,19 @@ pub mod watch {
         Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
     }
 
+    #[derive(Debug, Default)]
+    #[allow(dead_code, reason = "the same fields as the platform's: never read without it")]
+    pub(crate) struct Walls {
+        pub(crate) masked: Vec<PathBuf>,
+        pub(crate) held: Vec<PathBuf>,
+    }
+
     /// Never watching: writes are not recorded live without seccomp.
     #[derive(Debug)]
     pub(crate) struct Watch;
 
     impl Watch {
-        pub(crate) fn start(_: OwnedFd, _: Vec<PathBuf>, _: Vec<PathBuf>, _: Arc<dyn WriteRecorder>) -> Watch {
+        pub(crate) fn start(_: OwnedFd, _: Vec<PathBuf>, _: Walls, _: Arc<dyn WriteRecorder>) -> Watch {
             Watch
         }
 

@@ -30,8 +30,8 @@ enum Arg {
     At(usize, usize),
 }
 
-/// A call the filter stops: its number, the paths it may change (the first is a
-/// rename's source), and for the opens the argument holding the flags.
+/// A call the filter stops: its number, the paths it may change (two: a rename's source
+/// and destination), and for the opens the argument holding the flags.
 struct Call {
     nr: i64,
     paths: &'static [Arg],
@@ -46,6 +46,7 @@ const fn call(nr: i64, paths: &'static [Arg]) -> Call {
 /// libc falls back to `openat`).
 const CALLS: &[Call] = &[
     Call { nr: libc::SYS_openat, paths: &[Arg::At(0, 1)], flags: Some(2) },
+    call(libc::SYS_mknodat, &[Arg::At(0, 1)]),
     call(libc::SYS_truncate, &[Arg::Cwd(0)]),
     call(libc::SYS_unlinkat, &[Arg::At(0, 1)]),
     call(libc::SYS_renameat2, &[Arg::At(0, 1), Arg::At(2, 3)]),
@@ -55,6 +56,8 @@ const CALLS: &[Call] = &[
     Call { nr: libc::SYS_open, paths: &[Arg::Cwd(0)], flags: Some(1) },
     #[cfg(target_arch = "x86_64")]
     call(libc::SYS_creat, &[Arg::Cwd(0)]),
+    #[cfg(target_arch = "x86_64")]
+    call(libc::SYS_mknod, &[Arg::Cwd(0)]),
     #[cfg(target_arch = "x86_64")]
     call(libc::SYS_unlink, &[Arg::Cwd(0)]),
     #[cfg(target_arch = "x86_64")]
@@ -86,11 +89,28 @@ const fn arg_offset(i: usize) -> u32 {
 /// The filter, compiled once ([`prepare`]): every listed call goes to the listener (an
 /// open only when its flags may write); everything else, and a foreign architecture,
 /// is let through (the sandbox's own filter deals with those).
-static PROGRAM: OnceLock<Vec<sock_filter>> = OnceLock::new();
+/// `None` on a kernel that cannot let a stopped call go on (before 5.5): the call would
+/// wait for ever.
+static PROGRAM: OnceLock<Option<Vec<sock_filter>>> = OnceLock::new();
 
 /// Compile the filter, before any process that installs it forks.
 pub(crate) fn prepare() {
-    PROGRAM.get_or_init(build);
+    PROGRAM.get_or_init(|| kernel_at_least(5, 5).then(build));
+}
+
+/// Whether the running kernel's version is at least `major.minor`.
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    // SAFETY: a zeroed utsname is valid; uname fills it.
+    let mut name: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer.
+    if unsafe { libc::uname(&mut name) } != 0 {
+        return false;
+    }
+    let release: Vec<u8> = name.release.iter().take_while(|c| **c != 0).map(|c| *c as u8).collect();
+    let text = String::from_utf8_lossy(&release);
+    let mut parts = text.split(|c: char| !c.is_ascii_digit()).filter_map(|p| p.parse::<u32>().ok());
+    let found = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    found >= (major, minor)
 }
 
 fn build() -> Vec<sock_filter> {
@@ -136,7 +156,7 @@ fn build() -> Vec<sock_filter> {
 /// rein on `socket`, close both. On any failure (or no [`prepare`]) the command goes on
 /// unrecorded.
 pub(crate) fn child_side(socket: RawFd) {
-    if let Some(program) = PROGRAM.get() {
+    if let Some(Some(program)) = PROGRAM.get() {
         install_and_send(program, socket);
     }
     // SAFETY: the socket is this process's copy; rein keeps its own end.
@@ -147,10 +167,17 @@ fn install_and_send(program: &[sock_filter], socket: RawFd) {
     let prog = libc::sock_fprog { len: program.len() as u16, filter: program.as_ptr() as *mut sock_filter };
     // SAFETY: integer arguments only.
     unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
-    // SAFETY: `prog` points at a filter that outlives the call.
-    let listener = unsafe {
-        libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, libc::SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog)
+    // Once rein has a call, the caller waits killably: a signal does not make an open
+    // or a rename fail with EINTR (Linux 5.19; without it on older kernels).
+    const WAIT_KILLABLE_RECV: libc::c_ulong = 1 << 5;
+    let install = |flags: libc::c_ulong| {
+        // SAFETY: `prog` points at a filter that outlives the call.
+        unsafe { libc::syscall(libc::SYS_seccomp, libc::SECCOMP_SET_MODE_FILTER, flags, &prog) }
     };
+    let mut listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER | WAIT_KILLABLE_RECV);
+    if listener < 0 {
+        listener = install(libc::SECCOMP_FILTER_FLAG_NEW_LISTENER);
+    }
     if listener >= 0 {
         send_fd(socket, listener as RawFd);
         // SAFETY: our own descriptor, sent (the kernel keeps rein's copy).
@@ -231,8 +258,20 @@ pub(crate) fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// What a watch never keeps: the reads the command's sandbox denies it (rein does not
+/// read them on its behalf), and its protected paths (and placeholders for those
+/// missing): a rewind never writes them from what a command left there.
+#[derive(Debug, Default)]
+pub(crate) struct Walls {
+    pub(crate) masked: Vec<PathBuf>,
+    pub(crate) held: Vec<PathBuf>,
+}
+
 /// What one watched command changed so far.
+#[derive(Default)]
 struct Seen {
+    /// The sizes of the files kept, before the command changed them.
+    bytes: u64,
     /// Every path kept (bounded by [`MAX_FILES`]).
     kept: HashSet<PathBuf>,
     /// Paths whose [`WriteRecorder::after`] is still owed.
@@ -254,20 +293,21 @@ impl std::fmt::Debug for Watch {
 
 impl Watch {
     /// Watch the command that will send its listener on `ours`, keeping the pre-images
-    /// of what it changes under `roots` (canonical) — never of what lies under `masked`
-    /// (the reads its sandbox denies it: rein does not read them on its behalf).
-    pub(crate) fn start(
-        ours: OwnedFd,
-        roots: Vec<PathBuf>,
-        masked: Vec<PathBuf>,
-        recorder: Arc<dyn WriteRecorder>,
-    ) -> Watch {
-        let seen = Arc::new(Mutex::new(Seen { kept: HashSet::new(), owed: Vec::new() }));
+    /// of what it changes under `roots` (canonical) — never of what lies behind its
+    /// sandbox's `walls`.
+    pub(crate) fn start(ours: OwnedFd, roots: Vec<PathBuf>, walls: Walls, recorder: Arc<dyn WriteRecorder>) -> Watch {
+        let seen = Arc::new(Mutex::new(Seen::default()));
         let watch = Watch { seen: seen.clone(), recorder: recorder.clone() };
         let spawned = std::thread::Builder::new().name("rein-watch".into()).spawn(move || {
             let Some(listener) = recv_fd(&ours) else { return };
             drop(ours);
-            let answer = Answer { roots, masked, recorder: recorder.clone(), seen: seen.clone() };
+            let answer = Answer {
+                roots,
+                masked: walls.masked,
+                held: walls.held,
+                recorder: recorder.clone(),
+                seen: seen.clone(),
+            };
             answer.serve(&listener);
             settle(&seen, recorder.as_ref());
         });

@@ -5,15 +5,22 @@
 use std::ffi::OsStr;
 use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use super::{Arg, CALLS, Seen};
 use crate::record::{MAX_BYTES, MAX_FILES, WriteRecorder};
 
+/// At most this much is kept per command (its files' sizes before it changed them).
+const MAX_COMMAND_BYTES: u64 = 256 << 20;
+/// Longer paths are not kept.
+const MAX_PATH: usize = 1024;
+
 pub(super) struct Answer {
     pub(super) roots: Vec<PathBuf>,
     pub(super) masked: Vec<PathBuf>,
+    /// Protected paths (and placeholders for those missing) and git directories.
+    pub(super) held: Vec<PathBuf>,
     pub(super) recorder: Arc<dyn WriteRecorder>,
     pub(super) seen: Arc<Mutex<Seen>>,
 }
@@ -77,19 +84,22 @@ impl Answer {
             return;
         }
         let paths: Vec<Option<PathBuf>> = raw.iter().map(|(dir, p)| self.resolve(req.pid, *dir, p)).collect();
-        // A directory renamed: every file in it moves (both ends are kept).
-        if let [Some(from), to] = paths.as_slice()
-            && std::fs::symlink_metadata(from).is_ok_and(|m| m.is_dir())
-        {
-            self.keep_tree(from, to.as_deref());
+        // A directory renamed: every file in it moves (both ends are kept); exchanged,
+        // the other one's too.
+        if let [from, to] = paths.as_slice() {
+            let exchange = call.nr == libc::SYS_renameat2 && req.data.args[4] as u32 & libc::RENAME_EXCHANGE != 0;
+            self.keep_tree(from.as_deref(), to.as_deref());
+            if exchange {
+                self.keep_tree(to.as_deref(), from.as_deref());
+            }
         }
         paths.iter().flatten().for_each(|p| self.keep(p));
     }
 
     /// `raw` (relative to the caller's directory `dir` or working directory) as the host
-    /// names it: its directory's links resolved, so that a link in the workspace to a
-    /// place outside it never makes the record (and a rewind) name a file there. `None`
-    /// outside every write root.
+    /// names it: its directory's links resolved as the kernel resolves them, so that a
+    /// link in the workspace to a place outside it never makes the record (and a rewind)
+    /// name a file there. `None` outside every write root, or held.
     fn resolve(&self, pid: u32, dir: Option<i32>, raw: &[u8]) -> Option<PathBuf> {
         let path = Path::new(OsStr::from_bytes(raw));
         let full = if path.is_absolute() {
@@ -101,40 +111,79 @@ impl Answer {
             };
             std::fs::read_link(base).ok()?.join(path)
         };
-        let full = as_seen_by(pid, &normal(&full))?;
-        let real = std::fs::canonicalize(full.parent()?).ok()?.join(full.file_name()?);
-        self.roots.iter().any(|r| real.starts_with(r)).then_some(real)
+        let full = as_seen_by(pid, &full)?;
+        self.real(&full)
     }
 
-    /// Keep what `path` holds now (a regular file up to [`MAX_BYTES`], or that nothing
-    /// is there), at most [`MAX_FILES`] paths per command.
-    fn keep(&self, path: &Path) {
-        if self.masked.iter().any(|m| path.starts_with(m)) {
-            return;
+    /// `full` with its directory's links resolved (an open descriptor's name, through
+    /// `/proc/PID/fd/N`, resolved whole), if it lies in a write root and is not held.
+    fn real(&self, full: &Path) -> Option<PathBuf> {
+        let parent = full.parent()?;
+        let through_fd = parent.parent().is_some_and(|p| p.starts_with("/proc")) && parent.ends_with("fd");
+        let real = if through_fd {
+            std::fs::canonicalize(full).ok()?
+        } else {
+            std::fs::canonicalize(parent).ok()?.join(full.file_name()?)
+        };
+        let inside = self.roots.iter().any(|r| real.starts_with(r));
+        (inside && !self.held(&real)).then_some(real)
+    }
+
+    /// Whether rein must not keep `path`: a read its sandbox denies (rein does not read
+    /// it on the command's behalf), a protected path or one inside a git directory (a
+    /// rewind never writes them from what a command left there), a name too long.
+    fn held(&self, path: &Path) -> bool {
+        if path.as_os_str().len() > MAX_PATH || self.masked.iter().any(|m| path.starts_with(m)) {
+            return true;
         }
+        let Some(root) = self.roots.iter().find(|r| path.starts_with(r)) else { return true };
+        if self.held.iter().any(|h| path.starts_with(h)) {
+            return true;
+        }
+        path.ancestors()
+            .take_while(|a| a.starts_with(root) && *a != root.as_path())
+            .any(|a| a.file_name().is_some_and(|n| n == ".git") || crate::plan::is_protected_name(a))
+    }
+
+    /// Keep what `path` (resolved, not held) holds now: a regular file up to
+    /// [`MAX_BYTES`], or that nothing is there; at most [`MAX_FILES`] paths and
+    /// [`MAX_COMMAND_BYTES`] per command.
+    fn keep(&self, path: &Path) {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         let new = !seen.kept.contains(path);
         if new && seen.kept.len() >= MAX_FILES {
             return;
         }
-        let keepable = match std::fs::symlink_metadata(path) {
-            Ok(m) => m.is_file() && m.len() <= MAX_BYTES,
-            Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+        let size = match std::fs::symlink_metadata(path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_BYTES => m.len(),
+            Ok(_) => return,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+            Err(_) => return,
         };
-        if !keepable {
+        if new && seen.bytes + size > MAX_COMMAND_BYTES {
             return;
         }
         // Every time (once per turn is the recorder's business): a server writing on
         // through later turns has each turn's state kept.
         self.recorder.before(path);
         if new {
+            seen.bytes += size;
             seen.kept.insert(path.to_path_buf());
             seen.owed.push(path.to_path_buf());
         }
     }
 
-    /// A directory about to move from `from` to `to`: its files at both ends.
-    fn keep_tree(&self, from: &Path, to: Option<&Path>) {
+    /// A directory about to move from `from` to `to` (either outside the roots, then
+    /// `None`): its files at both ends, each end resolved and held to the rules as a
+    /// path the command named. Not walked: a masked directory (its names are not for
+    /// the command), a link.
+    fn keep_tree(&self, from: Option<&Path>, to: Option<&Path>) {
+        let Some(from) = from else { return };
+        if !std::fs::symlink_metadata(from).is_ok_and(|m| m.is_dir()) {
+            return;
+        }
+        // `to` is replaced, never gone through: a link there takes no file of `from`.
+        let to = to.filter(|t| !std::fs::symlink_metadata(t).is_ok_and(|m| m.file_type().is_symlink()));
         let mut stack = vec![from.to_path_buf()];
         let mut budget = MAX_FILES;
         while let Some(dir) = stack.pop() {
@@ -145,14 +194,17 @@ impl Answer {
                 }
                 budget -= 1;
                 let path = entry.path();
+                if self.held(&path) {
+                    continue;
+                }
                 match entry.file_type() {
                     Ok(t) if t.is_dir() => stack.push(path),
                     Ok(t) if t.is_file() => {
-                        if self.roots.iter().any(|r| path.starts_with(r)) {
-                            self.keep(&path);
-                        }
+                        self.keep(&path);
+                        // `to` is resolved and no link: what lies below it is named as
+                        // listed here.
                         let moved = to.zip(path.strip_prefix(from).ok()).map(|(to, rel)| to.join(rel));
-                        if let Some(moved) = moved.filter(|m| self.roots.iter().any(|r| m.starts_with(r))) {
+                        if let Some(moved) = moved.filter(|m| !self.held(m)) {
                             self.keep(&moved);
                         }
                     }
@@ -182,21 +234,6 @@ fn as_seen_by(pid: u32, path: &Path) -> Option<PathBuf> {
         None if path.starts_with("/proc") => None,
         None => Some(path.to_path_buf()),
     }
-}
-
-/// `path` with `.` and `..` taken out as written.
-fn normal(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// The NUL-terminated string at `addr` in process `pid` (at most `PATH_MAX` bytes).

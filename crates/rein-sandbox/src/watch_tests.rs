@@ -5,7 +5,7 @@ use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::{Watch, child_side, prepare, socket_pair};
+use super::{Walls, Watch, child_side, prepare, socket_pair};
 use crate::record::WriteRecorder;
 
 /// What a recorder was told: each path's content at `before` (`None`: absent), and the
@@ -38,8 +38,8 @@ fn run(root: &Path, script: &str) -> Arc<Told> {
     let told = Arc::new(Told::default());
     prepare();
     let (ours, theirs) = socket_pair().unwrap();
-    let masked = vec![root.join("masked")];
-    let watch = Watch::start(ours, vec![root.canonicalize().unwrap()], masked, told.clone());
+    let walls = Walls { masked: vec![root.join("masked")], held: vec![root.join("held")] };
+    let watch = Watch::start(ours, vec![root.canonicalize().unwrap()], walls, told.clone());
     let mut c = std::process::Command::new("sh");
     c.args(["-c", script]).current_dir(root);
     // SAFETY: system calls only.
@@ -90,11 +90,12 @@ fn what_lies_outside_the_roots_is_not_kept() {
     let elsewhere = tempfile::tempdir().unwrap();
     let root = ws.path().canonicalize().unwrap();
     let out = elsewhere.path().canonicalize().unwrap();
-    std::fs::write(out.join("victim"), "outside").unwrap();
-    std::os::unix::fs::symlink(&out, root.join("link")).unwrap();
+    std::fs::create_dir(out.join("deep")).unwrap();
+    std::fs::write(out.join("deep/victim"), "outside").unwrap();
+    std::os::unix::fs::symlink(out.join("deep"), root.join("link")).unwrap();
     std::fs::create_dir(root.join("masked")).unwrap();
-    std::fs::create_dir(root.join("sub")).unwrap();
     std::fs::write(root.join("masked/.env"), "TOKEN").unwrap();
+    std::fs::create_dir(root.join("sub")).unwrap();
     let script = format!(
         "echo x > {o}/other; echo y > link/victim; echo z > link/../inside; echo w >> masked/.env; \
          cd sub && echo v > /proc/self/cwd/via-proc",
@@ -104,17 +105,71 @@ fn what_lies_outside_the_roots_is_not_kept() {
     let before = told.before.lock().unwrap();
     assert!(before.iter().all(|(p, _)| p.starts_with(&root)), "{before:?}");
     assert!(before.iter().all(|(p, _)| !p.starts_with(root.join("masked"))), "a denied read was kept: {before:?}");
-    assert!(before.iter().any(|(p, _)| *p == root.join("inside")), "{before:?}");
+    // `link/..` is the link's target's parent, as the kernel resolves it.
+    assert!(out.join("inside").exists() && !before.iter().any(|(p, _)| p.ends_with("inside")), "{before:?}");
     let via_proc = root.join("sub/via-proc");
     assert!(before.iter().any(|(p, _)| *p == via_proc), "/proc/self is the command's, not rein's: {before:?}");
-    assert_eq!(std::fs::read_to_string(out.join("victim")).unwrap(), "y\n");
+    assert_eq!(std::fs::read_to_string(out.join("deep/victim")).unwrap(), "y\n");
+}
+
+/// A directory renamed onto a link (the rename fails) or out of a masked directory
+/// never has rein read or name what lies behind: nothing outside the roots, no masked
+/// name.
+#[test]
+fn a_rename_never_takes_rein_through_a_link_or_into_a_mask() {
+    let ws = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    let out = elsewhere.path().canonicalize().unwrap();
+    std::fs::write(out.join("id_rsa"), "PRIVATE KEY").unwrap();
+    std::fs::create_dir_all(root.join("masked/inner")).unwrap();
+    std::fs::write(root.join("masked/inner/secret-name"), "x").unwrap();
+    let script = format!(
+        "mkdir s && : > s/id_rsa && ln -s {o} d && perl -e 'rename \"s\", \"d\"'; \
+         mkdir s2 && : > s2/environ && ln -s /proc/self d2 && perl -e 'rename \"s2\", \"d2\"'; \
+         perl -e 'rename \"masked\", \"shown\"'; true",
+        o = out.display()
+    );
+    let told = run(&root, &script);
+    let before = told.before.lock().unwrap();
+    assert!(before.iter().all(|(p, _)| p.starts_with(&root)), "{before:?}");
+    assert!(before.iter().all(|(_, held)| held.as_deref() != Some("PRIVATE KEY")), "{before:?}");
+    assert!(!before.iter().any(|(p, _)| p.to_string_lossy().contains("secret-name")), "{before:?}");
+    assert!(!before.iter().any(|(p, _)| p.to_string_lossy().contains("environ") && !p.starts_with(root.join("s2"))));
+}
+
+/// Protected paths and git directories are never kept: a rewind never writes them from
+/// what a command left there.
+#[test]
+fn protected_paths_are_not_kept() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::create_dir_all(root.join("held")).unwrap();
+    let script = "echo x >> .git/config; echo x > .git/hooks/pre-commit; echo x > .claude/settings.json; \
+                  echo x > .mcp.json; echo x > held/f; echo x > sub.bashrc; echo x > .bashrc; echo x > plain";
+    let told = run(&root, script);
+    let before = told.before.lock().unwrap();
+    let kept: Vec<_> = before.iter().map(|(p, _)| p.strip_prefix(&root).unwrap().to_path_buf()).collect();
+    assert_eq!(kept, [PathBuf::from("sub.bashrc"), PathBuf::from("plain")], "{kept:?}");
+}
+
+/// A file reopened for writing through `/proc/self/fd` is the file, not the name.
+#[test]
+fn a_reopened_descriptor_is_its_file() {
+    let ws = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    std::fs::write(root.join("f"), "old").unwrap();
+    let told = run(&root, "exec 3<f; echo new > /proc/self/fd/3");
+    assert_eq!(told.held(&root.join("f")), Some(Some("old".into())));
 }
 
 #[test]
 fn the_filter_stops_only_writing_opens() {
     use super::{PROGRAM, WRITING};
     prepare();
-    let program = PROGRAM.get().unwrap();
+    let program = PROGRAM.get().unwrap().as_ref().expect("this kernel is 5.5 or later");
     // The last two instructions: allow, then hand to the listener.
     let n = program.len();
     assert_eq!(program[n - 1].k, libc::SECCOMP_RET_USER_NOTIF);

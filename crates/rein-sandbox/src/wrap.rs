@@ -143,7 +143,9 @@ impl Sandbox {
     fn watch(&self, recorder: Arc<dyn WriteRecorder>, plan: &Plan) -> Option<(watch::Watch, OwnedFd)> {
         watch::prepare();
         let (ours, theirs) = watch::socket_pair().ok()?;
-        Some((watch::Watch::start(ours, self.roots.clone(), plan.masked.clone(), recorder), theirs))
+        let held = plan.protected.iter().chain(&plan.placeholders).chain(&plan.existing).cloned().collect();
+        let walls = watch::Walls { masked: plan.masked.clone(), held };
+        Some((watch::Watch::start(ours, self.roots.clone(), walls, recorder), theirs))
     }
 
     /// The writable roots of `profile` (the private temp directory always among them).

@@ -1,5 +1,5 @@
 //! The checkpoint seam: before a file tool changes a file (a call whose effects say
-//! `edits_files`; Bash changes are not tracked), the session's checkpoint
+//! `edits_files`; a confined Bash command's changes through the sandbox), the session's checkpoint
 //! store saves what it held (once per turn), and notes what rein left there after; a
 //! rewind restores files to their state before a chosen prompt. The store itself is
 //! `rein-checkpoint`; tools and the chain only see this trait.
@@ -32,6 +32,17 @@ pub trait FileCheckpoints: Send + Sync + std::fmt::Debug {
     fn before_write(&self, path: &Path);
     /// rein finished changing `path`.
     fn after_write(&self, path: &Path);
+    /// [`before_write`](Self::before_write) for a path already resolved, with no link
+    /// on the way (what a command is changing): a link found there since means nothing
+    /// is read.
+    fn before_write_exact(&self, path: &Path) {
+        self.before_write(path);
+    }
+    /// [`after_write`](Self::after_write) for a path as
+    /// [`before_write_exact`](Self::before_write_exact) takes it.
+    fn after_write_exact(&self, path: &Path) {
+        self.after_write(path);
+    }
     /// The turn a message id began.
     fn turn_of(&self, id: &str) -> Option<usize>;
     /// Restore every checkpointed file to its state before `turn`; unless `force`,
@@ -47,10 +58,10 @@ pub(crate) struct Recorded(pub(crate) std::sync::Arc<dyn FileCheckpoints>);
 
 impl rein_sandbox::WriteRecorder for Recorded {
     fn before(&self, path: &Path) {
-        self.0.before_write(path);
+        self.0.before_write_exact(path);
     }
 
     fn after(&self, path: &Path) {
-        self.0.after_write(path);
+        self.0.after_write_exact(path);
     }
 }
