@@ -112,6 +112,19 @@ fn real(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
+/// Whether writing `path` (its missing directories made on the way) would make one of
+/// the directories above it a git directory: a repository armed with a config or hooks
+/// a command left behind, which the sandbox's guard never saw made (it is not a
+/// repository at any moment a command runs). A rewind does not write such a file.
+fn arms_a_repository(path: &Path) -> bool {
+    const GIT_PARTS: [&str; 4] = ["HEAD", "objects", "refs", "commondir"];
+    path.ancestors().skip(1).zip(path.ancestors()).any(|(dir, entry)| {
+        let name = entry.file_name().unwrap_or_default();
+        let made_git_dir = name == ".git" && entry != path && std::fs::symlink_metadata(entry).is_err();
+        made_git_dir || GIT_PARTS.iter().any(|p| name == *p) && rein_sandbox::plan::would_become_git_dir(dir, name)
+    })
+}
+
 /// What the index notes for a path that holds something other than a regular file.
 const NOT_A_FILE: &str = "-";
 
@@ -272,7 +285,12 @@ impl FileCheckpoints for Checkpoints {
         let mut state = self.lock();
         let plan = Self::plan(&state, turn);
         let io = |e: std::io::Error| RewindError::Store(e.to_string());
+        let mut restored = Vec::with_capacity(plan.len());
         for Before { path, blob, mode, .. } in &plan {
+            if blob.is_some() && arms_a_repository(path) {
+                tracing::warn!(path = %path.display(), "not rewound: it would make a git directory");
+                continue;
+            }
             let failed = |e: std::io::Error| RewindError::Store(format!("{}: {e}", path.display()));
             match blob {
                 // Only through directories with no link on the way (one planted since
@@ -284,9 +302,10 @@ impl FileCheckpoints for Checkpoints {
                 None => safe::remove(path).map_err(failed)?,
             }
             self.record(&mut state, Line::After { path: path.clone(), blob: blob.clone() }).map_err(io)?;
+            restored.push(path.clone());
         }
         self.record(&mut state, Line::Forget { turn }).map_err(io)?;
-        Ok(plan.into_iter().map(|b| b.path).collect())
+        Ok(restored)
     }
 
     fn forget_from(&self, turn: usize) {

@@ -152,8 +152,15 @@ pub(crate) fn remove(path: &Path) -> std::io::Result<()> {
     // SAFETY: a valid descriptor and C string.
     if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) } != 0 {
         let e = std::io::Error::last_os_error();
-        if e.kind() != std::io::ErrorKind::NotFound {
-            return Err(e);
+        match e.raw_os_error() {
+            Some(libc::ENOENT) => {}
+            // A directory now where no file was (a directory renamed there): removed if
+            // empty, else left (its files are rewound on their own).
+            Some(libc::EISDIR | libc::EPERM) => {
+                // SAFETY: as above.
+                unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) };
+            }
+            _ => return Err(e),
         }
     }
     Ok(())
@@ -223,6 +230,31 @@ mod tests {
         let kept = walkdir(&d.path().join("store"));
         let digest = crate::hash(b"PRIVATE KEY");
         assert!(kept.iter().all(|t| !t.contains("PRIVATE KEY") && !t.contains(&digest)), "{kept:?}");
+    }
+
+    /// A rewind never completes a git directory a command prepared (its config arming
+    /// a program), and a directory renamed where no file was does not stop it.
+    #[test]
+    fn a_rewind_never_arms_a_repository() {
+        let d = tempfile::tempdir().unwrap();
+        let repo = d.path().join("foo.git");
+        std::fs::create_dir_all(repo.join("objects")).unwrap();
+        std::fs::write(repo.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(repo.join("config"), "[core]\n\tfsmonitor = evil\n").unwrap();
+        std::fs::write(repo.join("refs"), "#!/bin/sh\n").unwrap();
+        let store = Checkpoints::open(&d.path().join("store"));
+        store.begin_turn(0, &[]);
+        store.before_write_exact(&repo.join("refs"));
+        store.before_write_exact(&d.path().join("e"));
+        store.before_write_exact(&d.path().join("plain"));
+        std::fs::remove_file(repo.join("refs")).unwrap();
+        std::fs::create_dir(d.path().join("e")).unwrap();
+        std::fs::write(d.path().join("plain"), "new").unwrap();
+        let restored = store.rewind(0, true).unwrap();
+        assert!(!repo.join("refs").exists(), "the rewind made a repository");
+        assert!(!rein_sandbox::plan::is_git_dir(&repo));
+        assert!(!d.path().join("e").exists(), "the empty directory where nothing was is gone");
+        assert!(!d.path().join("plain").exists() && restored.contains(&d.path().join("plain")));
     }
 
     /// A rewound file gets its permission bits back: a script stays executable.

@@ -272,6 +272,8 @@ pub(crate) struct Walls {
 struct Seen {
     /// The sizes of the files kept, before the command changed them.
     bytes: u64,
+    /// The sizes of the files read to note what the command left.
+    hashed: u64,
     /// Every path kept (bounded by [`MAX_FILES`]).
     kept: HashSet<PathBuf>,
     /// Paths whose [`WriteRecorder::after`] is still owed.
@@ -322,10 +324,25 @@ impl Watch {
     }
 }
 
+/// Tell the recorder what the command left, for the files it may read whole (the
+/// recorder hashes each): none larger than [`crate::MAX_BYTES`], and no more than
+/// [`AFTER_BUDGET`] per command (a command that hard-links one large file under
+/// thousands of names must not cost rein a read of each).
 fn settle(seen: &Mutex<Seen>, recorder: &dyn WriteRecorder) {
-    let owed = std::mem::take(&mut seen.lock().unwrap_or_else(|p| p.into_inner()).owed);
-    owed.iter().for_each(|p| recorder.after(p));
+    let mut seen = seen.lock().unwrap_or_else(|p| p.into_inner());
+    let owed = std::mem::take(&mut seen.owed);
+    for path in owed {
+        let size = std::fs::symlink_metadata(&path).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
+        if size > crate::MAX_BYTES || seen.hashed + size > AFTER_BUDGET {
+            continue;
+        }
+        seen.hashed += size;
+        recorder.after(&path);
+    }
 }
+
+/// At most this much is read to note what a command left.
+const AFTER_BUDGET: u64 = 256 << 20;
 
 #[path = "watch_answer.rs"]
 mod answer;

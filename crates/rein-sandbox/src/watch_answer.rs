@@ -83,24 +83,37 @@ impl Answer {
         if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_ID_VALID, &mut id) } != 0 {
             return;
         }
-        let paths: Vec<Option<PathBuf>> = raw.iter().map(|(dir, p)| self.resolve(req.pid, *dir, p)).collect();
+        // An open goes through a link at the end of its path (unless told not to, or
+        // told to make a new file): the file changed is the link's target.
+        let follow = call.flags.is_some_and(|i| {
+            let flags = req.data.args[i] as u32 as i32;
+            flags & libc::O_NOFOLLOW == 0 && flags & (libc::O_CREAT | libc::O_EXCL) != libc::O_CREAT | libc::O_EXCL
+        });
+        let paths: Vec<Option<PathBuf>> = raw.iter().map(|(dir, p)| self.resolve(req.pid, *dir, p, follow)).collect();
         // A directory renamed: every file in it moves (both ends are kept); exchanged,
         // the other one's too.
         if let [from, to] = paths.as_slice() {
             let exchange = call.nr == libc::SYS_renameat2 && req.data.args[4] as u32 & libc::RENAME_EXCHANGE != 0;
-            self.keep_tree(from.as_deref(), to.as_deref());
-            if exchange {
-                self.keep_tree(to.as_deref(), from.as_deref());
+            let is_dir = |p: &Option<PathBuf>| p.as_deref().is_some_and(|p| p.is_dir());
+            if is_dir(from) || exchange && is_dir(to) {
+                // A directory's files move, each kept at both ends; the directories
+                // themselves are not files to keep.
+                self.keep_tree(from.as_deref(), to.as_deref());
+                if exchange {
+                    self.keep_tree(to.as_deref(), from.as_deref());
+                }
+                return;
             }
         }
         paths.iter().flatten().for_each(|p| self.keep(p));
     }
 
     /// `raw` (relative to the caller's directory `dir` or working directory) as the host
-    /// names it: its directory's links resolved as the kernel resolves them, so that a
-    /// link in the workspace to a place outside it never makes the record (and a rewind)
-    /// name a file there. `None` outside every write root, or held.
-    fn resolve(&self, pid: u32, dir: Option<i32>, raw: &[u8]) -> Option<PathBuf> {
+    /// names it: its directory's links resolved as the kernel resolves them (and with
+    /// `follow`, a link at its end), so that a link in the workspace to a place outside
+    /// it never makes the record (and a rewind) name a file there. `None` outside every
+    /// write root, or held.
+    fn resolve(&self, pid: u32, dir: Option<i32>, raw: &[u8], follow: bool) -> Option<PathBuf> {
         let path = Path::new(OsStr::from_bytes(raw));
         let full = if path.is_absolute() {
             path.to_path_buf()
@@ -112,7 +125,12 @@ impl Answer {
             std::fs::read_link(base).ok()?.join(path)
         };
         let full = as_seen_by(pid, &full)?;
-        self.real(&full)
+        let real = self.real(&full)?;
+        if follow && std::fs::symlink_metadata(&real).is_ok_and(|m| m.file_type().is_symlink()) {
+            // The target, resolved whole and held to the same rules.
+            return self.real(&std::fs::canonicalize(&real).ok()?);
+        }
+        Some(real)
     }
 
     /// `full` with its directory's links resolved (an open descriptor's name, through

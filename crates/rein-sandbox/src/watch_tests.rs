@@ -155,6 +155,24 @@ fn protected_paths_are_not_kept() {
     assert_eq!(kept, [PathBuf::from("sub.bashrc"), PathBuf::from("plain")], "{kept:?}");
 }
 
+/// A write through a link in the workspace changes its target: the target is kept (and
+/// a link to a file outside the roots keeps nothing).
+#[test]
+fn a_write_through_a_link_keeps_its_target() {
+    let ws = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    let out = elsewhere.path().canonicalize().unwrap();
+    std::fs::write(root.join("AGENTS.md"), "agents").unwrap();
+    std::os::unix::fs::symlink("AGENTS.md", root.join("CLAUDE.md")).unwrap();
+    std::fs::write(out.join("far"), "far").unwrap();
+    std::os::unix::fs::symlink(out.join("far"), root.join("far-link")).unwrap();
+    let told = run(&root, "echo x > CLAUDE.md; echo y > far-link");
+    assert_eq!(told.held(&root.join("AGENTS.md")), Some(Some("agents".into())));
+    let before = told.before.lock().unwrap();
+    assert!(before.iter().all(|(p, _)| p.starts_with(&root)), "{before:?}");
+}
+
 /// A file reopened for writing through `/proc/self/fd` is the file, not the name.
 #[test]
 fn a_reopened_descriptor_is_its_file() {

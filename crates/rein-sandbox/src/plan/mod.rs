@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 pub use structure::{Found, is_protected_name};
 use walk::Look;
+pub use walk::{is_git_dir, would_become_git_dir};
 
 /// At most this many entries are looked at per glob expanded outside the writable roots
 /// (inside them the walk sees everything).

@@ -116,6 +116,17 @@ pub fn is_git_dir(dir: &Path) -> bool {
             && (exists(&dir.join("objects")) && exists(&dir.join("refs")) || exists(&dir.join("commondir")))
 }
 
+/// Whether `dir`, not a git directory now, would be one once an entry named `adding`
+/// (`HEAD`, `objects`, `refs`, `commondir`) exists in it: what a rewind must not make.
+pub fn would_become_git_dir(dir: &Path, adding: &OsStr) -> bool {
+    if is_git_dir(dir) {
+        return false;
+    }
+    let has = |name: &str| adding == OsStr::new(name) || exists(&dir.join(name));
+    let head = adding == OsStr::new("HEAD") || has_head(dir);
+    head && (has("objects") && has("refs") || has("commondir"))
+}
+
 /// Whether anything is at `path`: git asks only that `objects` and `refs` can be
 /// searched (`access(X_OK)`), which an executable file passes as well as a directory.
 fn exists(path: &Path) -> bool {
