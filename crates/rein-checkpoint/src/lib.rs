@@ -34,6 +34,10 @@ enum Line {
         blob: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         mode: Option<u32>,
+        /// Kept as a command changed the file (not a file tool): a rewind never writes
+        /// it where the sandbox holds the path by then.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        command: bool,
     },
     /// rein left `path` holding `blob` (`None`: deleted).
     After { path: PathBuf, blob: Option<String> },
@@ -48,6 +52,7 @@ struct Before {
     path: PathBuf,
     blob: Option<String>,
     mode: Option<u32>,
+    command: bool,
 }
 
 #[derive(Debug, Default)]
@@ -70,11 +75,11 @@ impl State {
                     self.ids.insert(id, turn);
                 }
             }
-            Line::Before { turn, path, blob, mode } => {
+            Line::Before { turn, path, blob, mode, command } => {
                 if turn == self.turn {
                     self.saved.insert(path.clone());
                 }
-                self.befores.push(Before { turn, path, blob, mode });
+                self.befores.push(Before { turn, path, blob, mode, command });
             }
             Line::After { path, blob } => {
                 self.after.insert(path, blob);
@@ -93,6 +98,8 @@ impl State {
 pub struct Checkpoints {
     dir: PathBuf,
     state: Mutex<State>,
+    /// The workspace roots, whose protected paths a rewind looks for afresh.
+    roots: std::sync::OnceLock<Vec<PathBuf>>,
 }
 
 /// `path` with the links of its existing directories resolved (the deepest that exists,
@@ -125,6 +132,36 @@ fn arms_a_repository(path: &Path) -> bool {
     })
 }
 
+/// What the sandbox holds in the workspace at the time of a rewind: a command's record
+/// is never written there (a repository or an included config made since, a name
+/// protected wherever it is), whatever the command left in it earlier.
+struct Held<'a> {
+    roots: &'a [PathBuf],
+    found: Option<rein_sandbox::plan::Found>,
+}
+
+impl<'a> Held<'a> {
+    /// Looked for only when the rewind has a command's records.
+    fn now(roots: Option<&'a Vec<PathBuf>>, needed: bool) -> Held<'a> {
+        let roots = roots.map_or(&[][..], Vec::as_slice);
+        let found = (needed && !roots.is_empty()).then(|| rein_sandbox::plan::protected_names(roots, &[]));
+        Held { roots, found }
+    }
+
+    fn holds(&self, path: &Path) -> bool {
+        // Below the root holding the path (a workspace inside `~/.config` is not held
+        // whole); every ancestor when the roots are not known.
+        let root = self.roots.iter().find(|r| path.starts_with(r));
+        let mut below = path.ancestors().take_while(|a| root.is_none_or(|r| *a != r.as_path()));
+        let found = self.found.as_ref();
+        below.any(|a| {
+            found.is_some_and(|f| f.protected.contains(a) || f.repos.contains(a))
+                || rein_sandbox::plan::is_protected_name(a)
+                || rein_sandbox::plan::is_git_dir(a)
+        })
+    }
+}
+
 /// What the index notes for a path that holds something other than a regular file.
 const NOT_A_FILE: &str = "-";
 
@@ -143,7 +180,14 @@ impl Checkpoints {
                 state.apply(line);
             }
         }
-        Checkpoints { dir: dir.to_path_buf(), state: Mutex::new(state) }
+        Checkpoints { dir: dir.to_path_buf(), state: Mutex::new(state), roots: std::sync::OnceLock::new() }
+    }
+
+    /// The workspace roots: a rewind looks for what the sandbox holds in them (the first
+    /// call counts).
+    pub fn with_roots(self, roots: Vec<PathBuf>) -> Checkpoints {
+        let _ = self.roots.set(roots);
+        self
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -204,7 +248,7 @@ impl Checkpoints {
 
     /// Save what `path` (no link on the way) holds, once per turn. A link, a FIFO, a
     /// directory: nothing is read through it, and nothing kept.
-    fn keep_before(&self, path: &Path) {
+    fn keep_before(&self, path: &Path, command: bool) {
         let mut state = self.lock();
         if state.saved.contains(path) {
             return;
@@ -217,7 +261,7 @@ impl Checkpoints {
         };
         let turn = state.turn;
         let result = saved.and_then(|(blob, mode)| {
-            self.record(&mut state, Line::Before { turn, path: path.to_path_buf(), blob, mode })
+            self.record(&mut state, Line::Before { turn, path: path.to_path_buf(), blob, mode, command })
         });
         if let Err(e) = result {
             tracing::warn!(path = %path.display(), error = %e, "could not save a checkpoint");
@@ -256,7 +300,7 @@ impl FileCheckpoints for Checkpoints {
     }
 
     fn before_write(&self, path: &Path) {
-        self.keep_before(&real(path));
+        self.keep_before(&real(path), false);
     }
 
     fn after_write(&self, path: &Path) {
@@ -264,7 +308,7 @@ impl FileCheckpoints for Checkpoints {
     }
 
     fn before_write_exact(&self, path: &Path) {
-        self.keep_before(path);
+        self.keep_before(path, true);
     }
 
     fn after_write_exact(&self, path: &Path) {
@@ -286,9 +330,14 @@ impl FileCheckpoints for Checkpoints {
         let plan = Self::plan(&state, turn);
         let io = |e: std::io::Error| RewindError::Store(e.to_string());
         let mut restored = Vec::with_capacity(plan.len());
-        for Before { path, blob, mode, .. } in &plan {
+        let held = Held::now(self.roots.get(), plan.iter().any(|b| b.command));
+        for Before { path, blob, mode, command, .. } in &plan {
             if blob.is_some() && arms_a_repository(path) {
                 tracing::warn!(path = %path.display(), "not rewound: it would make a git directory");
+                continue;
+            }
+            if *command && held.holds(path) {
+                tracing::warn!(path = %path.display(), "not rewound: the sandbox holds it now");
                 continue;
             }
             let failed = |e: std::io::Error| RewindError::Store(format!("{}: {e}", path.display()));
@@ -306,6 +355,10 @@ impl FileCheckpoints for Checkpoints {
         }
         self.record(&mut state, Line::Forget { turn }).map_err(io)?;
         Ok(restored)
+    }
+
+    fn store_dir(&self) -> Option<&Path> {
+        Some(&self.dir)
     }
 
     fn forget_from(&self, turn: usize) {

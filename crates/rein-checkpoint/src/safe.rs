@@ -257,6 +257,34 @@ mod tests {
         assert!(!d.path().join("plain").exists() && restored.contains(&d.path().join("plain")));
     }
 
+    /// What a command left in a directory that has become a repository since (a config
+    /// arming a program) is not written back; a file tool's record of the same is.
+    #[test]
+    fn a_commands_record_is_not_rewound_where_the_sandbox_holds_it_now() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let repo = root.join("foo.git");
+        std::fs::create_dir_all(&repo).unwrap();
+        std::fs::write(repo.join("config"), "[core]\n\tfsmonitor = evil\n").unwrap();
+        std::fs::write(root.join("notes"), "edited by a tool").unwrap();
+        let store = Checkpoints::open(&root.join("store")).with_roots(vec![root.clone()]);
+        store.begin_turn(0, &[]);
+        store.before_write_exact(&repo.join("config"));
+        store.before_write_exact(&root.join("plain"));
+        store.before_write(&root.join("notes"));
+        std::fs::write(repo.join("config"), "[core]\n").unwrap();
+        std::fs::write(root.join("plain"), "made").unwrap();
+        std::fs::write(root.join("notes"), "changed").unwrap();
+        // Since: the directory became a repository.
+        std::fs::create_dir_all(repo.join("objects")).unwrap();
+        std::fs::create_dir_all(repo.join("refs")).unwrap();
+        std::fs::write(repo.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        store.rewind(0, true).unwrap();
+        assert_eq!(std::fs::read_to_string(repo.join("config")).unwrap(), "[core]\n", "a command's config came back");
+        assert!(!root.join("plain").exists(), "an ordinary file was not rewound");
+        assert_eq!(std::fs::read_to_string(root.join("notes")).unwrap(), "edited by a tool");
+    }
+
     /// A rewound file gets its permission bits back: a script stays executable.
     #[test]
     fn a_rewind_gives_a_file_back_its_mode() {

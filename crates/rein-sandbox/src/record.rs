@@ -24,6 +24,10 @@ pub trait WriteRecorder: Send + Sync {
     fn before(&self, path: &Path);
     /// The command that changed `path` is done with it.
     fn after(&self, path: &Path);
+    /// Where the recorder keeps what it saves, if on disk.
+    fn store_dir(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// Files larger than this are not kept (a build's large outputs are not worth keeping

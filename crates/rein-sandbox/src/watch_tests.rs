@@ -195,3 +195,33 @@ fn the_filter_stops_only_writing_opens() {
     assert!(program.iter().any(|i| i.code == 0x45 && i.k == WRITING), "the opens' flag test");
     assert_eq!(WRITING & libc::O_RDONLY as u32, 0);
 }
+
+/// Tier B: where the recorder's own store lies in a write root (rein's home inside the
+/// workspace), the guard would put back the store's writes made during the command;
+/// such a command is not watched. Elsewhere it is.
+#[test]
+fn tier_b_does_not_watch_a_store_inside_a_write_root() {
+    struct Store(PathBuf);
+    impl WriteRecorder for Store {
+        fn before(&self, _: &Path) {}
+        fn after(&self, _: &Path) {}
+        fn store_dir(&self) -> Option<&Path> {
+            Some(&self.0)
+        }
+    }
+    let ws = tempfile::tempdir().unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = ws.path().canonicalize().unwrap();
+    let config = crate::SandboxConfig { enabled: true, ..Default::default() };
+    let sandbox =
+        crate::Sandbox::new(config, std::slice::from_ref(&root), PathBuf::from("/bin/false"), Some('B')).unwrap();
+    if sandbox.probe().tier.letter() != 'B' {
+        return;
+    }
+    let wrap = |store: PathBuf| {
+        let program = ["true".into()];
+        sandbox.wrap_watched(crate::Profile::Configured, &program, &root, &[], Arc::new(Store(store))).after
+    };
+    assert!(wrap(root.join(".rein/sessions/s/checkpoints")).watch.is_none());
+    assert!(wrap(elsewhere.path().join("checkpoints")).watch.is_some());
+}

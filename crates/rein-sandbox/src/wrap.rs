@@ -314,6 +314,14 @@ impl Sandbox {
         };
         confine.attach(&mut c, keep);
         let mut after = After::default();
+        // Where the store itself lies in a write root (rein's home inside the
+        // workspace), this tier's guard puts back what the command left there — the
+        // store's own writes during the command with it: no watch then.
+        let in_reach = |d: &Path| {
+            let real = d.ancestors().find_map(|a| Some(std::fs::canonicalize(a).ok()?.join(d.strip_prefix(a).ok()?)));
+            real.is_some_and(|d| self.roots.iter().any(|root| d.starts_with(root)))
+        };
+        let live = live.filter(|r| !r.store_dir().is_some_and(in_reach));
         if let Some((watch, theirs)) = live.and_then(|r| self.watch(r, &plan)) {
             // SAFETY: system calls only, on a filter compiled before the fork
             // (`watch::prepare`). The socket's descriptor lives in the closure: rein's

@@ -61,7 +61,8 @@ fn engine(
     // What file tools change can be rewound (Esc Esc, `rein rewind`, --rewind-to).
     // `fileCheckpointingEnabled: false` keeps none.
     if setup.prefs.checkpointing {
-        ctx.checkpoints = Some(Arc::new(rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"))));
+        let store = rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"));
+        ctx.checkpoints = Some(Arc::new(store.with_roots(setup.policy.roots.clone())));
     }
     let config = EngineConfig {
         model: setup.model.clone(),

@@ -51,6 +51,10 @@ pub trait FileCheckpoints: Send + Sync + std::fmt::Debug {
     /// The conversation went back to before `turn` (or was compacted and renumbered):
     /// the checkpoints of `turn` and later are dropped.
     fn forget_from(&self, turn: usize);
+    /// Where the store keeps what it saves, if on disk.
+    fn store_dir(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// The session's checkpoints as the sandbox's keeper of what a confined command changes.
@@ -63,5 +67,9 @@ impl rein_sandbox::WriteRecorder for Recorded {
 
     fn after(&self, path: &Path) {
         self.0.after_write_exact(path);
+    }
+
+    fn store_dir(&self) -> Option<&Path> {
+        self.0.store_dir()
     }
 }
