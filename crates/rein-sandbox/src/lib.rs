@@ -66,8 +66,12 @@ pub struct Sandbox {
     helper: PathBuf,
     /// Workspace roots and `allowWrite` entries that exist, canonical.
     roots: Vec<PathBuf>,
-    /// The private temp directory (`TMPDIR` inside), removed with the session.
-    tmp: tempfile::TempDir,
+    /// The directory the private temp directories, layers and proxies go in (the
+    /// person's own, `/tmp/rein-sandbox-UID`, or one of this session's).
+    base: PathBuf,
+    /// The private temp directory (`TMPDIR` inside), made at the first command and
+    /// removed with the session (a session that runs none makes none).
+    tmp: std::sync::OnceLock<Result<tempfile::TempDir, PathBuf>>,
     /// Tier A: the host side of the network (the relay's only way out).
     proxy: Option<proxy::Proxy>,
     /// Holds the proxy's socket, outside every writable root.
@@ -164,7 +168,6 @@ impl Sandbox {
             let dir = tempfile::Builder::new().prefix("rein-sandbox-").tempdir()?;
             (dir.path().to_path_buf(), Some(dir))
         };
-        let tmp = tempfile::Builder::new().prefix("session-").tempdir_in(&base)?;
         let mut roots: Vec<PathBuf> = workspace.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();
         // `dir/**` (as Edit rules write it) names the directory; other globs name what
         // exists now.
@@ -196,7 +199,8 @@ impl Sandbox {
             forced,
             helper,
             roots,
-            tmp,
+            base,
+            tmp: std::sync::OnceLock::new(),
             proxy,
             _net_dir: net_dir,
             _own_base: own_base,
@@ -239,15 +243,23 @@ impl Sandbox {
         names
     }
 
-    /// The private temp directory.
+    /// The private temp directory, made on first use. Should that fail, a path where
+    /// nothing is: a confined command then fails to start (never given the shared base,
+    /// which holds other runs' layers).
     pub fn tmp_dir(&self) -> &Path {
-        self.tmp.path()
+        let made = self.tmp.get_or_init(|| {
+            tempfile::Builder::new().prefix("session-").tempdir_in(&self.base).map_err(|_| self.base.join("unmade"))
+        });
+        match made {
+            Ok(t) => t.path(),
+            Err(p) => p,
+        }
     }
 
     /// The plan a command would run under now.
     pub fn plan(&self) -> Plan {
         let mut roots = self.roots.clone();
-        roots.push(self.tmp.path().to_path_buf());
+        roots.push(self.tmp_dir().to_path_buf());
         Plan::new(
             &roots,
             &self.config.allow_write,

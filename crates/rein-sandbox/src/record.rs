@@ -70,7 +70,7 @@ impl Sandbox {
         }
         let dev = |p: &Path| std::fs::metadata(p).ok().map(|m| m.dev());
         let devices: Vec<_> = paths.iter().map(|p| dev(p)).collect::<Option<_>>()?;
-        let shared = self.tmp.path().parent().map(Path::to_path_buf);
+        let shared = Some(self.base.clone());
         let cache = std::env::var_os("XDG_CACHE_HOME")
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())

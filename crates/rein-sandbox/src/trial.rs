@@ -258,8 +258,7 @@ impl Sandbox {
     /// cannot start.
     fn trial_proxy(&self) -> Option<&crate::proxy::Proxy> {
         let made = self.trial_proxy.get_or_init(|| {
-            let base = self.tmp.path().parent()?;
-            let dir = tempfile::Builder::new().prefix("trial-net-").tempdir_in(base).ok()?;
+            let dir = tempfile::Builder::new().prefix("trial-net-").tempdir_in(&self.base).ok()?;
             let policy = crate::network::NetworkPolicy { allowed: Vec::new(), denied: vec!["*".into()] };
             let upstream = crate::proxy::Upstream { http: None, socks: None };
             let proxy =
@@ -300,7 +299,7 @@ impl Sandbox {
         if !layer_paths.iter().any(|l| start.starts_with(l)) {
             return Err("the shell is outside the workspace".into());
         }
-        let base = self.tmp.path().parent().unwrap_or(Path::new("/tmp")).to_path_buf();
+        let base = self.base.clone();
         let (dir, layers) = make_layers(&base, "trial-", layer_paths).map_err(|e| e.to_string())?;
         // The plan's masks over the overlaid roots; everything in the layers writable
         // (copy-on-write: what it changes is shown, never applied unasked).

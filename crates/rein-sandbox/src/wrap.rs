@@ -131,7 +131,7 @@ impl Sandbox {
         .unwrap_or_else(|why| refused(&why, cwd));
         wrapped.command.current_dir(cwd);
         if confined {
-            wrapped.command.env("TMPDIR", self.tmp.path());
+            wrapped.command.env("TMPDIR", self.tmp_dir());
         }
         wrapped.after.started = Some(std::time::Instant::now());
         wrapped
@@ -154,7 +154,7 @@ impl Sandbox {
             Profile::ReadOnly => Vec::new(),
             _ => self.roots.clone(),
         };
-        roots.push(self.tmp.path().to_path_buf());
+        roots.push(self.tmp_dir().to_path_buf());
         roots
     }
 
