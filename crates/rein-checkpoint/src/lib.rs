@@ -141,23 +141,28 @@ struct Held<'a> {
 }
 
 impl<'a> Held<'a> {
-    /// Looked for only when the rewind has a command's records.
+    /// Looked for only when the rewind has something to write.
     fn now(roots: Option<&'a Vec<PathBuf>>, needed: bool) -> Held<'a> {
         let roots = roots.map_or(&[][..], Vec::as_slice);
         let found = (needed && !roots.is_empty()).then(|| rein_sandbox::plan::protected_names(roots, &[]));
         Held { roots, found }
     }
 
-    fn holds(&self, path: &Path) -> bool {
+    /// Whether a record of `path` is not written back: one kept as a command changed
+    /// it, anywhere the sandbox holds now; a file tool's, inside a repository (its
+    /// pre-image may be what a command left in a directory that became a repository
+    /// since — a config arming a program). A file tool's record of a protected file
+    /// (settings the person approved editing) is rewound.
+    fn holds(&self, path: &Path, command: bool) -> bool {
         // Below the root holding the path (a workspace inside `~/.config` is not held
         // whole); every ancestor when the roots are not known.
         let root = self.roots.iter().find(|r| path.starts_with(r));
         let mut below = path.ancestors().take_while(|a| root.is_none_or(|r| *a != r.as_path()));
         let found = self.found.as_ref();
         below.any(|a| {
-            found.is_some_and(|f| f.protected.contains(a) || f.repos.contains(a))
-                || rein_sandbox::plan::is_protected_name(a)
-                || rein_sandbox::plan::is_git_dir(a)
+            let repo = found.is_some_and(|f| f.repos.contains(a)) || rein_sandbox::plan::is_git_dir(a);
+            let protected = found.is_some_and(|f| f.protected.contains(a)) || rein_sandbox::plan::is_protected_name(a);
+            repo || command && protected
         })
     }
 }
@@ -330,13 +335,13 @@ impl FileCheckpoints for Checkpoints {
         let plan = Self::plan(&state, turn);
         let io = |e: std::io::Error| RewindError::Store(e.to_string());
         let mut restored = Vec::with_capacity(plan.len());
-        let held = Held::now(self.roots.get(), plan.iter().any(|b| b.command));
+        let held = Held::now(self.roots.get(), !plan.is_empty());
         for Before { path, blob, mode, command, .. } in &plan {
             if blob.is_some() && arms_a_repository(path) {
                 tracing::warn!(path = %path.display(), "not rewound: it would make a git directory");
                 continue;
             }
-            if *command && held.holds(path) {
+            if held.holds(path, *command) {
                 tracing::warn!(path = %path.display(), "not rewound: the sandbox holds it now");
                 continue;
             }

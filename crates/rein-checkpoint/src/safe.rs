@@ -285,6 +285,27 @@ mod tests {
         assert_eq!(std::fs::read_to_string(root.join("notes")).unwrap(), "edited by a tool");
     }
 
+    /// A command's armed config passed through a file tool's edit (the tool's record
+    /// then holds what the command left) is not written back into a directory that
+    /// became a repository since.
+    #[test]
+    fn a_tools_record_is_not_rewound_into_a_repository() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path().canonicalize().unwrap();
+        let repo = root.join("b");
+        std::fs::create_dir_all(repo.join("objects")).unwrap();
+        std::fs::write(repo.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::write(repo.join("config"), "[core]\n\tpager = evil\n").unwrap();
+        let store = Checkpoints::open(&root.join("store")).with_roots(vec![root.clone()]);
+        store.begin_turn(1, &[]);
+        store.before_write(&repo.join("config"));
+        std::fs::write(repo.join("config"), "[core]\n").unwrap();
+        store.after_write(&repo.join("config"));
+        std::fs::create_dir_all(repo.join("refs/heads")).unwrap();
+        store.rewind(1, true).unwrap();
+        assert_eq!(std::fs::read_to_string(repo.join("config")).unwrap(), "[core]\n");
+    }
+
     /// A rewound file gets its permission bits back: a script stays executable.
     #[test]
     fn a_rewind_gives_a_file_back_its_mode() {
