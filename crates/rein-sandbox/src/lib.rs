@@ -35,7 +35,7 @@ pub use helper::{HELPER_ARG, HelperArgs};
 pub use plan::Plan;
 use platform::inprocess;
 pub use platform::{FilterOptions, seccomp};
-pub use record::{MAX_BYTES, MAX_FILES, WriteRecorder};
+pub use record::WriteRecorder;
 pub use settings::{Anchors, SandboxConfig};
 pub use wrap::Profile;
 

@@ -32,8 +32,8 @@ pub trait WriteRecorder: Send + Sync {
 
 /// Files larger than this are not kept (a build's large outputs are not worth keeping
 /// twice); nor more than [`MAX_FILES`] per command.
-pub const MAX_BYTES: u64 = 16 << 20;
-pub const MAX_FILES: usize = 20_000;
+pub(crate) const MAX_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_FILES: usize = 20_000;
 
 /// A recorded run's layers, its changes once read, and where their pre-images go.
 pub(crate) struct Recording {

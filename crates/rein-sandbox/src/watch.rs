@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use libc::sock_filter;
 
-use crate::record::WriteRecorder;
+use crate::record::{MAX_BYTES, WriteRecorder};
 
 /// How a call names the path it may change.
 #[derive(Clone, Copy, Debug)]
@@ -185,18 +185,26 @@ fn install_and_send(program: &[sock_filter], socket: RawFd) {
     }
 }
 
+/// A one-byte message over `iov` with the control buffer `space`, `control` bytes of it
+/// in use (no allocation: this also runs between fork and exec).
+fn message(iov: &mut libc::iovec, space: &mut [u64; 4], control: usize) -> libc::msghdr {
+    // SAFETY: a zeroed msghdr is valid; the caller's buffers outlive its use.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = space.as_mut_ptr().cast();
+    msg.msg_controllen = control as _;
+    msg
+}
+
 /// Send `fd` over the Unix socket `socket` (no allocation).
 fn send_fd(socket: RawFd, fd: RawFd) {
     let mut byte = 0u8;
     let mut iov = libc::iovec { iov_base: (&raw mut byte).cast(), iov_len: 1 };
     let mut space = [0u64; 4];
-    // SAFETY: a zeroed msghdr is valid; every pointer set below outlives the call.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = space.as_mut_ptr().cast();
     // SAFETY: CMSG_SPACE is arithmetic.
-    msg.msg_controllen = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as _;
+    let control = unsafe { libc::CMSG_SPACE(std::mem::size_of::<RawFd>() as u32) } as usize;
+    let msg = message(&mut iov, &mut space, control);
     // SAFETY: the control buffer holds one header and one descriptor (CMSG_SPACE(4) is
     // 24 bytes, the buffer 32).
     unsafe {
@@ -217,12 +225,8 @@ fn recv_fd(socket: &OwnedFd) -> Option<OwnedFd> {
     let mut byte = 0u8;
     let mut iov = libc::iovec { iov_base: (&raw mut byte).cast(), iov_len: 1 };
     let mut space = [0u64; 4];
-    // SAFETY: as in `send_fd`.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = space.as_mut_ptr().cast();
-    msg.msg_controllen = std::mem::size_of_val(&space) as _;
+    let size = std::mem::size_of_val(&space);
+    let mut msg = message(&mut iov, &mut space, size);
     loop {
         // SAFETY: a valid socket and a message whose buffers outlive the call.
         let n = unsafe { libc::recvmsg(socket.as_raw_fd(), &mut msg, libc::MSG_CMSG_CLOEXEC) };
@@ -274,7 +278,7 @@ struct Seen {
     bytes: u64,
     /// The sizes of the files read to note what the command left.
     hashed: u64,
-    /// Every path kept (bounded by [`MAX_FILES`]).
+    /// Every path kept (bounded by [`crate::record::MAX_FILES`]).
     kept: HashSet<PathBuf>,
     /// Paths whose [`WriteRecorder::after`] is still owed.
     owed: Vec<PathBuf>,
@@ -325,7 +329,7 @@ impl Watch {
 }
 
 /// Tell the recorder what the command left, for the files it may read whole (the
-/// recorder hashes each): none larger than [`crate::MAX_BYTES`], and no more than
+/// recorder hashes each): none larger than [`MAX_BYTES`], and no more than
 /// [`AFTER_BUDGET`] per command (a command that hard-links one large file under
 /// thousands of names must not cost rein a read of each).
 fn settle(seen: &Mutex<Seen>, recorder: &dyn WriteRecorder) {
@@ -333,7 +337,7 @@ fn settle(seen: &Mutex<Seen>, recorder: &dyn WriteRecorder) {
     let owed = std::mem::take(&mut seen.owed);
     for path in owed {
         let size = std::fs::symlink_metadata(&path).map_or(0, |m| if m.is_file() { m.len() } else { 0 });
-        if size > crate::MAX_BYTES || seen.hashed + size > AFTER_BUDGET {
+        if size > MAX_BYTES || seen.hashed + size > AFTER_BUDGET {
             continue;
         }
         seen.hashed += size;
