@@ -32,22 +32,24 @@ impl DeniedFiles {
     /// workspace `roots` when the base is `/`.
     pub fn find(patterns: &[&PathPattern], roots: &[PathBuf]) -> DeniedFiles {
         let mut out = DeniedFiles::default();
-        let mut budget = MAX_ENTRIES;
         for p in patterns {
-            if p.base == Path::new("/") {
-                // A pattern that matches at any depth: the workspace's entries, listed
-                // once for all such patterns (a settings file often has many).
-                for (path, meta) in crate::listing::of(roots, MAX_ENTRIES, MAX_DEPTH).iter() {
-                    out.consider(path, meta, p);
-                }
-                continue;
+            // A pattern that matches at any depth searches the workspace; any other, the
+            // tree below its literal start. Either listing is made once for all the
+            // patterns that share it (a settings file often has many).
+            let listing = if p.base == Path::new("/") {
+                crate::listing::of(roots, MAX_ENTRIES, MAX_DEPTH)
+            } else {
+                crate::listing::of(std::slice::from_ref(&p.base), MAX_ENTRIES, MAX_DEPTH)
+            };
+            for (path, meta) in listing.iter() {
+                out.consider(path, meta, p);
             }
-            out.walk(&p.base, p, 0, &mut budget);
         }
         out
     }
 
-    /// What [`walk`](Self::walk) does with one entry it meets.
+    /// What the search does with one entry it meets: a protected directory protects
+    /// everything in it; through a symlink, the file it names is protected too.
     fn consider(&mut self, path: &Path, meta: &std::fs::Metadata, p: &PathPattern) {
         if meta.is_dir() {
             if p.matches_exactly(path) {
@@ -56,23 +58,6 @@ impl DeniedFiles {
         } else if p.matches(path) {
             let followed = std::fs::metadata(path).unwrap_or_else(|_| meta.clone());
             self.add(path, &followed);
-        }
-    }
-
-    fn walk(&mut self, path: &Path, p: &PathPattern, depth: usize, budget: &mut usize) {
-        if *budget == 0 || depth > MAX_DEPTH {
-            return;
-        }
-        *budget -= 1;
-        let Ok(meta) = std::fs::symlink_metadata(path) else { return };
-        // A protected directory: everything in it is protected; through a symlink, the
-        // file it names is protected too.
-        self.consider(path, &meta, p);
-        if meta.is_dir() {
-            let Ok(entries) = std::fs::read_dir(path) else { return };
-            for e in entries.flatten() {
-                self.walk(&e.path(), p, depth + 1, budget);
-            }
         }
     }
 

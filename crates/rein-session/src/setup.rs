@@ -140,16 +140,15 @@ impl Setup {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
-        let kinds = builtin_tools()?.1;
+        // The tools are made once; how rules name them comes from them. The shell's
+        // settings and sandbox, read below, are given to them when known.
+        let (mut registry, kinds) = builtin_tools()?;
         // Where the user's own configuration lives is read before the settings' `env`
         // applies: a project must not move `~` (and pass its own files off as the user's).
         let before = opts.env();
         let home = before.home.clone();
         let (settings, mut policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
-        // Before the tools are made (their descriptions are read once).
-        rein_tools::set_git_guidance(
-            settings.scalar("/includeGitInstructions").and_then(|(v, _)| v.as_bool()) != Some(false),
-        );
+        let git_guidance = settings.scalar("/includeGitInstructions").and_then(|(v, _)| v.as_bool()) != Some(false);
         // Read before the settings' `env` applies: a repository's settings cannot say it.
         policy.container = before.container;
         // The persistent memory: its files are read and written without asking.
@@ -161,17 +160,15 @@ impl Setup {
         let mut notices = crate::env::apply_settings_env(&crate::safe_mode::customisations(opts, &settings));
         notices.extend(policy.ignored.iter().map(|i| format!("warning: ignored {i}")));
         crate::env::apply_betas(&opts.betas);
-        let (default_ms, max_ms) = opts.env().bash_timeouts;
-        rein_tools::set_bash_timeouts(default_ms, max_ms);
+        let (default_timeout_ms, max_timeout_ms) = opts.env().bash_timeouts;
+        let bash = rein_tools::BashSettings { default_timeout_ms, max_timeout_ms, git_guidance };
         let sandbox_config = crate::sandbox::config(opts, &settings, &cwd, home.as_deref());
         let auto_allow = sandbox_config.auto_allow_bash;
         let sandbox = crate::sandbox::setup(sandbox_config, &policy, opts.env().sandbox_tier, &mut notices)?;
         if let Some(s) = &sandbox {
             policy.sandbox_auto_allow = auto_allow && s.is_active();
         }
-        let mut registry = Registry::new();
-        register_builtins_sandboxed(&mut registry, sandbox.clone())?;
-        rein_engine::register_engine_tools(&mut registry, Default::default())?;
+        rein_tools::use_session_shell(&mut registry, sandbox.clone(), bash)?;
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
         // `availableModels`: a model chosen (by flag or settings) must be one of them.
@@ -189,7 +186,6 @@ impl Setup {
         for (rule, origin) in &hooks.if_rules {
             policy.parse_rule(rule, origin)?;
         }
-        let mut registry = registry;
         let structured_output = match &opts.json_schema {
             Some(text) => {
                 let schema: serde_json::Value =

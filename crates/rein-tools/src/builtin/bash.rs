@@ -16,11 +16,6 @@ use rein_sandbox::Profile;
 const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 const MAX_TIMEOUT_MS: u64 = 600_000;
 
-/// `BASH_DEFAULT_TIMEOUT_MS` / `BASH_MAX_TIMEOUT_MS`, as the session set them (0: the
-/// built-in value).
-static TIMEOUTS: [std::sync::atomic::AtomicU64; 2] =
-    [std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(0)];
-
 /// The git and GitHub part of the description.
 const GIT_GUIDANCE_TEXT: &str = "\nGit and GitHub: commit, push or open a pull request only when asked. Before \
     committing on the default branch, make a branch unless told otherwise. Never use interactive flags (`-i`), never \
@@ -28,33 +23,39 @@ const GIT_GUIDANCE_TEXT: &str = "\nGit and GitHub: commit, push or open a pull r
     say why; follow the configured commit attribution. Use `gh` for GitHub (issues, pull requests, checks); mention \
     `@name` only for logins you know exist.";
 
-/// Whether the description carries the git guidance (`includeGitInstructions`).
-static GIT_GUIDANCE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
-
-/// `includeGitInstructions`: whether the Bash tool's description gives the model git and
-/// GitHub guidance, for this process.
-pub fn set_git_guidance(on: bool) {
-    GIT_GUIDANCE.store(on, std::sync::atomic::Ordering::Relaxed);
+/// What the session's configuration says about the Bash tool: its timeouts
+/// (`BASH_DEFAULT_TIMEOUT_MS`, `BASH_MAX_TIMEOUT_MS`) and whether its description gives
+/// the model git guidance (`includeGitInstructions`). Plain data, one per session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BashSettings {
+    /// Milliseconds; `None`: the built-in two minutes.
+    pub default_timeout_ms: Option<u64>,
+    /// Milliseconds; `None`: the built-in ten minutes.
+    pub max_timeout_ms: Option<u64>,
+    pub git_guidance: bool,
 }
 
-/// Set the Bash tool's default and longest timeouts (milliseconds) for this process.
-pub fn set_bash_timeouts(default_ms: Option<u64>, max_ms: Option<u64>) {
-    use std::sync::atomic::Ordering::Relaxed;
-    TIMEOUTS[0].store(default_ms.unwrap_or(0), Relaxed);
-    TIMEOUTS[1].store(max_ms.unwrap_or(0), Relaxed);
+impl Default for BashSettings {
+    fn default() -> Self {
+        BashSettings { default_timeout_ms: None, max_timeout_ms: None, git_guidance: true }
+    }
 }
 
-/// The default and longest timeouts in force (the default never above the longest).
-fn timeouts() -> (u64, u64) {
-    use std::sync::atomic::Ordering::Relaxed;
-    let pick = |i: usize, builtin: u64| Some(TIMEOUTS[i].load(Relaxed)).filter(|v| *v > 0).unwrap_or(builtin);
-    let max = pick(1, MAX_TIMEOUT_MS);
-    (pick(0, DEFAULT_TIMEOUT_MS).min(max), max)
+impl BashSettings {
+    /// The default and longest timeouts in force (the default never above the longest;
+    /// 0 counts as unset).
+    fn timeouts(&self) -> (u64, u64) {
+        let pick = |v: Option<u64>, builtin: u64| v.filter(|v| *v > 0).unwrap_or(builtin);
+        let max = pick(self.max_timeout_ms, MAX_TIMEOUT_MS);
+        (pick(self.default_timeout_ms, DEFAULT_TIMEOUT_MS).min(max), max)
+    }
 }
+
 pub(crate) const MAX_OUTPUT_CHARS: usize = 30_000;
 
 pub struct Bash {
     shell: Arc<Shell>,
+    settings: BashSettings,
 }
 
 /// What SessionStart hooks write through `CLAUDE_ENV_FILE` (in the session directory);
@@ -62,8 +63,8 @@ pub struct Bash {
 pub const ENV_FILE: &str = "session-env.sh";
 
 impl Bash {
-    pub(crate) fn new(shell: Arc<Shell>) -> Self {
-        Bash { shell }
+    pub(crate) fn new(shell: Arc<Shell>, settings: BashSettings) -> Self {
+        Bash { shell, settings }
     }
 }
 
@@ -161,9 +162,9 @@ impl Tool for Bash {
              and the path. Timeout {}s (max {}s), then the command and all it \
              started are killed. Use run_in_background for servers and watchers (then TaskOutput, TaskStop). \
              Prefer Read, Glob and Grep to cat, find and grep; quote paths with spaces.",
-            timeouts().0 / 1000,
-            timeouts().1 / 1000
-        ) + if GIT_GUIDANCE.load(std::sync::atomic::Ordering::Relaxed) { GIT_GUIDANCE_TEXT } else { "" }
+            self.settings.timeouts().0 / 1000,
+            self.settings.timeouts().1 / 1000
+        ) + if self.settings.git_guidance { GIT_GUIDANCE_TEXT } else { "" }
             + &self.sandbox_note()
     }
 
@@ -224,7 +225,7 @@ impl Tool for Bash {
                 "Started in the background as {id}. Read its output with TaskOutput, stop it with TaskStop."
             )));
         }
-        let (default_ms, max_ms) = timeouts();
+        let (default_ms, max_ms) = self.settings.timeouts();
         let timeout = Duration::from_millis(input.timeout.unwrap_or(default_ms).clamp(1, max_ms));
         let spill = crate::spilling::new_file(ctx, "Bash");
         let (output, ending) = if let Some(slot) = &ctx.trial {

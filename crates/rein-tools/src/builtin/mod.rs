@@ -21,7 +21,7 @@ mod web_fetch;
 mod web_page;
 mod write;
 
-pub use bash::{Bash, set_bash_timeouts, set_git_guidance};
+pub use bash::{Bash, BashSettings};
 pub use bash_jobs::{BashOutput, KillShell};
 pub use edit::{Edit, MultiEdit};
 pub use glob::Glob;
@@ -48,14 +48,10 @@ pub fn register_builtins_sandboxed(
     registry: &mut Registry,
     sandbox: Option<Arc<rein_sandbox::Sandbox>>,
 ) -> Result<(), RegistryError> {
-    let shell = Arc::new(shell::Shell::new(sandbox).map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
     registry.register(Read)?;
     registry.register(Glob)?;
     registry.register(Grep)?;
-    registry.register(Bash::new(shell.clone()))?;
-    registry.register(BashOutput::new(shell.clone()))?;
-    registry.set_session_shell(shell.clone());
-    registry.register(KillShell::new(shell))?;
+    register_shell_tools(registry, sandbox, BashSettings::default(), false)?;
     // Their earlier names, which models and settings still use.
     registry.alias("BashOutput", "TaskOutput");
     registry.alias("KillShell", "TaskStop");
@@ -67,4 +63,35 @@ pub fn register_builtins_sandboxed(
     registry.register(WebFetch)?;
     registry.register(TodoWrite::default())?;
     Ok(())
+}
+
+/// Give the built-in tools of `registry` a new session shell: in `sandbox`, with the
+/// session's Bash settings. A session's registry is built once, before its settings are
+/// read (the rule kinds come from it); this is the step that configures it after.
+pub fn use_session_shell(
+    registry: &mut Registry,
+    sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+    settings: BashSettings,
+) -> Result<(), RegistryError> {
+    register_shell_tools(registry, sandbox, settings, true)
+}
+
+/// The three tools that share the session shell, registered new or in place of the
+/// ones `registry` has.
+fn register_shell_tools(
+    registry: &mut Registry,
+    sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+    settings: BashSettings,
+    in_place: bool,
+) -> Result<(), RegistryError> {
+    let shell = Arc::new(shell::Shell::new(sandbox).map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
+    macro_rules! put {
+        ($tool:expr) => {
+            if in_place { registry.replace($tool) } else { registry.register($tool) }
+        };
+    }
+    put!(Bash::new(shell.clone(), settings))?;
+    put!(BashOutput::new(shell.clone()))?;
+    registry.set_session_shell(shell.clone());
+    put!(KillShell::new(shell))
 }
