@@ -170,9 +170,6 @@ fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
     let mut setup = session::Setup::from_options(&args.options())?;
     runtime()?.block_on(async move {
         mcp::start(&args.options(), &mut setup)?;
-        if let Some(wait) = mcp::ready_wait(&setup) {
-            let _ = tokio::time::timeout(wait, setup.registry.settled()).await;
-        }
         let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
         let approver = match args.permission_prompt_tool.as_deref() {

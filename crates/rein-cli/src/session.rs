@@ -28,6 +28,11 @@ pub async fn run(
             return RunEnd::Failed;
         }
     };
+    // Headless waits for the configured MCP servers (their tools are in the first
+    // request and in the init line); the session is built while they start.
+    if let Some(wait) = rein_session::mcp::ready_wait(setup) {
+        let _ = tokio::time::timeout(wait, session.engine_mut().settle_tools()).await;
+    }
     let interrupts = crate::interrupt::watch(session.engine_mut().fresh_abort());
     frontend.set_tools(session.engine().tool_names());
     frontend.start(setup, &session.session_id());

@@ -26,9 +26,16 @@ pub trait ExternalTool: Send + Sync {
 
 pub struct RegisteredExternal {
     pub(crate) tool: Arc<dyn ExternalTool>,
-    /// `None` when the server's schema does not compile: any object is accepted then,
-    /// and the server does its own checking.
-    pub(crate) validator: Option<jsonschema::Validator>,
+    /// The schema compiled on the tool's first call (a server may offer a hundred tools
+    /// and a session call three). `None` when it does not compile: any object is
+    /// accepted then, and the server does its own checking.
+    validator: std::sync::OnceLock<Option<jsonschema::Validator>>,
+}
+
+impl RegisteredExternal {
+    pub(crate) fn new(tool: Arc<dyn ExternalTool>) -> Self {
+        RegisteredExternal { tool, validator: std::sync::OnceLock::new() }
+    }
 }
 
 struct PreparedExternal {
@@ -95,7 +102,8 @@ impl DynTool for RegisteredExternal {
         if !input.is_object() {
             return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));
         }
-        if let Some(v) = &self.validator {
+        let validator = self.validator.get_or_init(|| jsonschema::validator_for(&self.tool.spec().input_schema).ok());
+        if let Some(v) = validator {
             let found = problems(v, input);
             if !found.is_empty() {
                 return Err(input_error(&self.tool.spec().name, &found));

@@ -32,8 +32,7 @@ impl LateTools {
         if tools.iter().any(|t| t.tool.spec().name == name) {
             return Err(RegistryError::Duplicate(name));
         }
-        let validator = jsonschema::validator_for(&tool.spec().input_schema).ok();
-        tools.push(Arc::new(RegisteredExternal { tool, validator }));
+        tools.push(Arc::new(RegisteredExternal::new(tool)));
         self.version.fetch_add(1, Ordering::Release);
         Ok(())
     }

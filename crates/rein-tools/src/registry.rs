@@ -237,9 +237,8 @@ impl Registry {
         if self.by_name.contains_key(&name) {
             return Err(RegistryError::Duplicate(name));
         }
-        let validator = jsonschema::validator_for(&tool.spec().input_schema).ok();
         self.by_name.insert(name, self.tools.len());
-        self.tools.push(Arc::new(crate::external::RegisteredExternal { tool, validator }));
+        self.tools.push(Arc::new(crate::external::RegisteredExternal::new(tool)));
         Ok(())
     }
 
