@@ -33,15 +33,28 @@ pub async fn run(
     if let Some(wait) = rein_session::mcp::ready_wait(setup) {
         let _ = tokio::time::timeout(wait, session.engine_mut().settle_tools()).await;
     }
-    let interrupts = crate::interrupt::watch(session.engine_mut().fresh_abort());
+    let abort = session.engine_mut().fresh_abort();
+    let interrupts = crate::interrupt::watch(abort.clone());
     frontend.set_tools(session.engine().tool_names());
     frontend.start(setup, &session.session_id());
-    let outcome = match session.prompt(rein_session::Input::Text(prompt.to_string()), &mut |e| frontend.event(e)).await
-    {
-        Ok(outcome) => outcome,
-        Err(e) => {
-            crate::messages::err_message!("{e}");
-            return RunEnd::Failed;
+    let mut input = rein_session::Input::Text(prompt.to_string());
+    let ceiling = std::time::Duration::from_millis(setup.env.background_wait_ms.unwrap_or(600_000));
+    let outcome = loop {
+        let outcome = match session.prompt(input, &mut |e| frontend.event(e)).await {
+            Ok(outcome) => outcome,
+            Err(e) => {
+                crate::messages::err_message!("{e}");
+                return RunEnd::Failed;
+            }
+        };
+        // Background agents the turn started report when they end, as another turn
+        // (headless has no person to wait with), up to the ceiling.
+        if outcome.is_error() || outcome.end == End::Interrupted {
+            break outcome;
+        }
+        match session.background_news(ceiling, &abort).await {
+            Some(news) if !abort.is_cancelled() => input = rein_session::Input::Text(news),
+            _ => break outcome,
         }
     };
     session.end("other", &mut |event| frontend.event(event)).await;

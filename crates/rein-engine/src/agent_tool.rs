@@ -43,6 +43,11 @@ pub struct AgentInput {
     pub subagent_type: Option<String>,
     /// sonnet, opus, haiku or a model id.
     pub model: Option<String>,
+    /// Run it in the background: the call returns at once with the agent's id; you
+    /// are told when it ends, with its report (TaskOutput waits for it, TaskStop stops it).
+    pub run_in_background: Option<bool>,
+    /// A name for the agent, shown with its id.
+    pub name: Option<String>,
 }
 
 /// `Agent(Explore)` names the subagent type.
@@ -98,6 +103,9 @@ impl Tool for AgentTool {
 
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose").to_string();
+        if input.run_in_background == Some(true) {
+            return self.start_in_background(wanted, input, ctx);
+        }
         let (outcome, _) = self.run_subagent(&wanted, input.prompt, input.model, None, ctx).await?;
         let agent_type = wanted;
         match outcome.end {
@@ -121,11 +129,71 @@ impl Tool for AgentTool {
 }
 
 impl AgentTool {
+    /// Start the subagent on its own task and return its id at once. It runs until it
+    /// ends or is stopped (TaskStop, `/tasks stop`, the session's end), whatever becomes
+    /// of the turn that started it; how it ended is kept for TaskOutput and the model's
+    /// next message.
+    fn start_in_background(
+        &self,
+        wanted: String,
+        input: AgentInput,
+        ctx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
+        let session = EngineServices::of(ctx)?;
+        let agents = session
+            .registry
+            .session_shell()
+            .map(|s| s.agents())
+            .ok_or_else(|| ToolError::new("this session cannot run agents in the background"))?;
+        let id = next_agent_id();
+        let name = input.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| wanted.clone());
+        let abort = tokio_util::sync::CancellationToken::new();
+        let mut own = ctx.clone();
+        own.abort = abort.clone();
+        agents.start(&id, &name, &input.description, abort);
+        let (tool, agent) = (self.clone(), id.clone());
+        tokio::spawn(async move {
+            let ran = tool.run_subagent_as(Some(agent.clone()), &wanted, input.prompt, input.model, None, &own).await;
+            let state = match ran {
+                Ok((outcome, _)) => match outcome.end {
+                    End::Completed | End::Stopped(_) | End::MaxTurns | End::MaxBudget => {
+                        rein_tools::AgentState::Done(outcome.result_text)
+                    }
+                    End::Interrupted => rein_tools::AgentState::Stopped,
+                    End::Deferred(call) => rein_tools::AgentState::Failed(format!(
+                        "a hook deferred the agent's {} call; subagents cannot be resumed",
+                        call.name
+                    )),
+                    End::Failed(e) => rein_tools::AgentState::Failed(e.to_string()),
+                },
+                Err(e) => rein_tools::AgentState::Failed(e.to_string()),
+            };
+            agents.finish(&agent, state);
+        });
+        Ok(ToolOutput::text(format!(
+            "Started the agent {id} ({name}) in the background. You will be told when it ends, with its report; \
+             TaskOutput (task_id {id}) waits for it, TaskStop stops it."
+        )))
+    }
+
     /// Run a subagent of type `wanted` on `prompt` to its end. With `schema`, it must end
     /// by calling StructuredOutput with an input that matches (it is reminded until it
     /// does); the validated input is returned beside the outcome.
     pub(crate) async fn run_subagent(
         &self,
+        wanted: &str,
+        task: String,
+        model: Option<String>,
+        schema: Option<serde_json::Value>,
+        ctx: &ToolContext,
+    ) -> Result<(crate::Outcome, Option<serde_json::Value>), ToolError> {
+        self.run_subagent_as(None, wanted, task, model, schema, ctx).await
+    }
+
+    /// [`run_subagent`](Self::run_subagent) with the agent's id chosen by the caller.
+    async fn run_subagent_as(
+        &self,
+        id: Option<String>,
         wanted: &str,
         task: String,
         model: Option<String>,
@@ -201,8 +269,7 @@ impl AgentTool {
         let own_hooks = gate.hooks.clone();
         let mut sub_ctx = ctx.clone();
         sub_ctx.abort = ctx.abort.child_token();
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let agent_id = format!("agent-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+        let agent_id = id.unwrap_or_else(next_agent_id);
         sub_ctx.engine = Default::default();
         let mut engine = Engine::new(session.model.clone(), Arc::new(registry), gate, sub_ctx, config)
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
@@ -268,6 +335,12 @@ impl AgentTool {
         }
         out
     }
+}
+
+/// A new subagent id, unique in the process.
+fn next_agent_id() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    format!("agent-{}", NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
 }
 
 /// The mode a subagent runs in: its definition's `permissionMode`, except that the

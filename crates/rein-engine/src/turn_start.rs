@@ -10,6 +10,9 @@ use rein_protocol::{ContentBlock, Message};
 
 use crate::{Engine, EngineError};
 
+/// How much of a background agent's report the notice of its end carries.
+const AGENT_REPORT_CHARS: usize = 20_000;
+
 /// What the model is told when the mode changed to `mode`.
 pub fn mode_note(mode: PermissionMode) -> String {
     let what = match mode {
@@ -55,6 +58,19 @@ impl Engine {
         if self.told_mode != Some(mode) && self.subagent.is_none() {
             message.content.push(ContentBlock::text(mode_note(mode)));
             self.told_mode = Some(mode);
+        }
+        self.note_ended_agents(message);
+    }
+
+    /// Add what background agents that ended since the model was last told reported
+    /// (each report cut at [`AGENT_REPORT_CHARS`]; TaskOutput reads it whole).
+    fn note_ended_agents(&mut self, message: &mut Message) {
+        if self.subagent.is_some() {
+            return;
+        }
+        let Some(shell) = self.registry.session_shell() else { return };
+        if let Some(notice) = rein_tools::ended_notice(&shell.agents().take_ended(), AGENT_REPORT_CHARS) {
+            message.content.push(ContentBlock::text(notice));
         }
     }
 

@@ -71,6 +71,9 @@ pub struct Session {
     instructions_announced: bool,
 }
 
+/// How much of a background agent's report a headless follow-up turn carries.
+const BACKGROUND_REPORT_CHARS: usize = 20_000;
+
 impl Session {
     pub fn new(engine: Engine, live: Arc<Live>, parts: Parts) -> Self {
         Session { engine, live, parts, shell_context: Vec::new(), instructions_announced: false }
@@ -377,8 +380,43 @@ impl Session {
         self.engine.setup_hooks(sink).await;
     }
 
-    /// The session ends (SessionEnd hooks with `reason`).
+    /// The session ends (SessionEnd hooks with `reason`); background agents still
+    /// running are stopped.
     pub async fn end(&self, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+        if let Some(shell) = self.engine.session_shell() {
+            shell.agents().stop_all();
+        }
         self.engine.end_session(reason, sink).await;
+    }
+
+    /// Headless, once a turn has ended: wait (at most `ceiling`) for a background agent
+    /// to end, and return what the model is to be told of those that ended, as the next
+    /// turn's prompt. `None` when none runs; past the ceiling, or once `abort` is
+    /// cancelled (Ctrl+C), those still running are stopped (and reported so).
+    pub async fn background_news(
+        &self,
+        ceiling: std::time::Duration,
+        abort: &tokio_util::sync::CancellationToken,
+    ) -> Option<String> {
+        let agents = self.engine.session_shell()?.agents();
+        let until = tokio::time::Instant::now() + ceiling;
+        loop {
+            let all = agents.list();
+            let running = all.iter().any(|a| a.state == rein_tools::AgentState::Running);
+            if let Some(news) = rein_tools::ended_notice(&agents.take_ended(), BACKGROUND_REPORT_CHARS) {
+                return Some(news);
+            }
+            if !running {
+                return None;
+            }
+            if tokio::time::Instant::now() >= until || abort.is_cancelled() {
+                agents.stop_all();
+                continue;
+            }
+            tokio::select! {
+                _ = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+                _ = abort.cancelled() => {}
+            }
+        }
     }
 }

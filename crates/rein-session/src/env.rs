@@ -108,6 +108,11 @@ pub const VARS: &[Var] = &[
     },
     Var { name: "MCP_TIMEOUT", default: "30000", doc: "how long an MCP server may take to start, in ms" },
     Var {
+        name: "CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS",
+        default: "600000",
+        doc: "headless: how long, after the model ends its turn, rein waits for background agents still running (their reports start another turn); then they are stopped",
+    },
+    Var {
         name: "MCP_TOOL_TIMEOUT",
         default: "100000000",
         doc: "how long an MCP tool call may take, in ms (a server's `timeout` wins)",
@@ -277,6 +282,8 @@ pub struct Env {
     /// `CLAUDE_CODE_RESTRICTED=1`: as `--restricted`.
     pub restricted: bool,
     pub mcp_timeout_ms: Option<u64>,
+    /// `CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS`.
+    pub background_wait_ms: Option<u64>,
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
     pub judge_timeout_ms: Option<u64>,
@@ -340,6 +347,7 @@ impl Env {
             auto_memory_off: flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY"),
             restricted: flag("CLAUDE_CODE_RESTRICTED"),
             mcp_timeout_ms: number("MCP_TIMEOUT"),
+            background_wait_ms: number("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS"),
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),

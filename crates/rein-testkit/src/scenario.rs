@@ -21,6 +21,12 @@ pub struct Scenario {
     /// The answer to session-title requests (default "Fake session title").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<Reply>,
+    /// Requests whose system prompt contains the mark are answered from its own steps,
+    /// in order, apart from the main steps: a subagent running beside the session
+    /// (its definition's prompt carries the mark) gets its answers whatever the order
+    /// its requests and the session's arrive in.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routed: Vec<(String, Vec<Step>)>,
 }
 
 impl Scenario {
@@ -31,6 +37,12 @@ impl Scenario {
     /// Answer the auto-mode judge's requests with `steps`, in order.
     pub fn with_judge(mut self, steps: impl IntoIterator<Item = impl Into<Step>>) -> Self {
         self.judge = steps.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// Answer requests whose system prompt contains `mark` with `steps`, in order.
+    pub fn with_routed(mut self, mark: &str, steps: impl IntoIterator<Item = impl Into<Step>>) -> Self {
+        self.routed.push((mark.to_string(), steps.into_iter().map(Into::into).collect()));
         self
     }
 

@@ -75,6 +75,7 @@ struct Shared {
     steps: Mutex<VecDeque<Step>>,
     summary: Option<crate::Reply>,
     judge: Mutex<VecDeque<Step>>,
+    routed: Mutex<Vec<(String, VecDeque<Step>)>>,
     title: Option<crate::Reply>,
     requests: Mutex<Vec<RecordedRequest>>,
     titles: Mutex<Vec<RecordedRequest>>,
@@ -114,6 +115,7 @@ impl FakeServer {
             steps: Mutex::new(scenario.steps.into()),
             summary: scenario.summary,
             judge: Mutex::new(scenario.judge.into()),
+            routed: Mutex::new(scenario.routed.into_iter().map(|(m, s)| (m, s.into())).collect()),
             title: scenario.title,
             titles: Mutex::new(Vec::new()),
             record_to,
@@ -263,7 +265,11 @@ async fn respond(
     }
     let is_summary = shared.summary.is_some() && body_has_no_tools(&lock(&shared.requests)[index].body);
     let is_judge = lock(&shared.requests)[index].is_judge();
-    let step = if is_judge {
+    let system = lock(&shared.requests)[index].system_text();
+    let route = lock(&shared.routed).iter().position(|(mark, _)| system.contains(mark.as_str()));
+    let step = if let Some(i) = route {
+        lock(&shared.routed).get_mut(i).and_then(|(_, steps)| steps.pop_front())
+    } else if is_judge {
         lock(&shared.judge).pop_front()
     } else if is_summary {
         shared.summary.clone().map(Step::Respond)

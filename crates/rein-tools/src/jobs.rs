@@ -29,4 +29,6 @@ pub trait SessionShell: Send + Sync {
     fn detach_running(&self);
     /// The next command starts in `dir` (the session moved into or out of a worktree).
     fn move_to(&self, dir: &std::path::Path);
+    /// The session's background subagents.
+    fn agents(&self) -> crate::BackgroundAgents;
 }

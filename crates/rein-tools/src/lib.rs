@@ -5,6 +5,7 @@
 //! touches the engine's loop. Every call goes through [`Registry::prepare`], which checks
 //! the raw input against the schema (jsonschema) before deserialising it once.
 
+mod background;
 mod budget;
 mod builtin;
 mod checkpoints;
@@ -22,6 +23,7 @@ pub(crate) mod spilling;
 mod tool;
 mod workspace;
 
+pub use background::{AgentInfo, AgentState, BackgroundAgents, ended_notice};
 pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{
     Bash, BashOutput, BashSettings, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, STRUCTURED_OUTPUT,

@@ -11,6 +11,7 @@ mod attack_quirks;
 mod attack_wall;
 mod auto_memory;
 mod auto_mode;
+mod background_agents;
 mod bash_rewind;
 mod bedrock;
 mod caching;

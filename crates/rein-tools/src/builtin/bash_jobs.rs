@@ -9,7 +9,7 @@ use serde::Deserialize;
 use super::bash::MAX_OUTPUT_CHARS;
 use super::shell::{JobStatus, Shell};
 use crate::spilling::{Collected, Spilling, new_file as spill_path};
-use crate::{Effects, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{AgentState, Effects, Tool, ToolContext, ToolError, ToolOutput};
 
 pub struct BashOutput {
     shell: Arc<Shell>,
@@ -67,7 +67,8 @@ pub struct KillShellInput {
 }
 
 fn unknown(shell: &Shell, id: &str) -> ToolError {
-    let ids = shell.job_ids();
+    let mut ids = shell.job_ids();
+    ids.extend(shell.agents.ids());
     ToolError::new(format!(
         "No background command with ID {id}. Known: {}",
         if ids.is_empty() { "none".to_string() } else { ids.join(", ") }
@@ -95,8 +96,9 @@ impl Tool for BashOutput {
     }
 
     fn description(&self) -> String {
-        "New output of a background Bash command since the last read, and whether it still runs. By default it \
-         waits for the command to end (at most `timeout` ms); `block: false` reads at once."
+        "New output of a background Bash command since the last read, or a background agent's report, and whether \
+         it still runs. By default it waits for the command or agent to end (at most `timeout` ms); `block: false` \
+         reads at once."
             .to_string()
     }
 
@@ -113,6 +115,9 @@ impl Tool for BashOutput {
 
     async fn call(&self, input: BashOutputInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let id = input.id()?.to_string();
+        if self.shell.agents.get(&id).is_some() {
+            return Ok(self.agent_report(&id, &input, ctx).await);
+        }
         if input.block.unwrap_or(input.task_id.is_some()) {
             let wait = std::time::Duration::from_millis(input.timeout.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
             let until = tokio::time::Instant::now() + wait;
@@ -146,6 +151,37 @@ impl Tool for BashOutput {
     }
 }
 
+impl BashOutput {
+    /// A background agent's report: waited for as a command's end is.
+    async fn agent_report(&self, id: &str, input: &BashOutputInput, ctx: &ToolContext) -> ToolOutput {
+        let agents = &self.shell.agents;
+        if input.block.unwrap_or(input.task_id.is_some()) {
+            let wait = std::time::Duration::from_millis(input.timeout.unwrap_or(DEFAULT_WAIT_MS).min(MAX_WAIT_MS));
+            let until = tokio::time::Instant::now() + wait;
+            while agents.get(id).is_some_and(|a| a.state == AgentState::Running) && tokio::time::Instant::now() < until
+            {
+                tokio::select! {
+                    _ = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+                    _ = ctx.abort.cancelled() => break,
+                }
+            }
+        }
+        let Some(agent) = agents.get(id) else {
+            return ToolOutput::failure(format!("No background agent with ID {id}"));
+        };
+        let body = match &agent.state {
+            AgentState::Running => "(still running)".to_string(),
+            AgentState::Done(report) if report.is_empty() => "(the agent finished without a report)".to_string(),
+            AgentState::Done(report) | AgentState::Failed(report) => report.clone(),
+            AgentState::Stopped => "(stopped before it reported)".to_string(),
+        };
+        if agent.state != AgentState::Running {
+            agents.mark_told(id);
+        }
+        ToolOutput::text(format!("<status>{}</status>\n{body}", agent.state.describe()))
+    }
+}
+
 impl Tool for KillShell {
     type Input = KillShellInput;
 
@@ -158,7 +194,7 @@ impl Tool for KillShell {
     }
 
     fn description(&self) -> String {
-        "Stops a background Bash command and all it started.".to_string()
+        "Stops a background Bash command and all it started, or a background agent.".to_string()
     }
 
     fn effects(&self, _: &KillShellInput, _: &ToolContext) -> Effects {
@@ -167,6 +203,9 @@ impl Tool for KillShell {
 
     async fn call(&self, input: KillShellInput, _: &ToolContext) -> Result<ToolOutput, ToolError> {
         let id = input.task_id.ok_or_else(|| ToolError::new("task_id is required"))?;
+        if let Some(state) = self.shell.agents.stop(&id) {
+            return Ok(ToolOutput::text(format!("{id}: {}", state.describe())));
+        }
         let status = self.shell.kill(&id).ok_or_else(|| unknown(&self.shell, &id))?;
         Ok(ToolOutput::text(format!("{id}: {}", describe(&status))))
     }

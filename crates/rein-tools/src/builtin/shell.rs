@@ -185,6 +185,9 @@ pub struct Shell {
     recorder: std::sync::OnceLock<Arc<dyn rein_sandbox::WriteRecorder>>,
     /// Ctrl+B: the foreground commands running now move to the background.
     pub(super) detach: tokio::sync::Notify,
+    /// The session's background subagents: TaskOutput, TaskStop and `/tasks` serve them
+    /// beside the commands.
+    pub(super) agents: crate::BackgroundAgents,
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -203,6 +206,7 @@ impl Shell {
             env_file: std::sync::OnceLock::new(),
             recorder: std::sync::OnceLock::new(),
             detach: tokio::sync::Notify::new(),
+            agents: Default::default(),
         })
     }
 

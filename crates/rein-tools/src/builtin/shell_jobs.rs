@@ -180,11 +180,26 @@ impl crate::jobs::SessionShell for Shell {
                 }
             })
             .collect();
+        out.extend(self.agents.list().into_iter().map(|a| crate::jobs::JobInfo {
+            command: format!("agent {}: {}", a.name, a.description),
+            state: a.state.describe().to_string(),
+            running: a.state == crate::AgentState::Running,
+            id: a.id,
+            age: a.age,
+        }));
         out.sort_by_key(|j| std::cmp::Reverse(j.age));
         out
     }
 
     fn tail(&self, id: &str, lines: usize) -> Option<String> {
+        if let Some(agent) = self.agents.get(id) {
+            let report = match agent.state {
+                crate::AgentState::Done(r) | crate::AgentState::Failed(r) => r,
+                other => format!("({})", other.describe()),
+            };
+            let all: Vec<&str> = report.lines().collect();
+            return Some(all[all.len().saturating_sub(lines)..].join("\n"));
+        }
         let path = lock(&self.jobs).get(id)?.output.clone();
         // The end of the log, read from a bounded window before it.
         let mut f = std::fs::File::open(&path).ok()?;
@@ -208,6 +223,13 @@ impl crate::jobs::SessionShell for Shell {
     }
 
     fn stop(&self, id: &str) -> Option<String> {
+        if let Some(state) = self.agents.stop(id) {
+            return Some(state.describe().to_string());
+        }
         self.kill(id).map(|s| super::bash_jobs::describe(&s))
+    }
+
+    fn agents(&self) -> crate::BackgroundAgents {
+        self.agents.clone()
     }
 }

@@ -1,0 +1,121 @@
+//! Background subagents through the real binary (issue 55): the Agent tool's
+//! `run_in_background` returns at once with the agent's id; headless waits for the agent
+//! and hands its report to the model as another turn; TaskOutput waits for an agent's
+//! report and TaskStop stops one, as they do for background commands.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::common;
+
+use common::{Env, serve};
+use rein_testkit::{Reply, Scenario, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+/// The scout's system prompt: its requests are answered from their own steps, so the
+/// order in which its requests and the session's arrive does not matter.
+const SCOUT: &str = "You scout the project quietly.";
+
+fn scout(env: &Env) {
+    env.write(".claude/agents/scout.md", &format!("---\nname: scout\ndescription: Looks around\n---\n{SCOUT}\n"));
+}
+
+/// The scout's answer, slow enough (≈ 0.5 s) that the session's own next request
+/// goes first.
+fn slow_report(words: &str) -> Reply {
+    Reply { event_delay_ms: 80, ..reply([text(words)]) }
+}
+
+fn start_scout(id: &str) -> Reply {
+    reply([call(
+        id,
+        "Agent",
+        json!({"description": "look around", "prompt": "Look around src", "subagent_type": "scout",
+               "run_in_background": true, "name": "lookout"}),
+    )])
+}
+
+/// The text of every tool result and text block of a request's last message.
+fn last_message_text(body: &serde_json::Value) -> String {
+    let messages = body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"].to_string()
+}
+
+#[test]
+fn a_background_agent_returns_at_once_and_its_report_starts_another_headless_turn() {
+    let env = Env::new();
+    scout(&env);
+    let server = serve(
+        Scenario::new([
+            start_scout("a"),
+            reply([text("The scout is on its way.")]),
+            reply([text("The scout found nothing amiss.")]),
+        ])
+        .with_routed(SCOUT, [slow_report("Scout report: src is tidy.")]),
+    );
+    env.rein_at(&server).args(["-p", "send a scout"]).assert().success().stdout("The scout found nothing amiss.\n");
+    let reqs = server.requests();
+    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let sub: Vec<_> = reqs.iter().filter(|r| r.system_text().contains(SCOUT)).collect();
+    assert_eq!((main.len(), sub.len()), (3, 1), "three turns of the session, one request of the agent");
+    // The call returned before the agent had answered: with the agent's id.
+    let started = last_message_text(&main[1].body);
+    assert!(started.contains("in the background") && started.contains("lookout"), "{started}");
+    assert!(!started.contains("tidy"), "the call did not wait for the report: {started}");
+    let id = started.split("agent ").nth(1).and_then(|s| s.split_whitespace().next()).unwrap().to_string();
+    assert!(id.starts_with("agent-"), "{started}");
+    // The turn after the session's own ended tells the model how the agent ended.
+    let told = last_message_text(&main[2].body);
+    assert!(told.contains(&format!("{id} (lookout: look around) finished")), "{told}");
+    assert!(told.contains("Scout report: src is tidy."), "{told}");
+    assert_eq!(sub[0].body["messages"][0]["content"][0]["text"], "Look around src");
+}
+
+#[test]
+fn task_output_waits_for_an_agents_report_and_task_stop_stops_one() {
+    let env = Env::new();
+    scout(&env);
+    let server = serve(
+        Scenario::new([
+            start_scout("a"),
+            reply([call("b", "TaskOutput", json!({"task_id": "agent-1"}))]),
+            reply([text("Read it.")]),
+        ])
+        .with_routed(SCOUT, [slow_report("Scout report: two TODOs.")]),
+    );
+    env.rein_at(&server)
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .args(["-p", "send a scout and wait"])
+        .assert()
+        .success()
+        .stdout("Read it.\n");
+    let reqs = server.requests();
+    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    assert_eq!(main.len(), 3, "no further turn: the report was read already");
+    let read = last_message_text(&main[2].body);
+    assert!(read.contains("<status>completed</status>") && read.contains("Scout report: two TODOs."), "{read}");
+
+    // Stopped: the agent never reports, the model is told it was stopped.
+    let env = Env::new();
+    scout(&env);
+    let never = Reply { event_delay_ms: 2_000, ..reply([text("too late")]) };
+    let server = serve(
+        Scenario::new([
+            start_scout("a"),
+            reply([call("b", "TaskStop", json!({"task_id": "agent-1"}))]),
+            reply([text("Stopped it.")]),
+        ])
+        .with_routed(SCOUT, [never]),
+    );
+    let started = std::time::Instant::now();
+    env.rein_at(&server)
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .args(["-p", "send a scout, then call it back"])
+        .assert()
+        .success()
+        .stdout("Stopped it.\n");
+    let reqs = server.requests();
+    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let stopped = last_message_text(&main[2].body);
+    assert!(stopped.contains("agent-1: stopped"), "{stopped}");
+    assert!(stopped.contains("agent-1 (lookout: look around) was stopped"), "the model is told: {stopped}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5), "the stopped agent was not waited for");
+}

@@ -1,0 +1,201 @@
+//! The session's background subagents (the Agent tool's `run_in_background`): each one's
+//! id, name and task, whether it still runs, and its report once it ends. TaskOutput
+//! reads and TaskStop stops them as they do background commands; `/tasks` lists them;
+//! the parent model is told of each one that ended with the next message it gets.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
+
+/// How a background agent stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AgentState {
+    Running,
+    /// Ended with this report.
+    Done(String),
+    /// Ended without a report: what went wrong.
+    Failed(String),
+    /// Stopped by TaskStop or `/tasks stop`.
+    Stopped,
+}
+
+impl AgentState {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            AgentState::Running => "running",
+            AgentState::Done(_) => "completed",
+            AgentState::Failed(_) => "failed",
+            AgentState::Stopped => "stopped",
+        }
+    }
+}
+
+/// One background agent, as TaskOutput, `/tasks` and the end-of-run notice see it.
+#[derive(Debug, Clone)]
+pub struct AgentInfo {
+    pub id: String,
+    /// The call's `name`, else its subagent type.
+    pub name: String,
+    /// The call's `description` (3-5 words).
+    pub description: String,
+    pub state: AgentState,
+    pub age: Duration,
+}
+
+struct Entry {
+    info: AgentInfo,
+    started: Instant,
+    abort: CancellationToken,
+    /// The parent model has been told how it ended.
+    told: bool,
+}
+
+/// The session's background agents, shared by every clone (the Agent tool, TaskOutput,
+/// TaskStop, the engine, a frontend).
+#[derive(Clone, Default)]
+pub struct BackgroundAgents(Arc<Mutex<Vec<Entry>>>);
+
+impl std::fmt::Debug for BackgroundAgents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BackgroundAgents").field("count", &self.lock().len()).finish()
+    }
+}
+
+impl BackgroundAgents {
+    fn lock(&self) -> MutexGuard<'_, Vec<Entry>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Note a new agent as running; `abort` stops it.
+    pub fn start(&self, id: &str, name: &str, description: &str, abort: CancellationToken) {
+        let info = AgentInfo {
+            id: id.to_string(),
+            name: name.to_string(),
+            description: description.to_string(),
+            state: AgentState::Running,
+            age: Duration::ZERO,
+        };
+        self.lock().push(Entry { info, started: Instant::now(), abort, told: false });
+    }
+
+    /// The agent `id` ended as `state` (a stopped agent stays stopped).
+    pub fn finish(&self, id: &str, state: AgentState) {
+        if let Some(e) = self.lock().iter_mut().find(|e| e.info.id == id)
+            && e.info.state == AgentState::Running
+        {
+            e.info.state = state;
+        }
+    }
+
+    /// Stop the agent `id`; how it stands after, or `None` for an unknown id.
+    pub fn stop(&self, id: &str) -> Option<AgentState> {
+        let mut all = self.lock();
+        let e = all.iter_mut().find(|e| e.info.id == id)?;
+        if e.info.state == AgentState::Running {
+            e.abort.cancel();
+            e.info.state = AgentState::Stopped;
+        }
+        Some(e.info.state.clone())
+    }
+
+    /// The agent `id` now, or `None` for an unknown id.
+    pub fn get(&self, id: &str) -> Option<AgentInfo> {
+        self.lock().iter().find(|e| e.info.id == id).map(Entry::snapshot)
+    }
+
+    /// Every agent of the session, oldest first.
+    pub fn list(&self) -> Vec<AgentInfo> {
+        self.lock().iter().map(Entry::snapshot).collect()
+    }
+
+    pub fn ids(&self) -> Vec<String> {
+        self.lock().iter().map(|e| e.info.id.clone()).collect()
+    }
+
+    /// The agents that ended since the model was last told, now marked as told (an
+    /// agent whose report TaskOutput already returned counts as told).
+    pub fn take_ended(&self) -> Vec<AgentInfo> {
+        let mut all = self.lock();
+        let ended = all.iter_mut().filter(|e| !e.told && e.info.state != AgentState::Running);
+        ended
+            .map(|e| {
+                e.told = true;
+                e.snapshot()
+            })
+            .collect()
+    }
+
+    /// Mark `id` as told (its report was read).
+    pub fn mark_told(&self, id: &str) {
+        if let Some(e) = self.lock().iter_mut().find(|e| e.info.id == id && e.info.state != AgentState::Running) {
+            e.told = true;
+        }
+    }
+
+    /// Stop every agent still running (the session ends).
+    pub fn stop_all(&self) {
+        for e in self.lock().iter_mut().filter(|e| e.info.state == AgentState::Running) {
+            e.abort.cancel();
+            e.info.state = AgentState::Stopped;
+        }
+    }
+}
+
+impl Entry {
+    fn snapshot(&self) -> AgentInfo {
+        AgentInfo { age: self.started.elapsed(), ..self.info.clone() }
+    }
+}
+
+/// What the parent model is told of agents that ended: one reminder, each agent's
+/// report (at most `limit` characters of each).
+pub fn ended_notice(ended: &[AgentInfo], limit: usize) -> Option<String> {
+    if ended.is_empty() {
+        return None;
+    }
+    let mut text = String::from("<system-reminder>\n");
+    for a in ended {
+        let (how, report) = match &a.state {
+            AgentState::Done(r) => ("finished", r.as_str()),
+            AgentState::Failed(why) => ("failed", why.as_str()),
+            AgentState::Stopped => ("was stopped", ""),
+            AgentState::Running => continue,
+        };
+        text.push_str(&format!("The background agent {} ({}: {}) {how}.", a.id, a.name, a.description));
+        if !report.is_empty() {
+            let cut: String = report.chars().take(limit).collect();
+            let more = if cut.len() < report.len() { "\n[report cut; TaskOutput reads it whole]" } else { "" };
+            text.push_str(&format!(" Its report:\n{cut}{more}"));
+        }
+        text.push('\n');
+    }
+    text.push_str("</system-reminder>");
+    Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ended_agent_is_told_once_and_a_stopped_one_stays_stopped() {
+        let agents = BackgroundAgents::default();
+        let token = CancellationToken::new();
+        agents.start("agent-1", "scout", "look around", token.clone());
+        assert!(agents.take_ended().is_empty(), "a running agent is not reported");
+        agents.finish("agent-1", AgentState::Done("all quiet".into()));
+        let ended = agents.take_ended();
+        assert_eq!(ended.len(), 1);
+        let notice = ended_notice(&ended, 100).unwrap_or_default();
+        assert!(notice.contains("agent-1 (scout: look around) finished") && notice.contains("all quiet"), "{notice}");
+        assert!(agents.take_ended().is_empty(), "told once");
+
+        agents.start("agent-2", "b", "d", token.clone());
+        assert_eq!(agents.stop("agent-2"), Some(AgentState::Stopped));
+        assert!(token.is_cancelled());
+        agents.finish("agent-2", AgentState::Done("late".into()));
+        assert_eq!(agents.get("agent-2").map(|a| a.state), Some(AgentState::Stopped));
+        assert_eq!(agents.stop("nope"), None);
+    }
+}
