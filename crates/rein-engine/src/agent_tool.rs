@@ -48,6 +48,23 @@ pub struct AgentInput {
     pub run_in_background: Option<bool>,
     /// A name for the agent, shown with its id.
     pub name: Option<String>,
+    /// `worktree`: the agent works in a git worktree of its own (kept when it changed
+    /// something, removed when not).
+    pub isolation: Option<Isolation>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    Worktree,
+}
+
+/// How a subagent is run: under an id chosen beforehand (a background one's), and in a
+/// worktree of its own.
+#[derive(Debug, Default)]
+struct RunHow {
+    id: Option<String>,
+    worktree: bool,
 }
 
 /// `Agent(Explore)` names the subagent type.
@@ -78,7 +95,11 @@ impl Tool for AgentTool {
         d
     }
 
-    fn validate(&self, input: &AgentInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &AgentInput, ctx: &ToolContext) -> Result<(), String> {
+        if input.isolation == Some(Isolation::Worktree) {
+            rein_tools::git_worktree::place(&ctx.cwd, "agent").map_err(|e| e.to_string())?;
+            crate::worktree_tools::refuse_untrusted(&ctx.cwd)?;
+        }
         let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose");
         if self.definition(wanted).is_some() {
             return Ok(());
@@ -106,7 +127,8 @@ impl Tool for AgentTool {
         if input.run_in_background == Some(true) {
             return self.start_in_background(wanted, input, ctx);
         }
-        let (outcome, _) = self.run_subagent(&wanted, input.prompt, input.model, None, ctx).await?;
+        let how = RunHow { id: None, worktree: input.isolation == Some(Isolation::Worktree) };
+        let (outcome, _) = self.run_subagent_as(how, &wanted, input.prompt, input.model, None, ctx).await?;
         let agent_type = wanted;
         match outcome.end {
             End::Completed | End::Stopped(_) => Ok(ToolOutput::text(if outcome.result_text.is_empty() {
@@ -153,7 +175,8 @@ impl AgentTool {
         agents.start(&id, &name, &input.description, abort);
         let (tool, agent) = (self.clone(), id.clone());
         tokio::spawn(async move {
-            let ran = tool.run_subagent_as(Some(agent.clone()), &wanted, input.prompt, input.model, None, &own).await;
+            let how = RunHow { id: Some(agent.clone()), worktree: input.isolation == Some(Isolation::Worktree) };
+            let ran = tool.run_subagent_as(how, &wanted, input.prompt, input.model, None, &own).await;
             let state = match ran {
                 Ok((outcome, _)) => match outcome.end {
                     End::Completed | End::Stopped(_) | End::MaxTurns | End::MaxBudget => {
@@ -187,13 +210,13 @@ impl AgentTool {
         schema: Option<serde_json::Value>,
         ctx: &ToolContext,
     ) -> Result<(crate::Outcome, Option<serde_json::Value>), ToolError> {
-        self.run_subagent_as(None, wanted, task, model, schema, ctx).await
+        self.run_subagent_as(RunHow::default(), wanted, task, model, schema, ctx).await
     }
 
     /// [`run_subagent`](Self::run_subagent) with the agent's id chosen by the caller.
     async fn run_subagent_as(
         &self,
-        id: Option<String>,
+        how: RunHow,
         wanted: &str,
         task: String,
         model: Option<String>,
@@ -269,7 +292,27 @@ impl AgentTool {
         let own_hooks = gate.hooks.clone();
         let mut sub_ctx = ctx.clone();
         sub_ctx.abort = ctx.abort.child_token();
-        let agent_id = id.unwrap_or_else(next_agent_id);
+        let agent_id = how.id.unwrap_or_else(next_agent_id);
+        let mut task = task;
+        // A worktree of its own: its tools and a shell of its own start there.
+        let worktree = if how.worktree {
+            let wt = rein_tools::git_worktree::create(&ctx.cwd, &agent_id)
+                .map_err(|e| ToolError::new(format!("no worktree for the agent: {e}")))?;
+            sub_ctx.cwd = wt.path.clone();
+            sub_ctx.shell_dir = Default::default();
+            rein_tools::use_own_shell(&mut registry)
+                .map_err(|e| ToolError::new(format!("no shell for the agent's worktree: {e}")))?;
+            task = format!(
+                "You work in a git worktree of your own at {} (branch {}): relative paths and commands start there; \
+                 change files there, not in the main checkout at {}.\n\n{task}",
+                wt.path.display(),
+                wt.branch,
+                ctx.cwd.display()
+            );
+            Some(wt)
+        } else {
+            None
+        };
         sub_ctx.engine = Default::default();
         let mut engine = Engine::new(session.model.clone(), Arc::new(registry), gate, sub_ctx, config)
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
@@ -280,7 +323,6 @@ impl AgentTool {
                 Err(e) => tracing::warn!(error = %e, "no subagent transcript"),
             }
         }
-        let mut task = task;
         if let Some(hooks) = &own_hooks {
             let start =
                 rein_hooks::HookInput::SubagentStart { agent_id: agent_id.clone(), agent_type: agent_type.clone() };
@@ -288,9 +330,19 @@ impl AgentTool {
                 task.push_str(&format!("\n\n<subagent-start-hook>\n{c}\n</subagent-start-hook>"));
             }
         }
-        let outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
+        let mut outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
         drop(engine);
         drop(own);
+        if let Some(wt) = worktree {
+            // Kept when the agent changed something: its report says where.
+            if let rein_tools::git_worktree::Finished::Kept(_) = wt.finish(false) {
+                outcome.result_text.push_str(&format!(
+                    "\n\n[The agent's changes are in the worktree {} on branch {}.]",
+                    wt.path.display(),
+                    wt.branch
+                ));
+            }
+        }
         let structured = answer.lock().unwrap_or_else(|p| p.into_inner()).take();
         Ok((outcome, structured))
     }

@@ -175,7 +175,7 @@ impl Tool for ExitWorktree {
 }
 
 /// A repository whose own configuration names programs git would run is refused.
-fn refuse_untrusted(dir: &std::path::Path) -> Result<(), String> {
+pub(crate) fn refuse_untrusted(dir: &std::path::Path) -> Result<(), String> {
     let found = git_worktree::untrusted_programs(dir);
     if found.is_empty() {
         return Ok(());

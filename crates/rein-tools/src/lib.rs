@@ -28,7 +28,7 @@ pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{
     Bash, BashOutput, BashSettings, Edit, Glob, Grep, KillShell, MultiEdit, NotebookEdit, Read, STRUCTURED_OUTPUT,
     StructuredOutput, Todo, TodoStatus, TodoWrite, TrialSlot, Tried, WebFetch, Write, register_builtins,
-    register_builtins_sandboxed, use_session_shell,
+    register_builtins_sandboxed, use_own_shell, use_session_shell,
 };
 pub use checkpoints::{FileCheckpoints, RewindError};
 pub use compact_schema::compact_for_model;

@@ -205,6 +205,9 @@ pub struct Registry {
     late_keep: Option<NameFilter>,
     /// The shell's background commands, for frontends (`/tasks`).
     jobs: Option<Arc<dyn crate::jobs::SessionShell>>,
+    /// How the shell tools' shell was made, so that a subagent working elsewhere (a
+    /// worktree) can have a shell of its own made the same way.
+    pub(crate) shell_recipe: Option<crate::builtin::ShellRecipe>,
 }
 
 impl Registry {
@@ -269,7 +272,7 @@ impl Registry {
     /// A subagent's tools: those of `self` offered to subagents whose names `keep`
     /// accepts (legacy names are not carried over).
     pub fn for_subagent(&self, keep: impl Fn(&str) -> bool) -> Registry {
-        let mut out = Registry::new();
+        let mut out = Registry { shell_recipe: self.shell_recipe.clone(), ..Registry::new() };
         for t in &self.tools {
             let name = t.spec().name.clone();
             if t.offered_to_subagents() && keep(&name) && !out.by_name.contains_key(&name) {

@@ -119,3 +119,73 @@ fn task_output_waits_for_an_agents_report_and_task_stop_stops_one() {
     assert!(stopped.contains("agent-1 (lookout: look around) was stopped"), "the model is told: {stopped}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "the stopped agent was not waited for");
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[test]
+fn an_agent_in_a_worktree_works_there_with_a_shell_of_its_own_and_its_changes_are_kept() {
+    let env = Env::new();
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    git(&root, &["config", "user.email", "t@example.com"]);
+    git(&root, &["config", "user.name", "T"]);
+    std::fs::write(root.join("README.md"), "hello\n").unwrap();
+    std::fs::create_dir(root.join("src")).unwrap();
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "-q", "-m", "start"]);
+    scout(&env);
+    let server = serve(
+        Scenario::new([
+            // The session's shell moves first: the agent's must not follow it.
+            reply([call("c", "Bash", json!({"command": "cd src"}))]),
+            reply([call(
+                "a",
+                "Agent",
+                json!({"description": "note", "prompt": "Leave a note", "subagent_type": "scout", "isolation": "worktree"}),
+            )]),
+            reply([text("The scout left a note.")]),
+        ])
+        .with_routed(
+            SCOUT,
+            [
+                reply([call("s", "Bash", json!({"command": "pwd"}))]),
+                reply([call("w", "Write", json!({"file_path": "note.txt", "content": "seen\n"}))]),
+                reply([text("Left note.txt.")]),
+            ],
+        ),
+    );
+    let out = env
+        .rein_at(&server)
+        .args([
+            "-p",
+            "send a scout to a worktree",
+            "--permission-mode",
+            "acceptEdits",
+            "--allowedTools",
+            "Bash(cd:*)",
+            "Bash(pwd)",
+        ])
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reqs = server.requests();
+    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let sub: Vec<_> = reqs.iter().filter(|r| r.system_text().contains(SCOUT)).collect();
+    let tree = root.join(".claude/worktrees/agent-1");
+    let moved = last_message_text(&main[1].body);
+    assert!(!moved.contains("is_error\":true"), "the session's shell moved to src: {moved}");
+    let pwd = last_message_text(&sub[1].body);
+    assert!(pwd.contains(&tree.display().to_string()), "its commands run in its worktree: {pwd}");
+    let report = last_message_text(&main[2].body);
+    assert!(report.contains("Left note.txt.") && report.contains("changes are in the worktree"), "{report}");
+    assert_eq!(std::fs::read_to_string(tree.join("note.txt")).unwrap(), "seen\n");
+    assert!(!root.join("note.txt").exists(), "the main checkout is untouched");
+    assert!(git(&root, &["branch", "--list", "worktree-agent-1"]).contains("worktree-agent-1"));
+    let task = sub[0].body["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(task.contains(".claude/worktrees/agent-1") && task.ends_with("Leave a note"), "{task}");
+}

@@ -81,6 +81,22 @@ impl Change {
     }
 }
 
+/// Whether `ancestor` is a `.claude` folder, or its `worktrees` folder, that `path` lies
+/// in a worktree below: `.claude/worktrees` is where agents work (a checkout, not
+/// configuration), as the permission engine has it. Inside a worktree the same names
+/// are protected as anywhere.
+fn holds_agent_worktree(ancestor: &Path, path: &Path) -> bool {
+    let claude = match ancestor.file_name().and_then(|n| n.to_str()) {
+        Some(".claude") => ancestor.to_path_buf(),
+        Some("worktrees") if ancestor.parent().and_then(Path::file_name).is_some_and(|n| n == ".claude") => {
+            ancestor.parent().map(Path::to_path_buf).unwrap_or_default()
+        }
+        _ => return false,
+    };
+    let worktrees = claude.join("worktrees");
+    path.starts_with(&worktrees) && path != worktrees
+}
+
 /// Every change in the trial's layers, parents before children.
 pub(crate) fn collect(dir: &TrialDir) -> Vec<Change> {
     let mut out = Vec::new();
@@ -98,6 +114,7 @@ fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: 
             && path
                 .ancestors()
                 .take_while(|a| dir.roots.iter().any(|r| a.starts_with(r)))
+                .filter(|a| !holds_agent_worktree(a, &path))
                 .any(crate::plan::is_protected_name)
         || !dir.recording && !inside_workspace && path.ancestors().any(crate::plan::is_protected_name);
     let protected = protected || !dir.recording && in_repository(dir, &path);

@@ -76,6 +76,34 @@ pub fn use_session_shell(
     register_shell_tools(registry, sandbox, settings, true)
 }
 
+/// What a session shell is made with.
+#[derive(Clone)]
+pub(crate) struct ShellRecipe {
+    sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+    settings: BashSettings,
+}
+
+/// Give the shell tools `registry` offers (a subagent's choice of them) a shell of their
+/// own, made as the session's was: a subagent working in a worktree runs its commands
+/// there without moving the session's shell. Tools it does not offer stay out.
+pub fn use_own_shell(registry: &mut Registry) -> Result<(), RegistryError> {
+    let Some(recipe) = registry.shell_recipe.clone() else { return Ok(()) };
+    let shell =
+        Arc::new(shell::Shell::new(recipe.sandbox).map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
+    let offered = |r: &Registry, name: &str| r.registered_names().iter().any(|n| n == name);
+    if offered(registry, "Bash") {
+        registry.replace(Bash::new(shell.clone(), recipe.settings))?;
+    }
+    if offered(registry, "TaskOutput") {
+        registry.replace(BashOutput::new(shell.clone()))?;
+    }
+    if offered(registry, "TaskStop") {
+        registry.replace(KillShell::new(shell.clone()))?;
+    }
+    registry.set_session_shell(shell);
+    Ok(())
+}
+
 /// The three tools that share the session shell, registered new or in place of the
 /// ones `registry` has.
 fn register_shell_tools(
@@ -84,6 +112,7 @@ fn register_shell_tools(
     settings: BashSettings,
     in_place: bool,
 ) -> Result<(), RegistryError> {
+    registry.shell_recipe = Some(ShellRecipe { sandbox: sandbox.clone(), settings });
     let shell = Arc::new(shell::Shell::new(sandbox).map_err(|e| RegistryError::Setup(format!("session shell: {e}")))?);
     macro_rules! put {
         ($tool:expr) => {
