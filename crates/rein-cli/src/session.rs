@@ -38,7 +38,10 @@ pub async fn run(
     frontend.set_tools(session.engine().tool_names());
     frontend.start(setup, &session.session_id());
     let mut input = rein_session::Input::Text(prompt.to_string());
-    let ceiling = std::time::Duration::from_millis(setup.env.background_wait_ms.unwrap_or(600_000));
+    // One deadline for the whole run, and the run's turn and budget limits across its
+    // follow-up turns: background agents cannot keep a headless run going.
+    let until = Instant::now() + std::time::Duration::from_millis(setup.env.background_wait_ms.unwrap_or(600_000));
+    let (mut turns, mut cost) = (0u32, 0.0f64);
     let outcome = loop {
         let outcome = match session.prompt(input, &mut |e| frontend.event(e)).await {
             Ok(outcome) => outcome,
@@ -49,10 +52,13 @@ pub async fn run(
         };
         // Background agents the turn started report when they end, as another turn
         // (headless has no person to wait with), up to the ceiling.
-        if outcome.is_error() || outcome.end == End::Interrupted {
+        (turns, cost) = (turns + outcome.num_turns, cost + outcome.cost_usd);
+        let spent = setup.max_turns.is_some_and(|m| turns >= m) || setup.max_budget_usd.is_some_and(|b| cost >= b);
+        if outcome.is_error() || outcome.end == End::Interrupted || spent {
+            session.stop_background();
             break outcome;
         }
-        match session.background_news(ceiling, &abort).await {
+        match session.background_news(until, &abort).await {
             Some(news) if !abort.is_cancelled() => input = rein_session::Input::Text(news),
             _ => break outcome,
         }

@@ -292,6 +292,7 @@ impl AgentTool {
         let own_hooks = gate.hooks.clone();
         let mut sub_ctx = ctx.clone();
         sub_ctx.abort = ctx.abort.child_token();
+        let background = how.id.is_some();
         let agent_id = how.id.unwrap_or_else(next_agent_id);
         let mut task = task;
         // A worktree of its own: its tools and a shell of its own start there.
@@ -311,6 +312,12 @@ impl AgentTool {
             );
             Some(wt)
         } else {
+            // A background agent's commands never move the session's shell (nor does the
+            // session's `cd` move its): the shell's place is read when a call is decided.
+            if background {
+                rein_tools::use_own_shell(&mut registry)
+                    .map_err(|e| ToolError::new(format!("no shell for the background agent: {e}")))?;
+            }
             None
         };
         sub_ctx.engine = Default::default();

@@ -77,7 +77,12 @@ impl Engine {
     /// Push the turn's prompt, noting it for the auto-mode judge and starting its
     /// checkpoint turn (a subagent's writes belong to the turn that started it).
     pub(crate) fn push_prompt(&mut self, mut prompt: Message) -> Result<(), EngineError> {
-        self.gate.judge_context.note_request(&prompt.text());
+        // Only the person's own words are their request: not rein's notes (a background
+        // agent's report comes as one), and not a subagent's task (the model wrote it).
+        let words = prompt_words(&prompt);
+        if self.subagent.is_none() && !words.trim().is_empty() {
+            self.gate.judge_context.note_request(&words);
+        }
         self.note_mode_change(&mut prompt);
         if self.config.workflow_keyword && self.subagent.is_none() && asks_for_workflow(&prompt_words(&prompt)) {
             prompt.content.push(ContentBlock::text(WORKFLOW_NOTE));

@@ -225,6 +225,10 @@ impl Session {
     /// next prompt fires SessionStart with source `clear`, and every hook from then on
     /// carries the new id. Returns the id.
     pub fn clear(&mut self) -> String {
+        // The old conversation's background agents end with it.
+        if let Some(shell) = self.engine.session_shell() {
+            shell.agents().stop_all();
+        }
         let id = uuid::Uuid::new_v4().to_string();
         let dir = &self.parts.project_dir;
         let path = match &self.parts.rein_home {
@@ -380,6 +384,13 @@ impl Session {
         self.engine.setup_hooks(sink).await;
     }
 
+    /// Stop the background agents still running.
+    pub fn stop_background(&self) {
+        if let Some(shell) = self.engine.session_shell() {
+            shell.agents().stop_all();
+        }
+    }
+
     /// The session ends (SessionEnd hooks with `reason`); background agents still
     /// running are stopped.
     pub async fn end(&self, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
@@ -389,32 +400,33 @@ impl Session {
         self.engine.end_session(reason, sink).await;
     }
 
-    /// Headless, once a turn has ended: wait (at most `ceiling`) for a background agent
-    /// to end, and return what the model is to be told of those that ended, as the next
-    /// turn's prompt. `None` when none runs; past the ceiling, or once `abort` is
-    /// cancelled (Ctrl+C), those still running are stopped (and reported so).
+    /// Headless, once a turn has ended: wait (until `until`, one deadline for the whole
+    /// run) for a background agent to end, and return what the model is to be told of
+    /// those that ended, as the next turn's prompt. `None` when none runs; at the
+    /// deadline, or once `abort` is cancelled (Ctrl+C), those still running are stopped
+    /// and no further turn is started.
     pub async fn background_news(
         &self,
-        ceiling: std::time::Duration,
+        until: std::time::Instant,
         abort: &tokio_util::sync::CancellationToken,
     ) -> Option<String> {
         let agents = self.engine.session_shell()?.agents();
-        let until = tokio::time::Instant::now() + ceiling;
         loop {
-            let all = agents.list();
-            let running = all.iter().any(|a| a.state == rein_tools::AgentState::Running);
+            let now = std::time::Instant::now();
+            if now >= until || abort.is_cancelled() {
+                agents.stop_all();
+                return None;
+            }
+            let running = agents.list().iter().any(|a| a.state == rein_tools::AgentState::Running);
             if let Some(news) = rein_tools::ended_notice(&agents.take_ended(), BACKGROUND_REPORT_CHARS) {
                 return Some(news);
             }
             if !running {
                 return None;
             }
-            if tokio::time::Instant::now() >= until || abort.is_cancelled() {
-                agents.stop_all();
-                continue;
-            }
+            let nap = (until - now).min(std::time::Duration::from_millis(50));
             tokio::select! {
-                _ = tokio::time::sleep(std::time::Duration::from_millis(50)) => {}
+                _ = tokio::time::sleep(nap) => {}
                 _ = abort.cancelled() => {}
             }
         }

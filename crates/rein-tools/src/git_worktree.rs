@@ -15,6 +15,10 @@ pub enum WorktreeError {
     BadName(String),
     #[error("git {command}: {message}")]
     Git { command: String, message: String },
+    #[error("{0} is a link or not a folder: rein makes worktrees only in real folders")]
+    NotAFolder(PathBuf),
+    #[error("{0} exists already")]
+    Exists(PathBuf),
     #[error("{0}")]
     Io(#[from] std::io::Error),
 }
@@ -160,11 +164,26 @@ pub fn create(dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
     let name = if name.is_empty() { made_up_name() } else { name.to_string() };
     let (path, repo) = place(dir, &name)?;
     let parent = path.parent().unwrap_or(&repo).to_path_buf();
-    std::fs::create_dir_all(&parent)?;
-    // Keep the worktrees out of the main checkout's `git status`.
-    let ignore = parent.join(".gitignore");
-    if !ignore.exists() {
-        std::fs::write(&ignore, "*\n")?;
+    // Nothing on the way is a link a command planted: rein's own writes below would
+    // follow it (into a settings file, a start-up file, another folder).
+    let claude = parent.parent().unwrap_or(&repo).to_path_buf();
+    for folder in [&claude, &parent] {
+        match std::fs::symlink_metadata(folder) {
+            Ok(m) if !m.is_dir() => return Err(WorktreeError::NotAFolder(folder.clone())),
+            Ok(_) => {}
+            Err(_) => std::fs::create_dir(folder)
+                .or_else(|e| if e.kind() == std::io::ErrorKind::AlreadyExists { Ok(()) } else { Err(e) })?,
+        }
+    }
+    if std::fs::symlink_metadata(&path).is_ok() {
+        return Err(WorktreeError::Exists(path));
+    }
+    // Keep the worktrees out of the main checkout's `git status` (made new, never
+    // through a link: an existing name is left as it is).
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(parent.join(".gitignore")) {
+        Ok(mut f) => std::io::Write::write_all(&mut f, b"*\n")?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e.into()),
     }
     let branch = format!("worktree-{name}");
     let base = git(&repo, &["rev-parse", "--verify", "--quiet", "origin/HEAD"])
@@ -196,5 +215,41 @@ impl Worktree {
             Ok(_) => Finished::Removed,
             Err(e) => Finished::Kept(e.to_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    fn repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let run = |args: &[&str]| {
+            let ok = std::process::Command::new("git").arg("-C").arg(dir.path()).args(args).status();
+            assert!(ok.is_ok_and(|s| s.success()), "git {args:?}");
+        };
+        run(&["init", "-q", "-b", "main"]);
+        run(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "start"]);
+        dir
+    }
+
+    #[test]
+    fn a_planted_link_on_the_way_is_never_written_through() {
+        // .claude/worktrees is a link (to the agents folder): no worktree is made there.
+        let dir = repo();
+        let agents = dir.path().join(".claude/agents");
+        std::fs::create_dir_all(&agents).expect("agents");
+        std::os::unix::fs::symlink(&agents, dir.path().join(".claude/worktrees")).expect("link");
+        assert!(matches!(create(dir.path(), "a"), Err(WorktreeError::NotAFolder(_))));
+        assert_eq!(std::fs::read_dir(&agents).expect("agents").count(), 0);
+
+        // .claude/worktrees/.gitignore is a dangling link to a start-up file: left alone.
+        let dir = repo();
+        let target = dir.path().join("profile");
+        std::fs::create_dir_all(dir.path().join(".claude/worktrees")).expect("worktrees");
+        std::os::unix::fs::symlink(&target, dir.path().join(".claude/worktrees/.gitignore")).expect("link");
+        let made = create(dir.path(), "b").expect("the worktree is made");
+        assert!(made.path.join(".git").exists());
+        assert!(!target.exists(), "nothing was written through the link");
     }
 }

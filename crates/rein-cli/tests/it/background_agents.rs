@@ -189,3 +189,49 @@ fn an_agent_in_a_worktree_works_there_with_a_shell_of_its_own_and_its_changes_ar
     let task = sub[0].body["messages"][0]["content"][0]["text"].as_str().unwrap();
     assert!(task.contains(".claude/worktrees/agent-1") && task.ends_with("Leave a note"), "{task}");
 }
+
+#[test]
+fn a_background_agents_shell_is_its_own_and_headless_waits_no_longer_than_the_deadline() {
+    // The agent's `cd` does not move the session's shell (a call decided for one place
+    // never runs in another).
+    let env = Env::new();
+    std::fs::create_dir(env.cwd().join("src")).unwrap();
+    scout(&env);
+    let server = serve(
+        Scenario::new([
+            start_scout("a"),
+            reply([call("b", "TaskOutput", json!({"task_id": "agent-1"}))]),
+            reply([call("c", "Bash", json!({"command": "pwd"}))]),
+            reply([text("Still at the top.")]),
+        ])
+        .with_routed(SCOUT, [reply([call("s", "Bash", json!({"command": "cd src"}))]), reply([text("In src.")])]),
+    );
+    env.rein_at(&server)
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .args(["-p", "scout", "--allowedTools", "Bash(cd:*)", "Bash(pwd)"])
+        .assert()
+        .success()
+        .stdout("Still at the top.\n");
+    let main: Vec<_> = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let pwd = last_message_text(&main[3].body);
+    let root = std::fs::canonicalize(env.cwd()).unwrap().display().to_string();
+    assert!(pwd.contains(&format!("{root}\\n")) || pwd.contains(&format!("{root}\"")), "{pwd}");
+    assert!(!pwd.contains(&format!("{root}/src")), "{pwd}");
+
+    // An agent that never ends is stopped at the run's deadline; no further turn starts.
+    let env = Env::new();
+    scout(&env);
+    let never = Reply { event_delay_ms: 3_000, ..reply([text("too late")]) };
+    let server =
+        serve(Scenario::new([start_scout("a"), reply([text("Waiting for the scout.")])]).with_routed(SCOUT, [never]));
+    let started = std::time::Instant::now();
+    env.rein_at(&server)
+        .env("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS", "300")
+        .args(["-p", "scout"])
+        .assert()
+        .success()
+        .stdout("Waiting for the scout.\n");
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "the deadline held");
+    let main = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).count();
+    assert_eq!(main, 2, "no turn after the deadline");
+}
