@@ -64,6 +64,8 @@ pub enum Isolation {
 #[derive(Debug, Default)]
 struct RunHow {
     id: Option<String>,
+    /// A background agent's name, on the questions it puts to the person.
+    name: Option<String>,
     worktree: bool,
 }
 
@@ -127,7 +129,7 @@ impl Tool for AgentTool {
         if input.run_in_background == Some(true) {
             return self.start_in_background(wanted, input, ctx);
         }
-        let how = RunHow { id: None, worktree: input.isolation == Some(Isolation::Worktree) };
+        let how = RunHow { id: None, name: None, worktree: input.isolation == Some(Isolation::Worktree) };
         let (outcome, _) = self.run_subagent_as(how, &wanted, input.prompt, input.model, None, ctx).await?;
         let agent_type = wanted;
         match outcome.end {
@@ -173,9 +175,13 @@ impl AgentTool {
         let mut own = ctx.clone();
         own.abort = abort.clone();
         agents.start(&id, &name, &input.description, abort);
-        let (tool, agent) = (self.clone(), id.clone());
+        let (tool, agent, shown) = (self.clone(), id.clone(), name.clone());
         tokio::spawn(async move {
-            let how = RunHow { id: Some(agent.clone()), worktree: input.isolation == Some(Isolation::Worktree) };
+            let how = RunHow {
+                id: Some(agent.clone()),
+                name: Some(shown),
+                worktree: input.isolation == Some(Isolation::Worktree),
+            };
             let ran = tool.run_subagent_as(how, &wanted, input.prompt, input.model, None, &own).await;
             let state = match ran {
                 Ok((outcome, _)) => match outcome.end {
@@ -294,6 +300,9 @@ impl AgentTool {
         sub_ctx.abort = ctx.abort.child_token();
         let background = how.id.is_some();
         let agent_id = how.id.unwrap_or_else(next_agent_id);
+        if let Some(name) = &how.name {
+            gate.asker = Some(format!("The background agent {name} ({agent_id})"));
+        }
         let mut task = task;
         // A worktree of its own: its tools and a shell of its own start there.
         let worktree = if how.worktree {

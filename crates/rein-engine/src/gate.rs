@@ -125,6 +125,9 @@ pub struct Gate {
     blocks_in_row: Arc<AtomicU32>,
     /// The task list's items as TaskCreated and TaskCompleted hooks have seen them.
     pub tasks: Arc<std::sync::Mutex<crate::chain::TaskList>>,
+    /// Who asks, when not the session itself (a background agent): named on every
+    /// question put to the person.
+    pub asker: Option<String>,
 }
 
 impl Gate {
@@ -137,6 +140,7 @@ impl Gate {
             judge_context: Arc::default(),
             blocks_in_row: Arc::default(),
             tasks: Arc::default(),
+            asker: None,
         }
     }
 
@@ -317,15 +321,21 @@ impl Gate {
                 );
                 return (Verdict { decision: d, asked: true, judgement: None }, answer.updated_input);
             }
+            let from = self.asker.as_ref().map(|a| format!(" (for {a})")).unwrap_or_default();
             let note = HookInput::Notification {
-                message: format!("rein needs your permission to use {}", call.name),
+                message: format!("rein needs your permission to use {}{from}", call.name),
                 title: "Permission needed".into(),
                 notification_type: "permission_prompt".into(),
             };
             hooks.fire_input(&note, |_| true).await;
         }
+        // A background agent's question says whose it is.
+        let shown = match &self.asker {
+            Some(who) => Decision { reason: format!("{who} asks. {}", decision.reason), ..decision.clone() },
+            None => decision.clone(),
+        };
         let answer = match &self.approver {
-            Some(a) => a.approve(PermissionQuestion::Call { call, decision: &decision, effects }).await,
+            Some(a) => a.approve(PermissionQuestion::Call { call, decision: &shown, effects }).await,
             None => Answer::no(),
         };
         for rule in &answer.remember {

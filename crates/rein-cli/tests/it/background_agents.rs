@@ -235,3 +235,23 @@ fn a_background_agents_shell_is_its_own_and_headless_waits_no_longer_than_the_de
     let main = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).count();
     assert_eq!(main, 2, "no turn after the deadline");
 }
+
+#[test]
+fn a_background_agents_question_reaches_the_person_with_its_name() {
+    let env = Env::new();
+    scout(&env);
+    let server = serve(Scenario::new([start_scout("a"), reply([text("Sent the scout.")])]).with_routed(
+        SCOUT,
+        [reply([call("s", "Bash", json!({"command": "touch made.txt"}))]), reply([text("Made it.")])],
+    ));
+    let pane = crate::tui_pane::Pane::start(&env, &server, &["'send a scout'"]);
+    // The session's turn has ended; the agent's question comes after, with its name.
+    let screen = pane.wait_for("The background agent lookout (agent-1) asks");
+    assert!(screen.contains("touch made.txt"), "{screen}");
+    pane.keys(&["1"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !env.cwd().join("made.txt").exists() {
+        assert!(std::time::Instant::now() < deadline, "the approved command ran:\n{}", pane.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
