@@ -23,8 +23,9 @@ pub struct Control {
     pub next_model: Option<String>,
     /// The model of the running or last turn.
     pub model: String,
-    /// Tokens of the conversation at the end of the last turn.
-    pub context_tokens: u64,
+    /// What the context holds at the end of the last turn, in estimated tokens, as
+    /// `/context` counts it (system prompt and memory, tool definitions, messages).
+    pub context: [(&'static str, u64); 3],
     pub mcp: Option<Arc<rein_mcp::Servers>>,
     /// What the model aliases mean.
     pub aliases: rein_model::Aliases,
@@ -78,10 +79,11 @@ impl Control {
             }
             ControlRequest::GetContextUsage {} => {
                 let max = rein_engine::window_of(&self.model);
-                let pct = if max == 0 { 0.0 } else { self.context_tokens as f64 * 100.0 / max as f64 };
+                let total: u64 = self.context.iter().map(|(_, t)| t).sum();
+                let pct = if max == 0 { 0.0 } else { total as f64 * 100.0 / max as f64 };
                 reply(&ContextUsage {
-                    categories: [Category { name: "Messages", tokens: self.context_tokens }],
-                    total_tokens: self.context_tokens,
+                    categories: self.context.map(|(name, tokens)| Category { name, tokens }),
+                    total_tokens: total,
                     max_tokens: max,
                     raw_max_tokens: max,
                     percentage: pct,
@@ -127,7 +129,7 @@ struct McpStatus<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ContextUsage<'a> {
-    categories: [Category; 1],
+    categories: [Category; 3],
     total_tokens: u64,
     max_tokens: u64,
     raw_max_tokens: u64,

@@ -120,7 +120,7 @@ pub async fn run(
         abort: abort.clone(),
         next_model: None,
         model: setup.model.clone(),
-        context_tokens: 0,
+        context: session.engine().context_breakdown(),
         mcp: setup.mcp.clone(),
         aliases: setup.env.aliases.clone(),
         default_model: rein_session::resolve_model(&setup.env, None, None),
@@ -186,7 +186,8 @@ pub async fn run(
             s.send("idle");
         }
         last_failed = outcome.is_error();
-        control.context_tokens = context_tokens(session.engine());
+        // The engine's own count, kept as the conversation grows: nothing re-read here.
+        control.context = session.engine().context_breakdown();
     }
     session.end("other", &mut |e| lines.event(&e)).await;
     Ok(if last_failed { SdkEnd::LastTurnFailed } else { SdkEnd::Done })
@@ -240,10 +241,4 @@ fn prompt_input(user: UserLine) -> Input {
                 .unwrap_or_else(|e| vec![ContentBlock::text(format!("(content rein could not read: {e}) {blocks}"))]),
         ),
     }
-}
-
-/// The conversation's size in tokens (estimated from its bytes).
-fn context_tokens(engine: &rein_engine::Engine) -> u64 {
-    let bytes: usize = engine.conversation().messages().map(|m| serde_json::to_string(m).map_or(0, |s| s.len())).sum();
-    rein_engine::estimate_tokens(bytes)
 }

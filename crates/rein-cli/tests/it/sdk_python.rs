@@ -131,6 +131,13 @@ fn set_permission_mode_and_set_model_apply_to_the_next_turn() {
     assert_eq!(out["messages"][0]["data"]["permissionMode"], "acceptEdits");
     assert_eq!(server.requests()[0].body["model"], "claude-haiku-4-5");
     assert!(out["context"]["maxTokens"].as_u64().unwrap() > 0, "{}", out["context"]);
+    // As /context counts: the system prompt and the tools too, not only the messages.
+    let names: Vec<&str> =
+        out["context"]["categories"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["System prompt and memory", "Tool definitions", "Messages"], "{}", out["context"]);
+    let messages = out["context"]["categories"][2]["tokens"].as_u64().unwrap();
+    let total = out["context"]["totalTokens"].as_u64().unwrap();
+    assert!(messages > 0 && total > messages + 1000, "{}", out["context"]);
     assert!(out["mcp"]["mcpServers"].is_array());
     assert!(out["rewind"].as_str().unwrap().contains("checkpoint"), "{}", out["rewind"]);
 }
