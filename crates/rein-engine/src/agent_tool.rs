@@ -174,7 +174,7 @@ impl AgentTool {
         let abort = tokio_util::sync::CancellationToken::new();
         let mut own = ctx.clone();
         own.abort = abort.clone();
-        agents.start(&id, &name, &input.description, abort);
+        agents.start(&id, &name, &input.description, abort).map_err(ToolError::new)?;
         let (tool, agent, shown) = (self.clone(), id.clone(), name.clone());
         tokio::spawn(async move {
             let how = RunHow {

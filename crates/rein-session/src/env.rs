@@ -92,6 +92,11 @@ pub const VARS: &[Var] = &[
         doc: "an MCP result larger than this is saved to a file and the model gets a preview",
     },
     Var {
+        name: "REIN_MAX_BACKGROUND_AGENTS",
+        default: "8",
+        doc: "how many background agents (the Agent tool's run_in_background) may run at once; past it, the call is refused until one ends",
+    },
+    Var {
         name: "REIN_JUDGE_TIMEOUT_MS",
         default: "15000",
         doc: "how long the auto-mode judge may take before the call counts as not judged (asked, or denied headless)",
@@ -287,6 +292,8 @@ pub struct Env {
     pub max_mcp_output_tokens: Option<usize>,
     pub mcp_tool_timeout_ms: Option<u64>,
     pub judge_timeout_ms: Option<u64>,
+    /// `REIN_MAX_BACKGROUND_AGENTS`.
+    pub max_background_agents: Option<usize>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL`.
     pub subagent_model: Option<String>,
     /// `CLAUDE_CODE_DISABLE_WORKFLOWS=1`.
@@ -351,6 +358,7 @@ impl Env {
             max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
+            max_background_agents: number("REIN_MAX_BACKGROUND_AGENTS"),
             subagent_model: text("CLAUDE_CODE_SUBAGENT_MODEL"),
             workflows_off: flag("CLAUDE_CODE_DISABLE_WORKFLOWS"),
             disable_auto_compact: flag("DISABLE_AUTO_COMPACT"),

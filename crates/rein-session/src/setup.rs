@@ -169,6 +169,9 @@ impl Setup {
             policy.sandbox_auto_allow = auto_allow && s.is_active();
         }
         rein_tools::use_session_shell(&mut registry, sandbox.clone(), bash)?;
+        if let (Some(limit), Some(shell)) = (opts.env().max_background_agents, registry.session_shell()) {
+            shell.agents().set_limit(limit);
+        }
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
         // `availableModels`: a model chosen (by flag or settings) must be one of them.

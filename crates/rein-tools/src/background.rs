@@ -51,10 +51,19 @@ struct Entry {
     told: bool,
 }
 
+/// How many background agents may run at once unless the session says otherwise.
+pub const DEFAULT_LIMIT: usize = 8;
+
 /// The session's background agents, shared by every clone (the Agent tool, TaskOutput,
 /// TaskStop, the engine, a frontend).
-#[derive(Clone, Default)]
-pub struct BackgroundAgents(Arc<Mutex<Vec<Entry>>>);
+#[derive(Clone)]
+pub struct BackgroundAgents(Arc<Mutex<Vec<Entry>>>, Arc<std::sync::atomic::AtomicUsize>);
+
+impl Default for BackgroundAgents {
+    fn default() -> Self {
+        BackgroundAgents(Arc::default(), Arc::new(std::sync::atomic::AtomicUsize::new(DEFAULT_LIMIT)))
+    }
+}
 
 impl std::fmt::Debug for BackgroundAgents {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -67,8 +76,23 @@ impl BackgroundAgents {
         self.0.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Note a new agent as running; `abort` stops it.
-    pub fn start(&self, id: &str, name: &str, description: &str, abort: CancellationToken) {
+    /// How many may run at once (`REIN_MAX_BACKGROUND_AGENTS`).
+    pub fn set_limit(&self, limit: usize) {
+        self.1.store(limit, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Note a new agent as running (`abort` stops it), unless as many as the limit run
+    /// already: then why not.
+    pub fn start(&self, id: &str, name: &str, description: &str, abort: CancellationToken) -> Result<(), String> {
+        let limit = self.1.load(std::sync::atomic::Ordering::Relaxed);
+        let mut all = self.lock();
+        let running = all.iter().filter(|e| e.info.state == AgentState::Running).count();
+        if running >= limit {
+            return Err(format!(
+                "{running} background agents run already, as many as this session allows \
+                 (REIN_MAX_BACKGROUND_AGENTS); wait for one (TaskOutput) or stop one (TaskStop) first"
+            ));
+        }
         let info = AgentInfo {
             id: id.to_string(),
             name: name.to_string(),
@@ -76,7 +100,8 @@ impl BackgroundAgents {
             state: AgentState::Running,
             age: Duration::ZERO,
         };
-        self.lock().push(Entry { info, started: Instant::now(), abort, told: false });
+        all.push(Entry { info, started: Instant::now(), abort, told: false });
+        Ok(())
     }
 
     /// The agent `id` ended as `state` (a stopped agent stays stopped).
@@ -182,7 +207,9 @@ mod tests {
     fn an_ended_agent_is_told_once_and_a_stopped_one_stays_stopped() {
         let agents = BackgroundAgents::default();
         let token = CancellationToken::new();
-        agents.start("agent-1", "scout", "look around", token.clone());
+        agents.set_limit(1);
+        assert!(agents.start("agent-1", "scout", "look around", token.clone()).is_ok());
+        assert!(agents.start("agent-9", "x", "y", token.clone()).is_err(), "the limit holds");
         assert!(agents.take_ended().is_empty(), "a running agent is not reported");
         agents.finish("agent-1", AgentState::Done("all quiet".into()));
         let ended = agents.take_ended();
@@ -191,7 +218,7 @@ mod tests {
         assert!(notice.contains("agent-1 (scout: look around) finished") && notice.contains("all quiet"), "{notice}");
         assert!(agents.take_ended().is_empty(), "told once");
 
-        agents.start("agent-2", "b", "d", token.clone());
+        assert!(agents.start("agent-2", "b", "d", token.clone()).is_ok(), "room again once one ended");
         assert_eq!(agents.stop("agent-2"), Some(AgentState::Stopped));
         assert!(token.is_cancelled());
         agents.finish("agent-2", AgentState::Done("late".into()));

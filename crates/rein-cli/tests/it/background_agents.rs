@@ -255,3 +255,30 @@ fn a_background_agents_question_reaches_the_person_with_its_name() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+#[test]
+fn no_more_background_agents_run_at_once_than_the_session_allows() {
+    let env = Env::new();
+    scout(&env);
+    let two = |id: &str| {
+        call(
+            id,
+            "Agent",
+            json!({"description": "look", "prompt": "Look", "subagent_type": "scout", "run_in_background": true}),
+        )
+    };
+    let server = serve(
+        Scenario::new([reply([two("a"), two("b")]), reply([text("One went.")]), reply([text("The scout is back.")])])
+            .with_routed(SCOUT, [slow_report("Back.")]),
+    );
+    env.rein_at(&server)
+        .env("REIN_MAX_BACKGROUND_AGENTS", "1")
+        .args(["-p", "send two scouts"])
+        .assert()
+        .success()
+        .stdout("The scout is back.\n");
+    let main: Vec<_> = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let results = last_message_text(&main[1].body);
+    assert_eq!(results.matches("in the background").count(), 1, "{results}");
+    assert_eq!(results.matches("as many as this session allows").count(), 1, "{results}");
+}
