@@ -225,9 +225,11 @@ impl Session {
     /// next prompt fires SessionStart with source `clear`, and every hook from then on
     /// carries the new id. Returns the id.
     pub fn clear(&mut self) -> String {
-        // The old conversation's background agents end with it.
+        // The old conversation's background agents end with it, and the new one is
+        // not told of them.
         if let Some(shell) = self.engine.session_shell() {
             shell.agents().stop_all();
+            let _ = shell.agents().take_ended();
         }
         let id = uuid::Uuid::new_v4().to_string();
         let dir = &self.parts.project_dir;

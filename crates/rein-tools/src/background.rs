@@ -57,11 +57,11 @@ pub const DEFAULT_LIMIT: usize = 8;
 /// The session's background agents, shared by every clone (the Agent tool, TaskOutput,
 /// TaskStop, the engine, a frontend).
 #[derive(Clone)]
-pub struct BackgroundAgents(Arc<Mutex<Vec<Entry>>>, Arc<std::sync::atomic::AtomicUsize>);
+pub struct BackgroundAgents(Arc<Mutex<Vec<Entry>>>, Arc<std::sync::atomic::AtomicUsize>, Arc<tokio::sync::Notify>);
 
 impl Default for BackgroundAgents {
     fn default() -> Self {
-        BackgroundAgents(Arc::default(), Arc::new(std::sync::atomic::AtomicUsize::new(DEFAULT_LIMIT)))
+        BackgroundAgents(Arc::default(), Arc::new(std::sync::atomic::AtomicUsize::new(DEFAULT_LIMIT)), Arc::default())
     }
 }
 
@@ -111,6 +111,13 @@ impl BackgroundAgents {
         {
             e.info.state = state;
         }
+        self.2.notify_one();
+    }
+
+    /// Resolves once an agent has ended since the last time it resolved (an end that
+    /// came while nobody waited is not lost).
+    pub async fn ended(&self) {
+        self.2.notified().await;
     }
 
     /// Stop the agent `id`; how it stands after, or `None` for an unknown id.

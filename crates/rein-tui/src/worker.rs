@@ -104,8 +104,15 @@ pub async fn run(
     // SessionStart hooks run as the session opens, not at the first prompt.
     let opening = ui.clone();
     session.open(&mut |e| _ = opening.send(FromEngine::Event(Box::new(e)))).await;
+    let agents = session.engine().session_shell().map(|s| s.agents());
     loop {
         let asked = tokio::select! {
+            // A background agent ended while the session waits for the person: its
+            // report goes to the model at once, as another turn.
+            Some((lines, news)) = agent_news(agents.as_ref()) => {
+                let _ = ui.send(FromEngine::Info(lines));
+                ToEngine::Prompt(news)
+            }
             Some((of, title)) = titled.recv() => {
                 if of == generation {
                     session.engine().record_title(&title);
@@ -182,6 +189,22 @@ pub async fn run(
     }
     session.end("prompt_input_exit", &mut |_| {}).await;
 }
+
+/// What the model is to be told of background agents that ended, once one has; `None`
+/// when the end was told already (with a turn's tool results).
+async fn agent_news(agents: Option<&rein_tools::BackgroundAgents>) -> Option<(Vec<String>, String)> {
+    let agents = agents?;
+    agents.ended().await;
+    let ended = agents.take_ended();
+    let lines = ended
+        .iter()
+        .map(|a| format!("  ⎿  The background agent {} ({}) {}", a.name, a.id, a.state.describe()))
+        .collect();
+    Some((lines, rein_tools::ended_notice(&ended, AGENT_REPORT_CHARS)?))
+}
+
+/// How much of a background agent's report an interactive follow-up turn carries.
+const AGENT_REPORT_CHARS: usize = 20_000;
 
 /// `/compact`, `/context`, `/clear`.
 async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::UnboundedSender<FromEngine>) -> Vec<String> {

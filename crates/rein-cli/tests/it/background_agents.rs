@@ -282,3 +282,25 @@ fn no_more_background_agents_run_at_once_than_the_session_allows() {
     assert_eq!(results.matches("in the background").count(), 1, "{results}");
     assert_eq!(results.matches("as many as this session allows").count(), 1, "{results}");
 }
+
+#[test]
+fn in_the_terminal_an_agent_that_ends_while_the_person_waits_reports_at_once() {
+    let env = Env::new();
+    scout(&env);
+    let server = serve(
+        Scenario::new([
+            start_scout("a"),
+            reply([text("Sent the scout.")]),
+            reply([text("The scout came back: src is tidy.")]),
+        ])
+        .with_routed(SCOUT, [slow_report("Scout report: src is tidy.")]),
+    );
+    let pane = crate::tui_pane::Pane::start(&env, &server, &["'send a scout'"]);
+    pane.wait_for("Sent the scout.");
+    // Nobody types: the agent's end starts the next turn by itself.
+    let screen = pane.wait_for("The scout came back: src is tidy.");
+    assert!(screen.contains("The background agent lookout (agent-1) completed"), "{screen}");
+    let main: Vec<_> = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let told = last_message_text(&main[2].body);
+    assert!(told.contains("Scout report: src is tidy."), "{told}");
+}
