@@ -304,14 +304,19 @@ impl AgentTool {
             gate.asker = Some(format!("The background agent {name} ({agent_id})"));
         }
         let mut task = task;
-        // A worktree of its own: its tools and a shell of its own start there.
+        // A shell of its own, for an agent working elsewhere (a worktree) or beside the
+        // session (in the background): neither's `cd` moves the other's commands, whose
+        // place is read when a call is decided.
+        if how.worktree || background {
+            rein_tools::use_own_shell(&mut registry)
+                .map_err(|e| ToolError::new(format!("no shell of its own for the agent: {e}")))?;
+        }
+        // A worktree of its own: its tools start there.
         let worktree = if how.worktree {
             let wt = rein_tools::git_worktree::create(&ctx.cwd, &agent_id)
                 .map_err(|e| ToolError::new(format!("no worktree for the agent: {e}")))?;
             sub_ctx.cwd = wt.path.clone();
             sub_ctx.shell_dir = Default::default();
-            rein_tools::use_own_shell(&mut registry)
-                .map_err(|e| ToolError::new(format!("no shell for the agent's worktree: {e}")))?;
             task = format!(
                 "You work in a git worktree of your own at {} (branch {}): relative paths and commands start there; \
                  change files there, not in the main checkout at {}.\n\n{task}",
@@ -321,12 +326,6 @@ impl AgentTool {
             );
             Some(wt)
         } else {
-            // A background agent's commands never move the session's shell (nor does the
-            // session's `cd` move its): the shell's place is read when a call is decided.
-            if background {
-                rein_tools::use_own_shell(&mut registry)
-                    .map_err(|e| ToolError::new(format!("no shell for the background agent: {e}")))?;
-            }
             None
         };
         sub_ctx.engine = Default::default();

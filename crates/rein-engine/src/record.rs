@@ -97,7 +97,7 @@ impl Engine {
         }
         results.extend(late_memory.into_iter().map(rein_protocol::ContentBlock::text));
         let mut message = Message::user(results);
-        self.note_mode_change(&mut message);
+        self.note_news(&mut message);
         let repeats = crate::repeats::collapse(&mut message, &calls, &self.conversation, &self.registry);
         if repeats > 0 {
             tracing::debug!(repeats, "repeated results sent as pointers to the earlier ones");

@@ -81,7 +81,7 @@ impl Engine {
     }
 
     fn go_on(&mut self, mut meta: Message) -> Next {
-        self.note_mode_change(&mut meta);
+        self.note_news(&mut meta);
         match self.push_user(meta, true) {
             Ok(()) => Next::Continue,
             Err(e) => Next::End(End::Failed(e)),

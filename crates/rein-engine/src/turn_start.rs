@@ -10,9 +10,6 @@ use rein_protocol::{ContentBlock, Message};
 
 use crate::{Engine, EngineError};
 
-/// How much of a background agent's report the notice of its end carries.
-const AGENT_REPORT_CHARS: usize = 20_000;
-
 /// What the model is told when the mode changed to `mode`.
 pub fn mode_note(mode: PermissionMode) -> String {
     let what = match mode {
@@ -49,11 +46,11 @@ pub(crate) fn prompt_words(m: &Message) -> String {
 }
 
 impl Engine {
-    /// Add the note of a mode change the model was not told of yet to `message` (a
-    /// prompt, the results of a turn's calls, a Stop hook's continuation): a change
-    /// made during a turn (Shift+Tab, "accept edits" in a dialog, an approved plan)
-    /// reaches the model with the next message it gets, not a turn later.
-    pub(crate) fn note_mode_change(&mut self, message: &mut Message) {
+    /// Add what the model was not told of yet to `message` (a prompt, the results of a
+    /// turn's calls, a Stop hook's continuation): a mode change made during a turn
+    /// (Shift+Tab, "accept edits" in a dialog, an approved plan), and background agents
+    /// that ended, reach the model with the next message it gets, not a turn later.
+    pub(crate) fn note_news(&mut self, message: &mut Message) {
         let mode = self.gate.policy.get().mode;
         if self.told_mode != Some(mode) && self.subagent.is_none() {
             message.content.push(ContentBlock::text(mode_note(mode)));
@@ -62,14 +59,12 @@ impl Engine {
         self.note_ended_agents(message);
     }
 
-    /// Add what background agents that ended since the model was last told reported
-    /// (each report cut at [`AGENT_REPORT_CHARS`]; TaskOutput reads it whole).
+    /// Add what background agents that ended since the model was last told reported.
     fn note_ended_agents(&mut self, message: &mut Message) {
         if self.subagent.is_some() {
             return;
         }
-        let Some(shell) = self.registry.session_shell() else { return };
-        if let Some(notice) = rein_tools::ended_notice(&shell.agents().take_ended(), AGENT_REPORT_CHARS) {
+        if let Some(notice) = self.registry.session_shell().and_then(|s| s.agents().take_notice()) {
             message.content.push(ContentBlock::text(notice));
         }
     }
@@ -83,8 +78,8 @@ impl Engine {
         if self.subagent.is_none() && !words.trim().is_empty() {
             self.gate.judge_context.note_request(&words);
         }
-        self.note_mode_change(&mut prompt);
-        if self.config.workflow_keyword && self.subagent.is_none() && asks_for_workflow(&prompt_words(&prompt)) {
+        self.note_news(&mut prompt);
+        if self.config.workflow_keyword && self.subagent.is_none() && asks_for_workflow(&words) {
             prompt.content.push(ContentBlock::text(WORKFLOW_NOTE));
         }
         let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();

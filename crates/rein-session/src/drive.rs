@@ -71,9 +71,6 @@ pub struct Session {
     instructions_announced: bool,
 }
 
-/// How much of a background agent's report a headless follow-up turn carries.
-const BACKGROUND_REPORT_CHARS: usize = 20_000;
-
 impl Session {
     pub fn new(engine: Engine, live: Arc<Live>, parts: Parts) -> Self {
         Session { engine, live, parts, shell_context: Vec::new(), instructions_announced: false }
@@ -420,7 +417,7 @@ impl Session {
                 return None;
             }
             let running = agents.list().iter().any(|a| a.state == rein_tools::AgentState::Running);
-            if let Some(news) = rein_tools::ended_notice(&agents.take_ended(), BACKGROUND_REPORT_CHARS) {
+            if let Some(news) = agents.take_notice() {
                 return Some(news);
             }
             if !running {

@@ -57,11 +57,21 @@ pub const DEFAULT_LIMIT: usize = 8;
 /// The session's background agents, shared by every clone (the Agent tool, TaskOutput,
 /// TaskStop, the engine, a frontend).
 #[derive(Clone)]
-pub struct BackgroundAgents(Arc<Mutex<Vec<Entry>>>, Arc<std::sync::atomic::AtomicUsize>, Arc<tokio::sync::Notify>);
+pub struct BackgroundAgents {
+    entries: Arc<Mutex<Vec<Entry>>>,
+    /// How many may run at once.
+    limit: Arc<std::sync::atomic::AtomicUsize>,
+    /// Wakes whoever waits for an agent's end.
+    ended: Arc<tokio::sync::Notify>,
+}
 
 impl Default for BackgroundAgents {
     fn default() -> Self {
-        BackgroundAgents(Arc::default(), Arc::new(std::sync::atomic::AtomicUsize::new(DEFAULT_LIMIT)), Arc::default())
+        BackgroundAgents {
+            entries: Arc::default(),
+            limit: Arc::new(std::sync::atomic::AtomicUsize::new(DEFAULT_LIMIT)),
+            ended: Arc::default(),
+        }
     }
 }
 
@@ -73,18 +83,18 @@ impl std::fmt::Debug for BackgroundAgents {
 
 impl BackgroundAgents {
     fn lock(&self) -> MutexGuard<'_, Vec<Entry>> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.entries.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// How many may run at once (`REIN_MAX_BACKGROUND_AGENTS`).
     pub fn set_limit(&self, limit: usize) {
-        self.1.store(limit, std::sync::atomic::Ordering::Relaxed);
+        self.limit.store(limit, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Note a new agent as running (`abort` stops it), unless as many as the limit run
     /// already: then why not.
     pub fn start(&self, id: &str, name: &str, description: &str, abort: CancellationToken) -> Result<(), String> {
-        let limit = self.1.load(std::sync::atomic::Ordering::Relaxed);
+        let limit = self.limit.load(std::sync::atomic::Ordering::Relaxed);
         let mut all = self.lock();
         let running = all.iter().filter(|e| e.info.state == AgentState::Running).count();
         if running >= limit {
@@ -111,13 +121,13 @@ impl BackgroundAgents {
         {
             e.info.state = state;
         }
-        self.2.notify_one();
+        self.ended.notify_one();
     }
 
     /// Resolves once an agent has ended since the last time it resolved (an end that
     /// came while nobody waited is not lost).
     pub async fn ended(&self) {
-        self.2.notified().await;
+        self.ended.notified().await;
     }
 
     /// Stop the agent `id`; how it stands after, or `None` for an unknown id.
@@ -158,6 +168,11 @@ impl BackgroundAgents {
             .collect()
     }
 
+    /// The notice of the agents that ended since the model was last told, now told.
+    pub fn take_notice(&self) -> Option<String> {
+        ended_notice(&self.take_ended())
+    }
+
     /// Mark `id` as told (its report was read).
     pub fn mark_told(&self, id: &str) {
         if let Some(e) = self.lock().iter_mut().find(|e| e.info.id == id && e.info.state != AgentState::Running) {
@@ -180,9 +195,13 @@ impl Entry {
     }
 }
 
+/// How much of each report the notice of an agent's end carries (TaskOutput reads it
+/// whole).
+const REPORT_CHARS: usize = 20_000;
+
 /// What the parent model is told of agents that ended: one reminder, each agent's
-/// report (at most `limit` characters of each).
-pub fn ended_notice(ended: &[AgentInfo], limit: usize) -> Option<String> {
+/// report (at most [`REPORT_CHARS`] characters of each).
+pub fn ended_notice(ended: &[AgentInfo]) -> Option<String> {
     if ended.is_empty() {
         return None;
     }
@@ -196,7 +215,7 @@ pub fn ended_notice(ended: &[AgentInfo], limit: usize) -> Option<String> {
         };
         text.push_str(&format!("The background agent {} ({}: {}) {how}.", a.id, a.name, a.description));
         if !report.is_empty() {
-            let cut: String = report.chars().take(limit).collect();
+            let cut: String = report.chars().take(REPORT_CHARS).collect();
             let more = if cut.len() < report.len() { "\n[report cut; TaskOutput reads it whole]" } else { "" };
             text.push_str(&format!(" Its report:\n{cut}{more}"));
         }
@@ -221,7 +240,7 @@ mod tests {
         agents.finish("agent-1", AgentState::Done("all quiet".into()));
         let ended = agents.take_ended();
         assert_eq!(ended.len(), 1);
-        let notice = ended_notice(&ended, 100).unwrap_or_default();
+        let notice = ended_notice(&ended).unwrap_or_default();
         assert!(notice.contains("agent-1 (scout: look around) finished") && notice.contains("all quiet"), "{notice}");
         assert!(agents.take_ended().is_empty(), "told once");
 

@@ -200,11 +200,8 @@ async fn agent_news(agents: Option<&rein_tools::BackgroundAgents>) -> Option<(Ve
         .iter()
         .map(|a| format!("  ⎿  The background agent {} ({}) {}", a.name, a.id, a.state.describe()))
         .collect();
-    Some((lines, rein_tools::ended_notice(&ended, AGENT_REPORT_CHARS)?))
+    Some((lines, rein_tools::ended_notice(&ended)?))
 }
-
-/// How much of a background agent's report an interactive follow-up turn carries.
-const AGENT_REPORT_CHARS: usize = 20_000;
 
 /// `/compact`, `/context`, `/clear`.
 async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::UnboundedSender<FromEngine>) -> Vec<String> {

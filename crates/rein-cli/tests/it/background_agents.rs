@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::{Env, serve};
-use rein_testkit::{Reply, Scenario, reply, text, tool_use_with_id as call};
+use rein_testkit::{RecordedRequest, Reply, Scenario, reply, text, tool_use_with_id as call};
 use serde_json::json;
 
 /// The scout's system prompt: its requests are answered from their own steps, so the
@@ -33,6 +33,11 @@ fn start_scout(id: &str) -> Reply {
     )])
 }
 
+/// The session's requests and the scout's, each in the order they arrived.
+fn split(server: &rein_testkit::FakeServer) -> (Vec<RecordedRequest>, Vec<RecordedRequest>) {
+    server.requests().into_iter().partition(|r| !r.system_text().contains(SCOUT))
+}
+
 /// The text of every tool result and text block of a request's last message.
 fn last_message_text(body: &serde_json::Value) -> String {
     let messages = body["messages"].as_array().unwrap();
@@ -52,9 +57,7 @@ fn a_background_agent_returns_at_once_and_its_report_starts_another_headless_tur
         .with_routed(SCOUT, [slow_report("Scout report: src is tidy.")]),
     );
     env.rein_at(&server).args(["-p", "send a scout"]).assert().success().stdout("The scout found nothing amiss.\n");
-    let reqs = server.requests();
-    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
-    let sub: Vec<_> = reqs.iter().filter(|r| r.system_text().contains(SCOUT)).collect();
+    let (main, sub) = split(&server);
     assert_eq!((main.len(), sub.len()), (3, 1), "three turns of the session, one request of the agent");
     // The call returned before the agent had answered: with the agent's id.
     let started = last_message_text(&main[1].body);
@@ -87,8 +90,7 @@ fn task_output_waits_for_an_agents_report_and_task_stop_stops_one() {
         .assert()
         .success()
         .stdout("Read it.\n");
-    let reqs = server.requests();
-    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let (main, _) = split(&server);
     assert_eq!(main.len(), 3, "no further turn: the report was read already");
     let read = last_message_text(&main[2].body);
     assert!(read.contains("<status>completed</status>") && read.contains("Scout report: two TODOs."), "{read}");
@@ -112,8 +114,7 @@ fn task_output_waits_for_an_agents_report_and_task_stop_stops_one() {
         .assert()
         .success()
         .stdout("Stopped it.\n");
-    let reqs = server.requests();
-    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let (main, _) = split(&server);
     let stopped = last_message_text(&main[2].body);
     assert!(stopped.contains("agent-1: stopped"), "{stopped}");
     assert!(stopped.contains("agent-1 (lookout: look around) was stopped"), "the model is told: {stopped}");
@@ -173,9 +174,7 @@ fn an_agent_in_a_worktree_works_there_with_a_shell_of_its_own_and_its_changes_ar
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let reqs = server.requests();
-    let main: Vec<_> = reqs.iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
-    let sub: Vec<_> = reqs.iter().filter(|r| r.system_text().contains(SCOUT)).collect();
+    let (main, sub) = split(&server);
     let tree = root.join(".claude/worktrees/agent-1");
     let moved = last_message_text(&main[1].body);
     assert!(!moved.contains("is_error\":true"), "the session's shell moved to src: {moved}");
@@ -212,7 +211,7 @@ fn a_background_agents_shell_is_its_own_and_headless_waits_no_longer_than_the_de
         .assert()
         .success()
         .stdout("Still at the top.\n");
-    let main: Vec<_> = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let (main, _) = split(&server);
     let pwd = last_message_text(&main[3].body);
     let root = std::fs::canonicalize(env.cwd()).unwrap().display().to_string();
     assert!(pwd.contains(&format!("{root}\\n")) || pwd.contains(&format!("{root}\"")), "{pwd}");
@@ -232,8 +231,7 @@ fn a_background_agents_shell_is_its_own_and_headless_waits_no_longer_than_the_de
         .success()
         .stdout("Waiting for the scout.\n");
     assert!(started.elapsed() < std::time::Duration::from_secs(3), "the deadline held");
-    let main = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).count();
-    assert_eq!(main, 2, "no turn after the deadline");
+    assert_eq!(split(&server).0.len(), 2, "no turn after the deadline");
 }
 
 #[test]
@@ -277,7 +275,7 @@ fn no_more_background_agents_run_at_once_than_the_session_allows() {
         .assert()
         .success()
         .stdout("The scout is back.\n");
-    let main: Vec<_> = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let (main, _) = split(&server);
     let results = last_message_text(&main[1].body);
     assert_eq!(results.matches("in the background").count(), 1, "{results}");
     assert_eq!(results.matches("as many as this session allows").count(), 1, "{results}");
@@ -300,7 +298,7 @@ fn in_the_terminal_an_agent_that_ends_while_the_person_waits_reports_at_once() {
     // Nobody types: the agent's end starts the next turn by itself.
     let screen = pane.wait_for("The scout came back: src is tidy.");
     assert!(screen.contains("The background agent lookout (agent-1) completed"), "{screen}");
-    let main: Vec<_> = server.requests().into_iter().filter(|r| !r.system_text().contains(SCOUT)).collect();
+    let (main, _) = split(&server);
     let told = last_message_text(&main[2].body);
     assert!(told.contains("Scout report: src is tidy."), "{told}");
 }
