@@ -196,10 +196,8 @@ async fn agent_news(agents: Option<&rein_tools::BackgroundAgents>) -> Option<(Ve
     let agents = agents?;
     agents.ended().await;
     let ended = agents.take_ended();
-    let lines = ended
-        .iter()
-        .map(|a| format!("  ⎿  The background agent {} ({}) {}", a.name, a.id, a.state.describe()))
-        .collect();
+    let lines =
+        ended.iter().map(|a| format!("The background agent {} ({}) {}", a.name, a.id, a.state.describe())).collect();
     Some((lines, rein_tools::ended_notice(&ended)?))
 }
 

@@ -297,7 +297,8 @@ fn in_the_terminal_an_agent_that_ends_while_the_person_waits_reports_at_once() {
     pane.wait_for("Sent the scout.");
     // Nobody types: the agent's end starts the next turn by itself.
     let screen = pane.wait_for("The scout came back: src is tidy.");
-    assert!(screen.contains("The background agent lookout (agent-1) completed"), "{screen}");
+    assert!(screen.contains("⎿  The background agent lookout (agent-1) completed"), "{screen}");
+    assert!(!screen.contains("⎿    ⎿"), "one mark before the line:\n{screen}");
     let (main, _) = split(&server);
     let told = last_message_text(&main[2].body);
     assert!(told.contains("Scout report: src is tidy."), "{told}");
