@@ -6,6 +6,7 @@
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
 
+mod background;
 mod big_setup;
 mod definitions;
 mod executor;
@@ -314,6 +315,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(executor::rows(&bin, work.path(), home.path())?);
     rows.extend(sessions::rows(&bin, home.path())?);
     rows.extend(tui::rows(&bin, work.path(), home.path())?);
+    rows.extend(background::rows(&bin, work.path(), home.path())?);
     if !skip_tools {
         rows.extend(gigabyte);
         rows.extend(tools::rows()?);

@@ -226,6 +226,19 @@ pub struct Args {
     #[arg(long)]
     pub no_sandbox: bool,
 
+    /// Start the session in the background and print its id (`rein agents` lists
+    /// background sessions, `rein attach ID` opens one in this terminal).
+    #[arg(long)]
+    pub bg: bool,
+
+    /// With --bg: the background session's name (default: the prompt's first words).
+    #[arg(short = 'n', long, requires = "bg")]
+    pub name: Option<String>,
+
+    /// The record of the background session this session is (set by its host).
+    #[arg(long, hide = true)]
+    pub job: Option<std::path::PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -282,6 +295,31 @@ pub enum Command {
         #[command(subcommand)]
         action: crate::plugin_cli::PluginAction,
     },
+    /// The background sessions (`rein --bg`): running, waiting for you, ended.
+    Agents {
+        /// One JSON object per session, in an array.
+        #[arg(long)]
+        json: bool,
+        /// Accepted for Claude Code's `claude agents --all`: every session is listed.
+        #[arg(long)]
+        all: bool,
+    },
+    /// What a background session did: its prompts, answers and tool calls.
+    Logs {
+        /// Its id, the start of its id, or part of its name.
+        id: String,
+        /// Keep printing what it does until it ends.
+        #[arg(short = 'f', long)]
+        follow: bool,
+    },
+    /// Open a background session in this terminal (Ctrl+Z detaches; an ended one is
+    /// resumed).
+    Attach { id: String },
+    /// End a background session.
+    Stop { id: String },
+    /// End a background session if it runs and forget it (its conversation stays, for
+    /// `rein -r`).
+    Rm { id: String },
     /// Inspect the OS sandbox.
     Sandbox {
         #[command(subcommand)]

@@ -18,6 +18,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         }
     }
     let args = &args;
+    let mut job = job(args, &runtime)?;
     if !trusted(args)? {
         return Ok(ExitCode::FAILURE);
     }
@@ -62,6 +63,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             respect_gitignore: setup.prefs.respect_gitignore,
             keybindings,
             vim: setup.prefs.vim,
+            job: job.take(),
         })
         .await;
         crate::messages::terminal_owned(false);
@@ -83,10 +85,27 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
     })
 }
 
+/// The link to its host of the background session this is (`--job`, set by the host).
+/// Its repaint signal is taken over first, before anything else can be asked of it.
+fn job(args: &Args, runtime: &tokio::runtime::Runtime) -> anyhow::Result<Option<rein_tui::BackgroundJob>> {
+    let Some(dir) = args.job.as_deref() else { return Ok(None) };
+    let repaint = {
+        let _inside = runtime.enter();
+        rein_tui::RepaintSignal::listen()?
+    };
+    match rein_jobs::Reporter::at(dir) {
+        Ok(r) => Ok(Some(rein_tui::BackgroundJob { reporter: Arc::new(r), repaint })),
+        Err(e) => {
+            crate::messages::message!("not recording this background session: {e}");
+            Ok(None)
+        }
+    }
+}
+
 /// Workspace trust before anything of the folder's takes effect: a folder not trusted
 /// yet (in `~/.claude.json`, shared with Claude Code) is shown with what it configures;
 /// "Leave without starting" (the default) ends rein here, "Yes" records the trust.
-fn trusted(args: &Args) -> anyhow::Result<bool> {
+pub(crate) fn trusted(args: &Args) -> anyhow::Result<bool> {
     let options = args.options();
     let env = options.env();
     let Some(file) = rein_session::mcp::claude_json(&env) else { return Ok(true) };

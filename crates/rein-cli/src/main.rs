@@ -6,6 +6,7 @@
 //! the one door (`messages.rs`) and exits with a meaningful code.
 
 mod args;
+mod background;
 use rein_session::{env, mcp, prompt_tool, provider};
 mod demo;
 mod engine;
@@ -49,6 +50,16 @@ fn main() -> ExitCode {
     }
     // rein's keys live in its memory and environment: not readable through /proc.
     rein_process::keep_memory_private();
+    // A background session's host (`rein --bg` starts it).
+    if argv.get(1).is_some_and(|a| a == rein_jobs::HOST_ARG) {
+        return match rein_jobs::host::run(&argv[2..]) {
+            Ok(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+            Err(e) => {
+                crate::messages::message!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(said) = argv.get(1).and_then(|a| a.to_str()).and_then(elsewhere) {
         crate::messages::message!("{said}");
         return ExitCode::from(2);
@@ -86,9 +97,6 @@ fn elsewhere(subcommand: &str) -> Option<&'static str> {
         "auth" | "login" | "logout" | "setup-token" => {
             "rein has no Claude.ai login: set ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN, or an apiKeyHelper in the \
              settings (`rein env` lists what it reads)"
-        }
-        "agents" | "attach" | "logs" => {
-            "background sessions are not in rein yet; the subagents configured here are listed by `rein doctor`"
         }
         _ => return None,
     })
@@ -130,11 +138,19 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Plugin { action }) => return plugin_cli::run(action),
+        Some(Command::Agents { json, all: _ }) => return background::agents(*json),
+        Some(Command::Logs { id, follow }) => return background::logs(id, *follow),
+        Some(Command::Attach { id }) => return background::attach(id),
+        Some(Command::Stop { id }) => return background::stop(id),
+        Some(Command::Rm { id }) => return background::rm(id),
         Some(Command::Sandbox { action: args::SandboxAction::Check }) => {
             sandbox::check(&args)?;
             return Ok(ExitCode::SUCCESS);
         }
         None => {}
+    }
+    if args.bg {
+        return background::launch(&args);
     }
     if args.worktree.is_none() {
         return run_session(&args);

@@ -92,6 +92,11 @@ pub const VARS: &[Var] = &[
         doc: "an MCP result larger than this is saved to a file and the model gets a preview",
     },
     Var {
+        name: "REIN_MAX_BACKGROUND_SESSIONS",
+        default: "16",
+        doc: "how many background sessions (`rein --bg`) may run at once; past it, `--bg` refuses until one ends",
+    },
+    Var {
         name: "REIN_MAX_BACKGROUND_AGENTS",
         default: "8",
         doc: "how many background agents (the Agent tool's run_in_background) may run at once; past it, the call is refused until one ends",
@@ -294,6 +299,8 @@ pub struct Env {
     pub judge_timeout_ms: Option<u64>,
     /// `REIN_MAX_BACKGROUND_AGENTS`.
     pub max_background_agents: Option<usize>,
+    /// `REIN_MAX_BACKGROUND_SESSIONS`.
+    pub max_background_sessions: Option<usize>,
     /// `CLAUDE_CODE_SUBAGENT_MODEL`.
     pub subagent_model: Option<String>,
     /// `CLAUDE_CODE_DISABLE_WORKFLOWS=1`.
@@ -359,6 +366,7 @@ impl Env {
             mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
             judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
             max_background_agents: number("REIN_MAX_BACKGROUND_AGENTS"),
+            max_background_sessions: number("REIN_MAX_BACKGROUND_SESSIONS"),
             subagent_model: text("CLAUDE_CODE_SUBAGENT_MODEL"),
             workflows_off: flag("CLAUDE_CODE_DISABLE_WORKFLOWS"),
             disable_auto_compact: flag("DISABLE_AUTO_COMPACT"),

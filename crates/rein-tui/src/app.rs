@@ -59,6 +59,9 @@ pub struct App {
     pub stream: Stream,
     /// Finished lines not yet written into scrollback.
     pub pending: crate::out::Out,
+    /// A background session's finished lines, to draw them again when a terminal
+    /// attaches (`None` elsewhere: the terminal's scrollback keeps them).
+    pub drawn: Option<std::collections::VecDeque<Line<'static>>>,
     /// Every finished line, tool outputs in full (Ctrl+O), the newest last.
     pub log: std::collections::VecDeque<Line<'static>>,
     /// Ctrl+O was pressed: open the full transcript view.
@@ -161,6 +164,7 @@ impl App {
             composer: Composer::default(),
             stream: Stream::default(),
             pending: crate::out::Out::default(),
+            drawn: None,
             log: std::collections::VecDeque::new(),
             open_log: false,
             esc_armed: None,

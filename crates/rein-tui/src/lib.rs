@@ -18,6 +18,7 @@ mod highlight;
 mod history;
 mod inline;
 mod inline_pick;
+mod job_relay;
 mod keybindings;
 mod keys;
 mod markdown;
@@ -31,6 +32,7 @@ mod overlay;
 mod permission_view;
 mod pickers;
 mod plugin_slash;
+mod repaint;
 mod rewind_menu;
 mod saved_output;
 mod screen;
@@ -56,6 +58,7 @@ pub use approver::{Question, TuiApprover};
 pub use inline_pick::pick;
 pub use keybindings::{Keybindings, KeybindingsError};
 pub use mcp_pick::pick_mcp_servers;
+pub use repaint::RepaintSignal;
 pub use trust_dialog::ask_trust;
 pub use worker::Titler;
 
@@ -125,6 +128,16 @@ pub struct Options {
     pub keybindings: Keybindings,
     /// The `editorMode` setting is `vim`: the input box starts in vim's insert mode.
     pub vim: bool,
+    /// A background session's link to its host (`rein --bg`).
+    pub job: Option<BackgroundJob>,
+}
+
+/// What a background session shares with its host.
+pub struct BackgroundJob {
+    /// Its record, kept current as the session works.
+    pub reporter: std::sync::Arc<rein_jobs::Reporter>,
+    /// The host's requests to draw everything again.
+    pub repaint: RepaintSignal,
 }
 
 /// Run the interactive session until the person exits.
@@ -133,14 +146,29 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let policy = session.live().policy().clone();
     let session_id = session.session_id();
     let history: Vec<rein_protocol::Message> = session.engine().conversation().messages().cloned().collect();
-    let (prompts, prompt_rx) = mpsc::unbounded_channel();
-    let (ui, ui_rx) = mpsc::unbounded_channel();
+    let (reporter, repaint) = options.job.map(|j| (j.reporter, j.repaint)).unzip();
+    let (prompts, prompt_rx, ui, ui_rx, questions) = match reporter {
+        Some(reporter) => {
+            let live = session.live().clone();
+            reporter.opened(&session_id, &options.cwd, Some(live.transcript()), options.first_prompt.is_none());
+            let r = job_relay::relay(reporter, options.questions, live, options.cwd.clone());
+            (r.prompts, r.prompt_rx, r.ui, r.ui_rx, r.questions)
+        }
+        None => {
+            let (prompts, prompt_rx) = mpsc::unbounded_channel();
+            let (ui, ui_rx) = mpsc::unbounded_channel();
+            (prompts, prompt_rx, ui, ui_rx, options.questions)
+        }
+    };
     let commands: Vec<(String, String)> =
         session.commands().iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
     let jobs = session.engine().session_shell();
     let engine_task = tokio::spawn(worker::run(session, options.titler, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
+    if repaint.is_some() {
+        app.drawn = Some(Default::default());
+    }
     app.commands = commands;
     app.banner(env!("CARGO_PKG_VERSION"));
     app.replay(&history);
@@ -163,7 +191,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     if let Some(p) = options.first_prompt {
         app.submit(p);
     }
-    let result = term::run(app, ui_rx, options.questions).await;
+    let result = term::run(app, ui_rx, questions, repaint).await;
     // The prompts channel is closed: the engine ends the session (SessionEnd hooks).
     if tokio::time::timeout(std::time::Duration::from_secs(3), engine_task).await.is_err() {
         tracing::warn!("the engine did not end in time");

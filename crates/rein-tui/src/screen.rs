@@ -158,6 +158,15 @@ impl Screen {
         self.clear_live()
     }
 
+    /// The terminal was cleared (and is `width` × `rows`): the live area starts at the
+    /// top. Nothing is asked of the terminal: the cursor is home.
+    pub fn cleared(&mut self, width: u16, rows: u16) {
+        self.width = width.max(1);
+        self.rows = rows.max(1);
+        self.top = 0;
+        self.height = 0;
+    }
+
     /// Leave: clear the live area and put the cursor where the next output goes.
     pub fn finish(&mut self) -> io::Result<()> {
         self.clear_live()?;

@@ -40,6 +40,7 @@ pub async fn run(
     mut app: App,
     mut engine: mpsc::UnboundedReceiver<FromEngine>,
     mut questions: mpsc::UnboundedReceiver<Question>,
+    mut repaint: Option<crate::repaint::RepaintSignal>,
 ) -> io::Result<Option<String>> {
     terminal::enable_raw_mode()?;
     execute!(io::stdout(), EnableBracketedPaste)?;
@@ -50,7 +51,7 @@ pub async fn run(
     }));
     // The cursor is asked for here, before anything reads the keyboard.
     let mut screen = Screen::new()?;
-    let result = event_loop(&mut app, &mut screen, &mut engine, &mut questions).await;
+    let result = event_loop(&mut app, &mut screen, &mut engine, &mut questions, &mut repaint).await;
     // Leave the finished lines, clear the live area, and put the cursor below them.
     let _ = flush_history(&mut app, &mut screen);
     let _ = screen.finish();
@@ -66,6 +67,7 @@ async fn event_loop(
     screen: &mut Screen,
     engine: &mut mpsc::UnboundedReceiver<FromEngine>,
     questions: &mut mpsc::UnboundedReceiver<Question>,
+    repaint: &mut Option<crate::repaint::RepaintSignal>,
 ) -> io::Result<()> {
     let mut events = EventStream::new();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
@@ -143,6 +145,10 @@ async fn event_loop(
                 None => return Ok(()),
             },
             Some(q) = questions.recv() => app.on_question(q),
+            () = crate::repaint::requested(repaint) => {
+                flush_history(app, screen)?;
+                crate::repaint::repaint(app, screen)?;
+            }
             _ = tick.tick(), if app.busy.is_some() || app.hint.is_some() || app.status_line.is_some() => {}
             _ = tokio::time::sleep(wait) => {}
         }
@@ -205,6 +211,12 @@ fn flush_history(app: &mut App, screen: &mut Screen) -> io::Result<()> {
         }
         if to != Where::Log {
             lines.extend(crate::wrap::wrap(&line, width));
+            if let Some(drawn) = &mut app.drawn {
+                drawn.push_back(line);
+                if drawn.len() > crate::repaint::DRAWN_LINES {
+                    drawn.pop_front();
+                }
+            }
         }
     }
     screen.insert(&lines)

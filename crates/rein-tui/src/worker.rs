@@ -62,6 +62,7 @@ pub enum ToEngine {
     Clear,
     /// The prompts so far (Esc Esc).
     Prompts,
+
     /// Go back to before prompt `n`: its files, its conversation; `force` overwrites
     /// files changed outside rein.
     Rewind {

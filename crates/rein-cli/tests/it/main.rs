@@ -12,6 +12,7 @@ mod attack_wall;
 mod auto_memory;
 mod auto_mode;
 mod background_agents;
+mod background_sessions;
 mod bash_rewind;
 mod bedrock;
 mod caching;

@@ -56,9 +56,15 @@ impl Pane {
             rein.display(),
             args.join(" ")
         );
+        Pane::launch(socket, (columns, rows), &command)
+    }
+
+    /// `command` in a new tmux server `socket`, in a terminal of `(columns, rows)`; the
+    /// pane stays after it exits.
+    fn launch(socket: String, (columns, rows): (u16, u16), command: &str) -> Pane {
         let ok = Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t"])
-            .args(["-x", &columns.to_string(), "-y", &rows.to_string(), &command])
+            .args(["-x", &columns.to_string(), "-y", &rows.to_string(), command])
             .status()
             .expect("tmux is needed for the terminal tests (.ci/run installs it)")
             .success();
@@ -66,6 +72,22 @@ impl Pane {
         let pane = Pane { socket };
         pane.tmux(&["set-option", "-t", "t", "remain-on-exit", "on"]);
         pane
+    }
+
+    /// `rein ARGS` in the project folder with `env`'s clean environment and `vars`
+    /// (`NAME='value' …`), in a terminal of `(columns, rows)`; the pane stays after rein
+    /// exits.
+    pub(crate) fn rein_sized(env: &Env, vars: &str, args: &str, (columns, rows): (u16, u16)) -> Pane {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let socket = format!("rein-cmd-{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        let command = format!(
+            "cd '{}' && env -i PATH='{}' HOME='{}' TERM=xterm-256color {vars} '{}' {args}",
+            env.cwd().display(),
+            std::env::var("PATH").unwrap_or_default(),
+            env.home.path().display(),
+            assert_cmd::cargo::cargo_bin("rein").display(),
+        );
+        Pane::launch(socket, (columns, rows), &command)
     }
 
     /// rein started from an interactive bash in the pane (a trusted folder), so that job

@@ -1,0 +1,177 @@
+//! Background sessions through the real binary: `rein --bg` against the fake server,
+//! listed with `rein agents`, followed with `rein logs`, attached in tmux (a waiting
+//! question answered there, two terminals at once, Ctrl+Z to detach), stopped, removed,
+//! and a session whose host was killed resumed by attaching to it.
+
+use std::time::{Duration, Instant};
+
+use rein_testkit::{Scenario, reply, text, tool_use};
+use serde_json::{Value, json};
+
+use crate::common::{Env, serve};
+use crate::tui_pane::Pane;
+
+/// Stops every background session of the test's HOME when the test ends, passed or not:
+/// no host outlives its test.
+struct StopAll<'a>(&'a Env);
+
+impl Drop for StopAll<'_> {
+    fn drop(&mut self) {
+        for job in agents(self.0) {
+            if let Some(id) = job["id"].as_str() {
+                let _ = self.0.rein().args(["stop", id]).output();
+            }
+        }
+    }
+}
+
+fn agents(env: &Env) -> Vec<Value> {
+    let out = env.rein().args(["agents", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice::<Value>(&out.stdout).unwrap().as_array().cloned().unwrap_or_default()
+}
+
+/// Wait until the session `id` has the status `status` in `rein agents --json`.
+fn wait_status(env: &Env, id: &str, status: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let all = agents(env);
+        let job = all.iter().find(|j| j["id"] == id).cloned().unwrap_or(Value::Null);
+        if job["status"] == status {
+            return job;
+        }
+        assert!(Instant::now() < deadline, "waited for {id} to be {status}: {all:#?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// `rein --bg …` with the test server's address in the environment the session inherits.
+fn start(env: &Env, server: &rein_testkit::FakeServer, args: &[&str]) -> String {
+    let out = env.rein_at(server).env("REIN_TUI_ANSWER_PAUSE_MS", "0").arg("--bg").args(args).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    let first = said.lines().next().unwrap_or_default();
+    assert!(first.starts_with("backgrounded · "), "{said}");
+    first.split(" · ").nth(1).unwrap().to_string()
+}
+
+fn touch_then_done() -> Scenario {
+    Scenario::new([
+        reply([tool_use("Bash", json!({"command": "touch made-in-the-background.txt", "description": "make a file"}))]),
+        reply([text("Made the file in the background.")]),
+    ])
+}
+
+#[test]
+fn a_background_session_is_listed_followed_answered_from_two_terminals_detached_stopped_and_removed() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let server = serve(touch_then_done());
+    let id = start(&env, &server, &["-n", "maker", "make a file please"]);
+    // Nobody is attached: the question waits, and the list says so.
+    let job = wait_status(&env, &id, "needs you");
+    assert_eq!(job["name"], "maker");
+    assert!(job["detail"].as_str().unwrap().contains("touch made-in-the-background.txt"), "{job}");
+    let listed = env.rein().arg("agents").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.starts_with("Needs you (1)") && listed.contains(&id), "{listed}");
+    let logs = env.rein().args(["logs", "make"]).output().unwrap();
+    let logs = String::from_utf8_lossy(&logs.stdout);
+    assert!(logs.contains("> make a file please"), "{logs}");
+    assert!(logs.contains("● Bash(touch made-in-the-background.txt)"), "{logs}");
+    assert!(!env.cwd().join("made-in-the-background.txt").exists());
+
+    // Two terminals attach at once; both show the waiting question.
+    let first = Pane::rein_sized(&env, "", &format!("attach {id}"), (100, 30));
+    first.wait_for("Do you want to proceed?");
+    let second = Pane::rein_sized(&env, "", &format!("attach {}", &id[..5]), (90, 28));
+    second.wait_for("Do you want to proceed?");
+    // Answered in one, the session goes on in both.
+    second.keys(&["1"]);
+    first.wait_for("Made the file in the background.");
+    second.wait_for("Made the file in the background.");
+    assert!(env.cwd().join("made-in-the-background.txt").exists());
+    let job = wait_status(&env, &id, "done");
+    assert!(job["costUsd"].as_f64().unwrap() > 0.0, "{job}");
+    assert_eq!(job["output"], "Made the file in the background.");
+
+    // Ctrl+Z detaches the first terminal; the session goes on.
+    first.keys(&["C-z"]);
+    first.wait_for(&format!("detached from {id}"));
+    assert_eq!(wait_status(&env, &id, "done")["state"], "working");
+
+    let stopped = env.rein().args(["stop", "maker"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&stopped.stdout).contains(&format!("stopped {id}")));
+    second.wait_for(&format!("background session {id} ended"));
+    wait_status(&env, &id, "stopped");
+
+    let removed = env.rein().args(["rm", &id]).output().unwrap();
+    let removed = String::from_utf8_lossy(&removed.stdout);
+    assert!(removed.contains(&format!("removed {id}; its conversation stays (rein -r ")), "{removed}");
+    assert!(agents(&env).is_empty());
+    let gone = env.rein().args(["logs", &id]).output().unwrap();
+    assert!(!gone.status.success());
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("no background session matches"));
+}
+
+#[test]
+fn a_background_session_whose_host_was_killed_resumes_when_attached() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let server = serve(touch_then_done());
+    let id = start(&env, &server, &["keep working on it"]);
+    let job = wait_status(&env, &id, "needs you");
+    let host = job["pid"].as_i64().unwrap();
+    // SIGKILL: no chance to record anything.
+    assert_eq!(unsafe { libc::kill(host as i32, libc::SIGKILL) }, 0);
+    let job = wait_status(&env, &id, "failed");
+    assert_eq!(job["state"], "done");
+    // Its conversation is complete up to the question it was asking.
+    let logs = env.rein().args(["logs", &id]).output().unwrap();
+    assert!(String::from_utf8_lossy(&logs.stdout).contains("● Bash(touch made-in-the-background.txt)"));
+
+    // Resumed like any session: with the credentials of the terminal that attaches.
+    let vars = format!("ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k", server.url());
+    let pane = Pane::rein_sized(&env, &vars, &format!("attach {id}"), (100, 30));
+    pane.wait_for("Resumed a conversation");
+    let screen = pane.wait_for("> keep working on it");
+    assert!(screen.contains("❯"), "{screen}");
+    wait_status(&env, &id, "done");
+    let sessions = env.rein().arg("sessions").output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&sessions.stdout).matches("keep working on it").count(), 1, "one conversation");
+}
+
+#[test]
+fn bg_refuses_past_the_limit_without_a_prompt_and_with_print_and_logs_follow_to_the_end() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let server = serve(Scenario::new([reply([text("All done here.")])]));
+    let no_prompt = env.rein_at(&server).arg("--bg").output().unwrap();
+    assert!(String::from_utf8_lossy(&no_prompt.stderr).contains("--bg needs a prompt"));
+    let print = env.rein_at(&server).args(["--bg", "-p", "hi"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&print.stderr).contains("-p runs one here"));
+
+    let id = start(&env, &server, &["say it is done"]);
+    let mut follow = std::process::Command::new(assert_cmd::cargo::cargo_bin("rein"));
+    follow
+        .current_dir(env.cwd())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", env.home.path())
+        .args(["logs", "-f", &id])
+        .stdout(std::process::Stdio::piped());
+    let follower = follow.spawn().unwrap();
+    wait_status(&env, &id, "done");
+    let over =
+        env.rein_at(&server).env("REIN_MAX_BACKGROUND_SESSIONS", "1").args(["--bg", "another"]).output().unwrap();
+    assert!(!over.status.success());
+    assert!(String::from_utf8_lossy(&over.stderr).contains("1 background sessions already run"), "{over:?}");
+    env.rein().args(["stop", &id]).output().unwrap();
+    // `logs -f` ends with the session, having printed all of it.
+    let followed = follower.wait_with_output().unwrap();
+    let followed = String::from_utf8_lossy(&followed.stdout);
+    assert!(followed.contains("> say it is done") && followed.contains("All done here."), "{followed}");
+}

@@ -1,0 +1,540 @@
+//! The host of a background session: a detached process (its own session, no
+//! controlling terminal of the person's) that runs an interactive rein in a
+//! pseudo-terminal, keeps what it drew, and serves attached terminals over the socket in
+//! the session's folder. It holds `host.lock` for as long as it lives and records how
+//! the session ended. When no terminal is attached, a notification the session sends its
+//! terminal (OSC 9: a question waits, a long turn ended) becomes a desktop notification.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use portable_pty::{ChildKiller, CommandBuilder, MasterPty, PtySize, native_pty_system};
+
+use crate::wire::{self, Frame};
+use crate::{HOST_ARG, JobError, State, Status, state};
+
+/// The start of what the session drew, kept whole: it sets the terminal's modes. What
+/// was drawn is replayed only to a terminal that attaches before the session is ready
+/// to draw itself again (a question it asks before its screen opens).
+const HEAD_BYTES: usize = 16 * 1024;
+/// The most of the rest that is kept for replay.
+const TAIL_BYTES: usize = 512 * 1024;
+/// Chunks queued for one attached terminal before it counts as gone.
+const CLIENT_QUEUE: usize = 4096;
+
+/// How a host starts its session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// A new conversation on the record's prompt.
+    Fresh,
+    /// The record's conversation, resumed from its transcript.
+    Resume,
+}
+
+/// Start the host of the session in `dir` as a detached process running `exe` with
+/// `env`, in a terminal of `size` (columns, rows), and wait until it listens.
+pub fn spawn(
+    dir: &Path,
+    exe: &Path,
+    env: &[(OsString, OsString)],
+    size: (u16, u16),
+    start: Start,
+) -> Result<(), JobError> {
+    let log = File::create(dir.join("host.log")).map_err(|e| JobError::io(dir, e))?;
+    let mode = match start {
+        Start::Fresh => "fresh",
+        Start::Resume => "resume",
+    };
+    std::process::Command::new(exe)
+        .arg(HOST_ARG)
+        .arg(dir)
+        .arg(size.0.to_string())
+        .arg(size.1.to_string())
+        .arg(mode)
+        .env_clear()
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(log)
+        .spawn()
+        .map_err(|e| JobError::io(exe, e))?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if crate::host_alive(dir) && dir.join("sock").exists() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let said = std::fs::read_to_string(dir.join("host.log")).unwrap_or_default();
+    Err(JobError::Terminal(format!("the background session did not start: {}", said.trim())))
+}
+
+/// The host's whole life (`rein __rein-job-host DIR COLS ROWS fresh|resume`): the exit
+/// code of the session it ran.
+pub fn run(args: &[OsString]) -> Result<i32, JobError> {
+    let [dir, cols, rows, mode] = args else {
+        return Err(JobError::Terminal("usage: rein __rein-job-host DIR COLUMNS ROWS fresh|resume".into()));
+    };
+    let dir = PathBuf::from(dir);
+    let number = |v: &OsString| v.to_str().and_then(|s| s.parse::<u16>().ok()).filter(|n| *n > 0).unwrap_or(24);
+    let size = PtySize { cols: number(cols), rows: number(rows), pixel_width: 0, pixel_height: 0 };
+    let start = if mode == "resume" { Start::Resume } else { Start::Fresh };
+    // Away from the terminal that started it: closing that terminal does not end it.
+    let _ = rustix::process::setsid();
+    let lock_path = dir.join("host.lock");
+    let lock = state::lock_file(&lock_path)?;
+    let record = state::read(&dir)?;
+    match lock.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => return Err(JobError::AlreadyRunning(record.id)),
+        Err(std::fs::TryLockError::Error(e)) => return Err(JobError::io(&lock_path, e)),
+    }
+    let exe = std::env::current_exe().map_err(|e| JobError::io(&dir, e))?;
+    let listener = wire::bind(&dir).map_err(|e| JobError::io(&dir, e))?;
+    let pty = native_pty_system().openpty(size).map_err(terminal)?;
+    let mut command = CommandBuilder::new(&exe);
+    let (args, workdir) = session_args(&record, &dir, start);
+    command.args(args);
+    command.cwd(workdir);
+    if std::env::var_os("TERM").is_none() {
+        command.env("TERM", "xterm-256color");
+    }
+    let mut child = pty.slave.spawn_command(command).map_err(terminal)?;
+    drop(pty.slave);
+    let pid = child.process_id();
+    state::update(&dir, |s| {
+        s.status = Status::Starting;
+        s.host_pid = Some(std::process::id());
+        s.session_pid = None;
+        s.exit_code = None;
+    })?;
+    let reader = pty.master.try_clone_reader().map_err(terminal)?;
+    let writer = pty.master.take_writer().map_err(terminal)?;
+    let hub = Arc::new(Hub::default());
+    let stopping = Arc::new(AtomicBool::new(false));
+    let keys: Arc<Mutex<Box<dyn Write + Send>>> = Arc::new(Mutex::new(writer));
+    let (pumped_tx, pumped) = std::sync::mpsc::channel::<()>();
+    {
+        let (hub, keys) = (hub.clone(), keys.clone());
+        std::thread::spawn(move || {
+            pump(reader, &hub, &keys);
+            let _ = pumped_tx.send(());
+        });
+    }
+    let serving = Serving {
+        dir: dir.clone(),
+        hub: hub.clone(),
+        keys,
+        master: Arc::new(Mutex::new(pty.master)),
+        killer: Arc::new(Mutex::new(child.clone_killer())),
+        stopping: stopping.clone(),
+        pid,
+        sizes: Arc::new(Mutex::new(Vec::new())),
+    };
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let serving = serving.clone();
+            std::thread::spawn(move || serving.client(stream));
+        }
+    });
+    let status = child.wait();
+    // What the session drew last reaches the attached terminals before they are closed.
+    let _ = pumped.recv_timeout(Duration::from_secs(1));
+    hub.close();
+    let code = status.as_ref().map_or(1, |s| s.exit_code() as i32);
+    let stopped = stopping.load(Ordering::SeqCst);
+    let failed = !stopped && !status.as_ref().is_ok_and(|s| s.success());
+    // A session that failed says why on its screen: the host's log keeps the last of it.
+    let last_words = if failed { hub.last_words() } else { String::new() };
+    if failed {
+        eprintln!("the session ended with code {code}; the last it drew:\n{last_words}");
+    }
+    state::update(&dir, |s| {
+        if let Some(line) = last_words.lines().rev().find(|l| !l.trim().is_empty()) {
+            s.detail = line.trim().chars().take(200).collect();
+        }
+        s.status = if stopped {
+            Status::Stopped
+        } else if status.as_ref().is_ok_and(|s| s.success()) {
+            Status::Exited
+        } else {
+            Status::Failed
+        };
+        s.exit_code = Some(code);
+    })?;
+    let _ = std::fs::remove_file(dir.join("sock"));
+    Ok(code)
+}
+
+/// A pseudo-terminal that could not be had.
+fn terminal(e: impl std::fmt::Display) -> JobError {
+    JobError::Terminal(format!("a terminal for the session: {e}"))
+}
+
+/// The flags of the session the host runs, and where it runs: a fresh one gets the
+/// record's flags and prompt; a resumed one its conversation, in the folder it worked in.
+fn session_args(record: &State, dir: &Path, start: Start) -> (Vec<OsString>, PathBuf) {
+    let mut args: Vec<OsString> = Vec::new();
+    let job = [OsString::from("--job"), dir.as_os_str().to_owned()];
+    match start {
+        Start::Fresh => {
+            args.extend(record.args.iter().map(OsString::from));
+            args.extend(job);
+            if !record.intent.is_empty() {
+                args.push("--".into());
+                args.push(record.intent.clone().into());
+            }
+            (args, record.cwd.clone())
+        }
+        Start::Resume => {
+            args.extend(resumable_flags(&record.args).into_iter().map(OsString::from));
+            args.extend(job);
+            args.push("--resume".into());
+            args.push(record.session_id.clone().into());
+            let workdir = record.workdir.clone().unwrap_or_else(|| record.cwd.clone());
+            (args, workdir)
+        }
+    }
+}
+
+/// The flags without those that choose or make the conversation and its folder (the
+/// resumed session names its conversation itself and works where it worked).
+fn resumable_flags(args: &[String]) -> Vec<String> {
+    let with_value = ["--session-id", "--resume", "-r", "--worktree", "-w", "--rewind-to"];
+    let alone = ["--continue", "-c", "--fork-session"];
+    let mut out = Vec::new();
+    let mut skip_next = false;
+    for a in args {
+        if std::mem::take(&mut skip_next) && !a.starts_with('-') {
+            continue;
+        }
+        let flag = a.split('=').next().unwrap_or(a);
+        if alone.contains(&a.as_str()) {
+            continue;
+        }
+        if with_value.contains(&flag) {
+            skip_next = !a.contains('=');
+            continue;
+        }
+        out.push(a.clone());
+    }
+    out
+}
+
+#[derive(Clone)]
+struct Serving {
+    dir: PathBuf,
+    hub: Arc<Hub>,
+    keys: Arc<Mutex<Box<dyn Write + Send>>>,
+    master: Arc<Mutex<Box<dyn MasterPty + Send>>>,
+    killer: Arc<Mutex<Box<dyn ChildKiller + Send + Sync>>>,
+    stopping: Arc<AtomicBool>,
+    pid: Option<u32>,
+    /// Each attached terminal's size, by connection: the session takes the smallest, so
+    /// that it fits every one of them (as tmux does).
+    sizes: Arc<Mutex<Vec<(usize, u16, u16)>>>,
+}
+
+impl Serving {
+    /// One connection: a terminal that attaches, or `rein stop`.
+    fn client(&self, mut stream: UnixStream) {
+        let first = match wire::read_frame(&mut stream) {
+            Ok(Some(f)) => f,
+            _ => return,
+        };
+        match first {
+            Frame::Stop => self.stop(),
+            Frame::Hello { cols, rows } => {
+                static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+                let me = NEXT.fetch_add(1, Ordering::Relaxed);
+                self.sized(me, Some((cols, rows)));
+                // A session ready for it draws itself again at this terminal's size;
+                // else what it drew so far is replayed.
+                let ready = self.pid.is_some()
+                    && state::read(&self.dir).is_ok_and(|s| s.session_pid.is_some() && s.session_pid == self.pid);
+                if self.hub.attach(&stream, !ready).is_err() {
+                    return;
+                }
+                if ready && let Some(pid) = self.pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::USR1);
+                }
+                while let Ok(Some(frame)) = wire::read_frame(&mut stream) {
+                    match frame {
+                        Frame::Input(bytes) => {
+                            if let Ok(mut keys) = self.keys.lock() {
+                                let _ = keys.write_all(&bytes);
+                                let _ = keys.flush();
+                            }
+                        }
+                        Frame::Resize { cols, rows } => self.sized(me, Some((cols, rows))),
+                        Frame::Stop => self.stop(),
+                        Frame::Hello { .. } => {}
+                    }
+                }
+                self.sized(me, None);
+            }
+            Frame::Input(_) | Frame::Resize { .. } => {}
+        }
+    }
+
+    /// Terminal `me` is now `size` (`None`: it left); the session takes the smallest.
+    fn sized(&self, me: usize, size: Option<(u16, u16)>) {
+        let smallest = {
+            let Ok(mut sizes) = self.sizes.lock() else { return };
+            sizes.retain(|(who, ..)| *who != me);
+            if let Some((cols, rows)) = size.filter(|(c, r)| *c > 0 && *r > 0) {
+                sizes.push((me, cols, rows));
+            }
+            let cols = sizes.iter().map(|s| s.1).min();
+            let rows = sizes.iter().map(|s| s.2).min();
+            cols.zip(rows)
+        };
+        if let Some((cols, rows)) = smallest {
+            self.resize(cols, rows);
+        }
+    }
+
+    fn resize(&self, cols: u16, rows: u16) {
+        if let Ok(master) = self.master.lock() {
+            let _ = master.resize(PtySize { cols, rows, pixel_width: 0, pixel_height: 0 });
+        }
+    }
+
+    /// End the session: a hangup, as when its terminal closes, then a kill if it lingers.
+    fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let _ = state::update(&self.dir, |s| s.detail = "stopped with `rein stop`".into());
+        if let Ok(mut killer) = self.killer.lock() {
+            let _ = killer.kill();
+        }
+        if let Some(pid) = self.pid {
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_secs(3));
+                rein_process::kill_group(pid);
+            });
+        }
+    }
+}
+
+/// An attached terminal: where its chunks are queued, and the thread writing them.
+type Attached = (SyncSender<Arc<[u8]>>, std::thread::JoinHandle<()>);
+
+/// What the session drew, and the terminals attached to it.
+#[derive(Default)]
+struct Hub {
+    inner: Mutex<Drawn>,
+}
+
+#[derive(Default)]
+struct Drawn {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    /// Some of the tail was dropped (it starts at a line's beginning).
+    cut: bool,
+    clients: Vec<Attached>,
+}
+
+impl Hub {
+    /// Keep `chunk` and send it to every attached terminal; a terminal that cannot keep
+    /// up is let go. `true` when no terminal is attached.
+    fn push(&self, chunk: &[u8]) -> bool {
+        let Ok(mut d) = self.inner.lock() else { return true };
+        let room = HEAD_BYTES.saturating_sub(d.head.len()).min(chunk.len());
+        d.head.extend_from_slice(&chunk[..room]);
+        d.tail.extend_from_slice(&chunk[room..]);
+        if d.tail.len() > TAIL_BYTES {
+            let mut drop = d.tail.len() - TAIL_BYTES * 3 / 4;
+            if let Some(nl) = d.tail[drop..].iter().position(|b| *b == b'\n') {
+                drop += nl + 1;
+            }
+            d.tail.drain(..drop);
+            d.cut = true;
+        }
+        let shared: Arc<[u8]> = Arc::from(chunk);
+        d.clients.retain(|(tx, _)| tx.try_send(shared.clone()).is_ok());
+        let alone = d.clients.is_empty();
+        drop(d);
+        if alone && let Some(text) = notification(chunk) {
+            desktop_notification(&text);
+        }
+        alone
+    }
+
+    /// A terminal attaches: a clean screen or (`replay`) what was drawn so far, then
+    /// everything new.
+    fn attach(&self, stream: &UnixStream, replay: bool) -> std::io::Result<()> {
+        let mut out = stream.try_clone()?;
+        out.set_write_timeout(Some(Duration::from_secs(5)))?;
+        let (tx, rx) = sync_channel::<Arc<[u8]>>(CLIENT_QUEUE);
+        let Ok(mut d) = self.inner.lock() else { return Ok(()) };
+        let replay = if replay {
+            let mut drawn = d.head.clone();
+            if d.cut {
+                drawn.extend_from_slice(b"\r\n");
+            }
+            drawn.extend_from_slice(&d.tail);
+            drawn
+        } else {
+            b"\x1b[H\x1b[2J".to_vec()
+        };
+        let writer = std::thread::spawn(move || {
+            if out.write_all(&replay).is_err() {
+                return;
+            }
+            for chunk in rx {
+                if out.write_all(&chunk).is_err() {
+                    break;
+                }
+            }
+            let _ = out.shutdown(std::net::Shutdown::Both);
+        });
+        d.clients.push((tx, writer));
+        Ok(())
+    }
+
+    /// The last lines the session drew, as text.
+    fn last_words(&self) -> String {
+        let Ok(d) = self.inner.lock() else { return String::new() };
+        let drawn = if d.tail.is_empty() { &d.head } else { &d.tail };
+        let text = plain_text(&drawn[drawn.len().saturating_sub(4096)..]);
+        let lines: Vec<&str> = text.lines().map(str::trim_end).filter(|l| !l.is_empty()).collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
+    }
+
+    /// The session ended: each terminal gets what is queued for it, then is closed.
+    fn close(&self) {
+        let clients = match self.inner.lock() {
+            Ok(mut d) => std::mem::take(&mut d.clients),
+            Err(_) => return,
+        };
+        for (tx, writer) in clients {
+            drop(tx);
+            let _ = writer.join();
+        }
+    }
+}
+
+/// Copy what the session draws into the hub until its terminal closes. While no
+/// terminal is attached, the host answers the session's questions to its terminal (where
+/// the cursor is) as a terminal would, so that the session never waits for an answer.
+fn pump(mut reader: Box<dyn Read + Send>, hub: &Hub, keys: &Mutex<Box<dyn Write + Send>>) {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let chunk = &buf[..n];
+        let alone = hub.push(chunk);
+        if alone
+            && chunk.windows(4).any(|w| w == b"\x1b[6n")
+            && let Ok(mut keys) = keys.lock()
+        {
+            let _ = keys.write_all(b"\x1b[1;1R");
+            let _ = keys.flush();
+        }
+    }
+}
+
+/// `bytes` without the terminal's control sequences.
+fn plain_text(bytes: &[u8]) -> String {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            0x1b => {
+                i += 1;
+                match bytes.get(i) {
+                    // CSI: up to its final byte.
+                    Some(b'[') => {
+                        i += 1;
+                        while i < bytes.len() && !(0x40..=0x7e).contains(&bytes[i]) {
+                            i += 1;
+                        }
+                    }
+                    // OSC: up to BEL or ST.
+                    Some(b']') => {
+                        while i < bytes.len() && bytes[i] != 0x07 && !(bytes[i] == b'\\' && bytes[i - 1] == 0x1b) {
+                            i += 1;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            b'\r' => {}
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The text of a terminal notification (`ESC ] 9 ; text BEL`) in `chunk`.
+fn notification(chunk: &[u8]) -> Option<String> {
+    let start = chunk.windows(4).position(|w| w == b"\x1b]9;")? + 4;
+    let rest = &chunk[start..];
+    let end = rest.iter().position(|b| *b == 0x07 || *b == 0x1b)?;
+    let text = String::from_utf8_lossy(&rest[..end]).trim().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Tell the desktop, where it has a notifier (`notify-send`); nothing otherwise.
+fn desktop_notification(text: &str) {
+    let Some(path) = std::env::var_os("PATH") else { return };
+    let Some(notifier) = std::env::split_paths(&path).map(|d| d.join("notify-send")).find(|p| p.is_file()) else {
+        return;
+    };
+    let spawned = std::process::Command::new(notifier)
+        .args(["--app-name=rein", "rein (background session)", text])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn();
+    if let Ok(mut child) = spawned {
+        std::thread::spawn(move || child.wait());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_session_keeps_its_flags_but_not_those_that_chose_its_conversation() {
+        let args: Vec<String> = [
+            "--model",
+            "opus",
+            "-w",
+            "feature",
+            "--session-id=abc",
+            "-c",
+            "--permission-mode",
+            "plan",
+            "--resume",
+            "x",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(resumable_flags(&args), ["--model", "opus", "--permission-mode", "plan"]);
+    }
+
+    #[test]
+    fn what_a_failed_session_drew_is_kept_as_plain_text() {
+        assert_eq!(plain_text(b"\x1b[31mrein: error\x1b[0m: bad\r\n\x1b]9;hi\x07ok"), "rein: error: bad\nok");
+    }
+
+    #[test]
+    fn a_terminal_notification_is_found_in_what_the_session_draws() {
+        assert_eq!(notification(b"abc\x1b]9;rein needs you\x07def").as_deref(), Some("rein needs you"));
+        assert_eq!(notification(b"\x1b]9;\x07"), None);
+        assert_eq!(notification(b"plain text"), None);
+    }
+}
