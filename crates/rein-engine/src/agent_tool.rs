@@ -126,7 +126,11 @@ impl Tool for AgentTool {
 
     async fn call(&self, input: AgentInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose").to_string();
-        if input.run_in_background == Some(true) {
+        // A definition may ask to run in the background (`background: true`); the call
+        // decides when it says. Where nothing can run in the background, it runs here.
+        let by_definition = self.definition(&wanted).is_some_and(|d| d.background)
+            && EngineServices::of(ctx).is_ok_and(|s| s.registry.session_shell().is_some());
+        if input.run_in_background.unwrap_or(by_definition) {
             return self.start_in_background(wanted, input, ctx);
         }
         let how = RunHow { id: None, name: None, worktree: input.isolation == Some(Isolation::Worktree) };

@@ -44,6 +44,9 @@ pub struct AgentDef {
     pub effort: Option<String>,
     /// `color` in the interface.
     pub color: Option<String>,
+    /// `background`: the Agent tool runs it in the background unless the call says
+    /// otherwise (`run_in_background: false`).
+    pub background: bool,
     /// `hooks`, in the settings' shape (they hold while the subagent runs).
     pub hooks: Option<serde_json::Value>,
     /// `mcpServers`: server names or inline definitions.
@@ -168,6 +171,7 @@ impl AgentDef {
             skills: fm.list("skills").unwrap_or_default(),
             effort: fm.text("effort"),
             color: fm.text("color"),
+            background: fm.flag("background").unwrap_or(false),
             hooks: json("hooks"),
             mcp_servers: json("mcpServers"),
             name,

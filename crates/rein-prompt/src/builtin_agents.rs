@@ -36,6 +36,7 @@ fn builtin(name: &str, description: &str, prompt: &str, read_only: bool, model: 
         skills: Vec::new(),
         effort: None,
         color: None,
+        background: false,
         hooks: None,
         mcp_servers: None,
         prompt: prompt.into(),

@@ -303,3 +303,31 @@ fn in_the_terminal_an_agent_that_ends_while_the_person_waits_reports_at_once() {
     let told = last_message_text(&main[2].body);
     assert!(told.contains("Scout report: src is tidy."), "{told}");
 }
+
+/// An agent defined with `background: true` (in a file, or by an SDK program's
+/// `--agents`) runs in the background when the call does not say; a call that says
+/// `run_in_background: false` waits for it.
+#[test]
+fn an_agent_defined_to_run_in_the_background_does_so_unless_the_call_says_otherwise() {
+    for (given, waited) in [(json!(null), false), (json!(false), true)] {
+        let env = Env::new();
+        let agents = json!({"scout": {"description": "Looks around", "prompt": SCOUT, "background": true}});
+        let mut input = json!({"description": "look around", "prompt": "Look around src", "subagent_type": "scout"});
+        if !given.is_null() {
+            input["run_in_background"] = given.clone();
+        }
+        let server = serve(
+            Scenario::new([
+                reply([call("a", "Agent", input)]),
+                reply([text("Sent.")]),
+                reply([text("The scout came back.")]),
+            ])
+            .with_routed(SCOUT, [slow_report("Scout report: src is tidy.")]),
+        );
+        env.rein_at(&server).args(["-p", "send a scout", "--agents", &agents.to_string()]).assert().success();
+        let (main, _) = split(&server);
+        let result = last_message_text(&main[1].body);
+        assert_eq!(result.contains("Scout report: src is tidy."), waited, "run_in_background {given}: {result}");
+        assert_eq!(result.contains("in the background"), !waited, "run_in_background {given}: {result}");
+    }
+}
