@@ -134,7 +134,7 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     steps.push(reply([text("All steps are done.")]).into());
     let server = FakeServer::start(Scenario::new(steps))?;
     let rein = Rein { bin, cwd, home, url: server.url() };
-    let id = rein.start(&["--allowedTools", "Bash(seq:*)", "go"])?;
+    let id = rein.start(&["go", "--allowedTools", "Bash(seq:*)"])?;
     rein.all_done(1, Duration::from_secs(180))?;
     let socket = format!("rein-bench-bg-{}", std::process::id());
     let command = format!(

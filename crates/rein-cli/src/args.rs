@@ -239,6 +239,10 @@ pub struct Args {
     #[arg(long, hide = true)]
     pub job: Option<std::path::PathBuf>,
 
+    /// The background session starts on the prompt in its record (set by its host).
+    #[arg(long, hide = true, requires = "job")]
+    pub job_prompt: bool,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }

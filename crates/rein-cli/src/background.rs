@@ -87,7 +87,7 @@ fn session_flags(argv: Vec<OsString>, prompt: &str) -> Vec<String> {
         match a.as_str() {
             "--bg" | "--" => {}
             "--name" | "-n" => skip_next = true,
-            _ if a.starts_with("--name=") => {}
+            _ if a.starts_with("--name=") || (a.starts_with("-n") && !a.starts_with("--")) => {}
             _ => out.push(a),
         }
     }
@@ -149,7 +149,7 @@ pub fn agents(json: bool) -> anyhow::Result<ExitCode> {
                 age(now.saturating_sub(s.updated_at)),
                 s.cost_usd
             ));
-            out.push_str(&format!("            {}\n", s.cwd.display()));
+            out.push_str(&format!("            {}\n", rein_jobs::printable(&s.cwd.display().to_string())));
             if !s.detail.is_empty() {
                 out.push_str(&format!("            {}\n", clip(&s.detail, 90)));
             }
@@ -174,6 +174,7 @@ fn written(out: &mut impl Write, text: &str) -> anyhow::Result<bool> {
 }
 
 fn clip(text: &str, n: usize) -> String {
+    let text = &rein_jobs::printable(text);
     if text.chars().count() > n { text.chars().take(n - 1).collect::<String>() + "…" } else { text.to_string() }
 }
 
@@ -190,24 +191,35 @@ fn age(ms: u64) -> String {
 pub fn logs(query: &str, follow: bool) -> anyhow::Result<ExitCode> {
     let job = jobs().find(query)?;
     let mut offset = 0u64;
-    let mut partial = String::new();
+    let mut partial: Vec<u8> = Vec::new();
+    let mut reading: Option<std::path::PathBuf> = None;
     let mut out = std::io::stdout();
     loop {
         let job = job.reread()?;
         let alive = job.alive();
         let mut read_any = false;
+        // `/clear` moves the session to another transcript; a rewind shortens it.
+        if job.state.transcript != reading {
+            (offset, reading) = (0, job.state.transcript.clone());
+            partial.clear();
+        }
         if let Some(path) = &job.state.transcript
             && let Ok(mut file) = std::fs::File::open(path)
         {
+            if file.metadata().is_ok_and(|m| m.len() < offset) {
+                offset = 0;
+                partial.clear();
+            }
             file.seek(SeekFrom::Start(offset))?;
-            let mut more = String::new();
-            file.read_to_string(&mut more)?;
+            let mut more = Vec::new();
+            file.read_to_end(&mut more)?;
             offset += more.len() as u64;
             read_any = !more.is_empty();
-            partial.push_str(&more);
+            partial.extend_from_slice(&more);
             // Whole lines only: the last one may still be being written.
-            if let Some(end) = partial.rfind('\n') {
-                let whole: String = partial.drain(..=end).collect();
+            if let Some(end) = partial.iter().rposition(|b| *b == b'\n') {
+                let whole: Vec<u8> = partial.drain(..=end).collect();
+                let whole = String::from_utf8_lossy(&whole);
                 let mut text = String::new();
                 for line in rein_jobs::render_transcript(&whole) {
                     text.push_str(&line);
@@ -286,7 +298,7 @@ mod tests {
         let argv = ["--bg", "-n", "fixer", "--model", "opus", "fix the build", "--permission-mode", "plan"];
         let flags = session_flags(argv.iter().map(OsString::from).collect(), "fix the build");
         assert_eq!(flags, ["--model", "opus", "--permission-mode", "plan"]);
-        let argv = ["--bg", "--name=x", "--", "--looks like a flag"];
+        let argv = ["--bg", "-nfixer", "--name=x", "--", "--looks like a flag"];
         assert!(session_flags(argv.iter().map(OsString::from).collect(), "--looks like a flag").is_empty());
     }
 }

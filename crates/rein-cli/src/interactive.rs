@@ -19,6 +19,10 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
     }
     let args = &args;
     let mut job = job(args, &runtime)?;
+    let first_prompt = match &job {
+        Some(j) if args.job_prompt => Some(j.reporter.intent()?),
+        _ => args.prompt.clone(),
+    };
     if !trusted(args)? {
         return Ok(ExitCode::FAILURE);
     }
@@ -54,7 +58,7 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
             cwd: setup.cwd.clone(),
             project_root,
             model: setup.model.clone(),
-            first_prompt: args.prompt.clone(),
+            first_prompt,
             allow_bypass,
             titler,
             status_line: setup.status_line.clone(),

@@ -52,7 +52,7 @@ pub fn spawn(
         Start::Fresh => "fresh",
         Start::Resume => "resume",
     };
-    std::process::Command::new(exe)
+    let mut host = std::process::Command::new(exe)
         .arg(HOST_ARG)
         .arg(dir)
         .arg(size.0.to_string())
@@ -67,8 +67,11 @@ pub fn spawn(
         .map_err(|e| JobError::io(exe, e))?;
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
-        if crate::host_alive(dir) && dir.join("sock").exists() {
+        if dir.join("sock").exists() && crate::host_alive(dir) {
             return Ok(());
+        }
+        if host.try_wait().is_ok_and(|ended| ended.is_some()) {
+            break;
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -91,16 +94,31 @@ pub fn run(args: &[OsString]) -> Result<i32, JobError> {
     let lock_path = dir.join("host.lock");
     let lock = state::lock_file(&lock_path)?;
     let record = state::read(&dir)?;
-    match lock.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => return Err(JobError::AlreadyRunning(record.id)),
-        Err(std::fs::TryLockError::Error(e)) => return Err(JobError::io(&lock_path, e)),
+    // Whoever looks whether a host lives holds the lock for an instant: try a while.
+    let trying = Instant::now();
+    loop {
+        match lock.try_lock() {
+            Ok(()) => break,
+            Err(std::fs::TryLockError::WouldBlock) if trying.elapsed() < Duration::from_millis(500) => {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => return Err(JobError::AlreadyRunning(record.id)),
+            Err(std::fs::TryLockError::Error(e)) => return Err(JobError::io(&lock_path, e)),
+        }
+    }
+    let (args, workdir) = session_args(&record, &dir, start);
+    // Never somewhere else: a folder that is gone (a removed worktree) is said.
+    if !workdir.is_dir() {
+        return Err(JobError::Terminal(format!(
+            "{} is gone; the conversation can still be resumed elsewhere with rein -r {}",
+            workdir.display(),
+            record.session_id
+        )));
     }
     let exe = std::env::current_exe().map_err(|e| JobError::io(&dir, e))?;
     let listener = wire::bind(&dir).map_err(|e| JobError::io(&dir, e))?;
     let pty = native_pty_system().openpty(size).map_err(terminal)?;
     let mut command = CommandBuilder::new(&exe);
-    let (args, workdir) = session_args(&record, &dir, start);
     command.args(args);
     command.cwd(workdir);
     if std::env::var_os("TERM").is_none() {
@@ -179,7 +197,9 @@ fn terminal(e: impl std::fmt::Display) -> JobError {
 }
 
 /// The flags of the session the host runs, and where it runs: a fresh one gets the
-/// record's flags and prompt; a resumed one its conversation, in the folder it worked in.
+/// record's flags and takes its prompt from the record (`--job-prompt`: never on a
+/// command line, whatever its size, nor in `ps`); a resumed one gets its conversation,
+/// in the folder it worked in.
 fn session_args(record: &State, dir: &Path, start: Start) -> (Vec<OsString>, PathBuf) {
     let mut args: Vec<OsString> = Vec::new();
     let job = [OsString::from("--job"), dir.as_os_str().to_owned()];
@@ -187,17 +207,13 @@ fn session_args(record: &State, dir: &Path, start: Start) -> (Vec<OsString>, Pat
         Start::Fresh => {
             args.extend(record.args.iter().map(OsString::from));
             args.extend(job);
-            if !record.intent.is_empty() {
-                args.push("--".into());
-                args.push(record.intent.clone().into());
-            }
+            args.push("--job-prompt".into());
             (args, record.cwd.clone())
         }
         Start::Resume => {
             args.extend(resumable_flags(&record.args).into_iter().map(OsString::from));
             args.extend(job);
-            args.push("--resume".into());
-            args.push(record.session_id.clone().into());
+            args.push(format!("--resume={}", record.session_id).into());
             let workdir = record.workdir.clone().unwrap_or_else(|| record.cwd.clone());
             (args, workdir)
         }

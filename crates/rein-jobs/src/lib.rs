@@ -30,7 +30,7 @@ pub use unsupported::{client, host};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-pub use logs::{render_line, render_transcript};
+pub use logs::{printable, render_line, render_transcript};
 pub use reporter::Reporter;
 pub use state::{State, Status, now_ms};
 
@@ -89,7 +89,10 @@ pub enum Standing {
 impl Jobs {
     /// The background sessions kept under `rein_home`.
     pub fn at(rein_home: &Path) -> Jobs {
-        Jobs { root: rein_home.join("jobs") }
+        // Absolute: a session's host and the session itself find the folder from
+        // elsewhere.
+        let home = std::path::absolute(rein_home).unwrap_or_else(|_| rein_home.to_path_buf());
+        Jobs { root: home.join("jobs") }
     }
 
     /// A new session's folder and record, not started yet.

@@ -1,7 +1,9 @@
 //! `rein logs`: what a background session did, read from its transcript (Claude Code's
 //! line shape): the prompts, the answers, each tool call in a line with the start of its
 //! result. Lines that are not messages (titles, events) and lines that do not parse (a
-//! torn last line) show nothing.
+//! torn last line) show nothing. What a repository or a command wrote reaches the
+//! person's terminal as text only: control characters (escape sequences that could move
+//! the cursor, rewrite lines or set the clipboard) are dropped.
 
 use serde_json::Value;
 
@@ -12,6 +14,15 @@ pub fn render_transcript(text: &str) -> Vec<String> {
 
 /// The readable lines of one transcript line.
 pub fn render_line(line: &str) -> Vec<String> {
+    rendered(line).iter().map(|l| printable(l)).collect()
+}
+
+/// `text` without control characters (a tab becomes a space).
+pub fn printable(text: &str) -> String {
+    text.chars().filter_map(|c| if c == '\t' { Some(' ') } else { (!c.is_control()).then_some(c) }).collect()
+}
+
+fn rendered(line: &str) -> Vec<String> {
     let Ok(record) = serde_json::from_str::<Value>(line) else { return Vec::new() };
     let kind = record.get("type").and_then(Value::as_str).unwrap_or_default();
     if record.get("isMeta").and_then(Value::as_bool) == Some(true) {

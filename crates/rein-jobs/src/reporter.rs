@@ -26,6 +26,11 @@ impl Reporter {
         Ok(Reporter { dir: dir.to_path_buf(), open_questions: AtomicUsize::new(0) })
     }
 
+    /// The prompt the session was started with.
+    pub fn intent(&self) -> Result<String, JobError> {
+        Ok(state::read(&self.dir)?.intent)
+    }
+
     fn change(&self, change: impl FnOnce(&mut State)) {
         if let Err(e) = state::update(&self.dir, change) {
             tracing::warn!(error = %e, "could not update the background session's record");

@@ -65,11 +65,19 @@ fn logs_show_prompts_answers_and_calls_in_a_line_each() {
         r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"a\nb\nc"}]}}"#,
         r#"{"type":"user","isMeta":true,"message":{"role":"user","content":"hidden"}}"#,
         r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"Three files."}]}}"#,
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"\u001b]52;c;ZXZpbA==\u0007fine\u001b[1A\u001b[2K"}]}}"#,
         r#"{"type":"assist"#,
     ];
     assert_eq!(
         render_transcript(&lines.join("\n")),
-        ["> list the files", "Listing.", "● Bash(ls -la)", "  ⎿ a (+2 lines)", "Three files."]
+        [
+            "> list the files",
+            "Listing.",
+            "● Bash(ls -la)",
+            "  ⎿ a (+2 lines)",
+            "Three files.",
+            "]52;c;ZXZpbA==fine[1A[2K"
+        ]
     );
 }
 

@@ -40,6 +40,9 @@ pub fn config(opts: &Options, settings: &Settings, cwd: &Path, home: Option<&Pat
     // person's Claude Code settings are never writable from inside, wherever they lie
     // (`REIN_HOME` inside the project, a home that is the workspace).
     config.deny_write.push(env.rein_home.display().to_string());
+    // Background sessions' folders: their prompts, and the sockets whose keys answer
+    // their questions (a command allowed Unix sockets must not type into a session).
+    config.deny_read.push(env.rein_home.join("jobs").display().to_string());
     if let Some(dir) = &user_dir {
         config.deny_write.push(dir.display().to_string());
     }

@@ -14,6 +14,7 @@ mod composer;
 mod dialog;
 mod escapes;
 mod events;
+mod hangup;
 mod highlight;
 mod history;
 mod inline;

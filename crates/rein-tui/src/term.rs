@@ -70,6 +70,7 @@ async fn event_loop(
     repaint: &mut Option<crate::repaint::RepaintSignal>,
 ) -> io::Result<()> {
     let mut events = EventStream::new();
+    let mut hangup = crate::hangup::Hangup::listen();
     let mut tick = tokio::time::interval(Duration::from_millis(100));
     let mut last_draw = Instant::now() - FRAME;
     let mut dirty = true;
@@ -145,6 +146,12 @@ async fn event_loop(
                 None => return Ok(()),
             },
             Some(q) = questions.recv() => app.on_question(q),
+            // The terminal went away (it closed, or `rein stop`): the session ends as
+            // when the person quits, and no command it started outlives it.
+            () = hangup.next() => {
+                rein_process::kill_all_process_groups();
+                return Ok(());
+            }
             () = crate::repaint::requested(repaint) => {
                 flush_history(app, screen)?;
                 crate::repaint::repaint(app, screen)?;

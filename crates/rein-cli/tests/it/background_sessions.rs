@@ -175,3 +175,66 @@ fn bg_refuses_past_the_limit_without_a_prompt_and_with_print_and_logs_follow_to_
     let followed = String::from_utf8_lossy(&followed.stdout);
     assert!(followed.contains("> say it is done") && followed.contains("All done here."), "{followed}");
 }
+
+/// `rein stop` ends the session as quitting does: a command it left running in the
+/// background goes with it.
+#[test]
+fn stopping_a_background_session_ends_the_commands_it_started() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let sleeper = "sh -c 'echo $$ > sleeper.pid; exec sleep 300'";
+    let server = serve(Scenario::new([
+        reply([tool_use("Bash", json!({"command": sleeper, "run_in_background": true}))]),
+        reply([text("The sleeper runs.")]),
+    ]));
+    let id = start(&env, &server, &["start a sleeper", "--allowedTools", "Bash"]);
+    wait_status(&env, &id, "done");
+    let pid: i32 = std::fs::read_to_string(env.cwd().join("sleeper.pid")).unwrap().trim().parse().unwrap();
+    assert_eq!(unsafe { libc::kill(pid, 0) }, 0, "the sleeper runs");
+    env.rein().args(["stop", &id]).assert().success();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while unsafe { libc::kill(pid, 0) } == 0 {
+        assert!(Instant::now() < deadline, "the session's command outlived it");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A prompt far longer than a command line may be (here 300 KB, from stdin) reaches the
+/// session whole.
+#[test]
+fn a_prompt_longer_than_a_command_line_starts_a_background_session() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let server = serve(Scenario::new([reply([text("Read it all.")])]));
+    let prompt = format!("summarise this: {}", "word ".repeat(60_000));
+    let out = env.rein_at(&server).arg("--bg").write_stdin(prompt.clone()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let id = String::from_utf8_lossy(&out.stdout).lines().next().unwrap().split(" · ").nth(1).unwrap().to_string();
+    wait_status(&env, &id, "done");
+    let sent = &server.requests()[0].body["messages"][0]["content"];
+    assert!(sent.to_string().contains(&prompt), "the prompt did not arrive whole");
+}
+
+/// Attaching to an ended session whose folder is gone says so, instead of resuming it
+/// somewhere else.
+#[test]
+fn a_session_whose_folder_is_gone_is_not_resumed_elsewhere() {
+    let env = Env::new();
+    let _stop = StopAll(&env);
+    let sub = env.cwd().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    rein_session::trust::record_trust(&env.home.path().join(".claude.json"), &sub).unwrap();
+    let server = serve(Scenario::new([reply([text("Done here.")])]));
+    let out = env.rein_at(&server).current_dir(&sub).args(["--bg", "-n", "lost", "work here"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let id = String::from_utf8_lossy(&out.stdout).lines().next().unwrap().split(" · ").nth(1).unwrap().to_string();
+    wait_status(&env, &id, "done");
+    env.rein().args(["stop", &id]).assert().success();
+    std::fs::remove_dir_all(&sub).unwrap();
+    let pane = Pane::rein_sized(&env, "", "attach lost", (100, 30));
+    let screen = pane.wait_for("is gone");
+    assert!(screen.contains(&format!("{}", sub.display())), "{screen}");
+    assert_eq!(wait_status(&env, &id, "stopped")["state"], "done");
+}

@@ -181,9 +181,16 @@ fn credential_stores_are_masked_and_reins_own_state_is_read_only() {
     // rein's home inside the project (as a CI job or a Harbor trial may set it).
     let rein_home = env.cwd().join("logs/rein-home");
     std::fs::create_dir_all(&rein_home).unwrap();
+    // A background session's record: its prompt is the person's, not the command's.
+    std::fs::create_dir_all(rein_home.join("jobs/0a1b2c3d")).unwrap();
+    std::fs::write(rein_home.join("jobs/0a1b2c3d/state.json"), r#"{"intent": "the secret plan"}"#).unwrap();
     let settings = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#;
     let mut steps = vec![
-        reply([tool_use_with_id("c0", "Bash", json!({"command": "cat ~/.claude.json; echo; echo end"}))]),
+        reply([tool_use_with_id(
+            "c0",
+            "Bash",
+            json!({"command": "cat ~/.claude.json; cat logs/rein-home/jobs/0a1b2c3d/state.json; echo; echo end"}),
+        )]),
         reply([tool_use_with_id(
             "c1",
             "Bash",
@@ -196,6 +203,7 @@ fn credential_stores_are_masked_and_reins_own_state_is_read_only() {
     let last = server.requests().last().unwrap().body["messages"].as_array().unwrap().clone();
     let read = tool_result(&last, "c0").0;
     assert!(!read.contains("sk-secret") && read.contains("end"), "{read}");
+    assert!(!read.contains("the secret plan"), "a background session's record is masked: {read}");
     assert!(tool_result(&last, "c1").0.contains("REFUSED"), "rein's home is writable from inside");
 }
 
