@@ -135,6 +135,7 @@ const SECTIONS: &[(&str, Section)] = &[
     ("--mcp", mcp::rows),
     ("--oauth", oauth::rows),
     ("--harbor", harbor::rows),
+    ("--background", background::rows),
 ];
 
 fn main() -> anyhow::Result<()> {

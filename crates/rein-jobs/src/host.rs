@@ -38,8 +38,10 @@ pub enum Start {
     Resume,
 }
 
-/// Start the host of the session in `dir` as a detached process running `exe` with
-/// `env`, in a terminal of `size` (columns, rows), and wait until it listens.
+/// Start the host of the session in `dir` as a detached process that runs the rein
+/// binary `exe` with `env`, in a terminal of `size` (columns, rows), and wait until it
+/// listens. The host is `rein-job-host` beside `exe` when it is there (a binary of its
+/// own, a few megabytes lighter for as long as the session lives), else `exe` itself.
 pub fn spawn(
     dir: &Path,
     exe: &Path,
@@ -52,12 +54,15 @@ pub fn spawn(
         Start::Fresh => "fresh",
         Start::Resume => "resume",
     };
-    let mut host = std::process::Command::new(exe)
+    let own = exe.with_file_name(HOST_BINARY);
+    let program = if own.is_file() { own.as_path() } else { exe };
+    let mut host = std::process::Command::new(program)
         .arg(HOST_ARG)
         .arg(dir)
         .arg(size.0.to_string())
         .arg(size.1.to_string())
         .arg(mode)
+        .arg(exe)
         .env_clear()
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(std::process::Stdio::null())
@@ -79,12 +84,16 @@ pub fn spawn(
     Err(JobError::Terminal(format!("the background session did not start: {}", said.trim())))
 }
 
-/// The host's whole life (`rein __rein-job-host DIR COLS ROWS fresh|resume`): the exit
-/// code of the session it ran.
+/// The host's own binary, beside rein's.
+pub const HOST_BINARY: &str = "rein-job-host";
+
+/// The host's whole life (`rein __rein-job-host DIR COLS ROWS fresh|resume REIN`): the
+/// exit code of the session it ran with the rein binary `REIN`.
 pub fn run(args: &[OsString]) -> Result<i32, JobError> {
-    let [dir, cols, rows, mode] = args else {
-        return Err(JobError::Terminal("usage: rein __rein-job-host DIR COLUMNS ROWS fresh|resume".into()));
+    let [dir, cols, rows, mode, exe] = args else {
+        return Err(JobError::Terminal("usage: rein __rein-job-host DIR COLUMNS ROWS fresh|resume REIN".into()));
     };
+    let exe = PathBuf::from(exe);
     let dir = PathBuf::from(dir);
     let number = |v: &OsString| v.to_str().and_then(|s| s.parse::<u16>().ok()).filter(|n| *n > 0).unwrap_or(24);
     let size = PtySize { cols: number(cols), rows: number(rows), pixel_width: 0, pixel_height: 0 };
@@ -115,7 +124,6 @@ pub fn run(args: &[OsString]) -> Result<i32, JobError> {
             record.session_id
         )));
     }
-    let exe = std::env::current_exe().map_err(|e| JobError::io(&dir, e))?;
     let listener = wire::bind(&dir).map_err(|e| JobError::io(&dir, e))?;
     let pty = native_pty_system().openpty(size).map_err(terminal)?;
     let mut command = CommandBuilder::new(&exe);
