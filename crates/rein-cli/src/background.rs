@@ -118,6 +118,7 @@ pub fn agents(json: bool) -> anyhow::Result<ExitCode> {
                     "sessionId": s.session_id,
                     "pid": s.host_pid.filter(|_| j.alive()),
                     "costUsd": s.cost_usd,
+                    "memoryKb": j.memory_kb(),
                     "createdAt": s.created_at,
                     "updatedAt": s.updated_at,
                 })
@@ -140,8 +141,9 @@ pub fn agents(json: bool) -> anyhow::Result<ExitCode> {
         out.push_str(&format!("{title} ({})\n", group.len()));
         for j in group {
             let s = &j.state;
+            let memory = j.memory_kb().map(|kb| format!(" · {:.0} MB", kb as f64 / 1024.0)).unwrap_or_default();
             out.push_str(&format!(
-                "  {}  {:<28}  {:<9}  started {} ago · active {} ago · ${:.2}\n",
+                "  {}  {:<28}  {:<9}  started {} ago · active {} ago · ${:.2}{memory}\n",
                 s.id,
                 clip(&s.name, 28),
                 j.status_word(),

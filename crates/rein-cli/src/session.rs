@@ -42,7 +42,8 @@ pub async fn run(
     // follow-up turns: background agents cannot keep a headless run going.
     let until = Instant::now() + std::time::Duration::from_millis(setup.env.background_wait_ms.unwrap_or(600_000));
     let (mut turns, mut cost) = (0u32, 0.0f64);
-    let outcome = loop {
+    let (mut usage, mut api) = (rein_protocol::Usage::default(), std::time::Duration::ZERO);
+    let mut outcome = loop {
         let outcome = match session.prompt(input, &mut |e| frontend.event(e)).await {
             Ok(outcome) => outcome,
             Err(e) => {
@@ -53,6 +54,8 @@ pub async fn run(
         // Background agents the turn started report when they end, as another turn
         // (headless has no person to wait with), up to the ceiling.
         (turns, cost) = (turns + outcome.num_turns, cost + outcome.cost_usd);
+        usage.add(&outcome.usage);
+        api += outcome.api_duration;
         let spent = setup.max_turns.is_some_and(|m| turns >= m) || setup.max_budget_usd.is_some_and(|b| cost >= b);
         if outcome.is_error() || outcome.end == End::Interrupted || spent {
             session.stop_background();
@@ -63,6 +66,8 @@ pub async fn run(
             _ => break outcome,
         }
     };
+    // The result is the whole run's: its follow-up turns' requests and cost too.
+    (outcome.num_turns, outcome.cost_usd, outcome.usage, outcome.api_duration) = (turns, cost, usage, api);
     session.end("other", &mut |event| frontend.event(event)).await;
     frontend.finish(setup, &outcome, started.elapsed());
     interrupts.abort();

@@ -333,6 +333,7 @@ impl AgentTool {
             None
         };
         sub_ctx.engine = Default::default();
+        let sub_model = config.model.clone();
         let mut engine = Engine::new(session.model.clone(), Arc::new(registry), gate, sub_ctx, config)
             .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
         if let Some(dir) = &self.transcripts {
@@ -351,6 +352,9 @@ impl AgentTool {
         }
         let mut outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
         drop(engine);
+        // What the agent cost joins the session's usage and cost (a background agent's
+        // at the session's next step after it ends).
+        session.side.add(&sub_model, outcome.usage);
         drop(own);
         if let Some(wt) = worktree {
             // Kept when the agent changed something: its report says where.

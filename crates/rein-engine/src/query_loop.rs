@@ -324,6 +324,17 @@ impl Engine {
 
     /// Run one user prompt to the end of its turn.
     pub async fn run(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
+        let mut out = self.run_turn(prompt, sink).await;
+        // What was spent beside the conversation and not counted yet (a background
+        // agent that ended after the turn's last step) counts in this turn.
+        for (model, usage) in self.side.take() {
+            out.usage.add(&usage);
+            out.cost_usd += cost_usd(&model, &usage);
+        }
+        out
+    }
+
+    async fn run_turn(&mut self, prompt: Message, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Outcome {
         let mut out = Outcome::new();
         let mut prompt = prompt;
         self.setup_hooks(sink).await;

@@ -215,6 +215,21 @@ impl Job {
         }
     }
 
+    /// The memory its session and its host hold now, in kB (their resident sets; Linux
+    /// only, `None` elsewhere or when its host is gone).
+    pub fn memory_kb(&self) -> Option<u64> {
+        if !self.alive() {
+            return None;
+        }
+        let rss = |pid: u32| -> Option<u64> {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?.split_whitespace().next()?.parse().ok()
+        };
+        let pids = [self.state.host_pid, self.state.session_pid];
+        let held: Vec<u64> = pids.into_iter().flatten().filter_map(rss).collect();
+        (!held.is_empty()).then(|| held.iter().sum())
+    }
+
     /// Change its record.
     pub fn update(&self, change: impl FnOnce(&mut State)) -> Result<State, JobError> {
         state::update(&self.dir, change)

@@ -331,3 +331,31 @@ fn an_agent_defined_to_run_in_the_background_does_so_unless_the_call_says_otherw
         assert_eq!(result.contains("in the background"), !waited, "run_in_background {given}: {result}");
     }
 }
+
+/// What a subagent's requests cost counts in the session's usage and cost, in the
+/// foreground and in the background alike.
+#[test]
+fn what_subagents_cost_counts_in_the_sessions_result() {
+    for background in [false, true] {
+        let env = Env::new();
+        scout(&env);
+        let mut input = json!({"description": "look around", "prompt": "Look around src", "subagent_type": "scout"});
+        input["run_in_background"] = json!(background);
+        let mut steps = vec![reply([call("a", "Agent", input)]), reply([text("Sent.")])];
+        if background {
+            steps.push(reply([text("It came back.")]));
+        }
+        let scout_answer = reply([text("Scout report.")]).usage(rein_protocol::Usage {
+            input_tokens: 1000,
+            output_tokens: 500,
+            ..Default::default()
+        });
+        let server = serve(Scenario::new(steps).with_routed(SCOUT, [scout_answer]));
+        let out = env.rein_at(&server).args(["-p", "send a scout", "--output-format", "json"]).output().unwrap();
+        let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let (main, _) = split(&server);
+        let own = 5 * main.len() as u64;
+        assert_eq!(result["usage"]["output_tokens"], own + 500, "background {background}: {result}");
+        assert_eq!(result["num_turns"], main.len(), "every request of the session's, follow-ups too: {result}");
+    }
+}

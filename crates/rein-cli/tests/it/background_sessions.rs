@@ -238,3 +238,47 @@ fn a_session_whose_folder_is_gone_is_not_resumed_elsewhere() {
     assert!(screen.contains(&format!("{}", sub.display())), "{screen}");
     assert_eq!(wait_status(&env, &id, "stopped")["state"], "done");
 }
+
+/// Started from a terminal that then closes, the session goes on; the question it asks
+/// reaches the person through `rein agents`, the Notification hook and the desktop (a
+/// `notify-send` on PATH stands in for the desktop's), with its memory and cost listed.
+#[test]
+fn a_session_that_needs_a_person_says_so_and_outlives_the_terminal_that_started_it() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let bin = env.home.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let desktop = env.home.path().join("desktop.txt");
+    let notifier = bin.join("notify-send");
+    std::fs::write(&notifier, format!("#!/bin/sh\necho \"$@\" >> '{}'\n", desktop.display())).unwrap();
+    std::fs::set_permissions(&notifier, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    env.write(
+        ".claude/settings.json",
+        r#"{"hooks": {"Notification": [{"hooks": [{"type": "command", "command": "cat >> notified.json"}]}]}}"#,
+    );
+    let server = serve(touch_then_done());
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let vars = format!("PATH='{path}' ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k", server.url());
+    // A terminal starts it, then is closed.
+    let terminal = Pane::rein_sized(&env, &vars, "--bg -n survivor 'make a file please'", (100, 30));
+    terminal.wait_for("backgrounded · ");
+    drop(terminal);
+    let id = agents(&env)[0]["id"].as_str().unwrap().to_string();
+    let job = wait_status(&env, &id, "needs you");
+    assert!(job["memoryKb"].as_u64().unwrap() > 1000, "{job}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let told = loop {
+        let told = std::fs::read_to_string(&desktop).unwrap_or_default();
+        if !told.is_empty() || Instant::now() > deadline {
+            break told;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(told.contains("rein needs your permission to use Bash"), "the desktop was told: {told:?}");
+    let hook = std::fs::read_to_string(env.cwd().join("notified.json")).unwrap_or_default();
+    assert!(hook.contains("permission_prompt"), "the Notification hook was told: {hook:?}");
+    let listed = env.rein().arg("agents").output().unwrap();
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains("survivor") && listed.contains(" MB") && listed.contains("$0.00"), "{listed}");
+}
