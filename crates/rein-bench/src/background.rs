@@ -171,7 +171,25 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let _cleanup = Cleanup(&rein);
     let id = rein.start(&["go", "--allowedTools", "Bash(seq:*)"])?;
     rein.all_done(1, Duration::from_secs(180))?;
-    let socket = format!("rein-bench-bg-{}", std::process::id());
+    let mut paints = Vec::new();
+    for n in 0..5 {
+        paints.push(attach_paint(bin, cwd, home, &id, n)?);
+    }
+    paints.sort();
+    let painted = paints[2];
+    rein.remove_all();
+    rows.push((
+        "background: attach → last answer on screen, 1 000-message session (via tmux, its start included; median of 5)"
+            .into(),
+        crate::ms(painted),
+        "≤ 50 ms".into(),
+    ));
+    Ok(rows)
+}
+
+/// Attach to `id` in a new tmux pane: the time until its last answer is on screen.
+fn attach_paint(bin: &Path, cwd: &Path, home: &Path, id: &str, n: usize) -> anyhow::Result<Duration> {
+    let socket = format!("rein-bench-bg-{}-{n}", std::process::id());
     let command = format!(
         "cd '{}' && exec env -i PATH='{}' HOME='{}' TERM=xterm-256color '{}' attach {id}",
         cwd.display(),
@@ -186,20 +204,15 @@ pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let painted = loop {
         let out = Command::new("tmux").args(["-L", &socket, "capture-pane", "-p", "-t", "t"]).output()?;
         if String::from_utf8_lossy(&out.stdout).contains("All steps are done.") {
-            break t0.elapsed();
+            break Ok(t0.elapsed());
         }
         if t0.elapsed() > Duration::from_secs(10) {
-            let _ = Command::new("tmux").args(["-L", &socket, "kill-server"]).status();
-            bail!("the attached session never showed its last answer");
+            break Err(anyhow::anyhow!("the attached session never showed its last answer"));
         }
         std::thread::sleep(Duration::from_micros(500));
     };
     let _ = Command::new("tmux").args(["-L", &socket, "kill-server"]).status();
-    rein.remove_all();
-    rows.push((
-        "background: attach → last answer on screen, 1 000-message session (via tmux, its start included)".into(),
-        crate::ms(painted),
-        "≤ 50 ms".into(),
-    ));
-    Ok(rows)
+    // The host notices the terminal left before the next one attaches.
+    std::thread::sleep(Duration::from_millis(100));
+    painted
 }

@@ -63,11 +63,15 @@ pub fn launch(args: &Args) -> anyhow::Result<ExitCode> {
     let size = if std::io::stdout().is_terminal() { rein_jobs::client::terminal_size() } else { (120, 40) };
     rein_jobs::host::spawn(&job.dir, &exe, &rein_session::env::original_env(), size, Start::Fresh)?;
     let id = &job.state.id;
-    println!("backgrounded · {id} · {}", job.state.name);
-    println!("  rein agents          every background session and how it stands");
-    println!("  rein attach {id}  open it here (Ctrl+Z leaves it running)");
-    println!("  rein logs {id}    what it has done (-f keeps following)");
-    println!("  rein stop {id}    end it");
+    println!("backgrounded · {id} · {}", rein_jobs::printable(&job.state.name));
+    for (command, what) in [
+        ("rein agents".to_string(), "every background session and how it stands"),
+        (format!("rein attach {id}"), "open it here (Ctrl+Z leaves it running)"),
+        (format!("rein logs {id}"), "what it has done (-f keeps following)"),
+        (format!("rein stop {id}"), "end it"),
+    ] {
+        println!("  {command:<21} {what}");
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -127,13 +127,27 @@ pub async fn run(
     };
     let mut open = true;
     let mut last_failed = false;
+    // Once stdin closes, background agents still running are waited for (one deadline),
+    // and each report is another turn, as a headless run does.
+    let mut until: Option<Instant> = None;
     loop {
         let user = match queue.pop_front() {
             Some(u) => u,
-            None if !open => break,
+            None if !open => {
+                let ceiling = std::time::Duration::from_millis(setup.env.background_wait_ms.unwrap_or(600_000));
+                let until = *until.get_or_insert_with(|| Instant::now() + ceiling);
+                let never = tokio_util::sync::CancellationToken::new();
+                match session.background_news(until, &never).await {
+                    Some(news) => UserLine { content: serde_json::Value::String(news), uuid: None },
+                    None => break,
+                }
+            }
             None => match wait_for_prompt(&mut inbox, &peer, &mut control, session.engine_mut()).await {
                 Some(u) => u,
-                None => break,
+                None => {
+                    open = false;
+                    continue;
+                }
             },
         };
         if let Some(m) = control.next_model.take() {
@@ -193,6 +207,17 @@ pub async fn run(
     Ok(if last_failed { SdkEnd::LastTurnFailed } else { SdkEnd::Done })
 }
 
+/// The report of the background agents that ended, once one has (never without any).
+async fn agent_notice(agents: Option<&rein_session::BackgroundAgents>) -> Option<String> {
+    let agents = agents?;
+    loop {
+        if let Some(news) = agents.take_notice() {
+            return Some(news);
+        }
+        agents.ended().await;
+    }
+}
+
 /// Between turns: answer control requests until a user message arrives (`None`: stdin
 /// closed).
 async fn wait_for_prompt(
@@ -201,8 +226,17 @@ async fn wait_for_prompt(
     control: &mut Control,
     engine: &mut rein_engine::Engine,
 ) -> Option<UserLine> {
+    let agents = engine.session_shell().map(|s| s.agents());
     loop {
-        match inbox.recv().await? {
+        // A background agent that ends while the program waits reports at once, as
+        // another turn (as in the terminal).
+        let line = tokio::select! {
+            Some(news) = agent_notice(agents.as_ref()) => {
+                return Some(UserLine { content: serde_json::Value::String(news), uuid: None });
+            }
+            line = inbox.recv() => line?,
+        };
+        match line {
             Inbound::User(u) => return Some(u),
             Inbound::Control { id, request: ControlRequest::RewindFiles { user_message_id } } => {
                 peer.respond(&id, rewind_files(engine, user_message_id.as_deref()));

@@ -48,6 +48,9 @@ pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;
 pub use live::Live;
 pub use options::Options;
+/// The background agents of a session (`Session::engine().session_shell()`), for a frontend
+/// that waits for their reports.
+pub use rein_tools::BackgroundAgents;
 pub use setup::{Setup, builtin_tool_names, builtin_tools, builtin_tools_in, resolve_model};
 
 /// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`: rein's

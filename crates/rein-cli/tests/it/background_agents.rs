@@ -359,3 +359,56 @@ fn what_subagents_cost_counts_in_the_sessions_result() {
         assert_eq!(result["num_turns"], main.len(), "every request of the session's, follow-ups too: {result}");
     }
 }
+
+/// An Agent SDK session: a background agent that ends while the program waits (stdin
+/// open) reports at once, as another turn with its own result; once stdin has closed,
+/// the session still waits for it before it ends.
+#[test]
+fn an_sdk_session_gets_a_background_agents_report_as_another_turn() {
+    use std::io::{BufRead, Write};
+    let sdk = ["--output-format", "stream-json", "--verbose", "--input-format", "stream-json", "--system-prompt="];
+    for keep_open in [true, false] {
+        let env = Env::new();
+        scout(&env);
+        let server = serve(
+            Scenario::new([start_scout("a"), reply([text("Sent the scout.")]), reply([text("The scout came back.")])])
+                .with_routed(SCOUT, [slow_report("Scout report: src is tidy.")]),
+        );
+        let mut child = env
+            .spawnable_at(&server)
+            .args(sdk)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let init = json!({"type": "control_request", "request_id": "i", "request": {"subtype": "initialize"}});
+        let user = json!({"type": "user", "session_id": "", "message": {"role": "user", "content": "send a scout"},
+                          "parent_tool_use_id": null});
+        writeln!(stdin, "{init}\n{user}").unwrap();
+        let mut stdin = Some(stdin);
+        if !keep_open {
+            stdin = None;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stdout = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut results = Vec::new();
+        while results.len() < 2 {
+            let line = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("two results");
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if v["type"] == "result" {
+                results.push(v["result"].as_str().unwrap_or_default().to_string());
+            }
+        }
+        drop(stdin);
+        assert!(child.wait().unwrap().success());
+        assert_eq!(results, ["Sent the scout.", "The scout came back."], "stdin open: {keep_open}");
+        let (main, _) = split(&server);
+        assert!(last_message_text(&main[2].body).contains("Scout report: src is tidy."));
+    }
+}
