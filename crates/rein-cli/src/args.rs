@@ -10,7 +10,8 @@ pub struct Args {
     #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::SetTrue)]
     pub version: bool,
 
-    /// The prompt (for -p; read from stdin when absent).
+    /// The prompt: the first message (interactive), the task (-p, --bg; read from stdin
+    /// when absent).
     pub prompt: Option<String>,
 
     /// Print mode: run the prompt headless and print the result.
@@ -318,12 +319,21 @@ pub enum Command {
     },
     /// Open a background session in this terminal (Ctrl+Z detaches; an ended one is
     /// resumed).
-    Attach { id: String },
+    Attach {
+        /// Its id, the start of its id, or part of its name.
+        id: String,
+    },
     /// End a background session.
-    Stop { id: String },
+    Stop {
+        /// Its id, the start of its id, or part of its name.
+        id: String,
+    },
     /// End a background session if it runs and forget it (its conversation stays, for
     /// `rein -r`).
-    Rm { id: String },
+    Rm {
+        /// Its id, the start of its id, or part of its name.
+        id: String,
+    },
     /// Inspect the OS sandbox.
     Sandbox {
         #[command(subcommand)]

@@ -135,9 +135,11 @@ pub fn agents(json: bool) -> anyhow::Result<ExitCode> {
     }
     let now = rein_jobs::now_ms();
     let mut out = String::new();
-    for (standing, title) in
-        [(Standing::NeedsYou, "Needs you"), (Standing::Running, "Running"), (Standing::Ended, "Ended")]
-    {
+    for (standing, title) in [
+        (Standing::NeedsYou, "Needs you"),
+        (Standing::Running, "Open (working, or waiting for a message)"),
+        (Standing::Ended, "Ended"),
+    ] {
         let group: Vec<&Job> = all.iter().filter(|j| j.standing() == standing).collect();
         if group.is_empty() {
             continue;
@@ -146,11 +148,13 @@ pub fn agents(json: bool) -> anyhow::Result<ExitCode> {
         for j in group {
             let s = &j.state;
             let memory = j.memory_kb().map(|kb| format!(" · {:.0} MB", kb as f64 / 1024.0)).unwrap_or_default();
+            let ended = match (s.status, s.exit_code) {
+                (rein_jobs::Status::Failed, Some(code)) => format!(" (code {code})"),
+                _ => String::new(),
+            };
+            out.push_str(&format!("  {}  {:<40} {}{ended}\n", s.id, clip(&s.name, 40), j.status_word()));
             out.push_str(&format!(
-                "  {}  {:<28}  {:<9}  started {} ago · active {} ago · ${:.2}{memory}\n",
-                s.id,
-                clip(&s.name, 28),
-                j.status_word(),
+                "            started {} ago · active {} ago · ${:.2}{memory}\n",
                 age(now.saturating_sub(s.created_at)),
                 age(now.saturating_sub(s.updated_at)),
                 s.cost_usd
@@ -241,8 +245,13 @@ pub fn logs(query: &str, follow: bool) -> anyhow::Result<ExitCode> {
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    if job.reread()?.state.transcript.is_none() {
+    let now = job.reread()?;
+    if now.state.transcript.is_none() {
         println!("({} has written nothing yet)", job.state.id);
+    }
+    if now.standing() == Standing::NeedsYou {
+        let id = &now.state.id;
+        println!("… it waits for you: {} (rein attach {id})", rein_jobs::printable(&now.state.detail));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -95,8 +95,9 @@ pub fn attach(dir: &Path) -> Result<Ended, JobError> {
     };
     let _ = stream.shutdown(std::net::Shutdown::Both);
     let _ = crossterm::terminal::disable_raw_mode();
-    // Modes the session set in this terminal end with it: pasting, the cursor, colours.
-    let _ = stdout.write_all(b"\x1b[?2004l\x1b[?25h\x1b[0m\r\n");
+    // Modes the session set in this terminal end with it: pasting, the cursor, colours;
+    // its live area (input box, footer) goes, so the shell's prompt starts clean.
+    let _ = stdout.write_all(b"\x1b[?2004l\x1b[?25h\x1b[0m\x1b[H\x1b[2J");
     let _ = stdout.flush();
     Ok(ended)
 }

@@ -261,8 +261,8 @@ struct Serving {
     killer: Arc<Mutex<Box<dyn ChildKiller + Send + Sync>>>,
     stopping: Arc<AtomicBool>,
     pid: Option<u32>,
-    /// Each attached terminal's size, by connection: the session takes the smallest, so
-    /// that it fits every one of them (as tmux does).
+    /// Each attached terminal's size, by connection, the one in use last: the session is
+    /// drawn for the terminal the person types in (the others show it at that size).
     sizes: Arc<Mutex<Vec<(usize, u16, u16)>>>,
 }
 
@@ -278,50 +278,96 @@ impl Serving {
             Frame::Hello { cols, rows } => {
                 static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
                 let me = NEXT.fetch_add(1, Ordering::Relaxed);
-                self.sized(me, Some((cols, rows)));
+                self.sized(me, Some((cols, rows)), true);
                 // A session ready for it draws itself again at this terminal's size;
                 // else what it drew so far is replayed.
-                let ready = self.pid.is_some()
-                    && state::read(&self.dir).is_ok_and(|s| s.session_pid.is_some() && s.session_pid == self.pid);
+                let ready = self.ready();
                 if self.hub.attach(&stream, !ready).is_err() {
                     return;
                 }
-                if ready && let Some(pid) = self.pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::USR1);
+                if ready {
+                    self.repaint();
                 }
                 while let Ok(Some(frame)) = wire::read_frame(&mut stream) {
                     match frame {
                         Frame::Input(bytes) => {
+                            // The terminal the person types in is the one the session
+                            // is drawn for.
+                            if self.sized(me, None, true) && self.ready() {
+                                self.repaint();
+                            }
                             if let Ok(mut keys) = self.keys.lock() {
                                 let _ = keys.write_all(&bytes);
                                 let _ = keys.flush();
                             }
                         }
-                        Frame::Resize { cols, rows } => self.sized(me, Some((cols, rows))),
+                        Frame::Resize { cols, rows } => {
+                            self.sized(me, Some((cols, rows)), false);
+                        }
                         Frame::Stop => self.stop(),
                         Frame::Hello { .. } => {}
                     }
                 }
-                self.sized(me, None);
+                if self.left(me) && self.ready() {
+                    self.repaint();
+                }
             }
             Frame::Input(_) | Frame::Resize { .. } => {}
         }
     }
 
-    /// Terminal `me` is now `size` (`None`: it left); the session takes the smallest.
-    fn sized(&self, me: usize, size: Option<(u16, u16)>) {
-        let smallest = {
-            let Ok(mut sizes) = self.sizes.lock() else { return };
-            sizes.retain(|(who, ..)| *who != me);
-            if let Some((cols, rows)) = size.filter(|(c, r)| *c > 0 && *r > 0) {
-                sizes.push((me, cols, rows));
-            }
-            let cols = sizes.iter().map(|s| s.1).min();
-            let rows = sizes.iter().map(|s| s.2).min();
-            cols.zip(rows)
+    /// Terminal `me` has `size` now (`None`: as before); `active`: the person uses it.
+    /// The session is drawn at the size of the terminal used last. `true` when that
+    /// terminal changed (the others' screens need drawing again).
+    fn sized(&self, me: usize, size: Option<(u16, u16)>, active: bool) -> bool {
+        let (switched, now) = {
+            let Ok(mut sizes) = self.sizes.lock() else { return false };
+            let was = sizes.last().map(|s| s.0);
+            let mine = sizes.iter().position(|s| s.0 == me).map(|i| sizes.remove(i));
+            let Some((cols, rows)) = size.or(mine.map(|m| (m.1, m.2))).filter(|(c, r)| *c > 0 && *r > 0) else {
+                return false;
+            };
+            // The last entry is the terminal in use.
+            let at = if active || was == Some(me) { sizes.len() } else { sizes.len().saturating_sub(1) };
+            sizes.insert(at, (me, cols, rows));
+            let last = sizes.last().copied();
+            (was != last.map(|s| s.0), last)
         };
-        if let Some((cols, rows)) = smallest {
+        if let Some((_, cols, rows)) = now {
             self.resize(cols, rows);
+        }
+        switched
+    }
+
+    /// Terminal `me` left; `true` when it was the one in use (another one now is).
+    fn left(&self, me: usize) -> bool {
+        let next = {
+            let Ok(mut sizes) = self.sizes.lock() else { return false };
+            let was = sizes.last().map(|s| s.0);
+            sizes.retain(|s| s.0 != me);
+            if was != Some(me) {
+                return false;
+            }
+            sizes.last().copied()
+        };
+        match next {
+            Some((_, cols, rows)) => {
+                self.resize(cols, rows);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The session has said it can draw itself again on request.
+    fn ready(&self) -> bool {
+        self.pid.is_some() && state::read(&self.dir).is_ok_and(|s| s.session_pid.is_some() && s.session_pid == self.pid)
+    }
+
+    /// Ask the session to draw everything again (at the size in use).
+    fn repaint(&self) {
+        if let Some(pid) = self.pid.and_then(|p| rustix::process::Pid::from_raw(p as i32)) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::USR1);
         }
     }
 

@@ -149,6 +149,11 @@ async fn event_loop(
             // The terminal went away (it closed, or `rein stop`): the session ends as
             // when the person quits, and no command it started outlives it.
             () = hangup.next() => {
+                // The turn in progress is interrupted, not finished without the person:
+                // an open question is not taken as a "no" the model then works on.
+                if let Some(busy) = &app.busy {
+                    busy.token.cancel();
+                }
                 rein_process::kill_all_process_groups();
                 return Ok(());
             }

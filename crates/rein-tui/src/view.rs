@@ -113,6 +113,10 @@ fn footer(app: &App, width: usize) -> Line<'static> {
         None => "",
     };
     let mut text = format!("{vim}{mode} (shift+tab to cycle) · ");
+    // A background session (`rein --bg`) seen through an attached terminal.
+    if app.drawn.is_some() {
+        text.push_str("background session: ctrl+z detaches · ");
+    }
     // Commands that go on in the background, while they run (before what may be cut).
     let background = app.jobs.as_ref().map_or(0, |j| j.list().iter().filter(|j| j.running).count());
     if background > 0 {

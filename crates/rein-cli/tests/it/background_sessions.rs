@@ -80,11 +80,18 @@ fn a_background_session_is_listed_followed_answered_from_two_terminals_detached_
     let logs = String::from_utf8_lossy(&logs.stdout);
     assert!(logs.contains("> make a file please"), "{logs}");
     assert!(logs.contains("● Bash(touch made-in-the-background.txt)"), "{logs}");
+    assert!(
+        logs.contains(&format!(
+            "it waits for you: Bash wants to run: touch made-in-the-background.txt (rein attach {id})"
+        )),
+        "{logs}"
+    );
     assert!(!env.cwd().join("made-in-the-background.txt").exists());
 
     // Two terminals attach at once; both show the waiting question.
     let first = Pane::rein_sized(&env, "", &format!("attach {id}"), (100, 30));
     first.wait_for("Do you want to proceed?");
+    first.wait_for("background session: ctrl+z detaches");
     let second = Pane::rein_sized(&env, "", &format!("attach {}", &id[..5]), (90, 28));
     second.wait_for("Do you want to proceed?");
     // Answered in one, the session goes on in both.
@@ -281,4 +288,21 @@ fn a_session_that_needs_a_person_says_so_and_outlives_the_terminal_that_started_
     let listed = env.rein().arg("agents").output().unwrap();
     let listed = String::from_utf8_lossy(&listed.stdout);
     assert!(listed.contains("survivor") && listed.contains(" MB") && listed.contains("$0.00"), "{listed}");
+}
+
+/// Stopped while its question waits, a session does not take the question as a "no"
+/// and ask the model to go on: no request follows.
+#[test]
+fn a_session_stopped_while_it_asks_sends_nothing_more() {
+    let env = Env::new();
+    env.trust();
+    let _stop = StopAll(&env);
+    let server = serve(touch_then_done());
+    let id = start(&env, &server, &["make a file please"]);
+    wait_status(&env, &id, "needs you");
+    env.rein().args(["stop", &id]).assert().success();
+    wait_status(&env, &id, "stopped");
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.requests().len(), 1, "a request followed the stop");
+    assert!(!env.cwd().join("made-in-the-background.txt").exists());
 }
