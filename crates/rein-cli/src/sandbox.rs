@@ -42,6 +42,9 @@ pub fn check(args: &Args) -> anyhow::Result<()> {
     let list = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect::<Vec<_>>();
     println!("write roots: {:?}", list(&plan.write_roots));
     println!("protected (read-only): {:?}", list(&plan.protected));
+    if !plan.reopened.is_empty() {
+        println!("writable inside them (agents' worktrees): {:?}", list(&plan.reopened));
+    }
     println!("read masks: {:?}", list(&plan.masked));
     if !plan.unmasked.is_empty() {
         println!("re-allowed reads: {:?}", list(&plan.unmasked));

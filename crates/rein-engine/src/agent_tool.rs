@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use rein_policy::{PermissionMode, SharedPolicy};
+use rein_policy::PermissionMode;
 use rein_prompt::agents::{AgentDef, AgentSource};
 use rein_prompt::skills::SkillDef;
 use rein_protocol::Message;
@@ -282,9 +282,9 @@ impl AgentTool {
             config.thinking.effort = Some(effort);
         }
         let mut gate = session.gate.clone();
+        // Its own mode, over the session's rules: what either remembers counts for both.
         if let Some(mode) = subagent_mode(def, gate.policy.get().mode) {
-            gate.policy = SharedPolicy::new((*gate.policy.get()).clone());
-            gate.policy.set_mode(mode, &format!("the {agent_type} subagent's permissionMode"));
+            gate.policy = gate.policy.with_own_mode(mode, &format!("the {agent_type} subagent's permissionMode"));
         }
         // The definition's own hooks run for this run only (its Stop hooks as SubagentStop).
         if let (Some(value), Some(hooks)) = (&def.hooks, &gate.hooks) {

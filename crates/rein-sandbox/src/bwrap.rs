@@ -40,7 +40,7 @@ impl Sources {
         use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
         let mut out = HashMap::new();
         let mut deferred = Vec::new();
-        for path in plan.write_roots.iter().chain(&plan.pins).chain(&plan.unmasked) {
+        for path in plan.write_roots.iter().chain(&plan.pins).chain(&plan.reopened).chain(&plan.unmasked) {
             if out.contains_key(path) || deferred.contains(path) {
                 continue;
             }
@@ -134,6 +134,29 @@ pub struct Shared {
     pub pids: bool,
 }
 
+/// What one bind of [`layered`] does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    Pin,
+    Reopened,
+    /// Last of the three at one path: read-only wins.
+    Protected,
+}
+
+/// The pins, reopened directories and protected paths of `plan`, parents before
+/// children (a later bind over an earlier one's parent would hide it).
+fn layered(plan: &Plan) -> Vec<(&Path, Layer)> {
+    let mut all: Vec<(&Path, Layer)> = plan
+        .pins
+        .iter()
+        .map(|p| (p.as_path(), Layer::Pin))
+        .chain(plan.reopened.iter().map(|p| (p.as_path(), Layer::Reopened)))
+        .chain(plan.protected.iter().map(|p| (p.as_path(), Layer::Protected)))
+        .collect();
+    all.sort();
+    all
+}
+
 /// The arguments before `--`: namespaces, mounts, `--chdir cwd`.
 pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<OsString> {
     let mut a = Vec::new();
@@ -162,13 +185,20 @@ pub fn args(plan: &Plan, cwd: &Path, sources: &Sources, shared: Shared) -> Vec<O
     for root in &plan.write_roots {
         push_source(&mut a, "--bind", root, sources);
     }
-    for pin in &plan.pins {
-        if sources.has(pin) {
-            push_source(&mut a, "--bind", pin, sources);
+    // Pins, protected paths and reopened directories in one order, a directory before
+    // what lies in it: the agents' worktrees bound writable over their read-only
+    // `.claude/`, then what is protected inside them read-only again. A pin inside a
+    // read-only place is left out (it would make that place writable).
+    for (path, how) in layered(plan) {
+        match how {
+            Layer::Pin if plan.holds(path) => {}
+            Layer::Pin | Layer::Reopened => {
+                if sources.has(path) {
+                    push_source(&mut a, "--bind", path, sources);
+                }
+            }
+            Layer::Protected => push_path(&mut a, "--ro-bind", path),
         }
-    }
-    for p in &plan.protected {
-        push_path(&mut a, "--ro-bind", p);
     }
     for p in &plan.placeholders {
         a.push("--tmpfs".into());
@@ -226,5 +256,43 @@ mod tests {
         std::os::unix::fs::symlink(home.path(), root.join("a")).unwrap();
         let err = Sources::open(&plan).unwrap_err();
         assert!(err.to_string().contains("symbolic link"), "{err}");
+    }
+
+    /// An agent's worktree inside the read-only `.claude/` is bound writable after it,
+    /// and what is protected inside the worktree read-only after that; a pin inside the
+    /// read-only part is not bound at all.
+    #[test]
+    fn agents_worktrees_are_writable_inside_a_read_only_claude_folder() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let tree = root.join(".claude/worktrees/agent-1");
+        for dir in
+            [tree.join(".claude"), tree.join("src"), root.join(".claude/commands"), root.join(".git/worktrees/agent-1")]
+        {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(tree.join(".git"), format!("gitdir: {}\n", root.join(".git/worktrees/agent-1").display()))
+            .unwrap();
+        std::fs::write(root.join(".claude/commands/go.md"), "run it").unwrap();
+        std::fs::write(tree.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::write(tree.join("src/.envrc"), "export X=1").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        assert_eq!(plan.reopened, std::slice::from_ref(&tree));
+        let sources = Sources::open(&plan).unwrap();
+        let args: Vec<String> =
+            args(&plan, &root, &sources, Shared::default()).iter().map(|a| a.to_string_lossy().into_owned()).collect();
+        let at = |target: &Path, flag: &str| {
+            let t = target.display().to_string();
+            args.windows(3).position(|w| w[0] == flag && w[2] == t)
+        };
+        let claude = at(&root.join(".claude"), "--ro-bind").expect("the .claude folder read-only");
+        let reopened = at(&tree, "--bind").expect("the worktree writable");
+        let inner = at(&tree.join(".claude"), "--ro-bind").expect("the worktree's own .claude read-only");
+        let envrc = at(&tree.join("src/.envrc"), "--ro-bind").expect("a protected file in the worktree");
+        let pin = at(&tree.join("src"), "--bind").expect("its folder pinned");
+        assert!(claude < reopened && reopened < inner && reopened < pin && pin < envrc, "{args:?}");
+        assert_eq!(at(&root.join(".claude/commands"), "--bind"), None, "no pin reopens the config: {args:?}");
+        assert!(plan.holds(&root.join(".claude/commands/go.md")) && plan.holds(&tree.join(".claude/settings.json")));
+        assert!(!plan.holds(&tree.join("src/main.rs")));
     }
 }

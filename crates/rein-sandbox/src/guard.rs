@@ -23,7 +23,11 @@ pub struct Guard {
     roots: Vec<PathBuf>,
     allow_write: Vec<String>,
     existing: BTreeSet<PathBuf>,
+    /// The protected directories (Tier B: what is added in them goes).
+    held_dirs: Vec<PathBuf>,
     placeholders: Vec<PathBuf>,
+    /// Writable inside protected directories (agents' worktrees): never saved or undone.
+    reopened: Vec<PathBuf>,
     /// Tier B: the protected files' contents and modes, by path (`None`: known, too
     /// large to save).
     saved: Option<BTreeMap<PathBuf, Saved>>,
@@ -36,7 +40,7 @@ impl Guard {
             let mut saved = BTreeMap::new();
             let mut budget = SAVE_BUDGET;
             for p in &plan.protected {
-                save_tree(p, &mut saved, &mut budget);
+                save_tree(p, &plan.reopened, &mut saved, &mut budget);
             }
             saved
         });
@@ -44,7 +48,14 @@ impl Guard {
             roots: plan.write_roots.clone(),
             allow_write: plan.allow_write.clone(),
             existing: plan.existing.clone(),
+            held_dirs: plan
+                .protected
+                .iter()
+                .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+                .cloned()
+                .collect(),
             placeholders: plan.placeholders.clone(),
+            reopened: plan.reopened.clone(),
             saved,
         }
     }
@@ -58,10 +69,12 @@ impl Guard {
             defuse_repository(repo, &mut lines);
         }
         for path in now.protected.difference(&self.existing) {
-            // A new repository's files were defused above, and a new `.git` file is a
-            // checkout's link to its (defused) repository: both are the command's work.
+            // A new repository's own files (config, hooks) were defused above, and a new
+            // `.git` file is a checkout's link to its (defused) repository: both are the
+            // command's work. Anything else protected in a new repository's folder (a
+            // `.mcp.json` beside a `HEAD` the command wrote) is not.
             if self.placeholders.contains(path)
-                || new_repos.iter().any(|r| path.starts_with(r))
+                || new_repos.iter().any(|r| crate::plan::is_git_own(r, path))
                 || path.file_name().is_some_and(|n| n == ".git")
             {
                 continue;
@@ -74,7 +87,7 @@ impl Guard {
             }
         }
         if let Some(saved) = &self.saved {
-            restore(saved, &self.existing, &self.roots, &mut lines);
+            restore(saved, &self.held_dirs, &self.reopened, &self.roots, &mut lines);
         }
         lines
     }
@@ -127,13 +140,16 @@ fn defuse_repository(repo: &Path, lines: &mut Vec<String>) {
     }
 }
 
-fn save_tree(path: &Path, saved: &mut BTreeMap<PathBuf, Saved>, budget: &mut usize) {
+fn save_tree(path: &Path, reopened: &[PathBuf], saved: &mut BTreeMap<PathBuf, Saved>, budget: &mut usize) {
     use std::os::unix::fs::PermissionsExt as _;
+    if reopened.iter().any(|r| r == path) {
+        return;
+    }
     let Ok(meta) = std::fs::symlink_metadata(path) else { return };
     if meta.is_dir() {
         let Ok(entries) = std::fs::read_dir(path) else { return };
         for e in entries.flatten() {
-            save_tree(&e.path(), saved, budget);
+            save_tree(&e.path(), reopened, saved, budget);
         }
     } else if meta.is_file() {
         let content = match crate::nofollow::read_regular(path) {
@@ -149,11 +165,15 @@ fn save_tree(path: &Path, saved: &mut BTreeMap<PathBuf, Saved>, budget: &mut usi
     }
 }
 
-fn list_tree(path: &Path, out: &mut BTreeMap<PathBuf, ()>) {
+fn list_tree(path: &Path, reopened: &[PathBuf], out: &mut BTreeMap<PathBuf, ()>) {
+    // A worktree rein made while the command ran is an agent's too.
+    if reopened.iter().any(|r| r == path) || crate::plan::is_agent_worktree(path) {
+        return;
+    }
     let Ok(meta) = std::fs::symlink_metadata(path) else { return };
     if meta.is_dir() {
         for e in std::fs::read_dir(path).into_iter().flatten().flatten() {
-            list_tree(&e.path(), out);
+            list_tree(&e.path(), reopened, out);
         }
     } else {
         out.insert(path.to_path_buf(), ());
@@ -161,8 +181,16 @@ fn list_tree(path: &Path, out: &mut BTreeMap<PathBuf, ()>) {
 }
 
 /// Tier B: put the saved protected files back, and remove files added inside
-/// protected directories.
-fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, roots: &[PathBuf], lines: &mut Vec<String>) {
+/// protected directories (not inside the directories reopened in them). A repository's
+/// own directory is not one: git adds to it as it works (a linked worktree's `HEAD` and
+/// `index`); what git reads in it as configuration is held by name.
+fn restore(
+    saved: &BTreeMap<PathBuf, Saved>,
+    held_dirs: &[PathBuf],
+    reopened: &[PathBuf],
+    roots: &[PathBuf],
+    lines: &mut Vec<String>,
+) {
     use std::os::unix::fs::PermissionsExt as _;
     for (path, content) in saved {
         let Some((bytes, mode)) = content else { continue };
@@ -204,9 +232,9 @@ fn restore(saved: &BTreeMap<PathBuf, Saved>, existing: &BTreeSet<PathBuf>, roots
         }
     }
     let mut now = BTreeMap::new();
-    for p in existing {
-        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) && !p.ends_with(".git") {
-            list_tree(p, &mut now);
+    for p in held_dirs {
+        if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
+            list_tree(p, reopened, &mut now);
         }
     }
     for added in now.keys().filter(|p| !saved.contains_key(*p)) {
@@ -273,6 +301,53 @@ mod tests {
         assert!(std::fs::symlink_metadata(root.join(".git/hooks")).unwrap().is_dir(), "{lines:?}");
         assert_eq!(std::fs::read_to_string(root.join(".git/hooks/pre-commit")).unwrap(), "mine");
         assert_eq!(std::fs::read_to_string(elsewhere.path().join("pre-commit")).unwrap(), "evil", "not followed");
+    }
+
+    /// Tier B: what a command changes in an agent's worktree stays; what it changes in
+    /// the `.claude/` around it, or in the worktree's own protected files, goes back.
+    #[test]
+    fn tier_b_keeps_writes_in_an_agents_worktree() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let tree = root.join(".claude/worktrees/agent-1");
+        std::fs::create_dir_all(tree.join(".claude")).unwrap();
+        std::fs::create_dir_all(root.join(".git/worktrees/agent-1")).unwrap();
+        std::fs::write(tree.join(".git"), "gitdir: ../../../.git/worktrees/agent-1\n").unwrap();
+        std::fs::write(root.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::write(tree.join(".claude/settings.json"), "{}").unwrap();
+        std::fs::write(tree.join("old.txt"), "old").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        let guard = Guard::before(&plan, true);
+        std::fs::write(tree.join("old.txt"), "changed").unwrap();
+        std::fs::write(tree.join("new.txt"), "new").unwrap();
+        std::fs::write(tree.join(".claude/settings.json"), "{\"hooks\":1}").unwrap();
+        std::fs::write(root.join(".claude/settings.json"), "{\"hooks\":1}").unwrap();
+        std::fs::write(root.join(".claude/planted.md"), "x").unwrap();
+        let lines = guard.after();
+        assert_eq!(std::fs::read_to_string(tree.join("old.txt")).unwrap(), "changed", "{lines:?}");
+        assert_eq!(std::fs::read_to_string(tree.join("new.txt")).unwrap(), "new", "{lines:?}");
+        assert_eq!(std::fs::read_to_string(tree.join(".claude/settings.json")).unwrap(), "{}");
+        assert_eq!(std::fs::read_to_string(root.join(".claude/settings.json")).unwrap(), "{}");
+        assert!(!root.join(".claude/planted.md").exists(), "{lines:?}");
+        assert_eq!(lines.len(), 3, "{lines:?}");
+    }
+
+    /// A folder made to look like a new repository (a `HEAD`, `objects/`, `refs/`) does
+    /// not shelter the protected files planted beside them.
+    #[test]
+    fn a_repository_shape_does_not_shelter_planted_config() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        let guard = Guard::before(&plan, false);
+        std::fs::write(root.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+        std::fs::create_dir_all(root.join("objects")).unwrap();
+        std::fs::create_dir_all(root.join("refs")).unwrap();
+        std::fs::write(root.join(".mcp.json"), "{}").unwrap();
+        std::fs::create_dir_all(root.join(".claude/commands")).unwrap();
+        std::fs::write(root.join(".claude/commands/go.md"), "run").unwrap();
+        let lines = guard.after();
+        assert!(!root.join(".mcp.json").exists() && !root.join(".claude").exists(), "{lines:?}");
     }
 
     #[test]

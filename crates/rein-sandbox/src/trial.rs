@@ -53,6 +53,8 @@ pub struct TrialDir {
     /// The workspace roots and the protected paths of the plan, to label changes.
     roots: Vec<PathBuf>,
     existing: std::collections::BTreeSet<PathBuf>,
+    /// Writable again inside `existing` (agents' worktrees).
+    reopened: Vec<PathBuf>,
 }
 
 impl TrialDir {
@@ -63,6 +65,7 @@ impl TrialDir {
         layers: Vec<Layer>,
         roots: Vec<PathBuf>,
         held: std::collections::BTreeSet<PathBuf>,
+        reopened: Vec<PathBuf>,
     ) -> TrialDir {
         let started = clock(dir.path());
         TrialDir {
@@ -72,6 +75,7 @@ impl TrialDir {
             recording: true,
             roots,
             existing: held,
+            reopened,
             lost: Default::default(),
             started,
         }
@@ -389,6 +393,7 @@ impl Sandbox {
             report: Some(read.into()),
             roots: self.roots.clone(),
             existing: full.existing,
+            reopened: full.reopened,
             recording: false,
             lost: Default::default(),
             started: None,

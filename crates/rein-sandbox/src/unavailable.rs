@@ -75,6 +75,7 @@ pub mod watch {
     pub(crate) struct Walls {
         pub(crate) masked: Vec<PathBuf>,
         pub(crate) held: Vec<PathBuf>,
+        pub(crate) reopened: Vec<PathBuf>,
     }
 
     /// Never watching: writes are not recorded live without seccomp.

@@ -269,6 +269,8 @@ pub(crate) fn socket_pair() -> std::io::Result<(OwnedFd, OwnedFd)> {
 pub(crate) struct Walls {
     pub(crate) masked: Vec<PathBuf>,
     pub(crate) held: Vec<PathBuf>,
+    /// Writable again inside `held` (agents' worktrees).
+    pub(crate) reopened: Vec<PathBuf>,
 }
 
 /// What one watched command changed so far.
@@ -311,6 +313,7 @@ impl Watch {
                 roots,
                 masked: walls.masked,
                 held: walls.held,
+                reopened: walls.reopened,
                 recorder: recorder.clone(),
                 seen: seen.clone(),
             };

@@ -21,6 +21,8 @@ pub(super) struct Answer {
     pub(super) masked: Vec<PathBuf>,
     /// Protected paths (and placeholders for those missing) and git directories.
     pub(super) held: Vec<PathBuf>,
+    /// Writable again inside the held paths (agents' worktrees).
+    pub(super) reopened: Vec<PathBuf>,
     pub(super) recorder: Arc<dyn WriteRecorder>,
     pub(super) seen: Arc<Mutex<Seen>>,
 }
@@ -155,11 +157,12 @@ impl Answer {
             return true;
         }
         let Some(root) = self.roots.iter().find(|r| path.starts_with(r)) else { return true };
-        if self.held.iter().any(|h| path.starts_with(h)) {
+        if crate::plan::is_held(path, &self.held, &self.reopened) {
             return true;
         }
+        let reopened = crate::plan::reopened_holding(path, &self.reopened);
         path.ancestors()
-            .take_while(|a| a.starts_with(root) && *a != root.as_path())
+            .take_while(|a| a.starts_with(root) && *a != root.as_path() && Some(*a) != reopened)
             .any(|a| a.file_name().is_some_and(|n| n == ".git") || crate::plan::is_protected_name(a))
     }
 

@@ -38,7 +38,11 @@ fn run(root: &Path, script: &str) -> Arc<Told> {
     let told = Arc::new(Told::default());
     prepare();
     let (ours, theirs) = socket_pair().unwrap();
-    let walls = Walls { masked: vec![root.join("masked")], held: vec![root.join("held")] };
+    let walls = Walls {
+        masked: vec![root.join("masked")],
+        held: vec![root.join("held")],
+        reopened: vec![root.join(".claude/worktrees")],
+    };
     let watch = Watch::start(ours, vec![root.canonicalize().unwrap()], walls, told.clone());
     let mut c = std::process::Command::new("sh");
     c.args(["-c", script]).current_dir(root);
@@ -145,14 +149,18 @@ fn protected_paths_are_not_kept() {
     let ws = tempfile::tempdir().unwrap();
     let root = ws.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
-    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::create_dir_all(root.join(".claude/worktrees/a/.claude")).unwrap();
     std::fs::create_dir_all(root.join("held")).unwrap();
     let script = "echo x >> .git/config; echo x > .git/hooks/pre-commit; echo x > .claude/settings.json; \
-                  echo x > .mcp.json; echo x > held/f; echo x > sub.bashrc; echo x > .bashrc; echo x > plain";
+                  echo x > .mcp.json; echo x > held/f; echo x > sub.bashrc; echo x > .bashrc; echo x > plain; \
+                  echo x > .claude/worktrees/a/.claude/settings.json; echo x > .claude/worktrees/a/made";
     let told = run(&root, script);
     let before = told.before.lock().unwrap();
     let kept: Vec<_> = before.iter().map(|(p, _)| p.strip_prefix(&root).unwrap().to_path_buf()).collect();
-    assert_eq!(kept, [PathBuf::from("sub.bashrc"), PathBuf::from("plain")], "{kept:?}");
+    // An agent's worktree is kept like any workspace folder; the names protected in it
+    // are not.
+    let expected = ["sub.bashrc", "plain", ".claude/worktrees/a/made"].map(PathBuf::from);
+    assert_eq!(kept, expected, "{kept:?}");
 }
 
 /// A write through a link in the workspace changes its target: the target is kept (and

@@ -144,7 +144,7 @@ impl Sandbox {
         watch::prepare();
         let (ours, theirs) = watch::socket_pair().ok()?;
         let held = plan.protected.iter().chain(&plan.placeholders).chain(&plan.existing).cloned().collect();
-        let walls = watch::Walls { masked: plan.masked.clone(), held };
+        let walls = watch::Walls { masked: plan.masked.clone(), held, reopened: plan.reopened.clone() };
         Some((watch::Watch::start(ours, self.roots.clone(), walls, recorder), theirs))
     }
 
@@ -281,7 +281,7 @@ impl Sandbox {
         after.watch = watch;
         if let (Some((dir, layers)), Some(Record { recorder, .. })) = (layers, record) {
             let held = plan.protected.iter().chain(&after.placeholders).cloned().collect();
-            let dir = crate::trial::TrialDir::recording(dir, layers, self.roots.clone(), held);
+            let dir = crate::trial::TrialDir::recording(dir, layers, self.roots.clone(), held, plan.reopened.clone());
             after.recording = Some(crate::record::Recording::new(dir, recorder));
         }
         Ok(Wrapped { command: c, after })

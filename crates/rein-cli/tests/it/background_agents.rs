@@ -12,9 +12,9 @@ use serde_json::json;
 
 /// The scout's system prompt: its requests are answered from their own steps, so the
 /// order in which its requests and the session's arrive does not matter.
-const SCOUT: &str = "You scout the project quietly.";
+pub const SCOUT: &str = "You scout the project quietly.";
 
-fn scout(env: &Env) {
+pub fn scout(env: &Env) {
     env.write(".claude/agents/scout.md", &format!("---\nname: scout\ndescription: Looks around\n---\n{SCOUT}\n"));
 }
 
@@ -34,12 +34,12 @@ fn start_scout(id: &str) -> Reply {
 }
 
 /// The session's requests and the scout's, each in the order they arrived.
-fn split(server: &rein_testkit::FakeServer) -> (Vec<RecordedRequest>, Vec<RecordedRequest>) {
+pub fn split(server: &rein_testkit::FakeServer) -> (Vec<RecordedRequest>, Vec<RecordedRequest>) {
     server.requests().into_iter().partition(|r| !r.system_text().contains(SCOUT))
 }
 
 /// The text of every tool result and text block of a request's last message.
-fn last_message_text(body: &serde_json::Value) -> String {
+pub fn last_message_text(body: &serde_json::Value) -> String {
     let messages = body["messages"].as_array().unwrap();
     messages.last().unwrap()["content"].to_string()
 }
@@ -121,7 +121,7 @@ fn task_output_waits_for_an_agents_report_and_task_stop_stops_one() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "the stopped agent was not waited for");
 }
 
-fn git(dir: &std::path::Path, args: &[&str]) -> String {
+pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()

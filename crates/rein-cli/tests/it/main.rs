@@ -67,6 +67,7 @@ mod sandbox_network;
 mod sandbox_session;
 mod sandbox_structure;
 mod sandbox_wall;
+mod sandbox_worktree;
 mod sdk_protocol;
 mod sdk_python;
 mod sdk_sources;

@@ -9,6 +9,7 @@ mod walk;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+pub(crate) use structure::is_git_own;
 pub use structure::{Found, is_protected_name};
 use walk::Look;
 pub use walk::{is_git_dir, would_become_git_dir};
@@ -43,6 +44,11 @@ pub struct Plan {
     pub hidden: Vec<PathBuf>,
     /// Read-only inside the hidden directories (toolchains on PATH, git's own config).
     pub exposed: Vec<PathBuf>,
+    /// Writable again inside a protected directory: the agents' worktrees inside a
+    /// `.claude/` (`.claude/worktrees/NAME`, checkouts where agents work, not
+    /// configuration), each one git made. What is protected inside one is held again;
+    /// `.claude/worktrees` itself stays read-only, so a worktree made later is too.
+    pub reopened: Vec<PathBuf>,
 }
 
 /// Deny patterns split: literal paths (canonical, existing) and globs.
@@ -118,6 +124,7 @@ impl Plan {
         // Protected and masked by identity, not by path: every other name of such a
         // file inside the roots (a hard link) is held or masked too.
         let mask_inodes = walk::linked_inodes(&masked, roots);
+        let reopened = agent_worktrees(&protected);
         let held: BTreeSet<PathBuf> = protected.iter().cloned().collect();
         let hold_inodes = walk::linked_inodes_within(&held, roots, Some(4));
         if !mask_inodes.is_empty() || !hold_inodes.is_empty() {
@@ -132,7 +139,7 @@ impl Plan {
                 {
                     masked.insert(link.clone());
                 }
-                if hold_inodes.contains(&id) && !held.iter().any(|h| link.starts_with(h)) {
+                if hold_inodes.contains(&id) && !is_held(&link, &held, &reopened) {
                     protected.insert(link);
                 }
             }
@@ -171,8 +178,80 @@ impl Plan {
             allow_write: allow_write.to_vec(),
             hidden: Vec::new(),
             exposed: Vec::new(),
+            reopened,
         }
     }
+
+    /// Whether `path` is read-only for a command under this plan: behind a protected
+    /// path, unless a directory reopened inside that one holds it.
+    pub fn holds(&self, path: &Path) -> bool {
+        is_held(path, &self.protected, &self.reopened)
+    }
+}
+
+/// The agents' worktrees (`.claude/worktrees/NAME`) inside the protected `.claude`
+/// directories among `protected`: real directories all the way, each a checkout git made
+/// (its `.git` file names a git directory's `worktrees/NAME`), held by nothing but its
+/// `.claude` (a `denyWrite` above it keeps it read-only).
+fn agent_worktrees(protected: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+    let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    let mut out = Vec::new();
+    for claude in protected.iter().filter(|p| p.file_name().is_some_and(|n| n == ".claude")) {
+        let folder = claude.join("worktrees");
+        if !real_dir(claude) || !real_dir(&folder) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else { continue };
+        for entry in entries.flatten() {
+            let tree = entry.path();
+            let held_else = protected.iter().any(|h| tree.starts_with(h) && h != claude);
+            if !held_else && real_dir(&tree) && made_by_git(&tree) {
+                out.push(tree);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether `tree` is an agent's worktree: `.claude/worktrees/NAME`, made by git.
+pub(crate) fn is_agent_worktree(tree: &Path) -> bool {
+    let parent = tree.parent();
+    parent.and_then(Path::file_name).is_some_and(|n| n == "worktrees")
+        && parent.and_then(Path::parent).and_then(Path::file_name).is_some_and(|n| n == ".claude")
+        && std::fs::symlink_metadata(tree).is_ok_and(|m| m.is_dir())
+        && made_by_git(tree)
+}
+
+/// Whether `tree` is a linked worktree: its `.git` is a regular file naming a directory
+/// `worktrees/<tree's name>` that exists.
+fn made_by_git(tree: &Path) -> bool {
+    let file = tree.join(".git");
+    if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let Ok(text) = crate::nofollow::read_config(&file) else { return false };
+    let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")).map(str::trim) else { return false };
+    let Ok(dir) = std::fs::canonicalize(tree.join(target)) else { return false };
+    dir.is_dir()
+        && dir.file_name() == tree.file_name()
+        && dir.parent().and_then(Path::file_name).is_some_and(|n| n == "worktrees")
+}
+
+/// The deepest of `reopened` that holds `path`.
+pub fn reopened_holding<'a>(path: &Path, reopened: &'a [PathBuf]) -> Option<&'a Path> {
+    reopened.iter().filter(|r| path.starts_with(r)).max_by_key(|r| r.components().count()).map(PathBuf::as_path)
+}
+
+/// Whether `path` lies at or below one of `held`, unless a directory of `reopened`
+/// holds it and that held one is the reopened one's own `.claude` (an agent's worktree
+/// inside a protected `.claude/` is writable; a protected name inside the worktree, or a
+/// `denyWrite` above the `.claude`, still holds).
+pub fn is_held<'a>(path: &Path, held: impl IntoIterator<Item = &'a PathBuf>, reopened: &[PathBuf]) -> bool {
+    held.into_iter().any(|h| {
+        path.starts_with(h)
+            && !reopened.iter().any(|r| path.starts_with(r) && r.parent().and_then(Path::parent) == Some(h.as_path()))
+    })
 }
 
 /// Look for the protected paths below `roots` (what the guard compares after a command).

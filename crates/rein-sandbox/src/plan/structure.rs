@@ -29,6 +29,15 @@ fn is_named(name: &OsStr, parent: Option<&OsStr>) -> bool {
     rein_effects::mechanisms::mechanism_of(name, parent.and_then(OsStr::to_str)).is_some()
 }
 
+/// Whether `path` is one of the files git reads or runs in the git directory `repo`
+/// (its config, hooks, info, links), or lies in one.
+pub(crate) fn is_git_own(repo: &Path, path: &Path) -> bool {
+    path.strip_prefix(repo)
+        .ok()
+        .and_then(|rest| rest.components().next())
+        .is_some_and(|first| IN_GIT_DIR.iter().any(|n| first.as_os_str() == OsStr::new(n)))
+}
+
 /// Whether `path` stays protected whatever the rules allow.
 fn never_writable(path: &Path) -> bool {
     let name = path.file_name().and_then(OsStr::to_str).unwrap_or("");

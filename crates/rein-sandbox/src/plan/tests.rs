@@ -346,3 +346,39 @@ fn a_hard_link_of_a_denied_file_outside_the_roots_is_masked() {
     let found = walk::names_elsewhere(&masked, &[(meta.dev(), meta.ino())], &places);
     assert_eq!(found, [link], "the other name is found");
 }
+
+/// An agent's worktree at `.claude/worktrees/NAME`, linked as git links one.
+fn agent_worktree(root: &Path, name: &str) -> PathBuf {
+    let tree = root.join(".claude/worktrees").join(name);
+    std::fs::create_dir_all(root.join(".git/worktrees").join(name)).unwrap();
+    std::fs::create_dir_all(&tree).unwrap();
+    std::fs::write(tree.join(".git"), format!("gitdir: {}\n", root.join(".git/worktrees").join(name).display()))
+        .unwrap();
+    tree
+}
+
+/// Only worktrees git made are opened inside `.claude/`, one by one: not the folder
+/// that holds them (where a planted `.claude/` would be config for every worktree), not
+/// a folder that merely sits there, not one a `denyWrite` covers; a hard link inside a
+/// worktree to a protected file is held.
+#[test]
+fn only_the_agents_real_worktrees_are_writable_inside_claude() {
+    let (_d, root) = root();
+    write(&root, ".claude/settings.json", "{}");
+    let tree = agent_worktree(&root, "agent-1");
+    std::fs::create_dir_all(root.join(".claude/worktrees/planted")).unwrap();
+    std::fs::hard_link(root.join(".claude/settings.json"), tree.join("settings-link")).unwrap();
+    let plan = plan(&root);
+    assert_eq!(plan.reopened, std::slice::from_ref(&tree));
+    assert!(!plan.holds(&tree.join("src/main.rs")));
+    for held in [".claude/worktrees/.claude/commands/x.md", ".claude/worktrees/planted/x", ".claude/worktrees/new/x"] {
+        assert!(plan.holds(&root.join(held)), "{held}");
+    }
+    assert!(plan.protected.contains(&tree.join("settings-link")), "{:?}", plan.protected);
+    let vendor = root.join("vendor");
+    std::fs::create_dir_all(&vendor).unwrap();
+    let inner = agent_worktree(&vendor, "x");
+    let deny = [vendor.display().to_string()];
+    let plan = Plan::new(std::slice::from_ref(&root), &[], &deny, &[], &[]);
+    assert!(!plan.reopened.contains(&inner) && plan.holds(&inner.join("lib.py")), "{:?}", plan.reopened);
+}

@@ -108,7 +108,7 @@ pub(crate) fn collect(dir: &TrialDir) -> Vec<Change> {
 
 fn label(dir: &TrialDir, path: PathBuf, kind: ChangeKind, is_dir: bool, source: Option<PathBuf>) -> Change {
     let inside_workspace = dir.roots.iter().any(|r| path.starts_with(r));
-    let held = dir.existing.iter().any(|p| path.starts_with(p));
+    let held = crate::plan::is_held(&path, &dir.existing, &dir.reopened);
     let protected = held
         || !dir.recording
             && path

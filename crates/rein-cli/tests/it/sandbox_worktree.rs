@@ -1,0 +1,92 @@
+//! An agent's worktree (`.claude/worktrees/NAME`) is where it works, though the
+//! `.claude/` folder around it is held read-only: its confined commands write and commit
+//! there, in Tier A and Tier B and in rein's own jail (acceptEdits), while the project's
+//! `.claude/` config and the worktree's own protected files stay as they were.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::background_agents::{git, last_message_text, scout, split};
+use crate::common::{Env, have_bwrap, serve};
+use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
+use serde_json::json;
+
+/// A repository whose tracked files include project settings, so that the worktree has
+/// its own `.claude/settings.json`.
+fn repository(env: &Env) -> std::path::PathBuf {
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("README.md"), "hello\n").unwrap();
+    env.write(".claude/settings.json", "{}\n");
+    git(&root, &["add", "."]);
+    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "start"]);
+    scout(env);
+    root
+}
+
+/// A command that writes `path` where no reading of its text sees it: only the wall
+/// stops it.
+fn write(path: &str) -> String {
+    format!("python3 -c \"open('{path}', 'w').write('planted')\"")
+}
+
+#[test]
+fn an_agent_writes_and_commits_in_its_worktree_and_nothing_else_of_claude() {
+    if !have_bwrap() {
+        return;
+    }
+    // (the sandbox tier, the session's settings, its permission mode, what the agent does
+    // first). In acceptEdits a commit is asked as in the main checkout (it changes the
+    // repository's `.git/`); a write in the worktree is not.
+    let sandbox = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash"]}}"#;
+    let commit = "echo made > made.txt && git add made.txt && \
+                  git -c user.email=a@example.com -c user.name=A commit -q -m made && echo DONE";
+    let cases = [
+        ("A", sandbox, "default", commit),
+        ("B", sandbox, "default", commit),
+        ("A", "{}", "acceptEdits", "echo made > made.txt && echo DONE"),
+    ];
+    for (tier, settings, mode, work) in cases {
+        let env = Env::new();
+        let root = repository(&env);
+        let server = serve(
+            Scenario::new([
+                reply([call(
+                    "a",
+                    "Agent",
+                    json!({"description": "work", "prompt": "Make a file", "subagent_type": "scout",
+                           "isolation": "worktree"}),
+                )]),
+                reply([text("done")]),
+            ])
+            .with_routed(
+                crate::background_agents::SCOUT,
+                [
+                    reply([call("s0", "Bash", json!({"command": work}))]),
+                    reply([call("s1", "Bash", json!({"command": write(".claude/settings.json")}))]),
+                    reply([call("s2", "Bash", json!({"command": write("../../settings.json")}))]),
+                    reply([call("s3", "Bash", json!({"command": write("../../commands.md")}))]),
+                    reply([text("Made made.txt.")]),
+                ],
+            ),
+        );
+        let out = env
+            .rein_at(&server)
+            .args(["-p", "send a scout", "--permission-mode", mode, "--settings", settings])
+            .env("REIN_SANDBOX_TIER", tier)
+            .env("ENABLE_TOOL_SEARCH", "false")
+            .output()
+            .unwrap();
+        let case = format!("tier {tier}, {mode}");
+        assert!(out.status.success(), "{case}: {}", String::from_utf8_lossy(&out.stderr));
+        let (_, sub) = split(&server);
+        let done = last_message_text(&sub[1].body);
+        assert!(done.contains("DONE") && !done.contains("violation"), "{case}: the agent could not work: {done}");
+        let tree = root.join(".claude/worktrees/agent-1");
+        assert_eq!(std::fs::read_to_string(tree.join("made.txt")).unwrap(), "made\n", "{case}");
+        if work == commit {
+            assert_eq!(git(&tree, &["log", "-1", "--format=%s"]), "made", "{case}");
+        }
+        assert_eq!(std::fs::read_to_string(tree.join(".claude/settings.json")).unwrap(), "{}\n", "{case}");
+        assert_eq!(std::fs::read_to_string(root.join(".claude/settings.json")).unwrap(), "{}\n", "{case}");
+        assert!(!root.join(".claude/commands.md").exists(), "{case}: a file was planted in .claude/");
+    }
+}
