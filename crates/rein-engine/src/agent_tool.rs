@@ -212,15 +212,22 @@ impl AgentTool {
     /// Run a subagent of type `wanted` on `prompt` to its end. With `schema`, it must end
     /// by calling StructuredOutput with an input that matches (it is reminded until it
     /// does); the validated input is returned beside the outcome.
+    /// With `worktree`, it works in a git worktree of its own (kept when it changed
+    /// something, as the Agent tool's `isolation: "worktree"`).
     pub(crate) async fn run_subagent(
         &self,
         wanted: &str,
         task: String,
-        model: Option<String>,
+        (model, worktree): (Option<String>, bool),
         schema: Option<serde_json::Value>,
         ctx: &ToolContext,
     ) -> Result<(crate::Outcome, Option<serde_json::Value>), ToolError> {
-        self.run_subagent_as(RunHow::default(), wanted, task, model, schema, ctx).await
+        if worktree {
+            rein_tools::git_worktree::place(&ctx.cwd, "agent").map_err(|e| ToolError::new(e.to_string()))?;
+            crate::worktree_tools::refuse_untrusted(&ctx.cwd).map_err(ToolError::new)?;
+        }
+        let how = RunHow { worktree, ..RunHow::default() };
+        self.run_subagent_as(how, wanted, task, model, schema, ctx).await
     }
 
     /// [`run_subagent`](Self::run_subagent) with the agent's id chosen by the caller.

@@ -92,14 +92,14 @@ impl Host for RunHost {
         let ctx = self.ctx.clone();
         Box::pin(async move {
             allowed?;
-            if call.isolation.as_deref() == Some("worktree") {
-                return Err("agent({isolation: 'worktree'}) is not available in rein yet: run agents that edit the \
-                            same files one after another"
-                    .into());
-            }
+            let worktree = match call.isolation.as_deref() {
+                None => false,
+                Some("worktree") => true,
+                Some(other) => return Err(format!("agent isolation {other:?} is not known (only 'worktree')")),
+            };
             let label = call.label.clone().unwrap_or_else(|| kind.clone());
             let (outcome, structured) = agents
-                .run_subagent(&kind, call.prompt, call.model, call.schema.clone(), &ctx)
+                .run_subagent(&kind, call.prompt, (call.model, worktree), call.schema.clone(), &ctx)
                 .await
                 .map_err(|e| e.to_string())?;
             match &outcome.end {

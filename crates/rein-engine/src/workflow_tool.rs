@@ -6,9 +6,10 @@
 //! the session (`workflows/<run id>/`: the script and the journal of its agents), so a
 //! changed script can be run again from its path and resume where it changed.
 //!
-//! Claude Code launches a workflow in the background and reports its end later; rein
-//! runs it as the call (the answer is the workflow's result), since its background
-//! notifications are not built yet.
+//! As in Claude Code, a workflow runs in the background: the call returns its run id at
+//! once, and the model is told at its next step when the workflow ends, with its result
+//! (TaskOutput waits for it, TaskStop stops it). `run_in_background: false`, or a
+//! session with nowhere to run it in the background, runs it as the call.
 
 use std::sync::{Arc, Mutex};
 
@@ -23,6 +24,7 @@ use crate::agent_tool::AgentTool;
 use crate::workflow_host::{RunHost, held, named_at, read_journal, read_script};
 
 /// The tool, with the subagent types its agents may be and the named workflows.
+#[derive(Clone)]
 pub struct WorkflowTool {
     pub agents: Arc<AgentTool>,
     pub workflows: Vec<WorkflowDef>,
@@ -46,6 +48,20 @@ pub struct WorkflowInput {
     /// An earlier run of this session: its agents whose prompt and options are unchanged,
     /// up to the first changed one, answer from that run.
     pub resume_from_run_id: Option<String>,
+    /// `false`: wait for the workflow and get its result as this call's answer (by
+    /// default it runs in the background and its end is told later).
+    #[serde(alias = "run_in_background")]
+    pub run_in_background: Option<bool>,
+}
+
+/// A run ready to start: the parsed script and where it is saved.
+struct Prepared {
+    script: Script,
+    args: Value,
+    earlier: Vec<rein_workflow::JournalEntry>,
+    run_id: String,
+    script_path: std::path::PathBuf,
+    host: Arc<RunHost>,
 }
 
 impl Tool for WorkflowTool {
@@ -61,15 +77,18 @@ impl Tool for WorkflowTool {
                      Use it for work that splits into many independent agent tasks; for one task use Agent.\n\
                      The script begins with a plain literal `export const meta = { name: 'x', description: 'one line', \
                      phases: [{ title: 'Scan' }] }`; the body runs as an async function (use await, end with return). \
-                     Globals: `agent(prompt, { label, phase, schema, model, agentType })` runs one subagent and gives \
-                     its final text, or with a JSON `schema` an object that matches it; `parallel([() => agent(..), \
+                     Globals: `agent(prompt, { label, phase, schema, model, agentType, isolation })` runs one subagent \
+                     and gives its final text, or with a JSON `schema` an object that matches it (isolation: \
+                     'worktree' gives it a git worktree of its own); `parallel([() => agent(..), \
                      ...])` runs thunks at once and waits for all (a failed one is null); `pipeline(items, stage1, \
                      stage2)` sends each item through the stages on its own (stage(prev, item, index); a failure makes \
                      the item null); `phase(title)`, `log(text)`, `args`, `budget` ({ total, spent(), remaining() }), \
                      `workflow(name, args)` (one level). The script cannot read files, run commands or reach the \
                      network — only agents can — and Date.now(), new Date() and Math.random() are refused so a rerun \
                      does the same. Each run is saved: the answer gives its runId and scriptPath; edit the file and \
-                     run { scriptPath, resumeFromRunId } to redo only the agents from the first changed one on."
+                     run { scriptPath, resumeFromRunId } to redo only the agents from the first changed one on. \
+                     A workflow runs in the background: the call returns at once and you are told when it ends, with \
+                     its result (TaskOutput with its runId waits for it); runInBackground: false waits for it here."
             .to_string();
         let size = match self.size.as_deref() {
             Some("small") => Some("a handful of agents (up to about 5)"),
@@ -138,6 +157,71 @@ impl Tool for WorkflowTool {
         if !self.enabled {
             return Err(ToolError::new("workflows are turned off (disableWorkflows)"));
         }
+        let background = input.run_in_background.unwrap_or(true);
+        let prepared = self.prepare(input, ctx)?;
+        let agents = ctx_agents(ctx).filter(|_| background);
+        let Some(agents) = agents else { return run(prepared, ctx.abort.clone()).await };
+        let id = prepared.run_id.clone();
+        let name = prepared.script.meta.name.clone();
+        let abort = tokio_util::sync::CancellationToken::new();
+        agents.start(&id, &name, "workflow", abort.clone()).map_err(ToolError::new)?;
+        let (place, ended) = (format!("scriptPath: {}", prepared.script_path.display()), id.clone());
+        tokio::spawn(async move {
+            let state = match run(prepared, abort).await {
+                Ok(out) if !out.is_error => rein_tools::AgentState::Done(out.content.to_text()),
+                Ok(out) => rein_tools::AgentState::Failed(out.content.to_text()),
+                Err(e) if e.0 == rein_protocol::INTERRUPTED => rein_tools::AgentState::Stopped,
+                Err(e) => rein_tools::AgentState::Failed(e.0),
+            };
+            agents.finish(&ended, state);
+        });
+        Ok(ToolOutput::text(format!(
+            "Started the workflow {name:?} in the background (runId: {id}, {place}). You will be told when it ends, \
+             with its result; TaskOutput (task_id {id}) waits for it, TaskStop stops it."
+        )))
+    }
+}
+
+/// The session's background agents, where the session can run work in the background.
+fn ctx_agents(ctx: &ToolContext) -> Option<rein_tools::BackgroundAgents> {
+    crate::services::EngineServices::of(ctx).ok()?.registry.session_shell().map(|s| s.agents())
+}
+
+/// Run a prepared workflow to its end (or until `abort`): its result, or what failed.
+async fn run(p: Prepared, abort: tokio_util::sync::CancellationToken) -> Result<ToolOutput, ToolError> {
+    let started = std::time::Instant::now();
+    let name = p.script.meta.name.clone();
+    let limits = rein_workflow::Limits::default();
+    let done = tokio::select! {
+        done = rein_workflow::run(p.script, p.args, p.host.clone(), p.earlier, limits) => done,
+        () = abort.cancelled() => return Err(ToolError::new(rein_protocol::INTERRUPTED)),
+    };
+    let place = format!("runId: {}\nscriptPath: {}", p.run_id, p.script_path.display());
+    let progress = p.host.progress_text();
+    match done.result {
+        Ok(value) => {
+            let value = serde_json::to_string_pretty(&value).unwrap_or_default();
+            let cached =
+                if done.cached > 0 { format!(" ({} from the earlier run)", done.cached) } else { String::new() };
+            Ok(ToolOutput::text(format!(
+                "Workflow {name:?} finished: {} agents{cached}, {} output tokens, {:.1} s.\n{place}{progress}\n\
+                 Result:\n{value}",
+                done.agents,
+                done.output_tokens,
+                started.elapsed().as_secs_f64()
+            )))
+        }
+        Err(e) => Ok(ToolOutput::failure(format!(
+            "Workflow {name:?}: {e}\n{place}{progress}\nFix the script at scriptPath and run it again with \
+             {{ scriptPath, resumeFromRunId }}."
+        ))),
+    }
+}
+
+impl WorkflowTool {
+    /// Read and parse the script, save it under the session, and make its host (the
+    /// agents it starts run with `ctx`'s permissions).
+    fn prepare(&self, input: WorkflowInput, ctx: &ToolContext) -> Result<Prepared, ToolError> {
         let text = self.source(&input, ctx)?;
         let script = Script::parse(&text).map_err(|e| ToolError::new(e.to_string()))?;
         let runs = ctx.session_dir.join("workflows");
@@ -157,38 +241,9 @@ impl Tool for WorkflowTool {
             lines: Mutex::default(),
             journal: Some(dir.join("journal.jsonl")),
         });
-        let started = std::time::Instant::now();
-        let name = script.meta.name.clone();
-        let limits = rein_workflow::Limits::default();
-        let run = rein_workflow::run(script, input.args.unwrap_or(Value::Null), host.clone(), earlier, limits);
-        let done = tokio::select! {
-            done = run => done,
-            () = ctx.abort.cancelled() => return Err(ToolError::new(rein_protocol::INTERRUPTED)),
-        };
-        let place = format!("runId: {run_id}\nscriptPath: {}", script_path.display());
-        let progress = host.progress_text();
-        match done.result {
-            Ok(value) => {
-                let value = serde_json::to_string_pretty(&value).unwrap_or_default();
-                let cached =
-                    if done.cached > 0 { format!(" ({} from the earlier run)", done.cached) } else { String::new() };
-                Ok(ToolOutput::text(format!(
-                    "Workflow {name:?} finished: {} agents{cached}, {} output tokens, {:.1} s.\n{place}{progress}\n\
-                     Result:\n{value}",
-                    done.agents,
-                    done.output_tokens,
-                    started.elapsed().as_secs_f64()
-                )))
-            }
-            Err(e) => Ok(ToolOutput::failure(format!(
-                "Workflow {name:?}: {e}\n{place}{progress}\nFix the script at scriptPath and run it again with \
-                 {{ scriptPath, resumeFromRunId }}."
-            ))),
-        }
+        Ok(Prepared { script, args: input.args.unwrap_or(Value::Null), earlier, run_id, script_path, host })
     }
-}
 
-impl WorkflowTool {
     fn named(&self, name: &str) -> Option<&WorkflowDef> {
         self.workflows.iter().find(|w| w.name == name)
     }

@@ -213,7 +213,9 @@ pub fn ended_notice(ended: &[AgentInfo]) -> Option<String> {
             AgentState::Stopped => ("was stopped", ""),
             AgentState::Running => continue,
         };
-        text.push_str(&format!("The background agent {} ({}: {}) {how}.", a.id, a.name, a.description));
+        // A workflow's run (its id `wf_…`) is told as one.
+        let what = if a.id.starts_with("wf_") { "workflow" } else { "agent" };
+        text.push_str(&format!("The background {what} {} ({}: {}) {how}.", a.id, a.name, a.description));
         if !report.is_empty() {
             let cut: String = report.chars().take(REPORT_CHARS).collect();
             let more = if cut.len() < report.len() { "\n[report cut; TaskOutput reads it whole]" } else { "" };

@@ -40,7 +40,7 @@ return { n: counted.n, said }
 fn the_model_runs_a_workflow_whose_agents_answer_in_their_schema() {
     let env = Env::new();
     let server = serve(Scenario::new([
-        reply([call("w", "Workflow", json!({"script": SCRIPT, "args": {"dir": "src"}}))]),
+        reply([call("w", "Workflow", json!({"script": SCRIPT, "args": {"dir": "src"}, "runInBackground": false}))]),
         // The first agent answers through StructuredOutput, then ends.
         reply([call("s", "StructuredOutput", json!({"n": 3}))]),
         reply([text("counted")]),
@@ -80,7 +80,7 @@ fn a_named_workflow_is_a_command_and_its_parallel_agents_all_answer() {
          return parts.sort()\n",
     );
     let server = serve(Scenario::new([
-        reply([call("w", "Workflow", json!({"name": "fan", "args": "the docs"}))]),
+        reply([call("w", "Workflow", json!({"name": "fan", "args": "the docs", "runInBackground": false}))]),
         reply([text("beta")]),
         reply([text("alpha")]),
         reply([text("Both parts are done.")]),
@@ -182,8 +182,10 @@ fn a_script_cannot_run_a_denied_file_as_a_nested_workflow() {
     env.write(".claude/settings.json", &json!({"permissions": {"deny": ["Read(./secret.js)"]}}).to_string());
     let outer =
         "export const meta = { name: 'o', description: 'outer' }\nreturn await workflow({ scriptPath: 'secret.js' })\n";
-    let server =
-        serve(Scenario::new([reply([call("w", "Workflow", json!({"script": outer}))]), reply([text("denied")])]));
+    let server = serve(Scenario::new([
+        reply([call("w", "Workflow", json!({"script": outer, "runInBackground": false}))]),
+        reply([text("denied")]),
+    ]));
     env.rein_at(&server).args(["-p", "go", "--allowedTools", "Workflow"]).assert().success();
     let result = tool_result(&server.requests()[1], "w");
     assert!(!result.contains("TOKEN-123") && result.contains("denied"), "{result}");
@@ -198,7 +200,7 @@ fn a_rule_on_a_named_workflow_holds_for_its_file_and_from_inside_a_script() {
     let outer = "export const meta = { name: 'o', description: 'outer' }\nreturn await workflow('danger')\n";
     let server = serve(Scenario::new([
         reply([call("a", "Workflow", json!({"scriptPath": ".claude/workflows/danger.js"}))]),
-        reply([call("b", "Workflow", json!({"script": outer}))]),
+        reply([call("b", "Workflow", json!({"script": outer, "runInBackground": false}))]),
         reply([text("done")]),
     ]));
     env.rein_at(&server)
@@ -216,8 +218,10 @@ fn a_rule_on_a_named_workflow_holds_for_its_file_and_from_inside_a_script() {
 fn workflow_agents_are_held_to_the_rules_on_agent() {
     let env = Env::new();
     let script = "export const meta = { name: 'x', description: 'y' }\nreturn await agent('look around', { agentType: 'Explore' })\n";
-    let server =
-        serve(Scenario::new([reply([call("w", "Workflow", json!({"script": script}))]), reply([text("done")])]));
+    let server = serve(Scenario::new([
+        reply([call("w", "Workflow", json!({"script": script, "runInBackground": false}))]),
+        reply([text("done")]),
+    ]));
     env.rein_at(&server)
         .args(["-p", "go", "--allowedTools", "Workflow", "--disallowedTools", "Agent(Explore)"])
         .assert()
@@ -247,8 +251,8 @@ fn a_nested_script_outside_the_workspace_or_a_fifo_is_refused_without_waiting() 
         )
     };
     let server = serve(Scenario::new([
-        reply([call("a", "Workflow", json!({"script": nested(&far)}))]),
-        reply([call("b", "Workflow", json!({"script": nested(&fifo)}))]),
+        reply([call("a", "Workflow", json!({"script": nested(&far), "runInBackground": false}))]),
+        reply([call("b", "Workflow", json!({"script": nested(&fifo), "runInBackground": false}))]),
         reply([call("c", "Workflow", json!({"scriptPath": "pipe.js"}))]),
         reply([text("done")]),
     ]));
@@ -264,4 +268,81 @@ fn a_nested_script_outside_the_workspace_or_a_fifo_is_refused_without_waiting() 
     assert!(b.contains("not a regular file"), "{b}");
     let c = tool_result(&reqs[3], "c");
     assert!(c.contains("not a regular file"), "{c}");
+}
+
+/// By default a workflow runs in the background, as in Claude Code: the call returns its
+/// run id at once, and the model is told of its end, with its result, at its next step
+/// (headless, another turn).
+#[test]
+fn a_workflow_runs_in_the_background_and_its_result_starts_another_turn() {
+    let env = Env::new();
+    crate::background_agents::scout(&env);
+    let script = "export const meta = { name: 'look', description: 'Look around' }\n\
+                  const seen = await agent('look at src', { agentType: 'scout' })\n\
+                  return { seen }\n";
+    let server = serve(
+        Scenario::new([
+            reply([call("w", "Workflow", json!({"script": script}))]),
+            reply([text("The workflow is running.")]),
+            reply([text("The workflow saw two files.")]),
+        ])
+        .with_routed(
+            crate::background_agents::SCOUT,
+            [rein_testkit::Reply { event_delay_ms: 80, ..reply([text("two files in src")]) }],
+        ),
+    );
+    env.rein_at(&server)
+        .args(["-p", "look with a workflow", "--allowedTools", "Workflow"])
+        .assert()
+        .success()
+        .stdout("The workflow saw two files.\n");
+    let (main, sub) = crate::background_agents::split(&server);
+    assert_eq!((main.len(), sub.len()), (3, 1), "three turns of the session, one request of the agent");
+    let started = tool_result(&main[1], "w");
+    assert!(started.contains("Started the workflow \"look\" in the background (runId: wf_"), "{started}");
+    assert!(!started.contains("two files"), "the call did not wait: {started}");
+    let id = started.split("runId: ").nth(1).and_then(|s| s.split([',', ')']).next()).unwrap().to_string();
+    let told = crate::background_agents::last_message_text(&main[2].body);
+    assert!(told.contains(&format!("The background workflow {id} (look: workflow) finished")), "{told}");
+    assert!(told.contains("two files in src") && told.contains("Workflow \\\"look\\\" finished"), "{told}");
+}
+
+/// A script's agent may work in a git worktree of its own, kept when it changed
+/// something.
+#[test]
+fn a_workflow_agent_works_in_a_worktree_of_its_own() {
+    use crate::background_agents::{SCOUT, git, scout};
+    let env = Env::new();
+    let root = std::fs::canonicalize(env.cwd()).unwrap();
+    git(&root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("README.md"), "hello\n").unwrap();
+    git(&root, &["add", "."]);
+    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "start"]);
+    scout(&env);
+    let script = "export const meta = { name: 'note', description: 'Leave a note' }\n\
+                  return await agent('leave a note', { agentType: 'scout', isolation: 'worktree' })\n";
+    let server = serve(
+        Scenario::new([
+            reply([call("w", "Workflow", json!({"script": script, "runInBackground": false}))]),
+            reply([text("noted")]),
+        ])
+        .with_routed(
+            SCOUT,
+            [
+                reply([call("n", "Write", json!({"file_path": "note.txt", "content": "seen\n"}))]),
+                reply([text("Left note.txt.")]),
+            ],
+        ),
+    );
+    env.rein_at(&server)
+        .args(["-p", "go", "--allowedTools", "Workflow", "--permission-mode", "acceptEdits"])
+        .assert()
+        .success();
+    let result = tool_result(&server.requests().last().unwrap().clone(), "w");
+    assert!(result.contains("finished") && result.contains("changes are in the worktree"), "{result}");
+    let trees: Vec<_> =
+        std::fs::read_dir(root.join(".claude/worktrees")).unwrap().flatten().map(|e| e.path()).collect();
+    let tree = trees.iter().find(|p| p.is_dir()).expect("the agent's worktree is kept");
+    assert_eq!(std::fs::read_to_string(tree.join("note.txt")).unwrap(), "seen\n");
+    assert!(!root.join("note.txt").exists(), "the main checkout is untouched");
 }
