@@ -266,13 +266,10 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(d.path()).unwrap();
         let tree = root.join(".claude/worktrees/agent-1");
-        for dir in
-            [tree.join(".claude"), tree.join("src"), root.join(".claude/commands"), root.join(".git/worktrees/agent-1")]
-        {
+        crate::plan::tests::agent_worktree(&root, "agent-1");
+        for dir in [tree.join(".claude"), tree.join("src"), root.join(".claude/commands")] {
             std::fs::create_dir_all(dir).unwrap();
         }
-        std::fs::write(tree.join(".git"), format!("gitdir: {}\n", root.join(".git/worktrees/agent-1").display()))
-            .unwrap();
         std::fs::write(root.join(".claude/commands/go.md"), "run it").unwrap();
         std::fs::write(tree.join(".claude/settings.json"), "{}").unwrap();
         std::fs::write(tree.join("src/.envrc"), "export X=1").unwrap();

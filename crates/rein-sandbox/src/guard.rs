@@ -63,6 +63,12 @@ impl Guard {
     /// Undo what the command did to protected paths; one violation line each.
     pub fn after(&self) -> Vec<String> {
         let mut lines = Vec::new();
+        // The worktrees rein made (perhaps while the command ran): their links as git
+        // wrote them, their checked-out files theirs, not the command's.
+        let made = crate::made_worktrees::made();
+        for m in &made {
+            m.restore_links(&mut lines);
+        }
         let now = protected_names(&self.roots, &self.allow_write);
         let new_repos: Vec<&PathBuf> = now.repos.difference(&self.existing).collect();
         for repo in &new_repos {
@@ -73,7 +79,10 @@ impl Guard {
             // `.git` file is a checkout's link to its (defused) repository: both are the
             // command's work. Anything else protected in a new repository's folder (a
             // `.mcp.json` beside a `HEAD` the command wrote) is not.
-            if self.placeholders.contains(path)
+            // (A placeholder is mounted in Tier A only: in Tier B what the command made
+            // there goes like anything else.)
+            if self.placeholders.contains(path) && self.saved.is_none()
+                || made.iter().any(|m| m.made_here(path))
                 || new_repos.iter().any(|r| crate::plan::is_git_own(r, path))
                 || path.file_name().is_some_and(|n| n == ".git")
             {
@@ -87,7 +96,7 @@ impl Guard {
             }
         }
         if let Some(saved) = &self.saved {
-            restore(saved, &self.held_dirs, &self.reopened, &self.roots, &mut lines);
+            restore(saved, &self.held_dirs, (&self.reopened, &made), &self.roots, &mut lines);
         }
         lines
     }
@@ -109,7 +118,10 @@ fn defuse_repository(repo: &Path, lines: &mut Vec<String>) {
     }
     if let Ok(entries) = std::fs::read_dir(&hooks) {
         for e in entries.flatten() {
-            if !e.file_name().to_string_lossy().ends_with(".sample") && remove(&e.path()) {
+            // git's samples are regular files; anything else goes.
+            let sample = e.file_name().to_string_lossy().ends_with(".sample")
+                && std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.is_file());
+            if !sample && remove(&e.path()) {
                 lines.push(format!(
                     "deny file-write {} (a hook in a repository the command created; removed)",
                     e.path().display()
@@ -165,15 +177,15 @@ fn save_tree(path: &Path, reopened: &[PathBuf], saved: &mut BTreeMap<PathBuf, Sa
     }
 }
 
-fn list_tree(path: &Path, reopened: &[PathBuf], out: &mut BTreeMap<PathBuf, ()>) {
+fn list_tree(path: &Path, reopened: &[PathBuf], made: &[crate::made_worktrees::Made], out: &mut BTreeMap<PathBuf, ()>) {
     // A worktree rein made while the command ran is an agent's too.
-    if reopened.iter().any(|r| r == path) || crate::plan::is_agent_worktree(path) {
+    if reopened.iter().any(|r| r == path) || made.iter().any(|m| m.tree == path) {
         return;
     }
     let Ok(meta) = std::fs::symlink_metadata(path) else { return };
     if meta.is_dir() {
         for e in std::fs::read_dir(path).into_iter().flatten().flatten() {
-            list_tree(&e.path(), reopened, out);
+            list_tree(&e.path(), reopened, made, out);
         }
     } else {
         out.insert(path.to_path_buf(), ());
@@ -187,7 +199,7 @@ fn list_tree(path: &Path, reopened: &[PathBuf], out: &mut BTreeMap<PathBuf, ()>)
 fn restore(
     saved: &BTreeMap<PathBuf, Saved>,
     held_dirs: &[PathBuf],
-    reopened: &[PathBuf],
+    (reopened, made): (&[PathBuf], &[crate::made_worktrees::Made]),
     roots: &[PathBuf],
     lines: &mut Vec<String>,
 ) {
@@ -234,10 +246,10 @@ fn restore(
     let mut now = BTreeMap::new();
     for p in held_dirs {
         if std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()) {
-            list_tree(p, reopened, &mut now);
+            list_tree(p, reopened, made, &mut now);
         }
     }
-    for added in now.keys().filter(|p| !saved.contains_key(*p)) {
+    for added in now.keys().filter(|p| !saved.contains_key(*p) && !made.iter().any(|m| m.made_here(p))) {
         if remove(added) {
             lines.push(format!("deny file-write {} (added to a protected directory; removed)", added.display()));
         }
@@ -311,8 +323,7 @@ mod tests {
         let root = std::fs::canonicalize(d.path()).unwrap();
         let tree = root.join(".claude/worktrees/agent-1");
         std::fs::create_dir_all(tree.join(".claude")).unwrap();
-        std::fs::create_dir_all(root.join(".git/worktrees/agent-1")).unwrap();
-        std::fs::write(tree.join(".git"), "gitdir: ../../../.git/worktrees/agent-1\n").unwrap();
+        crate::plan::tests::agent_worktree(&root, "agent-1");
         std::fs::write(root.join(".claude/settings.json"), "{}").unwrap();
         std::fs::write(tree.join(".claude/settings.json"), "{}").unwrap();
         std::fs::write(tree.join("old.txt"), "old").unwrap();
@@ -346,8 +357,34 @@ mod tests {
         std::fs::write(root.join(".mcp.json"), "{}").unwrap();
         std::fs::create_dir_all(root.join(".claude/commands")).unwrap();
         std::fs::write(root.join(".claude/commands/go.md"), "run").unwrap();
+        // Nor does a folder git's own files sit in: only git's files go unremoved.
+        std::fs::create_dir_all(root.join("info")).unwrap();
+        std::fs::write(root.join("info/.envrc"), "export X=1").unwrap();
+        std::fs::write(root.join("info/exclude"), "*.o").unwrap();
+        std::fs::create_dir_all(root.join("hooks/x.sample")).unwrap();
+        std::fs::write(root.join("hooks/x.sample/.mcp.json"), "{}").unwrap();
         let lines = guard.after();
         assert!(!root.join(".mcp.json").exists() && !root.join(".claude").exists(), "{lines:?}");
+        assert!(!root.join("info/.envrc").exists() && !root.join("hooks/x.sample").exists(), "{lines:?}");
+        assert!(root.join("info/exclude").exists(), "{lines:?}");
+    }
+
+    /// Tier B mounts no placeholder: a hooks folder the command made where there was
+    /// none goes.
+    #[test]
+    fn tier_b_removes_a_hooks_folder_made_where_there_was_none() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        std::fs::create_dir_all(root.join(".git/objects")).unwrap();
+        std::fs::create_dir_all(root.join(".git/refs")).unwrap();
+        std::fs::write(root.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        assert_eq!(plan.placeholders, [root.join(".git/hooks")]);
+        let guard = Guard::before(&plan, true);
+        std::fs::create_dir_all(root.join(".git/hooks")).unwrap();
+        std::fs::write(root.join(".git/hooks/pre-commit"), "evil").unwrap();
+        let lines = guard.after();
+        assert!(!root.join(".git/hooks/pre-commit").exists(), "{lines:?}");
     }
 
     #[test]

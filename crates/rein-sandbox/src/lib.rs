@@ -15,6 +15,7 @@ pub mod detect;
 mod gitconfig;
 mod guard;
 pub mod helper;
+pub mod made_worktrees;
 pub mod network;
 mod nofollow;
 pub mod plan;

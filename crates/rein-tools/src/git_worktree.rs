@@ -190,6 +190,9 @@ pub fn create(dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
         .or_else(|_| git(&repo, &["rev-parse", "--verify", "HEAD"]))?;
     let target = path.display().to_string();
     git(&repo, &["worktree", "add", "-b", &branch, &target, &base])?;
+    // The sandbox's guard knows it as rein's: a command running meanwhile made none of
+    // its files, and its links to the repository stay as git wrote them.
+    rein_sandbox::made_worktrees::note_made(&path, &[parent.join(".gitignore")]);
     Ok(Worktree { path, branch, base, repo })
 }
 

@@ -90,3 +90,38 @@ fn an_agent_writes_and_commits_in_its_worktree_and_nothing_else_of_claude() {
         assert!(!root.join(".claude/commands.md").exists(), "{case}: a file was planted in .claude/");
     }
 }
+
+/// A worktree rein makes while a sandboxed command runs keeps the files git checked
+/// out in it: the command's guard, planned before the worktree existed, does not take
+/// them for files the command planted.
+#[test]
+fn a_worktree_made_while_a_command_runs_keeps_its_checked_out_files() {
+    if !have_bwrap() {
+        return;
+    }
+    for tier in ["A", "B"] {
+        let env = Env::new();
+        env.write(".mcp.json", "{}\n");
+        env.write(".envrc", "export X=1\n");
+        let root = repository(&env);
+        let server = serve(Scenario::new([
+            reply([call("bg", "Bash", json!({"command": "sleep 1", "run_in_background": true}))]),
+            reply([call("in", "EnterWorktree", json!({"name": "b"}))]),
+            reply([call("wait", "Bash", json!({"command": "sleep 2"}))]),
+            reply([text("done")]),
+        ]));
+        let settings = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree"]}}"#;
+        let out = env
+            .rein_at(&server)
+            .args(["-p", "work in b", "--settings", settings])
+            .env("REIN_SANDBOX_TIER", tier)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "tier {tier}: {}", String::from_utf8_lossy(&out.stderr));
+        let tree = root.join(".claude/worktrees/b");
+        for file in [".mcp.json", ".envrc", ".claude/settings.json"] {
+            assert!(tree.join(file).exists(), "tier {tier}: {file} was taken from the new worktree");
+        }
+        assert_eq!(git(&tree, &["status", "--porcelain"]), "", "tier {tier}");
+    }
+}

@@ -110,7 +110,10 @@ impl Plan {
         let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
         let (mut protected, placeholders) = (found.protected, found.missing);
         let existing: BTreeSet<PathBuf> = protected.iter().chain(&found.repos).cloned().collect();
-        protected.extend(write_literal.into_iter().chain(found.walked.write_matches).filter(|p| inside(p)));
+        // The person's denyWrite entries: a worktree below one stays read-only.
+        let denied_write: Vec<PathBuf> =
+            write_literal.into_iter().chain(found.walked.write_matches).filter(|p| inside(p)).collect();
+        protected.extend(denied_write.iter().cloned());
         let allowed: Vec<PathBuf> = allow_read.iter().flat_map(|p| expand(p)).collect();
         // Globs reach outside the roots only as far as a bounded scan; inside them the
         // walk has matched them already.
@@ -124,7 +127,7 @@ impl Plan {
         // Protected and masked by identity, not by path: every other name of such a
         // file inside the roots (a hard link) is held or masked too.
         let mask_inodes = walk::linked_inodes(&masked, roots);
-        let reopened = agent_worktrees(&protected);
+        let reopened = agent_worktrees(&protected, &denied_write);
         let held: BTreeSet<PathBuf> = protected.iter().cloned().collect();
         let hold_inodes = walk::linked_inodes_within(&held, roots, Some(4));
         if !mask_inodes.is_empty() || !hold_inodes.is_empty() {
@@ -191,9 +194,9 @@ impl Plan {
 
 /// The agents' worktrees (`.claude/worktrees/NAME`) inside the protected `.claude`
 /// directories among `protected`: real directories all the way, each a checkout git made
-/// (its `.git` file names a git directory's `worktrees/NAME`), held by nothing but its
-/// `.claude` (a `denyWrite` above it keeps it read-only).
-fn agent_worktrees(protected: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
+/// (see [`made_by_git`]), held by nothing but its `.claude` by name (a `denyWrite` above
+/// it, even one naming that `.claude`, keeps it read-only).
+fn agent_worktrees(protected: &BTreeSet<PathBuf>, denied_write: &[PathBuf]) -> Vec<PathBuf> {
     let real_dir = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
     let mut out = Vec::new();
     for claude in protected.iter().filter(|p| p.file_name().is_some_and(|n| n == ".claude")) {
@@ -204,7 +207,8 @@ fn agent_worktrees(protected: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
         let Ok(entries) = std::fs::read_dir(&folder) else { continue };
         for entry in entries.flatten() {
             let tree = entry.path();
-            let held_else = protected.iter().any(|h| tree.starts_with(h) && h != claude);
+            let held_else = protected.iter().any(|h| tree.starts_with(h) && h != claude)
+                || denied_write.iter().any(|d| tree.starts_with(d));
             if !held_else && real_dir(&tree) && made_by_git(&tree) {
                 out.push(tree);
             }
@@ -214,28 +218,30 @@ fn agent_worktrees(protected: &BTreeSet<PathBuf>) -> Vec<PathBuf> {
     out
 }
 
-/// Whether `tree` is an agent's worktree: `.claude/worktrees/NAME`, made by git.
-pub(crate) fn is_agent_worktree(tree: &Path) -> bool {
-    let parent = tree.parent();
-    parent.and_then(Path::file_name).is_some_and(|n| n == "worktrees")
-        && parent.and_then(Path::parent).and_then(Path::file_name).is_some_and(|n| n == ".claude")
-        && std::fs::symlink_metadata(tree).is_ok_and(|m| m.is_dir())
-        && made_by_git(tree)
-}
-
-/// Whether `tree` is a linked worktree: its `.git` is a regular file naming a directory
-/// `worktrees/<tree's name>` that exists.
-fn made_by_git(tree: &Path) -> bool {
+/// The git directory a checkout's `.git` file names (resolved), if it is a regular file
+/// that names one.
+pub(crate) fn gitdir_of(tree: &Path) -> Option<PathBuf> {
     let file = tree.join(".git");
     if !std::fs::symlink_metadata(&file).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    let text = crate::nofollow::read_config(&file).ok()?;
+    let target = text.lines().find_map(|l| l.strip_prefix("gitdir:")).map(str::trim)?;
+    std::fs::canonicalize(tree.join(target)).ok().filter(|d| d.is_dir())
+}
+
+/// Whether `tree` is a linked worktree: its `.git` file names a git directory
+/// `…/worktrees/X` whose own `gitdir` file names `tree`'s `.git` back (as `git worktree
+/// add` writes them; a folder pointing at itself, or at another checkout's, is not).
+fn made_by_git(tree: &Path) -> bool {
+    let Some(dir) = gitdir_of(tree) else { return false };
+    if dir.parent().and_then(Path::file_name).is_none_or(|n| n != "worktrees") {
         return false;
     }
-    let Ok(text) = crate::nofollow::read_config(&file) else { return false };
-    let Some(target) = text.lines().find_map(|l| l.strip_prefix("gitdir:")).map(str::trim) else { return false };
-    let Ok(dir) = std::fs::canonicalize(tree.join(target)) else { return false };
-    dir.is_dir()
-        && dir.file_name() == tree.file_name()
-        && dir.parent().and_then(Path::file_name).is_some_and(|n| n == "worktrees")
+    let Ok(back) = crate::nofollow::read_config(&dir.join("gitdir")) else { return false };
+    let back = Path::new(back.trim());
+    let here = tree.join(".git");
+    back.is_absolute() && (back == here || std::fs::canonicalize(back).is_ok_and(|b| b == here))
 }
 
 /// The deepest of `reopened` that holds `path`.
@@ -296,4 +302,4 @@ pub fn expand(pattern: &str) -> Vec<PathBuf> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

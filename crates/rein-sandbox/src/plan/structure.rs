@@ -29,13 +29,20 @@ fn is_named(name: &OsStr, parent: Option<&OsStr>) -> bool {
     rein_effects::mechanisms::mechanism_of(name, parent.and_then(OsStr::to_str)).is_some()
 }
 
-/// Whether `path` is one of the files git reads or runs in the git directory `repo`
-/// (its config, hooks, info, links), or lies in one.
+/// Whether `path` is one of git's own files in the git directory `repo`: a file or
+/// folder git reads or runs there (config, hooks, info, links), or a file directly in
+/// `hooks/` or `info/` whose name is not protected anywhere (a `.envrc`, a `.claude/`
+/// planted there is not git's).
 pub(crate) fn is_git_own(repo: &Path, path: &Path) -> bool {
-    path.strip_prefix(repo)
-        .ok()
-        .and_then(|rest| rest.components().next())
-        .is_some_and(|first| IN_GIT_DIR.iter().any(|n| first.as_os_str() == OsStr::new(n)))
+    let Ok(rest) = path.strip_prefix(repo) else { return false };
+    let parts: Vec<&OsStr> = rest.iter().collect();
+    match parts.as_slice() {
+        [name] => IN_GIT_DIR.iter().any(|n| *name == OsStr::new(n)),
+        [dir, _] if *dir == OsStr::new("hooks") || *dir == OsStr::new("info") => {
+            !is_protected_name(path) && std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        }
+        _ => false,
+    }
 }
 
 /// Whether `path` stays protected whatever the rules allow.

@@ -347,13 +347,15 @@ fn a_hard_link_of_a_denied_file_outside_the_roots_is_masked() {
     assert_eq!(found, [link], "the other name is found");
 }
 
-/// An agent's worktree at `.claude/worktrees/NAME`, linked as git links one.
-fn agent_worktree(root: &Path, name: &str) -> PathBuf {
+/// An agent's worktree at `.claude/worktrees/NAME`, linked both ways as `git worktree
+/// add` links one.
+pub(crate) fn agent_worktree(root: &Path, name: &str) -> PathBuf {
     let tree = root.join(".claude/worktrees").join(name);
-    std::fs::create_dir_all(root.join(".git/worktrees").join(name)).unwrap();
+    let gitdir = root.join(".git/worktrees").join(name);
+    std::fs::create_dir_all(&gitdir).unwrap();
     std::fs::create_dir_all(&tree).unwrap();
-    std::fs::write(tree.join(".git"), format!("gitdir: {}\n", root.join(".git/worktrees").join(name).display()))
-        .unwrap();
+    std::fs::write(tree.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
+    std::fs::write(gitdir.join("gitdir"), format!("{}\n", tree.join(".git").display())).unwrap();
     tree
 }
 
@@ -381,4 +383,18 @@ fn only_the_agents_real_worktrees_are_writable_inside_claude() {
     let deny = [vendor.display().to_string()];
     let plan = Plan::new(std::slice::from_ref(&root), &[], &deny, &[], &[]);
     assert!(!plan.reopened.contains(&inner) && plan.holds(&inner.join("lib.py")), "{:?}", plan.reopened);
+    // A denyWrite naming the `.claude` folder itself keeps its worktrees read-only too.
+    let deny = [root.join(".claude").display().to_string()];
+    let plan = Plan::new(std::slice::from_ref(&root), &[], &deny, &[], &[]);
+    assert!(!plan.reopened.contains(&tree) && plan.holds(&tree.join("src/main.rs")), "{:?}", plan.reopened);
+    // A folder whose `.git` names itself, or a git directory that does not name it
+    // back, is no worktree.
+    let selfish = root.join(".claude/worktrees/selfish");
+    std::fs::create_dir_all(&selfish).unwrap();
+    std::fs::write(selfish.join(".git"), "gitdir: .\n").unwrap();
+    let squat = root.join(".claude/worktrees/squat");
+    std::fs::create_dir_all(&squat).unwrap();
+    std::fs::write(squat.join(".git"), format!("gitdir: {}\n", root.join(".git/worktrees/agent-1").display())).unwrap();
+    let reopened = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]).reopened;
+    assert!(reopened.contains(&tree) && !reopened.contains(&selfish) && !reopened.contains(&squat), "{reopened:?}");
 }
