@@ -314,6 +314,9 @@ impl AgentTool {
         if let Some(name) = &how.name {
             gate.asker = Some(format!("The background agent {name} ({agent_id})"));
         }
+        // A background agent is the session's teammate (the team: the session's id).
+        let team = ctx.session_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let teammate = how.name.clone().filter(|_| background).map(|name| (name, team));
         let mut task = task;
         // A shell of its own, for an agent working elsewhere (a worktree) or beside the
         // session (in the background): neither's `cd` moves the other's commands, whose
@@ -342,7 +345,7 @@ impl AgentTool {
         sub_ctx.engine = Default::default();
         let sub_model = config.model.clone();
         let mut engine = Engine::new(session.model.clone(), Arc::new(registry), gate, sub_ctx, config)
-            .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone() });
+            .as_subagent(crate::SubagentInfo { agent_id: agent_id.clone(), agent_type: agent_type.clone(), teammate });
         if let Some(dir) = &self.transcripts {
             let path = dir.join(format!("{agent_id}.jsonl"));
             match rein_transcript::Transcript::open(&path, &agent_id, &ctx.cwd, None) {

@@ -95,6 +95,9 @@ impl Default for EngineConfig {
 pub struct SubagentInfo {
     pub agent_id: String,
     pub agent_type: String,
+    /// A background agent's name and its session's id: a teammate, whose end also
+    /// fires TeammateIdle.
+    pub teammate: Option<(String, String)>,
 }
 
 /// A session: the model, the tool table, the conversation.

@@ -105,8 +105,20 @@ pub async fn stop(
     if let Some(reason) = out.stop() {
         return StopVerdict::Halt(reason);
     }
+    if let Some((reason, hook)) = out.block() {
+        return StopVerdict::Continue(format!("{event} hook `{hook}` feedback: {reason}"));
+    }
+    // A teammate about to go idle: TeammateIdle may keep it working (exit 2, its
+    // message the feedback) or stop it (`continue: false`).
+    let Some((teammate_name, team_name)) = subagent.and_then(|a| a.teammate.clone()) else { return StopVerdict::End };
+    let idle = HookInput::TeammateIdle { teammate_name, team_name };
+    let out = hooks.fire_input(&idle, |_| true).await;
+    notices(sink, out.notices(HookEvent::TeammateIdle));
+    if let Some(reason) = out.stop() {
+        return StopVerdict::Halt(reason);
+    }
     match out.block() {
-        Some((reason, hook)) => StopVerdict::Continue(format!("{event} hook `{hook}` feedback: {reason}")),
+        Some((reason, hook)) => StopVerdict::Continue(format!("TeammateIdle hook `{hook}` feedback: {reason}")),
         None => StopVerdict::End,
     }
 }

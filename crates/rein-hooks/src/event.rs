@@ -53,7 +53,7 @@ events! {
     TaskCompleted true,
     Stop true,
     StopFailure true,
-    TeammateIdle false,
+    TeammateIdle true,
     ConfigChange true,
     CwdChanged true,
     DirectoryAdded true,

@@ -201,6 +201,12 @@ pub enum HookInput {
         #[serde(skip_serializing_if = "Option::is_none")]
         task_description: Option<String>,
     },
+    /// A background agent (a teammate: it has a name) is about to go idle, its task
+    /// done; a block keeps it working with the feedback.
+    TeammateIdle {
+        teammate_name: String,
+        team_name: String,
+    },
     /// A skill's `` !`cmd` `` line is about to run.
     PreSkillShellCommand {
         skill_name: String,
@@ -221,6 +227,7 @@ impl HookInput {
             HookInput::SessionEnd { .. } => HookEvent::SessionEnd,
             HookInput::Stop { .. } => HookEvent::Stop,
             HookInput::SubagentStop { .. } => HookEvent::SubagentStop,
+            HookInput::TeammateIdle { .. } => HookEvent::TeammateIdle,
             HookInput::PreCompact { .. } => HookEvent::PreCompact,
             HookInput::PostCompact { .. } => HookEvent::PostCompact,
             HookInput::SubagentStart { .. } => HookEvent::SubagentStart,
@@ -280,6 +287,7 @@ impl HookInput {
             | HookInput::WorktreeRemove { .. }
             | HookInput::TaskCreated { .. }
             | HookInput::TaskCompleted { .. }
+            | HookInput::TeammateIdle { .. }
             | HookInput::Stop { .. }
             | HookInput::PostToolBatch { .. }
             | HookInput::PreModelSwitch { .. }

@@ -97,6 +97,8 @@ fn hooks(settings: &Settings) -> crate::Result<Section> {
         let handlers: usize = groups.iter().map(|g| g.handlers.len()).sum();
         lines.push(format!("{event}: {handlers} handler(s)"));
     }
+    // Events rein does not know (a newer Claude Code's): named, their hooks skipped.
+    lines.extend(config.warnings.iter().cloned());
     for file in &settings.files {
         let Some(map) = file.get("/hooks").and_then(|v| v.as_object()) else { continue };
         for name in map.keys() {

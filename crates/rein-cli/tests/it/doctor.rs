@@ -16,7 +16,7 @@ fn doctor_names_every_finding_with_its_file_and_line() {
             "permissions": {"allow": ["Read"], "someFutureKey": true},
             "hooks": {
                 "SessionStart": [{"hooks": [{"type": "command", "command": "touch ran"}]}],
-                "TeammateIdle": [{"matcher": "x", "hooks": [{"type": "command", "command": "touch ran"}]}]
+                "TeammateWander": [{"matcher": "x", "hooks": [{"type": "command", "command": "touch ran"}]}]
             }
         }))
         .unwrap(),
@@ -34,8 +34,7 @@ fn doctor_names_every_finding_with_its_file_and_line() {
         "not trusted yet".to_string(),
         format!("{file}:{}: `spinnerVerbs`", line("spinnerVerbs")) + " is not supported by rein yet",
         format!("{file}:{}: `permissions.someFutureKey`", line("someFutureKey")) + " is not a settings key rein knows",
-        format!("{file}:{}: TeammateIdle hooks", line("TeammateIdle"))
-            + " are accepted, but rein never raises TeammateIdle",
+        format!("{file}:{}: hook event `TeammateWander` is not one rein knows", line("TeammateWander")),
         format!("{}:1: skipped: no front matter", readme.display()),
         "ok (".to_string(),
         "Explore (".to_string(),

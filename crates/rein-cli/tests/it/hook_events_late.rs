@@ -219,3 +219,53 @@ fn a_message_display_hook_changes_what_is_shown_and_not_what_is_kept() {
     assert_eq!(first["index"], 0);
     assert!(first["message_id"].as_str().is_some_and(|m| !m.is_empty()), "{first}");
 }
+
+/// A background agent with a name is the session's teammate: about to go idle, it
+/// raises TeammateIdle, and a hook's exit 2 keeps it working with the hook's words.
+#[test]
+fn a_named_background_agent_going_idle_raises_teammate_idle_and_a_hook_keeps_it_working() {
+    use crate::background_agents::{SCOUT, last_message_text, scout, split};
+    let env = Env::new();
+    scout(&env);
+    let log = env.cwd().join("idle.jsonl");
+    // The first time, the teammate is sent back to check the tests.
+    let gate =
+        format!("{}; [ -f checked ] && exit 0; touch checked; echo 'check the tests too' >&2; exit 2", recorder(&log));
+    env.write(
+        ".claude/settings.json",
+        &json!({"hooks": {"TeammateIdle": [{"hooks": [{"type": "command", "command": gate}]}]}}).to_string(),
+    );
+    let server = serve(
+        Scenario::new([
+            reply([call(
+                "a",
+                "Agent",
+                json!({"description": "look around", "prompt": "Look around", "subagent_type": "scout",
+                       "run_in_background": true, "name": "lookout"}),
+            )]),
+            reply([text("The lookout is out.")]),
+            reply([text("The lookout is back.")]),
+        ])
+        .with_routed(
+            SCOUT,
+            [
+                rein_testkit::Reply { event_delay_ms: 40, ..reply([text("Looked.")]) },
+                reply([text("Looked, and the tests pass.")]),
+            ],
+        ),
+    );
+    env.rein_at(&server).args(["-p", "send the lookout"]).assert().success();
+    let (main, sub) = split(&server);
+    assert_eq!(sub.len(), 2, "the hook kept the teammate working once");
+    let fed = last_message_text(&sub[1].body);
+    assert!(fed.contains("TeammateIdle hook") && fed.contains("check the tests too"), "{fed}");
+    let report = last_message_text(&main.last().unwrap().body);
+    assert!(report.contains("Looked, and the tests pass."), "{report}");
+    let idle = inputs(&log);
+    assert_eq!(idle.len(), 2, "{idle:?}");
+    assert_eq!(
+        (idle[0]["hook_event_name"].as_str(), idle[0]["teammate_name"].as_str()),
+        (Some("TeammateIdle"), Some("lookout"))
+    );
+    assert!(idle[0]["team_name"].as_str().is_some_and(|t| !t.is_empty()), "{:?}", idle[0]);
+}
