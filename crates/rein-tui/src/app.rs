@@ -59,9 +59,11 @@ pub struct App {
     pub stream: Stream,
     /// Finished lines not yet written into scrollback.
     pub pending: crate::out::Out,
-    /// A background session's finished lines, to draw them again when a terminal
-    /// attaches (`None` elsewhere: the terminal's scrollback keeps them).
-    pub drawn: Option<std::collections::VecDeque<Line<'static>>>,
+    /// The last finished lines, unwrapped, to draw them again (after a resize that tore
+    /// the live area; when a terminal attaches to a background session).
+    pub drawn: std::collections::VecDeque<Line<'static>>,
+    /// A background session (`rein --bg`), seen through an attached terminal.
+    pub background_session: bool,
     /// Every finished line, tool outputs in full (Ctrl+O), the newest last.
     pub log: std::collections::VecDeque<Line<'static>>,
     /// Ctrl+O was pressed: open the full transcript view.
@@ -164,7 +166,8 @@ impl App {
             composer: Composer::default(),
             stream: Stream::default(),
             pending: crate::out::Out::default(),
-            drawn: None,
+            drawn: Default::default(),
+            background_session: false,
             log: std::collections::VecDeque::new(),
             open_log: false,
             esc_armed: None,

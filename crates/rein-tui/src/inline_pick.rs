@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyCode, KeyModifiers};
 use crossterm::terminal;
 
 /// Ask which of `items` (one line each) to take under `title`; its index, or `None`.
@@ -15,12 +15,12 @@ pub fn pick(title: &str, items: &[String]) -> std::io::Result<Option<usize>> {
     }
     let mut out = std::io::stdout();
     let mut frame = crate::inline::Inline::default();
-    let width = terminal::size().map_or(80, |(w, _)| w.max(1) as usize);
-    let fit = |s: &str| crate::summary::one_line(s, width.saturating_sub(6));
     let mut at = 0usize;
     terminal::enable_raw_mode()?;
     let result = (|| -> std::io::Result<Option<usize>> {
         loop {
+            let width = crate::inline::width();
+            let fit = |s: &str| crate::summary::one_line(s, width.saturating_sub(6));
             let mut rows = vec![fit(title)];
             for (i, item) in items.iter().enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
@@ -29,10 +29,8 @@ pub fn pick(title: &str, items: &[String]) -> std::io::Result<Option<usize>> {
             rows.push(String::new());
             rows.push("↑/↓ or a number to choose · Enter to resume · Esc to leave".into());
             frame.draw(&rows)?;
-            let Event::Key(key) = event::read()? else { continue };
-            if key.kind != KeyEventKind::Press {
-                continue;
-            }
+            // A resize lays the question out again, at the new width.
+            let Some(key) = crate::inline::read_key(&mut frame)? else { continue };
             match key.code {
                 KeyCode::Up => at = at.saturating_sub(1),
                 KeyCode::Down => at = (at + 1).min(items.len() - 1),

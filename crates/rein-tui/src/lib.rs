@@ -167,9 +167,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let engine_task = tokio::spawn(worker::run(session, options.titler, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
-    if repaint.is_some() {
-        app.drawn = Some(Default::default());
-    }
+    app.background_session = repaint.is_some();
     app.commands = commands;
     app.banner(env!("CARGO_PKG_VERSION"));
     app.replay(&history);

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use crossterm::event::KeyCode;
 use crossterm::terminal;
 
 /// The multi-select: which of `names` to enable (all preselected).
@@ -17,12 +17,18 @@ pub fn pick_mcp_servers(names: &[String]) -> std::io::Result<Vec<bool>> {
     let result = (|| -> std::io::Result<Vec<bool>> {
         loop {
             let plural = if names.len() == 1 { "" } else { "s" };
-            let mut rows = vec![
-                format!("{} new MCP server{plural} found in this project (.mcp.json)", names.len()),
-                "Select any you wish to enable.".to_string(),
-                "MCP servers may execute code or access system resources. All tool calls require approval.".to_string(),
+            let intro = [
+                format!(
+                    "This project's .mcp.json names {} MCP server{plural} rein has not started here yet.",
+                    names.len()
+                ),
+                "Each one is a program of the project's that runs on this machine; rein asks before any of its \
+                 tools is used."
+                    .to_string(),
+                "Tick the ones to start.".to_string(),
                 String::new(),
             ];
+            let mut rows = crate::inline::wrap_rows(&intro, crate::inline::width());
             for (i, (n, c)) in names.iter().zip(&chosen).enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
                 let mark = if *c { "✔" } else { " " };
@@ -32,10 +38,8 @@ pub fn pick_mcp_servers(names: &[String]) -> std::io::Result<Vec<bool>> {
             rows.push(format!("{pointer}    Enable selected"));
             rows.push("Space to select · Enter to confirm · Esc to reject all".to_string());
             frame.draw(&rows)?;
-            let Event::Key(key) = event::read()? else { continue };
-            if key.kind != KeyEventKind::Press {
-                continue;
-            }
+            // A resize lays the question out again, at the new width.
+            let Some(key) = crate::inline::read_key(&mut frame)? else { continue };
             match key.code {
                 KeyCode::Up => at = at.saturating_sub(1),
                 KeyCode::Down => at = (at + 1).min(names.len()),

@@ -1,8 +1,9 @@
-//! A background session's screen drawn whole again. Its host (`rein-jobs`) asks for it
-//! with SIGUSR1 when a terminal attaches: the screen and its scrollback are cleared and
-//! the finished lines (the last [`DRAWN_LINES`] of them, kept unwrapped) are drawn again
-//! at the attached terminal's width, with the live area (a waiting question among it)
-//! below. The signal is taken over as soon as the session knows it is a background one,
+//! The screen drawn whole again: the screen and its scrollback are cleared and the
+//! finished lines (the last [`DRAWN_LINES`] of them, kept unwrapped) are drawn again at
+//! the terminal's width, with the live area (a waiting question among it) below. After a
+//! resize that tore the live area (a narrower window re-wraps its rows, a shorter one
+//! pushes its top into the scrollback), and when a terminal attaches to a background
+//! session: its host (`rein-jobs`) asks for it with SIGUSR1. The signal is taken over as soon as the session knows it is a background one,
 //! so that it never ends the process.
 
 use std::io::{self, Write};
@@ -62,7 +63,6 @@ pub(crate) fn repaint(app: &mut App, screen: &mut Screen) -> io::Result<()> {
     let (width, rows) = terminal::size()?;
     screen.cleared(width, rows);
     app.width = width as usize;
-    let Some(drawn) = &app.drawn else { return Ok(()) };
-    let lines: Vec<_> = drawn.iter().flat_map(|l| crate::wrap::wrap(l, app.width.max(1))).collect();
+    let lines: Vec<_> = app.drawn.iter().flat_map(|l| crate::wrap::wrap(l, app.width.max(1))).collect();
     screen.insert(&lines)
 }

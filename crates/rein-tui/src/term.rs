@@ -28,6 +28,8 @@ const LOG_LINES: usize = 20_000;
 const FRAME: Duration = Duration::from_millis(16);
 /// …and this for what the person types, whose echo is worth the extra frames.
 const KEY_FRAME: Duration = Duration::from_millis(4);
+/// How long a resized window keeps its size before it is drawn again whole.
+const SETTLE: Duration = Duration::from_millis(150);
 
 /// Put the terminal back as it was.
 fn restore() {
@@ -75,7 +77,19 @@ async fn event_loop(
     let mut last_draw = Instant::now() - FRAME;
     let mut dirty = true;
     let mut typed = false;
+    // When the window last changed size. A terminal reflows what it shows as it
+    // resizes (a narrower window re-wraps the live area's rows, a shorter one pushes its
+    // top into the scrollback), and the sizes a storm of resizes passes through are not
+    // all reported: once the window has kept its size for a moment, everything is drawn
+    // again whole, once, at the size it ends with.
+    let mut resized: Option<Instant> = None;
     loop {
+        if resized.is_some_and(|t| t.elapsed() >= SETTLE) {
+            resized = None;
+            flush_history(app, screen)?;
+            crate::repaint::repaint(app, screen)?;
+            dirty = true;
+        }
         app.tick_status_line();
         let gap = if typed { KEY_FRAME } else { FRAME };
         if dirty && last_draw.elapsed() >= gap {
@@ -126,6 +140,7 @@ async fn event_loop(
             continue;
         }
         let wait = if dirty { gap.saturating_sub(last_draw.elapsed()) } else { Duration::from_secs(3600) };
+        let wait = resized.map_or(wait, |t| wait.min(SETTLE.saturating_sub(t.elapsed())));
         tokio::select! {
             ev = events.next() => match ev {
                 Some(Ok(Event::Key(k))) if k.kind != KeyEventKind::Release => {
@@ -136,7 +151,10 @@ async fn event_loop(
                     app.on_paste(&text);
                     typed = true;
                 }
-                Some(Ok(Event::Resize(w, h))) => screen.resized(w, h)?,
+                Some(Ok(Event::Resize(w, h))) => {
+                    resized = Some(Instant::now());
+                    screen.resized(w, h)?;
+                }
                 Some(Ok(_)) => {}
                 Some(Err(e)) => return Err(e),
                 None => return Ok(()),
@@ -223,11 +241,9 @@ fn flush_history(app: &mut App, screen: &mut Screen) -> io::Result<()> {
         }
         if to != Where::Log {
             lines.extend(crate::wrap::wrap(&line, width));
-            if let Some(drawn) = &mut app.drawn {
-                drawn.push_back(line);
-                if drawn.len() > crate::repaint::DRAWN_LINES {
-                    drawn.pop_front();
-                }
+            app.drawn.push_back(line);
+            if app.drawn.len() > crate::repaint::DRAWN_LINES {
+                app.drawn.pop_front();
             }
         }
     }

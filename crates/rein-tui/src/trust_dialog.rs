@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::event::{KeyCode, KeyModifiers};
 use crossterm::terminal;
 
 /// Ask whether to trust `dir`; `configures` lists what it sets up. `true`: trusted.
@@ -34,17 +34,12 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
     let choices = ["Trust this folder and start", "Leave without starting"];
     let mut at = 1usize;
     terminal::enable_raw_mode()?;
-    // Word-wrapped to the terminal's width, so that a redraw knows the rows it starts at.
-    let width = terminal::size().map_or(80, |(w, _)| w.max(1) as usize);
-    let text: Vec<String> = text
-        .iter()
-        .flat_map(|l| crate::wrap::wrap(&ratatui::text::Line::from(l.as_str()), width))
-        .map(|row| row.spans.iter().map(|s| s.content.as_ref()).collect())
-        .collect();
     let mut frame = crate::inline::Inline::default();
     let result = (|| -> std::io::Result<bool> {
         loop {
-            let mut rows = text.clone();
+            // Word-wrapped to the terminal's width, so that a redraw knows the rows it
+            // starts at.
+            let mut rows = crate::inline::wrap_rows(&text, crate::inline::width());
             for (i, c) in choices.iter().enumerate() {
                 let pointer = if i == at { "❯" } else { " " };
                 rows.push(format!("{pointer} {}. {c}", i + 1));
@@ -52,10 +47,8 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
             rows.push(String::new());
             rows.push("Enter to confirm · Esc to exit".into());
             frame.draw(&rows)?;
-            let Event::Key(key) = event::read()? else { continue };
-            if key.kind != KeyEventKind::Press {
-                continue;
-            }
+            // A resize lays the question out again, at the new width.
+            let Some(key) = crate::inline::read_key(&mut frame)? else { continue };
             match key.code {
                 KeyCode::Up => at = 0,
                 KeyCode::Down => at = 1,

@@ -114,7 +114,7 @@ fn footer(app: &App, width: usize) -> Line<'static> {
     };
     let mut text = format!("{vim}{mode} (shift+tab to cycle) · ");
     // A background session (`rein --bg`) seen through an attached terminal.
-    if app.drawn.is_some() {
+    if app.background_session {
         text.push_str("background session: ctrl+z detaches · ");
     }
     // Commands that go on in the background, while they run (before what may be cut).

@@ -11,7 +11,7 @@ use crate::tui_pane::Pane;
 use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
 use serde_json::json;
 
-fn wait_until(pane: &Pane, what: &str, ok: impl Fn(&str) -> bool) -> String {
+pub(crate) fn wait_until(pane: &Pane, what: &str, ok: impl Fn(&str) -> bool) -> String {
     let deadline = Instant::now() + Duration::from_secs(15);
     loop {
         let screen = pane.screen();
@@ -153,4 +153,32 @@ fn a_resize_while_an_answer_streams_leaves_no_spinner_behind() {
     let screen = wait_until(&pane, "the turn's end", |s| !s.contains("esc to interrupt"));
     assert_eq!(screen.matches("First part of the answer.").count(), 1, "once:\n{screen}");
     assert_eq!(screen.matches("Working…").count(), 0, "no stale spinner:\n{screen}");
+}
+
+/// A storm of resizes while a tall dialog waits (narrower, wider, shorter): the terminal
+/// re-wraps and pushes pieces of the old frame into its scrollback as it goes; once the
+/// window keeps its size, the screen is drawn again whole, so the scrollback holds one
+/// copy of the question, laid out at the final width.
+#[test]
+fn a_resize_storm_during_a_dialog_leaves_one_clean_copy_of_it() {
+    let env = Env::new();
+    let command = "touch resized.txt && echo one && echo two && echo three";
+    let server = serve(Scenario::new([
+        reply([call("a", "Bash", json!({"command": command, "description": "Make the file"}))]),
+        reply([text("Done after the storm.")]),
+    ]));
+    let pane = Pane::start(&env, &server, &["'go'"]);
+    pane.wait_for("Do you want to proceed?");
+    for width in ["60", "90", "50", "110", "70", "40", "100"] {
+        pane.tmux(&["resize-window", "-t", "t", "-x", width, "-y", "24"]);
+    }
+    let screen = wait_until(&pane, "the dialog drawn again at 100 columns", |s| {
+        s.lines().any(|l| l.starts_with('╰') && l.chars().count() == 100)
+            && s.matches("Bash command").count() == 1
+            && s.lines().all(|l| !l.starts_with('╰') || l.chars().count() == 100)
+    });
+    assert_eq!(screen.matches("Do you want to proceed?").count(), 1, "{screen}");
+    assert_eq!(screen.matches("✻ rein ").count(), 1, "the banner once:\n{screen}");
+    pane.keys(&["1"]);
+    pane.wait_for("Done after the storm.");
 }

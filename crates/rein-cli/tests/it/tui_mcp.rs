@@ -30,7 +30,7 @@ fn project_mcp_servers_start_in_the_terminal_only_once_approved() {
         if how != "settings" {
             // The list is drawn after the title: wait for it (not the title) to be there.
             let screen = pane.wait_for("[✔] proj");
-            assert!(screen.contains("1 new MCP server found in this project"), "{screen}");
+            assert!(screen.contains("names 1 MCP server rein has not started here yet"), "{screen}");
             pane.keys(&[if how == "enter" { "Enter" } else { "Escape" }]);
         }
         pane.wait_for("manual mode on");

@@ -108,3 +108,25 @@ fn moving_the_pointer_draws_the_question_once() {
     assert_eq!(screen.matches("Leave without starting").count(), 1, "{screen}");
     pane.keys(&["Escape"]);
 }
+
+/// A resize while the question waits lays it out again at the new width, over the rows
+/// the terminal re-wrapped: one copy of it, whole.
+#[test]
+fn a_resize_lays_the_question_out_again_once() {
+    let env = folder_that_runs_things();
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start_untrusted(&env, &server, "", &[]);
+    pane.wait_for("Leave without starting");
+    for width in ["60", "90", "50", "100"] {
+        pane.tmux(&["resize-window", "-t", "t", "-x", width]);
+    }
+    pane.keys(&["Up"]);
+    let screen = crate::tui_glance::wait_until(&pane, "the question at 100 columns", |s| {
+        s.contains("❯ 1. Trust this folder")
+            && s.lines().any(|l| l.starts_with("Trust it only") && l.chars().count() > 80)
+    });
+    assert_eq!(screen.matches("rein has not worked in this folder before").count(), 1, "{screen}");
+    assert_eq!(screen.matches("Leave without starting").count(), 1, "{screen}");
+    assert_eq!(screen.matches("Enter to confirm").count(), 1, "{screen}");
+    pane.keys(&["Escape"]);
+}
