@@ -18,7 +18,7 @@ const SAVE_BUDGET: usize = 8 << 20;
 type Saved = Option<(Vec<u8>, u32)>;
 
 /// The state before a command.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Guard {
     roots: Vec<PathBuf>,
     allow_write: Vec<String>,
@@ -28,6 +28,9 @@ pub struct Guard {
     placeholders: Vec<PathBuf>,
     /// Writable inside protected directories (agents' worktrees): never saved or undone.
     reopened: Vec<PathBuf>,
+    /// When the command was planned: worktrees rein makes from then on are held to
+    /// what git made (the command's plan did not see them).
+    started: std::time::Instant,
     /// Tier B: the protected files' contents and modes, by path (`None`: known, too
     /// large to save).
     saved: Option<BTreeMap<PathBuf, Saved>>,
@@ -56,6 +59,7 @@ impl Guard {
                 .collect(),
             placeholders: plan.placeholders.clone(),
             reopened: plan.reopened.clone(),
+            started: std::time::Instant::now(),
             saved,
         }
     }
@@ -63,11 +67,11 @@ impl Guard {
     /// Undo what the command did to protected paths; one violation line each.
     pub fn after(&self) -> Vec<String> {
         let mut lines = Vec::new();
-        // The worktrees rein made (perhaps while the command ran): their links as git
-        // wrote them, their checked-out files theirs, not the command's.
-        let made = crate::made_worktrees::made();
+        // The worktrees rein made while the command ran: held to what git made (their
+        // checked-out protected files are theirs, not the command's).
+        let made = crate::made_worktrees::made_since(self.started);
         for m in &made {
-            m.restore_links(&mut lines);
+            m.hold(&mut lines);
         }
         let now = protected_names(&self.roots, &self.allow_write);
         let new_repos: Vec<&PathBuf> = now.repos.difference(&self.existing).collect();

@@ -190,9 +190,12 @@ pub fn create(dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
         .or_else(|_| git(&repo, &["rev-parse", "--verify", "HEAD"]))?;
     let target = path.display().to_string();
     git(&repo, &["worktree", "add", "-b", &branch, &target, &base])?;
-    // The sandbox's guard knows it as rein's: a command running meanwhile made none of
-    // its files, and its links to the repository stay as git wrote them.
-    rein_sandbox::made_worktrees::note_made(&path, &[parent.join(".gitignore")]);
+    // The sandbox's guard of a command running meanwhile holds it to what git made: its
+    // links to the repository and the protected files git checked out.
+    let tracked: Vec<PathBuf> = git_looking(&path, &["ls-files", "-z"])
+        .map(|out| out.split('\0').filter(|p| !p.is_empty()).map(PathBuf::from).collect())
+        .unwrap_or_default();
+    rein_sandbox::made_worktrees::note_made(&path, &tracked, &[parent.join(".gitignore")]);
     Ok(Worktree { path, branch, base, repo })
 }
 
@@ -214,7 +217,11 @@ impl Worktree {
             remove.push("--force");
         }
         remove.push(&target);
-        match git(&self.repo, &remove).and_then(|_| git(&self.repo, &["branch", "-D", &self.branch])) {
+        let removed = git(&self.repo, &remove);
+        if removed.is_ok() {
+            rein_sandbox::made_worktrees::forget(&self.path);
+        }
+        match removed.and_then(|_| git(&self.repo, &["branch", "-D", &self.branch])) {
             Ok(_) => Finished::Removed,
             Err(e) => Finished::Kept(e.to_string()),
         }

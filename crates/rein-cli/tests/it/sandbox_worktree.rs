@@ -92,8 +92,16 @@ fn an_agent_writes_and_commits_in_its_worktree_and_nothing_else_of_claude() {
 }
 
 /// A worktree rein makes while a sandboxed command runs keeps the files git checked
-/// out in it: the command's guard, planned before the worktree existed, does not take
-/// them for files the command planted.
+/// out in it, as git checked them out: the command's guard, planned before the worktree
+/// existed, does not take them for files the command planted, and what the command
+/// changed or added there (tier B lets it write) is undone.
+/// Waits (at most 3 s) for the worktree `b` to have its settings, then rewrites them
+/// and adds local ones, where no reading of its text sees it.
+const PLANT: &str = "python3 -c \"\nimport os, time\np = '.claude/worktrees/b/.claude/'\nfor _ in range(60):\n    \
+                     if os.path.exists(p + 'settings.json'): break\n    time.sleep(0.05)\ntry:\n    \
+                     open(p + 'settings.json', 'w').write('{\\\"hooks\\\": 1}')\n    \
+                     open(p + 'settings.local.json', 'w').write('{}')\nexcept OSError: pass\n\"";
+
 #[test]
 fn a_worktree_made_while_a_command_runs_keeps_its_checked_out_files() {
     if !have_bwrap() {
@@ -105,12 +113,14 @@ fn a_worktree_made_while_a_command_runs_keeps_its_checked_out_files() {
         env.write(".envrc", "export X=1\n");
         let root = repository(&env);
         let server = serve(Scenario::new([
-            reply([call("bg", "Bash", json!({"command": "sleep 1", "run_in_background": true}))]),
+            reply([call("bg", "Bash", json!({"command": PLANT, "run_in_background": true}))]),
             reply([call("in", "EnterWorktree", json!({"name": "b"}))]),
-            reply([call("wait", "Bash", json!({"command": "sleep 2"}))]),
+            // Waited for without a command of its own (whose guard would see the worktree).
+            reply([call("wait", "TaskOutput", json!({"task_id": "bash_1"}))]),
             reply([text("done")]),
         ]));
-        let settings = r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree"]}}"#;
+        let settings =
+            r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree", "TaskOutput"]}}"#;
         let out = env
             .rein_at(&server)
             .args(["-p", "work in b", "--settings", settings])
@@ -122,6 +132,8 @@ fn a_worktree_made_while_a_command_runs_keeps_its_checked_out_files() {
         for file in [".mcp.json", ".envrc", ".claude/settings.json"] {
             assert!(tree.join(file).exists(), "tier {tier}: {file} was taken from the new worktree");
         }
+        assert_eq!(std::fs::read_to_string(tree.join(".claude/settings.json")).unwrap(), "{}\n", "tier {tier}");
+        assert!(!tree.join(".claude/settings.local.json").exists(), "tier {tier}: a planted file stayed");
         assert_eq!(git(&tree, &["status", "--porcelain"]), "", "tier {tier}");
     }
 }
