@@ -15,7 +15,17 @@ use crate::plan::{Plan, protected_names};
 /// At most this much protected content is saved per command (Tier B).
 const SAVE_BUDGET: usize = 8 << 20;
 
-type Saved = Option<(Vec<u8>, u32)>;
+/// A protected file as saved: its contents and mode, or (too large to keep, or over
+/// the budget) what tells a change — size, change time, inode — or nothing (not a file).
+type Saved = Result<(Vec<u8>, u32), Option<Stamp>>;
+
+/// (size, change time s, change time ns, inode).
+type Stamp = (u64, i64, i64, u64);
+
+fn stamp(meta: &std::fs::Metadata) -> Stamp {
+    use std::os::unix::fs::MetadataExt as _;
+    (meta.size(), meta.ctime(), meta.ctime_nsec(), meta.ino())
+}
 
 /// The state before a command.
 #[derive(Debug)]
@@ -168,16 +178,16 @@ fn save_tree(path: &Path, reopened: &[PathBuf], saved: &mut BTreeMap<PathBuf, Sa
             save_tree(&e.path(), reopened, saved, budget);
         }
     } else if meta.is_file() {
-        let content = match crate::nofollow::read_regular(path) {
+        let content = match crate::nofollow::read_whole(path) {
             Ok(bytes) if bytes.len() <= *budget => {
                 *budget -= bytes.len();
-                Some((bytes, meta.permissions().mode()))
+                Ok((bytes, meta.permissions().mode()))
             }
-            _ => None,
+            _ => Err(Some(stamp(&meta))),
         };
         saved.insert(path.to_path_buf(), content);
     } else {
-        saved.insert(path.to_path_buf(), None);
+        saved.insert(path.to_path_buf(), Err(None));
     }
 }
 
@@ -209,9 +219,29 @@ fn restore(
 ) {
     use std::os::unix::fs::PermissionsExt as _;
     for (path, content) in saved {
-        let Some((bytes, mode)) = content else { continue };
+        let (bytes, mode) = match content {
+            Ok(saved) => saved,
+            // Too large to keep: changed, it cannot be put back, and it is moved aside
+            // where nothing reads it.
+            Err(Some(before)) => {
+                let now = std::fs::symlink_metadata(path).ok().map(|m| stamp(&m));
+                if now.is_some_and(|now| now != *before) {
+                    let mut aside = path.as_os_str().to_owned();
+                    aside.push(".rein-quarantined");
+                    if crate::nofollow::move_into(path, Path::new(&aside)).is_ok() {
+                        lines.push(format!(
+                            "deny file-write {} (a protected file too large to keep, changed; moved aside to {})",
+                            path.display(),
+                            Path::new(&aside).display()
+                        ));
+                    }
+                }
+                continue;
+            }
+            Err(None) => continue,
+        };
         let same = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() == *mode)
-            && crate::nofollow::read_regular(path).is_ok_and(|now| now == *bytes);
+            && crate::nofollow::read_whole(path).is_ok_and(|now| now == *bytes);
         if same {
             continue;
         }
@@ -371,6 +401,24 @@ mod tests {
         assert!(!root.join(".mcp.json").exists() && !root.join(".claude").exists(), "{lines:?}");
         assert!(!root.join("info/.envrc").exists() && !root.join("hooks/x.sample").exists(), "{lines:?}");
         assert!(root.join("info/exclude").exists(), "{lines:?}");
+    }
+
+    /// Tier B: a protected file too large to keep that the command changed cannot be
+    /// put back; it is moved aside where nothing reads it (never compared by its first
+    /// megabytes only).
+    #[test]
+    fn tier_b_moves_aside_a_changed_protected_file_too_large_to_keep() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let big = "#".repeat(5 << 20);
+        std::fs::write(root.join(".envrc"), &big).unwrap();
+        std::fs::write(root.join(".bashrc"), &big).unwrap();
+        let plan = Plan::new(std::slice::from_ref(&root), &[], &[], &[], &[]);
+        let guard = Guard::before(&plan, true);
+        std::fs::write(root.join(".envrc"), format!("{big}\ntouch pwned")).unwrap();
+        let lines = guard.after();
+        assert!(!root.join(".envrc").exists() && root.join(".envrc.rein-quarantined").exists(), "{lines:?}");
+        assert!(root.join(".bashrc").exists(), "unchanged, left alone: {lines:?}");
     }
 
     /// Tier B mounts no placeholder: a hooks folder the command made where there was

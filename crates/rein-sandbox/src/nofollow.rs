@@ -19,6 +19,16 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     read(path, libc::O_NOFOLLOW)
 }
 
+/// The whole contents of `path` when it is a regular file itself of at most
+/// [`READ_CAP`] bytes: a larger one is an error, never a cut copy taken for the whole.
+pub fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
+    let bytes = read(path, libc::O_NOFOLLOW)?;
+    if bytes.len() as u64 >= READ_CAP {
+        return Err(std::io::Error::other("larger than rein keeps"));
+    }
+    Ok(bytes)
+}
+
 /// What git reads at `path` (links followed, as git follows them) when it ends at a
 /// regular file: never waits on a FIFO or reads a device.
 pub fn read_config(path: &Path) -> std::io::Result<String> {

@@ -57,6 +57,11 @@ fn git_looking(dir: &Path, args: &[&str]) -> Result<String, WorktreeError> {
 }
 
 fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, WorktreeError> {
+    git_bytes(dir, args, env).map(|out| String::from_utf8_lossy(&out).trim().to_string())
+}
+
+/// [`git_with`]'s standard output as it came.
+fn git_bytes(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Vec<u8>, WorktreeError> {
     let mut command = Command::new("git");
     command.envs(env.iter().copied());
     // rein's own credentials never reach a program it runs.
@@ -77,7 +82,31 @@ fn git_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<String, W
             message: String::from_utf8_lossy(&out.stderr).trim().to_string(),
         });
     }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    Ok(out.stdout)
+}
+
+/// The protected files of commit `base` (paths through a name the sandbox protects),
+/// with their contents as git stores them: what a worktree checked out from it holds,
+/// whatever a running command wrote there meanwhile. `None`: too large to keep.
+fn protected_files_of(repo: &Path, tree: &Path, base: &str) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    let looking = [("GIT_CONFIG_GLOBAL", "/dev/null"), ("GIT_CONFIG_NOSYSTEM", "1")];
+    let Ok(listing) = git_bytes(repo, &["ls-tree", "-r", "-z", "--full-tree", base], &looking) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for entry in listing.split(|b| *b == 0).filter(|e| !e.is_empty()) {
+        let entry = String::from_utf8_lossy(entry);
+        let Some((meta, rel)) = entry.split_once('\t') else { continue };
+        let mut fields = meta.split(' ');
+        let (Some(_mode), Some(kind), Some(id)) = (fields.next(), fields.next(), fields.next()) else { continue };
+        let rel = PathBuf::from(rel);
+        if kind != "blob" || !rein_sandbox::made_worktrees::is_protected_path(tree, &rel) {
+            continue;
+        }
+        let bytes = git_bytes(repo, &["cat-file", "blob", id], &looking).ok();
+        out.push((rel, bytes.filter(|b| (b.len() as u64) < rein_sandbox::made_worktrees::KEEP_FILE)));
+    }
+    out
 }
 
 /// What the model is told of the repository it works in.
@@ -192,10 +221,9 @@ pub fn create(dir: &Path, name: &str) -> Result<Worktree, WorktreeError> {
     git(&repo, &["worktree", "add", "-b", &branch, &target, &base])?;
     // The sandbox's guard of a command running meanwhile holds it to what git made: its
     // links to the repository and the protected files git checked out.
-    let tracked: Vec<PathBuf> = git_looking(&path, &["ls-files", "-z"])
-        .map(|out| out.split('\0').filter(|p| !p.is_empty()).map(PathBuf::from).collect())
-        .unwrap_or_default();
-    rein_sandbox::made_worktrees::note_made(&path, &tracked, &[parent.join(".gitignore")]);
+    // (`base` is the commit's id: what it holds cannot change under rein.)
+    let checked_out = protected_files_of(&repo, &path, &base);
+    rein_sandbox::made_worktrees::note_made(&path, &checked_out, &[parent.join(".gitignore")]);
     Ok(Worktree { path, branch, base, repo })
 }
 

@@ -137,3 +137,37 @@ fn a_worktree_made_while_a_command_runs_keeps_its_checked_out_files() {
         assert_eq!(git(&tree, &["status", "--porcelain"]), "", "tier {tier}");
     }
 }
+
+/// In a project with no `.claude/` yet, the folders rein makes to hold a worktree while
+/// a command runs are rein's, not the command's: the worktree is not removed with them.
+#[test]
+fn the_folders_rein_makes_for_a_worktree_are_not_taken_for_a_commands() {
+    if !have_bwrap() {
+        return;
+    }
+    for tier in ["A", "B"] {
+        let env = Env::new();
+        let root = std::fs::canonicalize(env.cwd()).unwrap();
+        git(&root, &["init", "-q", "-b", "main"]);
+        std::fs::write(root.join("README.md"), "hello\n").unwrap();
+        git(&root, &["add", "."]);
+        git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "start"]);
+        let server = serve(Scenario::new([
+            reply([call("bg", "Bash", json!({"command": "sleep 1", "run_in_background": true}))]),
+            reply([call("in", "EnterWorktree", json!({"name": "b"}))]),
+            reply([call("wait", "TaskOutput", json!({"task_id": "bash_1"}))]),
+            reply([text("done")]),
+        ]));
+        let settings =
+            r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree", "TaskOutput"]}}"#;
+        let out = env
+            .rein_at(&server)
+            .args(["-p", "work in b", "--settings", settings])
+            .env("REIN_SANDBOX_TIER", tier)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "tier {tier}: {}", String::from_utf8_lossy(&out.stderr));
+        let readme = root.join(".claude/worktrees/b/README.md");
+        assert!(readme.exists(), "tier {tier}: the new worktree was removed with .claude/");
+    }
+}
