@@ -48,9 +48,13 @@ const HEAD: &str = "export const meta = { name: 't', description: 'a test' }\n";
 
 /// A run's value, or its error; the run itself with the value.
 async fn go(host: Arc<Fake>, body: &str, args: Value) -> Result<Done, WorkflowError> {
+    go_within(host, body, args, Duration::from_millis(500)).await
+}
+
+/// [`go`] with `slice` as the longest the script may run without waiting.
+async fn go_within(host: Arc<Fake>, body: &str, args: Value, slice: Duration) -> Result<Done, WorkflowError> {
     let script = Script::parse(&format!("{HEAD}{body}"))?;
-    let mut f =
-        run(script, args, host, Vec::new(), Limits { slice: Duration::from_millis(500), ..Limits::default() }).await;
+    let mut f = run(script, args, host, Vec::new(), Limits { slice, ..Limits::default() }).await;
     let value = std::mem::replace(&mut f.result, Ok(Value::Null))?;
     Ok(Done { value, run: f })
 }
@@ -222,8 +226,9 @@ async fn what_a_script_hands_the_host_is_bounded() -> Result<(), WorkflowError> 
     let e = go(host.clone(), "return await agent('x'.repeat(2 * 1024 * 1024))", Value::Null).await;
     assert!(matches!(&e, Err(WorkflowError::Failed(m)) if m.contains("may have")), "{e:?}");
     assert!(host.calls.lock().unwrap_or_else(|p| p.into_inner()).is_empty());
-    go(host.clone(), "const s = 'y'.repeat(9000); for (let i = 0; i < 12000; i++) log(s); return 1", Value::Null)
-        .await?;
+    // 12 000 logs in one slice: seconds on a loaded machine, so a slice long enough.
+    let logs = "const s = 'y'.repeat(9000); for (let i = 0; i < 12000; i++) log(s); return 1";
+    go_within(host.clone(), logs, Value::Null, Duration::from_secs(60)).await?;
     let progress = host.progress.lock().unwrap_or_else(|p| p.into_inner()).clone();
     assert!(progress.len() <= 10_001, "{} lines", progress.len());
     assert!(progress.iter().all(|p| !matches!(p, Progress::Log(t) if t.len() > 8 * 1024)));

@@ -133,7 +133,8 @@ fn run_inner(
         Err(e) => Err(e),
     };
     // However it failed, a slice that ran out of time is said as such.
-    let result = result.map_err(|e| if timed_out.load(Ordering::Relaxed) { describe_timeout() } else { e });
+    let result =
+        result.map_err(|e| if timed_out.load(Ordering::Relaxed) { describe_timeout(setup.slice_limit) } else { e });
     // What the host's functions keep of the script goes before the runtime does.
     state.borrow_mut().pending.clear();
     result
@@ -387,8 +388,8 @@ fn error_text<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> String {
     to_json(ctx, v).map(|j| j.to_string()).unwrap_or_else(|e| e)
 }
 
-fn describe_timeout() -> String {
-    "the script ran 30 s without waiting for anything (an endless loop?) and was stopped".into()
+fn describe_timeout(limit: Duration) -> String {
+    format!("the script ran {} s without waiting for anything (an endless loop?) and was stopped", limit.as_secs_f64())
 }
 
 /// A failure as the person reads it.
