@@ -128,8 +128,7 @@ impl Tool for AgentTool {
         let wanted = input.subagent_type.as_deref().unwrap_or("general-purpose").to_string();
         // A definition may ask to run in the background (`background: true`); the call
         // decides when it says. Where nothing can run in the background, it runs here.
-        let by_definition = self.definition(&wanted).is_some_and(|d| d.background)
-            && EngineServices::of(ctx).is_ok_and(|s| s.registry.session_shell().is_some());
+        let by_definition = self.definition(&wanted).is_some_and(|d| d.background) && background_agents(ctx).is_some();
         if input.run_in_background.unwrap_or(by_definition) {
             return self.start_in_background(wanted, input, ctx);
         }
@@ -167,12 +166,8 @@ impl AgentTool {
         input: AgentInput,
         ctx: &ToolContext,
     ) -> Result<ToolOutput, ToolError> {
-        let session = EngineServices::of(ctx)?;
-        let agents = session
-            .registry
-            .session_shell()
-            .map(|s| s.agents())
-            .ok_or_else(|| ToolError::new("this session cannot run agents in the background"))?;
+        let agents =
+            background_agents(ctx).ok_or_else(|| ToolError::new("this session cannot run agents in the background"))?;
         let id = next_agent_id();
         let name = input.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| wanted.clone());
         let abort = tokio_util::sync::CancellationToken::new();
@@ -420,6 +415,12 @@ impl AgentTool {
         }
         out
     }
+}
+
+/// The session's background agents, where the session can run work in the background
+/// (it has a session shell).
+pub(crate) fn background_agents(ctx: &ToolContext) -> Option<rein_tools::BackgroundAgents> {
+    EngineServices::of(ctx).ok()?.registry.session_shell().map(|s| s.agents())
 }
 
 /// A new subagent id, unique in the process.

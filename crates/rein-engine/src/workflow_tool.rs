@@ -159,7 +159,7 @@ impl Tool for WorkflowTool {
         }
         let background = input.run_in_background.unwrap_or(true);
         let prepared = self.prepare(input, ctx)?;
-        let agents = ctx_agents(ctx).filter(|_| background);
+        let agents = crate::agent_tool::background_agents(ctx).filter(|_| background);
         let Some(agents) = agents else { return run(prepared, ctx.abort.clone()).await };
         let id = prepared.run_id.clone();
         let name = prepared.script.meta.name.clone();
@@ -180,11 +180,6 @@ impl Tool for WorkflowTool {
              with its result; TaskOutput (task_id {id}) waits for it, TaskStop stops it."
         )))
     }
-}
-
-/// The session's background agents, where the session can run work in the background.
-fn ctx_agents(ctx: &ToolContext) -> Option<rein_tools::BackgroundAgents> {
-    crate::services::EngineServices::of(ctx).ok()?.registry.session_shell().map(|s| s.agents())
 }
 
 /// Run a prepared workflow to its end (or until `abort`): its result, or what failed.

@@ -127,17 +127,25 @@ pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-#[test]
-fn an_agent_in_a_worktree_works_there_with_a_shell_of_its_own_and_its_changes_are_kept() {
-    let env = Env::new();
+/// The folder of `env` as a repository: a README and whatever `env` holds already,
+/// committed on `main`; its canonical path.
+pub fn committed_repository(env: &Env) -> std::path::PathBuf {
     let root = std::fs::canonicalize(env.cwd()).unwrap();
     git(&root, &["init", "-q", "-b", "main"]);
     git(&root, &["config", "user.email", "t@example.com"]);
     git(&root, &["config", "user.name", "T"]);
     std::fs::write(root.join("README.md"), "hello\n").unwrap();
-    std::fs::create_dir(root.join("src")).unwrap();
     git(&root, &["add", "."]);
     git(&root, &["commit", "-q", "-m", "start"]);
+    root
+}
+
+#[test]
+fn an_agent_in_a_worktree_works_there_with_a_shell_of_its_own_and_its_changes_are_kept() {
+    let env = Env::new();
+    std::fs::create_dir(env.cwd().join("src")).unwrap();
+    std::fs::write(env.cwd().join("src/.keep"), "").unwrap();
+    let root = committed_repository(&env);
     scout(&env);
     let server = serve(
         Scenario::new([

@@ -4,7 +4,7 @@
 //! `.claude/` config and the worktree's own protected files stay as they were.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::background_agents::{git, last_message_text, scout, split};
+use crate::background_agents::{committed_repository, git, last_message_text, scout, split};
 use crate::common::{Env, have_bwrap, serve};
 use rein_testkit::{Scenario, reply, text, tool_use_with_id as call};
 use serde_json::json;
@@ -12,14 +12,31 @@ use serde_json::json;
 /// A repository whose tracked files include project settings, so that the worktree has
 /// its own `.claude/settings.json`.
 fn repository(env: &Env) -> std::path::PathBuf {
-    let root = std::fs::canonicalize(env.cwd()).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("README.md"), "hello\n").unwrap();
     env.write(".claude/settings.json", "{}\n");
-    git(&root, &["add", "."]);
-    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "start"]);
+    let root = committed_repository(env);
     scout(env);
     root
+}
+
+/// Run, in `tier`, a session whose command `background` runs in the background while
+/// rein makes the worktree `b` (EnterWorktree), then is waited for without a command of
+/// its own (whose guard would see the worktree).
+fn while_rein_makes_b(env: &Env, tier: &str, background: &str) {
+    let server = serve(Scenario::new([
+        reply([call("bg", "Bash", json!({"command": background, "run_in_background": true}))]),
+        reply([call("in", "EnterWorktree", json!({"name": "b"}))]),
+        reply([call("wait", "TaskOutput", json!({"task_id": "bash_1"}))]),
+        reply([text("done")]),
+    ]));
+    let settings =
+        r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree", "TaskOutput"]}}"#;
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "work in b", "--settings", settings])
+        .env("REIN_SANDBOX_TIER", tier)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "tier {tier}: {}", String::from_utf8_lossy(&out.stderr));
 }
 
 /// A command that writes `path` where no reading of its text sees it: only the wall
@@ -112,22 +129,7 @@ fn a_worktree_made_while_a_command_runs_keeps_its_checked_out_files() {
         env.write(".mcp.json", "{}\n");
         env.write(".envrc", "export X=1\n");
         let root = repository(&env);
-        let server = serve(Scenario::new([
-            reply([call("bg", "Bash", json!({"command": PLANT, "run_in_background": true}))]),
-            reply([call("in", "EnterWorktree", json!({"name": "b"}))]),
-            // Waited for without a command of its own (whose guard would see the worktree).
-            reply([call("wait", "TaskOutput", json!({"task_id": "bash_1"}))]),
-            reply([text("done")]),
-        ]));
-        let settings =
-            r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree", "TaskOutput"]}}"#;
-        let out = env
-            .rein_at(&server)
-            .args(["-p", "work in b", "--settings", settings])
-            .env("REIN_SANDBOX_TIER", tier)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "tier {tier}: {}", String::from_utf8_lossy(&out.stderr));
+        while_rein_makes_b(&env, tier, PLANT);
         let tree = root.join(".claude/worktrees/b");
         for file in [".mcp.json", ".envrc", ".claude/settings.json"] {
             assert!(tree.join(file).exists(), "tier {tier}: {file} was taken from the new worktree");
@@ -147,26 +149,8 @@ fn the_folders_rein_makes_for_a_worktree_are_not_taken_for_a_commands() {
     }
     for tier in ["A", "B"] {
         let env = Env::new();
-        let root = std::fs::canonicalize(env.cwd()).unwrap();
-        git(&root, &["init", "-q", "-b", "main"]);
-        std::fs::write(root.join("README.md"), "hello\n").unwrap();
-        git(&root, &["add", "."]);
-        git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "start"]);
-        let server = serve(Scenario::new([
-            reply([call("bg", "Bash", json!({"command": "sleep 1", "run_in_background": true}))]),
-            reply([call("in", "EnterWorktree", json!({"name": "b"}))]),
-            reply([call("wait", "TaskOutput", json!({"task_id": "bash_1"}))]),
-            reply([text("done")]),
-        ]));
-        let settings =
-            r#"{"sandbox": {"enabled": true}, "permissions": {"allow": ["Bash", "EnterWorktree", "TaskOutput"]}}"#;
-        let out = env
-            .rein_at(&server)
-            .args(["-p", "work in b", "--settings", settings])
-            .env("REIN_SANDBOX_TIER", tier)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "tier {tier}: {}", String::from_utf8_lossy(&out.stderr));
+        let root = committed_repository(&env);
+        while_rein_makes_b(&env, tier, "sleep 1");
         let readme = root.join(".claude/worktrees/b/README.md");
         assert!(readme.exists(), "tier {tier}: the new worktree was removed with .claude/");
     }

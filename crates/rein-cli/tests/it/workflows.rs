@@ -311,13 +311,9 @@ fn a_workflow_runs_in_the_background_and_its_result_starts_another_turn() {
 /// something.
 #[test]
 fn a_workflow_agent_works_in_a_worktree_of_its_own() {
-    use crate::background_agents::{SCOUT, git, scout};
+    use crate::background_agents::{SCOUT, committed_repository, scout};
     let env = Env::new();
-    let root = std::fs::canonicalize(env.cwd()).unwrap();
-    git(&root, &["init", "-q", "-b", "main"]);
-    std::fs::write(root.join("README.md"), "hello\n").unwrap();
-    git(&root, &["add", "."]);
-    git(&root, &["-c", "user.email=t@example.com", "-c", "user.name=T", "commit", "-q", "-m", "start"]);
+    let root = committed_repository(&env);
     scout(&env);
     let script = "export const meta = { name: 'note', description: 'Leave a note' }\n\
                   return await agent('leave a note', { agentType: 'scout', isolation: 'worktree' })\n";
