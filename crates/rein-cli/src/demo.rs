@@ -88,7 +88,7 @@ pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>
         }
         Some(f) => Frontend::new(f, true),
     };
-    Ok(session::run(&setup, model, TASK, &mut frontend, None).await.exit_code())
+    Ok(session::run(rein_session::Builder::new(&setup).model(model), TASK, &mut frontend).await.exit_code())
 }
 
 /// The scripted model's seven turns. Each reads the tool results so far, so the final
@@ -236,9 +236,9 @@ fn all_results(history: &[&Message]) -> Vec<String> {
 
 /// The demo in the interactive session, its task as the first prompt.
 async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> anyhow::Result<ExitCode> {
-    let policy = rein_policy::SharedPolicy::from(setup.policy.clone());
-    let (approver, questions) = rein_tui::approver(policy.clone());
-    let session = crate::engine::build(&setup, model, policy, Some(Arc::new(approver)))?;
+    let builder = rein_session::Builder::new(&setup).model(model);
+    let (approver, questions) = rein_tui::approver(builder.policy().clone());
+    let session = crate::engine::build(builder.approver(Arc::new(approver)))?;
     rein_tui::run(rein_tui::Options {
         session,
         questions,

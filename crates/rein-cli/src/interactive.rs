@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use rein_policy::{PermissionMode, SharedPolicy};
+use rein_policy::PermissionMode;
 
 use crate::args::Args;
 use crate::session::Setup;
@@ -32,15 +32,10 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
     crate::mcp_approval::ask(args, &mut setup)?;
     runtime.block_on(async move {
         crate::mcp::start(&args.options(), &mut setup)?;
-        let model = setup.anthropic_model()?;
-        let policy = SharedPolicy::from(setup.policy.clone());
-        let (approver, questions) = rein_tui::approver(policy.clone());
-        let approver: Arc<dyn rein_engine::Approver> = Arc::new(approver);
-        if let Some(sandbox) = &setup.sandbox {
-            sandbox.set_asker(rein_session::sandbox::asker(approver.clone()));
-        }
-        let titler = setup.transcript.is_some().then(|| titler(model.clone(), crate::engine::small_model(&setup)));
-        let session = crate::engine::build(&setup, model, policy, Some(approver))?;
+        let builder = rein_session::Builder::new(&setup);
+        let (approver, questions) = rein_tui::approver(builder.policy().clone());
+        let session = crate::engine::build(builder.approver(Arc::new(approver)).network_questions())?;
+        let titler = setup.transcript.is_some().then(|| session.titler());
         let project_root = rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone());
         let allow_bypass = args.dangerously_skip_permissions
             || args.permission_mode.as_deref().and_then(PermissionMode::parse)
@@ -160,17 +155,6 @@ fn pick_session() -> anyhow::Result<Option<String>> {
 
 /// Names a new session from its first prompt with the small model (in the background;
 /// a failure leaves the session untitled, listed by its first prompt).
-fn titler(model: Arc<dyn rein_model::Model>, name: String) -> rein_tui::Titler {
-    Arc::new(move |first: String| {
-        let (model, name) = (model.clone(), name.clone());
-        Box::pin(async move {
-            let asked = rein_judge::session_title(model.as_ref(), &name, &first);
-            // A failure is no loss: the session is listed by its first prompt.
-            tokio::time::timeout(std::time::Duration::from_secs(30), asked).await.ok()?.ok()
-        })
-    })
-}
-
 /// What `/hooks`, `/agents` and `/memory` list.
 fn info(setup: &Setup) -> rein_tui::Info {
     let mut hooks = Vec::new();

@@ -163,8 +163,7 @@ fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
     let args = args.clone();
     if args.init_only {
         let setup = session::Setup::from_options(&args.options())?;
-        let model = setup.anthropic_model()?;
-        return Ok(runtime()?.block_on(session::init_only(&setup, model)).exit_code());
+        return Ok(runtime()?.block_on(session::init_only(&setup)).exit_code());
     }
     let sdk_mode = args.input_format == Some(args::InputFormat::StreamJson);
     if sdk_mode {
@@ -186,14 +185,18 @@ fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
     let mut setup = session::Setup::from_options(&args.options())?;
     runtime()?.block_on(async move {
         mcp::start(&args.options(), &mut setup)?;
-        let model = setup.anthropic_model()?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
-        let approver = match args.permission_prompt_tool.as_deref() {
+        let mut builder = rein_session::Builder::new(&setup);
+        match args.permission_prompt_tool.as_deref() {
             Some("stdio") => bail!("--permission-prompt-tool stdio needs --input-format stream-json (the Agent SDK)"),
-            Some(tool) => prompt_tool::approver(tool, &setup)?,
-            None => None,
-        };
-        Ok(session::run(&setup, model, &prompt, &mut frontend, approver).await.exit_code())
+            Some(tool) => {
+                if let Some(approver) = prompt_tool::approver(tool, &setup)? {
+                    builder = builder.approver(approver);
+                }
+            }
+            None => {}
+        }
+        Ok(session::run(builder, &prompt, &mut frontend).await.exit_code())
     })
 }
 

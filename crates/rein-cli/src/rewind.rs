@@ -8,7 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use rein_engine::{Engine, RewindFailed};
+use rein_engine::RewindFailed;
+use rein_session::Session;
 use rein_tools::RewindError;
 
 use crate::args::Args;
@@ -30,10 +31,8 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
     let setup = Setup::from_options(&args.options())?;
     // No model request is made: a model that has nothing to say will do.
     let model: Arc<dyn rein_model::Model> = Arc::new(rein_model::ScriptedModel::new("rewind", Vec::new()));
-    let policy = rein_policy::SharedPolicy::from(setup.policy.clone());
-    let mut session = crate::engine::build(&setup, model, policy, None)?;
-    let engine = session.engine_mut();
-    let prompts = engine.user_prompts();
+    let mut session = crate::engine::build(rein_session::Builder::new(&setup).model(model))?;
+    let prompts = session.prompts();
     let Some(target) = target else {
         println!("Prompts of session {} (rein rewind N restores to before prompt N):", setup.session_id);
         for (i, p) in prompts.iter().enumerate() {
@@ -45,9 +44,9 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
     let n = match target.parse::<usize>() {
         Ok(k) if (1..=prompts.len()).contains(&k) => k - 1,
         Ok(k) => bail!("there is no prompt {k} (the session has {})", prompts.len()),
-        Err(_) => engine.prompt_of(target).with_context(|| format!("no prompt with the message id {target}"))?,
+        Err(_) => session.prompt_of(target).with_context(|| format!("no prompt with the message id {target}"))?,
     };
-    let restored = rewind_asking(engine, n, what, yes)?;
+    let restored = rewind_asking(&mut session, n, what, yes)?;
     println!("Went back to before prompt {}: {} file(s) restored", n + 1, restored.len());
     for p in restored {
         println!("  {}", p.display());
@@ -56,16 +55,16 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
 }
 
 /// `--rewind-to UUID` on a resumed session, before its first prompt.
-pub fn before_first_prompt(engine: &mut Engine, uuid: &str) -> anyhow::Result<()> {
-    let n = engine.prompt_of(uuid).with_context(|| format!("--rewind-to: no prompt with the message id {uuid}"))?;
-    let restored = rewind_asking(engine, n, What { files: true, conversation: true }, false)?;
+pub fn before_first_prompt(session: &mut Session, uuid: &str) -> anyhow::Result<()> {
+    let n = session.prompt_of(uuid).with_context(|| format!("--rewind-to: no prompt with the message id {uuid}"))?;
+    let restored = rewind_asking(session, n, What { files: true, conversation: true }, false)?;
     crate::messages::message!("went back to before that prompt ({} file(s) restored)", restored.len());
     Ok(())
 }
 
 /// Rewind; when files changed outside rein, ask in a terminal (else stop, unless `yes`).
-fn rewind_asking(engine: &mut Engine, n: usize, what: What, yes: bool) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    match engine.rewind(n, what.files, what.conversation, yes) {
+fn rewind_asking(session: &mut Session, n: usize, what: What, yes: bool) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    match session.rewind(n, what.files, what.conversation, yes) {
         Ok(restored) => Ok(restored),
         Err(RewindFailed::Files(RewindError::ChangedOutside(paths))) => {
             let list: Vec<String> = paths.iter().map(|p| format!("  {}", p.display())).collect();
@@ -87,7 +86,7 @@ fn rewind_asking(engine: &mut Engine, n: usize, what: What, yes: bool) -> anyhow
             if !matches!(answer.trim(), "y" | "Y" | "yes") {
                 bail!("nothing was restored");
             }
-            Ok(engine.rewind(n, what.files, what.conversation, true)?)
+            Ok(session.rewind(n, what.files, what.conversation, true)?)
         }
         Err(e) => Err(e.into()),
     }

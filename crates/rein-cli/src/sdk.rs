@@ -18,10 +18,8 @@ pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<Exit
         include_partial_messages: args.include_partial_messages,
         replay_user_messages: args.replay_user_messages,
     };
-    let build: rein_sdk::BuildSession<'_> = Box::new(|setup, policy, approver| {
-        let model = setup.anthropic_model()?;
-        crate::engine::build(setup, model, policy, approver).map_err(|e| SdkError::Build(crate::one_line(&e)))
-    });
+    let build: rein_sdk::BuildSession<'_> =
+        Box::new(|builder| crate::engine::build(builder).map_err(|e| SdkError::Build(crate::one_line(&e))));
     let end = runtime.block_on(rein_sdk::run(
         &options,
         setup,

@@ -1,27 +1,19 @@
 //! Print mode's one prompt, on the session the owner builds (`rein_session`).
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use rein_engine::End;
-use rein_model::Model;
-use rein_policy::SharedPolicy;
+use rein_session::Builder;
 
 use crate::print::Frontend;
 
 pub use rein_session::{Setup, builtin_tools, resolve_model};
 
 /// Run one prompt to its end.
-pub async fn run(
-    setup: &Setup,
-    model: Arc<dyn Model>,
-    prompt: &str,
-    frontend: &mut Frontend,
-    approver: Option<Arc<dyn rein_engine::Approver>>,
-) -> RunEnd {
+pub async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
     let started = Instant::now();
-    let policy = SharedPolicy::from(setup.policy.clone());
-    let mut session = match crate::engine::build(setup, model, policy, approver) {
+    let setup = builder.setup();
+    let mut session = match crate::engine::build(builder) {
         Ok(s) => s,
         Err(e) => {
             crate::messages::err_message!("{e}");
@@ -31,11 +23,11 @@ pub async fn run(
     // Headless waits for the configured MCP servers (their tools are in the first
     // request and in the init line); the session is built while they start.
     if let Some(wait) = rein_session::mcp::ready_wait(setup) {
-        let _ = tokio::time::timeout(wait, session.engine_mut().settle_tools()).await;
+        let _ = tokio::time::timeout(wait, session.settle_tools()).await;
     }
-    let abort = session.engine_mut().fresh_abort();
+    let abort = session.turn_token();
     let interrupts = crate::interrupt::watch(abort.clone());
-    frontend.set_tools(session.engine().tool_names());
+    frontend.set_tools(session.tool_names());
     frontend.start(setup, &session.session_id());
     let mut input = rein_session::Input::Text(prompt.to_string());
     // One deadline for the whole run, and the run's turn and budget limits across its
@@ -98,9 +90,8 @@ impl RunEnd {
 
 /// `--init-only`: the Setup hooks (trigger `init`), then exit; what they say goes to
 /// stderr. Exit 1 when the session could not be put together.
-pub async fn init_only(setup: &Setup, model: Arc<dyn Model>) -> RunEnd {
-    let policy = SharedPolicy::from(setup.policy.clone());
-    let mut session = match crate::engine::build(setup, model, policy, None) {
+pub async fn init_only(setup: &Setup) -> RunEnd {
+    let mut session = match crate::engine::build(Builder::new(setup)) {
         Ok(s) => s,
         Err(e) => {
             crate::messages::err_message!("{e}");

@@ -6,8 +6,7 @@
 
 use std::sync::Arc;
 
-use rein_policy::{PermissionMode, SharedPolicy};
-use rein_session::Setup;
+use rein_session::{Command, Reply, Session, SessionHandle, Setup};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -15,88 +14,94 @@ use crate::frames::McpServer;
 use crate::requests::{ControlRequest, Initialize};
 use crate::{SdkCallbacks, SdkError, TurnAbort};
 
-/// What the control requests act on while the engine is busy with a turn.
+/// Answers control requests: each one becomes the session owner's [`Command`] (the
+/// terminal asks the same ones), and its [`Reply`] the response object.
 pub struct Control {
-    pub policy: SharedPolicy,
+    pub handle: SessionHandle,
     pub abort: Arc<TurnAbort>,
-    /// A model the SDK chose; the next turn uses it.
-    pub next_model: Option<String>,
-    /// The model of the running or last turn.
-    pub model: String,
-    /// What the context holds at the end of the last turn, in estimated tokens, as
-    /// `/context` counts it (system prompt and memory, tool definitions, messages).
-    pub context: [(&'static str, u64); 3],
-    pub mcp: Option<Arc<rein_mcp::Servers>>,
-    /// What the model aliases mean.
-    pub aliases: rein_model::Aliases,
-    /// The model `set_model` without one goes back to.
-    pub default_model: String,
 }
 
 impl Control {
-    /// The answer to one request (`initialize` is answered at start only).
-    pub fn handle(&mut self, request: &ControlRequest) -> Result<Value, String> {
-        match request {
-            ControlRequest::Interrupt {} => {
-                self.abort.cancel();
-                reply(&Interrupted { still_queued: [] })
-            }
-            ControlRequest::SetPermissionMode { mode } => {
-                let mode = PermissionMode::parse(mode).ok_or_else(|| {
-                    "Cannot set permission mode: must be one of acceptEdits, auto, bypassPermissions, default, dontAsk, \
-                     plan"
-                        .to_string()
-                })?;
-                self.policy.set_mode(mode, "the Agent SDK (set_permission_mode)");
-                // A mode the session refuses (bypassPermissions under --restricted or
-                // disableBypassPermissionsMode, auto when disabled) is an error, not a yes.
-                if self.policy.get().mode != mode {
-                    return Err(format!("Cannot set permission mode: {} is disabled in this session", mode.name()));
-                }
-                reply(&ModeSet { mode: mode.name() })
-            }
-            ControlRequest::SetModel { model } => {
-                let model = match model.as_deref().map(str::trim) {
-                    Some(m) if !m.is_empty() => self.aliases.resolve(m),
-                    _ => self.default_model.clone(),
-                };
-                self.next_model = Some(model.clone());
-                reply(&ModelSet { model: &model })
-            }
-            ControlRequest::McpStatus {} => {
-                let statuses = self.mcp.as_ref().map(|m| m.statuses()).unwrap_or_default();
-                let servers: Vec<McpServer<'_>> = statuses
-                    .iter()
-                    .map(|s| McpServer {
-                        name: &s.name,
-                        status: s.status,
-                        source: None,
-                        scope: Some(s.source.name()),
-                        error: s.error.as_deref(),
-                    })
-                    .collect();
-                reply(&McpStatus { mcp_servers: servers })
-            }
-            ControlRequest::GetContextUsage {} => {
-                let max = rein_engine::window_of(&self.model);
-                let total: u64 = self.context.iter().map(|(_, t)| t).sum();
-                let pct = if max == 0 { 0.0 } else { total as f64 * 100.0 / max as f64 };
-                reply(&ContextUsage {
-                    categories: self.context.map(|(name, tokens)| Category { name, tokens }),
-                    total_tokens: total,
-                    max_tokens: max,
-                    raw_max_tokens: max,
-                    percentage: pct,
-                    model: &self.model,
-                })
-            }
-            ControlRequest::RewindFiles { .. } => Err("Cannot rewind files while a turn is running".into()),
-            ControlRequest::Initialize(_) => Err("Already initialized".into()),
-            ControlRequest::McpReconnect { server_name } | ControlRequest::McpToggle { server_name } => {
-                Err(format!("Server not found: {server_name}"))
-            }
-            ControlRequest::Unsupported(other) => Err(format!("Unsupported control request subtype: {other}")),
+    /// The answer to one request while a turn runs (`initialize` is answered at start
+    /// only).
+    pub async fn during_turn(&self, request: &ControlRequest) -> Result<Value, String> {
+        if let ControlRequest::Interrupt {} = request {
+            self.abort.cancel();
         }
+        let reply = self.handle.command(command(request)?).await.map_err(|e| e.to_string())?;
+        wire(&reply)
+    }
+
+    /// The answer to one request between turns: what needs the conversation
+    /// (`rewind_files`) is answered by the session itself, the rest as during a turn
+    /// (a model asked for applies from the next turn on, as Claude Code does).
+    pub async fn between_turns(&self, session: &mut Session, request: &ControlRequest) -> Result<Value, String> {
+        match request {
+            ControlRequest::RewindFiles { .. } => {
+                let reply = session.command(command(request)?, &mut |_| {}).await.map_err(|e| e.to_string())?;
+                wire(&reply)
+            }
+            other => self.during_turn(other).await,
+        }
+    }
+}
+
+/// The owner's command a request asks for.
+fn command(request: &ControlRequest) -> Result<Command, String> {
+    Ok(match request {
+        ControlRequest::Interrupt {} => Command::Interrupt,
+        ControlRequest::SetPermissionMode { mode } => {
+            Command::SetMode { mode: mode.clone(), source: "the Agent SDK (set_permission_mode)".into() }
+        }
+        ControlRequest::SetModel { model } => Command::SetModel { model: model.clone() },
+        ControlRequest::McpStatus {} => Command::McpStatus,
+        ControlRequest::GetContextUsage {} => Command::ContextUsage,
+        ControlRequest::RewindFiles { user_message_id } => Command::RewindFiles {
+            user_message_id: user_message_id.clone().ok_or("rewind_files needs user_message_id")?,
+        },
+        ControlRequest::McpReconnect { server_name } => Command::McpReconnect { server: server_name.clone() },
+        ControlRequest::Initialize(_) => return Err("Already initialized".into()),
+        ControlRequest::McpToggle { server_name } => {
+            return Err(format!(
+                "mcp_toggle: rein cannot turn the MCP server {server_name:?} on or off during a session yet \
+                 (disabledMcpServers in the settings takes effect at the next start)"
+            ));
+        }
+        ControlRequest::Unsupported(other) => return Err(format!("Unsupported control request subtype: {other}")),
+    })
+}
+
+/// A reply as the SDKs read it.
+fn wire(answer: &Reply) -> Result<Value, String> {
+    match answer {
+        Reply::Interrupted => reply(&Interrupted { still_queued: [] }),
+        Reply::Mode { mode } => reply(&ModeSet { mode }),
+        Reply::Model { model } => reply(&ModelSet { model }),
+        Reply::Mcp { servers } => reply(&McpStatus {
+            mcp_servers: servers
+                .iter()
+                .map(|s| McpServer {
+                    name: &s.name,
+                    status: s.status,
+                    source: None,
+                    scope: Some(s.scope),
+                    error: s.error.as_deref(),
+                })
+                .collect(),
+        }),
+        Reply::Context(u) => reply(&ContextUsage {
+            categories: &u.categories,
+            total_tokens: u.used,
+            max_tokens: u.window,
+            raw_max_tokens: u.window,
+            percentage: u.percent(),
+            model: &u.model,
+        }),
+        Reply::Rewound { restored, .. } => {
+            reply(&FilesChanged { files_changed: restored.iter().map(|p| p.display().to_string()).collect() })
+        }
+        Reply::Reconnected { .. } => Ok(Value::Object(Default::default())),
+        other => reply(other),
     }
 }
 
@@ -111,8 +116,8 @@ struct Interrupted {
 }
 
 #[derive(Serialize)]
-struct ModeSet {
-    mode: &'static str,
+struct ModeSet<'a> {
+    mode: &'a str,
 }
 
 #[derive(Serialize)]
@@ -129,7 +134,7 @@ struct McpStatus<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ContextUsage<'a> {
-    categories: [Category; 3],
+    categories: &'a [rein_session::Category],
     total_tokens: u64,
     max_tokens: u64,
     raw_max_tokens: u64,
@@ -138,9 +143,9 @@ struct ContextUsage<'a> {
 }
 
 #[derive(Serialize)]
-struct Category {
-    name: &'static str,
-    tokens: u64,
+#[serde(rename_all = "camelCase")]
+struct FilesChanged {
+    files_changed: Vec<String>,
 }
 
 /// Take in what `initialize` registers: hook callbacks (joined to the settings' hooks),
@@ -171,20 +176,16 @@ pub fn apply_initialize(setup: &mut Setup, request: &Initialize, peer: &Arc<crat
 }
 
 /// The reply to `initialize`: what the session offers.
-pub fn initialize_reply(setup: &Setup, policy: &SharedPolicy) -> Result<Value, String> {
-    let models: Vec<ModelOffer> = ["opus", "sonnet", "haiku"]
-        .iter()
-        .map(|alias| {
-            let id = setup.env.aliases.resolve(alias);
-            ModelOffer { value: alias, resolved_model: id.clone(), display_name: alias, description: id }
-        })
+pub fn initialize_reply(setup: &Setup, session: &Session) -> Result<Value, String> {
+    let handle = session.handle();
+    let models: Vec<ModelOffer> = handle
+        .models()
+        .into_iter()
+        .map(|m| ModelOffer { value: m.alias, resolved_model: m.id.clone(), display_name: m.alias, description: m.id })
         .collect();
+    let commands = rein_session::slash::offered(false, &setup.commands);
     reply(&InitializeReply {
-        commands: setup
-            .commands
-            .iter()
-            .map(|c| CommandOffer { name: &c.name, description: &c.description, argument_hint: "", builtin: false })
-            .collect(),
+        commands: &commands,
         agents: setup.agents.iter().map(|a| AgentOffer { name: &a.name, description: &a.description }).collect(),
         output_style: setup.output_style.as_ref().map_or("default", |s| s.name.as_str()),
         available_output_styles: setup.output_styles.iter().map(|s| s.name.as_str()).collect(),
@@ -192,7 +193,7 @@ pub fn initialize_reply(setup: &Setup, policy: &SharedPolicy) -> Result<Value, S
         account: Account { api_key_source: setup.api_key_source(), api_provider: "firstParty" },
         pid: std::process::id(),
         claude_code_version: rein_session::CLAUDE_CODE_VERSION,
-        current_permission_mode: policy.get().mode.name(),
+        current_permission_mode: session.mode().name(),
         hooks_applied: true,
         hook_on_failure_supported: true,
         sandbox_enabled: setup.sandbox.as_ref().is_some_and(|s| s.is_active()),
@@ -202,7 +203,7 @@ pub fn initialize_reply(setup: &Setup, policy: &SharedPolicy) -> Result<Value, S
 
 #[derive(Serialize)]
 struct InitializeReply<'a> {
-    commands: Vec<CommandOffer<'a>>,
+    commands: &'a [rein_session::slash::CommandInfo],
     agents: Vec<AgentOffer<'a>>,
     output_style: &'a str,
     available_output_styles: Vec<&'a str>,
@@ -215,15 +216,6 @@ struct InitializeReply<'a> {
     hook_on_failure_supported: bool,
     sandbox_enabled: bool,
     session_state: &'static str,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct CommandOffer<'a> {
-    name: &'a str,
-    description: &'a str,
-    argument_hint: &'static str,
-    builtin: bool,
 }
 
 #[derive(Serialize)]

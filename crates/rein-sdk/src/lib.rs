@@ -10,7 +10,7 @@
 
 mod approver;
 mod callbacks;
-mod control;
+pub mod control;
 pub mod frames;
 pub mod inbound;
 mod mcp_tunnel;

@@ -12,15 +12,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use rein_engine::Approver;
-use rein_policy::SharedPolicy;
 use rein_protocol::ContentBlock;
-use rein_session::{Input, Options, Session, Setup};
-use serde::Serialize;
+use rein_session::{Builder, Input, Options, Session, Setup};
 use serde_json::Value;
 use tokio::io::AsyncRead;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::control::{Control, apply_initialize, initialize_reply, reply};
+use crate::control::{Control, apply_initialize, initialize_reply};
 use crate::output::Lines;
 use crate::requests::ControlRequest;
 use crate::{Inbound, Peer, PermissionTargets, SdkApprover, SdkError, SessionState, TurnAbort, UserLine};
@@ -36,8 +34,7 @@ pub struct SdkFlags {
 
 /// How the binary builds the session once `initialize` is in (it says the setup's
 /// notices and applies `--rewind-to`).
-pub type BuildSession<'a> =
-    Box<dyn FnOnce(&Setup, SharedPolicy, Option<Arc<dyn Approver>>) -> Result<Session, SdkError> + 'a>;
+pub type BuildSession<'a> = Box<dyn FnOnce(Builder<'_>) -> Result<Session, SdkError> + 'a>;
 
 /// How the loop ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,7 +88,7 @@ pub async fn run(
     setup.mcp_policy.interactive = false;
     let tunnel = rein_mcp::TunnelHandle(Arc::new(crate::McpTunnel { peer: peer.clone() }));
     rein_session::mcp::start_with(options, &mut setup, Some(tunnel), &sdk_servers)?;
-    let policy = SharedPolicy::from(setup.policy.clone());
+    let builder = Builder::new(&setup);
     let abort = Arc::new(TurnAbort::default());
     let states = rein_session::env::Env::lookup("CLAUDE_CODE_SDK_READS_SESSION_STATE")
         .is_some_and(|v| v == "1")
@@ -99,7 +96,7 @@ pub async fn run(
     let approver: Option<Arc<dyn Approver>> = match flags.permission_prompt_tool.as_deref() {
         Some("stdio") => Some(Arc::new(SdkApprover {
             peer: peer.clone(),
-            policy: policy.clone(),
+            policy: builder.policy().clone(),
             targets: PermissionTargets {
                 project_root: rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone()),
                 user_dir: setup.env.home.as_ref().map(|h| h.join(".claude")),
@@ -110,21 +107,15 @@ pub async fn run(
         Some(other) => rein_session::prompt_tool::approver(other, &setup)?,
         None => None,
     };
-    let mut session = build(&setup, policy.clone(), approver)?;
+    let mut session = build(match approver {
+        Some(approver) => builder.approver(approver),
+        None => builder,
+    })?;
     if let Some(id) = init_id {
-        peer.respond(&id, initialize_reply(&setup, &policy));
+        peer.respond(&id, initialize_reply(&setup, &session));
     }
     let mut lines = Lines::stream_json(peer.clone(), flags.include_partial_messages);
-    let mut control = Control {
-        policy,
-        abort: abort.clone(),
-        next_model: None,
-        model: setup.model.clone(),
-        context: session.engine().context_breakdown(),
-        mcp: setup.mcp.clone(),
-        aliases: setup.env.aliases.clone(),
-        default_model: rein_session::resolve_model(&setup.env, None, None),
-    };
+    let control = Control { handle: session.handle(), abort: abort.clone() };
     let mut open = true;
     let mut last_failed = false;
     // Once stdin closes, background agents still running are waited for (one deadline),
@@ -142,7 +133,7 @@ pub async fn run(
                     None => break,
                 }
             }
-            None => match wait_for_prompt(&mut inbox, &peer, &mut control, session.engine_mut()).await {
+            None => match wait_for_prompt(&mut inbox, &peer, &control, &mut session).await {
                 Some(u) => u,
                 None => {
                     open = false;
@@ -150,16 +141,11 @@ pub async fn run(
                 }
             },
         };
-        if let Some(m) = control.next_model.take() {
-            match session.set_model(&m, "sdk").await {
-                Ok(()) => control.model = m,
-                Err(why) => tracing::warn!(model = %m, "{why}"),
-            }
-        }
-        lines.set_turn(&control.model, session.mode());
-        session.engine_mut().settle_tools().await;
-        lines.set_tools(session.engine().tool_names());
-        abort.set(session.engine_mut().fresh_abort());
+        session.settle_tools().await;
+        session.apply_next_model(&mut |e| lines.event(&e)).await;
+        lines.set_turn(session.model(), session.mode());
+        lines.set_tools(session.tool_names());
+        abort.set(session.turn_token());
         let started = Instant::now();
         setup.clear_structured_output();
         if let Some(s) = &states {
@@ -168,7 +154,7 @@ pub async fn run(
         lines.start(&setup, &session.session_id());
         // The prompt's id: the SDK's, else a new one; `rewind_files` names it.
         let id = user.uuid.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-        session.engine_mut().tag_next_prompt(id.clone());
+        session.tag_next_prompt(id.clone());
         if flags.replay_user_messages {
             lines.replay_prompt(&user.content, &id);
         }
@@ -181,7 +167,7 @@ pub async fn run(
                     outcome = &mut turn => break outcome.map_err(|e| e.to_string()),
                     line = inbox.recv(), if open => match line {
                         Some(Inbound::User(u)) => queue.push_back(u),
-                        Some(Inbound::Control { id, request }) => peer.respond(&id, control.handle(&request)),
+                        Some(Inbound::Control { id, request }) => peer.respond(&id, control.during_turn(&request).await),
                         Some(Inbound::BadControl { id, why }) => peer.respond(&id, Err(why)),
                         Some(Inbound::Bad(why)) => rein_session::message!("ignoring {why}"),
                         Some(_) => {}
@@ -200,8 +186,6 @@ pub async fn run(
             s.send("idle");
         }
         last_failed = outcome.is_error();
-        // The engine's own count, kept as the conversation grows: nothing re-read here.
-        control.context = session.engine().context_breakdown();
     }
     session.end("other", &mut |e| lines.event(&e)).await;
     Ok(if last_failed { SdkEnd::LastTurnFailed } else { SdkEnd::Done })
@@ -223,10 +207,10 @@ async fn agent_notice(agents: Option<&rein_session::BackgroundAgents>) -> Option
 async fn wait_for_prompt(
     inbox: &mut UnboundedReceiver<Inbound>,
     peer: &Peer,
-    control: &mut Control,
-    engine: &mut rein_engine::Engine,
+    control: &Control,
+    session: &mut Session,
 ) -> Option<UserLine> {
-    let agents = engine.session_shell().map(|s| s.agents());
+    let agents = session.background_agents();
     loop {
         // A background agent that ends while the program waits reports at once, as
         // another turn (as in the terminal).
@@ -238,31 +222,12 @@ async fn wait_for_prompt(
         };
         match line {
             Inbound::User(u) => return Some(u),
-            Inbound::Control { id, request: ControlRequest::RewindFiles { user_message_id } } => {
-                peer.respond(&id, rewind_files(engine, user_message_id.as_deref()));
-            }
-            Inbound::Control { id, request } => peer.respond(&id, control.handle(&request)),
+            Inbound::Control { id, request } => peer.respond(&id, control.between_turns(session, &request).await),
             Inbound::BadControl { id, why } => peer.respond(&id, Err(why)),
             Inbound::Bad(why) => rein_session::message!("ignoring {why}"),
             _ => {}
         }
     }
-}
-
-/// `rewind_files`: the files rein's file tools changed since the named user message go
-/// back to what they held before it (the conversation stays). A file changed outside
-/// rein since is not overwritten: the SDK gets an error naming it.
-fn rewind_files(engine: &mut rein_engine::Engine, id: Option<&str>) -> Result<Value, String> {
-    let id = id.ok_or("rewind_files needs user_message_id")?;
-    let n = engine.prompt_of(id).ok_or_else(|| format!("No file checkpoint found for message {id}"))?;
-    let restored = engine.rewind(n, true, false, false).map_err(|e| e.to_string())?;
-    reply(&FilesChanged { files_changed: restored.iter().map(|p| p.display().to_string()).collect() })
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FilesChanged {
-    files_changed: Vec<String>,
 }
 
 /// The user line as the turn's prompt: text (which may call a custom command or an MCP

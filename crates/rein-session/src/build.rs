@@ -21,27 +21,80 @@ const DEFAULT_TOOL_CONCURRENCY: usize = 10;
 /// Retries of transient API failures (as Claude Code: really 10).
 const DEFAULT_MAX_RETRIES: u32 = 10;
 
-/// Build the live session: its engine and the facts hooks read live. `approver`
-/// answers questions (none headless).
-pub fn build(
-    setup: &Setup,
-    model: Arc<dyn Model>,
+/// The one way a frontend gets a session: the owner makes the permission policy every
+/// part shares, the model client of the configured provider (unless an override is
+/// given: the built-in scripted model, a test's server) and the engine; the frontend
+/// hands in only who answers questions, made from the policy the builder shows it.
+pub struct Builder<'a> {
+    setup: &'a Setup,
     policy: SharedPolicy,
+    model: Option<Arc<dyn Model>>,
     approver: Option<Arc<dyn Approver>>,
-) -> crate::Result<crate::Session> {
-    let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
-    let live = Arc::new(crate::Live::new(setup.session_id.clone(), transcript, policy.clone()));
-    let mut engine = engine(setup, model, policy, approver, live.clone())?;
-    engine.set_setup_trigger(setup.setup_trigger.clone());
-    let parts = crate::Parts {
-        commands: setup.commands.clone(),
-        mcp: setup.mcp.clone(),
-        project_dir: setup.cwd.clone(),
-        rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
-        memory: setup.memory.clone(),
-        config: crate::config_watch::ConfigWatch::new(&setup.config_files),
-    };
-    Ok(crate::Session::new(engine, live, parts))
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(setup: &'a Setup) -> Self {
+        Builder { setup, policy: SharedPolicy::from(setup.policy.clone()), model: None, approver: None }
+    }
+
+    /// The setup the session is built from.
+    pub fn setup(&self) -> &'a Setup {
+        self.setup
+    }
+
+    /// The session's permission policy (one for the whole session: the approver a
+    /// frontend makes reads and updates this one).
+    pub fn policy(&self) -> &SharedPolicy {
+        &self.policy
+    }
+
+    /// Talk to `model` instead of the configured provider (the built-in scripted model,
+    /// a model that is never asked, a test's fake server).
+    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// Who answers the questions the session asks (none: headless, every question is
+    /// a no).
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// The sandbox's network proxy asks the approver about a host no rule names (a
+    /// person is there to answer; without this such a host is refused).
+    pub fn network_questions(self) -> Self {
+        if let (Some(sandbox), Some(approver)) = (&self.setup.sandbox, &self.approver) {
+            sandbox.set_asker(crate::sandbox::asker(approver.clone()));
+        }
+        self
+    }
+
+    /// The live session.
+    pub fn build(self) -> crate::Result<crate::Session> {
+        let Builder { setup, policy, model, approver } = self;
+        let model = match model {
+            Some(m) => m,
+            None => setup.anthropic_model()?,
+        };
+        let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
+        let live = Arc::new(crate::Live::new(setup.session_id.clone(), transcript, policy.clone()));
+        let mut engine = engine(setup, model.clone(), policy, approver, live.clone())?;
+        engine.set_setup_trigger(setup.setup_trigger.clone());
+        let parts = crate::Parts {
+            commands: setup.commands.clone(),
+            mcp: setup.mcp.clone(),
+            project_dir: setup.cwd.clone(),
+            rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
+            memory: setup.memory.clone(),
+            config: crate::config_watch::ConfigWatch::new(&setup.config_files),
+            titles: (model, small_model(setup)),
+            aliases: setup.env.aliases.clone(),
+            default_model: crate::resolve_model(&setup.env, None, None),
+        };
+        Ok(crate::Session::new(engine, live, parts))
+    }
 }
 
 fn engine(

@@ -58,13 +58,21 @@ pub struct Parts {
     pub memory: Vec<(PathBuf, &'static str)>,
     /// The settings files, watched for changes between prompts.
     pub config: crate::config_watch::ConfigWatch,
+    /// The model client and the small model that names sessions.
+    pub titles: (Arc<dyn rein_model::Model>, String),
+    /// What the model aliases mean here.
+    pub aliases: rein_model::Aliases,
+    /// The model `/model` without a name goes back to.
+    pub default_model: String,
 }
 
 /// The live session.
 pub struct Session {
-    engine: Engine,
-    live: Arc<Live>,
-    parts: Parts,
+    pub(crate) engine: Engine,
+    pub(crate) live: Arc<Live>,
+    pub(crate) parts: Parts,
+    /// What the session shares with its handles.
+    pub(crate) shared: Arc<crate::handle::Shared>,
     /// `!cmd` lines run since the last prompt, with their output: they join the next.
     shell_context: Vec<String>,
     /// Whether InstructionsLoaded hooks have heard of the memory files.
@@ -73,7 +81,19 @@ pub struct Session {
 
 impl Session {
     pub fn new(engine: Engine, live: Arc<Live>, parts: Parts) -> Self {
-        Session { engine, live, parts, shell_context: Vec::new(), instructions_announced: false }
+        let shared = Arc::new(crate::handle::Shared {
+            live: live.clone(),
+            mcp: parts.mcp.clone(),
+            aliases: parts.aliases.clone(),
+            default_model: parts.default_model.clone(),
+            commands: parts.commands.clone(),
+            next_model: Default::default(),
+            context: Default::default(),
+            abort: Default::default(),
+        });
+        let session = Session { engine, live, parts, shared, shell_context: Vec::new(), instructions_announced: false };
+        session.note_context();
+        session
     }
 
     pub fn live(&self) -> &Arc<Live> {
@@ -82,14 +102,6 @@ impl Session {
 
     pub fn session_id(&self) -> String {
         self.live.session_id()
-    }
-
-    pub fn engine(&self) -> &Engine {
-        &self.engine
-    }
-
-    pub fn engine_mut(&mut self) -> &mut Engine {
-        &mut self.engine
     }
 
     pub fn commands(&self) -> &[CommandDef] {
@@ -110,6 +122,7 @@ impl Session {
         sink: &mut (dyn FnMut(EngineEvent) + Send),
     ) -> Result<Outcome, PromptError> {
         self.config_changes(sink).await;
+        self.apply_next_model(sink).await;
         let (text, pasted) = match input {
             Input::Blocks(blocks) => (None, blocks),
             Input::Text(text) => (Some(text), Vec::new()),
@@ -159,6 +172,7 @@ impl Session {
         if let Some(model) = before {
             self.engine.set_model(&model);
         }
+        self.note_context();
         Ok(outcome)
     }
 
@@ -248,16 +262,14 @@ impl Session {
     }
 
     /// The model for the turns that follow (`source`: `user`, `sdk`): PreModelSwitch
-    /// hooks may refuse it (the reason is returned); PostModelSwitch hooks hear of it.
-    pub async fn set_model(&mut self, model: &str, source: &str) -> Result<(), String> {
+    /// hooks may refuse it; PostModelSwitch hooks hear of it.
+    pub(crate) async fn set_model(&mut self, model: &str, source: &str) -> Result<(), crate::CommandError> {
         let current = self.engine.model().to_string();
         // On a Claude provider a name outside the model table is a typo, not a model.
         let known = |m: &str| !rein_model::model_info(m).id.is_empty();
         let wanted = self.engine.resolve_model(model.trim());
         if model.trim().is_empty() || (known(&current) && !known(&wanted)) {
-            return Err(format!(
-                "{model:?} is not a model this provider offers (an alias: opus, sonnet, haiku, fable; or an id such as claude-sonnet-4-6)"
-            ));
+            return Err(crate::CommandError::UnknownModel(model.to_string()));
         }
         let hooks = self.engine.hooks();
         if let Some(hooks) = &hooks {
@@ -267,7 +279,7 @@ impl Session {
                 source: source.to_string(),
             };
             if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
-                return Err(format!("the PreModelSwitch hook `{hook}` refused it: {reason}"));
+                return Err(crate::CommandError::ModelRefused { hook, reason });
             }
         }
         self.engine.set_model(model);

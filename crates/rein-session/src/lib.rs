@@ -18,6 +18,7 @@
 
 pub mod auto_memory;
 pub mod build;
+mod command;
 mod config_watch;
 pub mod definitions;
 pub mod doctor;
@@ -26,6 +27,8 @@ mod elicitor;
 pub mod env;
 mod error;
 pub mod export;
+mod facts;
+mod handle;
 mod hook_tools;
 mod live;
 pub mod mcp;
@@ -35,22 +38,29 @@ pub mod plugins;
 pub mod preferences;
 pub mod prompt_tool;
 pub mod provider;
+mod reply;
 pub mod rules;
 mod safe_mode;
 pub mod sandbox;
 mod setup;
 mod setup_prompt;
+pub mod slash;
 mod sources;
 pub mod trust;
 pub mod worktree_hooks;
 
+pub use build::Builder;
+pub use command::{Command, CommandError};
 pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;
+pub use facts::Titler;
+pub use handle::SessionHandle;
 pub use live::Live;
 pub use options::Options;
-/// The background agents of a session (`Session::engine().session_shell()`), for a frontend
+/// The background agents of a session ([`Session::background_agents`]), for a frontend
 /// that waits for their reports.
 pub use rein_tools::BackgroundAgents;
+pub use reply::{Category, ContextUsage, McpServerState, ModelOffer, Reply};
 pub use setup::{Setup, builtin_tool_names, builtin_tools, builtin_tools_in, resolve_model};
 
 /// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`: rein's

@@ -343,7 +343,7 @@ impl App {
                             // The answer is in; the turn is only finishing: open it then.
                             self.picker_after_turn = true;
                         } else {
-                            self.ask_engine(ToEngine::Prompts);
+                            self.ask_engine(ToEngine::Command(rein_session::Command::Prompts));
                         }
                     } else {
                         self.esc_armed = Some(Instant::now());

@@ -89,7 +89,7 @@ impl App {
                     s.invalidate();
                 }
                 if std::mem::take(&mut self.picker_after_turn) {
-                    self.ask_engine(crate::worker::ToEngine::Prompts);
+                    self.ask_engine(crate::worker::ToEngine::Command(rein_session::Command::Prompts));
                 }
                 if !self.queue.is_empty() {
                     let next = self.queue.remove(0);

@@ -61,7 +61,7 @@ pub use keybindings::{Keybindings, KeybindingsError};
 pub use mcp_pick::pick_mcp_servers;
 pub use repaint::RepaintSignal;
 pub use trust_dialog::ask_trust;
-pub use worker::Titler;
+pub use worker::{Titler, owner_answer};
 
 /// The person's `keybindings.json` in `claude_dir` (`~/.claude`); a file that is not
 /// JSON is an error naming its line.
@@ -146,7 +146,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let session = options.session;
     let policy = session.live().policy().clone();
     let session_id = session.session_id();
-    let history: Vec<rein_protocol::Message> = session.engine().conversation().messages().cloned().collect();
+    let history = session.history();
     let (reporter, repaint) = options.job.map(|j| (j.reporter, j.repaint)).unzip();
     let (prompts, prompt_rx, ui, ui_rx, questions) = match reporter {
         Some(reporter) => {
@@ -163,7 +163,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     };
     let commands: Vec<(String, String)> =
         session.commands().iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
-    let jobs = session.engine().session_shell();
+    let jobs = session.jobs();
     let engine_task = tokio::spawn(worker::run(session, options.titler, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;

@@ -89,11 +89,8 @@ impl App {
 
     /// Every command whose name starts with `typed`, then those that contain it.
     fn command_items(&self, typed: &str) -> Vec<(String, String)> {
-        let mut all: Vec<(String, String)> = crate::slash::HELP
-            .iter()
-            .chain(crate::slash_session::HELP)
-            .map(|(name, about)| (name.trim_start_matches('/').to_string(), about.to_string()))
-            .collect();
+        let mut all: Vec<(String, String)> =
+            rein_session::slash::BUILTIN.iter().map(|b| (b.name.to_string(), b.description.to_string())).collect();
         all.extend(self.commands.iter().cloned());
         let typed = typed.to_lowercase();
         let mut out: Vec<(String, String)> =

@@ -95,7 +95,12 @@ impl Modal for Prompts {
                     KeyCode::Char('f') => (true, false),
                     _ => (true, true),
                 };
-                app.ask_engine(ToEngine::Rewind { n, files, conversation, force: false });
+                app.ask_engine(ToEngine::Command(rein_session::Command::Rewind {
+                    prompt: n,
+                    files,
+                    conversation,
+                    force: false,
+                }));
                 if conversation {
                     app.composer.set_text(&text);
                 }

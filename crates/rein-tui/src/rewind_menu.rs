@@ -30,7 +30,12 @@ impl Modal for RewindMenu {
         match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => {
                 let (n, files, conversation) = (self.n, self.files, self.conversation);
-                app.ask_engine(ToEngine::Rewind { n, files, conversation, force: true });
+                app.ask_engine(ToEngine::Command(rein_session::Command::Rewind {
+                    prompt: n,
+                    files,
+                    conversation,
+                    force: true,
+                }));
                 Flow::Close
             }
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => {

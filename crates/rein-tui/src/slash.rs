@@ -1,5 +1,7 @@
-//! Built-in slash commands: `/help`, `/cost`, `/status`, `/model`, `/permissions`,
-//! `/plugin`, `/exit`. Their output goes into the history like any other line.
+//! The terminal's own slash commands: `/help`, `/cost`, `/status`, `/model` (which model),
+//! `/permissions`, `/plugin`, `/exit`, …. Their output goes into the history like any
+//! other line. The table of every built-in command is the session owner's
+//! (`rein_session::slash`), and what the owner answers goes to it as a command.
 
 use ratatui::text::Line;
 
@@ -8,26 +10,6 @@ use rein_policy::{Change, Destination};
 use crate::app::App;
 use crate::worker::ToEngine;
 
-pub(crate) const HELP: &[(&str, &str)] = &[
-    ("/help", "this list"),
-    ("/cost", "tokens, cost and API time of this session"),
-    ("/status", "model, mode, working directory"),
-    ("/model", "the model in use"),
-    ("/permissions", "the rules in force; `allow|ask|deny RULE` adds one, `remove RULE` drops it"),
-    ("/context", "how full the context window is"),
-    ("/compact", "summarise the conversation now"),
-    ("/clear", "start a new session (a new conversation and transcript)"),
-    ("/hooks", "the hooks configured, with where they come from"),
-    ("/agents", "the subagents defined in .claude/agents"),
-    ("/memory", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)"),
-    ("/init", "ask rein to write a CLAUDE.md for this project"),
-    ("/config", "the settings files read, by scope"),
-    ("/output-style", "the output styles; `/output-style NAME` picks one for the next sessions here"),
-    ("/plugin", "the plugins in use and installed; install, enable, disable, marketplace add… (as `rein plugin`)"),
-    ("/resume", "pick an earlier session of this directory to continue"),
-    ("/exit", "end the session (also Ctrl+C or Ctrl+D twice)"),
-];
-
 /// What `/init` asks.
 const INIT: &str = "Look at this project (its layout, build and test commands, conventions) and write a concise \
 CLAUDE.md at its root for future sessions: how to build, test and run it, the architecture in a few lines, and the \
@@ -35,11 +17,18 @@ conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead.";
 
 pub fn run(app: &mut App, command: &str) {
     let (name, args) = command.split_once(' ').unwrap_or((command, ""));
+    // What the session owner answers goes to it as its command (the SDK asks the same).
+    if name != "add-dir"
+        && let Some(asked) = rein_session::slash::parse(&format!("/{command}"), &app.cwd)
+    {
+        app.ask_engine(ToEngine::Command(asked));
+        return;
+    }
     let mut out: Vec<String> = Vec::new();
     match name {
         "help" | "?" => {
             out.push("Commands:".into());
-            out.extend(HELP.iter().chain(crate::slash_session::HELP).map(|(c, d)| format!("  {c:<14} {d}")));
+            out.extend(rein_session::slash::BUILTIN.iter().map(|b| format!("  /{:<13} {}", b.name, b.description)));
             out.extend(app.commands.iter().map(|(c, d)| format!("  /{c:<13} {d}")));
             out.push("Keys: Enter sends · \\+Enter, Shift+Enter or Ctrl+J new line · Esc interrupts · Shift+Tab cycles the mode".into());
         }
@@ -63,7 +52,6 @@ pub fn run(app: &mut App, command: &str) {
             out.push(format!("Mode: {} (from {})", p.mode.name(), p.mode_source));
             out.push(format!("Working directory: {}", app.cwd.display()));
         }
-        "model" if !args.trim().is_empty() => app.ask_engine(ToEngine::Model(args.trim().to_string())),
         "model" => out.push(format!("Model: {} (/model NAME changes it)", app.model)),
         "permissions" if !args.trim().is_empty() => permissions(app, args.trim(), &mut out),
         "permissions" => {
@@ -82,9 +70,6 @@ pub fn run(app: &mut App, command: &str) {
             }
         }
         "exit" | "quit" => app.quit = true,
-        "context" => app.ask_engine(ToEngine::Context),
-        "compact" => app.ask_engine(ToEngine::Compact(args.trim().to_string())),
-        "clear" => app.ask_engine(ToEngine::Clear),
         "hooks" => list(&mut out, "No hooks are configured.", &app.info.hooks),
         "agents" => list(&mut out, "No subagents are defined (.claude/agents/*.md).", &app.info.agents),
         "memory" if args.trim() == "list" => {

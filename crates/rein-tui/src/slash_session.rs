@@ -3,53 +3,35 @@
 //! lines it shows, or `None` when the command is not one of these.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use rein_policy::PermissionMode;
+use rein_session::Command;
 
 use crate::app::App;
 use crate::vim::{Step, Vim};
 use crate::worker::ToEngine;
 
-pub(crate) const HELP: &[(&str, &str)] = &[
-    ("/rewind", "go back to before an earlier prompt: the code, the conversation or both (Esc Esc)"),
-    ("/export", "the conversation as Markdown: `/export FILE` writes it, `/export` copies it"),
-    ("/copy", "copy rein's last answer to the clipboard"),
-    ("/rename", "`/rename NAME` names this session (as /resume lists it)"),
-    ("/add-dir", "`/add-dir PATH` lets rein work in another folder for this session"),
-    ("/plan", "plan mode: rein reads and plans, and changes nothing until you approve the plan"),
-    ("/effort", "the reasoning effort: low, medium, high, xhigh, max or auto"),
-    ("/vim", "vim's normal and insert modes in the input box, on or off"),
-    ("/mcp", "the MCP servers: state, tools, why one failed; `/mcp reconnect NAME`, `/mcp authenticate NAME`"),
-    ("/tasks", "the background commands: `/tasks` lists, `/tasks show ID` their output, `/tasks stop ID`"),
-];
-
 pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> {
     let args = args.trim();
     let mut out = Vec::new();
     match name {
-        "rewind" | "checkpoint" => app.ask_engine(ToEngine::Prompts),
-        "export" if args.is_empty() => app.ask_engine(ToEngine::Export(None)),
-        "export" => app.ask_engine(ToEngine::Export(Some(app.cwd.join(args)))),
+        "rewind" | "checkpoint" => app.ask_engine(ToEngine::Command(Command::Prompts)),
         "copy" if app.last_answer.is_empty() => out.push("Nothing to copy yet: rein has not answered".into()),
         "copy" => {
             let answer = app.last_answer.clone();
             app.copy_to_clipboard("the last answer", &answer);
         }
-        "rename" if args.is_empty() => out.push("Usage: /rename NAME".into()),
-        "rename" => app.ask_engine(ToEngine::Rename(args.to_string())),
+        "rename" => out.push("Usage: /rename NAME".into()),
         "add-dir" if args.is_empty() => out.push("Usage: /add-dir PATH".into()),
         "add-dir" => {
             if let Some(problem) = add_dir(app, args) {
                 out.push(problem);
             }
         }
-        "plan" => {
-            app.policy.set_mode(PermissionMode::Plan, "/plan");
-            out.push("Plan mode: rein reads and plans; it changes nothing until you approve its plan".into());
-        }
-        "effort" => app.ask_engine(ToEngine::Effort(args.to_string())),
         "vim" => out.push(app.toggle_vim()),
         "tasks" | "bashes" => out = tasks(app, args),
-        "mcp" => app.ask_engine(ToEngine::Mcp(args.to_string())),
+        "mcp" => match args.strip_prefix("authenticate").or_else(|| args.strip_prefix("login")) {
+            Some(name) => app.ask_engine(ToEngine::McpSignIn(name.trim().to_string())),
+            None => out.push("Usage: /mcp, /mcp reconnect NAME or /mcp authenticate NAME".into()),
+        },
         _ => return None,
     }
     Some(out)
@@ -103,7 +85,7 @@ fn add_dir(app: &mut App, path: &str) -> Option<String> {
         return Some(format!("{} is not a folder", dir.display()));
     }
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
-    app.ask_engine(ToEngine::AddDir(dir));
+    app.ask_engine(ToEngine::Command(Command::AddDir { path: dir }));
     None
 }
 

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use rein_engine::{EngineEvent, Outcome};
-use rein_session::{Input, Session};
+use rein_session::{Command, CommandError, Input, Reply, Session};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -53,41 +53,16 @@ pub enum ToEngine {
     /// A message (or `!cmd`, or `/name args` of a custom command).
     Prompt(String),
     /// A message with the images pasted into it.
-    Attached {
-        text: String,
-        images: Vec<rein_protocol::ContentBlock>,
-    },
-    Compact(String),
-    Context,
-    Clear,
-    /// The prompts so far (Esc Esc).
-    Prompts,
-
-    /// Go back to before prompt `n`: its files, its conversation; `force` overwrites
-    /// files changed outside rein.
-    Rewind {
-        n: usize,
-        files: bool,
-        conversation: bool,
-        force: bool,
-    },
-    /// The model for later turns.
-    Model(String),
-    /// `/export [FILE]`: the conversation as Markdown, to `FILE` (relative to the working
-    /// directory) or, without one, back to the interface for the clipboard.
-    Export(Option<std::path::PathBuf>),
-    /// `/rename NAME`: the session's title.
-    Rename(String),
-    /// `/effort [LEVEL]`: the reasoning effort (`auto` or nothing: the model's default).
-    Effort(String),
-    /// `/mcp`: the servers, their state and tools; `/mcp reconnect NAME`.
-    Mcp(String),
-    /// `/add-dir PATH`: another working directory for the session.
-    AddDir(std::path::PathBuf),
+    Attached { text: String, images: Vec<rein_protocol::ContentBlock> },
+    /// One of the session owner's commands (`/model`, `/compact`, `/context`, `/clear`,
+    /// `/export`, `/rename`, `/effort`, `/mcp`, `/add-dir`, a rewind, …).
+    Command(Command),
+    /// `/mcp authenticate NAME`: sign in to a server that needs OAuth (the terminal's
+    /// own: a browser opens).
+    McpSignIn(String),
 }
 
-/// Names a session from its first prompt (the small model); `None` when it could not.
-pub type Titler = std::sync::Arc<dyn Fn(String) -> futures::future::BoxFuture<'static, Option<String>> + Send + Sync>;
+pub use rein_session::Titler;
 
 /// Run prompts until the channel closes, then end the session (SessionEnd hooks). Each
 /// key the person presses becomes one of the session's commands: a prompt, `!cmd`,
@@ -100,12 +75,12 @@ pub async fn run(
 ) {
     // Titles arrive tagged with the session they name (`/clear` starts another).
     let (titled_tx, mut titled) = mpsc::unbounded_channel::<(u64, String)>();
-    let mut untitled = titler.is_some() && session.engine().user_prompts().is_empty();
+    let mut untitled = titler.is_some() && session.prompts().is_empty();
     let mut generation = 0u64;
     // SessionStart hooks run as the session opens, not at the first prompt.
     let opening = ui.clone();
     session.open(&mut |e| _ = opening.send(FromEngine::Event(Box::new(e)))).await;
-    let agents = session.engine().session_shell().map(|s| s.agents());
+    let agents = session.background_agents();
     loop {
         let asked = tokio::select! {
             // A background agent ended while the session waits for the person: its
@@ -116,7 +91,7 @@ pub async fn run(
             }
             Some((of, title)) = titled.recv() => {
                 if of == generation {
-                    session.engine().record_title(&title);
+                    let _ = session.command(Command::Rename { title }, &mut |_| {}).await;
                 }
                 continue;
             }
@@ -128,20 +103,23 @@ pub async fn run(
         let (prompt, images) = match asked {
             ToEngine::Prompt(p) => (p, Vec::new()),
             ToEngine::Attached { text, images } => (text, images),
-            ToEngine::Prompts => {
-                let _ = ui.send(FromEngine::Prompts(session.engine().user_prompts()));
+            ToEngine::Command(Command::Clear) => {
+                if let Ok(reply @ Reply::Cleared { .. }) = session.command(Command::Clear, &mut |_| {}).await {
+                    untitled = titler.is_some();
+                    generation += 1;
+                    if let Reply::Cleared { session_id } = &reply {
+                        let _ = ui.send(FromEngine::NewSession(session_id.clone()));
+                    }
+                    let _ = ui.send(FromEngine::Info(reply.lines()));
+                }
                 continue;
             }
-            ToEngine::Clear => {
-                let id = session.clear();
-                untitled = titler.is_some();
-                generation += 1;
-                let _ = ui.send(FromEngine::NewSession(id));
-                let _ = ui.send(FromEngine::Info(vec!["Started a new session".into()]));
+            ToEngine::Command(command) => {
+                let _ = ui.send(FromEngine::Info(answer(&mut session, command, &ui).await));
                 continue;
             }
-            other => {
-                let _ = ui.send(FromEngine::Info(housekeeping(&mut session, other, &ui).await));
+            ToEngine::McpSignIn(name) => {
+                let _ = ui.send(FromEngine::Info(crate::mcp_view::sign_in(&session, &name, &ui).await));
                 continue;
             }
         };
@@ -159,7 +137,7 @@ pub async fn run(
                 continue;
             }
         };
-        let token = session.engine_mut().fresh_abort();
+        let token = session.turn_token();
         let _ = ui.send(FromEngine::Started(token));
         let sender = ui.clone();
         let sent = session
@@ -174,11 +152,11 @@ pub async fn run(
                 continue;
             }
         };
-        let (used, window, compact_at) = session.engine().context_usage();
-        let _ = ui.send(FromEngine::Context(used, window, compact_at));
+        let usage = session.context_usage();
+        let _ = ui.send(FromEngine::Context(usage.used, usage.window, usage.compact_at));
         let _ = ui.send(FromEngine::Finished(Box::new(outcome)));
         // After the first turn of a new session, its title, without holding up the next.
-        if let (true, Some(titler), Some(first)) = (untitled, &titler, session.engine().user_prompts().first()) {
+        if let (true, Some(titler), Some(first)) = (untitled, &titler, session.prompts().first()) {
             untitled = false;
             let (titler, first, done, of) = (titler.clone(), first.clone(), titled_tx.clone(), generation);
             tokio::spawn(async move {
@@ -202,127 +180,59 @@ async fn agent_news(agents: Option<&rein_tools::BackgroundAgents>) -> Option<(Ve
     Some((lines, rein_tools::ended_notice(&ended)?))
 }
 
-/// `/compact`, `/context`, `/clear`.
-async fn housekeeping(session: &mut Session, asked: ToEngine, ui: &mpsc::UnboundedSender<FromEngine>) -> Vec<String> {
-    match asked {
-        ToEngine::Compact(instructions) => {
-            let sender = ui.clone();
-            let result = session
-                .compact(&instructions, &mut |e| {
-                    let _ = sender.send(FromEngine::Event(Box::new(e)));
-                })
-                .await;
-            match result {
-                // The Compacted event has said so, with the sizes.
-                Ok(()) => Vec::new(),
-                Err(e) => vec![format!("Could not compact: {e}")],
-            }
+/// What the terminal shows for a line typed at it that the session owner answers
+/// (`/context`, `/model NAME`, `/effort high`, …); `None` for any other line.
+pub async fn owner_answer(session: &mut Session, line: &str, cwd: &std::path::Path) -> Option<Vec<String>> {
+    let command = rein_session::slash::parse(line, cwd)?;
+    let (ui, _seen) = mpsc::unbounded_channel();
+    Some(answer(session, command, &ui).await)
+}
+
+/// One of the owner's commands: the lines that answer it, and what else the interface
+/// is to know (the new model, the prompts for the picker, text for the clipboard, a
+/// rewind that needs a yes).
+async fn answer(session: &mut Session, command: Command, ui: &mpsc::UnboundedSender<FromEngine>) -> Vec<String> {
+    let asked_model = matches!(command, Command::SetModel { .. });
+    let rewinding = match &command {
+        Command::Rewind { prompt, files, conversation, .. } => Some((*prompt, *files, *conversation)),
+        _ => None,
+    };
+    let sender = ui.clone();
+    let mut sink = |e| {
+        let _ = sender.send(FromEngine::Event(Box::new(e)));
+    };
+    match session.command(command, &mut sink).await {
+        Ok(Reply::Model { model }) => {
+            let _ = ui.send(FromEngine::Model(model.clone()));
+            Reply::Model { model }.lines()
         }
-        ToEngine::Context => {
-            let (used, window, compact_at) = session.engine().context_usage();
-            let width = 40usize;
-            let filled = ((used as f64 / window.max(1) as f64) * width as f64).round() as usize;
-            let bar: String = (0..width).map(|i| if i < filled.min(width) { '█' } else { '░' }).collect();
-            let mut lines = vec![
-                format!("{bar} {used} / {window} tokens ({:.0}%)", used as f64 * 100.0 / window.max(1) as f64),
-                format!("Compaction starts at {compact_at} tokens ({} left)", compact_at.saturating_sub(used)),
-            ];
-            for (part, tokens) in session.engine().context_breakdown() {
-                let pct = tokens as f64 * 100.0 / window.max(1) as f64;
-                lines.push(format!("  {part:<26} {tokens:>8} tokens ({pct:.1}%)"));
-            }
-            let free = window.saturating_sub(used);
-            lines.push(format!(
-                "  {:<26} {free:>8} tokens ({:.1}%)",
-                "Free",
-                free as f64 * 100.0 / window.max(1) as f64
-            ));
-            lines
+        Ok(Reply::Prompts { prompts }) => {
+            let _ = ui.send(FromEngine::Prompts(prompts));
+            Vec::new()
         }
-        ToEngine::Rewind { n, files, conversation, force } => match session.rewind(n, files, conversation, force) {
-            Ok(restored) => {
-                let what = match (files, conversation) {
-                    (true, true) => "the code and the conversation",
-                    (false, _) => "the conversation",
-                    (true, false) => "the code",
-                };
-                let mut lines = vec![format!("Went back to before prompt {}: {what}", n + 1)];
-                lines.extend(restored.iter().map(|p| format!("  restored {}", p.display())));
-                lines
-            }
-            Err(e) => match e.changed_outside() {
-                Some(paths) => {
-                    let _ = ui.send(FromEngine::RewindConflict { n, files, conversation, paths: paths.to_vec() });
-                    Vec::new()
-                }
-                None => vec![format!("Could not go back: {e}")],
-            },
-        },
-        ToEngine::Model(name) => match session.set_model(&name, "user").await {
-            Ok(()) => {
-                let _ = ui.send(FromEngine::Model(session.engine().model().to_string()));
-                vec![format!("The model is now {}", session.engine().model())]
-            }
-            Err(why) => vec![format!("The model stays {}: {why}", session.engine().model())],
-        },
-        ToEngine::Export(to) => {
-            let title = format!("rein session {}", session.live().session_id());
-            let messages: Vec<rein_protocol::Message> = session.engine().conversation().messages().cloned().collect();
-            let text = rein_session::export::markdown(&title, &messages);
-            match to {
-                Some(path) => match path
-                    .parent()
-                    .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&path, &text))
-                {
-                    Ok(()) => vec![format!("Exported the conversation to {}", path.display())],
-                    Err(e) => vec![format!("Could not write {}: {e}", path.display())],
-                },
-                None => {
-                    let _ = ui.send(FromEngine::Copy { what: "the conversation".into(), text });
-                    Vec::new()
-                }
-            }
+        Ok(Reply::Markdown { text }) => {
+            let _ = ui.send(FromEngine::Copy { what: "the conversation".into(), text });
+            Vec::new()
         }
-        ToEngine::Rename(title) => {
-            session.engine().record_title(&title);
-            vec![format!("Session renamed to {title:?}")]
+        Ok(reply) => {
+            // The footer's figure follows what the command did (a compaction, a rewind).
+            let u = session.context_usage();
+            let _ = ui.send(FromEngine::Context(u.used, u.window, u.compact_at));
+            reply.lines()
         }
-        ToEngine::Effort(level) => match level.trim() {
-            "" => vec![format!(
-                "Effort: {} (/effort low|medium|high|xhigh|max|auto changes it)",
-                session
-                    .engine()
-                    .effort()
-                    .map_or("the model's default".to_string(), |e| format!("{e:?}").to_lowercase())
-            )],
-            "auto" => {
-                session.engine_mut().set_effort(None);
-                vec!["Effort set to the model's default".into()]
+        Err(CommandError::Rewind(e)) if e.changed_outside().is_some() => {
+            if let (Some((n, files, conversation)), Some(paths)) = (rewinding, e.changed_outside()) {
+                let _ = ui.send(FromEngine::RewindConflict { n, files, conversation, paths: paths.to_vec() });
             }
-            other => match rein_model::Effort::parse_arg(other) {
-                Ok(effort) => {
-                    session.engine_mut().set_effort(Some(effort));
-                    vec![format!("Effort set to {} for the turns that follow", other.to_lowercase())]
-                }
-                Err(e) => vec![e],
-            },
-        },
-        ToEngine::Mcp(args) => crate::mcp_view::run(session, &args, ui).await,
-        ToEngine::AddDir(dir) => {
-            let mut notes = Vec::new();
-            let mut keep = |e| {
-                if let EngineEvent::Notice(n) = e {
-                    notes.push(n);
-                }
-            };
-            let added = session.add_directory(&dir, "slash_command", &mut keep).await;
-            match added {
-                Ok(()) => notes.insert(0, format!("Added {} as a working directory for this session", dir.display())),
-                Err(e) => notes.insert(0, format!("Could not add {}: {e}", dir.display())),
-            }
-            notes
+            Vec::new()
         }
-        ToEngine::Prompt(_) | ToEngine::Attached { .. } | ToEngine::Prompts | ToEngine::Clear => Vec::new(),
+        Err(e) if asked_model => vec![format!("The model stays {}: {e}", session.model())],
+        Err(e) => vec![capitalised(&e.to_string())],
     }
+}
+
+/// `text` with its first letter a capital, as the interface's lines begin.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }

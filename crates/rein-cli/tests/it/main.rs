@@ -45,6 +45,7 @@ mod mcp_oauth;
 mod mcp_python;
 mod media;
 mod nested_memory;
+mod one_door;
 mod openai_chat;
 mod openai_responses;
 mod output_styles;

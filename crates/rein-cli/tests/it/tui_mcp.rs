@@ -125,5 +125,5 @@ fn slash_mcp_shows_servers_and_reconnects() {
     pane.wait_for("Reconnected every");
     pane.type_text("/mcp reconnect broken");
     pane.keys(&["Enter"]);
-    pane.wait_for("no connected MCP server named \"broken\"");
+    pane.wait_for("No connected MCP server named \"broken\"");
 }

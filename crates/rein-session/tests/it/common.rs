@@ -60,8 +60,7 @@ impl Project {
             })
             .unwrap(),
         );
-        let policy = rein_policy::SharedPolicy::from(setup.policy.clone());
-        let session = rein_session::build::build(&setup, model, policy, None).unwrap_or_else(|e| panic!("build: {e}"));
+        let session = rein_session::Builder::new(&setup).model(model).build().unwrap_or_else(|e| panic!("build: {e}"));
         (setup, session)
     }
 }
