@@ -52,7 +52,7 @@ impl ShellCommand {
             let p = absolute(program, &self.cwd, self.home.as_deref());
             return inside(&p).then_some(p);
         }
-        let path = std::env::var_os("PATH")?;
+        let path = rein_process::env::os(rein_process::env::Var::Path)?;
         if !path_reaches(&path, roots) {
             return None;
         }
@@ -83,7 +83,7 @@ impl ShellCommand {
         if cmd.words.iter().any(|w| w.text == "--no-config") {
             return None;
         }
-        let file = std::env::var_os("RIPGREP_CONFIG_PATH").filter(|f| !f.is_empty())?;
+        let file = rein_process::env::os(rein_process::env::Var::RipgrepConfigPath).filter(|f| !f.is_empty())?;
         let Ok(text) = std::fs::read_to_string(&file) else {
             return Some(format!("ripgrep's config file {} cannot be read", Path::new(&file).display()));
         };

@@ -198,7 +198,7 @@ impl ShellCommand {
                 // Unnormalised: the glob's directory is resolved as the kernel does it.
                 // GLOBIGNORE set (in rein's environment or by an earlier command) makes
                 // bash's `*` match dotfiles too.
-                let dotglob = std::env::var_os("GLOBIGNORE").is_some()
+                let dotglob = rein_process::env::os(rein_process::env::Var::Globignore).is_some()
                     || self.state.changed_env.iter().any(|v| v == "GLOBIGNORE");
                 out.extend(expand_glob(&joined(&w.text, base, self.home.as_deref()), dotglob)?);
             } else {

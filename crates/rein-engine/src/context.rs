@@ -6,8 +6,7 @@ use rein_protocol::{ContentBlock, Message, Role, ToolResultContent};
 
 use crate::Conversation;
 
-/// What an old tool result becomes after microcompact.
-pub const CLEARED: &str = "[Old tool result content cleared to save context; run the tool again if it is needed.]";
+pub use crate::repeats::CLEARED;
 
 /// Window sizes and thresholds, in tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]

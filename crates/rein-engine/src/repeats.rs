@@ -19,6 +19,9 @@ use rein_tools::Registry;
 
 use crate::Conversation;
 
+/// What an old tool result becomes after microcompact.
+pub const CLEARED: &str = "[Old tool result content cleared to save context; run the tool again if it is needed.]";
+
 const HEAD: &str = "Unchanged: same as ";
 const TAIL: &str = " above.";
 /// How pointers read before they were shortened (sessions saved then still resume).
@@ -112,7 +115,7 @@ pub(crate) fn originals<'a>(messages: impl IntoIterator<Item = &'a Message>) -> 
         for b in &m.content {
             if let ContentBlock::ToolResult { tool_use_id, content: ToolResultContent::Text(t), .. } = b
                 && pointed_at(t).is_none()
-                && t != crate::context::CLEARED
+                && t != CLEARED
             {
                 found.insert(tool_use_id.clone(), t.clone());
             }
@@ -198,7 +201,7 @@ mod tests {
         let mut m = answer("b", "x.rs");
         assert_eq!(collapse(&mut m, std::slice::from_ref(&b), &history(&a, "x.rs", &b), &reg), 0, "too short");
 
-        let cleared = crate::context::CLEARED;
+        let cleared = CLEARED;
         let mut m = answer("b", LIST);
         assert_eq!(collapse(&mut m, std::slice::from_ref(&b), &history(&a, cleared, &b), &reg), 0, "a cleared answer");
     }

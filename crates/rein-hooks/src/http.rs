@@ -20,7 +20,7 @@ fn fill(value: &str, allowed: &[String]) -> String {
         let name = &rest[start + 2..start + end];
         let permitted = allowed.iter().any(|a| a == name) && !rein_process::CREDENTIAL_VARS.contains(&name);
         if permitted {
-            out.push_str(&std::env::var(name).unwrap_or_default());
+            out.push_str(&rein_process::env::named(name).unwrap_or_default());
         }
         rest = &rest[start + end + 1..];
     }

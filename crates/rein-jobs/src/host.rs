@@ -129,7 +129,7 @@ pub fn run(args: &[OsString]) -> Result<i32, JobError> {
     let mut command = CommandBuilder::new(&exe);
     command.args(args);
     command.cwd(workdir);
-    if std::env::var_os("TERM").is_none() {
+    if rein_process::env::os(rein_process::env::Var::Term).is_none() {
         command.env("TERM", "xterm-256color");
     }
     let mut child = pty.slave.spawn_command(command).map_err(terminal)?;
@@ -557,7 +557,7 @@ fn notification(chunk: &[u8]) -> Option<String> {
 
 /// Tell the desktop, where it has a notifier (`notify-send`); nothing otherwise.
 fn desktop_notification(text: &str) {
-    let Some(path) = std::env::var_os("PATH") else { return };
+    let Some(path) = rein_process::env::os(rein_process::env::Var::Path) else { return };
     let Some(notifier) = std::env::split_paths(&path).map(|d| d.join("notify-send")).find(|p| p.is_file()) else {
         return;
     };

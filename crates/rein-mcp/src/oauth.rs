@@ -189,7 +189,7 @@ pub fn open_browser(url: &str) -> bool {
     if !url::Url::parse(url).is_ok_and(|u| matches!(u.scheme(), "https" | "http")) {
         return false;
     }
-    let browser = std::env::var("BROWSER").ok().filter(|b| !b.trim().is_empty());
+    let browser = rein_process::env::text(rein_process::env::Var::Browser).filter(|b| !b.trim().is_empty());
     let candidates: Vec<String> = match browser {
         Some(b) => vec![b],
         None if cfg!(target_os = "macos") => vec!["open".into()],

@@ -14,9 +14,9 @@ use sha2::{Digest, Sha256};
 
 /// The file that holds rein's (and Claude Code's) credentials.
 pub fn credentials_file() -> Option<PathBuf> {
-    let dir = match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|d| !d.is_empty()) {
+    let dir = match rein_process::env::os(rein_process::env::Var::ClaudeConfigDir).filter(|d| !d.is_empty()) {
         Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(std::env::var_os("HOME")?).join(".claude"),
+        None => PathBuf::from(rein_process::env::os(rein_process::env::Var::Home)?).join(".claude"),
     };
     Some(dir.join(".credentials.json"))
 }

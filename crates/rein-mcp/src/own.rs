@@ -37,7 +37,7 @@ pub async fn start_own(
     let mut out = OwnServers::default();
     let mut configs = Vec::new();
     for (name, entry) in &entries {
-        let process = |v: &str| std::env::var(v).ok();
+        let process = |v: &str| rein_process::env::named(v);
         match server_entry(name, entry, Source::Dynamic, origin, &crate::config::without_credentials(&process)) {
             Ok(server) if policy.hold(&server).is_some() => {
                 out.problems.push(format!("MCP server \"{name}\" is blocked by the managed MCP server policy"));

@@ -62,7 +62,7 @@ fn git(args: &[&str], dir: Option<&Path>) -> Result<String> {
 pub fn parse_source(text: &str, cwd: &Path) -> Result<Value> {
     let t = text.trim();
     let path = if let Some(rest) = t.strip_prefix("~/") {
-        std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest))
+        rein_process::env::os(rein_process::env::Var::Home).map(|h| PathBuf::from(h).join(rest))
     } else if t.starts_with('/') || t.starts_with("./") || t.starts_with("../") || t == "." || t == ".." {
         Some(cwd.join(t))
     } else {

@@ -16,6 +16,8 @@ pub const CREDENTIAL_VARS: &[&str] = &[
     "AWS_BEARER_TOKEN_BEDROCK",
 ];
 
+pub mod env;
+
 use std::collections::HashSet;
 use std::sync::{Mutex, MutexGuard};
 

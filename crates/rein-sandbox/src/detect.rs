@@ -79,7 +79,7 @@ pub fn probe(bwrap_path: Option<&Path>, writable: &[PathBuf], forced: Option<cha
 fn find_bwrap(managed: Option<&Path>, writable: &[PathBuf]) -> Result<PathBuf, String> {
     let candidates: Vec<PathBuf> = match managed {
         Some(p) => vec![p.to_path_buf()],
-        None => std::env::var_os("PATH")
+        None => rein_process::env::os(rein_process::env::Var::Path)
             .map(|p| std::env::split_paths(&p).map(|d| d.join("bwrap")).collect())
             .unwrap_or_default(),
     };

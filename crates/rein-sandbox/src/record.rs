@@ -71,7 +71,7 @@ impl Sandbox {
         let dev = |p: &Path| std::fs::metadata(p).ok().map(|m| m.dev());
         let devices: Vec<_> = paths.iter().map(|p| dev(p)).collect::<Option<_>>()?;
         let shared = Some(self.base.clone());
-        let cache = std::env::var_os("XDG_CACHE_HOME")
+        let cache = rein_process::env::os(rein_process::env::Var::XdgCacheHome)
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .or_else(|| self.home().map(|h| h.join(".cache")))

@@ -233,8 +233,9 @@ impl Sandbox {
         hidden.dedup();
         let inside_hidden = |p: &Path| hidden.iter().any(|h| p.starts_with(h));
         let mut exposed: Vec<PathBuf> = Vec::new();
-        let path_dirs =
-            std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).unwrap_or_default();
+        let path_dirs = rein_process::env::os(rein_process::env::Var::Path)
+            .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .unwrap_or_default();
         for dir in path_dirs.iter().filter_map(|d| std::fs::canonicalize(d).ok()) {
             let toolchain = hidden.iter().find_map(|h| {
                 let rel = dir.strip_prefix(h).ok()?;
@@ -282,7 +283,9 @@ impl Sandbox {
 
     /// The person's home directory, as the kernel resolves it.
     pub(crate) fn home(&self) -> Option<PathBuf> {
-        std::env::var_os("HOME").map(PathBuf::from).and_then(|h| std::fs::canonicalize(h).ok())
+        rein_process::env::os(rein_process::env::Var::Home)
+            .map(PathBuf::from)
+            .and_then(|h| std::fs::canonicalize(h).ok())
     }
 
     /// `program args…` ready to run as a trial in `cwd`, and the trial to read back with

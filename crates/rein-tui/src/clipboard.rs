@@ -4,6 +4,7 @@
 //! most terminals (and tmux, over ssh too) put on the system clipboard. Each tool starts
 //! without rein's credentials.
 
+use rein_process::env::Var;
 use std::io::{Read as _, Write as _};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -26,10 +27,10 @@ pub enum ClipboardError {
 }
 
 /// Whether `tool` can run here: on PATH, and its display (`needs`) set.
-fn usable(tool: &str, needs: Option<&str>) -> bool {
-    let display = needs.is_none_or(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+fn usable(tool: &str, needs: Option<Var>) -> bool {
+    let display = needs.is_none_or(|var| rein_process::env::os(var).is_some_and(|v| !v.is_empty()));
     display
-        && std::env::var_os("PATH")
+        && rein_process::env::os(Var::Path)
             .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(tool).is_file()))
 }
 
@@ -47,8 +48,8 @@ fn command(tool: &str, args: &[&str]) -> Command {
 /// here.
 pub fn read_image() -> Result<Vec<u8>, ClipboardError> {
     for (tool, args, needs) in [
-        ("wl-paste", &["--no-newline", "--type", "image/png"][..], Some("WAYLAND_DISPLAY")),
-        ("xclip", &["-selection", "clipboard", "-target", "image/png", "-out"][..], Some("DISPLAY")),
+        ("wl-paste", &["--no-newline", "--type", "image/png"][..], Some(Var::WaylandDisplay)),
+        ("xclip", &["-selection", "clipboard", "-target", "image/png", "-out"][..], Some(Var::Display)),
         ("pngpaste", &["-"][..], None),
     ] {
         if !usable(tool, needs) {
@@ -66,8 +67,8 @@ pub fn read_image() -> Result<Vec<u8>, ClipboardError> {
 /// Put `text` on the clipboard; how it went there.
 pub fn copy(text: &str) -> std::io::Result<&'static str> {
     for (tool, args, needs) in [
-        ("wl-copy", &[][..], Some("WAYLAND_DISPLAY")),
-        ("xclip", &["-selection", "clipboard", "-in"][..], Some("DISPLAY")),
+        ("wl-copy", &[][..], Some(Var::WaylandDisplay)),
+        ("xclip", &["-selection", "clipboard", "-in"][..], Some(Var::Display)),
         ("pbcopy", &[][..], None),
     ] {
         if usable(tool, needs) && piped(tool, args, text).is_ok() {

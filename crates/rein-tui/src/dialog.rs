@@ -13,15 +13,7 @@ use serde_json::Value;
 use crate::approver::Question;
 use crate::{summary, wrap};
 
-/// A dialog's lines, wrapped to its inner width: a title, a subject that may scroll,
-/// and what always shows below it.
-pub struct Parts {
-    pub title: Line<'static>,
-    pub subject: Vec<Line<'static>>,
-    /// Why it is asked (gives way first in a short window).
-    pub reason: Vec<Line<'static>>,
-    pub fixed: Vec<Line<'static>>,
-}
+pub use crate::dialog_parts::Parts;
 
 /// The options of a question, in order: (key, text).
 pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, String)> {

@@ -12,6 +12,7 @@ pub mod bench;
 mod clipboard;
 mod composer;
 mod dialog;
+mod dialog_parts;
 mod escapes;
 mod events;
 mod hangup;

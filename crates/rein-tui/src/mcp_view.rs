@@ -3,13 +3,10 @@
 //! are the session owner's commands.)
 
 use rein_session::Session;
-use tokio::sync::mpsc::UnboundedSender;
-
-use crate::worker::FromEngine;
 
 /// `/mcp authenticate NAME`: the browser opens (or the URL is shown); once signed in,
-/// the server connects and a line says so.
-pub async fn sign_in(session: &Session, name: &str, ui: &UnboundedSender<FromEngine>) -> Vec<String> {
+/// the server connects and `later` gets the line that says so.
+pub async fn sign_in(session: &Session, name: &str, later: Box<dyn FnOnce(String) + Send>) -> Vec<String> {
     let Some(servers) = session.mcp().cloned() else {
         return vec!["No MCP servers are configured (.mcp.json, ~/.claude.json, --mcp-config)".into()];
     };
@@ -22,11 +19,7 @@ pub async fn sign_in(session: &Session, name: &str, ui: &UnboundedSender<FromEng
     };
     let url = sign_in.url.clone();
     let opened = sign_in.open_browser();
-    let ui = ui.clone();
-    tokio::spawn(async move {
-        let line = sign_in.finish().await.unwrap_or_else(|e| e);
-        let _ = ui.send(FromEngine::Info(vec![line]));
-    });
+    tokio::spawn(async move { later(sign_in.finish().await.unwrap_or_else(|e| e)) });
     let how = if opened { "in the browser that opened" } else { "by opening this URL (no browser could be opened)" };
     vec![format!("Sign in to {name} {how}:"), format!("  {url}"), "rein connects it once you are signed in.".into()]
 }

@@ -77,7 +77,7 @@ fn tasks(app: &App, args: &str) -> Vec<String> {
 /// `/add-dir PATH`: the session owner adds it (and raises DirectoryAdded); what is
 /// wrong with the path before that.
 fn add_dir(app: &mut App, path: &str) -> Option<String> {
-    let dir = match path.strip_prefix("~/").zip(std::env::var_os("HOME")) {
+    let dir = match path.strip_prefix("~/").zip(rein_process::env::os(rein_process::env::Var::Home)) {
         Some((rest, home)) => std::path::PathBuf::from(home).join(rest),
         None => app.cwd.join(path),
     };

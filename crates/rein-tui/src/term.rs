@@ -190,7 +190,10 @@ async fn event_loop(
 /// it meanwhile.
 async fn edit(path: &std::path::Path) -> io::Result<()> {
     restore();
-    let editor = std::env::var("VISUAL").or_else(|_| std::env::var("EDITOR")).unwrap_or_else(|_| "vi".into());
+    let editor = {
+        use rein_process::env::{Var, text};
+        text(Var::Visual).or_else(|| text(Var::Editor)).unwrap_or_else(|| "vi".into())
+    };
     let mut cmd = tokio::process::Command::new("sh");
     cmd.arg("-c").arg(format!("{editor} \"$1\"")).arg("rein-editor").arg(path);
     // rein's own credentials stay out of every process it starts.

@@ -49,7 +49,7 @@ pub fn multi(q: &Question) -> bool {
 /// The dialog's parts at `width` columns: the plan, or the questions as tabs (answered
 /// ones ticked), the question being answered and its options (with boxes to tick when
 /// it takes several).
-pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog::Parts {
+pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog_parts::Parts {
     let bold = Style::default().add_modifier(Modifier::BOLD).fg(Color::Yellow);
     let dim = Style::default().add_modifier(Modifier::DIM);
     let mut subject = Vec::new();
@@ -112,7 +112,7 @@ pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog::Part
         };
         fixed.extend(crate::wrap::wrap(&Line::from(Span::styled(keys, dim)), width));
     }
-    crate::dialog::Parts { title, subject, reason: Vec::new(), fixed }
+    crate::dialog_parts::Parts { title, subject, reason: Vec::new(), fixed }
 }
 
 /// Left on AskUserQuestion: back to the question before, its answer undone and what

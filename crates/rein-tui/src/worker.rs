@@ -119,7 +119,9 @@ pub async fn run(
                 continue;
             }
             ToEngine::McpSignIn(name) => {
-                let _ = ui.send(FromEngine::Info(crate::mcp_view::sign_in(&session, &name, &ui).await));
+                let later = ui.clone();
+                let later = Box::new(move |line| _ = later.send(FromEngine::Info(vec![line])));
+                let _ = ui.send(FromEngine::Info(crate::mcp_view::sign_in(&session, &name, later).await));
                 continue;
             }
         };

@@ -146,7 +146,8 @@ fn compute(cmd: &Command) -> Option<(Kind, Model)> {
 /// read-only readers of nothing. A release build has no such switch.
 fn wrong_on_purpose(program: &str) -> bool {
     cfg!(debug_assertions)
-        && std::env::var("REIN_TEST_WRONG_READ_ONLY").is_ok_and(|list| list.split(',').any(|p| p == program))
+        && rein_process::env::text(rein_process::env::Var::TestWrongReadOnly)
+            .is_some_and(|list| list.split(',').any(|p| p == program))
 }
 
 /// Every program rein has a table for (for tests and `rein permissions check`).

@@ -87,7 +87,7 @@ pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>
         walked = walk(roots, &look);
     }
     let inside = |p: &Path| roots.iter().any(|r| p.starts_with(r));
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = rein_process::env::os(rein_process::env::Var::Home).map(PathBuf::from);
     let mut found = Found::default();
     let mut queue: Vec<PathBuf> = walked.git_dirs.iter().cloned().collect();
     for file in &walked.git_files {

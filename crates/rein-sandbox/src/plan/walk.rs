@@ -224,7 +224,11 @@ const ELSEWHERE_BUDGET: usize = 150_000;
 
 /// Where the other names of a masked file are looked for: the home and `/tmp`.
 pub fn elsewhere() -> Vec<PathBuf> {
-    std::env::var_os("HOME").map(PathBuf::from).into_iter().chain([PathBuf::from("/tmp")]).collect()
+    rein_process::env::os(rein_process::env::Var::Home)
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([PathBuf::from("/tmp")])
+        .collect()
 }
 
 /// The names of the files `inodes` (masked, with more names than `masked` holds) found

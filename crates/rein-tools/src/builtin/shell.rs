@@ -346,9 +346,7 @@ impl Shell {
             How::Trial => Some(rein_sandbox::Profile::ReadOnly),
         };
         let trial = matches!(how, How::Trial);
-        self.baseline.get_or_init(|| {
-            std::env::vars_os().filter(|(k, _)| !rein_process::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
-        });
+        self.baseline.get_or_init(|| rein_process::env::inherited().into_iter().collect());
         let escaping = self.sandboxed() && profile.is_none();
         let (state, start, save) = if escaping {
             (PathBuf::new(), self.current_dir().filter(|d| d.is_dir()).unwrap_or_else(|| cwd.to_path_buf()), false)
