@@ -3,8 +3,8 @@
 use std::io::Write;
 use std::time::Duration;
 
-use rein_engine::{EngineEvent, Outcome, StreamDelta};
 use rein_protocol::{ContentBlock, ToolResultContent};
+use rein_session::events::{EngineEvent, Outcome, StreamDelta};
 
 const RESULT_PREVIEW_LINES: usize = 6;
 

@@ -7,8 +7,8 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_engine::{EngineEvent, Outcome};
 use rein_sdk::{Lines, Peer};
+use rein_session::events::{EngineEvent, Outcome};
 
 use crate::args::OutputFormat;
 use crate::human::Human;

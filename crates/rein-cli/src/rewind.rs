@@ -8,8 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, bail};
-use rein_engine::RewindFailed;
 use rein_session::Session;
+use rein_session::events::RewindFailed;
 use rein_tools::RewindError;
 
 use crate::args::Args;

@@ -2,8 +2,8 @@
 
 use std::time::Instant;
 
-use rein_engine::End;
 use rein_session::Builder;
+use rein_session::events::End;
 
 use crate::print::Frontend;
 
@@ -100,7 +100,7 @@ pub async fn init_only(setup: &Setup) -> RunEnd {
     };
     session
         .run_setup(&mut |e| {
-            if let rein_engine::EngineEvent::Notice(n) = e {
+            if let rein_session::events::EngineEvent::Notice(n) = e {
                 crate::messages::note_message!("{n}");
             }
         })

@@ -7,9 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use rein_engine::{Answer, Approver, PermissionQuestion};
 use rein_policy::{Call, SharedPolicy};
 use rein_protocol::ToolUse;
+use rein_session::events::{Answer, Approver, PermissionQuestion};
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;

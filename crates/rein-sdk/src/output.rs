@@ -8,9 +8,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rein_engine::{End, EngineError, EngineEvent, Outcome};
 use rein_policy::PermissionMode;
 use rein_session::Setup;
+use rein_session::events::{End, EngineError, EngineEvent, Outcome};
 
 use crate::Peer;
 use crate::frames::{
@@ -214,7 +214,7 @@ fn result_frame<'a>(
         cache_creation_input_tokens: o.usage.cache_creation_input_tokens,
         web_search_requests: o.usage.web_searches(),
         cost_usd: o.cost_usd,
-        context_window: rein_engine::window_of(model),
+        context_window: rein_session::events::window_of(model),
         max_output_tokens: setup.max_tokens,
     };
     let answered = matches!(o.end, End::Completed | End::Stopped(_) | End::Deferred(_)) || !o.result_text.is_empty();

@@ -11,8 +11,8 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Instant;
 
-use rein_engine::Approver;
 use rein_protocol::ContentBlock;
+use rein_session::events::Approver;
 use rein_session::{Builder, Input, Options, Session, Setup};
 use serde_json::Value;
 use tokio::io::AsyncRead;
@@ -179,7 +179,7 @@ pub async fn run(
         abort.clear();
         let outcome = match outcome {
             Ok(outcome) => outcome,
-            Err(e) => rein_engine::Outcome::not_sent(rein_engine::EngineError::PromptStopped(e)),
+            Err(e) => rein_session::events::Outcome::not_sent(rein_session::events::EngineError::PromptStopped(e)),
         };
         lines.finish(&setup, &outcome, started.elapsed());
         if let Some(s) = &states {

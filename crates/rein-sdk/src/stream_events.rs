@@ -3,8 +3,8 @@
 //! `content_block_start`, `content_block_delta`, `content_block_stop`,
 //! `message_delta`, `message_stop`), as Claude Code writes them for the Agent SDK.
 
-use rein_engine::{BlockType, StreamDelta};
 use rein_protocol::{AssistantMessage, ContentBlock, Usage};
+use rein_session::events::{BlockType, StreamDelta};
 use serde::Serialize;
 use serde_json::Value;
 

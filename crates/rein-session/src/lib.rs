@@ -49,6 +49,16 @@ mod sources;
 pub mod trust;
 pub mod worktree_hooks;
 
+/// What a session tells its frontends and what they answer with: the engine's events,
+/// outcomes and question types, handed on by the owner (no frontend depends on the
+/// engine).
+pub mod events {
+    pub use rein_engine::{
+        Answer, Approver, BlockType, End, EngineError, EngineEvent, Outcome, PermissionQuestion, RewindFailed,
+        StreamDelta, window_of,
+    };
+}
+
 pub use build::Builder;
 pub use command::{Command, CommandError};
 pub use drive::{Input, Parts, PromptError, Session};

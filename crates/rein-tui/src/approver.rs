@@ -2,9 +2,9 @@
 //! dialog offers, and the engine's task waits for the person's answer.
 
 use futures::future::BoxFuture;
-use rein_engine::{Answer, Approver, PermissionQuestion};
 use rein_policy::{Call, Decision, SharedPolicy};
 use rein_protocol::ToolUse;
+use rein_session::events::{Answer, Approver, PermissionQuestion};
 use tokio::sync::{mpsc, oneshot};
 
 /// A question waiting for the person.

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use rein_engine::{End, EngineEvent, StreamDelta};
 use rein_protocol::{ContentBlock, ToolUse};
+use rein_session::events::{End, EngineEvent, StreamDelta};
 
 use crate::app::{App, Busy};
 use crate::stream::Stream;

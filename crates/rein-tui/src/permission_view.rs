@@ -8,8 +8,8 @@ use std::time::Instant;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use rein_engine::Answer;
 use rein_policy::{Change, Destination, ListKind, PermissionMode};
+use rein_session::events::Answer;
 
 use crate::app::App;
 use crate::approver::Question;

@@ -6,8 +6,8 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use rein_engine::Answer;
 use rein_policy::{PermissionMode, SharedPolicy};
+use rein_session::events::Answer;
 use serde_json::{Map, Value, json};
 
 use crate::approver::Question;

@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use ratatui::backend::TestBackend;
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use rein_engine::EngineEvent;
 use rein_policy::{Behavior, Decision, PermissionMode, Policy, SharedPolicy};
 use rein_protocol::ToolUse;
+use rein_session::events::EngineEvent;
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
@@ -102,7 +102,7 @@ fn a_streamed_answer_with_code() {
     let mut a = app();
     for delta in ["# Plan\nRun `cargo test` first", ".\n```rust\nfn main() {\n", "    println!(\"hi\");\n}\n```\nDone."]
     {
-        a.on_engine(FromEngine::Event(Box::new(EngineEvent::Stream(rein_engine::StreamDelta::Text {
+        a.on_engine(FromEngine::Event(Box::new(EngineEvent::Stream(rein_session::events::StreamDelta::Text {
             index: 0,
             text: delta.into(),
         }))));
@@ -111,9 +111,9 @@ fn a_streamed_answer_with_code() {
     insta::assert_snapshot!("streamed_answer", history(&mut a));
 }
 
-fn outcome() -> rein_engine::Outcome {
-    rein_engine::Outcome {
-        end: rein_engine::End::Completed,
+fn outcome() -> rein_session::events::Outcome {
+    rein_session::events::Outcome {
+        end: rein_session::events::End::Completed,
         num_turns: 1,
         usage: Default::default(),
         cost_usd: 0.0,

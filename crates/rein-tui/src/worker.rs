@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use rein_engine::{EngineEvent, Outcome};
+use rein_session::events::{EngineEvent, Outcome};
 use rein_session::{Command, CommandError, Input, Reply, Session};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
