@@ -28,6 +28,7 @@ mod query_loop;
 mod record;
 mod recovery;
 mod repeats;
+mod retries;
 mod sample;
 mod services;
 mod session_hooks;
