@@ -97,7 +97,7 @@ impl Tool for AgentTool {
         d
     }
 
-    fn validate(&self, input: &AgentInput, ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &AgentInput, ctx: &ToolContext) -> Result<(), rein_tools::InputError> {
         if input.isolation == Some(Isolation::Worktree) {
             rein_tools::git_worktree::place(&ctx.cwd, "agent").map_err(|e| e.to_string())?;
             crate::worktree_tools::refuse_untrusted(&ctx.cwd)?;
@@ -107,7 +107,7 @@ impl Tool for AgentTool {
             return Ok(());
         }
         let known: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
-        Err(format!("unknown subagent_type {wanted:?}; the types are: {}", known.join(", ")))
+        Err(format!("unknown subagent_type {wanted:?}; the types are: {}", known.join(", ")).into())
     }
 
     /// A subagent's own calls pass the chain one by one; subagents may run side by side.

@@ -11,7 +11,7 @@ use futures::FutureExt;
 use rein_hooks::{HookDecision, Hooks};
 use rein_policy::{Behavior, Call, Decision};
 use rein_protocol::{ContentBlock, ToolResultContent, ToolUse};
-use rein_tools::{Effects, PreparedCall, Registry, ToolContext};
+use rein_tools::{Effects, InputError, PreparedCall, Registry, ToolContext};
 use serde_json::{Value, json};
 
 use crate::gate::{Gate, HookSay, Verdict};
@@ -50,7 +50,7 @@ pub struct Checked {
 
 impl Checked {
     /// Stage 1 and the call's effects in `ctx` as it is now.
-    pub fn new(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+    pub fn new(registry: &Registry, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, InputError> {
         let prepared = registry.prepare(&call.name, &call.input)?;
         let effects = prepared.effects(ctx);
         Ok(Checked { prepared, effects })
@@ -88,7 +88,7 @@ impl CallReport {
 
 /// Stages 1 and 2: the schema, then the tool's own validation (relative file paths made
 /// absolute first).
-fn prepare(registry: &Registry, call: &mut ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
+fn prepare(registry: &Registry, call: &mut ToolUse, ctx: &ToolContext) -> Result<Checked, InputError> {
     if let Some(input) = registry.expand_paths(&call.name, &call.input, ctx) {
         call.input = input;
     }
@@ -96,8 +96,11 @@ fn prepare(registry: &Registry, call: &mut ToolUse, ctx: &ToolContext) -> Result
 }
 
 /// Stage 2 alone, for a call whose schema stage already ran.
-fn validate(checked: Checked, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, String> {
-    checked.prepared.validate(ctx).map_err(|reason| format!("{} refused this input: {reason}", call.name))?;
+fn validate(checked: Checked, call: &ToolUse, ctx: &ToolContext) -> Result<Checked, InputError> {
+    checked
+        .prepared
+        .validate(ctx)
+        .map_err(|reason| InputError::Refused(format!("{} refused this input: {reason}", call.name)))?;
     Ok(checked)
 }
 
@@ -198,7 +201,7 @@ async fn check_input(
             prepare(registry, call, ctx)
         }
     };
-    first.map_err(|message| Box::new(CallReport::stopped(call, message, Vec::new())))
+    first.map_err(|e| Box::new(CallReport::stopped(call, e.to_string(), Vec::new())))
 }
 
 impl Flow<'_> {
@@ -269,7 +272,7 @@ impl Flow<'_> {
             self.call.input = input;
             match prepare(self.registry, &mut self.call, self.ctx) {
                 Ok(p) => self.checked(p),
-                Err(message) => return self.stopped(format!("A PreToolUse hook rewrote the input, and {message}")),
+                Err(e) => return self.stopped(format!("A PreToolUse hook rewrote the input, and {e}")),
             }
         }
         Step::Continue
@@ -293,7 +296,7 @@ impl Flow<'_> {
             self.call.input = input;
             match prepare(self.registry, &mut self.call, self.ctx) {
                 Ok(p) => self.checked(p),
-                Err(message) => return self.stopped(message),
+                Err(e) => return self.stopped(e.to_string()),
             }
             let call = Call { tool: &self.call.name, input: &self.call.input, effects: &self.effects };
             let again = self.gate.policy.get().decide(&call);

@@ -147,12 +147,12 @@ impl Tool for AskUserQuestion {
             .into()
     }
 
-    fn validate(&self, input: &AskUserQuestionInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &AskUserQuestionInput, _: &ToolContext) -> Result<(), rein_tools::InputError> {
         if input.questions.is_empty() || input.questions.len() > 4 {
             return Err("ask one to four questions".into());
         }
         match input.questions.iter().find(|q| q.options.len() < 2 || q.options.len() > 4) {
-            Some(q) => Err(format!("{:?} needs two to four options", q.question)),
+            Some(q) => Err(format!("{:?} needs two to four options", q.question).into()),
             None => Ok(()),
         }
     }

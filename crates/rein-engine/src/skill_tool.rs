@@ -85,10 +85,10 @@ impl Tool for SkillTool {
         d
     }
 
-    fn validate(&self, input: &SkillInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &SkillInput, _: &ToolContext) -> Result<(), rein_tools::InputError> {
         match self.find(&input.skill) {
             Some(_) => Ok(()),
-            None => Err(format!("unknown skill {:?}", input.skill)),
+            None => Err(format!("unknown skill {:?}", input.skill).into()),
         }
     }
 
@@ -193,8 +193,8 @@ pub(crate) async fn run_fork(
 ) -> Result<ToolOutput, ToolError> {
     let services = crate::EngineServices::of(ctx)?;
     let input = serde_json::json!({"description": format!("/{name}"), "prompt": prompt, "subagent_type": agent});
-    let call = services.registry.prepare("Agent", &input).map_err(ToolError::new)?;
-    call.validate(ctx).map_err(ToolError::new)?;
+    let call = services.registry.prepare("Agent", &input).map_err(|e| ToolError::new(e.to_string()))?;
+    call.validate(ctx).map_err(|e| ToolError::new(e.to_string()))?;
     call.call(ctx.clone()).await
 }
 

@@ -53,7 +53,7 @@ impl Tool for WebSearchTool {
             .into()
     }
 
-    fn validate(&self, input: &WebSearchInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &WebSearchInput, _: &ToolContext) -> Result<(), rein_tools::InputError> {
         if input.query.trim().chars().count() < 2 {
             return Err("the query needs at least 2 characters".into());
         }

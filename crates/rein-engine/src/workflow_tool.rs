@@ -109,7 +109,7 @@ impl Tool for WorkflowTool {
         d
     }
 
-    fn validate(&self, input: &WorkflowInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &WorkflowInput, _: &ToolContext) -> Result<(), rein_tools::InputError> {
         if input.script.is_none() && input.name.is_none() && input.script_path.is_none() {
             return Err("give the workflow as script, name or scriptPath".into());
         }
@@ -119,7 +119,7 @@ impl Tool for WorkflowTool {
             && self.named(name).is_none()
         {
             let known: Vec<&str> = self.workflows.iter().map(|w| w.name.as_str()).collect();
-            return Err(format!("no workflow named {name:?}; the named ones are: {}", known.join(", ")));
+            return Err(format!("no workflow named {name:?}; the named ones are: {}", known.join(", ")).into());
         }
         Ok(())
     }

@@ -57,10 +57,10 @@ impl Tool for EnterWorktree {
 
     /// The name is taken as sent (never trimmed) and the repository must not name
     /// programs git would run for it: what is checked is what is made.
-    fn validate(&self, input: &EnterWorktreeInput, ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &EnterWorktreeInput, ctx: &ToolContext) -> Result<(), rein_tools::InputError> {
         let name = input.name.clone().unwrap_or_else(|| "new".into());
         git_worktree::place(&ctx.cwd, &name).map_err(|e| e.to_string())?;
-        refuse_untrusted(&ctx.cwd)
+        Ok(refuse_untrusted(&ctx.cwd)?)
     }
 
     /// A write where the worktree goes, symlinks on the way resolved.
@@ -134,8 +134,8 @@ impl Tool for ExitWorktree {
             .into()
     }
 
-    fn validate(&self, input: &ExitWorktreeInput, ctx: &ToolContext) -> Result<(), String> {
-        if input.action == ExitAction::Remove { refuse_untrusted(&ctx.cwd) } else { Ok(()) }
+    fn validate(&self, input: &ExitWorktreeInput, ctx: &ToolContext) -> Result<(), rein_tools::InputError> {
+        if input.action == ExitAction::Remove { Ok(refuse_untrusted(&ctx.cwd)?) } else { Ok(()) }
     }
 
     fn effects(&self, _input: &ExitWorktreeInput, ctx: &ToolContext) -> Effects {

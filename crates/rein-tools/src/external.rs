@@ -50,7 +50,7 @@ impl PreparedCall for PreparedExternal {
     fn effects(&self, _ctx: &ToolContext) -> Effects {
         self.tool.effects(&self.input)
     }
-    fn validate(&self, _ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, _ctx: &ToolContext) -> Result<(), crate::InputError> {
         Ok(())
     }
     fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
@@ -98,7 +98,7 @@ impl DynTool for RegisteredExternal {
         false
     }
 
-    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
+    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, crate::InputError> {
         if !input.is_object() {
             return Err(input_error(&self.tool.spec().name, &["the input must be an object".into()]));
         }

@@ -8,7 +8,7 @@ use rein_effects::{Effects, RuleKind, ToolKinds, ToolRules};
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
-use crate::{Tool, ToolContext, ToolError, ToolOutput, compact_for_model};
+use crate::{InputError, Tool, ToolContext, ToolError, ToolOutput, compact_for_model};
 
 /// A tool call whose input passed the schema and was deserialised into the tool's type.
 pub trait PreparedCall: Send {
@@ -17,7 +17,7 @@ pub trait PreparedCall: Send {
     /// have changed since the call arrived).
     fn effects(&self, ctx: &ToolContext) -> Effects;
     /// The tool's own semantic validation.
-    fn validate(&self, ctx: &ToolContext) -> Result<(), String>;
+    fn validate(&self, ctx: &ToolContext) -> Result<(), InputError>;
     fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 }
 
@@ -31,7 +31,7 @@ pub(crate) trait DynTool: Send + Sync {
     fn offered_to_subagents(&self) -> bool;
     fn offered_to_model(&self) -> bool;
     fn deferred_by_default(&self) -> bool;
-    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String>;
+    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, InputError>;
 }
 
 struct Registered<T: Tool> {
@@ -55,7 +55,7 @@ impl<T: Tool> PreparedCall for Prepared<T> {
     fn effects(&self, ctx: &ToolContext) -> Effects {
         self.tool.effects(&self.input, ctx)
     }
-    fn validate(&self, ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, ctx: &ToolContext) -> Result<(), InputError> {
         self.tool.validate(&self.input, ctx)
     }
     fn call(self: Box<Self>, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
@@ -100,11 +100,12 @@ impl<T: Tool> DynTool for Registered<T> {
         self.tool.deferred_by_default()
     }
 
-    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
+    fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, InputError> {
         let validator =
             self.validator.get_or_init(|| jsonschema::validator_for(&self.schema).map_err(|e| e.to_string()));
-        let validator =
-            validator.as_ref().map_err(|e| format!("the input schema of {} does not compile: {e}", self.spec.name))?;
+        let validator = validator
+            .as_ref()
+            .map_err(|why| InputError::BadSchema { tool: self.spec.name.clone(), why: why.clone() })?;
         let found = problems(validator, input);
         if !found.is_empty() {
             return Err(input_error(self.spec.name.as_str(), &found));
@@ -156,8 +157,8 @@ fn describe(e: &jsonschema::ValidationError<'_>) -> String {
     if field.is_empty() { e.to_string() } else { format!("`{field}`: {e}") }
 }
 
-pub(crate) fn input_error(tool: &str, problems: &[String]) -> String {
-    format!("InputValidationError: {tool} failed due to the following issue(s):\n- {}", problems.join("\n- "))
+pub(crate) fn input_error(tool: &str, problems: &[String]) -> InputError {
+    InputError::Invalid { tool: tool.to_string(), problems: problems.to_vec() }
 }
 
 /// The top-level fields of an input schema.
@@ -419,16 +420,16 @@ impl Registry {
 
     /// Look the tool up and check `input` against its schema, then its type. The error is
     /// the message for the paired `is_error` result.
-    pub fn prepare(&self, name: &str, input: &Value) -> Result<Box<dyn PreparedCall>, String> {
+    pub fn prepare(&self, name: &str, input: &Value) -> Result<Box<dyn PreparedCall>, InputError> {
         if let Some(tool) = self.by_name.get(name).and_then(|i| self.tools.get(*i)) {
             return tool.prepare(input);
         }
         match self.joined().into_iter().find(|t| t.tool.spec().name == name) {
             Some(late) => late.prepare(input),
-            None => match self.late.as_ref().and_then(|l| l.why_unavailable(name)) {
-                Some(why) => Err(format!("No such tool available: {name}. {why}")),
-                None => Err(format!("No such tool available: {name}")),
-            },
+            None => Err(InputError::NoSuchTool {
+                name: name.to_string(),
+                why: self.late.as_ref().and_then(|l| l.why_unavailable(name)),
+            }),
         }
     }
 }

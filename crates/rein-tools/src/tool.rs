@@ -21,7 +21,7 @@ pub trait Tool: Send + Sync + 'static {
     fn description(&self) -> String;
 
     /// Semantic checks the schema cannot express (absolute paths, value ranges…).
-    fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, _input: &Self::Input, _ctx: &ToolContext) -> Result<(), crate::InputError> {
         Ok(())
     }
 

@@ -175,7 +175,7 @@ impl Tool for Bash {
         }
     }
 
-    fn validate(&self, input: &BashInput, _ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &BashInput, _ctx: &ToolContext) -> Result<(), crate::InputError> {
         if input.command.trim().is_empty() {
             return Err("command is empty".into());
         }

@@ -102,9 +102,9 @@ impl Tool for BashOutput {
             .to_string()
     }
 
-    fn validate(&self, input: &BashOutputInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &BashOutputInput, _: &ToolContext) -> Result<(), crate::InputError> {
         match &input.filter {
-            Some(f) => regex::Regex::new(f).map(|_| ()).map_err(|e| format!("invalid filter regex: {e}")),
+            Some(f) => regex::Regex::new(f).map(|_| ()).map_err(|e| format!("invalid filter regex: {e}").into()),
             None => Ok(()),
         }
     }

@@ -50,9 +50,10 @@ impl Tool for Edit {
             .to_string()
     }
 
-    fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &EditInput, ctx: &ToolContext) -> Result<(), crate::InputError> {
         check_edit(&input.old_string, &input.new_string)?;
-        writable_target(&input.file_path, ctx).map(|_| ())
+        writable_target(&input.file_path, ctx)?;
+        Ok(())
     }
 
     fn effects(&self, input: &EditInput, ctx: &ToolContext) -> Effects {
@@ -91,14 +92,15 @@ impl Tool for MultiEdit {
             .to_string()
     }
 
-    fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &MultiEditInput, ctx: &ToolContext) -> Result<(), crate::InputError> {
         if input.edits.is_empty() {
             return Err("edits is empty".into());
         }
         for (i, e) in input.edits.iter().enumerate() {
             check_edit(&e.old_string, &e.new_string).map_err(|m| format!("edit {}: {m}", i + 1))?;
         }
-        writable_target(&input.file_path, ctx).map(|_| ())
+        writable_target(&input.file_path, ctx)?;
+        Ok(())
     }
 
     fn effects(&self, input: &MultiEditInput, ctx: &ToolContext) -> Effects {

@@ -81,8 +81,8 @@ impl Tool for Grep {
             .to_string()
     }
 
-    fn validate(&self, input: &GrepInput, _: &ToolContext) -> Result<(), String> {
-        matcher(input).map(|_| ()).map_err(|e| e.0)
+    fn validate(&self, input: &GrepInput, _: &ToolContext) -> Result<(), crate::InputError> {
+        matcher(input).map(|_| ()).map_err(|e| e.0.into())
     }
 
     fn effects(&self, input: &GrepInput, ctx: &ToolContext) -> Effects {

@@ -53,7 +53,7 @@ impl Tool for NotebookEdit {
         "Replaces, inserts or deletes one cell of a Jupyter notebook you have Read; the rest is kept.".to_string()
     }
 
-    fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Result<(), crate::InputError> {
         if !input.notebook_path.ends_with(".ipynb") {
             return Err("notebook_path must be a .ipynb file".into());
         }
@@ -64,7 +64,8 @@ impl Tool for NotebookEdit {
         if mode != EditMode::Insert && input.cell_id.is_none() {
             return Err("cell_id is required to replace or delete a cell".into());
         }
-        writable_target(&input.notebook_path, ctx).map(|_| ())
+        writable_target(&input.notebook_path, ctx)?;
+        Ok(())
     }
 
     fn effects(&self, input: &NotebookEditInput, ctx: &ToolContext) -> Effects {

@@ -53,9 +53,9 @@ impl Tool for Read {
         )
     }
 
-    fn validate(&self, input: &ReadInput, _ctx: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &ReadInput, _ctx: &ToolContext) -> Result<(), crate::InputError> {
         if !Path::new(&input.file_path).is_absolute() {
-            return Err(format!("file_path must be an absolute path, got {:?}", input.file_path));
+            return Err(format!("file_path must be an absolute path, got {:?}", input.file_path).into());
         }
         if input.limit == Some(0) {
             return Err("limit must be at least 1".into());

@@ -56,9 +56,9 @@ impl Tool for TodoWrite {
             .to_string()
     }
 
-    fn validate(&self, input: &TodoWriteInput, _: &ToolContext) -> Result<(), String> {
+    fn validate(&self, input: &TodoWriteInput, _: &ToolContext) -> Result<(), crate::InputError> {
         if let Some(i) = input.todos.iter().position(|t| t.content.trim().is_empty()) {
-            return Err(format!("todo {} has empty content", i + 1));
+            return Err(format!("todo {} has empty content", i + 1).into());
         }
         Ok(())
     }

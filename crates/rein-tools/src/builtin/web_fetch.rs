@@ -40,8 +40,9 @@ impl Tool for WebFetch {
             .to_string()
     }
 
-    fn validate(&self, input: &WebFetchInput, _: &ToolContext) -> Result<(), String> {
-        web_page::target_url(&input.url).map(|_| ())
+    fn validate(&self, input: &WebFetchInput, _: &ToolContext) -> Result<(), crate::InputError> {
+        web_page::target_url(&input.url)?;
+        Ok(())
     }
 
     fn effects(&self, input: &WebFetchInput, _: &ToolContext) -> Effects {

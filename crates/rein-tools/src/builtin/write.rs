@@ -27,8 +27,9 @@ impl Tool for Write {
             .to_string()
     }
 
-    fn validate(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), String> {
-        writable_target(&input.file_path, ctx).map(|_| ())
+    fn validate(&self, input: &WriteInput, ctx: &ToolContext) -> Result<(), crate::InputError> {
+        writable_target(&input.file_path, ctx)?;
+        Ok(())
     }
 
     fn effects(&self, input: &WriteInput, ctx: &ToolContext) -> Effects {

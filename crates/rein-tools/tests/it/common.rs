@@ -41,8 +41,8 @@ impl Tools {
 
     pub async fn call(&self, tool: &str, input: Value) -> Outcome {
         let input = self.registry.expand_paths(tool, &input, &self.ctx).unwrap_or(input);
-        let prepared = self.registry.prepare(tool, &input)?;
-        prepared.validate(&self.ctx)?;
+        let prepared = self.registry.prepare(tool, &input).map_err(|e| e.to_string())?;
+        prepared.validate(&self.ctx).map_err(|e| e.to_string())?;
         match prepared.call(self.ctx.clone()).await {
             Ok(out) => {
                 let text = match out.content {
