@@ -11,7 +11,7 @@ use crate::{Problem, ProblemClass};
 const ARITH_TESTS: &[&str] = &["-eq", "-ne", "-lt", "-le", "-gt", "-ge"];
 
 /// Why `node` is arithmetic rein cannot vouch for, if it is.
-pub fn problem(node: Node<'_>, src: &str) -> Option<Problem> {
+pub(crate) fn problem(node: Node<'_>, src: &str) -> Option<Problem> {
     arith_problem(node, src).map(|t| Problem::new(ProblemClass::Arithmetic, t))
 }
 

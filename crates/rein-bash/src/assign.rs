@@ -34,7 +34,7 @@ pub fn is_inert(name: &str) -> bool {
 }
 
 /// The problem with assigning `name`, if it is not inert.
-pub fn assignment_problem(name: &str) -> Option<Problem> {
+pub(crate) fn assignment_problem(name: &str) -> Option<Problem> {
     (!is_inert(name)).then(|| {
         Problem::new(ProblemClass::Assignment, format!("it sets `{name}`, which can change what the commands run"))
     })
@@ -53,7 +53,7 @@ pub fn assigned_name(w: &Word) -> Option<&str> {
 /// Builtins whose effect on the session shell (how it parses, which program a name
 /// finds, what runs later) makes the rest of the line — and later calls — not what it
 /// seems. `words` is a command with its wrappers stripped.
-pub fn shell_state_problem(words: &[Word]) -> Option<Problem> {
+pub(crate) fn shell_state_problem(words: &[Word]) -> Option<Problem> {
     let text = state_text(words)?;
     let class = if text.contains("arithmetic") {
         ProblemClass::Arithmetic
@@ -94,7 +94,7 @@ fn state_text(words: &[Word]) -> Option<String> {
 /// as arithmetic (which runs command substitutions) by every builtin that takes a name;
 /// callbacks (`mapfile -C`, `compgen -C/-F`, `complete -C/-F`), key bindings (`bind -x`)
 /// and `fc` run commands named by data.
-pub fn evaluates_data(words: &[Word]) -> Option<Problem> {
+pub(crate) fn evaluates_data(words: &[Word]) -> Option<Problem> {
     let program = words.first().filter(|w| w.literal)?.text.as_str();
     let args = &words[1..];
     let takes_names = matches!(

@@ -8,7 +8,7 @@ use crate::{AllowBy, Analysis, Command, Problem, ProblemClass, Redirect, Word, j
 const SYSTEM_BIN: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
 
 /// Record the command `words` (and what it runs) in `a`.
-pub fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
+pub(crate) fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
     let mut forms = Vec::new();
     let mut words = words;
     loop {

@@ -9,7 +9,7 @@ use crate::words::word;
 use crate::{Analysis, Problem, ProblemClass, Redirect, Word};
 
 /// More commands than this in one line are not analysed further.
-pub const MAX_COMMANDS: usize = 50;
+pub(crate) const MAX_COMMANDS: usize = 50;
 /// How deep `bash -c '…'` and `eval` may nest.
 const MAX_DEPTH: usize = 4;
 /// The syntax nodes that are one word of a command.
@@ -100,7 +100,7 @@ impl Walker<'_, '_> {
                 }
             }
             "program" | "list" | "subshell" | "compound_statement" | "negated_command" | "do_group" => {
-                self.children(node)
+                self.children(node);
             }
             "redirected_statement" => self.children(node),
             "command" => self.command(node),
@@ -112,15 +112,15 @@ impl Walker<'_, '_> {
                 self.children(node);
             }
             "heredoc_body" | "heredoc_start" | "heredoc_end" | "heredoc_content" | "comment" | "string_content" => {
-                self.substitutions_in(node)
+                self.substitutions_in(node);
             }
             "command_substitution" | "process_substitution" => {
                 self.backquote_problem(node);
-                self.children(node)
+                self.children(node);
             }
             "variable_assignment" | "variable_assignments" => {
                 self.assignments(node);
-                self.substitutions_in(node)
+                self.substitutions_in(node);
             }
             "declaration_command" | "unset_command" => self.declaration(node),
             "test_command" => {
@@ -246,8 +246,7 @@ impl Walker<'_, '_> {
                 });
             } else {
                 let mut cursor = n.walk();
-                let kids: Vec<Node<'_>> = n.children(&mut cursor).collect();
-                stack.extend(kids.into_iter().rev());
+                stack.extend(n.children(&mut cursor).collect::<Vec<Node<'_>>>().into_iter().rev());
             }
         }
         if words.first().is_some_and(|w| w.text == "[") {
@@ -316,7 +315,7 @@ impl Walker<'_, '_> {
             match child.kind() {
                 "variable_assignment" => {
                     self.assignments(child);
-                    self.substitutions_in(child)
+                    self.substitutions_in(child);
                 }
                 "file_redirect" | "herestring_redirect" | "heredoc_redirect" => self.node(child),
                 _ => {
@@ -358,7 +357,7 @@ impl Walker<'_, '_> {
                 match crate::assign::assignment_problem(text) {
                     Some(p) => self.problem(p),
                     None if !simple => {
-                        self.problem(Problem::new(ProblemClass::Arithmetic, format!("it assigns `{text}`")))
+                        self.problem(Problem::new(ProblemClass::Arithmetic, format!("it assigns `{text}`")));
                     }
                     None => {}
                 }

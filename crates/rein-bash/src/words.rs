@@ -5,7 +5,7 @@ use tree_sitter::Node;
 use crate::Word;
 
 /// The value of an argument-like node.
-pub fn word(node: Node<'_>, src: &str) -> Word {
+pub(crate) fn word(node: Node<'_>, src: &str) -> Word {
     let text = node.utf8_text(src.as_bytes()).unwrap_or_default();
     match node.kind() {
         "word" | "number" | "variable_name" => {

@@ -102,7 +102,7 @@ fn kb(file: &str, key: &str) -> Option<u64> {
     text.lines().find_map(|l| l.strip_prefix(key))?.split_whitespace().next()?.parse().ok()
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     if Command::new("tmux").arg("-V").output().is_err() {
         return Ok(vec![("background session rows".into(), "tmux missing".into(), String::new())]);
     }

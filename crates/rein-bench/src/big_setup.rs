@@ -119,7 +119,7 @@ fn first_request(cmd: &mut std::process::Command, server: &FakeServer) -> anyhow
 }
 
 /// The rows, each the median of 10 after 2 unmeasured starts.
-pub fn rows(bin: &Path, _work: &Path, _home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, _work: &Path, _home: &Path) -> anyhow::Result<Vec<Row>> {
     let (project, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
     install(project.path(), home.path())?;
     let _ = std::process::Command::new("sync").status();

@@ -51,7 +51,7 @@ fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
 }
 
 /// The row: the median of 10 starts.
-pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
     let (project, home) = (tempfile::tempdir()?, tempfile::tempdir()?);
     install(project.path(), home.path())?;
     // Installed files are old on a user's machine: written back and in the page cache.

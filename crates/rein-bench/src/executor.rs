@@ -82,7 +82,7 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
-pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
     let mut rows = Vec::new();
     // 10 read-only `sleep 0.3` calls through the binary.
     let calls: Vec<ContentBlock> =

@@ -94,7 +94,7 @@ fn job(bin: &Path, testkit: &Path, n: usize) -> anyhow::Result<Job> {
     })
 }
 
-pub fn rows(bin: &Path, _cwd: &Path, _home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, _cwd: &Path, _home: &Path) -> anyhow::Result<Vec<Row>> {
     let missing = |why: &str| Ok(vec![("Harbor rows".into(), why.into(), String::new())]);
     if !repo().join(".ci/harbor-venv/bin/python").exists() {
         return missing("Harbor is not installed in .ci/harbor-venv (scripts/prepare installs it)");

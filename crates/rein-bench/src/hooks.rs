@@ -6,7 +6,7 @@ use rein_hooks::{HookConfig, Hooks, Session};
 use rein_settings::{Locations, Settings};
 use serde_json::json;
 
-pub fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
     let dir = tempfile::tempdir()?;
     let cwd = std::fs::canonicalize(dir.path())?;
     let settings = Settings::load(&Locations {

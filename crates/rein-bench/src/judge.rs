@@ -66,7 +66,7 @@ fn session(bin: &Path, cwd: &Path, home: &Path, mode: &str, rule: bool) -> anyho
     Ok(g)
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let by_rule = session(bin, cwd, home, "default", true)?;
     let judged = session(bin, cwd, home, "auto", false)?;
     let auto_rule = session(bin, cwd, home, "auto", true)?;

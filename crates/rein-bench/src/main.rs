@@ -6,6 +6,9 @@
 //! - 50- and 500-turn scripted sessions (one Glob per turn, instant fake server): harness
 //!   time per turn (end of one response → next request) and peak RSS.
 
+// A binary: what it prints is its output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod background;
 mod big_setup;
 mod definitions;

@@ -130,7 +130,7 @@ fn direct_call(server_bin: &Path) -> anyhow::Result<Duration> {
     })
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let Some(server_bin) = everything() else {
         return Ok(vec![(
             "MCP rows".into(),

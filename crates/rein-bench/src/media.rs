@@ -11,7 +11,7 @@ use serde_json::json;
 
 use crate::{ms, percentile, rein};
 
-pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
     let fit = |png: &[u8]| -> Duration {
         let mut times: Vec<Duration> = (0..5)
             .map(|_| {

@@ -53,7 +53,7 @@ fn webfetch_requests(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<usiz
     Ok(server.requests().len())
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let remote = OAuthMcpServer::start(3600)?;
     let config = vec![
         "--mcp-config".to_string(),

@@ -91,7 +91,7 @@ fn first_request(bin: &Path, home: &Path, project: &Path) -> anyhow::Result<(std
 
 /// Starts with and without the plugins, taken in turn (so that the machine's drift
 /// falls on both), 20 of each after 2 unmeasured; the medians' difference.
-pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
     let (project, bare, home) = (tempfile::tempdir()?, tempfile::tempdir()?, tempfile::tempdir()?);
     install(home.path())?;
     let (mut without, mut with, mut waited) = (Vec::new(), Vec::new(), true);

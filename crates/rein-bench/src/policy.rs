@@ -7,7 +7,7 @@ use rein_policy::{Call, Effects, Policy, PolicyInputs};
 use rein_tools::{Registry, ShellCommand, register_builtins};
 use serde_json::json;
 
-pub fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
     let dir = tempfile::tempdir()?;
     let cwd = std::fs::canonicalize(dir.path())?;
     std::fs::write(cwd.join("README.md"), "x")?;

@@ -25,7 +25,7 @@ fn session(late_end_ms: u64, distinct: bool) -> Scenario {
     Scenario::new(steps)
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let cases: [(&str, &[&str], u64, bool); 7] = [
         ("anthropic", &[], 0, false),

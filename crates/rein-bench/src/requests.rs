@@ -58,7 +58,7 @@ fn first_request_rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Ve
     ])
 }
 
-pub fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows(bin: &Path, work: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
     let mut rows = first_request_rows(bin, work, home)?;
     // 100 000 lines of 10 characters: 1 MB, five times what `seq 1 200000` prints.
     let big = session(bin, work, home, "yes 123456789 | head -n 100000")?;

@@ -81,7 +81,7 @@ fn big_workspace(root: &Path) -> anyhow::Result<()> {
 }
 
 /// The plan for the big workspace: median of 21, after one warm-up.
-pub fn plan_row() -> anyhow::Result<Row> {
+pub(crate) fn plan_row() -> anyhow::Result<Row> {
     let project = tempfile::tempdir()?;
     let root = std::fs::canonicalize(project.path())?;
     big_workspace(&root)?;
@@ -157,7 +157,7 @@ fn stages(bin: &Path) -> std::path::PathBuf {
     if jail.is_file() { jail } else { bin.to_path_buf() }
 }
 
-pub fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path) -> anyhow::Result<Vec<Row>> {
     let bin = stages(bin);
     let bin = bin.as_path();
     let project = tempfile::tempdir()?;

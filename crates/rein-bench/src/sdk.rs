@@ -77,7 +77,7 @@ fn measure(py: &Path, cli: &Path, cwd: &Path, home: &Path) -> anyhow::Result<(f6
     Ok((median(runs.iter().map(|r| r.0).collect()), median(runs.iter().map(|r| r.1).collect())))
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let Some(py) = venv_python() else {
         return Ok(vec![("Agent SDK query()".into(), "skipped: no SDK in .ci/venv".into(), "≥ 20× claude".into())]);
     };

@@ -17,7 +17,7 @@ fn mb(kb: i64) -> String {
     format!("{:.1} MB", kb as f64 / 1024.0)
 }
 
-pub fn rows(bin: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let mut rows = Vec::new();
     let dir = tempfile::tempdir()?;
     let cwd = std::fs::canonicalize(dir.path())?;

@@ -28,7 +28,7 @@ fn request_bytes(bin: &Path, cwd: &Path, home: &Path, py: &Path, mode: &str) -> 
     Ok(reqs[1].body_len)
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<Row>> {
     let py = std::env::current_dir()?.join(".ci/venv/bin/python");
     let ok = std::process::Command::new(&py).args(["-c", "import mcp"]).output().is_ok_and(|o| o.status.success());
     if !ok {

@@ -118,7 +118,7 @@ fn bash_gigabyte(t: &Tools, rows: &mut Vec<(String, String, String)>) -> anyhow:
 }
 
 /// The 1 GB row; call it first, while this process is small.
-pub fn gigabyte_row() -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn gigabyte_row() -> anyhow::Result<Vec<(String, String, String)>> {
     let mut rows = Vec::new();
     {
         let scratch = tempfile::tempdir()?;
@@ -132,7 +132,7 @@ pub fn gigabyte_row() -> anyhow::Result<Vec<(String, String, String)>> {
     Ok(rows)
 }
 
-pub fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows() -> anyhow::Result<Vec<(String, String, String)>> {
     let mut rows = Vec::new();
     let tree = tempfile::tempdir()?;
     let root = std::fs::canonicalize(tree.path())?;

@@ -66,7 +66,7 @@ fn start(
     Ok((pane, t0))
 }
 
-pub fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
+pub(crate) fn rows(bin: &Path, cwd: &Path, home: &Path) -> anyhow::Result<Vec<(String, String, String)>> {
     if Command::new("tmux").arg("-V").output().is_err() {
         return Ok(vec![("interactive rows".into(), "tmux missing".into(), String::new())]);
     }

@@ -4,7 +4,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Clone, Parser)]
 #[command(name = "rein", about = "A fast, safe coding-agent harness", long_about = None, disable_version_flag = true)]
-pub struct Args {
+pub(crate) struct Args {
     /// `-v`: print the Claude Code release whose protocol rein speaks (`X.Y.Z (Claude
     /// Code)`, as the Agent SDKs read it); `--version`/`-V`: rein's own version too.
     #[arg(short = 'v', long = "version", short_alias = 'V', action = clap::ArgAction::SetTrue)]
@@ -249,7 +249,7 @@ pub struct Args {
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Run a real session on a scratch copy of a bundled sample project, driven by a
     /// built-in scripted model (no key, no network); uses the real model when
     /// ANTHROPIC_API_KEY is set, unless --scripted.
@@ -342,7 +342,7 @@ pub enum Command {
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum McpAction {
+pub(crate) enum McpAction {
     /// List the configured servers and check each one.
     List,
     /// Show one server.
@@ -392,13 +392,13 @@ pub enum McpAction {
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum SandboxAction {
+pub(crate) enum SandboxAction {
     /// Print the tier, each mechanism found, and the effective policy.
     Check,
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum PermissionsAction {
+pub(crate) enum PermissionsAction {
     /// Explain the decision for calls written like rules: 'Bash(git push)',
     /// 'Read(./.env)', 'WebFetch(https://example.com)', 'Edit(src/main.rs)'.
     Check {
@@ -413,13 +413,13 @@ pub enum PermissionsAction {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum InputFormat {
+pub(crate) enum InputFormat {
     Text,
     StreamJson,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     Text,
     Json,
     StreamJson,
@@ -453,7 +453,7 @@ const NOT_YET: &[(&str, bool)] = &[
 /// `--flag value` and `--flag=value` forms; a flag rein does not know is reported on
 /// stderr and ignored (with its value when the Agent SDK's protocol is on, where no
 /// positional prompt can follow), never a crash.
-pub fn parse_lenient() -> Args {
+pub(crate) fn parse_lenient() -> Args {
     let argv: Vec<String> = std::env::args_os().map(|a| a.to_string_lossy().into_owned()).collect();
     let sdk = argv.windows(2).any(|w| w[0] == "--input-format" && w[1] == "stream-json")
         || argv.iter().any(|a| a == "--input-format=stream-json");
@@ -502,7 +502,7 @@ pub fn parse_lenient() -> Args {
 
 impl Args {
     /// The flags that shape the session, as plain data for the session owner.
-    pub fn options(&self) -> rein_session::Options {
+    pub(crate) fn options(&self) -> rein_session::Options {
         rein_session::Options {
             print: self.print,
             trusted_for_session: false,

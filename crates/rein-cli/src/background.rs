@@ -25,7 +25,7 @@ fn jobs() -> Jobs {
 }
 
 /// `rein --bg …`: start the session detached, print its id and how to reach it.
-pub fn launch(args: &Args) -> anyhow::Result<ExitCode> {
+pub(crate) fn launch(args: &Args) -> anyhow::Result<ExitCode> {
     if args.print {
         bail!("--bg runs an interactive session in the background; -p runs one here and prints its answer");
     }
@@ -99,7 +99,7 @@ fn session_flags(argv: Vec<OsString>, prompt: &str) -> Vec<String> {
 }
 
 /// `rein agents [--json]`.
-pub fn agents(json: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn agents(json: bool) -> anyhow::Result<ExitCode> {
     let all = jobs().all();
     if json {
         let list: Vec<serde_json::Value> = all
@@ -198,7 +198,7 @@ fn age(ms: u64) -> String {
 }
 
 /// `rein logs ID [-f]`.
-pub fn logs(query: &str, follow: bool) -> anyhow::Result<ExitCode> {
+pub(crate) fn logs(query: &str, follow: bool) -> anyhow::Result<ExitCode> {
     let job = jobs().find(query)?;
     let mut offset = 0u64;
     let mut partial: Vec<u8> = Vec::new();
@@ -257,7 +257,7 @@ pub fn logs(query: &str, follow: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// `rein attach ID`: a live session in this terminal; an ended one is resumed first.
-pub fn attach(query: &str) -> anyhow::Result<ExitCode> {
+pub(crate) fn attach(query: &str) -> anyhow::Result<ExitCode> {
     if !(std::io::stdin().is_terminal() && std::io::stdout().is_terminal()) {
         bail!("attaching needs a terminal (`rein logs ID` prints what a session did)");
     }
@@ -281,7 +281,7 @@ pub fn attach(query: &str) -> anyhow::Result<ExitCode> {
 }
 
 /// `rein stop ID`.
-pub fn stop(query: &str) -> anyhow::Result<ExitCode> {
+pub(crate) fn stop(query: &str) -> anyhow::Result<ExitCode> {
     let job = jobs().find(query)?;
     rein_jobs::client::stop(&job.dir, &job.state.id)?;
     println!("stopped {}", job.state.id);
@@ -289,7 +289,7 @@ pub fn stop(query: &str) -> anyhow::Result<ExitCode> {
 }
 
 /// `rein rm ID`: stopped first if it runs; its conversation stays.
-pub fn rm(query: &str) -> anyhow::Result<ExitCode> {
+pub(crate) fn rm(query: &str) -> anyhow::Result<ExitCode> {
     let job = jobs().find(query)?;
     if job.alive() {
         rein_jobs::client::stop(&job.dir, &job.state.id)?;

@@ -31,7 +31,7 @@ const SAMPLE: &[(&str, &str)] = &[
     ("tests/test_stockroom.py", include_str!("../demo/sample/tests/test_stockroom.py")),
 ];
 
-pub async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(args: &Args, force_scripted: bool, format: Option<OutputFormat>) -> anyhow::Result<ExitCode> {
     let scratch = tempfile::Builder::new().prefix("rein-demo-").tempdir().context("creating a scratch directory")?;
     for (path, text) in SAMPLE {
         let target = scratch.path().join(path);

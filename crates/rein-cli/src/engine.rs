@@ -5,7 +5,7 @@ use rein_session::Builder;
 
 /// Build the session `builder` describes for a frontend, after saying the setup's
 /// notices.
-pub fn build(builder: Builder<'_>) -> anyhow::Result<rein_session::Session> {
+pub(crate) fn build(builder: Builder<'_>) -> anyhow::Result<rein_session::Session> {
     let setup = builder.setup();
     for notice in &setup.notices {
         crate::messages::message!("{notice}");

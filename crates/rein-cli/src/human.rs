@@ -8,7 +8,7 @@ use rein_session::events::{EngineEvent, Outcome, StreamDelta};
 
 const RESULT_PREVIEW_LINES: usize = 6;
 
-pub struct Human {
+pub(crate) struct Human {
     out: Box<dyn Write + Send>,
     mid_line: bool,
     tool_calls: usize,
@@ -20,7 +20,7 @@ pub struct Human {
 
 impl Human {
     /// `color`: whether `out` is a terminal, so that thinking can be shown dimmed.
-    pub fn new(out: Box<dyn Write + Send>, color: bool) -> Self {
+    pub(crate) fn new(out: Box<dyn Write + Send>, color: bool) -> Self {
         Human { out, mid_line: false, tool_calls: 0, thinking: false, color }
     }
 
@@ -37,7 +37,7 @@ impl Human {
         let _ = self.out.flush();
     }
 
-    pub fn event(&mut self, event: &EngineEvent) {
+    pub(crate) fn event(&mut self, event: &EngineEvent) {
         match event {
             EngineEvent::Stream(StreamDelta::Thinking { thinking, .. }) => self.thinking(thinking),
             EngineEvent::Stream(StreamDelta::Text { text, .. }) => {
@@ -110,7 +110,7 @@ impl Human {
         }
     }
 
-    pub fn finish(&mut self, outcome: &Outcome, elapsed: Duration) {
+    pub(crate) fn finish(&mut self, outcome: &Outcome, elapsed: Duration) {
         self.end_line();
         let _ = writeln!(
             self.out,

@@ -9,7 +9,7 @@ use rein_policy::PermissionMode;
 use crate::args::Args;
 use crate::session::Setup;
 
-pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
     let mut args = args.clone();
     if args.resume.as_deref() == Some("") {
         match pick_session()? {

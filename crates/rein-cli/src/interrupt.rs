@@ -5,7 +5,7 @@
 use tokio_util::sync::CancellationToken;
 
 /// Watch for SIGINT while the session runs; abort the returned task when done.
-pub fn watch(abort: CancellationToken) -> tokio::task::JoinHandle<()> {
+pub(crate) fn watch(abort: CancellationToken) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_err() {
             return;

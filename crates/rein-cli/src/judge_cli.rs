@@ -10,13 +10,13 @@ use rein_protocol::ToolUse;
 
 use crate::args::Args;
 
-pub struct Judging {
+pub(crate) struct Judging {
     judge: rein_judge::ModelJudge,
     runtime: tokio::runtime::Runtime,
 }
 
 impl Judging {
-    pub fn new(args: &Args) -> anyhow::Result<Judging> {
+    pub(crate) fn new(args: &Args) -> anyhow::Result<Judging> {
         let provider = crate::provider::Provider::choose(args.provider, None)?;
         let model: Arc<dyn rein_model::Model> = provider.client(None)?;
         let name = match provider {
@@ -31,7 +31,7 @@ impl Judging {
     }
 
     /// Print what auto mode does with `call`.
-    pub fn explain(&self, call: &ToolUse, effects: &Effects, decision: &Decision, roots: &[std::path::PathBuf]) {
+    pub(crate) fn explain(&self, call: &ToolUse, effects: &Effects, decision: &Decision, roots: &[std::path::PathBuf]) {
         if decision.behavior != Behavior::Ask {
             println!("  auto mode: not judged (the rules decide: {})", decision.behavior.name());
             return;

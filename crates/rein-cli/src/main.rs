@@ -5,6 +5,9 @@
 //! `rein_session::Options`, hands the session to the frontend asked for, prints through
 //! the one door (`messages.rs`) and exits with a meaningful code.
 
+// A binary: what it prints is its output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod args;
 mod background;
 use rein_session::{env, mcp, prompt_tool, provider};

@@ -77,7 +77,7 @@ fn configured(loc: &rein_mcp::Locations, name: &str) -> anyhow::Result<rein_mcp:
         .with_context(|| format!("No MCP server found with name: {name}"))
 }
 
-pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
+pub(crate) fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
     let (store, loc) = store(args)?;
     match action {
         McpAction::Add { name, scope: s, transport, env, header, target } => {
@@ -192,7 +192,7 @@ pub fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
                     match held(s) {
                         Some(why) => out.push(Err(why)),
                         None => {
-                            out.push(rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await.map(|_| ()))
+                            out.push(rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await.map(|_| ()));
                         }
                     }
                 }

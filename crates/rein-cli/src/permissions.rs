@@ -12,7 +12,7 @@ use crate::args::{Args, PermissionsAction};
 use rein_session::rules::load;
 
 /// `rein permissions …`.
-pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
+pub(crate) fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let home = crate::env::Env::read().home;
     let (registry, kinds) = crate::session::builtin_tools()?;
@@ -45,7 +45,7 @@ pub fn run(args: &Args, action: &PermissionsAction) -> anyhow::Result<()> {
             Ok(())
         }
         PermissionsAction::Check { calls, auto } => {
-            let mut ctx = ToolContext::new(cwd.clone(), std::env::temp_dir());
+            let mut ctx = ToolContext::new(cwd, std::env::temp_dir());
             ctx.home = home;
             let judge = if *auto { Some(crate::judge_cli::Judging::new(args)?) } else { None };
             for call in calls {

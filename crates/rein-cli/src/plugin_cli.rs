@@ -10,7 +10,7 @@ use clap::Subcommand;
 use rein_plugins::ops;
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum PluginAction {
+pub(crate) enum PluginAction {
     /// Add, list, update or remove marketplaces.
     Marketplace {
         #[command(subcommand)]
@@ -50,7 +50,7 @@ pub enum PluginAction {
 }
 
 #[derive(Debug, Clone, Subcommand)]
-pub enum MarketplaceAction {
+pub(crate) enum MarketplaceAction {
     /// Add a marketplace: a folder, owner/repo, or a git URL (#ref for a branch or tag).
     Add { source: String },
     /// The known marketplaces.
@@ -74,7 +74,7 @@ fn short(spec: &str) -> &str {
     spec.rsplit_once('@').map_or(spec, |(n, _)| n)
 }
 
-pub fn run(action: &PluginAction) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(action: &PluginAction) -> anyhow::Result<ExitCode> {
     let ctx = context()?;
     match action {
         PluginAction::Marketplace { action } => marketplace(&ctx, action)?,

@@ -20,7 +20,7 @@ enum Mode {
     Human(Human),
 }
 
-pub struct Frontend {
+pub(crate) struct Frontend {
     mode: Mode,
     session_id: String,
     /// The human transcript goes to stderr when stdout carries the result.
@@ -28,7 +28,7 @@ pub struct Frontend {
 }
 
 impl Frontend {
-    pub fn new(format: OutputFormat, verbose: bool) -> Self {
+    pub(crate) fn new(format: OutputFormat, verbose: bool) -> Self {
         let stdout = || Arc::new(Peer::new(Box::new(std::io::stdout())));
         let mode = match format {
             OutputFormat::Text if verbose => {
@@ -42,7 +42,7 @@ impl Frontend {
     }
 
     /// The readable transcript on stdout, for the demo.
-    pub fn human() -> Self {
+    pub(crate) fn human() -> Self {
         Frontend {
             mode: Mode::Human(Human::new(Box::new(std::io::stdout()), std::io::stdout().is_terminal())),
             session_id: String::new(),
@@ -50,35 +50,38 @@ impl Frontend {
         }
     }
 
-    pub fn set_tools(&mut self, tools: Vec<String>) {
+    pub(crate) fn set_tools(&mut self, tools: Vec<String>) {
         if let Mode::Lines(lines) = &mut self.mode {
             lines.set_tools(tools);
         }
     }
 
-    pub fn start(&mut self, setup: &Setup, session_id: &str) {
+    pub(crate) fn start(&mut self, setup: &Setup, session_id: &str) {
         self.session_id = session_id.to_string();
         if let Mode::Lines(lines) = &mut self.mode {
             lines.start(setup, session_id);
         }
     }
 
-    pub fn event(&mut self, event: EngineEvent) {
+    pub(crate) fn event(&mut self, event: EngineEvent) {
         match (&mut self.mode, &event) {
             (Mode::Lines(lines), _) => lines.event(&event),
             (_, EngineEvent::Notice(n)) => crate::messages::message!("{n}"),
             (_, EngineEvent::ApiRetry { attempt, max_retries, delay, error, .. }) => {
-                crate::messages::message!("{error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64())
+                crate::messages::message!(
+                    "{error}; retrying in {:.1} s ({attempt}/{max_retries})",
+                    delay.as_secs_f64()
+                );
             }
             (Mode::Human(_), EngineEvent::Compacted { pre_tokens, post_tokens, .. }) => {
-                crate::messages::message!("compacted the conversation ({pre_tokens} → {post_tokens} tokens)")
+                crate::messages::message!("compacted the conversation ({pre_tokens} → {post_tokens} tokens)");
             }
             (Mode::Human(h), _) => h.event(&event),
             (Mode::Text, _) => {}
         }
     }
 
-    pub fn finish(&mut self, setup: &Setup, outcome: &Outcome, elapsed: Duration) {
+    pub(crate) fn finish(&mut self, setup: &Setup, outcome: &Outcome, elapsed: Duration) {
         match &mut self.mode {
             Mode::Lines(lines) => return lines.finish(setup, outcome, elapsed),
             Mode::Text => {

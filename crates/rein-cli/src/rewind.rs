@@ -17,13 +17,13 @@ use crate::session::Setup;
 
 /// What to restore.
 #[derive(Debug, Clone, Copy)]
-pub struct What {
+pub(crate) struct What {
     pub files: bool,
     pub conversation: bool,
 }
 
 /// `rein rewind [TARGET]`.
-pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -> anyhow::Result<ExitCode> {
+pub(crate) async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -> anyhow::Result<ExitCode> {
     let mut args = args.clone();
     if args.resume.is_none() {
         args.continue_session = true;
@@ -55,7 +55,7 @@ pub async fn command(args: &Args, target: Option<&str>, what: What, yes: bool) -
 }
 
 /// `--rewind-to UUID` on a resumed session, before its first prompt.
-pub fn before_first_prompt(session: &mut Session, uuid: &str) -> anyhow::Result<()> {
+pub(crate) fn before_first_prompt(session: &mut Session, uuid: &str) -> anyhow::Result<()> {
     let n = session.prompt_of(uuid).with_context(|| format!("--rewind-to: no prompt with the message id {uuid}"))?;
     let restored = rewind_asking(session, n, What { files: true, conversation: true }, false)?;
     crate::messages::message!("went back to before that prompt ({} file(s) restored)", restored.len());

@@ -9,7 +9,7 @@ use crate::args::Args;
 use rein_session::sandbox::config;
 
 /// `rein sandbox check`: the tier, each mechanism found, and the effective policy.
-pub fn check(args: &Args) -> anyhow::Result<()> {
+pub(crate) fn check(args: &Args) -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let home = crate::env::Env::read().home;
     let (_, kinds) = crate::session::builtin_tools()?;

@@ -10,7 +10,7 @@ use rein_sdk::{SdkEnd, SdkError, SdkFlags};
 use crate::args::Args;
 use crate::session::Setup;
 
-pub fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
     let options = args.options();
     let setup = Setup::from_options(&options)?;
     let flags = SdkFlags {

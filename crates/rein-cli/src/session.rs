@@ -7,10 +7,10 @@ use rein_session::events::End;
 
 use crate::print::Frontend;
 
-pub use rein_session::{Setup, builtin_tools, resolve_model};
+pub(crate) use rein_session::{Setup, builtin_tools, resolve_model};
 
 /// Run one prompt to its end.
-pub async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
+pub(crate) async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Frontend) -> RunEnd {
     let started = Instant::now();
     let setup = builder.setup();
     let mut session = match crate::engine::build(builder) {
@@ -71,7 +71,7 @@ pub async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Frontend) ->
 
 /// How a run ended, for the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunEnd {
+pub(crate) enum RunEnd {
     Ok,
     Failed,
     /// Interrupted by the user (exit code 130, as a shell reports SIGINT).
@@ -79,7 +79,7 @@ pub enum RunEnd {
 }
 
 impl RunEnd {
-    pub fn exit_code(self) -> std::process::ExitCode {
+    pub(crate) fn exit_code(self) -> std::process::ExitCode {
         match self {
             RunEnd::Ok => std::process::ExitCode::SUCCESS,
             RunEnd::Failed => std::process::ExitCode::FAILURE,
@@ -90,7 +90,7 @@ impl RunEnd {
 
 /// `--init-only`: the Setup hooks (trigger `init`), then exit; what they say goes to
 /// stderr. Exit 1 when the session could not be put together.
-pub async fn init_only(setup: &Setup) -> RunEnd {
+pub(crate) async fn init_only(setup: &Setup) -> RunEnd {
     let mut session = match crate::engine::build(Builder::new(setup)) {
         Ok(s) => s,
         Err(e) => {

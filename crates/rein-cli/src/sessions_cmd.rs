@@ -5,7 +5,7 @@ use anyhow::Context;
 use crate::env::Env;
 
 /// `rein sessions`.
-pub fn list() -> anyhow::Result<()> {
+pub(crate) fn list() -> anyhow::Result<()> {
     let cwd = std::env::current_dir().context("cannot read the working directory")?;
     let sessions = rein_session::earlier_sessions(&Env::read().rein_home, &cwd);
     if sessions.is_empty() {

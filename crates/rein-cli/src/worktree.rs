@@ -13,7 +13,7 @@ use rein_tools::git_worktree::{Finished, Worktree};
 use crate::args::Args;
 
 /// Run the session `session` in the worktree `--worktree` names, then finish with it.
-pub fn run(args: &Args, session: fn(&Args) -> anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
+pub(crate) fn run(args: &Args, session: fn(&Args) -> anyhow::Result<ExitCode>) -> anyhow::Result<ExitCode> {
     let mut args = args.clone();
     let name = match args.worktree.as_deref() {
         Some("") | None => rein_tools::git_worktree::made_up_name(),

@@ -52,7 +52,7 @@ fn is_sha256(git_dir: &Path) -> bool {
 
 /// The files the repository at or above `dir` tracks (absolute); `None` when its index
 /// cannot be read. Empty outside a repository.
-pub fn tracked(dir: &Path) -> Option<Vec<PathBuf>> {
+pub(crate) fn tracked(dir: &Path) -> Option<Vec<PathBuf>> {
     let Some(git_dir) = git_dir(dir) else { return Some(Vec::new()) };
     let top = work_tree_top(dir).unwrap_or_else(|| dir.to_path_buf());
     let entries = crate::git_index::entries(&git_dir, is_sha256(&git_dir))?;

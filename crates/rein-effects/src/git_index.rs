@@ -6,18 +6,18 @@
 use std::path::Path;
 
 /// The mode of a gitlink entry (a nested repository).
-pub const GITLINK: u32 = 0o160000;
+pub(crate) const GITLINK: u32 = 0o160000;
 
 /// One entry of the index: its mode and its path relative to the work tree's top.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub mode: u32,
     pub path: String,
 }
 
 /// The entries of the index at `git_dir/index`; `None` when it cannot be read exactly
 /// (a missing index is an empty one).
-pub fn entries(git_dir: &Path, sha256: bool) -> Option<Vec<Entry>> {
+pub(crate) fn entries(git_dir: &Path, sha256: bool) -> Option<Vec<Entry>> {
     let bytes = match std::fs::read(git_dir.join("index")) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(Vec::new()),

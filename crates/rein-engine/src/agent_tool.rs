@@ -407,7 +407,7 @@ impl AgentTool {
                 Some(skill) => match skill.loaded("") {
                     Ok(text) => out.push_str(&format!("\n\n<skill name=\"{name}\">\n{text}\n</skill>")),
                     Err(e) => {
-                        tracing::warn!(agent = %def.name, skill = %name, error = %e, "the subagent's skill cannot be read")
+                        tracing::warn!(agent = %def.name, skill = %name, error = %e, "the subagent's skill cannot be read");
                     }
                 },
                 None => tracing::warn!(agent = %def.name, skill = %name, "the subagent's skill is not installed"),

@@ -6,7 +6,7 @@ use rein_protocol::ToolUse;
 
 use crate::gate::Verdict;
 
-pub fn record(call: &ToolUse, verdict: &Verdict) {
+pub(crate) fn record(call: &ToolUse, verdict: &Verdict) {
     tracing::info!(
         target: "rein::audit",
         tool = %call.name,

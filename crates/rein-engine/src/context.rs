@@ -6,7 +6,7 @@ use rein_protocol::{ContentBlock, Message, Role, ToolResultContent};
 
 use crate::Conversation;
 
-pub use crate::repeats::CLEARED;
+pub(crate) use crate::repeats::CLEARED;
 
 /// Window sizes and thresholds, in tokens.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,7 +48,12 @@ pub fn estimate_tokens(bytes: usize) -> u64 {
 /// The per-message tool-result budget: when the results of one response add up to
 /// more than `limit` characters, the largest are saved to files (a preview and the
 /// path stay) until the message fits. Returns how many were spilled.
-pub fn budget_results(message: &mut Message, limit: usize, ctx: &rein_tools::ToolContext, exempt: &[String]) -> usize {
+pub(crate) fn budget_results(
+    message: &mut Message,
+    limit: usize,
+    ctx: &rein_tools::ToolContext,
+    exempt: &[String],
+) -> usize {
     let size = |c: &ToolResultContent| match c {
         ToolResultContent::Text(t) => t.len(),
         ToolResultContent::Blocks(_) => 0,
@@ -153,7 +158,7 @@ pub fn compacted_history(messages: &[Message], summary: &str) -> Vec<Message> {
 }
 
 /// The instruction for the summary request.
-pub const SUMMARY_PROMPT: &str = "Summarise this conversation so that the work can continue without it. Keep: \
+pub(crate) const SUMMARY_PROMPT: &str = "Summarise this conversation so that the work can continue without it. Keep: \
 every request the user made, in their words where it matters; the files read and changed, with the important \
 details; errors met and how they were fixed; decisions taken and why; and the work still pending, with the next \
 step. Be concise and complete. Answer with the summary only.";
@@ -250,7 +255,7 @@ mod tests {
     fn a_kept_repeat_gets_back_the_text_that_microcompact_or_compaction_removes() {
         let pointer = crate::repeats::pointer("a");
         let mut all = recorded();
-        all[8] = Message::user(vec![ContentBlock::tool_result("d", pointer.clone(), false)]);
+        all[8] = Message::user(vec![ContentBlock::tool_result("d", pointer, false)]);
         let mut c = Conversation::new();
         for m in all.clone() {
             c.push(m).unwrap();

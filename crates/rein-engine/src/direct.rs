@@ -13,7 +13,7 @@ use serde_json::json;
 use crate::Engine;
 
 /// Where a command's turn-only rules come from (removed when the turn ends).
-pub fn turn_origin(name: &str) -> String {
+pub(crate) fn turn_origin(name: &str) -> String {
     format!("command /{name} (this turn)")
 }
 
@@ -113,7 +113,7 @@ impl Engine {
             match self.run_direct_content(call).await {
                 (_, true) => {}
                 (ToolResultContent::Text(content), false) => {
-                    text.push_str(&format!("\n\n<file path=\"{file}\">\n{content}\n</file>"))
+                    text.push_str(&format!("\n\n<file path=\"{file}\">\n{content}\n</file>"));
                 }
                 (ToolResultContent::Blocks(content), false) => {
                     blocks.push(ContentBlock::text(format!("<file path=\"{file}\">")));

@@ -39,7 +39,7 @@ struct Entry {
     report: Option<CallReport>,
 }
 
-pub struct Executor {
+pub(crate) struct Executor {
     registry: Arc<Registry>,
     gate: Gate,
     ctx: ToolContext,
@@ -50,13 +50,13 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(registry: Arc<Registry>, gate: Gate, ctx: ToolContext, cap: usize) -> Self {
+    pub(crate) fn new(registry: Arc<Registry>, gate: Gate, ctx: ToolContext, cap: usize) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
         Executor { registry, gate, ctx, cap: cap.max(1), entries: Vec::new(), tx, rx }
     }
 
     /// Accept a complete `tool_use` (once per id) and start what may start.
-    pub fn submit(&mut self, mut call: ToolUse, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+    pub(crate) fn submit(&mut self, mut call: ToolUse, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         if self.entries.iter().any(|e| e.call.id == call.id) {
             return;
         }
@@ -134,7 +134,7 @@ impl Executor {
 
     /// Wait for the next call to finish and start what may follow. Never resolves when
     /// nothing is running (so it can sit in a `select!` beside the model stream).
-    pub async fn progress(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+    pub(crate) async fn progress(&mut self, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
         if self.running().next().is_none() {
             return std::future::pending().await;
         }
@@ -200,7 +200,7 @@ impl Executor {
     }
 
     /// Wait for every call; if `abort` fires first, interrupt. Reports in call order.
-    pub async fn finish(
+    pub(crate) async fn finish(
         &mut self,
         abort: &CancellationToken,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
@@ -223,7 +223,7 @@ impl Executor {
 
     /// Stop everything: running calls are cancelled, and every call without a result is
     /// answered "Interrupted by user". Reports in call order.
-    pub async fn interrupt(&mut self) -> Vec<CallReport> {
+    pub(crate) async fn interrupt(&mut self) -> Vec<CallReport> {
         let running: Vec<usize> =
             (0..self.entries.len()).filter(|j| self.entries[*j].started && self.entries[*j].report.is_none()).collect();
         self.cancel(&running, INTERRUPTED).await;
@@ -234,7 +234,7 @@ impl Executor {
     }
 
     /// After a broken stream: cancel what was started from it and forget every result.
-    pub async fn discard(&mut self) {
+    pub(crate) async fn discard(&mut self) {
         let _ = self.interrupt().await;
     }
 

@@ -4,7 +4,7 @@
 use rein_protocol::{ContentBlock, Message, Role};
 
 /// Message for a result rein had to invent.
-pub const MISSING_RESULT: &str = "Tool result missing: the call was not answered (repaired by rein)";
+pub(crate) const MISSING_RESULT: &str = "Tool result missing: the call was not answered (repaired by rein)";
 
 /// What a repair changed, for the log.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -372,7 +372,7 @@ impl Engine {
             if let Some(warning) = journal.take_warning() {
                 sink(EngineEvent::Notice(warning));
             }
-            sink(e)
+            sink(e);
         };
         let mut counters = TurnCounters { turn_start: self.conversation.len(), ..TurnCounters::default() };
         let abort = self.ctx.abort.clone();

@@ -20,7 +20,8 @@ use rein_tools::Registry;
 use crate::Conversation;
 
 /// What an old tool result becomes after microcompact.
-pub const CLEARED: &str = "[Old tool result content cleared to save context; run the tool again if it is needed.]";
+pub(crate) const CLEARED: &str =
+    "[Old tool result content cleared to save context; run the tool again if it is needed.]";
 
 const HEAD: &str = "Unchanged: same as ";
 const TAIL: &str = " above.";

@@ -11,7 +11,7 @@ use crate::EngineEvent;
 use crate::executor::Executor;
 
 /// How a request ended.
-pub enum Sampled {
+pub(crate) enum Sampled {
     Done(AssistantMessage),
     /// The request failed; the text that had arrived is kept for the user.
     Failed {
@@ -25,7 +25,7 @@ pub enum Sampled {
 }
 
 /// Stream one response to its end, sending every event to `sink`.
-pub async fn sample(
+pub(crate) async fn sample(
     model: &dyn Model,
     request: ModelRequest,
     executor: &mut Executor,

@@ -8,7 +8,7 @@ use rein_protocol::{ContentBlock, Message};
 use crate::{EngineError, EngineEvent};
 
 /// What Stop hooks decided.
-pub enum StopVerdict {
+pub(crate) enum StopVerdict {
     /// End the turn.
     End,
     /// Keep going: this feedback becomes the next user message.
@@ -19,7 +19,7 @@ pub enum StopVerdict {
 
 /// SessionStart (the first time) and UserPromptSubmit: the prompt with any context the
 /// hooks add, or the reason a hook blocked it.
-pub async fn before_prompt(
+pub(crate) async fn before_prompt(
     hooks: &Hooks,
     session_start: Option<&str>,
     mut prompt: Message,
@@ -47,7 +47,11 @@ pub async fn before_prompt(
 }
 
 /// SessionStart hooks with `source`: the context they add, ready for the next prompt.
-pub async fn session_start_now(hooks: &Hooks, source: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Vec<String> {
+pub(crate) async fn session_start_now(
+    hooks: &Hooks,
+    source: &str,
+    sink: &mut (dyn FnMut(EngineEvent) + Send),
+) -> Vec<String> {
     let out = hooks.fire_input(&HookInput::SessionStart { source: source.to_string() }, |_| true).await;
     notices(sink, out.notices(HookEvent::SessionStart));
     hooks.watch_from(Some(&out));
@@ -74,7 +78,7 @@ impl crate::Engine {
 }
 
 /// Stop hooks, when the model has finished.
-pub async fn stop(
+pub(crate) async fn stop(
     hooks: &Hooks,
     subagent: Option<&crate::SubagentInfo>,
     active: bool,
@@ -124,7 +128,7 @@ pub async fn stop(
 }
 
 /// StopFailure: an API error ended the turn.
-pub async fn stop_failure(hooks: &Hooks, error: &rein_model::ModelError, last_text: &str) {
+pub(crate) async fn stop_failure(hooks: &Hooks, error: &rein_model::ModelError, last_text: &str) {
     let kind = match error {
         rein_model::ModelError::Api { status: Some(429), .. } | rein_model::ModelError::Http { status: 429, .. } => {
             "rate_limit"
@@ -151,7 +155,7 @@ pub async fn stop_failure(hooks: &Hooks, error: &rein_model::ModelError, last_te
 
 /// PostToolBatch: every call of the last response with its result. A block or
 /// `continue: false` ends the turn; context joins the conversation.
-pub async fn post_tool_batch(
+pub(crate) async fn post_tool_batch(
     hooks: &Hooks,
     calls: &[rein_protocol::ToolUse],
     results: &Message,
@@ -180,7 +184,7 @@ pub async fn post_tool_batch(
 }
 
 /// CwdChanged: the session shell moved. What the hooks say is for the user only.
-pub async fn cwd_changed(
+pub(crate) async fn cwd_changed(
     hooks: &Hooks,
     (old, new): (std::path::PathBuf, std::path::PathBuf),
     sink: &mut (dyn FnMut(EngineEvent) + Send),
@@ -193,12 +197,12 @@ pub async fn cwd_changed(
 
 /// FileChanged: the watched files that changed since the last look (before a prompt,
 /// after a batch of calls). What the hooks say is for the user only.
-pub async fn file_changes(hooks: &Hooks, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+pub(crate) async fn file_changes(hooks: &Hooks, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
     notices(sink, hooks.file_changes().await);
 }
 
 /// SessionEnd, with why the session ended.
-pub async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
+pub(crate) async fn end(hooks: &Hooks, reason: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) {
     let out = hooks.fire_input(&HookInput::SessionEnd { reason: reason.to_string() }, |_| true).await;
     notices(sink, out.notices(HookEvent::SessionEnd));
 }

@@ -40,7 +40,7 @@ pub struct SkillTool {
 /// Whether the model may run `command` through the Skill tool: it does not forbid it
 /// (`disable-model-invocation`), it is no skill (skills are offered as themselves), and
 /// it runs no shell line (those stay the person's to run).
-pub fn model_may_run(command: &CommandDef) -> bool {
+pub(crate) fn model_may_run(command: &CommandDef) -> bool {
     command.model_invocable && !command.label.starts_with("skill") && !command.runs_shell()
 }
 

@@ -14,7 +14,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 /// MCP tools always sent in full (in configuration order).
-pub const FIRST_FEW: usize = 5;
+pub(crate) const FIRST_FEW: usize = 5;
 
 /// When MCP tool definitions are deferred (`ENABLE_TOOL_SEARCH`).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -57,7 +57,7 @@ pub type SharedSearch = Arc<Mutex<SearchState>>;
 /// window of `window` tokens. Unless tool search is off, the built-in tools that
 /// `rarely_used` names wait for ToolSearch, as Claude Code's do; past the share, so do
 /// the MCP tools beyond the first few, and `Always` defers every MCP tool.
-pub fn split(
+pub(crate) fn split(
     tools: Vec<ToolSpec>,
     mode: ToolSearchMode,
     window: u64,
@@ -101,10 +101,10 @@ pub struct ToolSearch {
     pub state: SharedSearch,
 }
 
-pub const TOOL_SEARCH: &str = "ToolSearch";
+pub(crate) const TOOL_SEARCH: &str = "ToolSearch";
 
 /// The description the model sees, naming every deferred tool.
-pub fn description(deferred: &[ToolSpec]) -> String {
+pub(crate) fn description(deferred: &[ToolSpec]) -> String {
     let names: Vec<&str> = deferred.iter().map(|t| t.name.as_str()).collect();
     format!(
         "Loads the definitions of tools not sent yet: {}. Query by keywords, or `select:Name,Other` for exact \

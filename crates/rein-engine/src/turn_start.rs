@@ -11,7 +11,7 @@ use rein_protocol::{ContentBlock, Message};
 use crate::{Engine, EngineError};
 
 /// What the model is told when the mode changed to `mode`.
-pub fn mode_note(mode: PermissionMode) -> String {
+pub(crate) fn mode_note(mode: PermissionMode) -> String {
     let what = match mode {
         PermissionMode::Plan => {
             "only read and plan: change nothing (no edits, no commands that change anything). When the plan is \

@@ -28,7 +28,7 @@ impl std::fmt::Debug for ModelDigest {
 }
 
 /// The digest request's text: the page, then the question and how to answer it.
-pub fn digest_prompt(url: &str, page: &str, prompt: &str) -> String {
+pub(crate) fn digest_prompt(url: &str, page: &str, prompt: &str) -> String {
     format!(
         "Web page content ({url}):\n---\n{page}\n---\n\n{prompt}\n\nAnswer concisely from the content above only. \
          Quote at most 125 characters from the page at a time, in quotation marks; everything outside quotation \

@@ -25,7 +25,7 @@ use crate::workflow_host::{RunHost, held, named_at, read_journal, read_script};
 
 /// The tool, with the subagent types its agents may be and the named workflows.
 #[derive(Clone)]
-pub struct WorkflowTool {
+pub(crate) struct WorkflowTool {
     pub agents: Arc<AgentTool>,
     pub workflows: Vec<WorkflowDef>,
     /// `disableWorkflows` / `CLAUDE_CODE_DISABLE_WORKFLOWS` turn it off.
@@ -36,7 +36,7 @@ pub struct WorkflowTool {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct WorkflowInput {
+pub(crate) struct WorkflowInput {
     /// A whole script: `export const meta = { name, description }` first, then the body.
     pub script: Option<String>,
     /// A named workflow (from a workflows folder or a plugin).

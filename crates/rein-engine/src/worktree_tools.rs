@@ -24,19 +24,19 @@ pub struct Workdir {
     pending: Option<PathBuf>,
 }
 
-pub type SharedWorkdir = Arc<Mutex<Workdir>>;
+pub(crate) type SharedWorkdir = Arc<Mutex<Workdir>>;
 
 fn lock(w: &SharedWorkdir) -> std::sync::MutexGuard<'_, Workdir> {
     w.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct EnterWorktreeInput {
+pub(crate) struct EnterWorktreeInput {
     /// The worktree's name (one word); made up when left out.
     pub name: Option<String>,
 }
 
-pub struct EnterWorktree;
+pub(crate) struct EnterWorktree;
 
 impl Tool for EnterWorktree {
     type Input = EnterWorktreeInput;
@@ -83,7 +83,7 @@ impl Tool for EnterWorktree {
                 w.path.display()
             )));
         }
-        let name = input.name.clone().unwrap_or_else(git_worktree::made_up_name);
+        let name = input.name.unwrap_or_else(git_worktree::made_up_name);
         let worktree = git_worktree::create(&ctx.cwd, &name).map_err(|e| ToolError::new(e.to_string()))?;
         let text = format!(
             "Now working in the worktree {} on branch {}: commands run there and relative paths start there. \
@@ -100,7 +100,7 @@ impl Tool for EnterWorktree {
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
-pub struct ExitWorktreeInput {
+pub(crate) struct ExitWorktreeInput {
     /// `keep` the worktree on disk, or `remove` it (and its branch).
     pub action: ExitAction,
     /// With `remove`: remove it even though it has changes (they are lost).
@@ -110,12 +110,12 @@ pub struct ExitWorktreeInput {
 
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum ExitAction {
+pub(crate) enum ExitAction {
     Keep,
     Remove,
 }
 
-pub struct ExitWorktree;
+pub(crate) struct ExitWorktree;
 
 impl Tool for ExitWorktree {
     type Input = ExitWorktreeInput;

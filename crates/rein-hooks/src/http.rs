@@ -28,7 +28,7 @@ fn fill(value: &str, allowed: &[String]) -> String {
     out
 }
 
-pub async fn run(h: &Handler, url: &str, headers: &[(String, String)], allowed: &[String], input: &str) -> Run {
+pub(crate) async fn run(h: &Handler, url: &str, headers: &[(String, String)], allowed: &[String], input: &str) -> Run {
     let display = h.display();
     let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(crate::DEFAULT_TIMEOUT);
     let client = match rein_tls::client_builder().timeout(timeout).build() {

@@ -296,7 +296,7 @@ impl Outcome {
                     }
                 }
                 None if plain_stdout_is_context && p.bad_json.is_none() && !p.run.stdout.trim().is_empty() => {
-                    out.push(self.fit(p.run.stdout.trim()))
+                    out.push(self.fit(p.run.stdout.trim()));
                 }
                 None => {}
             }
@@ -317,7 +317,7 @@ impl Outcome {
             match &p.run.exit {
                 Exit::NotStarted(why) => out.push(format!("{event} hook failed to start: {why}{at}")),
                 Exit::TimedOut(t) => {
-                    out.push(format!("{event} hook `{h}` timed out after {}s and was killed{at}", t.as_secs_f64()))
+                    out.push(format!("{event} hook `{h}` timed out after {}s and was killed{at}", t.as_secs_f64()));
                 }
                 Exit::Code(Some(0)) | Exit::Code(Some(2)) => {}
                 Exit::Code(code) => {

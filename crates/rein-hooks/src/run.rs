@@ -34,7 +34,7 @@ pub struct Run {
 }
 
 /// Run `handler` with `input` on stdin, in `cwd`, with `env` added.
-pub async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) -> Run {
+pub(crate) async fn run(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) -> Run {
     let display = handler.display();
     let Some(mut cmd) = command_of(handler, cwd, env) else {
         let why = match &handler.kind {
@@ -111,7 +111,7 @@ fn command_of(handler: &Handler, cwd: &Path, env: &[(String, String)]) -> Option
 /// Start `handler` (an `async: true` command hook) and leave it: its output is not read,
 /// nothing waits for it, and it outlives rein as Claude Code's do (rein still kills its
 /// process group at its timeout while rein runs).
-pub fn spawn_detached(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) {
+pub(crate) fn spawn_detached(handler: &Handler, input: &str, cwd: &Path, env: &[(String, String)]) {
     let Some(mut cmd) = command_of(handler, cwd, env) else { return };
     cmd.stdout(Stdio::null()).stderr(Stdio::null()).kill_on_drop(false);
     let Ok(mut child) = cmd.spawn() else { return };

@@ -150,7 +150,7 @@ mod tests {
         assert!(watch.changes().is_empty());
         std::fs::write(&a, "longer").unwrap();
         std::fs::write(&b, "new").unwrap();
-        assert_eq!(watch.changes(), vec![(a.clone(), "change"), (b.clone(), "add")]);
+        assert_eq!(watch.changes(), vec![(a.clone(), "change"), (b, "add")]);
         assert!(watch.changes().is_empty(), "reported once");
         std::fs::remove_file(&a).unwrap();
         assert_eq!(watch.changes(), vec![(a, "unlink")]);

@@ -180,7 +180,10 @@ pub fn run(args: &[OsString]) -> Result<i32, JobError> {
     // A session that failed says why on its screen: the host's log keeps the last of it.
     let last_words = if failed { hub.last_words() } else { String::new() };
     if failed {
-        eprintln!("the session ended with code {code}; the last it drew:\n{last_words}");
+        #[allow(clippy::print_stderr)] // the host's stderr is its log file
+        {
+            eprintln!("the session ended with code {code}; the last it drew:\n{last_words}");
+        }
     }
     state::update(&dir, |s| {
         if let Some(line) = last_words.lines().rev().find(|l| !l.trim().is_empty()) {
@@ -269,10 +272,7 @@ struct Serving {
 impl Serving {
     /// One connection: a terminal that attaches, or `rein stop`.
     fn client(&self, mut stream: UnixStream) {
-        let first = match wire::read_frame(&mut stream) {
-            Ok(Some(f)) => f,
-            _ => return,
-        };
+        let Ok(Some(first)) = wire::read_frame(&mut stream) else { return };
         match first {
             Frame::Stop => self.stop(),
             Frame::Hello { cols, rows } => {

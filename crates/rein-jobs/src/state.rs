@@ -81,14 +81,14 @@ pub fn now_ms() -> u64 {
 }
 
 /// The record in `dir`.
-pub fn read(dir: &Path) -> Result<State, JobError> {
+pub(crate) fn read(dir: &Path) -> Result<State, JobError> {
     let path = dir.join("state.json");
     let text = std::fs::read_to_string(&path).map_err(|e| JobError::io(&path, e))?;
     serde_json::from_str(&text).map_err(|e| JobError::Corrupt { path, reason: e.to_string() })
 }
 
 /// Replace the record in `dir` with `state` (a new file renamed over the old one).
-pub fn write(dir: &Path, state: &State) -> Result<(), JobError> {
+pub(crate) fn write(dir: &Path, state: &State) -> Result<(), JobError> {
     let path = dir.join("state.json");
     let text = serde_json::to_vec_pretty(state)
         .map_err(|e| JobError::Corrupt { path: path.clone(), reason: e.to_string() })?;
@@ -106,7 +106,7 @@ pub(crate) fn lock_file(path: &Path) -> Result<File, JobError> {
 
 /// Change the record in `dir` with `change`, under the folder's state lock (the session
 /// and its host both write it); the record as written.
-pub fn update(dir: &Path, change: impl FnOnce(&mut State)) -> Result<State, JobError> {
+pub(crate) fn update(dir: &Path, change: impl FnOnce(&mut State)) -> Result<State, JobError> {
     let lock_path = dir.join("state.lock");
     let lock = lock_file(&lock_path)?;
     lock.lock().map_err(|e| JobError::io(&lock_path, e))?;

@@ -10,7 +10,7 @@ use rein_protocol::{Message, Usage};
 use serde_json::Value;
 
 /// Ask `model` (named `name`) with `rubric` as the system prompt; the answer's text.
-pub async fn ask_text(
+pub(crate) async fn ask_text(
     model: &dyn Model,
     name: &str,
     rubric: &str,
@@ -41,14 +41,14 @@ pub async fn ask_text(
 }
 
 /// The answer as one JSON object (a code fence around it tolerated).
-pub fn json_answer(text: &str) -> Result<Value, String> {
+pub(crate) fn json_answer(text: &str) -> Result<Value, String> {
     let t = text.trim();
     let body =
         t.strip_prefix("```json").or_else(|| t.strip_prefix("```")).and_then(|b| b.strip_suffix("```")).unwrap_or(t);
     serde_json::from_str(body.trim()).map_err(|_| format!("not a JSON answer: {}", one_line(text)))
 }
 
-pub fn one_line(text: &str) -> String {
+pub(crate) fn one_line(text: &str) -> String {
     let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     line.chars().take(200).collect()
 }

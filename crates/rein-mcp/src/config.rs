@@ -378,7 +378,7 @@ mod tests {
         );
         std::fs::write(&claude, local).unwrap();
         let loc = Locations {
-            project: project.clone(),
+            project,
             claude_json: Some(claude),
             cli: vec![r#"{"mcpServers": {"cli": {"command": "c"}}}"#.into()],
             strict: false,

@@ -155,7 +155,7 @@ mod tests {
         let interactive = ServerPolicy { interactive: true, ..Default::default() };
         assert_eq!(interactive.hold(&project), Some(Held::NeedsApproval));
         assert_eq!(ServerPolicy { approved: vec!["p".into()], ..interactive.clone() }.hold(&project), None);
-        assert_eq!(ServerPolicy { approve_all: true, ..interactive.clone() }.hold(&project), None);
+        assert_eq!(ServerPolicy { approve_all: true, ..interactive }.hold(&project), None);
         assert_eq!(ServerPolicy::default().hold(&project), None, "headless starts them");
     }
 }

@@ -70,9 +70,10 @@ pub async fn expand(live: &Live, command: &str, args: &str) -> Result<String, St
         return Err(format!("/{wanted} needs the argument(s) {}", missing.join(", ")));
     }
     let params = GetPromptRequestParams::new(prompt.name.clone()).with_arguments(arguments);
-    let result = match peer.get_prompt_once(params).await.map_err(|e| format!("prompts/get: {e}"))? {
-        GetPromptResponse::Complete(r) => r,
-        _ => return Err(format!("/{wanted} asks for input rein cannot give")),
+    let GetPromptResponse::Complete(result) =
+        peer.get_prompt_once(params).await.map_err(|e| format!("prompts/get: {e}"))?
+    else {
+        return Err(format!("/{wanted} asks for input rein cannot give"));
     };
     let mut text = format!(
         "<command-message>{wanted}</command-message>\n<command-name>/{wanted}</command-name>\n<command-args>{args}</command-args>\n"

@@ -16,25 +16,25 @@ use serde_json::{Value, json};
 use crate::live::Live;
 
 /// The connected servers, by the time a call comes.
-pub type Lives = Arc<Mutex<Vec<Arc<Live>>>>;
+pub(crate) type Lives = Arc<Mutex<Vec<Arc<Live>>>>;
 
 fn find(lives: &Lives, name: &str) -> Option<Arc<Live>> {
     lives.lock().unwrap_or_else(|p| p.into_inner()).iter().find(|l| l.name() == name).cloned()
 }
 
-pub struct ListResources {
+pub(crate) struct ListResources {
     spec: ToolSpec,
     lives: Lives,
 }
 
-pub struct ReadResource {
+pub(crate) struct ReadResource {
     spec: ToolSpec,
     lives: Lives,
     session_dir: PathBuf,
 }
 
 impl ListResources {
-    pub fn new(lives: Lives) -> Arc<ListResources> {
+    pub(crate) fn new(lives: Lives) -> Arc<ListResources> {
         let spec = ToolSpec {
             name: "ListMcpResourcesTool".into(),
             description: "Lists the resources the connected MCP servers offer (all servers, or one).".into(),
@@ -46,7 +46,7 @@ impl ListResources {
 }
 
 impl ReadResource {
-    pub fn new(lives: Lives, session_dir: PathBuf) -> Arc<ReadResource> {
+    pub(crate) fn new(lives: Lives, session_dir: PathBuf) -> Arc<ReadResource> {
         let spec = ToolSpec {
             name: "ReadMcpResourceTool".into(),
             description: "Reads one resource of a connected MCP server by its URI.".into(),

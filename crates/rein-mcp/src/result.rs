@@ -35,7 +35,7 @@ pub fn to_output(server: &str, result: &Value, dir: &Path) -> ToolOutput {
             }
             Some("resource") => blocks.push(text(resource_line(server, &item["resource"], dir))),
             Some("audio") => {
-                blocks.push(text(save_blob(server, item["data"].as_str(), item["mimeType"].as_str(), dir)))
+                blocks.push(text(save_blob(server, item["data"].as_str(), item["mimeType"].as_str(), dir)));
             }
             _ => blocks.push(text(item.to_string())),
         }

@@ -13,7 +13,7 @@ use futures::{SinkExt, StreamExt};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 
 /// The two halves rmcp drives.
-pub type Halves = (mpsc::Sender<TxJsonRpcMessage<RoleClient>>, mpsc::Receiver<RxJsonRpcMessage<RoleClient>>);
+pub(crate) type Halves = (mpsc::Sender<TxJsonRpcMessage<RoleClient>>, mpsc::Receiver<RxJsonRpcMessage<RoleClient>>);
 
 fn with_headers(mut req: reqwest::RequestBuilder, headers: &BTreeMap<String, String>) -> reqwest::RequestBuilder {
     for (k, v) in headers {
@@ -23,7 +23,7 @@ fn with_headers(mut req: reqwest::RequestBuilder, headers: &BTreeMap<String, Str
 }
 
 /// Open the stream, wait for the endpoint, and start the two pumps.
-pub async fn connect(
+pub(crate) async fn connect(
     url: &str,
     headers: &BTreeMap<String, String>,
     endpoint_within: Duration,

@@ -27,7 +27,7 @@ impl std::fmt::Debug for TunnelHandle {
 }
 
 /// The two halves rmcp drives for server `name`.
-pub fn halves(
+pub(crate) fn halves(
     tunnel: TunnelHandle,
     name: String,
 ) -> (mpsc::Sender<TxJsonRpcMessage<RoleClient>>, mpsc::Receiver<RxJsonRpcMessage<RoleClient>>) {

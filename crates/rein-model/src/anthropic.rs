@@ -47,7 +47,7 @@ pub struct AnthropicConfig {
 }
 
 /// `Name: value` lines (blank and malformed lines left out).
-pub fn custom_headers(text: &str) -> Vec<(String, String)> {
+pub(crate) fn custom_headers(text: &str) -> Vec<(String, String)> {
     text.lines()
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))

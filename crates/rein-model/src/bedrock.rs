@@ -339,7 +339,7 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let mut corrupt = chunk.clone();
+        let mut corrupt = chunk;
         let last = corrupt.len() - 1;
         corrupt[last] ^= 1;
         assert!(MessageFrameDecoder::new().decode_frame(&mut BytesMut::from(&corrupt[..])).is_err(), "CRC checked");

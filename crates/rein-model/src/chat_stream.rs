@@ -97,7 +97,7 @@ pub(crate) struct ChatTranslator {
 
 impl ChatTranslator {
     /// The events for one `data:` chunk.
-    pub fn push(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
+    pub(crate) fn push(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
         let chunk: Chunk = serde_json::from_str(data)
             .map_err(|e| ModelError::Protocol(format!("a stream chunk is not JSON ({e}): {data}")))?;
         if let Some(error) = chunk.error {
@@ -145,13 +145,13 @@ impl ChatTranslator {
     }
 
     /// Whether the response said why it stopped (a body ending after that is complete).
-    pub fn has_finished(&self) -> bool {
+    pub(crate) fn has_finished(&self) -> bool {
         self.finish_reason.is_some()
     }
 
     /// The closing events: the text block's stop, each tool call whole, the stop reason
     /// and usage, `message_stop`.
-    pub fn finish(&mut self) -> Vec<StreamEvent> {
+    pub(crate) fn finish(&mut self) -> Vec<StreamEvent> {
         if self.ended {
             return Vec::new();
         }

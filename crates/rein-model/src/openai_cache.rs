@@ -26,7 +26,7 @@ pub(crate) struct TranslationCache {
 
 impl TranslationCache {
     /// The translated tools array, made once per tools array.
-    pub fn tools(
+    pub(crate) fn tools(
         &mut self,
         tools: &Arc<[ToolSpec]>,
         translate: impl Fn(&[ToolSpec]) -> Value,
@@ -42,7 +42,7 @@ impl TranslationCache {
     }
 
     /// Every message's items, in order, joined with commas (no brackets).
-    pub fn items(
+    pub(crate) fn items(
         &mut self,
         messages: &[Arc<CachedMessage>],
         translate: impl Fn(&mut Vec<Value>, &Message),

@@ -83,12 +83,12 @@ impl ResponsesTranslator {
         out.push(StreamEvent::ContentBlockStop { index });
     }
 
-    pub fn is_ended(&self) -> bool {
+    pub(crate) fn is_ended(&self) -> bool {
         self.ended
     }
 
     /// The events for one `data:` payload.
-    pub fn push(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
+    pub(crate) fn push(&mut self, data: &str) -> Result<Vec<StreamEvent>, ModelError> {
         let event: Value = serde_json::from_str(data)
             .map_err(|e| ModelError::Protocol(format!("a stream event is not JSON ({e}): {data}")))?;
         let kind = event["type"].as_str().unwrap_or("");

@@ -32,7 +32,6 @@ pub fn install(ctx: &Context, spec: &str, scope: &str) -> Result<PathBuf> {
     let plugin = open_for_check(&source_dir)?;
     let version = plugin
         .version
-        .clone()
         .or(entry.version.clone())
         .or(sha.as_ref().map(|s| s.chars().take(12).collect()))
         .unwrap_or_else(|| "unknown".into());

@@ -7,20 +7,20 @@
 
 /// A compiled-free command pattern: its literal parts between the `*`s.
 #[derive(Debug, Clone)]
-pub struct CommandPattern {
+pub(crate) struct CommandPattern {
     parts: Vec<String>,
     /// A trailing ` *` or `:*`: the command may go on after a space.
     open_tail: bool,
 }
 
 impl CommandPattern {
-    pub fn new(spec: &str) -> CommandPattern {
+    pub(crate) fn new(spec: &str) -> CommandPattern {
         let (body, open_tail) = split(spec);
         CommandPattern { parts: body.split('*').map(str::to_string).collect(), open_tail }
     }
 
     /// Whether the whole of `text` matches.
-    pub fn is_match(&self, text: &str) -> bool {
+    pub(crate) fn is_match(&self, text: &str) -> bool {
         let parts = &self.parts;
         let (Some(first), Some(last)) = (parts.first(), parts.last()) else { return false };
         if parts.len() == 1 {

@@ -17,7 +17,7 @@ const MAX_DEPTH: usize = 24;
 
 /// The protected files that exist now.
 #[derive(Debug, Clone, Default)]
-pub struct DeniedFiles {
+pub(crate) struct DeniedFiles {
     pub paths: Vec<PathBuf>,
     /// (device, inode) of each.
     pub ids: HashSet<(u64, u64)>,
@@ -30,7 +30,7 @@ pub struct DeniedFiles {
 impl DeniedFiles {
     /// Find the files `patterns` match: below each pattern's literal base, or below the
     /// workspace `roots` when the base is `/`.
-    pub fn find(patterns: &[&PathPattern], roots: &[PathBuf]) -> DeniedFiles {
+    pub(crate) fn find(patterns: &[&PathPattern], roots: &[PathBuf]) -> DeniedFiles {
         let mut out = DeniedFiles::default();
         for p in patterns {
             // A pattern that matches at any depth searches the workspace; any other, the
@@ -70,7 +70,7 @@ impl DeniedFiles {
 
     /// Whether a hard link of a protected file lies anywhere below `dir` (a tree too big
     /// to walk counts as holding one).
-    pub fn linked_within(&self, dir: &Path) -> bool {
+    pub(crate) fn linked_within(&self, dir: &Path) -> bool {
         if !self.linked {
             return false;
         }
@@ -80,12 +80,12 @@ impl DeniedFiles {
     }
 
     /// Whether `path` (following symlinks) is one of the protected files.
-    pub fn is_same_file(&self, path: &Path) -> bool {
+    pub(crate) fn is_same_file(&self, path: &Path) -> bool {
         !self.ids.is_empty() && std::fs::metadata(path).is_ok_and(|m| self.ids.contains(&(m.dev(), m.ino())))
     }
 
     /// Whether a protected file lies inside `dir` (by path, or `dir` is protected itself).
-    pub fn inside(&self, dir: &Path) -> bool {
+    pub(crate) fn inside(&self, dir: &Path) -> bool {
         let canonical = std::fs::canonicalize(dir).ok();
         self.paths.iter().any(|p| p.starts_with(dir) || canonical.as_ref().is_some_and(|c| p.starts_with(c)))
     }

@@ -10,7 +10,7 @@ use crate::ListKind;
 
 /// A compiled path pattern.
 #[derive(Debug, Clone)]
-pub struct PathPattern {
+pub(crate) struct PathPattern {
     matcher: globset::GlobMatcher,
     /// The absolute pattern's literal start (up to its first glob character): where
     /// the files it names can be found.
@@ -23,7 +23,13 @@ impl PathPattern {
     /// `//abs`, `~/p`, `/p` (relative to `anchor`, the settings file's root), `p` or
     /// `./p` (relative to cwd). A bare name matches at any depth; a one-segment directory
     /// pattern (`src/**`) does too in deny and ask lists.
-    pub fn new(spec: &str, kind: ListKind, cwd: &Path, anchor: &Path, home: Option<&Path>) -> Result<Self, String> {
+    pub(crate) fn new(
+        spec: &str,
+        kind: ListKind,
+        cwd: &Path,
+        anchor: &Path,
+        home: Option<&Path>,
+    ) -> Result<Self, String> {
         let absolute = rein_effects::rule_glob(spec, kind != ListKind::Allow, cwd, anchor, home)?;
         let glob = globset::GlobBuilder::new(&absolute)
             .literal_separator(true)
@@ -39,29 +45,29 @@ impl PathPattern {
 
     /// The files the pattern names now (found once; below `roots` when it names no
     /// directory of its own).
-    pub fn files(&self, roots: &[PathBuf]) -> &DeniedFiles {
+    pub(crate) fn files(&self, roots: &[PathBuf]) -> &DeniedFiles {
         self.files.get_or_init(|| DeniedFiles::find(&[self], roots))
     }
 
     /// The pattern matches `path` itself.
-    pub fn matches_exactly(&self, path: &Path) -> bool {
+    pub(crate) fn matches_exactly(&self, path: &Path) -> bool {
         self.matcher.is_match(path)
     }
 
     /// The pattern matches `path` or a directory above it.
-    pub fn matches(&self, path: &Path) -> bool {
+    pub(crate) fn matches(&self, path: &Path) -> bool {
         path.ancestors().any(|p| p.as_os_str().len() > 1 && self.matcher.is_match(p))
     }
 
     /// Like [`matches`](Self::matches), and also when `path` is a directory holding
     /// matching files (a search of it would read them).
-    pub fn matches_within(&self, path: &Path) -> bool {
+    pub(crate) fn matches_within(&self, path: &Path) -> bool {
         self.matches(path) || self.matcher.is_match(path.join("\u{1}probe"))
     }
 }
 
 /// `path` as written (made absolute) and with symlinks resolved, both.
-pub fn spellings(path: &Path) -> Vec<PathBuf> {
+pub(crate) fn spellings(path: &Path) -> Vec<PathBuf> {
     let mut out = vec![path.to_path_buf()];
     let canonical = canonical_guess(path);
     if canonical != path {
@@ -71,7 +77,7 @@ pub fn spellings(path: &Path) -> Vec<PathBuf> {
 }
 
 /// Canonical form of a path that may not exist: resolve what exists, append the rest.
-pub fn canonical_guess(path: &Path) -> PathBuf {
+pub(crate) fn canonical_guess(path: &Path) -> PathBuf {
     let mut existing = path;
     let mut rest: Vec<&std::ffi::OsStr> = Vec::new();
     while !existing.exists() {
@@ -95,7 +101,7 @@ pub fn canonical_guess(path: &Path) -> PathBuf {
 }
 
 /// Whether `path` lies inside one of `roots` (whole components).
-pub fn inside(path: &Path, roots: &[PathBuf]) -> bool {
+pub(crate) fn inside(path: &Path, roots: &[PathBuf]) -> bool {
     let c = canonical_guess(path);
     roots.iter().any(|r| c.starts_with(r))
 }

@@ -12,7 +12,7 @@ const FILES: &[&str] = &["managed-settings.json"];
 /// Why writing `path` is protected, if it is: inside or at a file of one of
 /// [`rein_effects::mechanisms::MECHANISMS`] (the sandbox's table too), inside a git
 /// directory, or managed settings.
-pub fn protected_reason(path: &Path) -> Option<String> {
+pub(crate) fn protected_reason(path: &Path) -> Option<String> {
     let mut components = path.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).peekable();
     let mut prev: Option<String> = None;
     while let Some(c) = components.next() {

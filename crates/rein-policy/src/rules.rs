@@ -188,7 +188,7 @@ fn command_pattern(s: &str) -> Result<crate::command_pattern::CommandPattern, St
 
 /// Split `--allowedTools` values: commas and spaces separate rules, except inside
 /// parentheses (`Bash(git status:*)` stays whole).
-pub fn split_tool_list(values: &[String]) -> Vec<String> {
+pub(crate) fn split_tool_list(values: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     for v in values {
         let mut depth = 0i32;

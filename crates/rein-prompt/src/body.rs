@@ -136,7 +136,7 @@ mod tests {
         assert!(!body.is_loaded());
         assert_eq!(&*body.text().unwrap(), "The prompt.");
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(&*body.clone().text().unwrap(), "The prompt.", "kept, and shared by clones");
+        assert_eq!(&*body.text().unwrap(), "The prompt.", "kept, and shared by clones");
         let gone = Body::of_file(&path, false).text().unwrap_err();
         assert_eq!(gone.path, path);
     }

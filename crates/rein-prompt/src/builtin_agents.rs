@@ -46,7 +46,7 @@ fn builtin(name: &str, description: &str, prompt: &str, read_only: bool, model: 
 }
 
 /// The built-in types.
-pub fn builtin_agents() -> Vec<AgentDef> {
+pub(crate) fn builtin_agents() -> Vec<AgentDef> {
     vec![
         builtin(
             "general-purpose",

@@ -267,7 +267,7 @@ mod tests {
         write(&repo.join(".claude/rules/root.md"), "root rule");
         write(&cwd.join(".claude/rules/scoped.md"), "---\npaths: [\"src/**\"]\n---\nonly for src");
         std::fs::create_dir_all(&cwd).unwrap();
-        let files = load_memory(&MemorySources { cwd: cwd.clone(), home: Some(home), ..MemorySources::default() });
+        let files = load_memory(&MemorySources { cwd, home: Some(home), ..MemorySources::default() });
         let contents: Vec<&str> = files.iter().map(|f| f.content.trim()).collect();
         assert_eq!(
             contents,
@@ -318,7 +318,7 @@ mod tests {
         let readable = ReadableFilter(std::sync::Arc::new(move |p: &Path| p != env));
         let files = load_memory(&MemorySources {
             cwd: proj.join("sub"),
-            home: Some(home.clone()),
+            home: Some(home),
             workspace: vec![proj.clone()],
             readable: Some(readable),
             ..MemorySources::default()

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 /// One `key = value` line, names lower-cased as git compares them.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Entry {
+pub(crate) struct Entry {
     pub section: String,
     /// The subsection, case kept (`[remote "origin"]`).
     pub sub: Option<String>,
@@ -22,13 +22,13 @@ pub struct Entry {
 /// A config file's entries; `complete` is false when git would stop at a bad line (the
 /// entries before it are kept).
 #[derive(Debug, Default)]
-pub struct Parsed {
+pub(crate) struct Parsed {
     pub entries: Vec<Entry>,
     pub complete: bool,
 }
 
 /// Parse config text.
-pub fn parse(text: &str) -> Parsed {
+pub(crate) fn parse(text: &str) -> Parsed {
     let text = text.replace("\r\n", "\n");
     let b = text.as_bytes();
     let mut p = Parser { b, i: 0 };
@@ -196,7 +196,7 @@ fn lossy(v: Vec<u8>) -> String {
 
 /// The files `entries` (of the config file `file`) include, as git resolves them:
 /// `~/` from `home`, relative paths from the config file's directory.
-pub fn includes(entries: &[Entry], file: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+pub(crate) fn includes(entries: &[Entry], file: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     entries
         .iter()
         .filter(|e| e.key == "path" && (e.section == "include" || e.section == "includeif"))
@@ -213,7 +213,7 @@ pub fn includes(entries: &[Entry], file: &Path, home: Option<&Path>) -> Vec<Path
 /// the `core.hooksPath` directory, and the program a running setting names by path
 /// (`core.fsmonitor = ./watch`, `!./scripts/x` aliases, drivers). Relative paths are
 /// taken from `base`, the directory git runs them in (the work tree's top).
-pub fn program_paths(entries: &[Entry], base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
+pub(crate) fn program_paths(entries: &[Entry], base: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let resolve = |v: &str| match v.strip_prefix("~/") {
         Some(rest) => home.map(|h| h.join(rest)),
         None if Path::new(v).is_absolute() => Some(PathBuf::from(v)),
@@ -298,7 +298,7 @@ fn render(entries: &[&Entry]) -> String {
         }
         match &e.value {
             Some(v) if v.trim() == v && !v.contains(['#', ';', '"', '\\', '\n', '\t', '\u{8}']) => {
-                out.push_str(&format!("\t{} = {v}\n", e.key))
+                out.push_str(&format!("\t{} = {v}\n", e.key));
             }
             Some(v) => out.push_str(&format!("\t{} = {}\n", e.key, quoted(v))),
             None => out.push_str(&format!("\t{}\n", e.key)),
@@ -309,7 +309,7 @@ fn render(entries: &[&Entry]) -> String {
 
 /// What [`neutralise`] did to one file.
 #[derive(Debug, PartialEq)]
-pub struct Neutralised {
+pub(crate) struct Neutralised {
     /// The settings dropped, as `section[.sub].key`; `"(unreadable from here on)"` when
     /// git would have stopped at a bad line.
     pub dropped: Vec<String>,
@@ -320,7 +320,7 @@ pub struct Neutralised {
 /// Rewrite the config file `file` to the settings that run nothing; the original is
 /// kept beside it as `<name>.rein-quarantined` (git reads no such file), so nothing the
 /// command wrote is lost. `Ok(None)`: nothing to drop (or no such file).
-pub fn neutralise(file: &Path) -> std::io::Result<Option<Neutralised>> {
+pub(crate) fn neutralise(file: &Path) -> std::io::Result<Option<Neutralised>> {
     // Only a regular file is read or rewritten: a link the command put there is an
     // error (the caller removes the link itself), never followed to the host.
     let text = match crate::nofollow::read_regular(file) {

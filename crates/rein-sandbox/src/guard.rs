@@ -29,7 +29,7 @@ fn stamp(meta: &std::fs::Metadata) -> Stamp {
 
 /// The state before a command.
 #[derive(Debug)]
-pub struct Guard {
+pub(crate) struct Guard {
     roots: Vec<PathBuf>,
     allow_write: Vec<String>,
     existing: BTreeSet<PathBuf>,
@@ -48,7 +48,7 @@ pub struct Guard {
 
 impl Guard {
     /// Record what exists (and, with `save`, the protected files' contents).
-    pub fn before(plan: &Plan, save: bool) -> Guard {
+    pub(crate) fn before(plan: &Plan, save: bool) -> Guard {
         let saved = save.then(|| {
             let mut saved = BTreeMap::new();
             let mut budget = SAVE_BUDGET;
@@ -75,7 +75,7 @@ impl Guard {
     }
 
     /// Undo what the command did to protected paths; one violation line each.
-    pub fn after(&self) -> Vec<String> {
+    pub(crate) fn after(&self) -> Vec<String> {
         let mut lines = Vec::new();
         // The worktrees rein made while the command ran: held to what git made (their
         // checked-out protected files are theirs, not the command's).

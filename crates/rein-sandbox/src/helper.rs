@@ -93,7 +93,7 @@ impl HelperArgs {
                     }
                 }
                 Some("--proxy") => {
-                    out.proxy = Some(it.next().ok_or(SandboxError::Helper("--proxy needs a path".into()))?.into())
+                    out.proxy = Some(it.next().ok_or(SandboxError::Helper("--proxy needs a path".into()))?.into());
                 }
                 Some("--keep-fd") => {
                     let fd = it.next().and_then(|f| f.to_str()).and_then(|f| f.parse::<i32>().ok());

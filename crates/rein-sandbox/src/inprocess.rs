@@ -16,13 +16,13 @@ use crate::platform::seccomp::programs;
 
 /// What one set of writable roots needs, ready to apply.
 #[derive(Debug)]
-pub struct InProcess {
+pub(crate) struct InProcess {
     ruleset: OwnedFd,
     programs: Vec<BpfProgram>,
 }
 
 impl InProcess {
-    pub fn new(roots: &[PathBuf], filter: FilterOptions) -> Result<Arc<InProcess>, SandboxError> {
+    pub(crate) fn new(roots: &[PathBuf], filter: FilterOptions) -> Result<Arc<InProcess>, SandboxError> {
         Ok(Arc::new(InProcess {
             ruleset: crate::platform::landlock_rules::ruleset(roots)?,
             programs: programs(filter)?,
@@ -30,7 +30,7 @@ impl InProcess {
     }
 
     /// Confine what `command` starts; it inherits descriptors 0–2 and `keep` only.
-    pub fn attach(self: &Arc<Self>, command: &mut std::process::Command, keep: &[i32]) {
+    pub(crate) fn attach(self: &Arc<Self>, command: &mut std::process::Command, keep: &[i32]) {
         let me = self.clone();
         let keep = keep.to_vec();
         // SAFETY: the closure only makes system calls on memory prepared before the

@@ -19,7 +19,7 @@ const WRITABLE_DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/full"];
 
 /// A ruleset that confines writes to `roots`, as a file descriptor: made once, applied
 /// (`landlock_restrict_self`) in each command's process just before it starts.
-pub fn ruleset(roots: &[PathBuf]) -> Result<OwnedFd, SandboxError> {
+pub(crate) fn ruleset(roots: &[PathBuf]) -> Result<OwnedFd, SandboxError> {
     let abi = ABI::V6;
     let err = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
     let created = Ruleset::default()
@@ -44,7 +44,7 @@ pub fn ruleset(roots: &[PathBuf]) -> Result<OwnedFd, SandboxError> {
 /// trace of or `/proc` peek into any process outside this Landlock domain, no abstract
 /// Unix socket outside it. Files are not restricted. Fails where the kernel lacks
 /// scopes (ABI 6): the caller then refuses to run the command.
-pub fn restrict_to_own_processes() -> Result<(), SandboxError> {
+pub(crate) fn restrict_to_own_processes() -> Result<(), SandboxError> {
     let err = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
     let status = Ruleset::default()
         .set_compatibility(CompatLevel::HardRequirement)
@@ -62,7 +62,7 @@ pub fn restrict_to_own_processes() -> Result<(), SandboxError> {
 }
 
 /// The Landlock ABI version the kernel offers (0: none).
-pub fn abi_version() -> i64 {
+pub(crate) fn abi_version() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: the documented probe call: no ruleset attributes, size 0, the VERSION flag.
     let v = unsafe {

@@ -11,17 +11,17 @@ use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 
 /// At most this much of one configuration file is read.
-pub const READ_CAP: u64 = 4 << 20;
+pub(crate) const READ_CAP: u64 = 4 << 20;
 
 /// The contents of `path` when it is a regular file itself (not a link, a FIFO or a
 /// device), up to [`READ_CAP`].
-pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     read(path, libc::O_NOFOLLOW)
 }
 
 /// The whole contents of `path` when it is a regular file itself of at most
 /// [`READ_CAP`] bytes: a larger one is an error, never a cut copy taken for the whole.
-pub fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
     let bytes = read(path, libc::O_NOFOLLOW)?;
     if bytes.len() as u64 >= READ_CAP {
         return Err(std::io::Error::other("larger than rein keeps"));
@@ -31,7 +31,7 @@ pub fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// What git reads at `path` (links followed, as git follows them) when it ends at a
 /// regular file: never waits on a FIFO or reads a device.
-pub fn read_config(path: &Path) -> std::io::Result<String> {
+pub(crate) fn read_config(path: &Path) -> std::io::Result<String> {
     read(path, 0).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
@@ -65,12 +65,12 @@ fn through_parent(path: &Path) -> std::io::Result<(OwnedFd, PathBuf)> {
 /// Replace whatever is at `path` (a file, a link: never what a link points to) with a
 /// regular file holding `bytes` and `mode`: written under a fresh name beside it, then
 /// renamed over it, inside its directory as opened with no link followed.
-pub fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+pub(crate) fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     replace_from(path, &mut &bytes[..], mode)
 }
 
 /// [`replace`], with the contents streamed from `from`.
-pub fn replace_from(path: &Path, from: &mut dyn std::io::Read, mode: u32) -> std::io::Result<()> {
+pub(crate) fn replace_from(path: &Path, from: &mut dyn std::io::Read, mode: u32) -> std::io::Result<()> {
     let (_dir_fd, path) = through_parent(path)?;
     let path = path.as_path();
     let dir = path.parent().ok_or_else(|| std::io::Error::other("no parent directory"))?;
@@ -100,14 +100,14 @@ pub fn replace_from(path: &Path, from: &mut dyn std::io::Read, mode: u32) -> std
 /// Move the file `from` (rein's own, in a layer) over whatever is at `path` (never what
 /// a link there points to), inside `path`'s directory as opened with no link followed.
 /// Fails (`EXDEV`) when they are on different filesystems.
-pub fn move_into(from: &Path, path: &Path) -> std::io::Result<()> {
+pub(crate) fn move_into(from: &Path, path: &Path) -> std::io::Result<()> {
     let (_dir_fd, through) = through_parent(path)?;
     std::fs::rename(from, through)
 }
 
 /// Make the directory `path` (its parent opened with no link followed); one already
 /// there (a directory itself, not a link) is fine.
-pub fn make_dir(path: &Path) -> std::io::Result<()> {
+pub(crate) fn make_dir(path: &Path) -> std::io::Result<()> {
     let (_dir_fd, through) = through_parent(path)?;
     match std::fs::create_dir(&through) {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => match std::fs::symlink_metadata(&through) {
@@ -120,7 +120,7 @@ pub fn make_dir(path: &Path) -> std::io::Result<()> {
 
 /// Set the permission bits of the directory `path` itself (never what a link there
 /// points to).
-pub fn set_dir_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+pub(crate) fn set_dir_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     let (_dir_fd, through) = through_parent(path)?;
     let fd = open_path(&through).ok_or_else(|| std::io::Error::other("not a directory of the person's own"))?;
     let link = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd()));
@@ -130,7 +130,7 @@ pub fn set_dir_mode(path: &Path, mode: u32) -> std::io::Result<()> {
 
 /// Make `path` a symbolic link to `target`, replacing what is there (a file or link
 /// itself; never through a link on the way).
-pub fn make_link(target: &Path, path: &Path) -> std::io::Result<()> {
+pub(crate) fn make_link(target: &Path, path: &Path) -> std::io::Result<()> {
     let (_dir_fd, through) = through_parent(path)?;
     if std::fs::symlink_metadata(&through).is_ok() && !remove(path) {
         return Err(std::io::Error::other("could not replace it"));
@@ -141,7 +141,7 @@ pub fn make_link(target: &Path, path: &Path) -> std::io::Result<()> {
 /// Remove `path`: a link or file itself, a directory with everything in it (links
 /// inside are removed, never followed). Directories the command made unwritable or
 /// unreadable are opened up first, when they are the person's own.
-pub fn remove(path: &Path) -> bool {
+pub(crate) fn remove(path: &Path) -> bool {
     let Ok((_dir_fd, path)) = through_parent(path) else { return false };
     let path = path.as_path();
     match std::fs::symlink_metadata(path) {
@@ -193,7 +193,7 @@ fn chmod_fd(fd: &OwnedFd, bits: u32) -> std::io::Result<()> {
 
 /// Give the owner back read and search rights on `dir` (never through a link), so that
 /// a walk can see into it again.
-pub fn make_searchable(dir: &Path) -> bool {
+pub(crate) fn make_searchable(dir: &Path) -> bool {
     open_path(dir).is_some_and(|fd| chmod_fd(&fd, 0o500).is_ok())
 }
 

@@ -9,11 +9,11 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 /// The ports the command's proxy variables name.
-pub const HTTP_PORT: u16 = 3128;
-pub const SOCKS_PORT: u16 = 1080;
+pub(crate) const HTTP_PORT: u16 = 3128;
+pub(crate) const SOCKS_PORT: u16 = 1080;
 
 /// The environment that points programs at the relay.
-pub fn proxy_env() -> Vec<(&'static str, String)> {
+pub(crate) fn proxy_env() -> Vec<(&'static str, String)> {
     let http = format!("http://127.0.0.1:{HTTP_PORT}");
     let socks = format!("socks5h://127.0.0.1:{SOCKS_PORT}");
     vec![
@@ -28,7 +28,7 @@ pub fn proxy_env() -> Vec<(&'static str, String)> {
     ]
 }
 
-pub struct Relay {
+pub(crate) struct Relay {
     listeners: Vec<TcpListener>,
     socket: PathBuf,
 }
@@ -36,14 +36,14 @@ pub struct Relay {
 impl Relay {
     /// Listen inside the namespace (before the command starts, so it finds the ports
     /// taken).
-    pub fn bind(socket: &Path) -> std::io::Result<Relay> {
+    pub(crate) fn bind(socket: &Path) -> std::io::Result<Relay> {
         let listeners =
             vec![TcpListener::bind(("127.0.0.1", HTTP_PORT))?, TcpListener::bind(("127.0.0.1", SOCKS_PORT))?];
         Ok(Relay { listeners, socket: socket.to_path_buf() })
     }
 
     /// Serve on background threads.
-    pub fn serve(self) {
+    pub(crate) fn serve(self) {
         for listener in self.listeners {
             let socket = self.socket.clone();
             std::thread::spawn(move || {

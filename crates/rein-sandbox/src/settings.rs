@@ -173,7 +173,7 @@ impl SandboxConfig {
                 Some(("Read", spec)) => self.deny_read.push(rule_path(spec)),
                 Some(("Edit" | "Write" | "MultiEdit" | "NotebookEdit", spec)) => self.deny_write.push(rule_path(spec)),
                 Some(("WebFetch", spec)) => {
-                    self.denied_domains.extend(spec.strip_prefix("domain:").map(str::to_string))
+                    self.denied_domains.extend(spec.strip_prefix("domain:").map(str::to_string));
                 }
                 _ => {}
             }

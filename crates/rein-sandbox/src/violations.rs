@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 /// One line per denial found in `output`.
-pub fn from_output(output: &str, masked: &[PathBuf]) -> Vec<String> {
+pub(crate) fn from_output(output: &str, masked: &[PathBuf]) -> Vec<String> {
     let mut out = Vec::new();
     for line in output.lines() {
         let write = line.contains("Read-only file system");

@@ -281,7 +281,7 @@ impl Sandbox {
         after.watch = watch;
         if let (Some((dir, layers)), Some(Record { recorder, .. })) = (layers, record) {
             let held = plan.protected.iter().chain(&after.placeholders).cloned().collect();
-            let dir = crate::trial::TrialDir::recording(dir, layers, self.roots.clone(), held, plan.reopened.clone());
+            let dir = crate::trial::TrialDir::recording(dir, layers, self.roots.clone(), held, plan.reopened);
             after.recording = Some(crate::record::Recording::new(dir, recorder));
         }
         Ok(Wrapped { command: c, after })

@@ -136,10 +136,10 @@ impl Lines {
                     retry_delay_ms: delay.as_millis() as u64,
                     error_status: *status,
                     error,
-                })
+                });
             }
             EngineEvent::ApiRetry { attempt, max_retries, delay, error, .. } => {
-                rein_session::message!("{error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64())
+                rein_session::message!("{error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64());
             }
             _ if !self.stream => {}
             EngineEvent::Assistant(message) => {

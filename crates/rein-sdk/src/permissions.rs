@@ -150,7 +150,7 @@ impl WireUpdate {
 
 /// An SDK `PermissionUpdate` as the policy's typed update, or why it is not one rein
 /// knows.
-pub fn typed_update(update: &Value) -> Result<PermissionUpdate, String> {
+pub(crate) fn typed_update(update: &Value) -> Result<PermissionUpdate, String> {
     let wire: WireUpdate = serde_json::from_value(update.clone())
         .map_err(|e| format!("not a permission update rein knows ({e}): {update}"))?;
     wire.typed()
@@ -176,7 +176,7 @@ pub fn apply_updates(updates: &[Value], policy: &SharedPolicy, targets: &Permiss
 /// What rein suggests remembering for `call`, as `PermissionUpdate`s: the rules a
 /// "don't ask again" would add (to the local settings), and for edits the acceptEdits
 /// mode for the session.
-pub fn suggestions(policy: &SharedPolicy, call: &Call<'_>) -> Vec<WireUpdate> {
+pub(crate) fn suggestions(policy: &SharedPolicy, call: &Call<'_>) -> Vec<WireUpdate> {
     let rules: Vec<WireRule> = policy.get().suggested_rules(call).iter().map(|r| WireRule::of(r)).collect();
     let mut out = Vec::new();
     if !rules.is_empty() {

@@ -19,7 +19,7 @@ pub fn markdown(title: &str, messages: &[Message]) -> String {
                 }
                 (Role::User, ContentBlock::Image { .. }) => out.push_str("\n*(an image)*\n"),
                 (Role::User, ContentBlock::Document { title, .. }) => {
-                    out.push_str(&format!("\n*(a document: {})*\n", title.as_deref().unwrap_or("PDF")))
+                    out.push_str(&format!("\n*(a document: {})*\n", title.as_deref().unwrap_or("PDF")));
                 }
                 (Role::Assistant, ContentBlock::Text { text }) if !text.trim().is_empty() => {
                     out.push_str("\n## ⏺ rein\n\n");

@@ -19,7 +19,7 @@ const READ_ONLY: [&str; 3] = ["Read", "Grep", "Glob"];
 const MAX_TURNS: u32 = 50;
 
 /// The system prompt of every agent hook (it names itself, as the judges' do).
-pub const AGENT_HOOK_RUBRIC: &str = "You are rein's hook verifier. A user configured a hook that asks you to check a \
+pub(crate) const AGENT_HOOK_RUBRIC: &str = "You are rein's hook verifier. A user configured a hook that asks you to check a \
 moment of a coding agent's work (a tool call, a prompt, the end of a turn) against their condition. You may look at \
 the project with Read, Grep and Glob; you change nothing. When you know, answer with exactly one JSON object and \
 nothing else: {\"ok\": true} when the condition is met (the agent may go on), or {\"ok\": false, \"reason\": \"<one \

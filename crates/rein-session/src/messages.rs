@@ -11,6 +11,7 @@ static WAITING: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// The interactive UI takes (or gives back) the terminal; given back, the messages that
 /// waited are printed.
+#[allow(clippy::print_stderr)] // the one door
 pub fn terminal_owned(owned: bool) {
     TERMINAL_OWNED.store(owned, Ordering::Relaxed);
     if !owned {
@@ -22,6 +23,7 @@ pub fn terminal_owned(owned: bool) {
 
 /// Print one message: `kind` is `error`, `note` or empty (a status line; the session's
 /// notices carry their own `warning:`).
+#[allow(clippy::print_stderr)] // the one door
 pub fn emit(kind: &str, text: std::fmt::Arguments<'_>) {
     let line = if kind.is_empty() { format!("rein: {text}") } else { format!("rein: {kind}: {text}") };
     if TERMINAL_OWNED.load(Ordering::Relaxed) {

@@ -80,7 +80,7 @@ pub(crate) fn add(
             match added {
                 Ok(true) => {}
                 Ok(false) => {
-                    notices.push(format!("plugin {}: its hooks are off (the settings allow no such hooks)", plugin.id))
+                    notices.push(format!("plugin {}: its hooks are off (the settings allow no such hooks)", plugin.id));
                 }
                 Err(e) => setup.plugin_problems.push(format!("plugin {}: hooks not used: {e}", plugin.id)),
             }
@@ -175,7 +175,7 @@ fn servers_of(plugins: &[Plugin]) -> Vec<rein_mcp::ServerConfig> {
             match rein_mcp::config::server_entry(&name, &entry, rein_mcp::Source::Dynamic, &origin, &vars) {
                 Ok(s) => out.push(s),
                 Err(p) => {
-                    tracing::warn!(plugin = %plugin.id, problem = %p.message, "a plugin's MCP server is not used")
+                    tracing::warn!(plugin = %plugin.id, problem = %p.message, "a plugin's MCP server is not used");
                 }
             }
         }

@@ -14,7 +14,7 @@ pub fn locations(opts: &Options, cwd: &Path, home: Option<&Path>) -> Locations {
     let env = opts.env();
     Locations {
         managed_dir: Some(env.managed_settings_dir.clone()),
-        user_dir: env.claude_config_dir.clone().or_else(|| home.map(|h| h.join(".claude"))),
+        user_dir: env.claude_config_dir.or_else(|| home.map(|h| h.join(".claude"))),
         cwd: cwd.to_path_buf(),
         local_root: rein_prompt::find_git_root(cwd).unwrap_or_else(|| cwd.to_path_buf()),
         cli: opts.settings.clone(),

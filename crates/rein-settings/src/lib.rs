@@ -280,7 +280,7 @@ mod tests {
             managed_dir: Some(managed),
             user_dir: Some(user.clone()),
             cwd: cwd.clone(),
-            local_root: cwd.clone(),
+            local_root: cwd,
             cli: Some(r#"{"permissions": {"allow": ["Read"]}}"#.into()),
         })
         .unwrap();

@@ -62,13 +62,13 @@ impl RecordedRequest {
 /// What the system prompt of a side request says: the auto-mode judge's, prompt hooks'
 /// and agent hooks' (rein-judge's and rein-session's rubrics). The scenario's `judge`
 /// steps answer them.
-pub const JUDGE_MARKS: [&str; 3] = ["rein's permission judge", "rein's hook judge", "rein's hook verifier"];
+pub(crate) const JUDGE_MARKS: [&str; 3] = ["rein's permission judge", "rein's hook judge", "rein's hook verifier"];
 
 /// What the system prompt of a session-title request says. Such requests are answered
 /// with the scenario's title (or "Fake session title") without consuming a step, and
 /// kept apart from [`FakeServer::requests`] (in [`FakeServer::titles`]), since they run
 /// in the background while the session goes on.
-pub const TITLE_MARK: &str = "You name coding sessions";
+pub(crate) const TITLE_MARK: &str = "You name coding sessions";
 
 #[derive(Default)]
 struct Shared {

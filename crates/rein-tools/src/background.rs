@@ -52,7 +52,7 @@ struct Entry {
 }
 
 /// How many background agents may run at once unless the session says otherwise.
-pub const DEFAULT_LIMIT: usize = 8;
+pub(crate) const DEFAULT_LIMIT: usize = 8;
 
 /// The session's background agents, shared by every clone (the Agent tool, TaskOutput,
 /// TaskStop, the engine, a frontend).

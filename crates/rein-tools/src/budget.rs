@@ -9,7 +9,7 @@ use crate::{ToolContext, ToolOutput};
 pub const PREVIEW_BYTES: usize = 2048;
 
 /// Apply `budget` (characters) to `output`.
-pub fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: &ToolContext) -> ToolOutput {
+pub(crate) fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: &ToolContext) -> ToolOutput {
     let Some(budget) = budget else { return output };
     let ToolResultContent::Text(text) = &output.content else { return output };
     if text.len() <= budget || text.chars().count() <= budget {

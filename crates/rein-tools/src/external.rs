@@ -24,7 +24,7 @@ pub trait ExternalTool: Send + Sync {
     fn call(&self, input: Value, ctx: ToolContext) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
 }
 
-pub struct RegisteredExternal {
+pub(crate) struct RegisteredExternal {
     pub(crate) tool: Arc<dyn ExternalTool>,
     /// The schema compiled on the tool's first call (a server may offer a hundred tools
     /// and a session call three). `None` when it does not compile: any object is

@@ -9,7 +9,7 @@ use std::io;
 use std::path::Path;
 
 /// Open `path` for reading with no symbolic link followed anywhere in it.
-pub fn open_read(path: &Path) -> io::Result<File> {
+pub(crate) fn open_read(path: &Path) -> io::Result<File> {
     #[cfg(target_os = "linux")]
     {
         use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
@@ -33,7 +33,7 @@ pub fn open_read(path: &Path) -> io::Result<File> {
 /// the new file nor the rename can land anywhere but the directory that was checked.
 /// The old file's permissions are kept. `Ok(false)` when the kernel has no `openat2`
 /// (the caller writes the ordinary way).
-pub fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+pub(crate) fn replace_file(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     #[cfg(target_os = "linux")]
     {
         use std::io::Write as _;

@@ -14,7 +14,7 @@ const MAX_SAVED_BYTES: u64 = 64 << 20;
 
 /// A new file under the session's saved outputs (`tool-results`) for one result;
 /// `what` (a tool's name, a background job's id) names it.
-pub fn new_file(ctx: &crate::ToolContext, what: &str) -> PathBuf {
+pub(crate) fn new_file(ctx: &crate::ToolContext, what: &str) -> PathBuf {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let what: String = what.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(40).collect();
@@ -23,7 +23,7 @@ pub fn new_file(ctx: &crate::ToolContext, what: &str) -> PathBuf {
 
 /// Where a too-large output went.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Saved {
+pub(crate) struct Saved {
     pub path: PathBuf,
     pub chars: usize,
     pub lines: usize,
@@ -33,12 +33,12 @@ pub struct Saved {
 
 /// What was collected: the whole text, or a preview and where the whole of it is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Collected {
+pub(crate) enum Collected {
     Whole(String),
     Spilled { head: String, tail: String, saved: Result<Saved, String> },
 }
 
-pub struct Spilling {
+pub(crate) struct Spilling {
     limit: usize,
     path: PathBuf,
     text: String,
@@ -51,7 +51,7 @@ pub struct Spilling {
 
 impl Spilling {
     /// Keep up to `limit` characters in memory; past that, write to `path`.
-    pub fn new(limit: usize, path: &Path) -> Self {
+    pub(crate) fn new(limit: usize, path: &Path) -> Self {
         Spilling {
             limit,
             path: path.to_path_buf(),
@@ -64,7 +64,7 @@ impl Spilling {
         }
     }
 
-    pub fn push_str(&mut self, s: &str) {
+    pub(crate) fn push_str(&mut self, s: &str) {
         self.chars += s.chars().count();
         self.lines += s.bytes().filter(|b| *b == b'\n').count();
         match &mut self.file {
@@ -105,7 +105,7 @@ impl Spilling {
         }
     }
 
-    pub fn finish(self) -> Collected {
+    pub(crate) fn finish(self) -> Collected {
         let Some(file) = self.file else { return Collected::Whole(self.text) };
         let head: String = self.text.chars().take(PREVIEW_HALF).collect();
         let skip = self.tail.chars().count().saturating_sub(PREVIEW_HALF);
@@ -118,7 +118,7 @@ impl Spilling {
 
 impl Collected {
     /// The file holding the whole output, when it was saved.
-    pub fn saved(&self) -> Option<PathBuf> {
+    pub(crate) fn saved(&self) -> Option<PathBuf> {
         match self {
             Collected::Spilled { saved: Ok(s), .. } => Some(s.path.clone()),
             _ => None,
@@ -127,7 +127,7 @@ impl Collected {
 
     /// What the model reads: the whole output, or its head and tail and a note naming
     /// the file that holds all of it.
-    pub fn for_model(&self) -> String {
+    pub(crate) fn for_model(&self) -> String {
         match self {
             Collected::Whole(text) => text.clone(),
             Collected::Spilled { head, tail, saved: Ok(s) } => format!(

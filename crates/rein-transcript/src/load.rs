@@ -203,7 +203,7 @@ mod tests {
         let line: serde_json::Value =
             serde_json::from_str(std::fs::read_to_string(&path).unwrap().lines().nth(1).unwrap()).unwrap();
         assert_eq!(line["type"], "summary");
-        assert_eq!(line["leafUuid"], loaded.last_uuid.clone().unwrap());
+        assert_eq!(line["leafUuid"], loaded.last_uuid.unwrap());
         let info = SessionInfo {
             session_id: "s2".into(),
             path,

@@ -22,7 +22,7 @@ use crate::worker::ToEngine;
 pub(crate) const EXIT_WINDOW: Duration = Duration::from_secs(2);
 
 /// A turn in progress.
-pub struct Busy {
+pub(crate) struct Busy {
     pub since: Instant,
     pub token: CancellationToken,
     /// The model gave its final answer (no tool call): the turn is only finishing, so
@@ -32,7 +32,7 @@ pub struct Busy {
 
 /// A call of the batch in progress: when it started, and how long it took once done
 /// (a finished call stops ticking while its siblings run).
-pub struct Running {
+pub(crate) struct Running {
     pub call: ToolUse,
     pub since: Instant,
     pub took: Option<Duration>,
@@ -40,14 +40,14 @@ pub struct Running {
 
 /// Totals of the session, for `/cost`.
 #[derive(Default)]
-pub struct Totals {
+pub(crate) struct Totals {
     pub usage: Usage,
     pub cost_usd: f64,
     pub api: Duration,
     pub turns: u32,
 }
 
-pub struct App {
+pub(crate) struct App {
     pub cwd: PathBuf,
     /// Where "don't ask again" rules are kept (`.claude/settings.local.json`).
     pub project_root: PathBuf,
@@ -150,7 +150,7 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(
+    pub(crate) fn new(
         cwd: PathBuf,
         project_root: PathBuf,
         model: String,
@@ -220,7 +220,7 @@ impl App {
     }
 
     /// Ask the engine's task for housekeeping (`/compact`, `/context`, `/clear`).
-    pub fn ask_engine(&mut self, what: ToEngine) {
+    pub(crate) fn ask_engine(&mut self, what: ToEngine) {
         if self.busy.is_some() {
             self.note("wait for the turn to end (or press Esc)");
         } else if self.prompts.send(what).is_err() {
@@ -237,7 +237,7 @@ impl App {
 
     /// Send a message, or queue it while a turn runs; built-in slash commands run here,
     /// custom ones and `!cmd` on the engine's task.
-    pub fn submit(&mut self, text: String) {
+    pub(crate) fn submit(&mut self, text: String) {
         if let Some(command) = text.strip_prefix('/') {
             let name = command.split_whitespace().next().unwrap_or_default();
             // MCP prompts (`/mcp__server__prompt`) are expanded on the engine's task.
@@ -281,7 +281,7 @@ impl App {
 
     /// A bracketed paste: a path to an image file attaches the image, anything else is
     /// text.
-    pub fn on_paste(&mut self, text: &str) {
+    pub(crate) fn on_paste(&mut self, text: &str) {
         if self.modals.asking() {
             return;
         }
@@ -309,7 +309,7 @@ impl App {
         }
     }
 
-    pub fn on_key(&mut self, key: KeyEvent) {
+    pub(crate) fn on_key(&mut self, key: KeyEvent) {
         let now = Instant::now();
         self.key_gap = self.last_key.replace(now).map(|before| now.duration_since(before));
         if self.modal_key(key) {
@@ -405,7 +405,7 @@ impl App {
     }
 
     /// The files an `@` mention being typed could name.
-    pub fn mention_candidates(&mut self) -> Vec<String> {
+    pub(crate) fn mention_candidates(&mut self) -> Vec<String> {
         let Some((_, query)) = crate::mentions::current(self.composer.text()) else { return Vec::new() };
         let root = self.cwd.clone();
         let respect = self.respect_gitignore;
@@ -422,7 +422,7 @@ impl App {
 
     /// default → acceptEdits → plan → auto (→ bypassPermissions when allowed at start) →
     /// default, as Claude Code cycles.
-    pub fn cycle_mode(&mut self) {
+    pub(crate) fn cycle_mode(&mut self) {
         let next = match self.policy.get().mode {
             PermissionMode::Default => PermissionMode::AcceptEdits,
             PermissionMode::AcceptEdits => PermissionMode::Plan,
@@ -441,7 +441,7 @@ impl App {
     }
 
     /// Refresh the status line if it is due.
-    pub fn tick_status_line(&mut self) {
+    pub(crate) fn tick_status_line(&mut self) {
         let mode = self.policy.get().mode.name();
         let facts = crate::status_line::facts(&self.model, &self.cwd, &self.project_root, self.totals.cost_usd, mode);
         if let Some(s) = &mut self.status_line {

@@ -8,7 +8,7 @@ use rein_protocol::ContentBlock;
 
 /// The images attached to prompts not yet sent, by marker.
 #[derive(Debug, Default)]
-pub struct Attachments {
+pub(crate) struct Attachments {
     next: usize,
     /// Marker, what the person is shown of it, the block sent.
     images: Vec<(String, String, ContentBlock)>,
@@ -16,7 +16,7 @@ pub struct Attachments {
 
 impl Attachments {
     /// Keep `bytes` (any image) fitted under the limits; the marker to show for it.
-    pub fn add(&mut self, bytes: &[u8]) -> Result<String, rein_media::ImageError> {
+    pub(crate) fn add(&mut self, bytes: &[u8]) -> Result<String, rein_media::ImageError> {
         let fitted = rein_media::fit_image(bytes)?;
         self.next += 1;
         let marker = format!("[Image #{}]", self.next);
@@ -31,7 +31,7 @@ impl Attachments {
     }
 
     /// The images whose markers `text` holds, taken out to be sent with it.
-    pub fn take_for(&mut self, text: &str) -> Vec<(String, ContentBlock)> {
+    pub(crate) fn take_for(&mut self, text: &str) -> Vec<(String, ContentBlock)> {
         let (sent, kept): (Vec<_>, Vec<_>) =
             std::mem::take(&mut self.images).into_iter().partition(|(marker, ..)| text.contains(marker.as_str()));
         self.images = kept;
@@ -41,7 +41,7 @@ impl Attachments {
 
 /// The image file a paste names, if it names one: a path as a terminal pastes a dragged
 /// file — plain, quoted, with `\ ` escapes or as a `file://` URL — relative to `cwd`.
-pub fn image_path(pasted: &str, cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn image_path(pasted: &str, cwd: &Path) -> Option<PathBuf> {
     let text = pasted.trim();
     if text.is_empty() || text.contains('\n') {
         return None;

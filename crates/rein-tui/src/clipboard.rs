@@ -16,7 +16,7 @@ const CLIPBOARD_WAIT: Duration = Duration::from_secs(3);
 
 /// Why no image came from the clipboard.
 #[derive(Debug, thiserror::Error)]
-pub enum ClipboardError {
+pub(crate) enum ClipboardError {
     #[error(
         "no clipboard tool found: rein reads images with wl-paste (Wayland, package wl-clipboard), xclip (X11) or \
          pngpaste (macOS)"
@@ -46,7 +46,7 @@ fn command(tool: &str, args: &[&str]) -> Command {
 
 /// The image in the clipboard, as bytes, from the first clipboard tool that can run
 /// here.
-pub fn read_image() -> Result<Vec<u8>, ClipboardError> {
+pub(crate) fn read_image() -> Result<Vec<u8>, ClipboardError> {
     for (tool, args, needs) in [
         ("wl-paste", &["--no-newline", "--type", "image/png"][..], Some(Var::WaylandDisplay)),
         ("xclip", &["-selection", "clipboard", "-target", "image/png", "-out"][..], Some(Var::Display)),
@@ -65,7 +65,7 @@ pub fn read_image() -> Result<Vec<u8>, ClipboardError> {
 }
 
 /// Put `text` on the clipboard; how it went there.
-pub fn copy(text: &str) -> std::io::Result<&'static str> {
+pub(crate) fn copy(text: &str) -> std::io::Result<&'static str> {
     for (tool, args, needs) in [
         ("wl-copy", &[][..], Some(Var::WaylandDisplay)),
         ("xclip", &["-selection", "clipboard", "-in"][..], Some(Var::Display)),

@@ -12,7 +12,7 @@ const PASTE_LINES: usize = 2;
 
 /// What a key did to the composer.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Edit {
+pub(crate) enum Edit {
     /// Handled; nothing else to do.
     Changed,
     /// Enter on a message: send this text.
@@ -22,7 +22,7 @@ pub enum Edit {
 }
 
 #[derive(Debug, Default)]
-pub struct Composer {
+pub(crate) struct Composer {
     /// The text as shown (paste markers included).
     text: String,
     /// Cursor, as a byte offset into `text`.
@@ -44,34 +44,34 @@ pub struct Composer {
 
 impl Composer {
     /// Earlier prompts (oldest first), for Up/Down and Ctrl+R.
-    pub fn set_history(&mut self, entries: Vec<String>) {
+    pub(crate) fn set_history(&mut self, entries: Vec<String>) {
         self.history = entries;
     }
 
-    pub fn history(&self) -> &[String] {
+    pub(crate) fn history(&self) -> &[String] {
         &self.history
     }
 
     /// Replace the text (a recalled or found prompt).
-    pub fn set_text(&mut self, text: &str) {
+    pub(crate) fn set_text(&mut self, text: &str) {
         self.clear();
         self.insert(text);
     }
 
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         &self.text
     }
 
     /// The cursor as a byte offset into [`Composer::text`].
-    pub fn cursor_byte(&self) -> usize {
+    pub(crate) fn cursor_byte(&self) -> usize {
         self.cursor
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
 
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.text.clear();
         self.cursor = 0;
         self.pastes.clear();
@@ -80,21 +80,21 @@ impl Composer {
     }
 
     /// The cursor as (row, column in characters).
-    pub fn cursor(&self) -> (usize, usize) {
+    pub(crate) fn cursor(&self) -> (usize, usize) {
         let before = &self.text[..self.cursor];
         let row = before.matches('\n').count();
         let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0);
         (row, col)
     }
 
-    pub fn insert(&mut self, s: &str) {
+    pub(crate) fn insert(&mut self, s: &str) {
         self.text.insert_str(self.cursor, s);
         self.cursor += s.len();
         self.browsing = None;
     }
 
     /// A bracketed paste: small ones inline, large ones as a marker.
-    pub fn paste(&mut self, pasted: &str) {
+    pub(crate) fn paste(&mut self, pasted: &str) {
         let pasted = pasted.replace("\r\n", "\n").replace('\r', "\n");
         let lines = pasted.lines().count();
         if pasted.chars().count() > PASTE_CHARS || lines > PASTE_LINES {
@@ -115,7 +115,7 @@ impl Composer {
         out
     }
 
-    pub fn key(&mut self, key: KeyEvent) -> Edit {
+    pub(crate) fn key(&mut self, key: KeyEvent) -> Edit {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let alt = key.modifiers.contains(KeyModifiers::ALT);
         let newline = key.modifiers.intersects(KeyModifiers::SHIFT | KeyModifiers::ALT);
@@ -232,14 +232,14 @@ impl Composer {
     }
 
     /// Vim's `dw`: cut the word at the cursor and the blanks after it.
-    pub fn cut_word_and_blanks(&mut self) {
+    pub(crate) fn cut_word_and_blanks(&mut self) {
         let end = self.next_word_start();
         self.remember();
         self.cut(self.cursor, end);
     }
 
     /// Vim's `w`: to the start of the next word.
-    pub fn move_to_next_word(&mut self) {
+    pub(crate) fn move_to_next_word(&mut self) {
         self.cursor = self.next_word_start();
     }
 

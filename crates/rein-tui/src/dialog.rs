@@ -13,10 +13,10 @@ use serde_json::Value;
 use crate::approver::Question;
 use crate::{summary, wrap};
 
-pub use crate::dialog_parts::Parts;
+pub(crate) use crate::dialog_parts::Parts;
 
 /// The options of a question, in order: (key, text).
-pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, String)> {
+pub(crate) fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, String)> {
     if crate::user_dialog::is_user_tool(q) {
         return crate::user_dialog::options(q);
     }
@@ -35,7 +35,7 @@ pub fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(char, Stri
 }
 
 /// The options as lines, `selected` marked, wrapped under their text.
-pub fn option_lines(options: &[(char, String)], selected: usize, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn option_lines(options: &[(char, String)], selected: usize, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for (i, (key, text)) in options.iter().enumerate() {
         let marker = if i == selected { "❯ " } else { "  " };
@@ -48,13 +48,13 @@ pub fn option_lines(options: &[(char, String)], selected: usize, width: usize) -
 
 /// What the call would do, wrapped to `width`: read once per width by the view (an
 /// edit's diff reads the file), not once a frame.
-pub fn subject_lines(q: &Question, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn subject_lines(q: &Question, width: usize) -> Vec<Line<'static>> {
     if crate::user_dialog::is_user_tool(q) { Vec::new() } else { wrap::wrap_all(subject(q), width) }
 }
 
 /// The dialog's parts at `width` columns inside its border, around `subject` (from
 /// [`subject_lines`]; user dialogs draw their own).
-pub fn parts(
+pub(crate) fn parts(
     q: &Question,
     project: &str,
     selected: usize,

@@ -4,7 +4,7 @@ use ratatui::text::Line;
 
 /// A dialog's lines, wrapped to its inner width: a title, a subject that may scroll,
 /// and what always shows below it.
-pub struct Parts {
+pub(crate) struct Parts {
     pub title: Line<'static>,
     pub subject: Vec<Line<'static>>,
     /// Why it is asked (gives way first in a short window).

@@ -18,7 +18,7 @@ use crate::worker::FromEngine;
 const LOG_TOOL_LINES: usize = 2_000;
 
 impl App {
-    pub fn on_engine(&mut self, m: FromEngine) {
+    pub(crate) fn on_engine(&mut self, m: FromEngine) {
         match m {
             FromEngine::Started(token) => {
                 self.busy = Some(Busy { since: Instant::now(), token, answered: false });
@@ -182,21 +182,21 @@ impl App {
                 if broke {
                     self.note("the answer above broke off; asking again".to_string());
                 }
-                self.note(format!("retrying ({attempt}/{max_retries}): {error}"))
+                self.note(format!("retrying ({attempt}/{max_retries}): {error}"));
             }
             EngineEvent::Compacted { pre_tokens, post_tokens, .. } => {
                 // The footer's figure is the conversation's size now, not before.
                 if let Some((used, _, _)) = &mut self.context {
                     *used = post_tokens;
                 }
-                self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"))
+                self.note(format!("Conversation compacted ({pre_tokens} → {post_tokens} tokens)"));
             }
             _ => {}
         }
     }
 
     /// The start banner: rein's version, the model, the folder, the mode.
-    pub fn banner(&mut self, version: &str) {
+    pub(crate) fn banner(&mut self, version: &str) {
         let dim = Style::default().add_modifier(Modifier::DIM);
         self.pending.push(Line::from(vec![
             Span::styled("✻ ", Style::default().fg(Color::Magenta)),
@@ -211,7 +211,7 @@ impl App {
     }
 
     /// Show an earlier conversation (a resumed session) in the scrollback.
-    pub fn replay(&mut self, messages: &[rein_protocol::Message]) {
+    pub(crate) fn replay(&mut self, messages: &[rein_protocol::Message]) {
         for m in messages {
             for block in &m.content {
                 match (m.role, block) {

@@ -28,6 +28,6 @@ impl Hangup {
             futures::future::select_all(waits).await;
             return;
         }
-        std::future::pending::<()>().await
+        std::future::pending::<()>().await;
     }
 }

@@ -102,7 +102,7 @@ fn language(lang: &str) -> (&'static [&'static str], &'static str) {
 }
 
 /// One line of code in `lang`, as coloured spans.
-pub fn line(code: &str, lang: &str) -> Vec<Span<'static>> {
+pub(crate) fn line(code: &str, lang: &str) -> Vec<Span<'static>> {
     let (keywords, comment) = language(lang);
     let keyword = Style::default().fg(Color::Magenta).add_modifier(Modifier::BOLD);
     let string = Style::default().fg(Color::Green);

@@ -11,18 +11,18 @@ use serde_json::{Value, json};
 const KEPT: usize = 500;
 
 /// The history file of one working directory.
-pub struct History {
+pub(crate) struct History {
     file: PathBuf,
     cwd: String,
 }
 
 impl History {
-    pub fn new(rein_home: &Path, cwd: &Path) -> Self {
+    pub(crate) fn new(rein_home: &Path, cwd: &Path) -> Self {
         History { file: rein_home.join("history.jsonl"), cwd: cwd.display().to_string() }
     }
 
     /// Earlier prompts of this directory, oldest first.
-    pub fn load(&self) -> Vec<String> {
+    pub(crate) fn load(&self) -> Vec<String> {
         let Ok(text) = std::fs::read_to_string(&self.file) else { return Vec::new() };
         let mut out: Vec<String> = text
             .lines()
@@ -36,7 +36,7 @@ impl History {
     }
 
     /// Keep `prompt` (failures are not worth stopping for).
-    pub fn append(&self, prompt: &str) {
+    pub(crate) fn append(&self, prompt: &str) {
         if let Some(dir) = self.file.parent() {
             let _ = std::fs::create_dir_all(dir);
         }
@@ -48,7 +48,7 @@ impl History {
 }
 
 /// The newest entry before `before` (an index) that contains `query`.
-pub fn search(entries: &[String], query: &str, before: usize) -> Option<usize> {
+pub(crate) fn search(entries: &[String], query: &str, before: usize) -> Option<usize> {
     entries[..before.min(entries.len())].iter().rposition(|e| e.contains(query))
 }
 

@@ -51,7 +51,7 @@ impl Action {
 
 /// The key that does `action` by default (what a bound key stands for); `None` for
 /// [`Action::Unbound`].
-pub fn default_key(action: Action) -> Option<KeyEvent> {
+pub(crate) fn default_key(action: Action) -> Option<KeyEvent> {
     let ctrl = |c| KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL);
     Some(match action {
         Action::Submit => KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE),

@@ -13,7 +13,7 @@ use crate::wrap;
 
 /// The block state between lines.
 #[derive(Debug, Default)]
-pub struct Blocks {
+pub(crate) struct Blocks {
     /// Inside a fenced code block of this language.
     code: Option<String>,
     /// Table rows held until the table ends.
@@ -26,7 +26,7 @@ pub struct Blocks {
 impl Blocks {
     /// One complete source line: the lines it renders to now (none while a table is
     /// being collected, or for a fence).
-    pub fn line(&mut self, source: &str, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn line(&mut self, source: &str, width: usize) -> Vec<Line<'static>> {
         let trimmed = source.trim_start();
         if let Some(fence) = trimmed.strip_prefix("```").or_else(|| trimmed.strip_prefix("~~~")) {
             let out = self.end_table(width);
@@ -52,14 +52,14 @@ impl Blocks {
     }
 
     /// The message ended: what is still held.
-    pub fn finish(&mut self, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn finish(&mut self, width: usize) -> Vec<Line<'static>> {
         let out = self.end_table(width);
         *self = Blocks::default();
         out
     }
 
     /// What is held but not final (a table still growing), as it would show now.
-    pub fn pending(&self, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn pending(&self, width: usize) -> Vec<Line<'static>> {
         if self.table.is_empty() {
             return Vec::new();
         }
@@ -85,7 +85,7 @@ impl Blocks {
 }
 
 /// Render a whole text (a plan, a resumed answer).
-pub fn render(text: &str, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn render(text: &str, width: usize) -> Vec<Line<'static>> {
     let mut blocks = Blocks::default();
     let mut out: Vec<Line<'static>> = text.lines().flat_map(|l| blocks.line(l, width)).collect();
     out.extend(blocks.finish(width));
@@ -168,7 +168,7 @@ fn list_item(text: &str, lead: usize) -> Option<(String, &str)> {
 }
 
 /// The inline part: emphasis, strong, code, strikethrough, links — over `base`.
-pub fn inline(text: &str, base: Style) -> Vec<Span<'static>> {
+pub(crate) fn inline(text: &str, base: Style) -> Vec<Span<'static>> {
     // Read as inline text only: a leading marker that would start a block is escaped.
     let text = text.trim_start();
     let mut source = String::with_capacity(text.len() + 2);

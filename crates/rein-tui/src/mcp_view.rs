@@ -6,7 +6,7 @@ use rein_session::Session;
 
 /// `/mcp authenticate NAME`: the browser opens (or the URL is shown); once signed in,
 /// the server connects and `later` gets the line that says so.
-pub async fn sign_in(session: &Session, name: &str, later: Box<dyn FnOnce(String) + Send>) -> Vec<String> {
+pub(crate) async fn sign_in(session: &Session, name: &str, later: Box<dyn FnOnce(String) + Send>) -> Vec<String> {
     let Some(servers) = session.mcp().cloned() else {
         return vec!["No MCP servers are configured (.mcp.json, ~/.claude.json, --mcp-config)".into()];
     };

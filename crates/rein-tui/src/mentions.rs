@@ -6,11 +6,11 @@ use std::path::Path;
 /// Files walked at most.
 const MAX_FILES: usize = 20_000;
 /// Candidates shown.
-pub const SHOWN: usize = 5;
+pub(crate) const SHOWN: usize = 5;
 
 /// The project's files, relative to `root`; with `respect_gitignore` (the
 /// `respectGitignore` setting, on by default) what git ignores is left out.
-pub fn project_files(root: &Path, respect_gitignore: bool) -> Vec<String> {
+pub(crate) fn project_files(root: &Path, respect_gitignore: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut walk = ignore::WalkBuilder::new(root);
     walk.hidden(false).filter_entry(|e| e.file_name() != ".git");
@@ -33,7 +33,7 @@ pub fn project_files(root: &Path, respect_gitignore: bool) -> Vec<String> {
 
 /// Files whose path holds the letters of `query` in order, best first (shorter spans
 /// and matches in the file name first).
-pub fn matches<'a>(files: &'a [String], query: &str) -> Vec<&'a str> {
+pub(crate) fn matches<'a>(files: &'a [String], query: &str) -> Vec<&'a str> {
     let q: Vec<char> = query.to_lowercase().chars().collect();
     let mut scored: Vec<(usize, &str)> =
         files.iter().filter_map(|f| score(&f.to_lowercase(), &q).map(|s| (s, f.as_str()))).collect();
@@ -70,7 +70,7 @@ fn score(path: &str, q: &[char]) -> Option<usize> {
 }
 
 /// The `@word` the cursor is in, if any: its byte range in `text` and the query.
-pub fn current(text: &str) -> Option<(usize, String)> {
+pub(crate) fn current(text: &str) -> Option<(usize, String)> {
     let start = text.rfind(|c: char| c.is_whitespace()).map(|i| i + 1).unwrap_or(0);
     let word = &text[start..];
     word.strip_prefix('@').map(|q| (start, q.to_string()))

@@ -14,13 +14,13 @@ use crate::summary;
 const ROWS: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Commands,
     Files,
 }
 
 /// The menu for what is typed now (empty when none applies).
-pub struct Menu {
+pub(crate) struct Menu {
     pub kind: Kind,
     /// (what is inserted, what is shown beside it)
     pub items: Vec<(String, String)>,
@@ -28,11 +28,11 @@ pub struct Menu {
 }
 
 impl Menu {
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
-    pub fn lines(&self, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn lines(&self, width: usize) -> Vec<Line<'static>> {
         let start = (self.selected + 1).saturating_sub(ROWS);
         let name_width = self.items.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0).min(28) + 2;
         let mut out: Vec<Line<'static>> = Vec::new();
@@ -66,7 +66,7 @@ impl Menu {
 
 impl App {
     /// The menu the input box shows now.
-    pub fn menu(&mut self) -> Menu {
+    pub(crate) fn menu(&mut self) -> Menu {
         let text = self.composer.text().to_string();
         if self.menu_closed.as_deref() == Some(text.as_str()) {
             return Menu { kind: Kind::Commands, items: Vec::new(), selected: 0 };

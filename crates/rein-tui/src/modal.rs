@@ -78,7 +78,7 @@ impl App {
     }
 
     /// A question from the engine: shown now, or after the one on screen.
-    pub fn on_question(&mut self, q: Question) {
+    pub(crate) fn on_question(&mut self, q: Question) {
         self.bell = true;
         // A terminal that shows notifications (and a background session's host) says so.
         self.notify = Some(format!("rein needs your permission to use {}", q.call.name));

@@ -6,7 +6,7 @@ use ratatui::text::Line;
 
 /// Where a finished line goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Where {
+pub(crate) enum Where {
     Both,
     /// The scrollback only (a folded summary).
     Screen,
@@ -15,28 +15,28 @@ pub enum Where {
 }
 
 #[derive(Debug, Default)]
-pub struct Out {
+pub(crate) struct Out {
     items: Vec<(Line<'static>, Where)>,
 }
 
 impl Out {
-    pub fn push(&mut self, line: Line<'static>) {
+    pub(crate) fn push(&mut self, line: Line<'static>) {
         self.items.push((line, Where::Both));
     }
 
-    pub fn push_to(&mut self, line: Line<'static>, to: Where) {
+    pub(crate) fn push_to(&mut self, line: Line<'static>, to: Where) {
         self.items.push((line, to));
     }
 
-    pub fn extend(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
+    pub(crate) fn extend(&mut self, lines: impl IntoIterator<Item = Line<'static>>) {
         self.items.extend(lines.into_iter().map(|l| (l, Where::Both)));
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 
-    pub fn take(&mut self) -> Vec<(Line<'static>, Where)> {
+    pub(crate) fn take(&mut self) -> Vec<(Line<'static>, Where)> {
         std::mem::take(&mut self.items)
     }
 }

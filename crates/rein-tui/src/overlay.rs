@@ -16,7 +16,7 @@ use ratatui::widgets::Paragraph;
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 /// Show `log` until the person closes the view.
-pub async fn show(log: &VecDeque<Line<'static>>, events: &mut EventStream) -> io::Result<()> {
+pub(crate) async fn show(log: &VecDeque<Line<'static>>, events: &mut EventStream) -> io::Result<()> {
     execute!(io::stdout(), EnterAlternateScreen)?;
     let result = browse(log, events).await;
     execute!(io::stdout(), LeaveAlternateScreen)?;

@@ -11,7 +11,7 @@ const USAGE: &str = "Usage: /plugin [list] | install|uninstall|enable|disable NA
                      | marketplace add SOURCE | marketplace list|update [NAME]|remove NAME | validate DIR";
 
 /// The lines `/plugin ARGS` prints; `in_use`: this session's plugins.
-pub fn run(args: &str, cwd: &Path, in_use: &[String], store: Option<&rein_plugins::Store>) -> Vec<String> {
+pub(crate) fn run(args: &str, cwd: &Path, in_use: &[String], store: Option<&rein_plugins::Store>) -> Vec<String> {
     let words: Vec<&str> = args.split_whitespace().collect();
     let Some(store) = store.cloned() else {
         return vec!["HOME is not set: there is no plugins folder".into()];
@@ -74,7 +74,7 @@ fn list(ctx: &ops::Context, in_use: &[String]) -> Vec<String> {
     }
     match ops::list(ctx) {
         Ok(listed) if listed.is_empty() => {
-            out.push("Nothing installed (/plugin marketplace add SOURCE, then /plugin install).".into())
+            out.push("Nothing installed (/plugin marketplace add SOURCE, then /plugin install).".into());
         }
         Ok(listed) => {
             out.push("Installed:".into());

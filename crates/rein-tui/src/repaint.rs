@@ -41,7 +41,7 @@ impl RepaintSignal {
         if self.signal.recv().await.is_some() {
             return;
         }
-        std::future::pending::<()>().await
+        std::future::pending::<()>().await;
     }
 }
 

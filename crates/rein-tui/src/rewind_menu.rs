@@ -13,7 +13,7 @@ use crate::summary;
 use crate::worker::ToEngine;
 
 /// The question before overwriting files changed outside rein.
-pub struct RewindMenu {
+pub(crate) struct RewindMenu {
     pub n: usize,
     pub paths: Vec<PathBuf>,
     /// What the rewind was to restore.

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// What the screen and the Ctrl+O view take from a saved output.
-pub struct SavedOutput {
+pub(crate) struct SavedOutput {
     /// The output's first `kept` lines.
     pub head: Vec<String>,
     /// How many lines the whole output has.
@@ -15,7 +15,7 @@ pub struct SavedOutput {
 
 /// Read the first `kept` lines of the file at `path` and count the rest (the file is
 /// streamed, never held whole). `None` when it cannot be read: the preview is shown.
-pub fn read(path: &Path, kept: usize) -> Option<SavedOutput> {
+pub(crate) fn read(path: &Path, kept: usize) -> Option<SavedOutput> {
     let mut reader = BufReader::with_capacity(1 << 16, File::open(path).ok()?);
     let mut head = Vec::new();
     let mut lines = 0;

@@ -24,7 +24,7 @@ use ratatui::{Frame, Terminal, TerminalOptions, Viewport};
 
 type Term = Terminal<CrosstermBackend<Stdout>>;
 
-pub struct Screen {
+pub(crate) struct Screen {
     term: Term,
     width: u16,
     rows: u16,
@@ -40,7 +40,7 @@ fn term_at(area: Rect) -> io::Result<Term> {
 
 impl Screen {
     /// Start below whatever the terminal shows now.
-    pub fn new() -> io::Result<Screen> {
+    pub(crate) fn new() -> io::Result<Screen> {
         let (width, rows) = ratatui::crossterm::terminal::size()?;
         let (col, row) = ratatui::crossterm::cursor::position().unwrap_or((0, rows.saturating_sub(1)));
         let mut screen = Screen {
@@ -58,11 +58,11 @@ impl Screen {
         Ok(screen)
     }
 
-    pub fn width(&self) -> u16 {
+    pub(crate) fn width(&self) -> u16 {
         self.width
     }
 
-    pub fn rows(&self) -> u16 {
+    pub(crate) fn rows(&self) -> u16 {
         self.rows
     }
 
@@ -93,7 +93,7 @@ impl Screen {
     }
 
     /// Write `lines` (each at most the width) into the history, above the live area.
-    pub fn insert(&mut self, lines: &[Line<'static>]) -> io::Result<()> {
+    pub(crate) fn insert(&mut self, lines: &[Line<'static>]) -> io::Result<()> {
         if lines.is_empty() {
             return Ok(());
         }
@@ -124,7 +124,7 @@ impl Screen {
 
     /// Draw the live area `height` rows tall (at most the window). `render` draws into
     /// the frame; the frame's area is the live area.
-    pub fn draw(&mut self, height: u16, render: impl FnOnce(&mut Frame<'_>)) -> io::Result<()> {
+    pub(crate) fn draw(&mut self, height: u16, render: impl FnOnce(&mut Frame<'_>)) -> io::Result<()> {
         let height = height.clamp(1, self.rows);
         if height != self.height {
             self.clear_live()?;
@@ -144,13 +144,13 @@ impl Screen {
     }
 
     /// Draw everything again on the next frame (after an editor or the Ctrl+O view).
-    pub fn invalidate(&mut self) -> io::Result<()> {
+    pub(crate) fn invalidate(&mut self) -> io::Result<()> {
         self.clear_live()
     }
 
     /// The terminal changed size: find the live area again where the parked cursor
     /// went, clear it and everything below.
-    pub fn resized(&mut self, width: u16, rows: u16) -> io::Result<()> {
+    pub(crate) fn resized(&mut self, width: u16, rows: u16) -> io::Result<()> {
         self.width = width.max(1);
         self.rows = rows.max(1);
         let row = ratatui::crossterm::cursor::position().map(|(_, r)| r).unwrap_or(self.top);
@@ -160,7 +160,7 @@ impl Screen {
 
     /// The terminal was cleared (and is `width` × `rows`): the live area starts at the
     /// top. Nothing is asked of the terminal: the cursor is home.
-    pub fn cleared(&mut self, width: u16, rows: u16) {
+    pub(crate) fn cleared(&mut self, width: u16, rows: u16) {
         self.width = width.max(1);
         self.rows = rows.max(1);
         self.top = 0;
@@ -168,7 +168,7 @@ impl Screen {
     }
 
     /// Leave: clear the live area and put the cursor where the next output goes.
-    pub fn finish(&mut self) -> io::Result<()> {
+    pub(crate) fn finish(&mut self) -> io::Result<()> {
         self.clear_live()?;
         queue!(io::stdout(), MoveTo(0, self.top), Show)?;
         io::stdout().flush()

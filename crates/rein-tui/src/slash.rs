@@ -15,7 +15,7 @@ const INIT: &str = "Look at this project (its layout, build and test commands, c
 CLAUDE.md at its root for future sessions: how to build, test and run it, the architecture in a few lines, and the \
 conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead.";
 
-pub fn run(app: &mut App, command: &str) {
+pub(crate) fn run(app: &mut App, command: &str) {
     let (name, args) = command.split_once(' ').unwrap_or((command, ""));
     // What the session owner answers goes to it as its command (the SDK asks the same).
     if name != "add-dir"
@@ -73,7 +73,7 @@ pub fn run(app: &mut App, command: &str) {
         "hooks" => list(&mut out, "No hooks are configured.", &app.info.hooks),
         "agents" => list(&mut out, "No subagents are defined (.claude/agents/*.md).", &app.info.agents),
         "memory" if args.trim() == "list" => {
-            list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory)
+            list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory);
         }
         "memory" => {
             // The file named, else the project's CLAUDE.md (made if missing).
@@ -105,7 +105,7 @@ pub fn run(app: &mut App, command: &str) {
             }
         }
         "plugin" | "plugins" => {
-            out.extend(crate::plugin_slash::run(args, &app.cwd, &app.info.plugins, app.info.plugin_store.as_ref()))
+            out.extend(crate::plugin_slash::run(args, &app.cwd, &app.info.plugins, app.info.plugin_store.as_ref()));
         }
         "config" => {
             list(&mut out, "No settings files were read.", &app.info.settings);

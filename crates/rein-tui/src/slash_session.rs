@@ -94,7 +94,7 @@ impl App {
     pub(crate) fn copy_to_clipboard(&mut self, what: &str, text: &str) {
         match crate::clipboard::copy(text) {
             Ok(how) => {
-                self.note(format!("Copied {what} ({} characters) to the clipboard via {how}", text.chars().count()))
+                self.note(format!("Copied {what} ({} characters) to the clipboard via {how}", text.chars().count()));
             }
             Err(e) => self.note(format!("Could not copy {what}: {e}")),
         }

@@ -13,7 +13,7 @@ const DEBOUNCE: Duration = Duration::from_millis(300);
 const TIMEOUT: Duration = Duration::from_secs(5);
 
 /// A configured status line and its last output.
-pub struct StatusLine {
+pub(crate) struct StatusLine {
     command: String,
     output: Arc<Mutex<Option<String>>>,
     running: Arc<Mutex<bool>>,
@@ -22,22 +22,22 @@ pub struct StatusLine {
 }
 
 impl StatusLine {
-    pub fn new(command: String) -> Self {
+    pub(crate) fn new(command: String) -> Self {
         StatusLine { command, output: Default::default(), running: Default::default(), wanted: Some(Instant::now()) }
     }
 
     /// The last output, first line.
-    pub fn text(&self) -> Option<String> {
+    pub(crate) fn text(&self) -> Option<String> {
         self.output.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Something the status line shows changed.
-    pub fn invalidate(&mut self) {
+    pub(crate) fn invalidate(&mut self) {
         self.wanted.get_or_insert_with(Instant::now);
     }
 
     /// Run the command if a refresh is due (debounced) and none is running.
-    pub fn tick(&mut self, facts: Value) {
+    pub(crate) fn tick(&mut self, facts: Value) {
         let Some(since) = self.wanted else { return };
         if since.elapsed() < DEBOUNCE || *self.running.lock().unwrap_or_else(|p| p.into_inner()) {
             return;
@@ -75,7 +75,7 @@ async fn run(command: &str, facts: &Value) -> Option<String> {
 }
 
 /// The facts a status line script reads (a subset of Claude Code's fields).
-pub fn facts(model: &str, cwd: &std::path::Path, project: &std::path::Path, cost_usd: f64, mode: &str) -> Value {
+pub(crate) fn facts(model: &str, cwd: &std::path::Path, project: &std::path::Path, cost_usd: f64, mode: &str) -> Value {
     json!({
         "model": {"id": model, "display_name": model},
         "cwd": cwd,

@@ -9,7 +9,7 @@ use crate::markdown::Blocks;
 
 /// Text of the message being streamed.
 #[derive(Debug, Default)]
-pub struct Stream {
+pub(crate) struct Stream {
     /// What has arrived after the last newline.
     partial: String,
     blocks: Blocks,
@@ -19,7 +19,7 @@ pub struct Stream {
 
 impl Stream {
     /// Take `delta`; return the lines it completed, rendered at `width`.
-    pub fn push(&mut self, delta: &str, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn push(&mut self, delta: &str, width: usize) -> Vec<Line<'static>> {
         self.partial.push_str(delta);
         let mut out = Vec::new();
         while let Some(i) = self.partial.find('\n') {
@@ -31,7 +31,7 @@ impl Stream {
     }
 
     /// The message ended: the rest, if any; then start afresh.
-    pub fn finish(&mut self, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn finish(&mut self, width: usize) -> Vec<Line<'static>> {
         let rest = std::mem::take(&mut self.partial);
         let w = width.saturating_sub(2);
         let mut rendered = if rest.is_empty() { Vec::new() } else { self.blocks.line(&rest, w) };
@@ -42,7 +42,7 @@ impl Stream {
     }
 
     /// What is still arriving, as it would show now (for the live area).
-    pub fn pending(&self, width: usize) -> Vec<Line<'static>> {
+    pub(crate) fn pending(&self, width: usize) -> Vec<Line<'static>> {
         let w = width.saturating_sub(2);
         let mut lines = self.blocks.pending(w);
         if !self.partial.is_empty() {

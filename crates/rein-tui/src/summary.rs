@@ -13,7 +13,7 @@ const SHOWN_OUTPUT_LINES: usize = 3;
 const SHOWN_DIFF_LINES: usize = 12;
 
 /// The name a tool is shown with, and its main argument.
-pub fn header(call: &ToolUse, cwd: &std::path::Path) -> String {
+pub(crate) fn header(call: &ToolUse, cwd: &std::path::Path) -> String {
     let s = |k: &str| call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     let rel = |p: String| std::path::Path::new(&p).strip_prefix(cwd).map(|r| r.display().to_string()).unwrap_or(p);
     match call.name.as_str() {
@@ -42,7 +42,7 @@ pub fn header(call: &ToolUse, cwd: &std::path::Path) -> String {
 }
 
 /// The summary lines under the header (without the `⎿` indent).
-pub fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>> {
+pub(crate) fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'static>> {
     if is_error {
         let first = text.lines().next().unwrap_or("failed");
         let first = if first.starts_with("Error") { first.to_string() } else { format!("Error: {first}") };
@@ -115,7 +115,7 @@ fn read_summary(path: &str, text: &str) -> String {
 }
 
 /// A saved output's summary: its first lines and how many more the whole has.
-pub fn folded_of(head: &[String], total: usize) -> Vec<Line<'static>> {
+pub(crate) fn folded_of(head: &[String], total: usize) -> Vec<Line<'static>> {
     folded_counted(head.iter().map(String::as_str).collect(), total, SHOWN_OUTPUT_LINES)
 }
 
@@ -197,7 +197,7 @@ fn diff_lines(edits: &[(&str, &str, Option<usize>)]) -> (Vec<Line<'static>>, usi
 
 /// The change an edit call would make, in full, for the permission dialog: the diff
 /// numbered by file line (read off the file as it is now), or a new file's content.
-pub fn proposed_change(call: &ToolUse) -> Vec<Line<'static>> {
+pub(crate) fn proposed_change(call: &ToolUse) -> Vec<Line<'static>> {
     let s = |k: &str| call.input.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     let path = if call.name == "NotebookEdit" { s("notebook_path") } else { s("file_path") };
     let current = std::fs::read_to_string(&path).ok();
@@ -247,7 +247,7 @@ fn todos(input: &Value) -> Vec<Line<'static>> {
 }
 
 /// A TodoWrite call's items: (content, status).
-pub fn todo_items(input: &Value) -> Vec<(String, String)> {
+pub(crate) fn todo_items(input: &Value) -> Vec<(String, String)> {
     let field = |t: &Value, k: &str| t.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
     input
         .get("todos")
@@ -259,7 +259,7 @@ pub fn todo_items(input: &Value) -> Vec<(String, String)> {
 }
 
 /// One item of the task list as it shows.
-pub fn todo_line(content: &str, status: &str) -> Line<'static> {
+pub(crate) fn todo_line(content: &str, status: &str) -> Line<'static> {
     match status {
         "completed" => Line::from(Span::styled(format!("☒ {content}"), Style::default().add_modifier(Modifier::DIM))),
         "in_progress" => {
@@ -270,7 +270,7 @@ pub fn todo_line(content: &str, status: &str) -> Line<'static> {
 }
 
 /// The first line of `s`, at most `max` characters.
-pub fn one_line(s: &str, max: usize) -> String {
+pub(crate) fn one_line(s: &str, max: usize) -> String {
     let first = s.lines().next().unwrap_or_default();
     let more = s.lines().nth(1).is_some();
     let mut out: String = first.chars().take(max).collect();

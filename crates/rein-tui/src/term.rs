@@ -38,7 +38,7 @@ fn restore() {
 }
 
 /// Run the UI until the person exits; the session to resume instead, if they asked.
-pub async fn run(
+pub(crate) async fn run(
     mut app: App,
     mut engine: mpsc::UnboundedReceiver<FromEngine>,
     mut questions: mpsc::UnboundedReceiver<Question>,
@@ -59,7 +59,10 @@ pub async fn run(
     let _ = screen.finish();
     restore();
     if app.resume_to.is_none() && !app.session_id.is_empty() && app.turns_taken {
-        println!("Resume this session with: rein --resume {}", app.session_id);
+        #[allow(clippy::print_stdout)] // the terminal is the interface's again: its last line
+        {
+            println!("Resume this session with: rein --resume {}", app.session_id);
+        }
     }
     result.map(|()| app.resume_to.take())
 }
@@ -122,7 +125,10 @@ async fn event_loop(
             flush_history(app, screen)?;
             screen.finish()?;
             restore();
-            println!("rein is stopped: `fg` brings it back");
+            #[allow(clippy::print_stdout)] // the terminal is the shell's until `fg`
+            {
+                println!("rein is stopped: `fg` brings it back");
+            }
             rein_process::suspend_self();
             terminal::enable_raw_mode()?;
             execute!(io::stdout(), EnableBracketedPaste)?;

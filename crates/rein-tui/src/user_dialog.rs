@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::approver::Question;
 
-pub fn is_user_tool(q: &Question) -> bool {
+pub(crate) fn is_user_tool(q: &Question) -> bool {
     matches!(q.call.name.as_str(), "ExitPlanMode" | "AskUserQuestion")
 }
 
@@ -21,7 +21,7 @@ fn current(q: &Question) -> Option<&Value> {
     q.call.input.get("questions")?.as_array()?.get(q.progress.len())
 }
 
-pub fn options(q: &Question) -> Vec<(char, String)> {
+pub(crate) fn options(q: &Question) -> Vec<(char, String)> {
     if q.call.name == "ExitPlanMode" {
         return vec![
             ('1', "Yes, and auto-accept edits".into()),
@@ -29,27 +29,22 @@ pub fn options(q: &Question) -> Vec<(char, String)> {
             ('3', "No, keep planning (esc)".into()),
         ];
     }
-    let labels: Vec<String> = current(q)
-        .and_then(|c| c.get("options")?.as_array().cloned())
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|o| o.get("label").and_then(Value::as_str).map(str::to_string))
-        .collect();
-    let mut out: Vec<(char, String)> =
-        labels.into_iter().take(8).enumerate().map(|(i, l)| ((b'1' + i as u8) as char, l)).collect();
+    let options = current(q).and_then(|c| c.get("options")?.as_array().cloned()).unwrap_or_default();
+    let labels = options.iter().filter_map(|o| o.get("label").and_then(Value::as_str).map(str::to_string));
+    let mut out: Vec<(char, String)> = labels.take(8).enumerate().map(|(i, l)| ((b'1' + i as u8) as char, l)).collect();
     out.push(('o', "Other: select it, Tab, type your answer, Enter".into()));
     out
 }
 
 /// Whether the question being answered takes several options.
-pub fn multi(q: &Question) -> bool {
+pub(crate) fn multi(q: &Question) -> bool {
     current(q).and_then(|c| c.get("multiSelect")).and_then(Value::as_bool).unwrap_or(false)
 }
 
 /// The dialog's parts at `width` columns: the plan, or the questions as tabs (answered
 /// ones ticked), the question being answered and its options (with boxes to tick when
 /// it takes several).
-pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog_parts::Parts {
+pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog_parts::Parts {
     let bold = Style::default().add_modifier(Modifier::BOLD).fg(Color::Yellow);
     let dim = Style::default().add_modifier(Modifier::DIM);
     let mut subject = Vec::new();
@@ -117,7 +112,7 @@ pub fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog_parts
 
 /// Left on AskUserQuestion: back to the question before, its answer undone and what
 /// was ticked on it ticked again.
-pub fn back(q: &mut Question) {
+pub(crate) fn back(q: &mut Question) {
     let now = q.progress.len();
     *ticks(q, now) = std::mem::take(&mut q.checked);
     q.progress.pop();
@@ -134,7 +129,7 @@ fn ticks(q: &mut Question, i: usize) -> &mut Vec<usize> {
 
 /// The person chose `choice` (with `typed` text after Tab). `Some(answer)` ends the
 /// dialog; `None` moves on to the next question.
-pub fn answer(q: &mut Question, choice: char, typed: Option<String>, policy: &SharedPolicy) -> Option<Answer> {
+pub(crate) fn answer(q: &mut Question, choice: char, typed: Option<String>, policy: &SharedPolicy) -> Option<Answer> {
     if q.call.name == "ExitPlanMode" {
         return Some(match choice {
             '1' => {

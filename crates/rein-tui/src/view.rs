@@ -18,7 +18,7 @@ const GLYPHS: &[&str] = &["·", "✢", "✳", "✶", "✻", "✽", "✻", "✶",
 
 /// What the live area shows: its lines (each at most the width) and where the input
 /// box's cursor is (column, row).
-pub struct Live {
+pub(crate) struct Live {
     pub lines: Vec<Line<'static>>,
     pub cursor: Option<(u16, u16)>,
 }
@@ -28,7 +28,7 @@ fn dim() -> Style {
 }
 
 /// `1.2k` for token counts.
-pub fn tokens(n: u64) -> String {
+pub(crate) fn tokens(n: u64) -> String {
     match n {
         n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
         n if n >= 10_000 => format!("{}k", (n + 500) / 1000),
@@ -136,7 +136,7 @@ fn footer(app: &App, width: usize) -> Line<'static> {
 }
 
 /// Build the live area for a window `width` wide and `rows` tall.
-pub fn live(app: &mut App, width: u16, rows: u16) -> Live {
+pub(crate) fn live(app: &mut App, width: u16, rows: u16) -> Live {
     let menu = app.menu();
     let width = width.max(8) as usize;
     let rows = rows.max(3) as usize;
@@ -245,7 +245,7 @@ fn input_ranges(text: &str, room: usize) -> Vec<(usize, usize)> {
 }
 
 /// Draw `live` into the frame, the input box's cursor as a reversed cell.
-pub fn render(live: Live, frame: &mut Frame<'_>) {
+pub(crate) fn render(live: Live, frame: &mut Frame<'_>) {
     let area = frame.area();
     frame.render_widget(Paragraph::new(live.lines), area);
     if let Some((x, y)) = live.cursor {
@@ -259,7 +259,7 @@ pub fn render(live: Live, frame: &mut Frame<'_>) {
 
 /// Draw the live area into a frame of its own size (tests).
 #[cfg(test)]
-pub fn draw(app: &mut App, frame: &mut Frame<'_>) {
+pub(crate) fn draw(app: &mut App, frame: &mut Frame<'_>) {
     let area = frame.area();
     let live = live(app, area.width, area.height);
     render(live, frame);

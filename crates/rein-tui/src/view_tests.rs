@@ -466,7 +466,7 @@ fn a_calls_time_leaves_out_its_question() {
     a.on_engine(FromEngine::Event(Box::new(EngineEvent::ToolStarted(call.clone()))));
     // The question has waited five seconds.
     a.running[0].since = std::time::Instant::now() - std::time::Duration::from_secs(5);
-    ask(&mut a, call.clone(), Vec::new(), false);
+    ask(&mut a, call, Vec::new(), false);
     a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
     assert!(a.running[0].since.elapsed() < std::time::Duration::from_secs(1), "the clock kept the wait");
 }

@@ -7,14 +7,14 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     Insert,
     Normal,
 }
 
 /// What a key does in vim mode.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Handle the key as usual (typing in insert mode, Enter, Ctrl keys, arrows).
     Pass(KeyEvent),
     /// These editing keys, given to the input box in order.
@@ -28,7 +28,7 @@ pub enum Step {
 }
 
 #[derive(Debug)]
-pub struct Vim {
+pub(crate) struct Vim {
     pub mode: Mode,
     /// `d` or `c` waiting for its motion.
     operator: Option<char>,
@@ -51,7 +51,7 @@ fn alt(code: KeyCode) -> KeyEvent {
 }
 
 impl Vim {
-    pub fn key(&mut self, key: KeyEvent) -> Step {
+    pub(crate) fn key(&mut self, key: KeyEvent) -> Step {
         let modified = key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         match (self.mode, key.code) {
             (Mode::Insert, KeyCode::Esc) if !modified => {

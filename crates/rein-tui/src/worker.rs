@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What the engine's task tells the UI.
-pub enum FromEngine {
+pub(crate) enum FromEngine {
     /// A turn began; cancelling the token interrupts it.
     Started(CancellationToken),
     Event(Box<EngineEvent>),
@@ -49,7 +49,7 @@ pub enum FromEngine {
 }
 
 /// What the UI asks of the engine's task.
-pub enum ToEngine {
+pub(crate) enum ToEngine {
     /// A message (or `!cmd`, or `/name args` of a custom command).
     Prompt(String),
     /// A message with the images pasted into it.
@@ -67,7 +67,7 @@ pub use rein_session::Titler;
 /// Run prompts until the channel closes, then end the session (SessionEnd hooks). Each
 /// key the person presses becomes one of the session's commands: a prompt, `!cmd`,
 /// `/clear`, `/compact`, a rewind, a model.
-pub async fn run(
+pub(crate) async fn run(
     mut session: Session,
     titler: Option<Titler>,
     mut prompts: mpsc::UnboundedReceiver<ToEngine>,

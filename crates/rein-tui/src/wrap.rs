@@ -16,14 +16,19 @@ const MIN_TEXT: usize = 12;
 
 /// Wrap `line` to `width`, continuation rows indented by the line's own indent
 /// ([`hanging_indent`]).
-pub fn wrap(line: &Line<'_>, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap(line: &Line<'_>, width: usize) -> Vec<Line<'static>> {
     let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
     wrap_indent(line, width, hanging_indent(&text), None)
 }
 
 /// Wrap `line` to `width`; continuation rows start with `indent` columns (of `gutter`'s
 /// text when given — a quote's bar —, spaces otherwise).
-pub fn wrap_indent(line: &Line<'_>, width: usize, indent: usize, gutter: Option<Span<'static>>) -> Vec<Line<'static>> {
+pub(crate) fn wrap_indent(
+    line: &Line<'_>,
+    width: usize,
+    indent: usize,
+    gutter: Option<Span<'static>>,
+) -> Vec<Line<'static>> {
     let width = width.max(1);
     let indent = if indent + MIN_TEXT > width { 0 } else { indent };
     let cells = cells(line);
@@ -89,7 +94,7 @@ pub fn wrap_indent(line: &Line<'_>, width: usize, indent: usize, gutter: Option<
 /// The columns a continuation row is indented by: the leading spaces, plus a list
 /// marker (`- `, `* `, `• `, `1. `), the tool gutter (`⎿  `), the answer bullet (`⏺ `)
 /// or a diff line's number and sign.
-pub fn hanging_indent(text: &str) -> usize {
+pub(crate) fn hanging_indent(text: &str) -> usize {
     let lead = text.len() - text.trim_start_matches(' ').len();
     let rest = &text[lead..];
     for marker in ["⎿  ", "⏺ ", "- ", "* ", "• ", "◦ ", "▪ ", "☐ ", "☒ ", "❯ ", "> "] {
@@ -174,7 +179,7 @@ fn join(cells: &[(char, Style, usize)], style: Style) -> Line<'static> {
 }
 
 /// Wrap every line.
-pub fn wrap_all(lines: impl IntoIterator<Item = Line<'static>>, width: usize) -> Vec<Line<'static>> {
+pub(crate) fn wrap_all(lines: impl IntoIterator<Item = Line<'static>>, width: usize) -> Vec<Line<'static>> {
     lines.into_iter().flat_map(|l| wrap(&l, width)).collect()
 }
 

@@ -193,7 +193,7 @@ fn settle(
                         Some(Err(describe(&why, false)))
                     }
                 }
-            })
+            });
         });
         if let Some(result) = settled {
             return result;

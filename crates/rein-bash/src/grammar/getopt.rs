@@ -262,7 +262,7 @@ fn apply(s: &mut Scan, opt: &super::spec::Opt, value: Option<&Word>, prog: &str,
 }
 
 /// Read `args` as `spec` says, operands typed by the table.
-pub fn parse(spec: &ProgramSpec, args: &[Word]) -> Model {
+pub(super) fn parse(spec: &ProgramSpec, args: &[Word]) -> Model {
     match scan(spec, args).and_then(|s| type_operands(spec, s)) {
         Ok(r) => Model::Complete(r),
         Err(why) => Model::NotModelled(why),

@@ -341,7 +341,7 @@ fn find(args: &[Word]) -> Result<Reading, String> {
             "-H" | "-P" => i += 1,
             "-L" => {
                 r.follows_links = true;
-                i += 1
+                i += 1;
             }
             "-D" => i += 2,
             t if t.starts_with("-O") && t.len() > 2 => i += 1,

@@ -12,9 +12,9 @@ use serde_json::json;
 
 /// The scout's system prompt: its requests are answered from their own steps, so the
 /// order in which its requests and the session's arrive does not matter.
-pub const SCOUT: &str = "You scout the project quietly.";
+pub(crate) const SCOUT: &str = "You scout the project quietly.";
 
-pub fn scout(env: &Env) {
+pub(crate) fn scout(env: &Env) {
     env.write(".claude/agents/scout.md", &format!("---\nname: scout\ndescription: Looks around\n---\n{SCOUT}\n"));
 }
 
@@ -34,12 +34,12 @@ fn start_scout(id: &str) -> Reply {
 }
 
 /// The session's requests and the scout's, each in the order they arrived.
-pub fn split(server: &rein_testkit::FakeServer) -> (Vec<RecordedRequest>, Vec<RecordedRequest>) {
+pub(crate) fn split(server: &rein_testkit::FakeServer) -> (Vec<RecordedRequest>, Vec<RecordedRequest>) {
     server.requests().into_iter().partition(|r| !r.system_text().contains(SCOUT))
 }
 
 /// The text of every tool result and text block of a request's last message.
-pub fn last_message_text(body: &serde_json::Value) -> String {
+pub(crate) fn last_message_text(body: &serde_json::Value) -> String {
     let messages = body["messages"].as_array().unwrap();
     messages.last().unwrap()["content"].to_string()
 }
@@ -121,7 +121,7 @@ fn task_output_waits_for_an_agents_report_and_task_stop_stops_one() {
     assert!(started.elapsed() < std::time::Duration::from_secs(5), "the stopped agent was not waited for");
 }
 
-pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &std::path::Path, args: &[&str]) -> String {
     let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
@@ -129,7 +129,7 @@ pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
 
 /// The folder of `env` as a repository: a README and whatever `env` holds already,
 /// committed on `main`; its canonical path.
-pub fn committed_repository(env: &Env) -> std::path::PathBuf {
+pub(crate) fn committed_repository(env: &Env) -> std::path::PathBuf {
     let root = std::fs::canonicalize(env.cwd()).unwrap();
     git(&root, &["init", "-q", "-b", "main"]);
     git(&root, &["config", "user.email", "t@example.com"]);

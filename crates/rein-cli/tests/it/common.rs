@@ -9,11 +9,11 @@ use serde_json::Value;
 
 /// The built-in tools sent in full in the first request, in order: the rarely used
 /// ones wait behind ToolSearch (last), which names them.
-pub const SENT_TOOLS: [&str; 10] =
+pub(crate) const SENT_TOOLS: [&str; 10] =
     ["Read", "Glob", "Grep", "Bash", "Write", "Edit", "TodoWrite", "Agent", "AskUserQuestion", "ToolSearch"];
 
 /// Every built-in tool, in the order the model sees them.
-pub const ALL_TOOLS: [&str; 20] = [
+pub(crate) const ALL_TOOLS: [&str; 20] = [
     "Read",
     "Glob",
     "Grep",
@@ -37,21 +37,21 @@ pub const ALL_TOOLS: [&str; 20] = [
 ];
 
 /// A scratch project directory and a scratch HOME.
-pub struct Env {
+pub(crate) struct Env {
     pub dir: tempfile::TempDir,
     pub home: tempfile::TempDir,
 }
 
 impl Env {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Env { dir: tempfile::tempdir().unwrap(), home: tempfile::tempdir().unwrap() }
     }
 
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         self.dir.path()
     }
 
-    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
         let p = self.dir.path().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, text).unwrap();
@@ -60,12 +60,12 @@ impl Env {
 
     /// Trust the project folder, as the person would have answered the trust question
     /// (in `~/.claude.json`, where Claude Code keeps it).
-    pub fn trust(&self) {
+    pub(crate) fn trust(&self) {
         rein_session::trust::record_trust(&self.home.path().join(".claude.json"), self.dir.path()).unwrap();
     }
 
     /// `rein` in the project, with a clean environment: no real credentials, HOME isolated.
-    pub fn rein(&self) -> Command {
+    pub(crate) fn rein(&self) -> Command {
         let mut c = Command::cargo_bin("rein").unwrap();
         c.current_dir(self.dir.path())
             .env_clear()
@@ -79,7 +79,7 @@ impl Env {
 
     /// `rein` as a plain process (to signal or kill it), pointed at `server`, with the
     /// same clean environment as [`rein`](Self::rein).
-    pub fn spawnable_at(&self, server: &FakeServer) -> std::process::Command {
+    pub(crate) fn spawnable_at(&self, server: &FakeServer) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("rein"));
         c.current_dir(self.dir.path())
             .env_clear()
@@ -91,19 +91,19 @@ impl Env {
     }
 
     /// `rein` pointed at `server` with a test key.
-    pub fn rein_at(&self, server: &FakeServer) -> Command {
+    pub(crate) fn rein_at(&self, server: &FakeServer) -> Command {
         let mut c = self.rein();
         c.env("ANTHROPIC_BASE_URL", server.url()).env("ANTHROPIC_API_KEY", "sk-test");
         c
     }
 }
 
-pub fn serve(scenario: Scenario) -> FakeServer {
+pub(crate) fn serve(scenario: Scenario) -> FakeServer {
     FakeServer::start(scenario).unwrap()
 }
 
 /// stdout as JSON lines.
-pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
+pub(crate) fn json_lines(stdout: &[u8]) -> Vec<Value> {
     String::from_utf8_lossy(stdout)
         .lines()
         .filter(|l| !l.trim().is_empty())
@@ -112,12 +112,12 @@ pub fn json_lines(stdout: &[u8]) -> Vec<Value> {
 }
 
 /// The system prompt of request `n`.
-pub fn system_of(server: &FakeServer, n: usize) -> String {
+pub(crate) fn system_of(server: &FakeServer, n: usize) -> String {
     server.requests()[n].system_text()
 }
 
 /// The tool_result for `id` in `messages`: its text and whether it is an error.
-pub fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
+pub(crate) fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
     for m in messages {
         for b in m["content"].as_array().into_iter().flatten() {
             if b["tool_use_id"] == id {
@@ -134,7 +134,7 @@ pub fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
 
 /// Whether real bubblewrap is installed (`.ci/run` installs it); the sandbox tests skip
 /// without it, saying so.
-pub fn have_bwrap() -> bool {
+pub(crate) fn have_bwrap() -> bool {
     let ok = std::process::Command::new("bwrap").arg("--version").output().is_ok_and(|o| o.status.success());
     if !ok {
         unavailable("bubblewrap is not installed (apt-get install bubblewrap)");
@@ -145,7 +145,8 @@ pub fn have_bwrap() -> bool {
 /// A test's dependency is missing: on a developer's machine the test says so and is
 /// skipped; under `CI=true` it fails — a test never passes by skipping there
 /// (`scripts/test` installs what the tests need).
-pub fn unavailable(what: &str) {
+#[allow(clippy::print_stderr)] // a test helper: says what was skipped
+pub(crate) fn unavailable(what: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
         panic!("{what}; CI=true, so this test fails instead of skipping (scripts/prepare installs it)");
     }
@@ -154,7 +155,7 @@ pub fn unavailable(what: &str) {
 
 /// A loopback HTTP server that answers every request with `response` (whole, headers
 /// included); its port.
-pub fn http_answering(response: &'static [u8]) -> u16 {
+pub(crate) fn http_answering(response: &'static [u8]) -> u16 {
     use std::io::{Read, Write};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
@@ -171,7 +172,7 @@ pub fn http_answering(response: &'static [u8]) -> u16 {
 /// One headless session (`rein -p go`) whose model makes the tool calls `calls` (ids
 /// c0, c1, …) and then answers: each call's result (text, is_error), rein's stderr, and
 /// the fake server (its requests). `configure` adds flags or environment.
-pub fn tool_calls(
+pub(crate) fn tool_calls(
     env: &Env,
     calls: &[(&str, Value)],
     configure: impl FnOnce(&mut Command),

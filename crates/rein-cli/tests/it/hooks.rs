@@ -368,7 +368,7 @@ fn handlers_run_in_parallel_once_each_and_can_be_disabled() {
         {"type": "command", "command": b, "timeout": 10},
         {"type": "command", "command": count}
     ]}]});
-    settings(&env, hooks.clone(), json!({}));
+    settings(&env, hooks, json!({}));
     // The same handler in user settings runs once.
     std::fs::create_dir_all(env.home.path().join(".claude")).unwrap();
     std::fs::write(

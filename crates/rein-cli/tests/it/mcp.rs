@@ -12,7 +12,7 @@ use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::{Value, json};
 
 /// The `node_modules` holding the test servers.
-pub fn node_modules() -> Option<PathBuf> {
+pub(crate) fn node_modules() -> Option<PathBuf> {
     let candidates = [
         std::env::var_os("REIN_TEST_MCP_NODE").map(PathBuf::from),
         Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/node/node_modules")),
@@ -268,9 +268,8 @@ fn rein_mcp_add_list_remove_write_claude_codes_files_and_sessions_use_them() {
         }
         let out = rein.output().unwrap();
         let init = json_lines(&out.stdout).into_iter().find(|l| l["subtype"] == "init").unwrap();
-        let names: Vec<String> =
-            init["mcp_servers"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap().to_string()).collect();
-        assert_eq!(names.contains(&"ev".to_string()), offered, "{init}");
+        let named = init["mcp_servers"].as_array().unwrap().iter().any(|s| s["name"] == "ev");
+        assert_eq!(named, offered, "{init}");
     }
     let rm = env.rein().args(["mcp", "remove", "ev"]).output().unwrap();
     assert!(String::from_utf8_lossy(&rm.stdout).contains("Removed MCP server ev from local config"));

@@ -13,7 +13,7 @@ use common::{Env, serve, tool_result};
 use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::json;
 
-pub fn python() -> Option<PathBuf> {
+pub(crate) fn python() -> Option<PathBuf> {
     let venv = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/venv/bin/python");
     let ok = std::process::Command::new(&venv)
         .args(["-c", "import mcp.server.mcpserver"])
@@ -25,11 +25,11 @@ pub fn python() -> Option<PathBuf> {
     ok.then_some(venv)
 }
 
-pub fn probe() -> PathBuf {
+pub(crate) fn probe() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/probe_server.py")
 }
 
-pub fn wait_for(path: &Path, within: Duration) -> bool {
+pub(crate) fn wait_for(path: &Path, within: Duration) -> bool {
     let deadline = Instant::now() + within;
     while !path.exists() {
         if Instant::now() > deadline {

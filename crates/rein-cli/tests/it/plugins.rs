@@ -301,8 +301,8 @@ fn a_plugins_skill_and_command_of_one_name_are_the_skill() {
         .success();
     let lines = crate::common::json_lines(&out.get_output().stdout);
     let init = lines.iter().find(|l| l["subtype"] == "init").unwrap();
-    let asks: Vec<_> = init["slash_commands"].as_array().unwrap().iter().filter(|c| *c == "omc:ask").collect();
-    assert_eq!(asks.len(), 1, "{init}");
+    let asks = init["slash_commands"].as_array().unwrap().iter().filter(|c| *c == "omc:ask").count();
+    assert_eq!(asks, 1, "{init}");
     let sent = server.requests()[0].body["messages"].to_string();
     assert!(sent.contains("SKILL BODY") && !sent.contains("COMMAND BODY"), "{sent}");
 }

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 /// Run the Bash calls `commands` (ids c0, c1, …) in one headless session with
 /// `settings` (command-line scope) and the sandbox tier `tier`; each result.
-pub fn run(env: &Env, tier: &str, settings: &str, commands: &[Value]) -> Vec<(String, bool)> {
+pub(crate) fn run(env: &Env, tier: &str, settings: &str, commands: &[Value]) -> Vec<(String, bool)> {
     let calls: Vec<(&str, Value)> = commands.iter().map(|c| ("Bash", c.clone())).collect();
     common::tool_calls(env, &calls, |c| {
         c.env("REIN_SANDBOX_TIER", tier).args(["--settings", settings]);

@@ -11,10 +11,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 #[derive(Deserialize, JsonSchema)]
-pub struct Nothing {}
+pub(crate) struct Nothing {}
 
 /// A tool that panics: the chain must still answer its call.
-pub struct Explode;
+pub(crate) struct Explode;
 impl Tool for Explode {
     type Input = Nothing;
     fn name(&self) -> &'static str {
@@ -32,7 +32,7 @@ impl Tool for Explode {
 }
 
 /// A tool that fails with an error.
-pub struct Fail;
+pub(crate) struct Fail;
 impl Tool for Fail {
     type Input = Nothing;
     fn name(&self) -> &'static str {
@@ -50,12 +50,12 @@ impl Tool for Fail {
 }
 
 #[derive(Deserialize, JsonSchema)]
-pub struct FileName {
+pub(crate) struct FileName {
     pub name: String,
 }
 
 /// A tool that forgot to declare its effects: it writes a file in the working directory.
-pub struct Undeclared;
+pub(crate) struct Undeclared;
 impl Tool for Undeclared {
     type Input = FileName;
     fn name(&self) -> &'static str {
@@ -70,7 +70,7 @@ impl Tool for Undeclared {
     }
 }
 
-pub fn client(url: &str) -> AnthropicClient {
+pub(crate) fn client(url: &str) -> AnthropicClient {
     AnthropicClient::new(&AnthropicConfig {
         base_url: url.to_string(),
         auth: Auth::ApiKey("test".into()),
@@ -82,7 +82,7 @@ pub fn client(url: &str) -> AnthropicClient {
 }
 
 /// Defaults, with fast retries (none by default) for tests.
-pub fn config(max_turns: Option<u32>, concurrency: usize) -> EngineConfig {
+pub(crate) fn config(max_turns: Option<u32>, concurrency: usize) -> EngineConfig {
     EngineConfig {
         model: "claude-test".into(),
         max_tokens: 1000,

@@ -72,7 +72,7 @@ pub struct Found {
 
 /// Walk `roots` and work out what is protected in them; `allow_write` entries
 /// (absolute, globs allowed) keep the toolchain files they name writable.
-pub fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>) -> Found {
+pub(super) fn protected_names(roots: &[PathBuf], allow_write: &[String], look: Look<'_>) -> Found {
     let named = is_named;
     let needs_parent = |n: &OsStr| n.to_str().is_some_and(rein_effects::mechanisms::needs_parent);
     let look = Look { named: Some(&named), needs_parent: Some(needs_parent), ..look };

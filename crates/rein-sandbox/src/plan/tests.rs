@@ -341,7 +341,7 @@ fn a_hard_link_of_a_denied_file_outside_the_roots_is_masked() {
     // place is the link's own directory, so that the machine's /tmp does not matter.
     use std::os::unix::fs::MetadataExt as _;
     let meta = std::fs::metadata(&secret).unwrap();
-    let masked: std::collections::BTreeSet<PathBuf> = [secret.clone()].into();
+    let masked: std::collections::BTreeSet<PathBuf> = [secret].into();
     let places = [std::fs::canonicalize(elsewhere.path()).unwrap()];
     let found = walk::names_elsewhere(&masked, &[(meta.dev(), meta.ino())], &places);
     assert_eq!(found, [link], "the other name is found");

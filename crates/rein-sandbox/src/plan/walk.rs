@@ -13,11 +13,11 @@ use std::sync::Mutex;
 use ignore::{DirEntry, ParallelVisitor, ParallelVisitorBuilder, WalkBuilder, WalkState};
 
 /// Whether a path's own name (and its parent's, when asked for) makes it protected.
-pub type Named<'a> = &'a (dyn Fn(&OsStr, Option<&OsStr>) -> bool + Sync);
+pub(super) type Named<'a> = &'a (dyn Fn(&OsStr, Option<&OsStr>) -> bool + Sync);
 
 /// What the walk looks for besides the structure.
 #[derive(Default)]
-pub struct Look<'a> {
+pub(super) struct Look<'a> {
     /// (The parent's name is asked for only when `needs_parent` says the name needs it.)
     pub named: Option<Named<'a>>,
     pub needs_parent: Option<fn(&OsStr) -> bool>,
@@ -56,7 +56,7 @@ impl Walked {
 }
 
 /// Walk `roots` (canonical directories) for what `look` asks.
-pub fn walk(roots: &[PathBuf], look: &Look<'_>) -> Walked {
+pub(super) fn walk(roots: &[PathBuf], look: &Look<'_>) -> Walked {
     let Some((first, rest)) = roots.split_first() else { return Walked::default() };
     let mut builder = WalkBuilder::new(first);
     for r in rest {
@@ -223,7 +223,7 @@ impl ParallelVisitor for Visitor<'_, '_> {
 const ELSEWHERE_BUDGET: usize = 150_000;
 
 /// Where the other names of a masked file are looked for: the home and `/tmp`.
-pub fn elsewhere() -> Vec<PathBuf> {
+pub(super) fn elsewhere() -> Vec<PathBuf> {
     rein_process::env::os(rein_process::env::Var::Home)
         .map(PathBuf::from)
         .into_iter()
@@ -234,7 +234,7 @@ pub fn elsewhere() -> Vec<PathBuf> {
 /// The names of the files `inodes` (masked, with more names than `masked` holds) found
 /// in `places`, on the same filesystem, within a budget each. Looked for once per file
 /// (and number of names) in a session.
-pub fn names_elsewhere(masked: &BTreeSet<PathBuf>, inodes: &[(u64, u64)], places: &[PathBuf]) -> Vec<PathBuf> {
+pub(super) fn names_elsewhere(masked: &BTreeSet<PathBuf>, inodes: &[(u64, u64)], places: &[PathBuf]) -> Vec<PathBuf> {
     use std::collections::HashMap;
     use std::os::unix::fs::MetadataExt as _;
     type Key = (u64, u64, u64);
@@ -295,14 +295,18 @@ fn denied_path(e: &ignore::Error) -> Option<PathBuf> {
 /// themselves and the files inside masked directories. A masked directory that holds a
 /// writable root (`denyRead: ["~"]` with the project re-allowed) is not searched: that
 /// would be the whole home per command.
-pub fn linked_inodes(masked: &BTreeSet<PathBuf>, roots: &[PathBuf]) -> Vec<(u64, u64)> {
+pub(super) fn linked_inodes(masked: &BTreeSet<PathBuf>, roots: &[PathBuf]) -> Vec<(u64, u64)> {
     linked_inodes_within(masked, roots, None)
 }
 
 /// [`linked_inodes`] looking at most `depth` levels into directories, and never into
 /// agents' worktrees or installed packages (the protected directories' contents that
 /// are checkouts, not configuration).
-pub fn linked_inodes_within(masked: &BTreeSet<PathBuf>, roots: &[PathBuf], depth: Option<usize>) -> Vec<(u64, u64)> {
+pub(super) fn linked_inodes_within(
+    masked: &BTreeSet<PathBuf>,
+    roots: &[PathBuf],
+    depth: Option<usize>,
+) -> Vec<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     let mut out = Vec::new();
     for m in masked {

@@ -10,23 +10,23 @@ use rein_session::{Input, Options, Session, Setup};
 use rein_testkit::FakeServer;
 
 /// A working directory (a git root) and a home of its own.
-pub struct Project {
+pub(crate) struct Project {
     home: tempfile::TempDir,
     cwd: tempfile::TempDir,
 }
 
 impl Project {
-    pub fn new() -> Project {
+    pub(crate) fn new() -> Project {
         let project = Project { home: tempfile::tempdir().unwrap(), cwd: tempfile::tempdir().unwrap() };
         std::fs::create_dir_all(project.cwd().join(".git")).unwrap();
         project
     }
 
-    pub fn cwd(&self) -> &Path {
+    pub(crate) fn cwd(&self) -> &Path {
         self.cwd.path()
     }
 
-    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, text: &str) -> PathBuf {
         let path = self.cwd().join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
@@ -35,7 +35,7 @@ impl Project {
 
     /// Headless options for this project: its directory, its home, nothing from the
     /// machine's settings.
-    pub fn options(&self) -> Options {
+    pub(crate) fn options(&self) -> Options {
         let home = self.home.path().to_path_buf();
         let mut env = Env::read();
         env.rein_home = home.join(".rein");
@@ -48,7 +48,7 @@ impl Project {
     }
 
     /// The session the production builder makes of `options`, talking to `server`.
-    pub fn session(&self, options: &Options, server: &FakeServer) -> (Setup, Session) {
+    pub(crate) fn session(&self, options: &Options, server: &FakeServer) -> (Setup, Session) {
         let setup = Setup::from_options(options).unwrap_or_else(|e| panic!("setup: {e}"));
         let model: Arc<dyn Model> = Arc::new(
             AnthropicClient::new(&AnthropicConfig {
@@ -66,14 +66,14 @@ impl Project {
 }
 
 /// Run one prompt to its end.
-pub async fn prompt(session: &mut Session, text: &str) -> Outcome {
+pub(crate) async fn prompt(session: &mut Session, text: &str) -> Outcome {
     let mut sink = |_: EngineEvent| {};
     session.prompt(Input::Text(text.to_string()), &mut sink).await.unwrap_or_else(|e| panic!("prompt: {e}"))
 }
 
 /// Settings with a command hook on each of `events` that appends its stdin to
 /// `hook-inputs.jsonl`.
-pub fn record_hooks(project: &Project, events: &[&str]) {
+pub(crate) fn record_hooks(project: &Project, events: &[&str]) {
     let hook = serde_json::json!([{"hooks": [{"type": "command",
         "command": "cat >> hook-inputs.jsonl; echo >> hook-inputs.jsonl"}]}]);
     let hooks: serde_json::Map<String, serde_json::Value> =
@@ -82,7 +82,7 @@ pub fn record_hooks(project: &Project, events: &[&str]) {
 }
 
 /// What the recording hooks were given, in order.
-pub fn hook_inputs(project: &Project) -> Vec<serde_json::Value> {
+pub(crate) fn hook_inputs(project: &Project) -> Vec<serde_json::Value> {
     let text = std::fs::read_to_string(project.cwd().join("hook-inputs.jsonl")).unwrap_or_default();
     text.lines().filter(|l| !l.trim().is_empty()).filter_map(|l| serde_json::from_str(l).ok()).collect()
 }

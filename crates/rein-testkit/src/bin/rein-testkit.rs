@@ -2,6 +2,9 @@
 //! server from the command line so anyone can drive rein offline
 //! (`ANTHROPIC_BASE_URL=http://127.0.0.1:PORT ANTHROPIC_API_KEY=x rein -p …`).
 
+// A binary: what it prints is its output.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 use std::process::ExitCode;
 
 use rein_testkit::{FakeServer, Scenario};

@@ -60,7 +60,7 @@ pub struct Bash {
 
 /// What SessionStart hooks write through `CLAUDE_ENV_FILE` (in the session directory);
 /// every command sources it.
-pub const ENV_FILE: &str = "session-env.sh";
+pub(super) const ENV_FILE: &str = "session-env.sh";
 
 impl Bash {
     pub(crate) fn new(shell: Arc<Shell>, settings: BashSettings) -> Self {

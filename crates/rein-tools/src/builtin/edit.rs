@@ -153,7 +153,7 @@ fn apply_to_file(file_path: &str, edits: &[OneEdit], ctx: &ToolContext) -> Resul
         ))
     })?;
     let crlf = original.contains("\r\n");
-    let mut text = if crlf { original.replace("\r\n", "\n") } else { original.clone() };
+    let mut text = if crlf { original.replace("\r\n", "\n") } else { original };
     let mut first_change: Option<usize> = None;
     let mut last_new = 0usize;
     for (i, e) in edits.iter().enumerate() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::{FileIdentity, ToolContext, ToolError, inside_workspace};
 
 /// The canonical target of a write, if it is allowed by the wall.
-pub fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, String> {
+pub(super) fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, String> {
     if !Path::new(file_path).is_absolute() {
         return Err(format!("file_path must be an absolute path, got {file_path:?}"));
     }
@@ -33,13 +33,13 @@ pub fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, St
 }
 
 /// The identity of a file's current bytes.
-pub fn identity(path: &Path, bytes: &[u8]) -> FileIdentity {
+pub(super) fn identity(path: &Path, bytes: &[u8]) -> FileIdentity {
     FileIdentity::of(std::fs::metadata(path).ok().and_then(|m| m.modified().ok()), bytes)
 }
 
 /// An existing file may only be changed after it was Read in this session, and only if
 /// it has not changed on disk since. Returns its current bytes.
-pub fn read_for_change(path: &Path, ctx: &ToolContext) -> Result<Vec<u8>, ToolError> {
+pub(super) fn read_for_change(path: &Path, ctx: &ToolContext) -> Result<Vec<u8>, ToolError> {
     let bytes = std::fs::read(path).map_err(|e| ToolError::new(format!("Cannot read {}: {e}", path.display())))?;
     let Some(known) = ctx.file_state.get(path) else {
         return Err(ToolError::new(format!(
@@ -60,7 +60,7 @@ pub fn read_for_change(path: &Path, ctx: &ToolContext) -> Result<Vec<u8>, ToolEr
 
 /// Write through a temporary file and a rename, keeping the old file's permissions, so
 /// a crash never leaves a half-written file. Records the new identity.
-pub fn write_atomic(path: &Path, bytes: &[u8], ctx: &ToolContext) -> Result<(), ToolError> {
+pub(super) fn write_atomic(path: &Path, bytes: &[u8], ctx: &ToolContext) -> Result<(), ToolError> {
     let fail = |e: std::io::Error| ToolError::new(format!("Cannot write {}: {e}", path.display()));
     let dir = path.parent().ok_or_else(|| ToolError::new(format!("{} has no parent directory", path.display())))?;
     std::fs::create_dir_all(dir).map_err(fail)?;
@@ -80,7 +80,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8], ctx: &ToolContext) -> Result<(), 
 }
 
 /// Lines `from..=to` (1-based) of `text`, numbered like `cat -n`.
-pub fn numbered(text: &str, from: usize, to: usize) -> String {
+pub(super) fn numbered(text: &str, from: usize, to: usize) -> String {
     text.lines()
         .enumerate()
         .skip(from.saturating_sub(1))

@@ -74,7 +74,7 @@ fn literal_prefix(pattern: &str) -> PathBuf {
 }
 
 /// The files under `root` matching `pattern`, newest first, named by `names`.
-pub fn glob(
+pub(super) fn glob(
     root: &Path,
     pattern: &str,
     guard: Option<&dyn ReadGuard>,

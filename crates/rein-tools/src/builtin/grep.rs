@@ -135,7 +135,7 @@ fn searcher(input: &GrepInput, mode: OutputMode) -> Searcher {
 }
 
 /// Search under `root`; files are named by `names`.
-pub fn grep(
+pub(super) fn grep(
     root: &Path,
     input: &GrepInput,
     guard: Option<&dyn ReadGuard>,

@@ -10,7 +10,7 @@ enum Line {
 }
 
 /// What one file produced.
-pub struct FileHits {
+pub(super) struct FileHits {
     lines: Vec<Line>,
     pub match_lines: u64,
 }
@@ -18,7 +18,7 @@ pub struct FileHits {
 impl FileHits {
     /// Lines in ripgrep's format: `path:N:text` for matches, `path-N-text` for context,
     /// `--` between groups. An empty prefix leaves the path out.
-    pub fn render(&self, prefix: &str, numbers: bool) -> Vec<String> {
+    pub(super) fn render(&self, prefix: &str, numbers: bool) -> Vec<String> {
         let fmt = |sep: char, n: u64, text: &str| {
             let mut s = String::new();
             if !prefix.is_empty() {
@@ -43,17 +43,17 @@ impl FileHits {
     }
 }
 
-pub struct HitSink {
+pub(super) struct HitSink {
     first_only: bool,
     hits: FileHits,
 }
 
 impl HitSink {
-    pub fn new(first_only: bool) -> Self {
+    pub(super) fn new(first_only: bool) -> Self {
         HitSink { first_only, hits: FileHits { lines: Vec::new(), match_lines: 0 } }
     }
 
-    pub fn finish(self) -> Option<FileHits> {
+    pub(super) fn finish(self) -> Option<FileHits> {
         (self.hits.match_lines > 0).then_some(self.hits)
     }
 }

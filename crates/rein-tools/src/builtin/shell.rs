@@ -159,14 +159,14 @@ pub(super) struct Job {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub enum JobStatus {
+pub(crate) enum JobStatus {
     Running,
     Exited(Option<i32>),
     Killed,
 }
 
 /// Shared by Bash, BashOutput and KillShell for one session.
-pub struct Shell {
+pub(crate) struct Shell {
     /// The shell's own folder (its saved state, background logs), made when first
     /// needed: a session that runs no command makes none.
     dir: std::sync::OnceLock<Result<tempfile::TempDir, String>>,
@@ -195,7 +195,7 @@ pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Shell {
-    pub fn new(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> std::io::Result<Self> {
+    pub(crate) fn new(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> std::io::Result<Self> {
         Ok(Shell {
             dir: std::sync::OnceLock::new(),
             sandbox,
@@ -232,7 +232,7 @@ impl Shell {
 
     /// The next command starts in `dir`: the saved state ends by going there (the
     /// variables and functions it holds are kept).
-    pub fn move_to(&self, dir: &Path) {
+    pub(crate) fn move_to(&self, dir: &Path) {
         use std::io::Write as _;
         let quoted = format!("'{}'", dir.display().to_string().replace('\'', r"'\''"));
         if let Ok(mut state) = std::fs::OpenOptions::new().append(true).open(self.state_file()) {
@@ -251,19 +251,19 @@ impl Shell {
     }
 
     /// The directory the next command starts in, once a command has run (`None` before).
-    pub fn current_dir(&self) -> Option<PathBuf> {
+    pub(crate) fn current_dir(&self) -> Option<PathBuf> {
         use std::os::unix::ffi::OsStringExt as _;
         self.saved(".cwd").filter(|b| !b.is_empty()).map(|b| PathBuf::from(std::ffi::OsString::from_vec(b)))
     }
 
     /// Source `path` (written by SessionStart hooks through `CLAUDE_ENV_FILE`) before
     /// every command.
-    pub fn use_env_file(&self, path: PathBuf) {
+    pub(crate) fn use_env_file(&self, path: PathBuf) {
         let _ = self.env_file.set(path);
     }
 
     /// Keep what confined commands change in `checkpoints` (the first call counts).
-    pub fn use_checkpoints(&self, checkpoints: Arc<dyn crate::FileCheckpoints>) {
+    pub(crate) fn use_checkpoints(&self, checkpoints: Arc<dyn crate::FileCheckpoints>) {
         let _ = self.recorder.set(Arc::new(crate::checkpoints::Recorded(checkpoints)));
     }
 
@@ -288,7 +288,7 @@ impl Shell {
     /// What earlier commands left in the shell: functions, and exported variables (not
     /// inert ones) that differ from the environment the session started with. Read from
     /// the saved state (`export -p`, `declare -f`), so that saving costs no process.
-    pub fn state(&self) -> rein_effects::ShellState {
+    pub(crate) fn state(&self) -> rein_effects::ShellState {
         let mut state = rein_effects::ShellState::default();
         let Some(saved) = self.saved("") else { return state };
         let saved = String::from_utf8_lossy(&saved);
@@ -326,7 +326,7 @@ impl Shell {
     }
 
     /// Whether commands that do not opt out run in a working sandbox.
-    pub fn sandboxed(&self) -> bool {
+    pub(crate) fn sandboxed(&self) -> bool {
         self.sandbox.as_ref().is_some_and(|s| s.is_active())
     }
 
@@ -424,7 +424,7 @@ impl Shell {
     /// Run `command` in the foreground; output (stdout and stderr in order) kept whole:
     /// past `limit` characters it goes to the file `spill`, in bounded memory.
     #[allow(clippy::too_many_arguments)]
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         cwd: &Path,
         command: &str,

@@ -16,7 +16,7 @@ use crate::spilling::{Collected, Spilling};
 
 impl Shell {
     /// Ctrl+B: the foreground commands running now go on in the background.
-    pub fn detach_running(&self) {
+    pub(crate) fn detach_running(&self) {
         self.detach.notify_waiters();
     }
 
@@ -89,7 +89,7 @@ impl Shell {
     }
 
     /// Start `command` in the background, its output going to a file; returns its id.
-    pub fn spawn_background(
+    pub(crate) fn spawn_background(
         &self,
         cwd: &Path,
         command: &str,
@@ -109,7 +109,7 @@ impl Shell {
 
     /// New output of a background job since the last read, and its status: whole, or
     /// past `limit` characters saved to `spill` (read in bounded memory).
-    pub fn read_new(&self, id: &str, limit: usize, spill: &Path) -> Option<(Collected, JobStatus)> {
+    pub(crate) fn read_new(&self, id: &str, limit: usize, spill: &Path) -> Option<(Collected, JobStatus)> {
         let mut jobs = lock(&self.jobs);
         let job = jobs.get_mut(id)?;
         let status = lock(&job.status).clone();
@@ -136,7 +136,7 @@ impl Shell {
     }
 
     /// Stop a background job (its whole process group).
-    pub fn kill(&self, id: &str) -> Option<JobStatus> {
+    pub(crate) fn kill(&self, id: &str) -> Option<JobStatus> {
         let jobs = lock(&self.jobs);
         let job = jobs.get(id)?;
         let mut status = lock(&job.status);
@@ -150,14 +150,14 @@ impl Shell {
     }
 
     /// A background job's status, without reading its output.
-    pub fn status(&self, id: &str) -> Option<JobStatus> {
+    pub(crate) fn status(&self, id: &str) -> Option<JobStatus> {
         let jobs = lock(&self.jobs);
         let job = jobs.get(id)?;
         let status = lock(&job.status).clone();
         Some(status)
     }
 
-    pub fn job_ids(&self) -> Vec<String> {
+    pub(crate) fn job_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = lock(&self.jobs).keys().cloned().collect();
         ids.sort();
         ids

@@ -2,7 +2,7 @@
 //! prints them): the exported variables with their values, and the function names.
 
 /// (exported variables with their values, function names).
-pub fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
+pub(super) fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
     let mut exported = Vec::new();
     let mut functions = Vec::new();
     let mut rest = saved;
@@ -32,7 +32,7 @@ pub fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
 /// A state rein writes itself from a saved one it does not trust: `export NAME='value'`
 /// for each exported variable with a valid name, `cd` to the saved directory, the end
 /// line. Nothing else of the saved text — no function, no command — survives.
-pub fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
+pub(super) fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
     let quote = |v: &str| format!("'{}'", v.replace('\'', r"'\''"));
     let valid = |n: &str| {
         let mut chars = n.chars();

@@ -13,7 +13,7 @@ fn threads() -> usize {
 }
 
 /// A walker over `root` with rein's defaults; callers add filters.
-pub fn walker(root: &Path) -> WalkBuilder {
+pub(super) fn walker(root: &Path) -> WalkBuilder {
     let mut b = WalkBuilder::new(root);
     b.hidden(false).filter_entry(|e| e.file_name() != ".git").threads(threads());
     b
@@ -28,7 +28,7 @@ const SMALL_TREE: usize = 2_000;
 /// the files `guard` forbids reading (a Read deny rule, by any name of the file).
 /// `visit` returns `false` to stop the whole walk early. Results are gathered by the
 /// caller through `visit`'s captures.
-pub fn for_each_file<F>(builder: &WalkBuilder, guard: Option<&dyn ReadGuard>, visit: F)
+pub(super) fn for_each_file<F>(builder: &WalkBuilder, guard: Option<&dyn ReadGuard>, visit: F)
 where
     F: Fn(&ignore::DirEntry) -> bool + Sync,
 {
@@ -68,21 +68,21 @@ where
 }
 
 /// A vector many walker threads can push to.
-pub struct Collected<T>(Mutex<Vec<T>>);
+pub(super) struct Collected<T>(Mutex<Vec<T>>);
 
 impl<T> Collected<T> {
-    pub fn new() -> Self {
+    pub(super) fn new() -> Self {
         Collected(Mutex::new(Vec::new()))
     }
 
     /// Push and return the new length.
-    pub fn push(&self, item: T) -> usize {
+    pub(super) fn push(&self, item: T) -> usize {
         let mut v = self.0.lock().unwrap_or_else(|p| p.into_inner());
         v.push(item);
         v.len()
     }
 
-    pub fn into_inner(self) -> Vec<T> {
+    pub(super) fn into_inner(self) -> Vec<T> {
         self.0.into_inner().unwrap_or_else(|p| p.into_inner())
     }
 }

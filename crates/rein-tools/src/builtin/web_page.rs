@@ -14,13 +14,13 @@ use crate::ToolError;
 const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 const MAX_SAME_HOST_REDIRECTS: usize = 10;
 /// How long a fetched page is reused.
-pub const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
+pub(super) const CACHE_TTL: Duration = Duration::from_secs(15 * 60);
 /// The cache holds at most this many bytes of Markdown; the oldest pages go first.
 const CACHE_BYTES: usize = 50 << 20;
 
 /// A page as Markdown (or plain text).
 #[derive(Debug)]
-pub struct Page {
+pub(super) struct Page {
     /// Where the content came from, after same-host redirects.
     pub url: url::Url,
     pub markdown: String,
@@ -30,7 +30,7 @@ pub struct Page {
 
 /// What fetching a URL gave.
 #[derive(Debug, Clone)]
-pub enum Fetched {
+pub(super) enum Fetched {
     Page(Arc<Page>),
     /// A redirect to another host: reported, not followed.
     Redirect {
@@ -40,12 +40,12 @@ pub enum Fetched {
     },
 }
 
-pub fn is_local(url: &url::Url) -> bool {
+pub(super) fn is_local(url: &url::Url) -> bool {
     matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]" | "::1"))
 }
 
 /// The URL to fetch: parsed, http upgraded to https unless it is local.
-pub fn target_url(raw: &str) -> Result<url::Url, String> {
+pub(super) fn target_url(raw: &str) -> Result<url::Url, String> {
     let mut url = url::Url::parse(raw.trim()).map_err(|e| format!("invalid URL {raw:?}: {e}"))?;
     match url.scheme() {
         "https" => {}
@@ -98,7 +98,7 @@ impl Cache {
 
 /// The page at `url`: from the cache when fetched in the last 15 minutes, else from
 /// the network.
-pub async fn fetch(url: url::Url) -> Result<Fetched, ToolError> {
+pub(super) async fn fetch(url: url::Url) -> Result<Fetched, ToolError> {
     let key = url.to_string();
     if let Some(page) = CACHE.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(Fetched::Page(page));
@@ -185,7 +185,7 @@ async fn read_capped(response: reqwest::Response) -> Result<(Vec<u8>, bool), Too
 }
 
 /// The body cap, for the note that says a body was cut.
-pub fn body_cap_mb() -> usize {
+pub(super) fn body_cap_mb() -> usize {
     MAX_BODY_BYTES / 1024 / 1024
 }
 

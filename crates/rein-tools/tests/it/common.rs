@@ -5,17 +5,17 @@ use rein_protocol::ToolResultContent;
 use rein_tools::{Registry, ToolContext, register_builtins};
 use serde_json::Value;
 
-pub struct Tools {
+pub(crate) struct Tools {
     pub registry: Registry,
     pub ctx: ToolContext,
     pub dir: tempfile::TempDir,
 }
 
 /// What a call produced: Ok(text) or Err(text) for an error result.
-pub type Outcome = Result<String, String>;
+pub(crate) type Outcome = Result<String, String>;
 
 impl Tools {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = std::fs::canonicalize(dir.path()).unwrap();
         let mut registry = Registry::new();
@@ -24,22 +24,22 @@ impl Tools {
         Tools { registry, ctx, dir }
     }
 
-    pub fn root(&self) -> std::path::PathBuf {
+    pub(crate) fn root(&self) -> std::path::PathBuf {
         self.ctx.cwd.clone()
     }
 
-    pub fn path(&self, rel: &str) -> String {
+    pub(crate) fn path(&self, rel: &str) -> String {
         self.root().join(rel).display().to_string()
     }
 
-    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> std::path::PathBuf {
+    pub(crate) fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> std::path::PathBuf {
         let p = self.root().join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(&p, bytes).unwrap();
         p
     }
 
-    pub async fn call(&self, tool: &str, input: Value) -> Outcome {
+    pub(crate) async fn call(&self, tool: &str, input: Value) -> Outcome {
         let input = self.registry.expand_paths(tool, &input, &self.ctx).unwrap_or(input);
         let prepared = self.registry.prepare(tool, &input).map_err(|e| e.to_string())?;
         prepared.validate(&self.ctx).map_err(|e| e.to_string())?;
@@ -55,7 +55,7 @@ impl Tools {
         }
     }
 
-    pub async fn read(&self, rel: &str) -> String {
+    pub(crate) async fn read(&self, rel: &str) -> String {
         self.call("Read", serde_json::json!({"file_path": self.path(rel)})).await.unwrap()
     }
 }
