@@ -1,3 +1,5 @@
+//! The process: its environment, read through one door ([`env`]), and its children.
+//!
 //! Every process group rein starts — shell commands, background jobs, hooks — is
 //! registered here while it lives, so that nothing outlives rein: a group is killed
 //! when its command ends or its future is dropped (cancel, abort), and all live groups

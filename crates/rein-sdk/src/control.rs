@@ -1,8 +1,9 @@
 //! The Agent SDK's control requests to rein, answered while a turn runs or between
 //! turns: `interrupt`, `set_permission_mode`, `set_model`, `mcp_status`,
-//! `get_context_usage`, `rewind_files`; the `initialize` request's registrations
-//! (hooks, agents, system prompt) and its reply. Any other subtype gets an `error`
-//! reply, never silence.
+//! `mcp_reconnect`, `get_context_usage`, `rewind_files` — each translated into the
+//! session owner's `Command` and its `Reply` into the wire shape; the `initialize`
+//! request's registrations (hooks, agents, system prompt) and its reply. Any other
+//! subtype gets an `error` reply, never silence.
 
 use std::sync::Arc;
 

@@ -4,16 +4,19 @@
 //!   with the environment ([`env`]) and every settings scope into what a session is built
 //!   from ([`Setup`]): model, thinking, limits, provider, prompt, policy, hooks, sandbox,
 //!   MCP server policy, the transcript it opens or resumes;
-//! - *build*: one builder ([`build`]) assembles the engine — built-in and sandboxed
-//!   tools, the Agent tool, plan tools, ToolSearch, skills, MCP tools, hooks with their
-//!   live facts, the judge, checkpoints, the transcript;
+//! - *build*: one [`Builder`] makes the permission policy, the provider's model client
+//!   and the engine — built-in and sandboxed tools, the Agent tool, plan tools,
+//!   ToolSearch, skills, MCP tools, hooks with their live facts, the judge, checkpoints,
+//!   the transcript; a frontend hands in only who answers questions;
 //! - *drive*: the live [`Session`] keeps the facts hooks, the status line and frontends
 //!   read (the session id, which `/clear` changes; the transcript; the permission mode,
-//!   which Shift+Tab, `set_permission_mode` and ExitPlanMode change; the model), and
-//!   offers one typed command API print mode, the Agent SDK and the interactive UI all
-//!   drive: prompt (MCP prompts, custom commands with their turn-only rules and model,
-//!   `@` mentions, the output of `!cmd` before it), shell, compact, clear, rewind, set
-//!   model, set mode, end;
+//!   which Shift+Tab, `set_permission_mode` and ExitPlanMode change; the model): a
+//!   prompt (MCP prompts, custom commands with their turn-only rules and model, `@`
+//!   mentions, the output of `!cmd` before it), `!cmd`, and every other request of
+//!   every frontend as one serde [`Command`] answered with a typed [`Reply`]; while a
+//!   turn runs a [`SessionHandle`] answers what needs no engine;
+//! - *slash*: the one table of slash commands ([`slash`]) the terminal's help and menu
+//!   and the SDK's command list come from;
 //! - *messages*: the one door for what rein prints to the person ([`messages`]).
 
 pub mod auto_memory;
