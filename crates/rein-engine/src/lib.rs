@@ -5,7 +5,6 @@
 //! ([`Conversation`]) guarantees that every `tool_use` is answered by exactly one
 //! `tool_result`, first in the next user message, in call order.
 
-mod agent_tool;
 mod audit;
 pub mod chain;
 mod compact;
@@ -13,6 +12,7 @@ mod context;
 mod conversation;
 mod direct;
 mod display_hooks;
+mod engine_facts;
 pub use direct::{Attached, CommandAborted};
 mod error;
 mod event;
@@ -23,7 +23,6 @@ mod judge;
 mod network_question;
 mod outcome;
 mod pairing;
-mod plan_tools;
 mod query_loop;
 mod record;
 mod recovery;
@@ -33,18 +32,16 @@ mod sample;
 mod services;
 mod session_hooks;
 mod side_requests;
-mod skill_tool;
 mod subagent_servers;
-mod tool_search;
+mod tools;
 mod tools_array;
 mod trial;
 mod turn_end;
 mod turn_start;
 mod web_digest;
-mod web_search_tool;
 mod workflow_host;
-mod workflow_tool;
-mod worktree_tools;
+
+use tools::{agent_tool, plan_tools, skill_tool, tool_search, web_search_tool, workflow_tool, worktree_tools};
 
 pub use agent_tool::AgentTool;
 pub use context::{ContextLimits, compacted_history, estimate_tokens, microcompact, window_of};
