@@ -30,9 +30,10 @@ pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Resu
     options.trusted_for_session = true;
     let mut setup = Setup::from_options(&options)?;
     crate::mcp_approval::ask(args, &mut setup)?;
+    let setup = setup;
+    let mcp_options = args.options();
     runtime.block_on(async move {
-        crate::mcp::start(&args.options(), &mut setup)?;
-        let builder = rein_session::Builder::new(&setup);
+        let builder = rein_session::Builder::new(&setup).mcp(&mcp_options);
         let (approver, questions) = rein_tui::approver(builder.policy().clone());
         let session = crate::engine::build(builder.approver(Arc::new(approver)).network_questions())?;
         let titler = setup.transcript.is_some().then(|| session.titler());

@@ -10,7 +10,7 @@
 
 mod args;
 mod background;
-use rein_session::{env, mcp, prompt_tool, provider};
+use rein_session::{env, mcp, provider};
 mod demo;
 mod engine;
 mod human;
@@ -185,18 +185,14 @@ fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("When using --print, --output-format=stream-json requires --verbose");
     }
     let prompt = prompt(&args)?;
-    let mut setup = session::Setup::from_options(&args.options())?;
+    let setup = session::Setup::from_options(&args.options())?;
+    let mcp_options = args.options();
     runtime()?.block_on(async move {
-        mcp::start(&args.options(), &mut setup)?;
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);
-        let mut builder = rein_session::Builder::new(&setup);
+        let mut builder = rein_session::Builder::new(&setup).mcp(&mcp_options);
         match args.permission_prompt_tool.as_deref() {
             Some("stdio") => bail!("--permission-prompt-tool stdio needs --input-format stream-json (the Agent SDK)"),
-            Some(tool) => {
-                if let Some(approver) = prompt_tool::approver(tool, &setup)? {
-                    builder = builder.approver(approver);
-                }
-            }
+            Some(tool) => builder = builder.prompt_tool(tool)?,
             None => {}
         }
         Ok(session::run(builder, &prompt, &mut frontend).await.exit_code())

@@ -56,10 +56,10 @@ impl Frontend {
         }
     }
 
-    pub(crate) fn start(&mut self, setup: &Setup, session_id: &str) {
-        self.session_id = session_id.to_string();
+    pub(crate) fn start(&mut self, setup: &Setup, session: &rein_session::Session) {
+        self.session_id = session.session_id();
         if let Mode::Lines(lines) = &mut self.mode {
-            lines.start(setup, session_id);
+            lines.start(setup, session);
         }
     }
 

@@ -22,13 +22,13 @@ pub(crate) async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Front
     };
     // Headless waits for the configured MCP servers (their tools are in the first
     // request and in the init line); the session is built while they start.
-    if let Some(wait) = rein_session::mcp::ready_wait(setup) {
+    if let Some(wait) = rein_session::mcp::ready_wait(setup, &session) {
         let _ = tokio::time::timeout(wait, session.settle_tools()).await;
     }
     let abort = session.turn_token();
     let interrupts = crate::interrupt::watch(abort.clone());
     frontend.set_tools(session.tool_names());
-    frontend.start(setup, &session.session_id());
+    frontend.start(setup, &session);
     let mut input = rein_session::Input::Text(prompt.to_string());
     // One deadline for the whole run, and the run's turn and budget limits across its
     // follow-up turns: background agents cannot keep a headless run going.

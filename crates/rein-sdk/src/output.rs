@@ -65,13 +65,13 @@ impl Lines {
     }
 
     /// A turn starts: `system/init`.
-    pub fn start(&mut self, setup: &Setup, session_id: &str) {
-        self.session_id = session_id.to_string();
+    pub fn start(&mut self, setup: &Setup, session: &rein_session::Session) {
+        self.session_id = session.session_id();
         if !self.stream {
             return;
         }
-        let statuses = setup.mcp.as_ref().map(|m| m.statuses()).unwrap_or_default();
-        let problems = setup.mcp.as_ref().map(|m| m.problems.as_slice()).unwrap_or_default();
+        let statuses = session.mcp().map(|m| m.statuses()).unwrap_or_default();
+        let problems = session.mcp().map(|m| m.problems.as_slice()).unwrap_or_default();
         let init = Init {
             cwd: &setup.cwd,
             model: self.model.as_deref().unwrap_or(&setup.model),

@@ -84,33 +84,33 @@ pub async fn run(
     }
     // No one is there to approve the project's `.mcp.json` servers: as under Claude
     // Code, an SDK session starts them as a headless one does (`disabledMcpjsonServers`
-    // and the managed lists still hold).
+    // and the managed lists still hold), subagents' own servers too.
     setup.mcp_policy.interactive = false;
+    let setup = setup;
     let tunnel = rein_mcp::TunnelHandle(Arc::new(crate::McpTunnel { peer: peer.clone() }));
-    rein_session::mcp::start_with(options, &mut setup, Some(tunnel), &sdk_servers)?;
-    let builder = Builder::new(&setup);
+    let builder = Builder::new(&setup).mcp_through(options, tunnel, sdk_servers);
     let abort = Arc::new(TurnAbort::default());
     let states = rein_session::env::Env::lookup("CLAUDE_CODE_SDK_READS_SESSION_STATE")
         .is_some_and(|v| v == "1")
         .then(|| Arc::new(SessionState { peer: peer.clone(), session_id: setup.session_id.clone() }));
-    let approver: Option<Arc<dyn Approver>> = match flags.permission_prompt_tool.as_deref() {
-        Some("stdio") => Some(Arc::new(SdkApprover {
-            peer: peer.clone(),
-            policy: builder.policy().clone(),
-            targets: PermissionTargets {
-                project_root: rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone()),
-                user_dir: setup.env.home.as_ref().map(|h| h.join(".claude")),
-            },
-            abort: abort.clone(),
-            states: states.clone(),
-        })),
-        Some(other) => rein_session::prompt_tool::approver(other, &setup)?,
-        None => None,
-    };
-    let mut session = build(match approver {
-        Some(approver) => builder.approver(approver),
+    let builder = match flags.permission_prompt_tool.as_deref() {
+        Some("stdio") => {
+            let approver: Arc<dyn Approver> = Arc::new(SdkApprover {
+                peer: peer.clone(),
+                policy: builder.policy().clone(),
+                targets: PermissionTargets {
+                    project_root: rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone()),
+                    user_dir: setup.env.home.as_ref().map(|h| h.join(".claude")),
+                },
+                abort: abort.clone(),
+                states: states.clone(),
+            });
+            builder.approver(approver)
+        }
+        Some(other) => builder.prompt_tool(other)?,
         None => builder,
-    })?;
+    };
+    let mut session = build(builder)?;
     if let Some(id) = init_id {
         peer.respond(&id, initialize_reply(&setup, &session));
     }
@@ -151,7 +151,7 @@ pub async fn run(
         if let Some(s) = &states {
             s.send("running");
         }
-        lines.start(&setup, &session.session_id());
+        lines.start(&setup, &session);
         // The prompt's id: the SDK's, else a new one; `rewind_files` names it.
         let id = user.uuid.clone().unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         session.tag_next_prompt(id.clone());

@@ -30,11 +30,28 @@ pub struct Builder<'a> {
     policy: SharedPolicy,
     model: Option<Arc<dyn Model>>,
     approver: Option<Arc<dyn Approver>>,
+    /// An MCP tool that answers the questions (`--permission-prompt-tool`).
+    prompt_tool: Option<String>,
+    mcp: Option<McpStart<'a>>,
+}
+
+/// How the session's MCP servers start.
+struct McpStart<'a> {
+    options: &'a crate::Options,
+    /// The SDK host's in-process servers: the tunnel and the names `initialize` gave.
+    tunnel: Option<(rein_mcp::TunnelHandle, Vec<String>)>,
 }
 
 impl<'a> Builder<'a> {
     pub fn new(setup: &'a Setup) -> Self {
-        Builder { setup, policy: SharedPolicy::from(setup.policy.clone()), model: None, approver: None }
+        Builder {
+            setup,
+            policy: SharedPolicy::from(setup.policy.clone()),
+            model: None,
+            approver: None,
+            prompt_tool: None,
+            mcp: None,
+        }
     }
 
     /// The setup the session is built from.
@@ -62,6 +79,35 @@ impl<'a> Builder<'a> {
         self
     }
 
+    /// An MCP tool (`mcp__server__tool`) answers the questions, as
+    /// `--permission-prompt-tool` names it; made once the session's servers are.
+    pub fn prompt_tool(mut self, name: &str) -> crate::Result<Self> {
+        crate::prompt_tool::check(name)?;
+        self.prompt_tool = Some(name.to_string());
+        Ok(self)
+    }
+
+    /// Start the MCP servers `options` and the settings configure (needs a tokio
+    /// runtime): their tools join as each answers.
+    pub fn mcp(mut self, options: &'a crate::Options) -> Self {
+        self.mcp = Some(McpStart { options, tunnel: None });
+        self
+    }
+
+    /// [`mcp`](Self::mcp) for an Agent SDK session: the host's in-process servers are
+    /// reached through `tunnel`, and the project's servers start as a headless run's do
+    /// (no one is there to approve them; `disabledMcpjsonServers` and the managed lists
+    /// still hold).
+    pub fn mcp_through(
+        mut self,
+        options: &'a crate::Options,
+        tunnel: rein_mcp::TunnelHandle,
+        sdk: Vec<String>,
+    ) -> Self {
+        self.mcp = Some(McpStart { options, tunnel: Some((tunnel, sdk)) });
+        self
+    }
+
     /// The sandbox's network proxy asks the approver about a host no rule names (a
     /// person is there to answer; without this such a host is refused).
     pub fn network_questions(self) -> Self {
@@ -73,18 +119,36 @@ impl<'a> Builder<'a> {
 
     /// The live session.
     pub fn build(self) -> crate::Result<crate::Session> {
-        let Builder { setup, policy, model, approver } = self;
+        let Builder { setup, policy, model, mut approver, prompt_tool, mcp } = self;
         let model = match model {
             Some(m) => m,
             None => setup.anthropic_model()?,
         };
+        let started = match mcp {
+            None => None,
+            Some(McpStart { options, tunnel: None }) => {
+                crate::mcp::start(options, setup, &setup.mcp_policy, None, &[])?
+            }
+            Some(McpStart { options, tunnel: Some((tunnel, sdk)) }) => {
+                let mut headless = setup.mcp_policy.clone();
+                headless.interactive = false;
+                crate::mcp::start(options, setup, &headless, Some(tunnel), &sdk)?
+            }
+        };
+        let (registry, servers) = match started {
+            Some(s) => (s.registry, Some(s.servers)),
+            None => (setup.registry.clone(), None),
+        };
+        if let Some(tool) = &prompt_tool {
+            approver = Some(crate::prompt_tool::approver(tool, setup, registry.clone())?);
+        }
         let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
         let live = Arc::new(crate::Live::new(setup.session_id.clone(), transcript, policy.clone()));
-        let mut engine = engine(setup, model.clone(), policy, approver, live.clone())?;
+        let mut engine = engine(setup, &registry, model.clone(), policy, approver, live.clone())?;
         engine.set_setup_trigger(setup.setup_trigger.clone());
         let parts = crate::Parts {
             commands: setup.commands.clone(),
-            mcp: setup.mcp.clone(),
+            mcp: servers,
             project_dir: setup.cwd.clone(),
             rein_home: setup.transcript.is_some().then(|| setup.env.rein_home.clone()),
             memory: setup.memory.clone(),
@@ -99,6 +163,7 @@ impl<'a> Builder<'a> {
 
 fn engine(
     setup: &Setup,
+    registry: &rein_tools::Registry,
     model: Arc<dyn Model>,
     policy: SharedPolicy,
     approver: Option<Arc<dyn Approver>>,
@@ -161,7 +226,7 @@ fn engine(
     let mut gate = Gate::new(policy);
     // The small fast model: auto mode's judge and prompt hooks, on the session's provider.
     let judge_model = small_model(setup);
-    let mut registry = (*setup.registry).clone();
+    let mut registry = registry.clone();
     // Many MCP tools: most definitions are deferred and loaded on demand (ToolSearch).
     let search = rein_engine::SharedSearch::default();
     if let Err(e) = registry.register(rein_engine::ToolSearch { state: search.clone() }) {

@@ -32,22 +32,25 @@ pub fn locations(opts: &Options, setup: &Setup) -> Locations {
     }
 }
 
+/// The servers a session starts and the registry their tools join.
+pub(crate) struct Started {
+    pub(crate) registry: Arc<rein_tools::Registry>,
+    pub(crate) servers: Arc<Servers>,
+}
+
 /// Start the configured servers in the background; their tools join the session's
 /// registry as each one answers (a call to one still connecting waits for it). A
 /// configuration that cannot be read at all (a `--mcp-config` without `mcpServers`)
-/// stops rein; a server that fails is reported and the session goes on.
-pub fn start(opts: &Options, setup: &mut Setup) -> crate::Result<()> {
-    start_with(opts, setup, None, &[])
-}
-
-/// [`start`], in SDK mode: the host's in-process servers (`"type": "sdk"` entries, and
-/// the names the TypeScript SDK gives in `initialize`) are reached through `tunnel`.
-pub fn start_with(
+/// stops rein; a server that fails is reported and the session goes on. In SDK mode the
+/// host's in-process servers (`"type": "sdk"` entries, and the names the TypeScript SDK
+/// gives in `initialize`) are reached through `tunnel`. `None`: no server is configured.
+pub(crate) fn start(
     opts: &Options,
-    setup: &mut Setup,
+    setup: &Setup,
+    policy: &rein_mcp::policy::ServerPolicy,
     tunnel: Option<rein_mcp::TunnelHandle>,
     sdk_servers: &[String],
-) -> crate::Result<()> {
+) -> crate::Result<Option<Started>> {
     let mut loaded = rein_mcp::config::load(&locations(opts, setup), &crate::env::Env::raw)?;
     // The sources the session reads (`--setting-sources`).
     let sources = opts.definition_sources();
@@ -74,24 +77,23 @@ pub fn start_with(
         }
     }
     if loaded.servers.is_empty() && loaded.problems.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
     let timeouts = timeouts(&setup.env);
     let mut registry = (*setup.registry).clone();
     let late = registry.late_tools();
-    setup.registry = Arc::new(registry);
     let session = session_paths(setup, tunnel);
     // The servers start at once; headless and the SDK wait for them before the first
-    // request ([`wait_ready`]), the interactive session does not.
-    setup.mcp = Some(Arc::new(Servers::start(loaded, &setup.mcp_policy, session, timeouts, late)));
-    Ok(())
+    // request ([`ready_wait`]), the interactive session does not.
+    let servers = Arc::new(Servers::start(loaded, policy, session, timeouts, late));
+    Ok(Some(Started { registry: Arc::new(registry), servers }))
 }
 
 /// How long headless waits for the configured servers before the first request
 /// (`MCP_TIMEOUT`), as Claude Code does: the first request then lists their tools; a
 /// server still connecting after that joins later turns. `None`: no servers.
-pub fn ready_wait(setup: &Setup) -> Option<Duration> {
-    setup.mcp.as_ref().map(|_| timeouts(&setup.env).connect)
+pub fn ready_wait(setup: &Setup, session: &crate::Session) -> Option<Duration> {
+    session.mcp().map(|_| timeouts(&setup.env).connect)
 }
 
 /// `MCP_TIMEOUT`, `MCP_TOOL_TIMEOUT`, `MAX_MCP_OUTPUT_TOKENS`.

@@ -20,12 +20,18 @@ struct McpPromptTool {
 }
 
 /// The approver for `--permission-prompt-tool NAME` (`stdio` is the SDK's, elsewhere).
-pub fn approver(name: &str, setup: &Setup) -> crate::Result<Option<Arc<dyn Approver>>> {
+pub(crate) fn approver(name: &str, setup: &Setup, registry: Arc<Registry>) -> crate::Result<Arc<dyn Approver>> {
+    check(name)?;
+    let ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
+    Ok(Arc::new(McpPromptTool { tool: name.to_string(), registry, ctx }))
+}
+
+/// `--permission-prompt-tool NAME` names an MCP tool (`mcp__server__tool`).
+pub fn check(name: &str) -> crate::Result<()> {
     if !name.starts_with("mcp__") {
         invalid!("--permission-prompt-tool {name:?}: use `stdio` (the Agent SDK) or an MCP tool, mcp__server__tool");
     }
-    let ctx = ToolContext::new(setup.cwd.clone(), setup.session_dir.clone());
-    Ok(Some(Arc::new(McpPromptTool { tool: name.to_string(), registry: setup.registry.clone(), ctx })))
+    Ok(())
 }
 
 impl Approver for McpPromptTool {

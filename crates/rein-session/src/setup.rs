@@ -90,8 +90,6 @@ pub struct Setup {
     pub disabled_mcpjson: Vec<String>,
     /// Which MCP servers may start (managed lists, project approvals).
     pub mcp_policy: rein_mcp::policy::ServerPolicy,
-    /// The connected MCP servers (kept for the session: dropping them stops them).
-    pub mcp: Option<Arc<rein_mcp::Servers>>,
     /// The plugins in use, and what of them could not be loaded.
     pub plugins: Vec<rein_plugins::Plugin>,
     pub plugin_problems: Vec<String>,
@@ -430,7 +428,6 @@ impl Setup {
             mcp_policy: Default::default(),
             plugins: Vec::new(),
             plugin_problems: Vec::new(),
-            mcp: None,
             rewind_to: None,
             setup_trigger: opts.setup_trigger.clone(),
             required_tool: None,
