@@ -1,14 +1,18 @@
 //! Wrappers and runners: what a command really runs (the grammars are in `wrappers.rs`).
 
-use crate::walk::analyze_into;
 use crate::wrappers::{Dialect, Stripped, strip, zsh_problem};
 use crate::{AllowBy, Analysis, Command, Problem, ProblemClass, Redirect, Word, join};
+
+/// How a script is analysed into `a` at a depth.
+pub(crate) type Analyze = fn(&str, usize, &mut Analysis);
 
 /// Directories whose programs are the ones a bare name finds.
 const SYSTEM_BIN: &[&str] = &["/bin", "/usr/bin", "/usr/local/bin", "/sbin", "/usr/sbin"];
 
 /// Record the command `words` (and what it runs) in `a`.
-pub(crate) fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
+/// `analyze` reads a script a wrapper runs (`bash -c '…'`): the walker's own entry,
+/// handed in so that this file does not call back into it.
+pub(crate) fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis, analyze: Analyze) {
     let mut forms = Vec::new();
     let mut words = words;
     loop {
@@ -66,7 +70,7 @@ pub(crate) fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
                     {
                         a.problems.push(p);
                     }
-                    analyze_into(&script, depth + 1, a);
+                    analyze(&script, depth + 1, a);
                     if dialect == Dialect::Zsh
                         && let Some(p) = a.commands[first..].iter().find_map(|c| zsh_problem(&c.words))
                     {
@@ -86,7 +90,7 @@ pub(crate) fn unwrap(words: Vec<Word>, depth: usize, a: &mut Analysis) {
                 push(a, words.clone(), forms, AllowBy::ExactRuleOnly);
                 for cmd in inner {
                     let mut sub = Analysis::default();
-                    unwrap(cmd, depth, &mut sub);
+                    unwrap(cmd, depth, &mut sub, analyze);
                     for mut c in sub.commands {
                         c.allow_by = AllowBy::DenyCheckOnly;
                         a.commands.push(c);

@@ -250,7 +250,7 @@ impl Walker<'_, '_> {
             }
         }
         if words.first().is_some_and(|w| w.text == "[") {
-            unwrap(words, self.depth, self.a);
+            unwrap(words, self.depth, self.a, analyze_into);
         }
     }
 
@@ -338,8 +338,8 @@ impl Walker<'_, '_> {
         }
         let first = self.a.commands.len();
         match crate::loops::expand(&words, &slots, &self.loop_vars).filter(|_| !slots.is_empty()) {
-            Some(each) => each.into_iter().for_each(|w| unwrap(w, self.depth, self.a)),
-            None => unwrap(words, self.depth, self.a),
+            Some(each) => each.into_iter().for_each(|w| unwrap(w, self.depth, self.a, analyze_into)),
+            None => unwrap(words, self.depth, self.a, analyze_into),
         }
         if let Some((listing, roots)) = listed {
             crate::compose::feed_listing(self.a, first, &listing, &roots);
@@ -378,7 +378,7 @@ impl Walker<'_, '_> {
         for child in node.named_children(&mut cursor) {
             words.push(word(child, self.src));
         }
-        unwrap(words, self.depth, self.a);
+        unwrap(words, self.depth, self.a, analyze_into);
     }
 
     fn redirect(&mut self, node: Node<'_>) {

@@ -84,31 +84,6 @@ pub(crate) fn install(project: &Path, home: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A stdio MCP server in a few lines of shell that answers only after `delay` (and
-/// writes the time it started to `stamp`).
-pub(crate) fn slow_server(delay: &str, stamp: Option<&Path>) -> Value {
-    slow_server_stamped(delay, stamp, None)
-}
-
-/// [`slow_server`] in bash, also writing to `ready` the time (seconds since the epoch)
-/// just before it answers `tools/list`: from then on the session has all it waits for.
-fn slow_server_stamped(delay: &str, stamp: Option<&Path>, ready: Option<&Path>) -> Value {
-    let stamp = stamp.map(|p| format!("date +%s%N > '{}'; ", p.display())).unwrap_or_default();
-    // bash's clock, read without starting a process: the stamp is taken just before
-    // the answer is written.
-    let ready_stamp = ready.map(|p| format!("echo $EPOCHREALTIME > '{}'; ", p.display())).unwrap_or_default();
-    let script = format!(
-        "{stamp}sleep {delay}; while IFS= read -r line; do id=$(printf '%s' \"$line\" | sed -n 's/.*\"id\":\\([0-9]*\\).*/\\1/p'); \
-         case \"$line\" in \
-         *'\"initialize\"'*) printf '{{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{{\"tools\":{{}}}},\"serverInfo\":{{\"name\":\"slow\",\"version\":\"1\"}}}}}}\\n' \"$id\";; \
-         *'\"tools/list\"'*) {ready_stamp}printf '{{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{{\"tools\":[{{\"name\":\"probe_{}\",\"description\":\"d\",\"inputSchema\":{{\"type\":\"object\"}}}}]}}}}\\n' \"$id\";; \
-         *'\"id\"'*) printf '{{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{{}}}}\\n' \"$id\";; \
-         esac; done",
-        delay.replace('.', "_")
-    );
-    json!({"command": if ready.is_some() { "bash" } else { "sh" }, "args": ["-c", script]})
-}
-
 fn first_request(cmd: &mut std::process::Command, server: &FakeServer) -> anyhow::Result<(Duration, Value)> {
     let t0 = Instant::now();
     if !spawn_and_measure(cmd)?.ok {
@@ -145,8 +120,8 @@ pub(crate) fn rows(bin: &Path, _work: &Path, _home: &Path) -> anyhow::Result<Vec
     let bare = tempfile::tempdir()?;
     let ready = bare.path().join("slow-ready");
     let config = json!({"mcpServers": {
-        "fast": slow_server("0.15", None),
-        "slow": slow_server_stamped("0.3", None, Some(&ready)),
+        "fast": crate::slow_mcp::slow_server("0.15", None),
+        "slow": crate::slow_mcp::slow_server_stamped("0.3", None, Some(&ready)),
     }})
     .to_string();
     let (mut beyond, mut after_ready) = (Vec::new(), Vec::new());

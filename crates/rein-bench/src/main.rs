@@ -26,6 +26,7 @@ mod requests;
 mod sandbox;
 mod sdk;
 mod sessions;
+mod slow_mcp;
 mod tool_search;
 mod tools;
 mod tui;

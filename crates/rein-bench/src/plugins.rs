@@ -48,7 +48,7 @@ pub(crate) fn install(home: &Path) -> anyhow::Result<()> {
         let hook = json!({"hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}});
         write(&root.join("hooks/hooks.json"), &hook.to_string())?;
         let stamp = home.join(format!("stamps/{name}"));
-        let server = crate::big_setup::slow_server("0", Some(&stamp));
+        let server = crate::slow_mcp::slow_server("0", Some(&stamp));
         write(&root.join(".mcp.json"), &json!({"mcpServers": {"srv": server}}).to_string())?;
         entries.push(json!({"name": name, "source": format!("./{name}")}));
         enabled.insert(format!("{name}@benchmkt"), json!(true));

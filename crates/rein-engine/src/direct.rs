@@ -10,6 +10,8 @@ use rein_prompt::commands::CommandDef;
 use rein_protocol::{ContentBlock, ToolResultContent, ToolUse};
 use serde_json::json;
 
+use crate::turn_start::is_prompt;
+
 use crate::Engine;
 
 /// Where a command's turn-only rules come from (removed when the turn ends).
@@ -338,11 +340,4 @@ impl Engine {
     pub fn hooks(&self) -> Option<Arc<rein_hooks::Hooks>> {
         self.gate.hooks.clone()
     }
-}
-
-/// A message the person wrote (not tool results).
-pub(crate) fn is_prompt(m: &rein_protocol::Message) -> bool {
-    m.role == rein_protocol::Role::User
-        && m.content.iter().any(|b| matches!(b, ContentBlock::Text { .. }))
-        && !m.content.iter().any(|b| matches!(b, ContentBlock::ToolResult { .. }))
 }

@@ -82,7 +82,7 @@ impl Engine {
         if self.config.workflow_keyword && self.subagent.is_none() && asks_for_workflow(&words) {
             prompt.content.push(ContentBlock::text(WORKFLOW_NOTE));
         }
-        let turn = self.conversation.messages().filter(|m| crate::direct::is_prompt(m)).count();
+        let turn = self.conversation.messages().filter(|m| is_prompt(m)).count();
         self.push_user(prompt, false)?;
         if let Some(cp) = self.ctx.checkpoints.as_ref().filter(|_| self.subagent.is_none()) {
             let mut ids = std::mem::take(&mut self.prompt_ids);
@@ -91,4 +91,11 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// A message the person wrote (not tool results).
+pub(crate) fn is_prompt(m: &rein_protocol::Message) -> bool {
+    m.role == rein_protocol::Role::User
+        && m.content.iter().any(|b| matches!(b, rein_protocol::ContentBlock::Text { .. }))
+        && !m.content.iter().any(|b| matches!(b, rein_protocol::ContentBlock::ToolResult { .. }))
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use reqwest::header::{HeaderMap, HeaderValue};
 
+pub(crate) use crate::error::error_chain;
 use crate::sse_body::{Wire, model_events};
 use crate::{Assembler, Model, ModelError, ModelEvent, ModelRequest, ModelStream};
 
@@ -242,21 +243,6 @@ fn http_error(status: u16, body: &str, retry_after: Option<Duration>) -> ModelEr
             ModelError::Http { status, body, retry_after }
         }
     }
-}
-
-/// The message of an error with its sources, on one line.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut cur = e.source();
-    while let Some(inner) = cur {
-        let t = inner.to_string();
-        if !s.contains(&t) {
-            s.push_str(": ");
-            s.push_str(&t);
-        }
-        cur = inner.source();
-    }
-    s
 }
 
 impl Model for AnthropicClient {

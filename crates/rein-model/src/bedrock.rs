@@ -27,8 +27,7 @@ use crate::request::Host;
 use crate::sse_body::{EventStream, events_through};
 use crate::{Model, ModelError, ModelRequest, ModelStream};
 
-/// The `anthropic_version` Bedrock expects in the body.
-pub const BEDROCK_ANTHROPIC_VERSION: &str = "bedrock-2023-05-31";
+pub use crate::request::BEDROCK_ANTHROPIC_VERSION;
 
 /// How requests are authenticated.
 #[derive(Clone)]

@@ -64,6 +64,21 @@ impl ModelError {
     }
 }
 
+/// The message of an error with its sources, on one line.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(inner) = cur {
+        let t = inner.to_string();
+        if !s.contains(&t) {
+            s.push_str(": ");
+            s.push_str(&t);
+        }
+        cur = inner.source();
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -81,6 +81,11 @@ struct Edit {
     kind: &'static str,
 }
 
+/// The `anthropic_version` Vertex expects in the body.
+pub const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
+/// The `anthropic_version` Bedrock expects in the body.
+pub const BEDROCK_ANTHROPIC_VERSION: &str = "bedrock-2023-05-31";
+
 /// Where a Messages body goes: each host wants a slightly different envelope.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Host<'a> {
@@ -181,8 +186,8 @@ impl ModelRequest {
         let thinks = self.reasoning.thinks();
         let (model, stream, anthropic_version, anthropic_beta): (_, _, _, &[&str]) = match host {
             Host::Messages => (Some(self.model.as_str()), Some(true), None, &[]),
-            Host::Vertex => (None, Some(true), Some(crate::vertex::VERTEX_ANTHROPIC_VERSION), &[]),
-            Host::Bedrock { betas } => (None, None, Some(crate::bedrock::BEDROCK_ANTHROPIC_VERSION), betas),
+            Host::Vertex => (None, Some(true), Some(VERTEX_ANTHROPIC_VERSION), &[]),
+            Host::Bedrock { betas } => (None, None, Some(BEDROCK_ANTHROPIC_VERSION), betas),
         };
         let body = Body {
             model,

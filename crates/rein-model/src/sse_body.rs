@@ -10,7 +10,7 @@ use std::time::Duration;
 use eventsource_stream::Eventsource;
 use futures::{Stream, StreamExt};
 
-use crate::anthropic::error_chain;
+use crate::error::error_chain;
 use crate::{Assembler, ModelError, ModelEvent};
 
 /// A body's events as `(name, data)`.

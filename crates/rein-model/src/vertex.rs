@@ -17,8 +17,7 @@ use crate::anthropic::{merged_betas, messages_events, opened_stream, post};
 use crate::request::Host;
 use crate::{Model, ModelError, ModelRequest, ModelStream};
 
-/// The `anthropic_version` Vertex expects in the body.
-pub const VERTEX_ANTHROPIC_VERSION: &str = "vertex-2023-10-16";
+pub use crate::request::VERTEX_ANTHROPIC_VERSION;
 const SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
 
 /// The prefix of the per-model region variables.

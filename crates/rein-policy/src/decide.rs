@@ -4,21 +4,12 @@
 
 use rein_bash::ProblemClass;
 use rein_effects::{Confinement, Effects, Grant, ShellCommand};
-use serde_json::Value;
 
 use crate::matching::{Hit, domain_hits};
 use crate::paths::{inside, spellings};
 use crate::protected::protected_reason;
 use crate::rules::Spec;
-use crate::{Behavior, Decision, PermissionMode, Policy, Rule};
-
-/// A tool call as the policy sees it.
-pub struct Call<'a> {
-    pub tool: &'a str,
-    pub input: &'a Value,
-    /// What the tool declared this call touches.
-    pub effects: &'a Effects,
-}
+use crate::{Behavior, Call, Decision, PermissionMode, Policy, Rule};
 
 impl Policy {
     /// Decide `call`. In dontAsk mode a question becomes a denial.

@@ -9,7 +9,6 @@
 mod command_pattern;
 mod decide;
 mod decide_shell;
-mod denied;
 mod links;
 mod listing;
 mod matching;
@@ -23,7 +22,14 @@ mod update;
 
 use std::path::PathBuf;
 
-pub use decide::Call;
+/// A tool call as the policy sees it.
+pub struct Call<'a> {
+    pub tool: &'a str,
+    pub input: &'a serde_json::Value,
+    /// What the tool declared this call touches.
+    pub effects: &'a rein_effects::Effects,
+}
+
 pub use mode::PermissionMode;
 pub use rein_effects::{Access, Confinement, Effects, Grant, RuleKind, ToolKinds, ToolRules};
 pub use rules::{ListKind, Rule, RuleError};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use rein_effects::{Access, ReadGuard};
 use serde_json::Value;
 
-use crate::decide::Call;
+use crate::Call;
 use crate::paths::{PathPattern, spellings};
 use crate::rules::Spec;
 use crate::{Policy, Rule};

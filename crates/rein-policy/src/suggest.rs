@@ -6,7 +6,7 @@
 
 use rein_bash::AllowBy;
 
-use crate::decide::Call;
+use crate::Call;
 use crate::{Behavior, Policy};
 
 /// Programs whose first argument names what they do (`git push`, `npm test`).

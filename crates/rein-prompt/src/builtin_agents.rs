@@ -2,7 +2,7 @@
 //! (every tool, the session's model), `Explore` (read-only, fast model) and `Plan`
 //! (read-only, the session's model). A definition of the same name replaces one.
 
-use crate::agents::{AgentDef, AgentSource};
+use crate::agent_def::{AgentDef, AgentSource};
 
 /// Tools the read-only types never get.
 const READ_ONLY_DENIED: [&str; 6] = ["Agent", "ExitPlanMode", "Edit", "Write", "NotebookEdit", "MultiEdit"];

@@ -4,6 +4,7 @@
 //! `CLAUDE.local.md`, `.claude/rules`, plus `AGENTS.md`, with `@path` imports).
 //! Nothing here runs a program: the git check looks for a `.git` entry on disk.
 
+mod agent_def;
 pub mod agents;
 pub mod auto_memory;
 pub mod body;

@@ -9,7 +9,7 @@ use rein_effects::{Effects, RuleKind};
 use rein_protocol::ToolSpec;
 use serde_json::Value;
 
-use crate::registry::{DynTool, PreparedCall, input_error, problems};
+use crate::checked_call::{DynTool, PreparedCall, input_error, problems};
 use crate::{ToolContext, ToolError, ToolOutput};
 
 /// A tool defined at run time.

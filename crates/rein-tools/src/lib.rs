@@ -8,6 +8,7 @@
 mod background;
 mod budget;
 mod builtin;
+mod checked_call;
 mod checkpoints;
 mod compact_schema;
 mod context;

@@ -7,16 +7,7 @@ use super::spec::{Arity, Operands, ProgramSpec, Val};
 use super::{Model, Reading, unknown};
 use crate::Word;
 
-/// How a program's parser reads options.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    /// GNU getopt_long: options anywhere, long names abbreviated when unambiguous.
-    Gnu,
-    /// getopt_long with `+`: options stop at the first operand (env, xargs, nice, …).
-    GnuStop,
-    /// Options anywhere, long names exactly (ripgrep, git's subcommands, clap, jq).
-    Exact,
-}
+pub use super::spec::Style;
 
 /// What the options said, before the operands are typed.
 #[derive(Debug, Default)]

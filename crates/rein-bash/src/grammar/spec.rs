@@ -18,7 +18,16 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use super::getopt::Style;
+/// How a program's parser reads options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// GNU getopt_long: options anywhere, long names abbreviated when unambiguous.
+    Gnu,
+    /// getopt_long with `+`: options stop at the first operand (env, xargs, nice, …).
+    GnuStop,
+    /// Options anywhere, long names exactly (ripgrep, git's subcommands, clap, jq).
+    Exact,
+}
 
 /// What a value (or an operand) is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
