@@ -12,7 +12,7 @@ use rein_session::events::{EngineEvent, Outcome};
 
 use crate::args::OutputFormat;
 use crate::human::Human;
-use crate::session::Setup;
+use rein_session::Setup;
 
 enum Mode {
     Text,

@@ -13,7 +13,7 @@ use rein_session::events::RewindFailed;
 use rein_tools::RewindError;
 
 use crate::args::Args;
-use crate::session::Setup;
+use rein_session::Setup;
 
 /// What to restore.
 #[derive(Debug, Clone, Copy)]
@@ -31,7 +31,8 @@ pub(crate) async fn command(args: &Args, target: Option<&str>, what: What, yes: 
     let setup = Setup::from_options(&args.options())?;
     // No model request is made: a model that has nothing to say will do.
     let model: Arc<dyn rein_model::Model> = Arc::new(rein_model::ScriptedModel::new("rewind", Vec::new()));
-    let mut session = crate::engine::build(rein_session::Builder::new(&setup).model(model))?;
+    // Built as it was left: `--rewind-to` has no say here.
+    let mut session = rein_session::Builder::new(&setup).model(model).build()?;
     let prompts = session.prompts();
     let Some(target) = target else {
         println!("Prompts of session {} (rein rewind N restores to before prompt N):", setup.session_id);

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use futures::future::BoxFuture;
 use rein_hooks::{HookDecision, HookInput, Hooks};
-use rein_policy::{Behavior, Call, Decision, Effects, PermissionMode, SharedPolicy};
+use rein_policy::{Behavior, Call, Decision, Effects, Grant, PermissionMode, SharedPolicy};
 use rein_protocol::ToolUse;
 use serde_json::Value;
 
@@ -124,7 +124,7 @@ pub struct Gate {
     /// until they have answered once.
     blocks_in_row: Arc<AtomicU32>,
     /// The task list's items as TaskCreated and TaskCompleted hooks have seen them.
-    pub tasks: Arc<std::sync::Mutex<crate::chain::TaskList>>,
+    pub tasks: Arc<std::sync::Mutex<crate::task_list::TaskList>>,
     /// Who asks, when not the session itself (a background agent): named on every
     /// question put to the person.
     pub asker: Option<String>,
@@ -250,7 +250,7 @@ impl Gate {
         // read outside the workspace (the jail would let it read and change nothing).
         let tryable = !hook_asked && decision.may_be_tried();
         if let Some(first) = first.filter(|_| tryable) {
-            match crate::trial::decide(self, first, call, effects, decision, judgement).await {
+            match decide_after_trial(self, first, call, effects, decision, judgement).await {
                 Ok(decided) => return decided,
                 Err((d, j)) => {
                     decision = d;
@@ -370,4 +370,99 @@ impl Gate {
         };
         (Verdict { decision, asked: true, judgement: None }, answer.updated_input.filter(|_| answer.allow))
     }
+}
+
+/// What the permission stage does with a trial: decided (`Ok`), or ask as before with
+/// this decision (`Err`).
+type Decided = Result<(Verdict, Option<Value>), (Decision, Option<Judgement>)>;
+
+async fn decide_after_trial(
+    gate: &Gate,
+    first: &dyn TryFirst,
+    call: &ToolUse,
+    effects: &Effects,
+    mut decision: Decision,
+    judgement: Option<Judgement>,
+) -> Decided {
+    let Some(outcome) = first.run().await else { return Err((decision, judgement)) };
+    let source = decision.source.clone();
+    let allowed = |reason: String, how: String| {
+        let d = Decision::new(Behavior::Allow, reason, format!("{how}; the rules would have asked ({source})"))
+            .granting(Grant::ReadOnly);
+        Verdict { decision: d, asked: false, judgement: judgement.clone() }
+    };
+    match outcome {
+        TriedOutcome::Nothing => match first.keep() {
+            Ok(_) => Ok((
+                allowed(
+                    "Tried where it could change nothing: it changed no file and used no network, so its result stands."
+                        .into(),
+                    "tried first: changed nothing".into(),
+                ),
+                None,
+            )),
+            Err(e) => {
+                decision.reason = format!("{} (Its trial could not be kept: {e}.)", decision.reason);
+                Err((decision, judgement))
+            }
+        },
+        TriedOutcome::Denied(why) => {
+            let d = Decision::new(Behavior::Deny, why, format!("tried first: a change it made is denied ({source})"));
+            Ok((Verdict { decision: d, asked: false, judgement }, None))
+        }
+        TriedOutcome::Changed { summary, allowed: every_change_allowed } => {
+            if every_change_allowed {
+                return match first.keep() {
+                    Ok(n) => Ok((
+                        allowed(
+                            format!("Tried first, then its {n} change(s) were kept: the rules allow each as an edit."),
+                            "tried first: every change allowed as an edit, kept".into(),
+                        ),
+                        None,
+                    )),
+                    Err(e) => Ok((refusal(&decision, &e), None)),
+                };
+            }
+            decision.reason = format!(
+                "{} rein ran it first where it could change nothing; \"yes\" makes exactly the changes it made there \
+                 (it does not run again).",
+                decision.reason
+            );
+            decision.tried = Some(summary.clone());
+            let (mut verdict, input) = gate.ask(call, decision, effects).await;
+            verdict.judgement = judgement;
+            if !verdict.allowed() {
+                // The model learns what the refused command would have changed.
+                verdict.decision.reason =
+                    format!("{}\nIt would have made these changes:\n{summary}", verdict.decision.reason);
+                return Ok((verdict, input));
+            }
+            if input.is_some() {
+                // The person edited the command: the trial is dropped and the edited one
+                // runs as it comes.
+                return Ok((verdict, input));
+            }
+            match first.keep() {
+                Ok(n) => {
+                    verdict.decision.source = format!("{}; kept the {n} change(s) it made when tried", verdict.decision.source);
+                    Ok((verdict, None))
+                }
+                Err(e) => Ok((refusal(&verdict.decision, &e), None)),
+            }
+        }
+        TriedOutcome::Withheld(what) => {
+            decision.reason = format!("{} Run first where it could change nothing, it {what}.", decision.reason);
+            Err((decision, judgement))
+        }
+    }
+}
+
+/// The trial's changes could not be made: the call fails, saying how far it got.
+fn refusal(decision: &Decision, why: &str) -> Verdict {
+    let d = Decision::new(
+        Behavior::Deny,
+        format!("The changes the command made when tried could not all be made: {why}"),
+        decision.source.clone(),
+    );
+    Verdict { decision: d, asked: true, judgement: None }
 }

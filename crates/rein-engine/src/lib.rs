@@ -33,6 +33,7 @@ mod services;
 mod session_hooks;
 mod side_requests;
 mod subagent_servers;
+mod task_list;
 mod tools;
 mod tools_array;
 mod trial;

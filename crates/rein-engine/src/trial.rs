@@ -8,112 +8,18 @@
 //! - it tried the network, or met the jail's walls: asked as before, saying so;
 //! - headless, the first case runs and the others are refused with what it would have
 //!   changed.
+//!
+//! Here is the chain's runner that tries a call; what the gate decides from what it
+//! did is the gate's own step (`decide_after_trial` in `gate.rs`).
 
 use std::sync::Mutex;
 
 use futures::future::BoxFuture;
-use rein_policy::{Behavior, Decision, Effects, Grant};
+use rein_policy::{Behavior, Effects, Grant};
 use rein_protocol::{ToolResultContent, ToolUse};
 use rein_tools::{Registry, ToolContext, TrialSlot, Tried};
-use serde_json::Value;
 
-use crate::gate::{Gate, TriedOutcome, TryFirst, Verdict};
-use crate::judge::Judgement;
-
-/// What the permission stage does with a trial: decided (`Ok`), or ask as before with
-/// this decision (`Err`).
-type Decided = Result<(Verdict, Option<Value>), (Decision, Option<Judgement>)>;
-
-pub(crate) async fn decide(
-    gate: &Gate,
-    first: &dyn TryFirst,
-    call: &ToolUse,
-    effects: &Effects,
-    mut decision: Decision,
-    judgement: Option<Judgement>,
-) -> Decided {
-    let Some(outcome) = first.run().await else { return Err((decision, judgement)) };
-    let source = decision.source.clone();
-    let allowed = |reason: String, how: String| {
-        let d = Decision::new(Behavior::Allow, reason, format!("{how}; the rules would have asked ({source})"))
-            .granting(Grant::ReadOnly);
-        Verdict { decision: d, asked: false, judgement: judgement.clone() }
-    };
-    match outcome {
-        TriedOutcome::Nothing => match first.keep() {
-            Ok(_) => Ok((
-                allowed(
-                    "Tried where it could change nothing: it changed no file and used no network, so its result stands."
-                        .into(),
-                    "tried first: changed nothing".into(),
-                ),
-                None,
-            )),
-            Err(e) => {
-                decision.reason = format!("{} (Its trial could not be kept: {e}.)", decision.reason);
-                Err((decision, judgement))
-            }
-        },
-        TriedOutcome::Denied(why) => {
-            let d = Decision::new(Behavior::Deny, why, format!("tried first: a change it made is denied ({source})"));
-            Ok((Verdict { decision: d, asked: false, judgement }, None))
-        }
-        TriedOutcome::Changed { summary, allowed: every_change_allowed } => {
-            if every_change_allowed {
-                return match first.keep() {
-                    Ok(n) => Ok((
-                        allowed(
-                            format!("Tried first, then its {n} change(s) were kept: the rules allow each as an edit."),
-                            "tried first: every change allowed as an edit, kept".into(),
-                        ),
-                        None,
-                    )),
-                    Err(e) => Ok((refusal(&decision, &e), None)),
-                };
-            }
-            decision.reason = format!(
-                "{} rein ran it first where it could change nothing; \"yes\" makes exactly the changes it made there \
-                 (it does not run again).",
-                decision.reason
-            );
-            decision.tried = Some(summary.clone());
-            let (mut verdict, input) = gate.ask(call, decision, effects).await;
-            verdict.judgement = judgement;
-            if !verdict.allowed() {
-                // The model learns what the refused command would have changed.
-                verdict.decision.reason =
-                    format!("{}\nIt would have made these changes:\n{summary}", verdict.decision.reason);
-                return Ok((verdict, input));
-            }
-            if input.is_some() {
-                // The person edited the command: the trial is dropped and the edited one
-                // runs as it comes.
-                return Ok((verdict, input));
-            }
-            match first.keep() {
-                Ok(n) => {
-                    verdict.decision.source = format!("{}; kept the {n} change(s) it made when tried", verdict.decision.source);
-                    Ok((verdict, None))
-                }
-                Err(e) => Ok((refusal(&verdict.decision, &e), None)),
-            }
-        }
-        TriedOutcome::Withheld(what) => {
-            decision.reason = format!("{} Run first where it could change nothing, it {what}.", decision.reason);
-            Err((decision, judgement))
-        }
-    }
-}
-
-/// The trial's changes could not be made: the call fails, saying how far it got.
-fn refusal(decision: &Decision, why: &str) -> Verdict {
-    let d = Decision::new(
-        Behavior::Deny,
-        format!("The changes the command made when tried could not all be made: {why}"),
-        decision.source.clone(),
-    );
-    Verdict { decision: d, asked: true, judgement: None }
-}
+use crate::gate::{Gate, TriedOutcome, TryFirst};
 
 /// The chain's [`TryFirst`] for one call: runs it through the registry with a trial
 /// slot, and holds its result until the permission stage decides.

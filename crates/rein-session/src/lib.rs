@@ -21,6 +21,7 @@
 
 pub mod auto_memory;
 pub mod build;
+mod builtin;
 mod command;
 mod config_watch;
 pub mod definitions;
@@ -63,6 +64,7 @@ pub mod events {
 }
 
 pub use build::Builder;
+pub use builtin::{builtin_tool_names, builtin_tools, builtin_tools_in};
 pub use command::{Command, CommandError};
 pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;
@@ -74,7 +76,7 @@ pub use options::Options;
 /// that waits for their reports.
 pub use rein_tools::BackgroundAgents;
 pub use reply::{Category, ContextUsage, McpServerState, ModelOffer, Reply};
-pub use setup::{Setup, builtin_tool_names, builtin_tools, builtin_tools_in, resolve_model};
+pub use setup::{Setup, resolve_model};
 
 /// The earlier sessions of `cwd` (newest first), for `/resume` and `rein -r`: rein's
 /// and those Claude Code recorded for the folder (a switching user's history comes

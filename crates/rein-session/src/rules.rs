@@ -108,7 +108,7 @@ pub fn load(opts: &Options, cwd: &Path, home: Option<&Path>, tools: ToolKinds) -
     let mut disallowed = opts.disallowed_tools.clone();
     if let Some(list) = opts.tools.as_deref().filter(|t| t.trim() != "default") {
         let keep: Vec<&str> = list.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-        disallowed.extend(crate::setup::builtin_tool_names()?.into_iter().filter(|t| !keep.contains(&t.as_str())));
+        disallowed.extend(crate::builtin::builtin_tool_names()?.into_iter().filter(|t| !keep.contains(&t.as_str())));
     } else if restricted {
         // No tool that runs programs or fetches pages, unless `--tools` names it.
         disallowed.extend(RESTRICTED_OFF.iter().map(|t| t.to_string()));

@@ -10,7 +10,7 @@ use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::Model;
 use rein_policy::Policy;
 use rein_protocol::Message;
-use rein_tools::{Registry, ToolKinds, register_builtins, register_builtins_sandboxed};
+use rein_tools::Registry;
 
 use crate::Options;
 use crate::env::Env;
@@ -107,31 +107,6 @@ pub struct Setup {
     pub prefs: crate::preferences::Preferences,
 }
 
-/// The built-in tools and the engine's own (Agent, ExitPlanMode, AskUserQuestion,
-/// Skill), and how each of them reads its permission rules.
-pub fn builtin_tools() -> crate::Result<(Registry, ToolKinds)> {
-    let mut registry = Registry::new();
-    register_builtins(&mut registry)?;
-    rein_engine::register_engine_tools(&mut registry, Default::default())?;
-    let kinds = registry.rule_kinds();
-    Ok((registry, kinds))
-}
-
-/// The built-in tools as a session with `sandbox` has them (the Bash tool runs its
-/// commands there, and its calls say so), and how their rules are read.
-pub fn builtin_tools_in(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::Result<(Registry, ToolKinds)> {
-    let mut registry = Registry::new();
-    register_builtins_sandboxed(&mut registry, sandbox)?;
-    rein_engine::register_engine_tools(&mut registry, Default::default())?;
-    let kinds = registry.rule_kinds();
-    Ok((registry, kinds))
-}
-
-/// The names of the built-in tools (the engine's own included).
-pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
-    Ok(builtin_tools()?.0.registered_names())
-}
-
 impl Setup {
     pub fn from_options(opts: &Options) -> crate::Result<Setup> {
         let cwd = match &opts.cwd {
@@ -140,7 +115,7 @@ impl Setup {
         };
         // The tools are made once; how rules name them comes from them. The shell's
         // settings and sandbox, read below, are given to them when known.
-        let (mut registry, kinds) = builtin_tools()?;
+        let (mut registry, kinds) = crate::builtin::builtin_tools()?;
         // Where the user's own configuration lives is read before the settings' `env`
         // applies: a project must not move `~` (and pass its own files off as the user's).
         let before = opts.env();

@@ -10,8 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use rustix::process::{Pid, Signal, kill_process_group};
 
-use super::shell::{Job, JobStatus, Shell, Sink, lock};
+use super::shell::{Job, JobStatus, Shell};
 use super::shell_output::utf8_prefix;
+use super::shell_output::{Sink, lock};
 use crate::spilling::{Collected, Spilling};
 
 impl Shell {

@@ -4,13 +4,13 @@
 
 use std::io::Read as _;
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::shell::{Ending, Saving, Sink, lock};
-use crate::spilling::Collected;
+use super::shell_state::Saving;
+use crate::spilling::{Collected, Spilling};
 
 /// Read the pipe to its end into `sink`, decoding UTF-8 across reads: the collected
 /// result, or nothing when the command went to the background on the way.
@@ -80,12 +80,24 @@ pub(super) struct Ran {
     pub(super) after: Option<rein_sandbox::After>,
 }
 
-impl super::shell::Shell {
-    /// The sandbox's after-step for a finished command: its recorded changes made on
-    /// the host (each kept first by the session's checkpoints, so a rewind restores
-    /// them); its violations block, if any.
-    pub(super) fn finish(&self, after: Option<rein_sandbox::After>, output: &str) -> Option<String> {
-        let (sandbox, after) = self.sandbox.as_ref().zip(after)?;
-        sandbox.finish(after, output)
-    }
+/// How a foreground command ended.
+#[derive(Debug, Clone)]
+pub enum Ending {
+    Exited(Option<i32>),
+    TimedOut,
+    Cancelled,
+    /// The person moved it to the background (Ctrl+B): it runs on as this job.
+    Backgrounded(String),
+}
+
+/// Where a foreground command's output goes: collected for its result, or — once it
+/// was moved to the background — its job's log.
+pub(super) enum Sink {
+    Memory(Spilling),
+    Log(std::fs::File),
+    Done,
+}
+
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }

@@ -1,5 +1,9 @@
-//! Reading the session shell's saved state (`export -p` then `declare -f`, as bash
-//! prints them): the exported variables with their values, and the function names.
+//! The session shell's saved state: where one command saves it ([`Saving`]: two files
+//! in rein's own directory, handed over as descriptors) and how it is read back
+//! (`export -p` then `declare -f`, as bash prints them: the exported variables with
+//! their values, and the function names).
+
+use std::path::{Path, PathBuf};
 
 /// (exported variables with their values, function names).
 pub(super) fn parse(saved: &str) -> (Vec<(String, Option<String>)>, Vec<String>) {
@@ -57,7 +61,7 @@ pub(super) fn rebuild(saved: &str, cwd: &[u8], injected: &[&str]) -> Vec<u8> {
     {
         out.push_str(&format!("cd -- {}\n", quote(dir)));
     }
-    out.push_str(super::shell::STATE_END);
+    out.push_str(STATE_END);
     out.into_bytes()
 }
 
@@ -138,6 +142,101 @@ fn quoted<'a>(first: &str, rest: &'a str) -> (String, &'a str) {
         let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
         text = line.to_string();
         rest = after;
+    }
+}
+
+/// The descriptors the wrapper saves the state and the working directory through (high
+/// numbers, which a command's own redirections rarely take).
+pub(super) const STATE_FD: i32 = 71;
+pub(super) const CWD_FD: i32 = 72;
+/// The last line of a state saved whole.
+pub(super) const STATE_END: &str = "# rein: end of state\n";
+
+/// Where one command saves the shell's state: two files in rein's own directory, handed
+/// to the command as [`STATE_FD`] and [`CWD_FD`], taken as the state only when the save
+/// finished. The files are reused (one pair per slot, more slots than commands run at
+/// once), so that a command costs the filesystem no new file.
+pub(crate) struct Saving {
+    state: PathBuf,
+    cwd: PathBuf,
+    fds: [std::os::fd::OwnedFd; 2],
+}
+
+/// Pairs of files commands save through, in turn.
+const SLOTS: u32 = 16;
+
+impl Saving {
+    pub(super) fn new(dir: &Path, n: u32) -> std::io::Result<Saving> {
+        let slot = n % SLOTS;
+        let state = dir.join(format!("slot-{slot}.sh"));
+        let cwd = dir.join(format!("slot-{slot}.cwd"));
+        let open = |p: &Path| -> std::io::Result<std::os::fd::OwnedFd> {
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW)
+                .open(p)?;
+            // Above the two numbers they are moved to in the child.
+            Ok(rustix::io::fcntl_dupfd_cloexec(&f, 100)?)
+        };
+        let fds = [open(&state)?, open(&cwd)?];
+        Ok(Saving { state, cwd, fds })
+    }
+
+    /// Give the child the two descriptors under their numbers.
+    pub(super) fn attach(&self, cmd: &mut tokio::process::Command) {
+        use std::os::fd::AsRawFd as _;
+        let (state, cwd) = (self.fds[0].as_raw_fd(), self.fds[1].as_raw_fd());
+        // SAFETY: only `dup2`, a system call, between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                for (from, to) in [(state, STATE_FD), (cwd, CWD_FD)] {
+                    if libc::dup2(from, to) < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
+                Ok(())
+            });
+        }
+    }
+
+    /// The command ended: a state saved whole becomes the shell's (copied into rein's
+    /// own state files, which only rein writes). A command that ran confined (in a jail
+    /// or the person's sandbox) could have written anything there — code the next
+    /// command, perhaps an unconfined one, would run — so its state is not copied but
+    /// rebuilt by rein from what it means: the exported variables (each quoted by rein)
+    /// and the directory. Functions it defined do not carry over.
+    /// `confined` names the variables the sandbox itself set (its `TMPDIR`, proxies),
+    /// which are not the command's to pass on.
+    pub(super) fn adopt(self, into: &Path, confined: Option<&[&str]>) {
+        let Ok(state) = std::fs::read(&self.state) else { return };
+        if !state.ends_with(STATE_END.as_bytes()) {
+            return;
+        }
+        let mut cwd_file = into.as_os_str().to_os_string();
+        cwd_file.push(".cwd");
+        let mut cwd = std::fs::read(&self.cwd).unwrap_or_default();
+        if confined.is_some() {
+            // The directory a confined command reports is only a claim (it can set
+            // `PWD`): kept as the directory it really names, canonical and existing,
+            // else the shell stays where it was. The state and the directory file then
+            // say the same, and the policy reads paths from where commands really start.
+            use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
+            let claimed = std::path::PathBuf::from(std::ffi::OsString::from_vec(cwd.clone()));
+            cwd = match std::fs::canonicalize(&claimed) {
+                Ok(real) if real.is_dir() => real.as_os_str().as_bytes().to_vec(),
+                _ => std::fs::read(&cwd_file).unwrap_or_default(),
+            };
+        }
+        let state = match confined {
+            Some(injected) => rebuild(&String::from_utf8_lossy(&state), &cwd, injected),
+            None => state,
+        };
+        let _ = std::fs::write(into, state);
+        let _ = std::fs::write(cwd_file, cwd);
     }
 }
 

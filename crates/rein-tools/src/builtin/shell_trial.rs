@@ -7,8 +7,10 @@ use std::sync::{Arc, Mutex};
 
 use rein_sandbox::trial::Trial;
 
-use super::shell::{Ending, Saving, Shell, lock};
+use super::shell::Shell;
+use super::shell_output::{Ending, lock};
 use super::shell_output::{How, Limits};
+use super::shell_state::Saving;
 
 /// What a tried command did, held until its result is kept or dropped.
 pub struct Tried {
@@ -179,4 +181,14 @@ fn printable(path: &Path) -> String {
         .chars()
         .flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] })
         .collect()
+}
+
+impl Shell {
+    /// The sandbox's after-step for a finished command: its recorded changes made on
+    /// the host (each kept first by the session's checkpoints, so a rewind restores
+    /// them); its violations block, if any.
+    pub(super) fn finish(&self, after: Option<rein_sandbox::After>, output: &str) -> Option<String> {
+        let (sandbox, after) = self.sandbox.as_ref().zip(after)?;
+        sandbox.finish(after, output)
+    }
 }

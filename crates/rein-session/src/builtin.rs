@@ -1,0 +1,36 @@
+//! The built-in tools' table: the tools rein ships and the engine's own, and how each
+//! reads its permission rules.
+
+use std::sync::Arc;
+
+use rein_tools::{Registry, ToolKinds, register_builtins, register_builtins_sandboxed};
+
+/// The built-in tools and the engine's own (Agent, ExitPlanMode, AskUserQuestion,
+/// Skill), and how each of them reads its permission rules.
+pub fn builtin_tools() -> crate::Result<(Registry, ToolKinds)> {
+    let mut registry = Registry::new();
+    register_builtins(&mut registry)?;
+    rein_engine::register_engine_tools(&mut registry, Default::default())?;
+    let kinds = registry.rule_kinds();
+    Ok((registry, kinds))
+}
+
+/// The built-in tools as a session with `sandbox` has them (the Bash tool runs its
+/// commands there, and its calls say so), and how their rules are read.
+pub fn builtin_tools_in(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::Result<(Registry, ToolKinds)> {
+    let mut registry = Registry::new();
+    register_builtins_sandboxed(&mut registry, sandbox)?;
+    rein_engine::register_engine_tools(&mut registry, Default::default())?;
+    let kinds = registry.rule_kinds();
+    Ok((registry, kinds))
+}
+
+/// The names of the built-in tools (the engine's own included), found once a process.
+pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
+    static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    if let Some(names) = NAMES.get() {
+        return Ok(names.clone());
+    }
+    let names = builtin_tools()?.0.registered_names();
+    Ok(NAMES.get_or_init(|| names).clone())
+}
