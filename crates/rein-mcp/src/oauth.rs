@@ -34,7 +34,9 @@ pub enum OAuthError {
     #[error("{0}")]
     Auth(#[from] rmcp::transport::auth::AuthError),
     #[error("{0}")]
-    Store(String),
+    Store(#[from] crate::oauth_store::CredentialsError),
+    #[error("cannot make the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
 }
 
 /// The URL of a server that may use OAuth.
@@ -48,7 +50,7 @@ pub fn server_url(server: &ServerConfig) -> Option<&str> {
 async fn manager(server: &ServerConfig, url: &str, store: TokenStore) -> Result<AuthorizationManager, OAuthError> {
     let mut manager = AuthorizationManager::new(url).await?;
     if let Some(meta_url) = server.oauth.as_ref().and_then(|o| o.auth_server_metadata_url.as_deref()) {
-        let client = rein_tls::client_builder().build().map_err(|e| OAuthError::Store(e.to_string()))?;
+        let client = rein_tls::client_builder().build().map_err(OAuthError::Client)?;
         let metadata: AuthorizationMetadata =
             async { client.get(meta_url).send().await?.error_for_status()?.json().await }
                 .await
@@ -66,7 +68,7 @@ pub async fn stored_authorization(server: &ServerConfig) -> Result<Option<Author
     match store.read() {
         Ok(Some(c)) if c.token_response.is_some() => {}
         Ok(_) => return Ok(None),
-        Err(e) => return Err(OAuthError::Store(e)),
+        Err(e) => return Err(e.into()),
     }
     let mut manager = manager(server, url, store).await?;
     Ok(manager.initialize_from_store().await?.then_some(manager))

@@ -49,32 +49,47 @@ fn now_secs() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-fn read_all(path: &std::path::Path) -> Result<Map<String, Value>, String> {
+/// Why the credentials file could not be read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum CredentialsError {
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}:{}:{}: {source}", path.display(), source.line(), source.column())]
+    Parse { path: PathBuf, source: serde_json::Error },
+    #[error("{}: {what} is not a JSON object", path.display())]
+    NotAnObject { path: PathBuf, what: &'static str },
+    #[error("{} has no folder", path.display())]
+    NoFolder { path: PathBuf },
+    #[error("cannot write the credentials: {0}")]
+    Encode(#[source] serde_json::Error),
+}
+
+fn io(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> CredentialsError + '_ {
+    move |source| CredentialsError::Io { path: path.to_path_buf(), source }
+}
+
+fn read_all(path: &std::path::Path) -> Result<Map<String, Value>, CredentialsError> {
     match std::fs::read_to_string(path) {
         Ok(text) if text.trim().is_empty() => Ok(Map::new()),
         Ok(text) => match serde_json::from_str(&text) {
             Ok(Value::Object(map)) => Ok(map),
-            Ok(_) => Err(format!("{} is not a JSON object", path.display())),
-            Err(e) => Err(format!("{}:{}:{}: {e}", path.display(), e.line(), e.column())),
+            Ok(_) => Err(CredentialsError::NotAnObject { path: path.to_path_buf(), what: "the file" }),
+            Err(source) => Err(CredentialsError::Parse { path: path.to_path_buf(), source }),
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
+        Err(e) => Err(io(path)(e)),
     }
 }
 
 /// Write the file whole. An existing file is rewritten in place (same inode), so that
 /// the sandbox's mask over it (a bind mount, which a rename over the file would detach)
 /// holds; a new one is created private.
-fn write_all(path: &std::path::Path, all: &Map<String, Value>) -> Result<(), String> {
+fn write_all(path: &std::path::Path, all: &Map<String, Value>) -> Result<(), CredentialsError> {
     use std::io::Write as _;
     use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
-    let dir = path.parent().ok_or_else(|| format!("{} has no folder", path.display()))?;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?;
-    let text = serde_json::to_string_pretty(all).map_err(|e| e.to_string())?;
+    let dir = path.parent().ok_or_else(|| CredentialsError::NoFolder { path: path.to_path_buf() })?;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(io(dir))?;
+    let text = serde_json::to_string_pretty(all).map_err(CredentialsError::Encode)?;
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create(true)
@@ -82,10 +97,10 @@ fn write_all(path: &std::path::Path, all: &Map<String, Value>) -> Result<(), Str
         .mode(0o600)
         .custom_flags(libc::O_NOFOLLOW)
         .open(path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(io(path))?;
     // A file made earlier by someone else with wider rights is narrowed.
-    file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(|e| format!("{}: {e}", path.display()))?;
-    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(|e| format!("{}: {e}", path.display()))
+    file.set_permissions(std::fs::Permissions::from_mode(0o600)).map_err(io(path))?;
+    file.write_all(text.as_bytes()).and_then(|()| file.sync_all()).map_err(io(path))
 }
 
 /// One server's tokens in the credentials file.
@@ -116,23 +131,23 @@ impl TokenStore {
         Some(TokenStore::new(credentials_file()?, &server.name, url, server.oauth.as_ref()))
     }
 
-    fn entry(&self) -> Result<Option<Value>, String> {
+    fn entry(&self) -> Result<Option<Value>, CredentialsError> {
         let all = read_all(&self.path)?;
         Ok(all.get("mcpOAuth").and_then(|m| m.get(&self.key)).cloned())
     }
 
     /// The stored credentials, read from the file.
-    pub fn read(&self) -> Result<Option<StoredCredentials>, String> {
+    pub fn read(&self) -> Result<Option<StoredCredentials>, CredentialsError> {
         let Some(entry) = self.entry()? else { return Ok(None) };
         Ok(from_entry(&entry))
     }
 
     /// Change this server's entry (`None` removes it), keeping everything else.
-    fn update(&self, entry: Option<Value>) -> Result<(), String> {
+    fn update(&self, entry: Option<Value>) -> Result<(), CredentialsError> {
         let mut all = read_all(&self.path)?;
         let servers = all.entry("mcpOAuth").or_insert_with(|| json!({}));
         let Some(servers) = servers.as_object_mut() else {
-            return Err(format!("{}: mcpOAuth is not an object", self.path.display()));
+            return Err(CredentialsError::NotAnObject { path: self.path.clone(), what: "mcpOAuth" });
         };
         match entry {
             Some(e) => {
@@ -146,7 +161,7 @@ impl TokenStore {
     }
 
     /// Forget the server's tokens (`rein mcp logout`). True when there were some.
-    pub fn remove(&self) -> Result<bool, String> {
+    pub fn remove(&self) -> Result<bool, CredentialsError> {
         let had = self.entry()?.is_some();
         if had {
             self.update(None)?;
@@ -205,19 +220,19 @@ impl CredentialStore for TokenStore {
         {
             return Ok(c.clone());
         }
-        let read = self.read().map_err(AuthError::CredentialStoreError)?;
+        let read = self.read().map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
         *cached = Some((now, read.clone()));
         Ok(read)
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        self.update(Some(self.to_entry(&credentials))).map_err(AuthError::CredentialStoreError)?;
+        self.update(Some(self.to_entry(&credentials))).map_err(|e| AuthError::CredentialStoreError(e.to_string()))?;
         *self.cached.lock().unwrap_or_else(|p| p.into_inner()) = Some((stamp(&self.path), Some(credentials)));
         Ok(())
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
-        self.remove().map(|_| ()).map_err(AuthError::CredentialStoreError)
+        self.remove().map(|_| ()).map_err(|e| AuthError::CredentialStoreError(e.to_string()))
     }
 }
 

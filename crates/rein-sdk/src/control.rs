@@ -15,6 +15,26 @@ use crate::frames::McpServer;
 use crate::requests::{ControlRequest, Initialize};
 use crate::{SdkCallbacks, SdkError, TurnAbort};
 
+/// Why a control request got an error reply (its text is the reply's `error`).
+#[derive(Debug, thiserror::Error)]
+pub enum ControlError {
+    #[error(transparent)]
+    Command(#[from] rein_session::CommandError),
+    #[error("Unsupported control request subtype: {0}")]
+    Unsupported(String),
+    #[error("Already initialized")]
+    AlreadyInitialized,
+    #[error("rewind_files needs user_message_id")]
+    NoMessageId,
+    #[error(
+        "mcp_toggle: rein cannot turn the MCP server {0:?} on or off during a session yet (disabledMcpServers in \
+         the settings takes effect at the next start)"
+    )]
+    Toggle(String),
+    #[error("cannot encode the reply: {0}")]
+    Encode(#[from] serde_json::Error),
+}
+
 /// Answers control requests: each one becomes the session owner's [`Command`] (the
 /// terminal asks the same ones), and its [`Reply`] the response object.
 pub struct Control {
@@ -25,21 +45,21 @@ pub struct Control {
 impl Control {
     /// The answer to one request while a turn runs (`initialize` is answered at start
     /// only).
-    pub async fn during_turn(&self, request: &ControlRequest) -> Result<Value, String> {
+    pub async fn during_turn(&self, request: &ControlRequest) -> Result<Value, ControlError> {
         if let ControlRequest::Interrupt {} = request {
             self.abort.cancel();
         }
-        let reply = self.handle.command(command(request)?).await.map_err(|e| e.to_string())?;
+        let reply = self.handle.command(command(request)?).await?;
         wire(&reply)
     }
 
     /// The answer to one request between turns: what needs the conversation
     /// (`rewind_files`) is answered by the session itself, the rest as during a turn
     /// (a model asked for applies from the next turn on, as Claude Code does).
-    pub async fn between_turns(&self, session: &mut Session, request: &ControlRequest) -> Result<Value, String> {
+    pub async fn between_turns(&self, session: &mut Session, request: &ControlRequest) -> Result<Value, ControlError> {
         match request {
             ControlRequest::RewindFiles { .. } => {
-                let reply = session.command(command(request)?, &mut |_| {}).await.map_err(|e| e.to_string())?;
+                let reply = session.command(command(request)?, &mut |_| {}).await?;
                 wire(&reply)
             }
             other => self.during_turn(other).await,
@@ -48,7 +68,7 @@ impl Control {
 }
 
 /// The owner's command a request asks for.
-fn command(request: &ControlRequest) -> Result<Command, String> {
+fn command(request: &ControlRequest) -> Result<Command, ControlError> {
     Ok(match request {
         ControlRequest::Interrupt {} => Command::Interrupt,
         ControlRequest::SetPermissionMode { mode } => {
@@ -57,23 +77,18 @@ fn command(request: &ControlRequest) -> Result<Command, String> {
         ControlRequest::SetModel { model } => Command::SetModel { model: model.clone() },
         ControlRequest::McpStatus {} => Command::McpStatus,
         ControlRequest::GetContextUsage {} => Command::ContextUsage,
-        ControlRequest::RewindFiles { user_message_id } => Command::RewindFiles {
-            user_message_id: user_message_id.clone().ok_or("rewind_files needs user_message_id")?,
-        },
-        ControlRequest::McpReconnect { server_name } => Command::McpReconnect { server: server_name.clone() },
-        ControlRequest::Initialize(_) => return Err("Already initialized".into()),
-        ControlRequest::McpToggle { server_name } => {
-            return Err(format!(
-                "mcp_toggle: rein cannot turn the MCP server {server_name:?} on or off during a session yet \
-                 (disabledMcpServers in the settings takes effect at the next start)"
-            ));
+        ControlRequest::RewindFiles { user_message_id } => {
+            Command::RewindFiles { user_message_id: user_message_id.clone().ok_or(ControlError::NoMessageId)? }
         }
-        ControlRequest::Unsupported(other) => return Err(format!("Unsupported control request subtype: {other}")),
+        ControlRequest::McpReconnect { server_name } => Command::McpReconnect { server: server_name.clone() },
+        ControlRequest::Initialize(_) => return Err(ControlError::AlreadyInitialized),
+        ControlRequest::McpToggle { server_name } => return Err(ControlError::Toggle(server_name.clone())),
+        ControlRequest::Unsupported(other) => return Err(ControlError::Unsupported(other.clone())),
     })
 }
 
 /// A reply as the SDKs read it.
-fn wire(answer: &Reply) -> Result<Value, String> {
+fn wire(answer: &Reply) -> Result<Value, ControlError> {
     match answer {
         Reply::Interrupted => reply(&Interrupted { still_queued: [] }),
         Reply::Mode { mode } => reply(&ModeSet { mode }),
@@ -107,8 +122,8 @@ fn wire(answer: &Reply) -> Result<Value, String> {
 }
 
 /// A typed answer as the response object.
-pub(crate) fn reply(answer: &impl Serialize) -> Result<Value, String> {
-    serde_json::to_value(answer).map_err(|e| e.to_string())
+pub(crate) fn reply(answer: &impl Serialize) -> Result<Value, ControlError> {
+    Ok(serde_json::to_value(answer)?)
 }
 
 #[derive(Serialize)]
@@ -177,7 +192,7 @@ pub fn apply_initialize(setup: &mut Setup, request: &Initialize, peer: &Arc<crat
 }
 
 /// The reply to `initialize`: what the session offers.
-pub fn initialize_reply(setup: &Setup, session: &Session) -> Result<Value, String> {
+pub fn initialize_reply(setup: &Setup, session: &Session) -> Result<Value, ControlError> {
     let handle = session.handle();
     let models: Vec<ModelOffer> = handle
         .models()

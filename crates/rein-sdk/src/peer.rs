@@ -56,10 +56,14 @@ impl Peer {
     }
 
     /// Answer the SDK's request `id`.
-    pub fn respond(&self, id: &str, answer: Result<Value, String>) {
+    pub fn respond<E: std::fmt::Display>(&self, id: &str, answer: Result<Value, E>) {
+        let error;
         let response = match &answer {
             Ok(v) => ControlResponse::Success { request_id: id, response: v.clone() },
-            Err(e) => ControlResponse::Error { request_id: id, error: e },
+            Err(e) => {
+                error = e.to_string();
+                ControlResponse::Error { request_id: id, error: &error }
+            }
         };
         self.send(&Frame::ControlResponse { response });
     }

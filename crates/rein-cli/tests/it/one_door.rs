@@ -58,7 +58,7 @@ async fn prompt(session: &mut Session, words: &str) {
 /// What the SDK gets for `request` between turns.
 async fn sdk(control: &Control, session: &mut Session, request: Value) -> Result<Value, String> {
     let request: ControlRequest = serde_json::from_value(request).unwrap();
-    control.between_turns(session, &request).await
+    control.between_turns(session, &request).await.map_err(|e| e.to_string())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
