@@ -142,6 +142,12 @@ impl<'a> Builder<'a> {
         if let Some(tool) = &prompt_tool {
             approver = Some(crate::prompt_tool::approver(tool, setup, registry.clone())?);
         }
+        // Old sessions' checkpoints and spilled results go (`cleanupPeriodDays`).
+        rein_checkpoint::prune_daily(
+            &setup.env.rein_home.join("sessions"),
+            setup.prefs.cleanup_days,
+            &setup.session_id,
+        );
         let transcript = setup.transcript.clone().unwrap_or_else(|| setup.session_dir.join("transcript.jsonl"));
         let live = Arc::new(crate::Live::new(setup.session_id.clone(), transcript, policy.clone()));
         let mut engine = engine(setup, &registry, model.clone(), policy, approver, live.clone())?;

@@ -67,6 +67,21 @@ pub fn report(opts: &Options) -> crate::Result<Vec<Section>> {
     Ok(out)
 }
 
+/// One line naming the settings keys rein ignores (not supported yet, or unknown), with
+/// where each is set; `rein doctor` lists them all.
+pub(crate) fn ignored_keys(settings: &rein_settings::Settings) -> Option<String> {
+    use rein_settings::schema::Class;
+    let named: Vec<String> = rein_settings::schema::noted(settings)
+        .into_iter()
+        .filter_map(|n| match n.class {
+            Class::NotSupported => Some(format!("{} ({})", n.key, n.at)),
+            Class::Unknown => Some(format!("{} (unknown; {})", n.key, n.at)),
+            Class::NotApplicable(_) => None,
+        })
+        .collect();
+    (!named.is_empty()).then(|| format!("note: settings rein ignores: {} (`rein doctor` says more)", named.join(", ")))
+}
+
 fn or_none(lines: Vec<String>) -> Vec<String> {
     if lines.is_empty() { vec!["none".into()] } else { lines }
 }

@@ -26,6 +26,9 @@ pub struct Preferences {
     pub language: Option<String>,
     /// `fileCheckpointingEnabled: false`: no checkpoints are kept (nothing to rewind).
     pub checkpointing: bool,
+    /// `cleanupPeriodDays` (30 by default, as Claude Code): older sessions' checkpoints
+    /// and spilled results go when a session is built.
+    pub cleanup_days: u64,
 }
 
 impl Preferences {
@@ -54,6 +57,7 @@ impl Preferences {
             output_style: text("/outputStyle").unwrap_or_else(|| "default".into()),
             language: text("/language"),
             checkpointing: flag("/fileCheckpointingEnabled") != Some(false),
+            cleanup_days: settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30),
         }
     }
 

@@ -210,7 +210,7 @@ impl Setup {
         }
         notices.extend(setup.skipped.iter().map(|s| s.to_string()));
         notices.extend(hooks.warnings.drain(..).map(|w| format!("warning: {w}")));
-        notices.extend(ignored_keys(&settings));
+        notices.extend(crate::doctor::ignored_keys(&settings));
         setup.notices = notices;
         if structured_output.is_some() {
             setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
@@ -266,10 +266,6 @@ impl Setup {
         }
         let provider_setting = settings.scalar("/provider").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.provider = crate::provider::Provider::choose(opts.provider, provider_setting.as_deref())?;
-        // `cleanupPeriodDays` (30 by default, as Claude Code): old sessions' checkpoints
-        // and spilled results go.
-        let days = settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30);
-        rein_checkpoint::prune_daily(&setup.env.rein_home.join("sessions"), days, &setup.session_id);
         setup.key_helper = custom.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.config_files = crate::rules::locations(opts, &setup.cwd, setup.env.home.as_deref()).files();
@@ -417,6 +413,7 @@ impl Setup {
                 vim: false,
                 language: None,
                 checkpointing: true,
+                cleanup_days: 30,
             },
             thinking: rein_model::ThinkingChoice {
                 mode: opts.thinking,
@@ -426,121 +423,6 @@ impl Setup {
             },
             provider: opts.provider.unwrap_or_default(),
         })
-    }
-
-    /// Pick the session id and transcript: new, --session-id, --resume, --continue,
-    /// --fork-session.
-    fn open_session(&mut self, opts: &Options) -> crate::Result<()> {
-        let rein_home = self.env.rein_home.clone();
-        let claude = crate::claude_dir(&self.env);
-        let resumed = match (&opts.resume, opts.continue_session) {
-            (Some(id), _) => {
-                let mut path = rein_transcript::transcript_path(&rein_home, &self.cwd, id);
-                // A session Claude Code recorded for this folder.
-                if !path.exists()
-                    && let Some(cc) = claude.as_ref().map(|c| rein_transcript::transcript_path(c, &self.cwd, id))
-                    && cc.exists()
-                {
-                    path = cc;
-                }
-                if !path.exists() {
-                    // Not an id: a session of this directory by its title, as Claude Code takes it.
-                    let titled = crate::sessions_of(&rein_home, claude.as_deref(), &self.cwd)
-                        .into_iter()
-                        .find(|s| s.title.as_deref().is_some_and(|t| t.eq_ignore_ascii_case(id.trim())));
-                    match titled {
-                        Some(info) => path = info.path,
-                        None => return Err(rein_transcript::SessionError::NotFound(id.clone()).into()),
-                    }
-                }
-                Some(rein_transcript::load(&path)?)
-            }
-            // A transcript killed before its first line holds no session to continue.
-            (None, true) => match crate::sessions_of(&rein_home, claude.as_deref(), &self.cwd)
-                .into_iter()
-                .find(|s| !s.first_prompt.is_empty() || s.turns > 0)
-            {
-                Some(info) => Some(rein_transcript::load(&info.path)?),
-                None => invalid!("no earlier session in {} to continue", self.cwd.display()),
-            },
-            (None, false) => None,
-        };
-        if let Some(id) = &opts.session_id {
-            uuid::Uuid::parse_str(id).with_context(|| format!("--session-id {id:?} is not a UUID"))?;
-            self.session_id = id.clone();
-        }
-        // A session resumed from Claude Code's folder goes on in its own file there (both
-        // tools then see the whole of it).
-        let resumed_in_claude = resumed
-            .as_ref()
-            .filter(|l| claude.as_ref().is_some_and(|c| l.path.starts_with(c)) && !opts.fork_session)
-            .map(|l| l.path.clone());
-        if let Some(loaded) = resumed {
-            if loaded.skipped > 0 {
-                let skipped =
-                    format!("{} unreadable line(s) in {} were skipped", loaded.skipped, loaded.path.display());
-                self.notices.push(skipped);
-            }
-            if !opts.fork_session && opts.session_id.is_none() {
-                self.session_id = loaded.session_id.clone();
-                self.history_last = loaded.last_uuid.clone();
-            }
-            self.history = loaded.messages;
-            self.history_deferred = loaded.deferred;
-        }
-        if !opts.no_session_persistence {
-            let own = rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id);
-            self.transcript = Some(match resumed_in_claude {
-                Some(theirs) if opts.session_id.is_none() => theirs,
-                _ => {
-                    show_to_claude_code(claude.as_deref(), &self.cwd, &self.session_id, &own);
-                    own
-                }
-            });
-        }
-        // Spilled results live under the session's own id, in the user's rein home; this
-        // session's (and only its) saved outputs are read without a question.
-        self.session_dir = rein_home.join("sessions").join(&self.session_id);
-        std::sync::Arc::make_mut(&mut self.policy).saved_outputs = Some(self.session_dir.join("tool-results"));
-        Ok(())
-    }
-
-    /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):
-    /// `{"name": {"description", "prompt", "tools", "model", …}}`; a name given again
-    /// replaces the earlier definition.
-    pub fn add_agents(&mut self, agents: &serde_json::Value) {
-        for (name, a) in agents.as_object().into_iter().flatten() {
-            self.agents.retain(|d| &d.name != name);
-            self.agents.insert(0, rein_prompt::agents::AgentDef::from_json(name, a));
-        }
-        if let Err(e) = self.register_engine_tools() {
-            tracing::warn!(error = %e, "the Agent tool does not offer the new subagent types");
-        }
-    }
-
-    /// The engine's own tools as this session makes them: its subagent types and
-    /// skills, the environment block of subagents' prompts, where their transcripts go.
-    pub fn register_engine_tools(&mut self) -> crate::Result<()> {
-        let mut registry = (*self.registry).clone();
-        let tools = rein_engine::EngineTools {
-            agents: self.agents.clone(),
-            environment: rein_prompt::environment_block(
-                &self.cwd,
-                &self.model,
-                &chrono::Local::now().format("%Y-%m-%d").to_string(),
-            ),
-            transcripts: self.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
-            skills: self.skills.clone(),
-            commands: self.commands.clone(),
-            subagent_model: self.env.subagent_model.clone(),
-            web_search: self.provider.searches_the_web(),
-            workflows: self.workflows.clone(),
-            workflows_enabled: self.workflows_enabled,
-            workflow_size: self.workflow_size.clone(),
-        };
-        rein_engine::register_engine_tools(&mut registry, tools)?;
-        self.registry = Arc::new(registry);
-        Ok(())
     }
 
     /// Forget the last turn's structured output (a new turn starts).
@@ -582,35 +464,4 @@ pub fn resolve_model(env: &Env, flag: Option<&str>, from_settings: Option<&str>)
         .or_else(|| from_settings.map(str::to_string))
         .unwrap_or_else(rein_model::default_model);
     env.aliases.resolve(&chosen)
-}
-
-/// One line naming the settings keys rein ignores (not supported yet, or unknown), with
-/// where each is set; `rein doctor` lists them all.
-fn ignored_keys(settings: &rein_settings::Settings) -> Option<String> {
-    use rein_settings::schema::Class;
-    let named: Vec<String> = rein_settings::schema::noted(settings)
-        .into_iter()
-        .filter_map(|n| match n.class {
-            Class::NotSupported => Some(format!("{} ({})", n.key, n.at)),
-            Class::Unknown => Some(format!("{} (unknown; {})", n.key, n.at)),
-            Class::NotApplicable(_) => None,
-        })
-        .collect();
-    (!named.is_empty()).then(|| format!("note: settings rein ignores: {} (`rein doctor` says more)", named.join(", ")))
-}
-
-/// Let Claude Code find a session of rein's (`claude -r`): a link to rein's transcript in
-/// Claude Code's folder for this directory, when that folder exists. Nothing is made
-/// where a file of that name already is.
-fn show_to_claude_code(claude: Option<&Path>, cwd: &Path, session_id: &str, own: &Path) {
-    let Some(claude) = claude.filter(|c| c.is_dir()) else { return };
-    let theirs = rein_transcript::transcript_path(claude, cwd, session_id);
-    if theirs == own || std::fs::symlink_metadata(&theirs).is_ok() {
-        return;
-    }
-    if let Some(dir) = theirs.parent()
-        && std::fs::create_dir_all(dir).is_ok()
-    {
-        let _ = std::os::unix::fs::symlink(own, &theirs);
-    }
 }

@@ -1,0 +1,46 @@
+//! The engine's own tools as a session makes them (the Agent tool with its subagent
+//! types, Skill, the plan and question tools), and subagents given as JSON.
+
+use std::sync::Arc;
+
+use crate::Setup;
+
+impl Setup {
+    /// Subagents given as JSON (`--agents`, the SDK's `initialize.agents`):
+    /// `{"name": {"description", "prompt", "tools", "model", …}}`; a name given again
+    /// replaces the earlier definition.
+    pub fn add_agents(&mut self, agents: &serde_json::Value) {
+        for (name, a) in agents.as_object().into_iter().flatten() {
+            self.agents.retain(|d| &d.name != name);
+            self.agents.insert(0, rein_prompt::agents::AgentDef::from_json(name, a));
+        }
+        if let Err(e) = self.register_engine_tools() {
+            tracing::warn!(error = %e, "the Agent tool does not offer the new subagent types");
+        }
+    }
+
+    /// The engine's own tools as this session makes them: its subagent types and
+    /// skills, the environment block of subagents' prompts, where their transcripts go.
+    pub fn register_engine_tools(&mut self) -> crate::Result<()> {
+        let mut registry = (*self.registry).clone();
+        let tools = rein_engine::EngineTools {
+            agents: self.agents.clone(),
+            environment: rein_prompt::environment_block(
+                &self.cwd,
+                &self.model,
+                &chrono::Local::now().format("%Y-%m-%d").to_string(),
+            ),
+            transcripts: self.transcript.as_ref().map(|t| t.with_extension("").join("subagents")),
+            skills: self.skills.clone(),
+            commands: self.commands.clone(),
+            subagent_model: self.env.subagent_model.clone(),
+            web_search: self.provider.searches_the_web(),
+            workflows: self.workflows.clone(),
+            workflows_enabled: self.workflows_enabled,
+            workflow_size: self.workflow_size.clone(),
+        };
+        rein_engine::register_engine_tools(&mut registry, tools)?;
+        self.registry = Arc::new(registry);
+        Ok(())
+    }
+}
