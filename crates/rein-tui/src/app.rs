@@ -14,7 +14,6 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::composer::{Composer, Edit};
-use crate::slash;
 use crate::stream::Stream;
 use crate::worker::ToEngine;
 
@@ -92,7 +91,7 @@ pub(crate) struct App {
     /// Calls of the batch in progress.
     pub running: Vec<Running>,
     /// Modal views (dialogs, pickers, search), the top one last, and questions waiting.
-    pub(crate) modals: crate::modal::Stack,
+    pub(crate) modals: crate::modal::Stack<App>,
     /// The window's width, for rendering finished lines.
     pub width: usize,
     /// The completion menu's choice, the text it was made for, and the text Esc closed
@@ -242,7 +241,7 @@ impl App {
             let name = command.split_whitespace().next().unwrap_or_default();
             // MCP prompts (`/mcp__server__prompt`) are expanded on the engine's task.
             if !self.commands.iter().any(|(n, _)| n == name) && !name.starts_with("mcp__") {
-                slash::run(self, command.trim());
+                self.run_slash(command.trim());
                 return;
             }
         }
@@ -372,7 +371,7 @@ impl App {
                 let shown = if self.show_todos { "shown" } else { "hidden" };
                 self.hint = Some((format!("Task list {shown} (ctrl+t)"), Instant::now()));
             }
-            KeyCode::Char('r') if ctrl => self.open(Box::<crate::pickers::Search>::default()),
+            KeyCode::Char('r') if ctrl => self.search_history(),
             KeyCode::Tab if key.modifiers.contains(KeyModifiers::SHIFT) => self.cycle_mode(),
             _ => {
                 if let Edit::Submit(text) = self.composer.key(key) {

@@ -29,6 +29,7 @@ mod mcp_view;
 mod mentions;
 mod menu;
 mod modal;
+mod modal_host;
 mod out;
 mod overlay;
 mod permission_view;

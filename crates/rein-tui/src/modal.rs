@@ -8,7 +8,6 @@ use std::collections::VecDeque;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::text::Line;
 
-use crate::app::App;
 use crate::approver::Question;
 
 /// Where a view sits in the live area.
@@ -27,11 +26,13 @@ pub(crate) enum Flow {
     Close,
 }
 
-pub(crate) trait Modal: Send {
+/// A view over `Host` (the interface's state, `App`): it owns its keys and its own
+/// state, and reads or changes the host's through the key it is given.
+pub(crate) trait Modal<Host>: Send {
     /// A key, with the session's state at hand.
-    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow;
+    fn key(&mut self, key: KeyEvent, app: &mut Host) -> Flow;
     /// Its lines at `width` columns, within `rows` rows.
-    fn lines(&mut self, app: &App, width: usize, rows: usize) -> Vec<Line<'static>>;
+    fn lines(&mut self, app: &Host, width: usize, rows: usize) -> Vec<Line<'static>>;
     fn place(&self) -> Place;
     /// A permission or user question (others wait behind it).
     fn is_question(&self) -> bool {
@@ -50,13 +51,18 @@ pub(crate) struct Drawn {
 }
 
 /// The views open, the top one last, and the questions waiting for their turn.
-#[derive(Default)]
-pub(crate) struct Stack {
-    views: Vec<Box<dyn Modal>>,
-    waiting: VecDeque<Question>,
+pub(crate) struct Stack<Host> {
+    pub(crate) views: Vec<Box<dyn Modal<Host>>>,
+    pub(crate) waiting: VecDeque<Question>,
 }
 
-impl Stack {
+impl<Host> Default for Stack<Host> {
+    fn default() -> Self {
+        Stack { views: Vec::new(), waiting: VecDeque::new() }
+    }
+}
+
+impl<Host> Stack<Host> {
     pub(crate) fn is_open(&self) -> bool {
         !self.views.is_empty()
     }
@@ -68,49 +74,5 @@ impl Stack {
 
     pub(crate) fn top_place(&self) -> Option<Place> {
         self.views.last().map(|v| v.place())
-    }
-}
-
-impl App {
-    /// Open `view` on top.
-    pub(crate) fn open(&mut self, view: Box<dyn Modal>) {
-        self.modals.views.push(view);
-    }
-
-    /// A question from the engine: shown now, or after the one on screen.
-    pub(crate) fn on_question(&mut self, q: Question) {
-        self.bell = true;
-        // A terminal that shows notifications (and a background session's host) says so.
-        self.notify = Some(format!("rein needs your permission to use {}", q.call.name));
-        if self.modals.asking() {
-            self.modals.waiting.push_back(q);
-        } else {
-            self.open(Box::new(crate::permission_view::PermissionView::new(q)));
-        }
-    }
-
-    /// Give `key` to the top view; `false` when none is open.
-    pub(crate) fn modal_key(&mut self, key: KeyEvent) -> bool {
-        let Some(mut top) = self.modals.views.pop() else { return false };
-        let at = self.modals.views.len();
-        let closed = top.key(key, self) == Flow::Close;
-        if !closed {
-            let at = at.min(self.modals.views.len());
-            self.modals.views.insert(at, top);
-        } else if top.is_question()
-            && let Some(next) = self.modals.waiting.pop_front()
-        {
-            self.open(Box::new(crate::permission_view::PermissionView::new(next)));
-        }
-        true
-    }
-
-    /// The top view as drawn now.
-    pub(crate) fn modal_lines(&mut self, width: usize, rows: usize) -> Option<Drawn> {
-        let mut top = self.modals.views.pop()?;
-        let lines = top.lines(self, width, rows);
-        let cursor = top.cursor();
-        self.modals.views.push(top);
-        Some(Drawn { lines, cursor })
     }
 }

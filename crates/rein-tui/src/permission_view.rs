@@ -89,7 +89,7 @@ impl PermissionView {
     }
 }
 
-impl Modal for PermissionView {
+impl Modal<App> for PermissionView {
     fn place(&self) -> Place {
         Place::Input
     }

@@ -38,7 +38,7 @@ pub(crate) struct Sessions {
     pub selected: usize,
 }
 
-impl Modal for Sessions {
+impl Modal<App> for Sessions {
     fn place(&self) -> Place {
         Place::Above
     }
@@ -75,7 +75,7 @@ pub(crate) struct Prompts {
     pub selected: usize,
 }
 
-impl Modal for Prompts {
+impl Modal<App> for Prompts {
     fn place(&self) -> Place {
         Place::Above
     }
@@ -130,7 +130,7 @@ pub(crate) struct Search {
     pub found: Option<usize>,
 }
 
-impl Modal for Search {
+impl Modal<App> for Search {
     fn place(&self) -> Place {
         Place::Input
     }
@@ -173,5 +173,12 @@ impl Modal for Search {
         let text = self.found.and_then(|i| app.composer.history().get(i)).map(String::as_str).unwrap_or("");
         let line = format!("(reverse-i-search)`{}': {}", self.query, text.lines().next().unwrap_or_default());
         wrap::wrap(&Line::from(line), width)
+    }
+}
+
+impl App {
+    /// Ctrl+R: search the prompt history.
+    pub(crate) fn search_history(&mut self) {
+        self.open(Box::<Search>::default());
     }
 }

@@ -21,7 +21,7 @@ pub(crate) struct RewindMenu {
     pub conversation: bool,
 }
 
-impl Modal for RewindMenu {
+impl Modal<App> for RewindMenu {
     fn place(&self) -> Place {
         Place::Above
     }

@@ -195,3 +195,10 @@ fn age(when: std::time::SystemTime) -> String {
         s => format!("{}d ago", s / 86_400),
     }
 }
+
+impl App {
+    /// A built-in slash command typed at the input box (`command` without its `/`).
+    pub(crate) fn run_slash(&mut self, command: &str) {
+        run(self, command);
+    }
+}

@@ -1,0 +1,52 @@
+//! The interface's side of the modal stack: opening a view, a question shown now or
+//! after the one on screen, keys to the top view, the top view's lines.
+
+use ratatui::crossterm::event::KeyEvent;
+
+use crate::app::App;
+use crate::approver::Question;
+use crate::modal::{Drawn, Flow, Modal};
+
+impl App {
+    /// Open `view` on top.
+    pub(crate) fn open(&mut self, view: Box<dyn Modal<App>>) {
+        self.modals.views.push(view);
+    }
+
+    /// A question from the engine: shown now, or after the one on screen.
+    pub(crate) fn on_question(&mut self, q: Question) {
+        self.bell = true;
+        // A terminal that shows notifications (and a background session's host) says so.
+        self.notify = Some(format!("rein needs your permission to use {}", q.call.name));
+        if self.modals.asking() {
+            self.modals.waiting.push_back(q);
+        } else {
+            self.open(Box::new(crate::permission_view::PermissionView::new(q)));
+        }
+    }
+
+    /// Give `key` to the top view; `false` when none is open.
+    pub(crate) fn modal_key(&mut self, key: KeyEvent) -> bool {
+        let Some(mut top) = self.modals.views.pop() else { return false };
+        let at = self.modals.views.len();
+        let closed = top.key(key, self) == Flow::Close;
+        if !closed {
+            let at = at.min(self.modals.views.len());
+            self.modals.views.insert(at, top);
+        } else if top.is_question()
+            && let Some(next) = self.modals.waiting.pop_front()
+        {
+            self.open(Box::new(crate::permission_view::PermissionView::new(next)));
+        }
+        true
+    }
+
+    /// The top view as drawn now.
+    pub(crate) fn modal_lines(&mut self, width: usize, rows: usize) -> Option<Drawn> {
+        let mut top = self.modals.views.pop()?;
+        let lines = top.lines(self, width, rows);
+        let cursor = top.cursor();
+        self.modals.views.push(top);
+        Some(Drawn { lines, cursor })
+    }
+}
