@@ -12,11 +12,40 @@ use crate::{Exit, Handler, Run};
 /// An agent hook's timeout when it sets none (as Claude Code's).
 pub const AGENT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// Why a handler rein runs with its own model or tools (a `prompt` or `agent` hook, an
+/// `mcp_tool` hook, an Agent SDK callback) gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub enum DelegatedError {
+    /// The model, the subagent or the SDK host failed; the cause is kept.
+    #[error("{what}: {source}")]
+    Failed { what: &'static str, source: Box<dyn std::error::Error + Send + Sync> },
+    /// It ended without an answer (out of turns, interrupted, a call deferred).
+    #[error("{0}")]
+    NoAnswer(String),
+    /// Its answer holds no `{"ok": …}` verdict.
+    #[error("{0}")]
+    NoVerdict(String),
+    /// The MCP tool is not there or answered with an error: its text.
+    #[error("{0}")]
+    Tool(String),
+}
+
+impl DelegatedError {
+    /// `source` as the failure of `what`.
+    pub fn failed(what: &'static str, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        DelegatedError::Failed { what, source: Box::new(source) }
+    }
+}
+
 /// What the session offers `agent` and `mcp_tool` handlers.
 pub trait HookTools: Send + Sync {
     /// Run a subagent with read-only tools on `prompt`; `Ok((ok, reason))` from its
     /// final answer `{"ok": …, "reason": …}`.
-    fn verify<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>>;
+    fn verify<'a>(
+        &'a self,
+        prompt: String,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(bool, String), DelegatedError>>;
     /// Call `tool` of the MCP server `server` with `input`; `Ok(text)` is the tool's
     /// text, `Err` a tool error or a server that is not connected.
     fn call_mcp_tool<'a>(
@@ -24,7 +53,7 @@ pub trait HookTools: Send + Sync {
         server: &'a str,
         tool: &'a str,
         input: Value,
-    ) -> BoxFuture<'a, Result<String, String>>;
+    ) -> BoxFuture<'a, Result<String, DelegatedError>>;
 }
 
 fn run(handler: String, exit: Exit, stdout: String, stderr: String) -> Run {
@@ -60,12 +89,12 @@ pub(crate) fn prompt_text(prompt: &str, input: &str) -> String {
 pub(crate) async fn judged(
     display: String,
     timeout: Duration,
-    verdict: impl std::future::Future<Output = Result<(bool, String), String>>,
+    verdict: impl std::future::Future<Output = Result<(bool, String), DelegatedError>>,
 ) -> Run {
     match tokio::time::timeout(timeout, verdict).await {
         Ok(Ok((true, _))) => run(display, Exit::Code(Some(0)), String::new(), String::new()),
         Ok(Ok((false, reason))) => run(display, Exit::Code(Some(2)), String::new(), reason),
-        Ok(Err(e)) => run(display, Exit::NotStarted(e), String::new(), String::new()),
+        Ok(Err(e)) => run(display, Exit::NotStarted(e.to_string()), String::new(), String::new()),
         Err(_) => run(display, Exit::TimedOut(timeout), String::new(), String::new()),
     }
 }
@@ -86,7 +115,7 @@ pub(crate) async fn mcp_tool(
     let timeout = h.timeout.map(Duration::from_secs_f64).unwrap_or(crate::DEFAULT_TIMEOUT);
     match tokio::time::timeout(timeout, tools.call_mcp_tool(server, tool, args)).await {
         Ok(Ok(text)) => run(display, Exit::Code(Some(0)), text, String::new()),
-        Ok(Err(e)) => run(display, Exit::Code(Some(1)), String::new(), e),
+        Ok(Err(e)) => run(display, Exit::Code(Some(1)), String::new(), e.to_string()),
         Err(_) => run(display, Exit::TimedOut(timeout), String::new(), String::new()),
     }
 }

@@ -22,7 +22,7 @@ use futures::future::BoxFuture;
 use serde_json::{Map, Value, json};
 
 pub use config::{Group, Handler, HandlerKind, HookConfig, HookConfigError, Matcher};
-pub use delegated::{AGENT_TIMEOUT, HookTools, fill as fill_placeholders};
+pub use delegated::{AGENT_TIMEOUT, DelegatedError, HookTools, fill as fill_placeholders};
 pub use event::HookEvent;
 pub use input::HookInput;
 pub use output::{HookDecision, HookOutput, Outcome, PermissionAnswer, PreToolDecision, SpecificOutput};
@@ -65,7 +65,11 @@ pub trait LiveFacts: Send + Sync {
 /// Answers `prompt` hooks: a small fast model's yes/no judgement, with a reason.
 pub trait PromptJudge: Send + Sync {
     /// `Ok((ok, reason))`; `Err` when there is no usable answer.
-    fn judge<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>>;
+    fn judge<'a>(
+        &'a self,
+        prompt: String,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(bool, String), DelegatedError>>;
 }
 
 /// Runs the Agent SDK's hook callbacks: sends `hook_callback` with the hook's input and
@@ -77,7 +81,7 @@ pub trait CallbackRunner: Send + Sync {
         input: &'a Value,
         tool_use_id: Option<&'a str>,
         timeout: Duration,
-    ) -> BoxFuture<'a, Result<Value, String>>;
+    ) -> BoxFuture<'a, Result<Value, DelegatedError>>;
 }
 
 /// The hooks of one session.
@@ -206,7 +210,7 @@ impl Hooks {
                     stderr: String::new(),
                 };
             }
-            Ok(Err(e)) => e,
+            Ok(Err(e)) => e.to_string(),
             Err(_) => format!("no answer in {} s", timeout.as_secs_f64()),
         };
         let exit = if block_on_failure { Exit::Code(Some(2)) } else { Exit::NotStarted(failure.clone()) };

@@ -22,13 +22,17 @@ pub struct PromptHookJudge {
 }
 
 impl rein_hooks::PromptJudge for PromptHookJudge {
-    fn judge<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>> {
+    fn judge<'a>(
+        &'a self,
+        prompt: String,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(bool, String), rein_hooks::DelegatedError>> {
         Box::pin(async move {
             let name = model.map_or_else(|| self.model_name.clone(), |m| rein_model::resolve_alias(m, |_| None));
             let (text, _) = crate::ask::ask_text(&*self.model, &name, HOOK_RUBRIC, prompt, 300)
                 .await
-                .map_err(|e| format!("the prompt hook: {e}"))?;
-            parse(&text)
+                .map_err(|e| rein_hooks::DelegatedError::Failed { what: "the prompt hook", source: e.into() })?;
+            parse(&text).map_err(rein_hooks::DelegatedError::NoVerdict)
         })
     }
 }

@@ -38,10 +38,13 @@ impl CallbackRunner for SdkCallbacks {
         input: &'a Value,
         tool_use_id: Option<&'a str>,
         _timeout: Duration,
-    ) -> BoxFuture<'a, Result<Value, String>> {
+    ) -> BoxFuture<'a, Result<Value, rein_hooks::DelegatedError>> {
         Box::pin(async move {
             let request = crate::frames::OutRequest::HookCallback { callback_id, input, tool_use_id };
-            self.peer.request(request).await.map_err(|e| e.to_string())
+            self.peer
+                .request(request)
+                .await
+                .map_err(|e| rein_hooks::DelegatedError::failed("the SDK's hook callback", e))
         })
     }
 }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use rein_engine::{End, Engine, EngineConfig, Gate};
+use rein_hooks::DelegatedError;
 use rein_model::Model;
 use rein_policy::SharedPolicy;
 use rein_protocol::Message;
@@ -37,7 +38,11 @@ pub(crate) struct SessionHookTools {
 }
 
 impl rein_hooks::HookTools for SessionHookTools {
-    fn verify<'a>(&'a self, prompt: String, model: Option<&'a str>) -> BoxFuture<'a, Result<(bool, String), String>> {
+    fn verify<'a>(
+        &'a self,
+        prompt: String,
+        model: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<(bool, String), DelegatedError>> {
         Box::pin(async move {
             let registry = self.registry.for_subagent(|name| READ_ONLY.contains(&name));
             let mut config = self.config.clone();
@@ -51,11 +56,13 @@ impl rein_hooks::HookTools for SessionHookTools {
             let mut engine = Engine::new(self.model.clone(), Arc::new(registry), gate, ctx, config);
             let outcome = engine.run(Message::user_text(prompt), &mut |_| {}).await;
             match outcome.end {
-                End::Completed | End::Stopped(_) => verdict(&outcome.result_text),
-                End::MaxTurns | End::MaxBudget => Err(format!("the agent hook gave no answer in {MAX_TURNS} turns")),
-                End::Interrupted => Err("the agent hook was interrupted".into()),
-                End::Deferred(_) => Err("the agent hook's call was deferred".into()),
-                End::Failed(e) => Err(format!("the agent hook failed: {e}")),
+                End::Completed | End::Stopped(_) => verdict(&outcome.result_text).map_err(DelegatedError::NoVerdict),
+                End::MaxTurns | End::MaxBudget => {
+                    Err(DelegatedError::NoAnswer(format!("the agent hook gave no answer in {MAX_TURNS} turns")))
+                }
+                End::Interrupted => Err(DelegatedError::NoAnswer("the agent hook was interrupted".into())),
+                End::Deferred(_) => Err(DelegatedError::NoAnswer("the agent hook's call was deferred".into())),
+                End::Failed(e) => Err(DelegatedError::failed("the agent hook failed", e)),
             }
         })
     }
@@ -65,17 +72,17 @@ impl rein_hooks::HookTools for SessionHookTools {
         server: &'a str,
         tool: &'a str,
         input: Value,
-    ) -> BoxFuture<'a, Result<String, String>> {
+    ) -> BoxFuture<'a, Result<String, DelegatedError>> {
         Box::pin(async move {
             let name = rein_mcp::names::tool_name(server, tool);
             self.registry.ready(&name).await;
             let call = self
                 .registry
                 .prepare(&name, &input)
-                .map_err(|e| format!("MCP server {server:?} has no usable tool {tool:?}: {e}"))?;
-            let output = call.call(self.ctx.clone()).await.map_err(|e| e.0)?;
+                .map_err(|e| DelegatedError::Tool(format!("MCP server {server:?} has no usable tool {tool:?}: {e}")))?;
+            let output = call.call(self.ctx.clone()).await.map_err(|e| DelegatedError::Tool(e.0))?;
             let text = output.content.to_text();
-            if output.is_error { Err(text) } else { Ok(text) }
+            if output.is_error { Err(DelegatedError::Tool(text)) } else { Ok(text) }
         })
     }
 }
