@@ -22,19 +22,19 @@ pub struct Setup {
     pub model: String,
     pub max_turns: Option<u32>,
     pub max_tokens: u32,
-    pub system: rein_model::System,
+    pub(crate) system: rein_model::System,
     /// Thinking and effort as asked for by flags, environment and settings.
-    pub thinking: rein_model::ThinkingChoice,
+    pub(crate) thinking: rein_model::ThinkingChoice,
     /// The model API.
-    pub provider: crate::provider::Provider,
-    pub registry: Arc<Registry>,
+    pub(crate) provider: crate::provider::Provider,
+    pub(crate) registry: Arc<Registry>,
     /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
-    pub session_dir: PathBuf,
+    pub(crate) session_dir: PathBuf,
     /// Subagent definitions (`.claude/agents`, `--agents`, the built-in types).
     pub agents: Vec<rein_prompt::agents::AgentDef>,
     /// Definition files that were not taken (no front matter, a field missing), for
     /// the notices and `rein doctor`.
-    pub skipped: Vec<rein_prompt::frontmatter::Skipped>,
+    pub(crate) skipped: Vec<rein_prompt::frontmatter::Skipped>,
     /// `--system-prompt` and `--append-system-prompt` as given (the Agent SDK may send
     /// them again in `initialize`).
     pub prompt_parts: (Option<String>, Option<String>),
@@ -43,47 +43,47 @@ pub struct Setup {
     /// Skills (`.claude/skills/*/SKILL.md`).
     pub skills: Vec<rein_prompt::skills::SkillDef>,
     /// Named workflow scripts (`.claude/workflows/*.js`, plugins' `workflows/`).
-    pub workflows: Vec<rein_prompt::workflows::WorkflowDef>,
+    pub(crate) workflows: Vec<rein_prompt::workflows::WorkflowDef>,
     /// The Workflow tool is offered (`disableWorkflows` and
     /// `CLAUDE_CODE_DISABLE_WORKFLOWS` turn it off).
-    pub workflows_enabled: bool,
+    pub(crate) workflows_enabled: bool,
     /// `workflowKeywordTriggerEnabled` (default on): `ultracode` in a prompt asks for a
     /// workflow.
-    pub workflow_keyword: bool,
+    pub(crate) workflow_keyword: bool,
     /// `workflowSizeGuideline`: how many agents a workflow the model writes should use.
-    pub workflow_size: Option<String>,
+    pub(crate) workflow_size: Option<String>,
     /// The `statusLine` setting's command.
     pub status_line: Option<String>,
     /// The settings files read, with their scope, for `/config`.
     pub settings_files: Vec<String>,
     /// Every scope's settings file, read or not: watched for changes (ConfigChange).
-    pub config_files: Vec<(rein_settings::Scope, PathBuf)>,
+    pub(crate) config_files: Vec<(rein_settings::Scope, PathBuf)>,
     /// The memory files in the system prompt (path and kind), for `/memory`.
     pub memory: Vec<(PathBuf, &'static str)>,
     /// `claudeMdExcludes`: globs of memory files left out.
-    pub memory_excludes: Vec<String>,
+    pub(crate) memory_excludes: Vec<String>,
     /// Globs of subfolders' memory files (read late) of the sources left out.
-    pub nested_excludes: Vec<String>,
+    pub(crate) nested_excludes: Vec<String>,
     /// The output style in use (`None`: the default) and every style installed.
     pub output_style: Option<rein_prompt::output_styles::OutputStyle>,
     pub output_styles: Vec<rein_prompt::output_styles::OutputStyle>,
     pub env: Env,
     pub policy: Arc<Policy>,
     /// The environment's facts for the system prompt (git state, mode, models).
-    pub facts: Vec<String>,
+    pub(crate) facts: Vec<String>,
     /// Configured hooks; `None` when there are none.
     pub hooks: Option<Arc<Hooks>>,
     /// Where the transcript is written (`None`: --no-session-persistence).
     pub transcript: Option<PathBuf>,
     /// The conversation being resumed, if any, and the uuid of its last line.
-    pub history: Vec<Message>,
-    pub history_last: Option<String>,
+    pub(crate) history: Vec<Message>,
+    pub(crate) history_last: Option<String>,
     /// Calls a hook deferred in the resumed session.
-    pub history_deferred: Vec<String>,
-    pub fallback_model: Option<String>,
+    pub(crate) history_deferred: Vec<String>,
+    pub(crate) fallback_model: Option<String>,
     pub max_budget_usd: Option<f64>,
     /// The settings' `apiKeyHelper`.
-    pub key_helper: Option<String>,
+    pub(crate) key_helper: Option<String>,
     /// The OS sandbox around Bash commands, when configured.
     pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// `disabledMcpjsonServers` from the settings.
@@ -96,9 +96,9 @@ pub struct Setup {
     /// `--rewind-to UUID`: go back to before that prompt when the session opens.
     pub rewind_to: Option<String>,
     /// `--init` / `--maintenance`: the Setup hooks' trigger, run before SessionStart.
-    pub setup_trigger: Option<String>,
+    pub(crate) setup_trigger: Option<String>,
     /// `--json-schema`: the tool the model must call, and where its answer lands.
-    pub required_tool: Option<String>,
+    pub(crate) required_tool: Option<String>,
     pub structured_output: Option<Arc<std::sync::Mutex<Option<serde_json::Value>>>>,
     /// Messages for the person, collected while the session was put together (the
     /// frontend prints them, each after `rein: `).
