@@ -142,6 +142,7 @@ impl<'a> Builder<'a> {
         if let Some(tool) = &prompt_tool {
             approver = Some(crate::prompt_tool::approver(tool, setup, registry.clone())?);
         }
+        setup.show_to_claude_code();
         // Old sessions' checkpoints and spilled results go (`cleanupPeriodDays`).
         rein_checkpoint::prune_daily(
             &setup.env.rein_home.join("sessions"),

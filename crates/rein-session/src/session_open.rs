@@ -70,12 +70,11 @@ impl Setup {
         }
         if !opts.no_session_persistence {
             let own = rein_transcript::transcript_path(&rein_home, &self.cwd, &self.session_id);
+            // rein's own file is shown to Claude Code when the session is built
+            // ([`Setup::show_to_claude_code`]).
             self.transcript = Some(match resumed_in_claude {
                 Some(theirs) if opts.session_id.is_none() => theirs,
-                _ => {
-                    show_to_claude_code(claude.as_deref(), &self.cwd, &self.session_id, &own);
-                    own
-                }
+                _ => own,
             });
         }
         // Spilled results live under the session's own id, in the user's rein home; this
@@ -86,10 +85,20 @@ impl Setup {
     }
 }
 
-/// Let Claude Code find a session of rein's (`claude -r`): a link to rein's transcript in
-/// Claude Code's folder for this directory, when that folder exists. Nothing is made
-/// where a file of that name already is.
-fn show_to_claude_code(claude: Option<&Path>, cwd: &Path, session_id: &str, own: &Path) {
+impl Setup {
+    /// Let Claude Code find this session when its transcript is rein's own file
+    /// (`claude -r`): done when the session is built, not while it is resolved.
+    pub(crate) fn show_to_claude_code(&self) {
+        let own = rein_transcript::transcript_path(&self.env.rein_home, &self.cwd, &self.session_id);
+        if self.transcript.as_ref() == Some(&own) {
+            link_for_claude_code(crate::claude_dir(&self.env).as_deref(), &self.cwd, &self.session_id, &own);
+        }
+    }
+}
+
+/// A link to rein's transcript in Claude Code's folder for this directory, when that
+/// folder exists. Nothing is made where a file of that name already is.
+fn link_for_claude_code(claude: Option<&Path>, cwd: &Path, session_id: &str, own: &Path) {
     let Some(claude) = claude.filter(|c| c.is_dir()) else { return };
     let theirs = rein_transcript::transcript_path(claude, cwd, session_id);
     if theirs == own || std::fs::symlink_metadata(&theirs).is_ok() {
