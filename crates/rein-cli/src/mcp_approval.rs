@@ -13,7 +13,7 @@ use crate::session::Setup;
 /// Ask about unapproved project servers, record the answer, and approve the chosen ones
 /// for this session.
 pub(crate) fn ask(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
-    let loaded = rein_mcp::config::load(&crate::mcp::locations(&args.options(), setup), &rein_process::env::named)?;
+    let loaded = rein_mcp::config::load(&crate::mcp::locations(&args.options(), setup), &rein_session::env::Env::raw)?;
     let waiting: Vec<String> = loaded
         .servers
         .iter()

@@ -69,7 +69,7 @@ fn describe(t: &Transport) -> String {
 
 /// The configured server `name`.
 fn configured(loc: &rein_mcp::Locations, name: &str) -> anyhow::Result<rein_mcp::ServerConfig> {
-    let loaded = rein_mcp::config::load(loc, &rein_process::env::named)?;
+    let loaded = rein_mcp::config::load(loc, &rein_session::env::Env::raw)?;
     loaded
         .servers
         .into_iter()
@@ -165,7 +165,7 @@ pub(crate) fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             }
         }
         McpAction::List | McpAction::Get { .. } => {
-            let loaded = rein_mcp::config::load(&loc, &rein_process::env::named)?;
+            let loaded = rein_mcp::config::load(&loc, &rein_session::env::Env::raw)?;
             let wanted = match action {
                 McpAction::Get { name } => Some(name.as_str()),
                 _ => None,

@@ -29,6 +29,19 @@ pub(crate) async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Front
     let interrupts = crate::interrupt::watch(abort.clone());
     frontend.set_tools(session.tool_names());
     frontend.start(setup, &session);
+    // A built-in command the owner answers (`rein -p /context`): its reply is the result.
+    if let Some(command) = rein_session::slash::parse(prompt, &setup.cwd) {
+        let outcome = match session.command(command, &mut |e| frontend.event(e)).await {
+            Ok(reply) => rein_session::events::Outcome::answered(reply.lines().join("\n")),
+            Err(e) => {
+                rein_session::events::Outcome::not_sent(rein_session::events::EngineError::PromptStopped(e.to_string()))
+            }
+        };
+        session.end("other", &mut |event| frontend.event(event)).await;
+        frontend.finish(setup, &outcome, started.elapsed());
+        interrupts.abort();
+        return if outcome.is_error() { RunEnd::Failed } else { RunEnd::Ok };
+    }
     let mut input = rein_session::Input::Text(prompt.to_string());
     // One deadline for the whole run, and the run's turn and budget limits across its
     // follow-up turns: background agents cannot keep a headless run going.

@@ -57,6 +57,21 @@ impl Outcome {
         }
     }
 
+    /// A request the session answered itself, without the model (a slash command such
+    /// as `/context` sent as a prompt): `text` is its result.
+    pub fn answered(text: String) -> Self {
+        Outcome {
+            result_text: text,
+            end: End::Completed,
+            num_turns: 0,
+            usage: Usage::default(),
+            cost_usd: 0.0,
+            api_duration: Duration::ZERO,
+            stop_reason: None,
+            permission_denials: Vec::new(),
+        }
+    }
+
     pub fn is_error(&self) -> bool {
         !matches!(self.end, End::Completed | End::Stopped(_) | End::Deferred(_))
     }

@@ -54,11 +54,11 @@ impl Control {
     }
 
     /// The answer to one request between turns: what needs the conversation
-    /// (`rewind_files`) is answered by the session itself, the rest as during a turn
+    /// (`rewind_files`) or may take long (`mcp_reconnect`) is answered by the session itself, the rest as during a turn
     /// (a model asked for applies from the next turn on, as Claude Code does).
     pub async fn between_turns(&self, session: &mut Session, request: &ControlRequest) -> Result<Value, ControlError> {
         match request {
-            ControlRequest::RewindFiles { .. } => {
+            ControlRequest::RewindFiles { .. } | ControlRequest::McpReconnect { .. } => {
                 let reply = session.command(command(request)?, &mut |_| {}).await?;
                 wire(&reply)
             }

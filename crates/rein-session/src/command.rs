@@ -72,11 +72,9 @@ pub enum CommandError {
     UnknownModel(String),
     #[error("the PreModelSwitch hook `{hook}` refused it: {reason}")]
     ModelRefused { hook: String, reason: String },
-    #[error(
-        "cannot set permission mode {0:?}: must be one of acceptEdits, auto, bypassPermissions, default, dontAsk or plan"
-    )]
+    #[error("Cannot set permission mode: must be one of acceptEdits, auto, bypassPermissions, default, dontAsk, plan")]
     UnknownMode(String),
-    #[error("{0} is disabled in this session")]
+    #[error("Cannot set permission mode: {0} is disabled in this session")]
     ModeDisabled(&'static str),
     #[error("`{0}` is not an effort: low, medium, high, xhigh, max or auto")]
     UnknownEffort(String),
@@ -88,9 +86,9 @@ pub enum CommandError {
     NoServer(String),
     #[error("{0}")]
     Mcp(String),
-    #[error("could not go back: {0}")]
-    Rewind(#[source] RewindFailed),
-    #[error("no file checkpoint found for message {0}")]
+    #[error(transparent)]
+    Rewind(RewindFailed),
+    #[error("No file checkpoint found for message {0}")]
     NoCheckpoint(String),
     #[error("could not add {path}: {why}")]
     AddDir { path: PathBuf, why: String },
@@ -172,6 +170,14 @@ impl Session {
                 Reply::DirectoryAdded { path, notices }
             }
             Command::McpStatus => Reply::Mcp { servers: self.mcp_states() },
+            Command::McpReconnect { server } => {
+                let servers = self.parts.mcp.as_ref().ok_or_else(|| CommandError::NoServer(server.clone()))?;
+                if !servers.statuses().iter().any(|s| s.name == server) {
+                    return Err(CommandError::NoServer(server));
+                }
+                servers.reconnect(&server).await.map_err(CommandError::Mcp)?;
+                Reply::Reconnected { server }
+            }
             // What can be answered while a turn runs is answered the same way now.
             other => return self.handle().command(other).await,
         };
@@ -194,7 +200,12 @@ impl Session {
     /// How full the context window is now, counted as the engine keeps it.
     pub fn context_usage(&self) -> ContextUsage {
         let (used, window, compact_at) = self.engine.context_usage();
-        ContextUsage::new(self.engine.model(), used, window, compact_at, self.engine.context_breakdown())
+        let [system, tools, messages] = self.engine.context_breakdown();
+        // The parts add up to what is used: when the API counted more than the
+        // estimate, the difference is the messages'.
+        let messages = (messages.0, messages.1.max(used.saturating_sub(system.1 + tools.1)));
+        let used = used.max(system.1 + tools.1 + messages.1);
+        ContextUsage::new(self.engine.model(), used, window, compact_at, [system, tools, messages])
     }
 
     /// Keep the context figures for questions asked while the next turn runs.

@@ -381,7 +381,9 @@ impl Session {
         conversation: bool,
         force: bool,
     ) -> Result<Vec<PathBuf>, RewindFailed> {
-        self.engine.rewind(n, files, conversation, force)
+        let restored = self.engine.rewind(n, files, conversation, force);
+        self.note_context();
+        restored
     }
 
     /// The session opens (an interactive one, before the person's first prompt):

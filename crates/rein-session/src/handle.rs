@@ -1,7 +1,7 @@
 //! What a frontend may ask while a turn runs, when the session itself is busy with the
 //! turn: a [`SessionHandle`] (cheap to clone, shared with the session) answers the
 //! commands that need no engine — interrupt, permission mode, the next turn's model,
-//! the context figures as of the last turn, the MCP servers — and says
+//! the context figures as of the last turn, the MCP servers' state — and says
 //! [`CommandError::Busy`] for the rest.
 
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -70,14 +70,9 @@ impl SessionHandle {
                 let tools = lock(&shared.context).1.clone();
                 Reply::Mcp { servers: crate::reply::mcp_states(shared.mcp.as_deref(), &tools) }
             }
-            Command::McpReconnect { server } => {
-                let servers = shared.mcp.as_ref().ok_or_else(|| CommandError::NoServer(server.clone()))?;
-                if !servers.statuses().iter().any(|s| s.name == server) {
-                    return Err(CommandError::NoServer(server));
-                }
-                servers.reconnect(&server).await.map_err(CommandError::Mcp)?;
-                Reply::Reconnected { server }
-            }
+            // Starting a server again can take its whole connect timeout: not while a
+            // turn waits on this channel.
+            Command::McpReconnect { .. } => return Err(CommandError::Busy("reconnecting an MCP server")),
             Command::Commands => Reply::Commands { commands: crate::slash::offered(false, &shared.commands) },
             Command::Models => Reply::Models { models: self.models() },
             Command::Effort { .. } => return Err(CommandError::Busy("changing the effort")),

@@ -126,16 +126,21 @@ pub fn parse(text: &str, cwd: &std::path::Path) -> Option<crate::Command> {
     let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
     Some(match name {
         "model" if !args.is_empty() => Command::SetModel { model: some(args) },
-        "context" if args.is_empty() => Command::ContextUsage,
+        "context" => Command::ContextUsage,
         "compact" => Command::Compact { instructions: args.to_string() },
-        "clear" if args.is_empty() => Command::Clear,
+        "clear" => Command::Clear,
         "export" => Command::Export { to: some(args).map(|a| cwd.join(a)) },
         "rename" if !args.is_empty() => Command::Rename { title: args.to_string() },
         "add-dir" if !args.is_empty() => Command::AddDir { path: cwd.join(args) },
-        "plan" if args.is_empty() => Command::SetMode { mode: "plan".into(), source: "/plan".into() },
+        "plan" => Command::SetMode { mode: "plan".into(), source: "/plan".into() },
         "effort" => Command::Effort { level: some(args) },
-        "mcp" if args.is_empty() => Command::McpStatus,
-        "mcp" => Command::McpReconnect { server: args.strip_prefix("reconnect")?.trim().to_string() },
+        // `/mcp authenticate NAME` (a browser) is the terminal's own; `/mcp reconnect`
+        // without a name is answered with how to use it.
+        "mcp" => match args.split_once(char::is_whitespace).map_or((args, ""), |(v, n)| (v, n.trim())) {
+            ("reconnect", "") | ("authenticate" | "login", _) => return None,
+            ("reconnect", server) => Command::McpReconnect { server: server.to_string() },
+            _ => Command::McpStatus,
+        },
         _ => return None,
     })
 }
@@ -153,11 +158,14 @@ mod tests {
                 "NAME" | "PATH" | "[NAME]" => format!("/{} x", b.name),
                 _ => format!("/{}", b.name),
             };
+            let line = if b.name == "mcp" { "/mcp".to_string() } else { line };
             assert_eq!(parse(&line, cwd).is_some(), b.reach == Reach::Session, "/{}", b.name);
         }
         assert_eq!(parse("/export out.md", cwd), Some(Command::Export { to: Some("/w/out.md".into()) }));
         assert_eq!(parse("/mcp reconnect db", cwd), Some(Command::McpReconnect { server: "db".into() }));
         assert_eq!(parse("/mcp authenticate db", cwd), None);
+        assert_eq!(parse("/mcp reconnect", cwd), None, "the terminal says how to use it");
+        assert_eq!(parse("/mcp list", cwd), Some(Command::McpStatus));
         assert_eq!(parse("/rename", cwd), None);
         assert_eq!(parse("/model", cwd), None, "the terminal says which model it is");
         assert_eq!(parse("explain /model", cwd), None);

@@ -21,7 +21,23 @@ pub(crate) fn run(app: &mut App, command: &str) {
     if name != "add-dir"
         && let Some(asked) = rein_session::slash::parse(&format!("/{command}"), &app.cwd)
     {
-        app.ask_engine(ToEngine::Command(asked));
+        app.pending.push(Line::from(format!("> /{command}")));
+        match asked {
+            // The mode is the shared policy's: changed at once, even while a turn runs.
+            rein_session::Command::SetMode { mode, source } => {
+                let lines = match rein_policy::PermissionMode::parse(&mode) {
+                    Some(m) => {
+                        app.policy.set_mode(m, &source);
+                        rein_session::Reply::Mode { mode: m.name() }.lines()
+                    }
+                    None => vec![format!("{mode:?} is not a permission mode")],
+                };
+                for l in lines {
+                    app.note(l);
+                }
+            }
+            asked => app.ask_engine(ToEngine::Command(asked)),
+        }
         return;
     }
     let mut out: Vec<String> = Vec::new();

@@ -229,6 +229,7 @@ async fn answer(session: &mut Session, command: Command, ui: &mpsc::UnboundedSen
             Vec::new()
         }
         Err(e) if asked_model => vec![format!("The model stays {}: {e}", session.model())],
+        Err(CommandError::Rewind(e)) => vec![format!("Could not go back: {e}")],
         Err(e) => vec![capitalised(&e.to_string())],
     }
 }

@@ -255,3 +255,38 @@ fn print_mode_with_stream_json_input_is_the_same_protocol() {
     assert_eq!(out[0]["type"], "control_response");
     assert_eq!(out.iter().find(|l| l["type"] == "result").unwrap()["result"], "from -p");
 }
+
+/// A built-in command sent as a prompt is answered by the session, as at the terminal:
+/// `/context` gives its figures as the result with no model request, `/model NAME`
+/// changes the model the next prompt goes to; `initialize` offers them.
+#[test]
+fn built_in_commands_sent_as_prompts_are_answered_by_the_session() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("from haiku")])]));
+    let input = lines(&[init("i"), user("/context"), user("/model haiku"), user("hi")]);
+    let out = env.rein_at(&server).args(SDK).write_stdin(input).assert().success();
+    let out = json_lines(&out.get_output().stdout);
+    let offered = &response(&out, "i")["response"]["response"]["commands"];
+    assert!(offered.as_array().unwrap().iter().any(|c| c["name"] == "context" && c["builtin"] == true), "{offered}");
+    let results: Vec<&Value> = out.iter().filter(|l| l["type"] == "result").collect();
+    assert_eq!(results.len(), 3, "{out:?}");
+    let context = results[0]["result"].as_str().unwrap();
+    assert!(context.contains("tokens") && context.contains("Tool definitions"), "{context}");
+    assert_eq!(results[0]["num_turns"], 0);
+    assert_eq!(results[1]["result"], "The model is now claude-haiku-4-5");
+    assert_eq!(results[2]["result"], "from haiku");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "only the real prompt reached the model");
+    assert_eq!(requests[0].body["model"], "claude-haiku-4-5");
+}
+
+/// `rein -p /context` prints the figures and asks the model nothing.
+#[test]
+fn print_mode_answers_a_built_in_command_itself() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("unused")])]));
+    let out = env.rein_at(&server).args(["-p", "/context"]).assert().success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(stdout.contains("Compaction starts at"), "{stdout}");
+    assert!(server.requests().is_empty(), "the model was asked");
+}
