@@ -261,3 +261,26 @@ fn ctrl_b_moves_a_running_command_to_the_background() {
     pane.keys(&["Enter"]);
     pane.wait_for("bash_1: killed");
 }
+
+/// `/plan` typed while a turn runs takes effect at once (the mode is the session's
+/// policy, not a question for the busy session): the footer says so before the turn ends,
+/// and the command is echoed above its answer.
+#[test]
+fn plan_mode_is_entered_while_a_turn_runs() {
+    let env = Env::new();
+    let server =
+        serve(Scenario::new([reply([call("s", "Bash", json!({"command": "sleep 3"}))]), reply([text("slept")])]));
+    let pane = Pane::start_with(&env, &server, "", &["--allowedTools", "'Bash(sleep:*)'"]);
+    pane.wait_for("manual mode on");
+    pane.type_text("take a nap");
+    pane.keys(&["Enter"]);
+    pane.wait_for("sleep 3");
+    pane.type_text("/plan");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Plan mode: rein reads and plans");
+    let screen = pane.screen();
+    assert!(screen.contains("> /plan"), "the command is echoed:\n{screen}");
+    assert!(screen.contains("plan mode on"), "the footer follows at once:\n{screen}");
+    assert!(!screen.contains("slept"), "the turn had not ended yet:\n{screen}");
+    pane.wait_for("slept");
+}
