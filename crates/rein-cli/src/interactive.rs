@@ -28,8 +28,9 @@ pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Resu
     }
     let mut options = args.options();
     options.trusted_for_session = true;
-    let mut setup = Setup::from_options(&options)?;
-    crate::mcp_approval::ask(args, &mut setup)?;
+    let setup = Setup::from_options(&options)?;
+    let choices = crate::mcp_approval::ask(args, &setup)?;
+    let setup = setup.with_overrides(choices)?;
     let setup = setup;
     let mcp_options = args.options();
     runtime.block_on(async move {

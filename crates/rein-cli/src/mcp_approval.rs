@@ -10,9 +10,9 @@ use rein_mcp::policy::Held;
 use crate::args::Args;
 use crate::session::Setup;
 
-/// Ask about unapproved project servers, record the answer, and approve the chosen ones
-/// for this session.
-pub(crate) fn ask(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
+/// Ask about unapproved project servers and record the answer; the session's overrides
+/// that approve the chosen ones and keep the others off.
+pub(crate) fn ask(args: &Args, setup: &Setup) -> anyhow::Result<rein_session::Overrides> {
     let loaded = rein_mcp::config::load(&crate::mcp::locations(&args.options(), setup), &rein_session::env::Env::raw)?;
     let waiting: Vec<String> = loaded
         .servers
@@ -21,14 +21,12 @@ pub(crate) fn ask(args: &Args, setup: &mut Setup) -> anyhow::Result<()> {
         .map(|s| s.name.clone())
         .collect();
     if waiting.is_empty() {
-        return Ok(());
+        return Ok(rein_session::Overrides::default());
     }
     let chosen = rein_tui::pick_mcp_servers(&waiting)?;
     let enabled: Vec<String> = waiting.iter().zip(&chosen).filter(|(_, c)| **c).map(|(n, _)| n.clone()).collect();
     let disabled: Vec<String> = waiting.iter().zip(&chosen).filter(|(_, c)| !**c).map(|(n, _)| n.clone()).collect();
     let root = rein_prompt::find_git_root(&setup.cwd).unwrap_or_else(|| setup.cwd.clone());
     rein_settings::record_mcpjson_choices(&root, &enabled, &disabled)?;
-    setup.mcp_policy.approved.extend(enabled);
-    setup.disabled_mcpjson.extend(disabled);
-    Ok(())
+    Ok(rein_session::Overrides { approved_mcp: enabled, declined_mcp: disabled, ..Default::default() })
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use rein_hooks::{CallbackRunner, HookConfig, HookEvent};
+use rein_hooks::{CallbackRunner, HookEvent};
 use serde_json::Value;
 
 use crate::Peer;
@@ -51,9 +51,9 @@ impl CallbackRunner for SdkCallbacks {
 
 /// Add the callbacks of `initialize.hooks` to `config`. Events rein does not know are
 /// skipped and named in the returned notes.
-pub fn register_hooks(config: &mut HookConfig, hooks: &Value) -> Result<Vec<String>, String> {
-    let mut notes = Vec::new();
-    let Some(events) = hooks.as_object() else { return Ok(notes) };
+pub fn register_hooks(hooks: &Value) -> Result<(Vec<rein_session::CallbackGroup>, Vec<String>), String> {
+    let (mut groups, mut notes) = (Vec::new(), Vec::new());
+    let Some(events) = hooks.as_object() else { return Ok((groups, notes)) };
     for (name, matchers) in events {
         let Some(event) = HookEvent::parse(name) else {
             notes.push(format!("hook event {name:?} is not one rein fires; its callbacks never run"));
@@ -61,9 +61,14 @@ pub fn register_hooks(config: &mut HookConfig, hooks: &Value) -> Result<Vec<Stri
         };
         for m in matchers.as_array().into_iter().flatten() {
             let m: CallbackMatcher = serde_json::from_value(m.clone()).map_err(|e| format!("hooks.{name}: {e}"))?;
-            let block = m.on_failure.as_deref() == Some("block");
-            config.add_callbacks(event, m.matcher.as_deref(), &m.hook_callback_ids, m.timeout, block)?;
+            groups.push(rein_session::CallbackGroup {
+                event,
+                matcher: m.matcher,
+                ids: m.hook_callback_ids,
+                timeout: m.timeout,
+                block_on_failure: m.on_failure.as_deref() == Some("block"),
+            });
         }
     }
-    Ok(notes)
+    Ok((groups, notes))
 }

@@ -164,31 +164,26 @@ struct FilesChanged {
     files_changed: Vec<String>,
 }
 
-/// Take in what `initialize` registers: hook callbacks (joined to the settings' hooks),
-/// subagents, and (the TypeScript SDK) the system prompt.
-pub fn apply_initialize(setup: &mut Setup, request: &Initialize, peer: &Arc<crate::Peer>) -> Result<(), SdkError> {
-    let mut config = setup.hooks.as_ref().map(|h| h.config.clone()).unwrap_or_default();
+/// What `initialize` registers (hook callbacks, subagents, the TypeScript SDK's system
+/// prompt), as the owner's overrides of the resolved setup.
+pub fn overrides(request: &Initialize, peer: &Arc<crate::Peer>) -> Result<rein_session::Overrides, SdkError> {
+    let mut callbacks = Vec::new();
     if let Some(hooks) = request.hooks.as_ref().filter(|h| h.is_object()) {
-        let notes = crate::register_hooks(&mut config, hooks).map_err(SdkError::Initialize)?;
+        let (groups, notes) = crate::register_hooks(hooks).map_err(SdkError::Initialize)?;
         for n in notes {
             rein_session::note_message!("{n}");
         }
+        callbacks = groups;
     }
-    if !config.is_empty() {
-        let mut hooks = rein_hooks::Hooks::new(config, setup.hook_session());
-        hooks.callbacks = Some(Arc::new(SdkCallbacks { peer: peer.clone() }));
-        setup.hooks = Some(Arc::new(hooks));
-    }
-    if let Some(agents) = &request.agents {
-        setup.add_agents(agents);
-    }
-    let replace = request.system_prompt.as_ref().map(|p| p.text());
-    let append = request.append_system_prompt.clone();
-    if replace.is_some() || append.is_some() {
-        let (old_replace, old_append) = setup.prompt_parts.clone();
-        setup.set_system_prompt(replace.or(old_replace), append.or(old_append));
-    }
-    Ok(())
+    Ok(rein_session::Overrides {
+        callbacks,
+        runner: Some(Arc::new(SdkCallbacks { peer: peer.clone() })),
+        agents: request.agents.clone(),
+        system_prompt: request.system_prompt.as_ref().map(|p| p.text()),
+        append_system_prompt: request.append_system_prompt.clone(),
+        headless_mcp: true,
+        ..Default::default()
+    })
 }
 
 /// The reply to `initialize`: what the session offers.

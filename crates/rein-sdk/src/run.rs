@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::io::AsyncRead;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::control::{Control, apply_initialize, initialize_reply};
+use crate::control::{Control, initialize_reply};
 use crate::output::Lines;
 use crate::requests::ControlRequest;
 use crate::{Inbound, Peer, PermissionTargets, SdkApprover, SdkError, SessionState, TurnAbort, UserLine};
@@ -50,7 +50,7 @@ pub enum SdkEnd {
 /// Serve the SDK on `input`/`output` until `input` closes.
 pub async fn run(
     options: &Options,
-    mut setup: Setup,
+    setup: Setup,
     flags: &SdkFlags,
     input: impl AsyncRead + Unpin + Send + 'static,
     output: Box<dyn Write + Send>,
@@ -62,12 +62,18 @@ pub async fn run(
     // The SDKs write `initialize` first; a plain stream of user lines works too.
     let mut init_id = None;
     let mut sdk_servers: Vec<String> = Vec::new();
+    // No one is there to approve the project's `.mcp.json` servers: as under Claude
+    // Code, an SDK session starts them as a headless one does, subagents' own servers too.
+    let mut overrides = rein_session::Overrides { headless_mcp: true, ..Default::default() };
     while init_id.is_none() && queue.is_empty() {
         match inbox.recv().await {
             Some(Inbound::Control { id, request: ControlRequest::Initialize(init) }) => {
-                if let Err(e) = apply_initialize(&mut setup, &init, &peer) {
-                    peer.respond(&id, Err(e.to_string()));
-                    return Ok(SdkEnd::InitializeFailed);
+                match crate::control::overrides(&init, &peer) {
+                    Ok(o) => overrides = o,
+                    Err(e) => {
+                        peer.respond(&id, Err(e.to_string()));
+                        return Ok(SdkEnd::InitializeFailed);
+                    }
                 }
                 sdk_servers = init.sdk_mcp_servers.clone();
                 init_id = Some(id);
@@ -82,11 +88,16 @@ pub async fn run(
             None => return Ok(SdkEnd::Done),
         }
     }
-    // No one is there to approve the project's `.mcp.json` servers: as under Claude
-    // Code, an SDK session starts them as a headless one does (`disabledMcpjsonServers`
-    // and the managed lists still hold), subagents' own servers too.
-    setup.mcp_policy.interactive = false;
-    let setup = setup;
+    // What `initialize` registered, applied by the owner.
+    let setup = match setup.with_overrides(overrides) {
+        Ok(s) => s,
+        Err(e) => {
+            if let Some(id) = &init_id {
+                peer.respond(id, Err(e.to_string()));
+            }
+            return Ok(SdkEnd::InitializeFailed);
+        }
+    };
     let tunnel = rein_mcp::TunnelHandle(Arc::new(crate::McpTunnel { peer: peer.clone() }));
     let builder = Builder::new(&setup).mcp_through(options, tunnel, sdk_servers);
     let abort = Arc::new(TurnAbort::default());

@@ -40,6 +40,7 @@ mod live;
 pub mod mcp;
 pub mod messages;
 mod options;
+mod overrides;
 pub mod plugins;
 pub mod preferences;
 pub mod prompt_tool;
@@ -75,6 +76,7 @@ pub use facts::Titler;
 pub use handle::SessionHandle;
 pub use live::Live;
 pub use options::Options;
+pub use overrides::{CallbackGroup, Overrides};
 /// The background agents of a session ([`Session::background_agents`]), for a frontend
 /// that waits for their reports.
 pub use rein_tools::BackgroundAgents;
