@@ -30,13 +30,7 @@ pub(crate) async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Front
     frontend.set_tools(session.tool_names());
     frontend.start(setup, &session);
     // A built-in command the owner answers (`rein -p /context`): its reply is the result.
-    if let Some(command) = rein_session::slash::parse(prompt, &setup.cwd) {
-        let outcome = match session.command(command, &mut |e| frontend.event(e)).await {
-            Ok(reply) => rein_session::events::Outcome::answered(reply.lines().join("\n")),
-            Err(e) => {
-                rein_session::events::Outcome::not_sent(rein_session::events::EngineError::PromptStopped(e.to_string()))
-            }
-        };
+    if let Some(outcome) = session.answer_command(prompt, &mut |e| frontend.event(e)).await {
         session.end("other", &mut |event| frontend.event(event)).await;
         frontend.finish(setup, &outcome, started.elapsed());
         interrupts.abort();

@@ -45,24 +45,20 @@ pub struct Outcome {
 impl Outcome {
     /// A run that failed before any request (a prompt that could not be put together).
     pub fn not_sent(error: crate::EngineError) -> Self {
-        Outcome {
-            result_text: error.to_string(),
-            end: End::Failed(error),
-            num_turns: 0,
-            usage: Usage::default(),
-            cost_usd: 0.0,
-            api_duration: Duration::ZERO,
-            stop_reason: None,
-            permission_denials: Vec::new(),
-        }
+        Outcome::without_request(error.to_string(), End::Failed(error))
     }
 
     /// A request the session answered itself, without the model (a slash command such
     /// as `/context` sent as a prompt): `text` is its result.
     pub fn answered(text: String) -> Self {
+        Outcome::without_request(text, End::Completed)
+    }
+
+    /// A run that made no model request, ending with `text`.
+    fn without_request(result_text: String, end: End) -> Self {
         Outcome {
-            result_text: text,
-            end: End::Completed,
+            result_text,
+            end,
             num_turns: 0,
             usage: Usage::default(),
             cost_usd: 0.0,

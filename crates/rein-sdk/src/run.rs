@@ -160,15 +160,10 @@ pub async fn run(
         let started = Instant::now();
         // A built-in command the owner answers (`/context`, `/compact`, `/model NAME`, …)
         // is answered as it is at the terminal: its reply is the result, no model turn.
-        if let Some(command) = user.content.as_str().and_then(|t| rein_session::slash::parse(t, &setup.cwd)) {
+        if let Some(text) = user.content.as_str()
+            && let Some(outcome) = session.answer_command(text, &mut |e| lines.event(&e)).await
+        {
             lines.start(&setup, &session);
-            let answered = session.command(command, &mut |e| lines.event(&e)).await;
-            let outcome = match answered {
-                Ok(reply) => rein_session::events::Outcome::answered(reply.lines().join("\n")),
-                Err(e) => rein_session::events::Outcome::not_sent(rein_session::events::EngineError::PromptStopped(
-                    e.to_string(),
-                )),
-            };
             abort.clear();
             lines.finish(&setup, &outcome, started.elapsed());
             last_failed = outcome.is_error();

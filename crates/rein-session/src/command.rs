@@ -185,6 +185,21 @@ impl Session {
         Ok(reply)
     }
 
+    /// `text` (a prompt) when it is a built-in command the owner answers: its reply as the
+    /// outcome of a run that asked the model nothing (`rein -p /context`, an SDK user
+    /// message `/compact`). `None`: a prompt for the model.
+    pub async fn answer_command(
+        &mut self,
+        text: &str,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Option<rein_engine::Outcome> {
+        let command = crate::slash::parse(text, &self.parts.project_dir)?;
+        Some(match self.command(command, sink).await {
+            Ok(reply) => rein_engine::Outcome::answered(reply.lines().join("\n")),
+            Err(e) => rein_engine::Outcome::not_sent(rein_engine::EngineError::PromptStopped(e.to_string())),
+        })
+    }
+
     /// The reasoning effort asked for, by name (`None`: the model's default).
     fn effort(&self) -> Option<String> {
         self.engine.effort().map(|e| format!("{e:?}").to_lowercase())

@@ -45,18 +45,7 @@ impl SessionHandle {
                 lock(&shared.abort).cancel();
                 Reply::Interrupted
             }
-            Command::SetMode { mode, source } => {
-                let mode = parse_mode(&mode)?;
-                let source = if source.is_empty() { "a command" } else { source.as_str() };
-                let policy = shared.live.policy();
-                policy.set_mode(mode, source);
-                // A mode the session refuses (bypassPermissions under --restricted or
-                // disableBypassPermissionsMode, auto when disabled) is an error, not a yes.
-                if policy.get().mode != mode {
-                    return Err(CommandError::ModeDisabled(mode.name()));
-                }
-                Reply::Mode { mode: mode.name() }
-            }
+            Command::SetMode { mode, source } => self.set_mode(&mode, &source)?,
             Command::SetModel { model } => {
                 let model = match model.as_deref().map(str::trim) {
                     Some(m) if !m.is_empty() => shared.aliases.resolve(m),
@@ -84,6 +73,21 @@ impl SessionHandle {
             Command::Clear => return Err(CommandError::Busy("starting a new session")),
             Command::AddDir { .. } => return Err(CommandError::Busy("adding a directory")),
         })
+    }
+
+    /// The permission mode from now on (`source` names who asked; empty: a command). It
+    /// needs nothing of the engine, so it is answered at once, while a turn runs too.
+    pub fn set_mode(&self, mode: &str, source: &str) -> Result<Reply, CommandError> {
+        let mode = parse_mode(mode)?;
+        let source = if source.is_empty() { "a command" } else { source };
+        let policy = self.shared.live.policy();
+        policy.set_mode(mode, source);
+        // A mode the session refuses (bypassPermissions under --restricted or
+        // disableBypassPermissionsMode, auto when disabled) is an error, not a yes.
+        if policy.get().mode != mode {
+            return Err(CommandError::ModeDisabled(mode.name()));
+        }
+        Ok(Reply::Mode { mode: mode.name() })
     }
 
     /// The models the session offers: each alias with the id it stands for here.

@@ -107,6 +107,8 @@ pub(crate) struct App {
     pub queue: Vec<String>,
     /// The session's background commands (`/tasks`).
     pub(crate) jobs: Option<std::sync::Arc<dyn rein_tools::SessionShell>>,
+    /// The session owner's handle: what needs no turn (the mode) is asked there at once.
+    pub(crate) owner: Option<rein_session::SessionHandle>,
     /// Vim mode in the input box (`/vim`, `editorMode: "vim"`).
     pub(crate) vim: Option<crate::vim::Vim>,
     /// `~/.claude/keybindings.json`.
@@ -194,6 +196,7 @@ impl App {
             keybindings: Default::default(),
             vim: None,
             jobs: None,
+            owner: None,
             todos: Vec::new(),
             show_todos: true,
             totals: Totals::default(),

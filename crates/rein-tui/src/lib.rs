@@ -166,6 +166,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     let commands: Vec<(String, String)> =
         session.commands().iter().map(|c| (c.name.clone(), format!("{} ({})", c.description, c.label))).collect();
     let jobs = session.jobs();
+    let owner = session.handle();
     let engine_task = tokio::spawn(worker::run(session, options.titler, prompt_rx, ui));
     let mut app = app::App::new(options.cwd, options.project_root, options.model, policy, prompts);
     app.allow_bypass = options.allow_bypass;
@@ -181,6 +182,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     }
     app.keybindings = options.keybindings;
     app.jobs = jobs;
+    app.owner = Some(owner);
     if options.vim {
         app.vim = Some(vim::Vim::default());
     }

@@ -25,12 +25,9 @@ pub(crate) fn run(app: &mut App, command: &str) {
         match asked {
             // The mode is the shared policy's: changed at once, even while a turn runs.
             rein_session::Command::SetMode { mode, source } => {
-                let lines = match rein_policy::PermissionMode::parse(&mode) {
-                    Some(m) => {
-                        app.policy.set_mode(m, &source);
-                        rein_session::Reply::Mode { mode: m.name() }.lines()
-                    }
-                    None => vec![format!("{mode:?} is not a permission mode")],
+                let lines = match &app.owner {
+                    Some(owner) => owner.set_mode(&mode, &source).map_or_else(|e| vec![e.to_string()], |r| r.lines()),
+                    None => vec!["the session has ended".into()],
                 };
                 for l in lines {
                     app.note(l);
