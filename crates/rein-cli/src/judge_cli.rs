@@ -17,7 +17,7 @@ pub(crate) struct Judging {
 
 impl Judging {
     pub(crate) fn new(args: &Args) -> anyhow::Result<Judging> {
-        let provider = crate::provider::Provider::choose(args.provider, None)?;
+        let provider = crate::provider::Provider::choose(args.provider, None, &[])?;
         let model: Arc<dyn rein_model::Model> = provider.client(None)?;
         let name = match provider {
             crate::provider::Provider::Anthropic => crate::env::Env::small_fast_model(),

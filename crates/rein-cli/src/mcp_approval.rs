@@ -13,7 +13,7 @@ use crate::session::Setup;
 /// Ask about unapproved project servers and record the answer; the session's overrides
 /// that approve the chosen ones and keep the others off.
 pub(crate) fn ask(args: &Args, setup: &Setup) -> anyhow::Result<rein_session::Overrides> {
-    let loaded = rein_mcp::config::load(&crate::mcp::locations(&args.options(), setup), &rein_session::env::Env::raw)?;
+    let loaded = rein_mcp::config::load(&crate::mcp::locations(&args.options(), setup), &|k| setup.var(k))?;
     let waiting: Vec<String> = loaded
         .servers
         .iter()

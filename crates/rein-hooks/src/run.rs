@@ -101,9 +101,7 @@ fn command_of(handler: &Handler, cwd: &Path, env: &[(String, String)]) -> Option
             c
         }
     };
-    for var in rein_process::CREDENTIAL_VARS {
-        cmd.env_remove(var);
-    }
+    rein_process::env::for_child(cmd.as_std_mut());
     cmd.current_dir(cwd).envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))).stdin(Stdio::piped()).process_group(0);
     Some(cmd)
 }

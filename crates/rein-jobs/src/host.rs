@@ -561,7 +561,7 @@ fn desktop_notification(text: &str) {
     let Some(notifier) = std::env::split_paths(&path).map(|d| d.join("notify-send")).find(|p| p.is_file()) else {
         return;
     };
-    let spawned = std::process::Command::new(notifier)
+    let spawned = rein_process::env::for_child(&mut std::process::Command::new(notifier))
         .args(["--app-name=rein", "rein (background session)", text])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

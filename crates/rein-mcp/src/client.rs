@@ -115,9 +115,7 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                     });
                 }
                 // rein's own credentials never reach a server, unless its entry names them.
-                for var in rein_process::CREDENTIAL_VARS {
-                    cmd.env_remove(var);
-                }
+                rein_process::env::for_child(cmd.as_std_mut());
                 cmd.env("CLAUDECODE", "1")
                     .env("CLAUDE_PROJECT_DIR", facts.cwd)
                     .env("CLAUDE_CODE_SESSION_ID", facts.session_id)
@@ -193,9 +191,7 @@ async fn with_helper(
     let Some(helper) = helper else { return Ok(out) };
     let mut cmd = tokio::process::Command::new("sh");
     cmd.args(["-c", helper]).stdin(std::process::Stdio::null()).kill_on_drop(true);
-    for var in rein_process::CREDENTIAL_VARS {
-        cmd.env_remove(var);
-    }
+    rein_process::env::for_child(cmd.as_std_mut());
     let output = tokio::time::timeout(Duration::from_secs(10), cmd.output())
         .await
         .map_err(|_| format!("headersHelper {helper:?} took more than 10 s"))?

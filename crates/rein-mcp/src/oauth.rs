@@ -203,9 +203,7 @@ pub fn open_browser(url: &str) -> bool {
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null());
-        for var in rein_process::CREDENTIAL_VARS {
-            cmd.env_remove(var);
-        }
+        rein_process::env::for_child(&mut cmd);
         cmd.spawn().is_ok()
     })
 }

@@ -93,7 +93,7 @@ impl AnthropicConfig {
 
 /// Run an `apiKeyHelper` command; its trimmed stdout is the key.
 fn run_key_helper(helper: &str) -> Result<String, ModelError> {
-    let out = std::process::Command::new("sh")
+    let out = rein_process::env::for_child(&mut std::process::Command::new("sh"))
         .arg("-c")
         .arg(helper)
         .stdin(std::process::Stdio::null())

@@ -43,6 +43,7 @@ fn now() -> String {
 
 fn git(args: &[&str], dir: Option<&Path>) -> Result<String> {
     let mut cmd = Command::new("git");
+    rein_process::env::for_child(&mut cmd);
     if let Some(d) = dir {
         cmd.arg("-C").arg(d);
     }

@@ -4,10 +4,13 @@
 //! libraries read besides is named here, once: the system's own variables ([`Var`]),
 //! a variable a configuration file names (`${VAR}` in `.mcp.json`, a hook's
 //! `allowedEnvVars`: [`named`]), and the environment a started process inherits
-//! ([`inherited`], rein's credentials left out). A test keeps every other direct read
+//! ([`inherited`], [`for_child`]: rein's credentials left out). The session's own
+//! variables (its settings' `env`) are laid over the process's here ([`install`]):
+//! rein never changes its process environment. A test keeps every other direct read
 //! out of the sources.
 
 use std::ffi::OsString;
+use std::sync::RwLock;
 
 /// A variable of the system's that a library reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,14 +60,47 @@ impl Var {
     }
 }
 
+/// The session's own variables — its settings' `env` (and `--betas`) — over the
+/// environment rein started with. Set once the session is built ([`install`]); every
+/// read below and every process rein starts sees them. rein never changes its own
+/// process environment (`set_var` is unsound once threads run).
+static SESSION_VARS: RwLock<Vec<(String, String)>> = RwLock::new(Vec::new());
+
+fn session_vars() -> std::sync::RwLockReadGuard<'static, Vec<(String, String)>> {
+    SESSION_VARS.read().unwrap_or_else(|p| p.into_inner())
+}
+
+fn session_var(name: &str) -> Option<String> {
+    session_vars().iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
+/// Makes `vars` the session's own variables (replacing any earlier session's).
+pub fn install(vars: Vec<(String, String)>) {
+    *SESSION_VARS.write().unwrap_or_else(|p| p.into_inner()) = vars;
+}
+
+/// A variable as the session sees it: its own, else the process's (empty included).
+/// Only the session owner's env table reads through this.
+pub fn value(name: &str) -> Option<String> {
+    session_var(name).or_else(|| std::env::var(name).ok())
+}
+
+/// Every variable whose name starts with `prefix`, as the session sees them.
+pub fn with_prefix(prefix: &str) -> Vec<(String, String)> {
+    let own = session_vars();
+    let mut out: Vec<(String, String)> = own.iter().filter(|(k, _)| k.starts_with(prefix)).cloned().collect();
+    out.extend(std::env::vars().filter(|(k, _)| k.starts_with(prefix) && !own.iter().any(|(o, _)| o == k)));
+    out
+}
+
 /// `var` as it is set (empty included).
 pub fn os(var: Var) -> Option<OsString> {
-    std::env::var_os(var.name())
+    session_var(var.name()).map(OsString::from).or_else(|| std::env::var_os(var.name()))
 }
 
 /// `var` when it is set to something (not empty), as text.
 pub fn text(var: Var) -> Option<String> {
-    std::env::var(var.name()).ok().filter(|v| !v.is_empty())
+    value(var.name()).filter(|v| !v.is_empty())
 }
 
 /// A variable a configuration file names, as it is set (empty included); never one of
@@ -73,12 +109,38 @@ pub fn named(name: &str) -> Option<String> {
     if crate::CREDENTIAL_VARS.contains(&name) {
         return None;
     }
-    std::env::var(name).ok()
+    value(name)
 }
 
-/// The environment a process rein starts inherits: all of rein's, less its credentials.
+/// The environment rein's process started with, without the session's own variables:
+/// what a new rein process (a background session, `/resume`) starts from — it reads
+/// its settings again.
+pub fn started_with() -> Vec<(OsString, OsString)> {
+    std::env::vars_os().collect()
+}
+
+/// The environment a process rein starts inherits: rein's with the session's own
+/// variables, less its credentials.
 pub fn inherited() -> Vec<(OsString, OsString)> {
-    std::env::vars_os().filter(|(k, _)| !crate::CREDENTIAL_VARS.iter().any(|c| k == c)).collect()
+    let own = session_vars();
+    let mut out: Vec<(OsString, OsString)> =
+        std::env::vars_os().filter(|(k, _)| !own.iter().any(|(o, _)| k == o.as_str())).collect();
+    out.extend(own.iter().map(|(k, v)| (OsString::from(k), OsString::from(v))));
+    out.retain(|(k, _)| !crate::CREDENTIAL_VARS.iter().any(|c| k == c));
+    out
+}
+
+/// Gives a process rein starts the session's environment: the session's own variables
+/// added to what it inherits, rein's credentials taken out. Every process rein starts
+/// goes through here (or clears its environment and sets [`inherited`]).
+pub fn for_child(command: &mut std::process::Command) -> &mut std::process::Command {
+    for (k, v) in session_vars().iter().filter(|(k, _)| !crate::CREDENTIAL_VARS.contains(&k.as_str())) {
+        command.env(k, v);
+    }
+    for var in crate::CREDENTIAL_VARS {
+        command.env_remove(var);
+    }
+    command
 }
 
 #[cfg(test)]
@@ -87,7 +149,7 @@ mod tests {
     #[test]
     fn no_library_reads_the_environment_behind_the_tables() {
         let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let allowed = ["rein-process/src/env.rs", "rein-session/src/env.rs"];
+        let allowed = ["rein-process/src/env.rs"];
         let mut found = Vec::new();
         let mut stack = vec![crates.clone()];
         while let Some(dir) = stack.pop() {
@@ -109,6 +171,19 @@ mod tests {
                         {
                             found.push(format!("{rel}:{}: {}", i + 1, line.trim()));
                         }
+                    }
+                    // A process rein starts gets the session's environment, credentials out.
+                    // The sandbox's commands are handed to their caller, which gives it.
+                    let starts = code.contains("process::Command")
+                        || code.contains("process::{Command")
+                        || code.contains("process::{self, Command");
+                    if starts
+                        && code.contains("Command::new(")
+                        && !rel.starts_with("rein-sandbox/")
+                        && !code.contains("env::for_child(")
+                        && !code.contains(".env_clear()")
+                    {
+                        found.push(format!("{rel}: starts a process without rein_process::env::for_child"));
                     }
                 }
             }

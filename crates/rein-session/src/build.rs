@@ -43,7 +43,10 @@ struct McpStart<'a> {
 }
 
 impl<'a> Builder<'a> {
+    /// Building starts by laying the session's own variables (its settings' `env`) over
+    /// the process's environment: the model client, tools, hooks and servers see them.
     pub fn new(setup: &'a Setup) -> Self {
+        setup.install_vars();
         Builder {
             setup,
             policy: SharedPolicy::from(setup.policy.clone()),

@@ -61,20 +61,42 @@ pub struct Env {
 /// A variable's value; empty counts as unset.
 fn text(name: &str) -> Option<String> {
     debug_assert!(VARS.iter().any(|v| v.name == name), "{name} is not in VARS");
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    rein_process::env::value(name).filter(|v| !v.trim().is_empty())
 }
 
-/// `1`, `true` or `yes` (any case).
-fn flag(name: &str) -> bool {
-    text(name).is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
-}
+/// The variables as a session will see them: `vars` (its own, not yet laid over the
+/// process's environment) first.
+struct Lookup<'a>(&'a [(String, String)]);
 
-fn number<T: std::str::FromStr>(name: &str) -> Option<T> {
-    text(name).and_then(|v| v.trim().parse().ok())
+impl Lookup<'_> {
+    fn text(&self, name: &str) -> Option<String> {
+        match self.0.iter().find(|(k, _)| k == name) {
+            Some((_, v)) => Some(v.clone()).filter(|v| !v.trim().is_empty()),
+            None => text(name),
+        }
+    }
+
+    /// `1`, `true` or `yes` (any case).
+    fn flag(&self, name: &str) -> bool {
+        self.text(name).is_some_and(|v| matches!(v.trim().to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    }
+
+    fn number<T: std::str::FromStr>(&self, name: &str) -> Option<T> {
+        self.text(name).and_then(|v| v.trim().parse().ok())
+    }
 }
 
 impl Env {
     pub fn read() -> Env {
+        Env::read_with(&[])
+    }
+
+    /// The table as a session with its own variables `vars` (its settings' `env`) will
+    /// read it, before they are laid over the process's environment.
+    pub fn read_with(vars: &[(String, String)]) -> Env {
+        let lookup = Lookup(vars);
+        let text = |name: &str| lookup.text(name);
+        let flag = |name: &str| lookup.flag(name);
         let home = text("HOME").map(PathBuf::from);
         let rein_home = text("REIN_HOME")
             .map(PathBuf::from)
@@ -86,39 +108,53 @@ impl Env {
                 .unwrap_or_else(|| PathBuf::from("/etc/claude-code")),
             claude_config_dir: text("CLAUDE_CONFIG_DIR").map(PathBuf::from),
             model: text("ANTHROPIC_MODEL"),
-            max_output_tokens: number("CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
-            max_stop_continuations: number("REIN_MAX_STOP_CONTINUATIONS"),
-            max_tool_concurrency: number("REIN_MAX_TOOL_CONCURRENCY")
-                .or_else(|| number("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")),
-            max_retries: number("REIN_MAX_RETRIES"),
-            retry_base_ms: number("REIN_RETRY_BASE_MS"),
-            stream_idle_timeout_ms: number("REIN_STREAM_IDLE_TIMEOUT_MS"),
-            context_window: number("REIN_CONTEXT_WINDOW"),
-            autocompact_pct: number("REIN_AUTOCOMPACT_PCT").or_else(|| number("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")),
+            max_output_tokens: lookup.number("CLAUDE_CODE_MAX_OUTPUT_TOKENS"),
+            max_stop_continuations: lookup.number("REIN_MAX_STOP_CONTINUATIONS"),
+            max_tool_concurrency: lookup
+                .number("REIN_MAX_TOOL_CONCURRENCY")
+                .or_else(|| lookup.number("CLAUDE_CODE_MAX_TOOL_USE_CONCURRENCY")),
+            max_retries: lookup.number("REIN_MAX_RETRIES"),
+            retry_base_ms: lookup.number("REIN_RETRY_BASE_MS"),
+            stream_idle_timeout_ms: lookup.number("REIN_STREAM_IDLE_TIMEOUT_MS"),
+            context_window: lookup.number("REIN_CONTEXT_WINDOW"),
+            autocompact_pct: lookup
+                .number("REIN_AUTOCOMPACT_PCT")
+                .or_else(|| lookup.number("CLAUDE_AUTOCOMPACT_PCT_OVERRIDE")),
             prompt_cache: match (flag("DISABLE_PROMPT_CACHING"), flag("ENABLE_PROMPT_CACHING_1H")) {
                 (true, _) => None,
                 (false, true) => Some(rein_model::CacheTtl::OneHour),
                 (false, false) => Some(rein_model::CacheTtl::FiveMinutes),
             },
-            max_thinking_tokens: number("MAX_THINKING_TOKENS"),
+            max_thinking_tokens: lookup.number("MAX_THINKING_TOKENS"),
             sandbox_tier: text("REIN_SANDBOX_TIER").and_then(|t| t.trim().chars().next()),
             container: flag("IS_SANDBOX"),
             auto_memory_off: flag("CLAUDE_CODE_DISABLE_AUTO_MEMORY"),
             restricted: flag("CLAUDE_CODE_RESTRICTED"),
-            mcp_timeout_ms: number("MCP_TIMEOUT"),
-            background_wait_ms: number("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS"),
-            max_mcp_output_tokens: number("MAX_MCP_OUTPUT_TOKENS"),
-            mcp_tool_timeout_ms: number("MCP_TOOL_TIMEOUT"),
-            judge_timeout_ms: number("REIN_JUDGE_TIMEOUT_MS"),
-            max_background_agents: number("REIN_MAX_BACKGROUND_AGENTS"),
-            max_background_sessions: number("REIN_MAX_BACKGROUND_SESSIONS"),
+            mcp_timeout_ms: lookup.number("MCP_TIMEOUT"),
+            background_wait_ms: lookup.number("CLAUDE_CODE_PRINT_BG_WAIT_CEILING_MS"),
+            max_mcp_output_tokens: lookup.number("MAX_MCP_OUTPUT_TOKENS"),
+            mcp_tool_timeout_ms: lookup.number("MCP_TOOL_TIMEOUT"),
+            judge_timeout_ms: lookup.number("REIN_JUDGE_TIMEOUT_MS"),
+            max_background_agents: lookup.number("REIN_MAX_BACKGROUND_AGENTS"),
+            max_background_sessions: lookup.number("REIN_MAX_BACKGROUND_SESSIONS"),
             subagent_model: text("CLAUDE_CODE_SUBAGENT_MODEL"),
             workflows_off: flag("CLAUDE_CODE_DISABLE_WORKFLOWS"),
             disable_auto_compact: flag("DISABLE_AUTO_COMPACT"),
-            bash_timeouts: (number("BASH_DEFAULT_TIMEOUT_MS"), number("BASH_MAX_TIMEOUT_MS")),
+            bash_timeouts: (lookup.number("BASH_DEFAULT_TIMEOUT_MS"), lookup.number("BASH_MAX_TIMEOUT_MS")),
             aliases: rein_model::Aliases::from_vars(text),
             home,
         }
+    }
+
+    /// A variable as a session with its own variables `vars` will see it (empty counts
+    /// as unset), before they are laid over the process's environment.
+    pub fn lookup_in(vars: &[(String, String)], name: &str) -> Option<String> {
+        Lookup(vars).text(name)
+    }
+
+    /// As [`Env::raw`], for a session with its own variables `vars`.
+    pub fn raw_in(vars: &[(String, String)], name: &str) -> Option<String> {
+        vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).or_else(|| Env::raw(name))
     }
 
     /// Whether a key or token for the Anthropic API is set.
@@ -141,7 +177,7 @@ impl Env {
     /// and not empty.
     pub fn prefixed(prefix: &str) -> Vec<(String, String)> {
         debug_assert!(VARS.iter().any(|v| v.name.strip_suffix('*') == Some(prefix)), "{prefix}* is not in VARS");
-        std::env::vars().filter(|(k, v)| k.starts_with(prefix) && !v.trim().is_empty()).collect()
+        rein_process::env::with_prefix(prefix).into_iter().filter(|(_, v)| !v.trim().is_empty()).collect()
     }
 
     /// The lookup the model client reads its variables through.
@@ -152,7 +188,7 @@ impl Env {
     /// A variable as it is set, empty included: what `${VAR}` in a configuration file
     /// expands to (`${VAR:-default}` tells unset from empty).
     pub fn raw(name: &str) -> Option<String> {
-        std::env::var(name).ok()
+        rein_process::env::value(name)
     }
 }
 
@@ -236,19 +272,18 @@ pub fn loosens(key: &str) -> Option<&'static str> {
     LOOSENING.iter().chain(LOOSENING_PROCESS).find(|(name, _)| matches(name)).map(|(_, why)| *why)
 }
 
-/// rein's environment as it started, before the settings' `env` joined it.
-static ORIGINAL_ENV: std::sync::OnceLock<Vec<(std::ffi::OsString, std::ffi::OsString)>> = std::sync::OnceLock::new();
-
-/// The environment rein started with (what `/resume` starts rein again with): without
-/// what the settings' `env` added, which the new process reads from its settings again.
+/// The environment rein started with (what `/resume` and a background session start
+/// a new rein with): without the session's own variables, which the new process reads
+/// from its settings again.
 pub fn original_env() -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-    ORIGINAL_ENV.get().cloned().unwrap_or_else(|| std::env::vars_os().collect())
+    rein_process::env::started_with()
 }
 
-/// The settings' `env` applies to the whole session (the model client, tools and
-/// hooks), as in Claude Code. Called before the runtime or any thread starts.
-pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
-    let _ = ORIGINAL_ENV.set(std::env::vars_os().collect());
+/// The session's own variables: the settings' `env` (which applies to the whole session
+/// — the model client, tools, hooks, MCP servers — as in Claude Code) and `--betas`,
+/// with the notices about entries set aside. Plain data: the builder lays them over
+/// the process's environment ([`rein_process::env::install`]).
+pub fn session_vars(settings: &rein_settings::Settings, betas: &[String]) -> (Vec<(String, String)>, Vec<String>) {
     let mut notices = Vec::new();
     let trusted = settings.trusts_project();
     // A loosening variable the repository's settings name is set aside; the person's
@@ -273,6 +308,7 @@ pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
             entries.push((key.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())));
         }
     }
+    let mut vars = Vec::new();
     for (key, value) in entries {
         // What only rein's own environment may say: that it runs in a container, where its
         // settings and homes are. Settings cannot say it (a repository's could).
@@ -285,17 +321,24 @@ pub fn apply_settings_env(settings: &rein_settings::Settings) -> Vec<String> {
             notices.push(format!("warning: ignoring the settings env entry {key:?}"));
             continue;
         }
-        // SAFETY: rein is still single-threaded here (no runtime, no thread spawned), so
-        // nothing reads the environment concurrently.
-        unsafe { std::env::set_var(&key, &value) };
+        vars.push((key, value));
     }
-    notices
+    if let Some(all) = with_betas(&vars, betas) {
+        vars.retain(|(k, _)| k != "ANTHROPIC_BETAS");
+        vars.push(("ANTHROPIC_BETAS".to_string(), all));
+    }
+    (vars, notices)
 }
 
-/// `--betas`: added to `ANTHROPIC_BETAS`, which the Messages client sends as
-/// `anthropic-beta`. Called before the runtime or any thread starts.
-pub fn apply_betas(betas: &[String]) {
-    let mut all: Vec<String> = Env::lookup("ANTHROPIC_BETAS")
+/// `--betas`: added to `ANTHROPIC_BETAS` (the settings' or the process's), which the
+/// Messages client sends as `anthropic-beta`.
+fn with_betas(vars: &[(String, String)], betas: &[String]) -> Option<String> {
+    if betas.is_empty() {
+        return None;
+    }
+    let current = vars.iter().find(|(k, _)| k == "ANTHROPIC_BETAS").map(|(_, v)| v.clone());
+    let mut all: Vec<String> = current
+        .or_else(|| Env::lookup("ANTHROPIC_BETAS"))
         .unwrap_or_default()
         .split(',')
         .map(|b| b.trim().to_string())
@@ -306,10 +349,7 @@ pub fn apply_betas(betas: &[String]) {
             all.push(b.to_string());
         }
     }
-    if !betas.is_empty() {
-        // SAFETY: rein is still single-threaded here (no runtime, no thread spawned).
-        unsafe { std::env::set_var("ANTHROPIC_BETAS", all.join(",")) };
-    }
+    Some(all.join(","))
 }
 
 #[cfg(test)]

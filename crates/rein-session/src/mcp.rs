@@ -51,7 +51,7 @@ pub(crate) fn start(
     tunnel: Option<rein_mcp::TunnelHandle>,
     sdk_servers: &[String],
 ) -> crate::Result<Option<Started>> {
-    let mut loaded = rein_mcp::config::load(&locations(opts, setup), &crate::env::Env::raw)?;
+    let mut loaded = rein_mcp::config::load(&locations(opts, setup), &|k| setup.var(k))?;
     // The sources the session reads (`--setting-sources`).
     let sources = opts.definition_sources();
     loaded.servers.retain(|s| match s.source {

@@ -51,14 +51,19 @@ impl Provider {
 
     /// The flag, else `REIN_PROVIDER`, else `CLAUDE_CODE_USE_BEDROCK`, else
     /// `CLAUDE_CODE_USE_VERTEX`, else the settings' value, else Anthropic.
-    pub fn choose(flag: Option<Provider>, from_settings: Option<&str>) -> crate::Result<Provider> {
+    /// `vars`: the session's own variables (its settings' `env`).
+    pub fn choose(
+        flag: Option<Provider>,
+        from_settings: Option<&str>,
+        vars: &[(String, String)],
+    ) -> crate::Result<Provider> {
         if let Some(p) = flag {
             return Ok(p);
         }
-        if let Some(v) = Env::lookup("REIN_PROVIDER") {
+        if let Some(v) = Env::lookup_in(vars, "REIN_PROVIDER") {
             return Provider::parse_arg(&v).map_err(|e| SetupError::Invalid(format!("REIN_PROVIDER: {e}")));
         }
-        let on = |name: &str| Env::lookup(name).is_some_and(|v| !matches!(v.trim(), "" | "0" | "false"));
+        let on = |name: &str| Env::lookup_in(vars, name).is_some_and(|v| !matches!(v.trim(), "" | "0" | "false"));
         if on("CLAUDE_CODE_USE_BEDROCK") {
             return Ok(Provider::Bedrock);
         }

@@ -103,6 +103,9 @@ pub struct Setup {
     /// Messages for the person, collected while the session was put together (the
     /// frontend prints them, each after `rein: `).
     pub notices: Vec<String>,
+    /// The session's own variables (its settings' `env`, `--betas`): laid over the
+    /// process's environment when the session is built, never set in it.
+    pub(crate) session_vars: Vec<(String, String)>,
     /// Compaction, attribution, the `@` picker, the output style.
     pub prefs: crate::preferences::Preferences,
 }
@@ -130,27 +133,28 @@ impl Setup {
         // The settings' `env` first: the tools' limits (BASH_DEFAULT_TIMEOUT_MS) may be there.
         // In safe mode only the organisation's `env` (the person's and the project's are
         // customisations too).
-        let mut notices = crate::env::apply_settings_env(&crate::safe_mode::customisations(opts, &settings));
+        let (session_vars, mut notices) =
+            crate::env::session_vars(&crate::safe_mode::customisations(opts, &settings), &opts.betas);
         notices.extend(policy.ignored.iter().map(|i| format!("warning: ignored {i}")));
-        crate::env::apply_betas(&opts.betas);
-        let (default_timeout_ms, max_timeout_ms) = opts.env().bash_timeouts;
+        let after = opts.env.clone().unwrap_or_else(|| crate::env::Env::read_with(&session_vars));
+        let (default_timeout_ms, max_timeout_ms) = after.bash_timeouts;
         let bash = rein_tools::BashSettings { default_timeout_ms, max_timeout_ms, git_guidance };
         let sandbox_config = crate::sandbox::config(opts, &settings, &cwd, home.as_deref());
         let auto_allow = sandbox_config.auto_allow_bash;
-        let sandbox = crate::sandbox::setup(sandbox_config, &policy, opts.env().sandbox_tier, &mut notices)?;
+        let sandbox = crate::sandbox::setup(sandbox_config, &policy, after.sandbox_tier, &mut notices)?;
         if let Some(s) = &sandbox {
             policy.sandbox_auto_allow = auto_allow && s.is_active();
         }
         rein_tools::use_session_shell(&mut registry, sandbox.clone(), bash)?;
-        if let (Some(limit), Some(shell)) = (opts.env().max_background_agents, registry.session_shell()) {
+        if let (Some(limit), Some(shell)) = (after.max_background_agents, registry.session_shell()) {
             shell.agents().set_limit(limit);
         }
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
-        let model = resolve_model(&opts.env(), opts.model.as_deref(), from_settings.as_deref());
+        let model = resolve_model(&after, opts.model.as_deref(), from_settings.as_deref());
         // `availableModels`: a model chosen (by flag or settings) must be one of them.
         let available: Vec<String> = settings.strings("/availableModels").into_iter().map(|(m, _)| m).collect();
         if !available.is_empty() && (opts.model.is_some() || from_settings.is_some()) {
-            let allowed = available.iter().any(|a| *a == model || resolve_model(&opts.env(), Some(a), None) == model);
+            let allowed = available.iter().any(|a| *a == model || resolve_model(&after, Some(a), None) == model);
             if !allowed {
                 invalid!("the model {model} is not one the settings' availableModels allow ({})", available.join(", "));
             }
@@ -176,9 +180,10 @@ impl Setup {
             }
             None => None,
         };
-        let mut env = opts.env();
+        let mut env = after;
         (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
         let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
+        setup.session_vars = session_vars;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         let wanted = crate::sources::Wanted::new(opts.sources(), &setup.cwd, setup.env.home.as_deref());
@@ -265,7 +270,8 @@ impl Setup {
                 settings.scalar("/effortLevel").and_then(|(v, _)| v.as_str().and_then(rein_model::Effort::parse));
         }
         let provider_setting = settings.scalar("/provider").and_then(|(v, _)| v.as_str().map(str::to_string));
-        setup.provider = crate::provider::Provider::choose(opts.provider, provider_setting.as_deref())?;
+        setup.provider =
+            crate::provider::Provider::choose(opts.provider, provider_setting.as_deref(), &setup.session_vars)?;
         setup.key_helper = custom.scalar("/apiKeyHelper").and_then(|(v, _)| v.as_str().map(str::to_string));
         setup.settings_files = settings.files.iter().map(|f| format!("{}: {}", f.scope.name(), f.origin())).collect();
         setup.config_files = crate::rules::locations(opts, &setup.cwd, setup.env.home.as_deref()).files();
@@ -404,6 +410,7 @@ impl Setup {
             required_tool: None,
             structured_output: None,
             notices: Vec::new(),
+            session_vars: Vec::new(),
             prefs: crate::preferences::Preferences {
                 auto_compact: true,
                 commit_attribution: None,
@@ -448,6 +455,18 @@ impl Setup {
     /// the settings' `apiKeyHelper`).
     pub fn anthropic_model(&self) -> crate::Result<Arc<dyn Model>> {
         self.provider.client(self.key_helper.as_deref())
+    }
+
+    /// A variable as this session sees it, empty included (`${VAR}` in its
+    /// configuration files), whether or not it is built yet.
+    pub fn var(&self, name: &str) -> Option<String> {
+        Env::raw_in(&self.session_vars, name)
+    }
+
+    /// Lays the session's own variables over the process's environment: from here on
+    /// every lookup and every process rein starts sees them.
+    pub(crate) fn install_vars(&self) {
+        rein_process::env::install(self.session_vars.clone());
     }
 
     pub fn api_key_source(&self) -> &'static str {

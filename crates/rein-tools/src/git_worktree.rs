@@ -65,9 +65,7 @@ fn git_bytes(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<Vec<u8>,
     let mut command = Command::new("git");
     command.envs(env.iter().copied());
     // rein's own credentials never reach a program it runs.
-    for var in rein_process::CREDENTIAL_VARS {
-        command.env_remove(var);
-    }
+    rein_process::env::for_child(&mut command);
     // Looking changes nothing: no index refresh written by rein's own `git status`.
     command.env("GIT_OPTIONAL_LOCKS", "0");
     let out = command

@@ -37,9 +37,7 @@ fn usable(tool: &str, needs: Option<Var>) -> bool {
 /// `tool` with `args`, without rein's credentials.
 fn command(tool: &str, args: &[&str]) -> Command {
     let mut command = Command::new(tool);
-    for var in rein_process::CREDENTIAL_VARS {
-        command.env_remove(var);
-    }
+    rein_process::env::for_child(&mut command);
     command.args(args);
     command
 }

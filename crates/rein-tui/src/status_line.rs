@@ -59,9 +59,7 @@ async fn run(command: &str, facts: &Value) -> Option<String> {
     let mut cmd = tokio::process::Command::new("sh");
     cmd.arg("-c").arg(command).stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped());
     cmd.stderr(std::process::Stdio::null()).kill_on_drop(true);
-    for var in rein_process::CREDENTIAL_VARS {
-        cmd.env_remove(var);
-    }
+    rein_process::env::for_child(cmd.as_std_mut());
     let mut child = cmd.spawn().ok()?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(facts.to_string().as_bytes()).await;

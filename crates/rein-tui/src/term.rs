@@ -203,9 +203,7 @@ async fn edit(path: &std::path::Path) -> io::Result<()> {
     let mut cmd = tokio::process::Command::new("sh");
     cmd.arg("-c").arg(format!("{editor} \"$1\"")).arg("rein-editor").arg(path);
     // rein's own credentials stay out of every process it starts.
-    for var in rein_process::CREDENTIAL_VARS {
-        cmd.env_remove(var);
-    }
+    rein_process::env::for_child(cmd.as_std_mut());
     let status = cmd.status().await;
     terminal::enable_raw_mode()?;
     execute!(io::stdout(), EnableBracketedPaste)?;

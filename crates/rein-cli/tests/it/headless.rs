@@ -240,15 +240,26 @@ fn the_settings_env_applies_to_the_session() {
     let env = Env::new();
     env.trust();
     let server = serve(Scenario::new([
-        reply([tool_use_with_id("b", "Bash", json!({"command": "echo $PROJECT_FLAVOUR"}))]),
+        reply([tool_use_with_id("b", "Bash", json!({"command": "echo $PROJECT_FLAVOUR-$ANTHROPIC_API_KEY"}))]),
         reply([text("ok")]),
     ]));
+    // rein never sets its own environment: the settings' variables are laid over it for
+    // the model client, every command and every hook — its credentials for none of them.
+    let hook = json!([{"matcher": "Bash", "hooks": [{"type": "command",
+        "command": "echo \"$PROJECT_FLAVOUR-$ANTHROPIC_API_KEY\" > hook_saw"}]}]);
     env.write(
         ".claude/settings.json",
-        &json!({"env": {"ANTHROPIC_MODEL": "claude-from-settings-env", "PROJECT_FLAVOUR": "vanilla"}}).to_string(),
+        &json!({
+            "env": {"ANTHROPIC_MODEL": "claude-from-settings-env", "PROJECT_FLAVOUR": "vanilla",
+                    "ANTHROPIC_API_KEY": "sk-from-settings"},
+            "hooks": {"PreToolUse": hook},
+        })
+        .to_string(),
     );
     env.rein_at(&server).args(["-p", "x", "--dangerously-skip-permissions"]).assert().success();
     let reqs = server.requests();
     assert_eq!(reqs[0].body["model"], "claude-from-settings-env");
-    assert_eq!(reqs[1].body["messages"][2]["content"][0]["content"], "vanilla");
+    assert_eq!(reqs[0].headers.get("x-api-key").map(String::as_str), Some("sk-from-settings"));
+    assert_eq!(reqs[1].body["messages"][2]["content"][0]["content"], "vanilla-");
+    assert_eq!(std::fs::read_to_string(env.cwd().join("hook_saw")).unwrap().trim(), "vanilla-");
 }

@@ -278,9 +278,7 @@ impl Shell {
             }
         };
         // rein's own credentials never reach a command.
-        for var in rein_process::CREDENTIAL_VARS {
-            cmd.env_remove(var);
-        }
+        rein_process::env::for_child(cmd.as_std_mut());
         // Reads that would change things do not: `git status` and `git diff` refresh
         // and rewrite the index unless optional locks are off.
         cmd.env(OPTIONAL_LOCKS.0, OPTIONAL_LOCKS.1);
