@@ -198,7 +198,7 @@ pub(crate) fn strip(program: &str, words: &[Word]) -> Option<Stripped> {
 fn by_table(spec: &ProgramSpec, args: &[Word]) -> Stripped {
     let crate::grammar::Scan { reading, seen, patterns, mut operands, .. } = match crate::grammar::scan(spec, args) {
         Ok(s) => s,
-        Err(why) => return Stripped::Unknown(Problem::new(ProblemClass::Wrapper, why)),
+        Err(why) => return Stripped::Unknown(Problem::new(ProblemClass::Wrapper, why.0)),
     };
     let reads = reading.reads;
     let name = spec.name;

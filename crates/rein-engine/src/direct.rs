@@ -142,18 +142,18 @@ pub(crate) async fn run_shell_line(
     ctx: &rein_tools::ToolContext,
     skill: Option<&str>,
     line: &str,
-) -> Result<String, String> {
+) -> Result<String, ShellLineError> {
     if gate.policy.get().skill_shell_disabled {
-        return Err("the settings turn off shell lines in skills and commands (disableSkillShellExecution)".into());
+        return Err(ShellLineError::Disabled);
     }
     if let (Some(name), Some(hooks)) = (skill, &gate.hooks) {
         let input = rein_hooks::HookInput::PreSkillShellCommand { skill_name: name.into(), command: line.into() };
         if let Some((reason, hook)) = hooks.fire_input(&input, |_| true).await.block() {
-            return Err(format!("the PreSkillShellCommand hook `{hook}` blocked it: {reason}"));
+            return Err(ShellLineError::Blocked { hook, reason });
         }
     }
     let shell = registry.rule_kinds().into_iter().find(|(_, r)| matches!(r.kind, RuleKind::Command { .. }));
-    let Some((tool, _)) = shell else { return Err("no shell tool is available".into()) };
+    let Some((tool, _)) = shell else { return Err(ShellLineError::NoShell) };
     let call = ToolUse { id: format!("direct_{}", uuid_like()), name: tool, input: json!({"command": line}) };
     let report = crate::chain::run_call(registry, gate, &call, ctx, None).await;
     if let Some(verdict) = &report.verdict {
@@ -161,9 +161,23 @@ pub(crate) async fn run_shell_line(
     }
     match report.result {
         ContentBlock::ToolResult { content, is_error: false, .. } => Ok(content.to_text()),
-        ContentBlock::ToolResult { content, .. } => Err(content.to_text()),
-        other => Err(format!("{other:?}")),
+        ContentBlock::ToolResult { content, .. } => Err(ShellLineError::Failed(content.to_text())),
+        other => Err(ShellLineError::Failed(format!("{other:?}"))),
     }
+}
+
+/// Why a skill's or command's `` !`cmd` `` line gave no output to fill in.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShellLineError {
+    #[error("the settings turn off shell lines in skills and commands (disableSkillShellExecution)")]
+    Disabled,
+    #[error("the PreSkillShellCommand hook `{hook}` blocked it: {reason}")]
+    Blocked { hook: String, reason: String },
+    #[error("no shell tool is available")]
+    NoShell,
+    /// It was refused or ran and failed: the call's error result.
+    #[error("{0}")]
+    Failed(String),
 }
 
 /// A prompt with its attachments: the text (text files appended in `<file>` elements)
@@ -186,7 +200,7 @@ impl Attached {
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CommandAborted {
     #[error("/{command} was not run: its shell line `{line}` failed: {output}")]
-    ShellLine { command: String, line: String, output: String },
+    ShellLine { command: String, line: String, output: ShellLineError },
     #[error("/{command} was not run: {error}")]
     Unreadable { command: String, error: rein_prompt::body::BodyError },
 }

@@ -104,7 +104,16 @@ pub trait TryFirst: Send + Sync {
     /// Try the call; `None` when it cannot be tried here.
     fn run(&self) -> BoxFuture<'_, Option<TriedOutcome>>;
     /// Keep the trial's result: its changes made, the call done (not run again).
-    fn keep(&self) -> Result<usize, String>;
+    fn keep(&self) -> Result<usize, KeepError>;
+}
+
+/// Why a trial's result could not be kept.
+#[derive(Debug, thiserror::Error)]
+pub enum KeepError {
+    #[error("nothing was tried")]
+    NothingTried,
+    #[error(transparent)]
+    Apply(#[from] rein_tools::ApplyError),
 }
 
 /// Blocks in a row after which auto mode leaves the questions to the person.
@@ -458,7 +467,7 @@ async fn decide_after_trial(
 }
 
 /// The trial's changes could not be made: the call fails, saying how far it got.
-fn refusal(decision: &Decision, why: &str) -> Verdict {
+fn refusal(decision: &Decision, why: &KeepError) -> Verdict {
     let d = Decision::new(
         Behavior::Deny,
         format!("The changes the command made when tried could not all be made: {why}"),

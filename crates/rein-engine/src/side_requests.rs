@@ -8,6 +8,17 @@ use futures::StreamExt;
 use rein_model::{Model, ModelEvent, ModelRequest};
 use rein_protocol::{AssistantMessage, Usage};
 
+/// Why a side request gave no answer.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SideRequestError {
+    #[error("the request failed: {0}")]
+    Request(#[source] rein_model::ModelError),
+    #[error("the response ended early")]
+    EndedEarly,
+    #[error("the small model gave no answer")]
+    NoAnswer,
+}
+
 /// What side requests cost since the engine last looked, per model.
 #[derive(Debug, Clone, Default)]
 pub struct SideUsage(Arc<Mutex<Vec<(String, Usage)>>>);
@@ -28,7 +39,7 @@ pub(crate) async fn ask(
     model: &dyn Model,
     request: ModelRequest,
     side: &SideUsage,
-) -> Result<AssistantMessage, String> {
+) -> Result<AssistantMessage, SideRequestError> {
     let name = request.model.clone();
     let mut stream = model.stream(request);
     while let Some(item) = stream.next().await {
@@ -38,15 +49,21 @@ pub(crate) async fn ask(
                 return Ok(m);
             }
             Ok(_) => {}
-            Err(e) => return Err(format!("the request failed: {e}")),
+            Err(e) => return Err(SideRequestError::Request(e)),
         }
     }
-    Err("the response ended early".into())
+    Err(SideRequestError::EndedEarly)
 }
 
 /// A request of one user message to `model`, with `system` and no tools.
-pub(crate) fn one_message(model: &str, system: &str, text: String, max_tokens: u32) -> Result<ModelRequest, String> {
-    let message = rein_model::CachedMessage::new(rein_protocol::Message::user_text(text)).map_err(|e| e.to_string())?;
+pub(crate) fn one_message(
+    model: &str,
+    system: &str,
+    text: String,
+    max_tokens: u32,
+) -> Result<ModelRequest, SideRequestError> {
+    let message =
+        rein_model::CachedMessage::new(rein_protocol::Message::user_text(text)).map_err(SideRequestError::Request)?;
     Ok(ModelRequest {
         model: model.to_string(),
         max_tokens,

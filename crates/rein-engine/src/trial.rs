@@ -144,8 +144,9 @@ impl TryFirst for Runner<'_> {
 
     /// Keep the trial's changes, checkpointed first like the file tools' edits: a rewind
     /// restores what the command changed (the files it wrote, and those it removed).
-    fn keep(&self) -> Result<usize, String> {
-        let tried = self.tried.lock().unwrap_or_else(|p| p.into_inner()).take().ok_or("nothing was tried")?;
+    fn keep(&self) -> Result<usize, crate::gate::KeepError> {
+        let tried =
+            self.tried.lock().unwrap_or_else(|p| p.into_inner()).take().ok_or(crate::gate::KeepError::NothingTried)?;
         let files = tried.touched_files();
         let checkpoints = self.ctx.checkpoints.as_ref();
         if let Some(cp) = checkpoints {

@@ -37,12 +37,24 @@ pub(crate) fn digest_prompt(url: &str, page: &str, prompt: &str) -> String {
 }
 
 impl rein_tools::PageDigest for ModelDigest {
-    fn answer<'a>(&'a self, url: &'a str, page: &'a str, prompt: &'a str) -> BoxFuture<'a, Result<String, String>> {
+    fn answer<'a>(
+        &'a self,
+        url: &'a str,
+        page: &'a str,
+        prompt: &'a str,
+    ) -> BoxFuture<'a, Result<String, rein_tools::DigestError>> {
         Box::pin(async move {
-            let request = one_message(&self.model_name, SYSTEM, digest_prompt(url, page, prompt), MAX_ANSWER_TOKENS)?;
-            let answer = ask(self.model.as_ref(), request, &self.side).await?;
+            let request = one_message(&self.model_name, SYSTEM, digest_prompt(url, page, prompt), MAX_ANSWER_TOKENS)
+                .map_err(|e| rein_tools::DigestError(Box::new(e)))?;
+            let answer = ask(self.model.as_ref(), request, &self.side)
+                .await
+                .map_err(|e| rein_tools::DigestError(Box::new(e)))?;
             let text = answer.to_message().text();
-            if text.trim().is_empty() { Err("the small model gave no answer".into()) } else { Ok(text) }
+            if text.trim().is_empty() {
+                Err(rein_tools::DigestError(Box::new(crate::side_requests::SideRequestError::NoAnswer)))
+            } else {
+                Ok(text)
+            }
         })
     }
 }

@@ -56,15 +56,15 @@ impl RunHost {
     /// Refuse what the rules deny or would ask about (`reads`: any question, a read
     /// outside what Read may do unasked; otherwise only an explicit ask rule, since the
     /// run itself was allowed).
-    fn held(&self, tool: &str, input: Value, effects: Effects, reads: bool) -> Result<(), String> {
+    fn held(&self, tool: &str, input: Value, effects: Effects, reads: bool) -> Result<(), rein_workflow::Rejection> {
         held(&self.ctx, tool, input, effects, reads)
     }
 
     /// A named workflow's file, held to the rules on `Workflow(name)`.
-    fn named_file(&self, name: &str) -> Result<PathBuf, String> {
+    fn named_file(&self, name: &str) -> Result<PathBuf, rein_workflow::Rejection> {
         let Some(def) = self.named.iter().find(|w| w.name == name) else {
             let known: Vec<&str> = self.named.iter().map(|w| w.name.as_str()).collect();
-            return Err(format!("no workflow {name:?}; the named ones are: {}", known.join(", ")));
+            return Err(format!("no workflow {name:?}; the named ones are: {}", known.join(", ")).into());
         };
         self.held("Workflow", json!({ "name": name }), Effects::workflow(), false)?;
         Ok(def.path.clone())
@@ -84,7 +84,11 @@ impl RunHost {
 }
 
 impl Host for RunHost {
-    fn agent(&self, _index: usize, call: AgentCall) -> BoxFuture<'static, Result<AgentAnswer, String>> {
+    fn agent(
+        &self,
+        _index: usize,
+        call: AgentCall,
+    ) -> BoxFuture<'static, Result<AgentAnswer, rein_workflow::Rejection>> {
         let kind = call.agent_type.clone().unwrap_or_else(|| "general-purpose".into());
         let allowed =
             self.held("Agent", json!({ "subagent_type": kind, "prompt": call.prompt }), Effects::subagent(), false);
@@ -95,7 +99,7 @@ impl Host for RunHost {
             let worktree = match call.isolation.as_deref() {
                 None => false,
                 Some("worktree") => true,
-                Some(other) => return Err(format!("agent isolation {other:?} is not known (only 'worktree')")),
+                Some(other) => return Err(format!("agent isolation {other:?} is not known (only 'worktree')").into()),
             };
             let label = call.label.clone().unwrap_or_else(|| kind.clone());
             let (outcome, structured) = agents
@@ -104,10 +108,10 @@ impl Host for RunHost {
                 .map_err(|e| e.to_string())?;
             match &outcome.end {
                 End::Completed | End::Stopped(_) => {}
-                End::MaxTurns | End::MaxBudget => return Err(format!("agent {label:?} hit its limit")),
+                End::MaxTurns | End::MaxBudget => return Err(format!("agent {label:?} hit its limit").into()),
                 End::Interrupted => return Err(rein_protocol::INTERRUPTED.into()),
-                End::Deferred(_) => return Err(format!("a hook deferred a call of agent {label:?}")),
-                End::Failed(e) => return Err(format!("agent {label:?} failed: {e}")),
+                End::Deferred(_) => return Err(format!("a hook deferred a call of agent {label:?}").into()),
+                End::Failed(e) => return Err(format!("agent {label:?} failed: {e}").into()),
             }
             let value = match call.schema {
                 Some(_) => structured.ok_or_else(|| format!("agent {label:?} ended without its structured answer"))?,
@@ -118,12 +122,12 @@ impl Host for RunHost {
         })
     }
 
-    fn agent_type_known(&self, name: &str) -> Result<(), String> {
-        self.agents.knows(name)
+    fn agent_type_known(&self, name: &str) -> Result<(), rein_workflow::Rejection> {
+        self.agents.knows(name).map_err(|e| rein_workflow::Rejection(e.to_string()))
     }
 
     /// `workflow(name)` or `workflow({scriptPath})` from inside a script.
-    fn named(&self, key: &str) -> Result<String, String> {
+    fn named(&self, key: &str) -> Result<String, rein_workflow::Rejection> {
         let script_path =
             serde_json::from_str::<Value>(key).ok().and_then(|v| v["scriptPath"].as_str().map(String::from));
         let path = match script_path {
@@ -171,14 +175,20 @@ impl Host for RunHost {
 /// What the session's rules say of a call a workflow makes without the chain: a deny
 /// refuses, and so does a question (`reads`: any question; otherwise only an explicit
 /// ask rule, since the run itself was allowed) — a running workflow cannot ask.
-pub(crate) fn held(ctx: &ToolContext, tool: &str, input: Value, effects: Effects, reads: bool) -> Result<(), String> {
+pub(crate) fn held(
+    ctx: &ToolContext,
+    tool: &str,
+    input: Value,
+    effects: Effects,
+    reads: bool,
+) -> Result<(), rein_workflow::Rejection> {
     let services = EngineServices::of(ctx).map_err(|e| e.to_string())?;
     let d = services.gate.policy.get().decide(&Call { tool, input: &input, effects: &effects });
     match d.behavior {
         Behavior::Allow => Ok(()),
-        Behavior::Deny => Err(d.reason),
+        Behavior::Deny => Err(d.reason.into()),
         Behavior::Ask if reads || d.explicit => {
-            Err(format!("{} A running workflow cannot stop to ask; allow it by a rule first.", d.reason))
+            Err(format!("{} A running workflow cannot stop to ask; allow it by a rule first.", d.reason).into())
         }
         Behavior::Ask => Ok(()),
     }
@@ -193,33 +203,33 @@ pub(crate) fn named_at<'a>(named: &'a [WorkflowDef], path: &Path) -> Option<&'a 
 /// A script file's text: a regular file of at most [`MAX_SCRIPT_BYTES`] (a FIFO or a
 /// device never blocks the run), unless a Read deny rule holds it by its path, its real
 /// path or its inode (a link or a hard link to a denied file is denied too).
-pub(crate) fn read_script(ctx: &ToolContext, path: &Path) -> Result<String, String> {
+pub(crate) fn read_script(ctx: &ToolContext, path: &Path) -> Result<String, rein_workflow::Rejection> {
     use std::io::Read as _;
     use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
     let cannot = |e: std::io::Error| format!("cannot read {}: {e}", path.display());
     let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(cannot)?;
     let meta = file.metadata().map_err(cannot)?;
     if !meta.is_file() {
-        return Err(format!("{} is not a regular file", path.display()));
+        return Err(format!("{} is not a regular file", path.display()).into());
     }
     if meta.len() > MAX_SCRIPT_BYTES as u64 {
-        return Err(format!("{} is {} bytes; a script may have {MAX_SCRIPT_BYTES}", path.display(), meta.len()));
+        return Err(format!("{} is {} bytes; a script may have {MAX_SCRIPT_BYTES}", path.display(), meta.len()).into());
     }
     let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if ctx.read_denied(path, Some(meta.ino())) || ctx.read_denied(&real, Some(meta.ino())) {
-        return Err(format!("{} is denied by a Read rule", path.display()));
+        return Err(format!("{} is denied by a Read rule", path.display()).into());
     }
     let mut bytes = Vec::new();
     file.take(MAX_SCRIPT_BYTES as u64 + 1).read_to_end(&mut bytes).map_err(cannot)?;
     if bytes.len() > MAX_SCRIPT_BYTES {
-        return Err(format!("{} is larger than a script may be ({MAX_SCRIPT_BYTES} bytes)", path.display()));
+        return Err(format!("{} is larger than a script may be ({MAX_SCRIPT_BYTES} bytes)", path.display()).into());
     }
-    String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()))
+    String::from_utf8(bytes).map_err(|_| format!("{} is not UTF-8 text", path.display()).into())
 }
 
 /// An earlier run's journal (`journal.jsonl`: one `{index, entry}` per agent that
 /// ended; a later line for an index wins).
-pub(crate) fn read_journal(path: &Path) -> Result<Vec<JournalEntry>, String> {
+pub(crate) fn read_journal(path: &Path) -> Result<Vec<JournalEntry>, rein_workflow::Rejection> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read its journal: {e}"))?;
     let mut entries: Vec<Option<JournalEntry>> = Vec::new();
     for line in text.lines() {
@@ -243,7 +253,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_journal_keeps_each_agent_s_last_entry_in_its_place() -> Result<(), String> {
+    fn a_journal_keeps_each_agent_s_last_entry_in_its_place() -> Result<(), rein_workflow::Rejection> {
         let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
         let path = dir.path().join("journal.jsonl");
         let entry = |v: &str| json!({ "key": [v], "answer": { "value": v, "output_tokens": 1, "tool_uses": 0 } });

@@ -16,6 +16,7 @@ mod apply;
 mod changes;
 mod stage;
 
+pub use apply::ApplyError;
 pub(crate) use apply::apply_recorded;
 pub(crate) use changes::collect;
 pub use changes::{Change, ChangeKind, touched_files};
@@ -462,7 +463,7 @@ impl Trial {
 
     /// Make exactly these changes on the host. Stops at the first that fails, saying
     /// which; those before it stay made.
-    pub fn apply(&self) -> Result<usize, String> {
+    pub fn apply(&self) -> Result<usize, ApplyError> {
         apply::apply(&self.changes)
     }
 }

@@ -91,7 +91,7 @@ pub enum CommandError {
     #[error("No file checkpoint found for message {0}")]
     NoCheckpoint(String),
     #[error("could not add {path}: {why}")]
-    AddDir { path: PathBuf, why: String },
+    AddDir { path: PathBuf, why: rein_policy::UpdateError },
     #[error("{0} cannot be done while a turn runs")]
     Busy(&'static str),
 }

@@ -40,7 +40,7 @@ pub enum PromptError {
     #[error("the UserPromptExpansion hook `{hook}` blocked /{command}: {reason}")]
     ExpansionBlocked { command: String, hook: String, reason: String },
     #[error("/{command} (context: fork) did not run: {reason}")]
-    Fork { command: String, reason: String },
+    Fork { command: String, reason: rein_tools::ToolError },
 }
 
 /// What the session needs besides its engine.
@@ -178,7 +178,7 @@ impl Session {
 
     /// A command with `context: fork`: a subagent runs it; the model gets its report.
     async fn forked(&self, def: &CommandDef, agent: &str, text: String) -> Result<String, PromptError> {
-        let fail = |reason: String| PromptError::Fork { command: def.name.clone(), reason };
+        let fail = |reason: rein_tools::ToolError| PromptError::Fork { command: def.name.clone(), reason };
         let report = self.engine.run_forked_command(agent, &def.name, text).await.map_err(fail)?;
         Ok(format!("/{} ran in a {agent} subagent (context: fork). Its report:\n\n{report}", def.name))
     }
@@ -348,13 +348,13 @@ impl Session {
         dir: &std::path::Path,
         source: &str,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
-    ) -> Result<(), String> {
+    ) -> Result<(), rein_policy::UpdateError> {
         let update = rein_policy::PermissionUpdate {
             change: rein_policy::Change::AddDirectories(vec![dir.to_path_buf()]),
             destination: rein_policy::Destination::Session,
         };
         let files = rein_policy::SettingsFiles { project_root: self.parts.project_dir.clone(), user_dir: None };
-        self.live.policy().apply(&update, &files).map_err(|e| e.to_string())?;
+        self.live.policy().apply(&update, &files)?;
         if let Some(hooks) = self.engine.hooks().filter(|h| h.has(rein_hooks::HookEvent::DirectoryAdded)) {
             let input = HookInput::DirectoryAdded { directory: dir.display().to_string(), source: source.to_string() };
             for n in hooks.fire_input(&input, |_| true).await.notices(rein_hooks::HookEvent::DirectoryAdded) {

@@ -36,6 +36,24 @@ pub enum WorkflowError {
     Failed(String),
 }
 
+/// Why something a script asked for failed (an agent, a named workflow, a value that
+/// does not convert): what its promise is rejected with, or what it threw.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Rejection(pub String);
+
+impl From<String> for Rejection {
+    fn from(why: String) -> Self {
+        Rejection(why)
+    }
+}
+
+impl From<&str> for Rejection {
+    fn from(why: &str) -> Self {
+        Rejection(why.to_string())
+    }
+}
+
 /// One `agent()` call: its prompt and options, as the script gave them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -92,11 +110,11 @@ pub struct JournalEntry {
 /// What runs the script's agents; the rest of a workflow is the script's own.
 pub trait Host: Send + Sync {
     /// Run one subagent to its end.
-    fn agent(&self, index: usize, call: AgentCall) -> BoxFuture<'static, Result<AgentAnswer, String>>;
+    fn agent(&self, index: usize, call: AgentCall) -> BoxFuture<'static, Result<AgentAnswer, Rejection>>;
     /// `agentType` names a subagent type (checked before anything runs).
-    fn agent_type_known(&self, name: &str) -> Result<(), String>;
+    fn agent_type_known(&self, name: &str) -> Result<(), Rejection>;
     /// The script of a named workflow (`workflow(name)`), or of `{"scriptPath": …}`.
-    fn named(&self, key: &str) -> Result<String, String>;
+    fn named(&self, key: &str) -> Result<String, Rejection>;
     fn progress(&self, progress: Progress);
     /// Agent `index` ended (or was answered from the earlier run): its entry, to keep
     /// as it comes (an interrupted run can then be resumed).
@@ -198,7 +216,7 @@ pub async fn run(
                 Some(vm::ToHost::Done(result)) => {
                     finished.agents = journal.len();
                     finished.journal = journal;
-                    finished.result = result.map_err(WorkflowError::Failed);
+                    finished.result = result.map_err(|r| WorkflowError::Failed(r.0));
                     return finished;
                 }
                 Some(vm::ToHost::Progress(p)) => host.progress(p),

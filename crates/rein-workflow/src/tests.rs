@@ -17,7 +17,7 @@ struct Fake {
 impl Host for Fake {
     /// An agent answers `echo:<prompt>`, or `{"n": <prompt length>}` with a schema;
     /// a prompt with "fail" fails; "slow" takes 50 ms.
-    fn agent(&self, _index: usize, call: AgentCall) -> BoxFuture<'static, Result<AgentAnswer, String>> {
+    fn agent(&self, _index: usize, call: AgentCall) -> BoxFuture<'static, Result<AgentAnswer, crate::Rejection>> {
         self.calls.lock().unwrap_or_else(|p| p.into_inner()).push(call.clone());
         Box::pin(async move {
             if call.prompt.contains("slow") {
@@ -33,11 +33,15 @@ impl Host for Fake {
             Ok(AgentAnswer { value, output_tokens: 10, tool_uses: 1 })
         })
     }
-    fn agent_type_known(&self, name: &str) -> Result<(), String> {
-        if name == "Explore" { Ok(()) } else { Err(format!("no agent type {name:?}; the types are: Explore")) }
+    fn agent_type_known(&self, name: &str) -> Result<(), crate::Rejection> {
+        if name == "Explore" { Ok(()) } else { Err(format!("no agent type {name:?}; the types are: Explore").into()) }
     }
-    fn named(&self, key: &str) -> Result<String, String> {
-        self.named.iter().find(|(n, _)| n == key).map(|(_, s)| s.clone()).ok_or_else(|| format!("no workflow {key:?}"))
+    fn named(&self, key: &str) -> Result<String, crate::Rejection> {
+        self.named
+            .iter()
+            .find(|(n, _)| n == key)
+            .map(|(_, s)| s.clone())
+            .ok_or_else(|| format!("no workflow {key:?}").into())
     }
     fn progress(&self, progress: Progress) {
         self.progress.lock().unwrap_or_else(|p| p.into_inner()).push(progress);

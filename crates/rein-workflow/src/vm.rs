@@ -36,13 +36,13 @@ pub(crate) enum ToHost {
     },
     Progress(Progress),
     /// The script ended: its value (JSON), or why it failed.
-    Done(Result<serde_json::Value, String>),
+    Done(Result<serde_json::Value, crate::Rejection>),
 }
 
 /// The host's answer to a request.
 pub(crate) struct Settled {
     pub(crate) id: u64,
-    pub(crate) result: Result<serde_json::Value, String>,
+    pub(crate) result: Result<serde_json::Value, crate::Rejection>,
 }
 
 /// What the script's thread is given.
@@ -82,7 +82,7 @@ fn run_inner(
     setup: &VmSetup,
     to_host: &UnboundedSender<ToHost>,
     answers: &mpsc::Receiver<Settled>,
-) -> Result<serde_json::Value, String> {
+) -> Result<serde_json::Value, crate::Rejection> {
     let rt = Runtime::new().map_err(|e| format!("the script engine did not start: {e}"))?;
     rt.set_memory_limit(256 * 1024 * 1024);
     rt.set_max_stack_size(1024 * 1024);
@@ -113,7 +113,7 @@ fn run_inner(
     };
 
     // The prelude, then the script called with its args.
-    let mut outcome: Result<Persistent<Promise<'static>>, String> = Err("the script did not start".into());
+    let mut outcome: Result<Persistent<Promise<'static>>, crate::Rejection> = Err("the script did not start".into());
     slice(&mut || {
         outcome = ctx.with(|ctx| {
             let native = native(&ctx, setup, to_host, &state).catch(&ctx).map_err(|e| e.to_string())?;
@@ -133,8 +133,8 @@ fn run_inner(
         Err(e) => Err(e),
     };
     // However it failed, a slice that ran out of time is said as such.
-    let result =
-        result.map_err(|e| if timed_out.load(Ordering::Relaxed) { describe_timeout(setup.slice_limit) } else { e });
+    let result = result
+        .map_err(|e| if timed_out.load(Ordering::Relaxed) { describe_timeout(setup.slice_limit).into() } else { e });
     // What the host's functions keep of the script goes before the runtime does.
     state.borrow_mut().pending.clear();
     result
@@ -149,7 +149,7 @@ fn settle(
     answers: &mpsc::Receiver<Settled>,
     promise: &Persistent<Promise<'static>>,
     slice: &dyn Fn(&mut dyn FnMut()),
-) -> Result<serde_json::Value, String> {
+) -> Result<serde_json::Value, crate::Rejection> {
     loop {
         if setup.stop.load(Ordering::Relaxed) {
             return Err("stopped".into());
@@ -168,12 +168,12 @@ fn settle(
             }
         });
         if let Some(e) = job_error {
-            return Err(describe(&e, false));
+            return Err(describe(&e, false).into());
         }
         // Reading the value runs the script's code too (toJSON, getters): a slice.
         let mut settled = None;
         slice(&mut || {
-            settled = ctx.with(|ctx| -> Option<Result<serde_json::Value, String>> {
+            settled = ctx.with(|ctx| -> Option<Result<serde_json::Value, crate::Rejection>> {
                 let p = promise.clone().restore(&ctx).ok()?;
                 match p.state() {
                     rquickjs::promise::PromiseState::Pending => None,
@@ -190,7 +190,7 @@ fn settle(
                             Some(Err(e)) => e.to_string(),
                             None => "the script failed".into(),
                         };
-                        Some(Err(describe(&why, false)))
+                        Some(Err(describe(&why, false).into()))
                     }
                 }
             });
@@ -216,7 +216,7 @@ fn settle(
                             reject.call::<_, ()>((rquickjs::Exception::from_message(ctx.clone(), &e.to_string()),))
                         }
                     },
-                    Err(why) => match rquickjs::Exception::from_message(ctx.clone(), why) {
+                    Err(why) => match rquickjs::Exception::from_message(ctx.clone(), &why.0) {
                         Ok(err) => reject.call::<_, ()>((err,)),
                         Err(e) => Err(e),
                     },
@@ -259,7 +259,7 @@ fn native<'js>(
                 let call: AgentCall = serde_json::from_str(&opts)
                     .map_err(|e| rquickjs::Exception::throw_type(&ctx, &format!("agent() options: {e}")))?;
                 if let Some(kind) = call.agent_type.as_deref() {
-                    host.agent_type_known(kind).map_err(|e| rquickjs::Exception::throw_message(&ctx, &e))?;
+                    host.agent_type_known(kind).map_err(|e| rquickjs::Exception::throw_message(&ctx, &e.0))?;
                 }
                 if call.isolation.as_deref() == Some("remote") {
                     return Err(rquickjs::Exception::throw_message(
@@ -343,9 +343,9 @@ fn native<'js>(
             "source",
             Function::new(ctx.clone(), move |ctx: Ctx<'js>, key: String| {
                 host.named(&key)
-                    .and_then(|text| Script::parse(&text).map_err(|e| e.to_string()))
+                    .and_then(|text| Script::parse(&text).map_err(|e| crate::Rejection(e.to_string())))
                     .map(|s| s.function_source())
-                    .map_err(|e| rquickjs::Exception::throw_message(&ctx, &e))
+                    .map_err(|e| rquickjs::Exception::throw_message(&ctx, &e.0))
             })?,
         )?;
     }
@@ -356,7 +356,7 @@ fn native<'js>(
     Ok(native)
 }
 
-fn to_json<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<serde_json::Value, String> {
+fn to_json<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<serde_json::Value, crate::Rejection> {
     if v.is_undefined() {
         return Ok(serde_json::Value::Null);
     }
@@ -368,9 +368,10 @@ fn to_json<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> Result<serde_json::Value, Stri
                 return Err(format!(
                     "the result is {} bytes of JSON; a workflow may return {MAX_RESULT_BYTES}",
                     t.len()
-                ));
+                )
+                .into());
             }
-            serde_json::from_str(&t).map_err(|e| format!("the result is not JSON: {e}"))
+            serde_json::from_str(&t).map_err(|e| crate::Rejection(format!("the result is not JSON: {e}")))
         }
         None => Ok(serde_json::Value::Null),
     }
@@ -385,7 +386,7 @@ fn error_text<'js>(ctx: &Ctx<'js>, v: Value<'js>) -> String {
             _ => message,
         };
     }
-    to_json(ctx, v).map(|j| j.to_string()).unwrap_or_else(|e| e)
+    to_json(ctx, v).map(|j| j.to_string()).unwrap_or_else(|e| e.0)
 }
 
 fn describe_timeout(limit: Duration) -> String {

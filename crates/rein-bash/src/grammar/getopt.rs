@@ -3,6 +3,7 @@
 //! names where the program's parser accepts them, `--` ending the options, and options
 //! after operands where the parser permutes.
 
+use super::NotModelled;
 use super::spec::{Arity, Operands, ProgramSpec, Val};
 use super::{Model, Reading, unknown};
 use crate::Word;
@@ -28,7 +29,7 @@ pub(crate) struct Scan {
 }
 
 /// Read `args` with `spec`'s options; operands are kept for the caller to type.
-pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
+pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, NotModelled> {
     let table = spec.parsed();
     let prog = spec.name;
     let mut s = Scan { tree: spec.tree_by_default, ..Scan::default() };
@@ -53,19 +54,19 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                 s.operands.push(w.clone());
                 continue;
             }
-            return Err(unknown(w));
+            return Err(unknown(w).into());
         }
         if w.may_be_option() && !options_harmless(spec) {
             // `-*` is an option (or names files that are); `*.md` is a file operand while
             // no match starts with `-`, which the caller checks.
             if w.text.starts_with('-') {
-                return Err(glob_option(w, prog));
+                return Err(glob_option(w, prog).into());
             }
             s.reading.option_globs.push(w.clone());
         }
         let t = w.text.as_str();
         if spec.response_files && t.starts_with('@') {
-            return Err(format!("`{t}`: {prog} reads more arguments from that file before it reads its options"));
+            return Err(format!("`{t}`: {prog} reads more arguments from that file before it reads its options").into());
         }
         if t == "--" {
             only_operands = true;
@@ -90,10 +91,13 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
             if opt.unsafe_ {
                 return Err(format!(
                     "`{t}` is an option of {prog} that rein does not vouch for (it writes, runs or reaches other code)"
-                ));
+                )
+                .into());
             }
             let value = match opt.arity {
-                Arity::Flag if value.is_some() => return Err(format!("`{t}`: {prog}'s `--{name}` takes no value")),
+                Arity::Flag if value.is_some() => {
+                    return Err(format!("`{t}`: {prog}'s `--{name}` takes no value").into());
+                }
                 Arity::Flag => None,
                 Arity::Required(_) => match value {
                     Some(v) => Some(v),
@@ -102,7 +106,7 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                 Arity::Optional(_) => value,
                 Arity::Two(_) => {
                     if value.is_some() {
-                        return Err(format!("`{t}` takes two separate values"));
+                        return Err(format!("`{t}` takes two separate values").into());
                     }
                     let _name = take_next(&mut i).map(separate).transpose()?;
                     take_next(&mut i).map(separate).transpose()?
@@ -126,13 +130,13 @@ pub(crate) fn scan(spec: &ProgramSpec, args: &[Word]) -> Result<Scan, String> {
                 continue;
             }
             let Some(&idx) = table.by_short.get(&c) else {
-                return Err(format!("`-{c}` (in `{t}`) is not an option rein models for {prog}"));
+                return Err(format!("`-{c}` (in `{t}`) is not an option rein models for {prog}").into());
             };
             let opt = &table.opts[idx];
             if opt.unsafe_ {
                 return Err(format!(
                     "`-{c}` (in `{t}`) is an option of {prog} that rein does not vouch for (it writes, runs or reaches other code)"
-                ));
+                ).into());
             }
             let rest = &body[at + c.len_utf8()..];
             let attached = (!rest.is_empty()).then(|| Word { text: rest.to_string(), ..w.clone() });
@@ -197,35 +201,35 @@ fn glob_option(w: &Word, prog: &str) -> String {
 
 /// A value given as the next word: a glob there may expand to several words, the
 /// others then operands or options rein did not see.
-fn separate(v: Word) -> Result<Word, String> {
+fn separate(v: Word) -> Result<Word, NotModelled> {
     if v.glob {
-        return Err(format!("`{}` may expand to several words where one value is read", v.text));
+        return Err(format!("`{}` may expand to several words where one value is read", v.text).into());
     }
     Ok(v)
 }
 
 /// The table entry a long option names: exactly, or (GNU) by an unambiguous prefix.
-fn long_option(spec: &ProgramSpec, name: &str) -> Result<usize, String> {
+fn long_option(spec: &ProgramSpec, name: &str) -> Result<usize, NotModelled> {
     let table = spec.parsed();
     if let Some(&i) = table.by_long.get(name) {
         return Ok(i);
     }
     if spec.style == Style::Exact || name.is_empty() {
-        return Err(format!("not an option rein models for {}", spec.name));
+        return Err(format!("not an option rein models for {}", spec.name).into());
     }
     let mut found: Option<usize> = None;
     for (long, &i) in &table.by_long {
         if long.starts_with(name) {
             match found {
-                Some(j) if j != i => return Err(format!("an ambiguous abbreviation for {}", spec.name)),
+                Some(j) if j != i => return Err(format!("an ambiguous abbreviation for {}", spec.name).into()),
                 _ => found = Some(i),
             }
         }
     }
-    found.ok_or_else(|| format!("not an option rein models for {}", spec.name))
+    found.ok_or_else(|| NotModelled::from(format!("not an option rein models for {}", spec.name)))
 }
 
-fn apply(s: &mut Scan, opt: &super::spec::Opt, value: Option<&Word>, prog: &str, t: &str) -> Result<(), String> {
+fn apply(s: &mut Scan, opt: &super::spec::Opt, value: Option<&Word>, prog: &str, t: &str) -> Result<(), NotModelled> {
     s.tree |= opt.tree;
     s.reading.follows_links |= opt.follow;
     let kind = match opt.arity {
@@ -239,7 +243,7 @@ fn apply(s: &mut Scan, opt: &super::spec::Opt, value: Option<&Word>, prog: &str,
             s.pattern_given = true;
             s.patterns.push(v.clone());
         }
-        _ if !v.literal || v.glob => return Err(format!("`{t}` names a file only known at run time")),
+        _ if !v.literal || v.glob => return Err(format!("`{t}` names a file only known at run time").into()),
         Val::Read => s.reading.read(v),
         Val::PatternFile => {
             s.pattern_given = true;
@@ -247,7 +251,9 @@ fn apply(s: &mut Scan, opt: &super::spec::Opt, value: Option<&Word>, prog: &str,
         }
         Val::Write => s.reading.writes.push(v.clone()),
         Val::Dir => s.reading.chdir = Some(v.clone()),
-        Val::Names => return Err(format!("`{t}`: {prog} reads the files named inside a file, only known at run time")),
+        Val::Names => {
+            return Err(format!("`{t}`: {prog} reads the files named inside a file, only known at run time").into());
+        }
     }
     Ok(())
 }
@@ -256,12 +262,12 @@ fn apply(s: &mut Scan, opt: &super::spec::Opt, value: Option<&Word>, prog: &str,
 pub(super) fn parse(spec: &ProgramSpec, args: &[Word]) -> Model {
     match scan(spec, args).and_then(|s| type_operands(spec, s)) {
         Ok(r) => Model::Complete(r),
-        Err(why) => Model::NotModelled(why),
+        Err(why) => Model::NotModelled(why.0),
     }
 }
 
 /// Turn a scan into what the command reads, by the table's operand kind.
-pub(crate) fn type_operands(spec: &ProgramSpec, s: Scan) -> Result<Reading, String> {
+pub(crate) fn type_operands(spec: &ProgramSpec, s: Scan) -> Result<Reading, NotModelled> {
     let Scan { mut reading, pattern_given, operands, tree, .. } = s;
     let files: Vec<Word> = match spec.operands {
         Operands::Text => return Ok(reading),
@@ -270,7 +276,7 @@ pub(crate) fn type_operands(spec: &ProgramSpec, s: Scan) -> Result<Reading, Stri
             return Ok(reading);
         }
         Operands::Nothing if !operands.is_empty() => {
-            return Err(format!("`{}`: {} takes no operands rein models", operands[0].text, spec.name));
+            return Err(format!("`{}`: {} takes no operands rein models", operands[0].text, spec.name).into());
         }
         Operands::Nothing => return Ok(reading),
         Operands::Files | Operands::Targets => operands,
@@ -283,15 +289,16 @@ pub(crate) fn type_operands(spec: &ProgramSpec, s: Scan) -> Result<Reading, Stri
             return Err(format!(
                 "`{}` may expand to several files; {}'s second is a file it writes",
                 operands[0].text, spec.name
-            ));
+            )
+            .into());
         }
         Operands::OneFile if operands.len() > 1 => {
-            return Err(format!("`{}`: {}'s second operand is a file it writes", operands[1].text, spec.name));
+            return Err(format!("`{}`: {}'s second operand is a file it writes", operands[1].text, spec.name).into());
         }
         Operands::OneFile => operands,
     };
     if let Some(w) = files.iter().find(|w| !w.literal) {
-        return Err(unknown(w));
+        return Err(unknown(w).into());
     }
     if tree {
         reading.trees = if files.is_empty() { vec![Word::literal(".")] } else { files };

@@ -4,6 +4,7 @@
 //! moves the repository; every git command loads its repository's configuration,
 //! which the effects layer reads.
 
+use super::NotModelled;
 use super::getopt::{Scan, Style, scan};
 use super::spec::{Operands, ProgramSpec};
 use super::{Model, Reading, unknown};
@@ -137,16 +138,16 @@ static SUBCOMMANDS: std::sync::LazyLock<Vec<ProgramSpec>> = std::sync::LazyLock:
 pub(crate) fn model(args: &[Word]) -> Model {
     match git(args) {
         Ok(r) => Model::Complete(r),
-        Err(why) => Model::NotModelled(why),
+        Err(why) => Model::NotModelled(why.0),
     }
 }
 
-fn git(args: &[Word]) -> Result<Reading, String> {
+fn git(args: &[Word]) -> Result<Reading, NotModelled> {
     let mut r = Reading::default();
     let mut i = 0;
     while let Some(w) = args.get(i) {
         if !w.literal {
-            return Err(unknown(w));
+            return Err(unknown(w).into());
         }
         let t = w.text.as_str();
         if !t.starts_with('-') {
@@ -156,7 +157,7 @@ fn git(args: &[Word]) -> Result<Reading, String> {
             "-C" => {
                 let dir = args.get(i + 1).ok_or("`git -C` needs a directory")?;
                 if !dir.literal || dir.glob {
-                    return Err(unknown(dir));
+                    return Err(unknown(dir).into());
                 }
                 // `-C a -C b` is `a/b`.
                 let text = match &r.chdir {
@@ -182,13 +183,13 @@ fn git(args: &[Word]) -> Result<Reading, String> {
             | "--html-path"
             | "--man-path"
             | "--info-path" => i += 1,
-            _ => return Err(format!("`{t}` is a git option rein does not vouch for")),
+            _ => return Err(format!("`{t}` is a git option rein does not vouch for").into()),
         }
     }
     let Some(name) = args.get(i) else { return Ok(r) };
     let rest = &args[i + 1..];
     let Some(spec) = SUBCOMMANDS.iter().find(|s| s.name.strip_prefix("git ") == Some(name.text.as_str())) else {
-        return Err(format!("`git {}` is not a git command rein models as read-only", name.text));
+        return Err(format!("`git {}` is not a git command rein models as read-only", name.text).into());
     };
     let s = scan(spec, rest)?;
     let sub = name.text.as_str();
@@ -217,7 +218,7 @@ fn git(args: &[Word]) -> Result<Reading, String> {
     let operands: Vec<Word> = if skipped { operands.into_iter().skip(1).collect() } else { operands };
     if spec.operands == Operands::Text || spec.operands == Operands::Nothing {
         if spec.operands == Operands::Nothing && !operands.is_empty() {
-            return Err(format!("`git {sub} {}` does more than list", operands[0].text));
+            return Err(format!("`git {sub} {}` does more than list", operands[0].text).into());
         }
         return Ok(r);
     }
@@ -225,7 +226,7 @@ fn git(args: &[Word]) -> Result<Reading, String> {
     for (n, w) in operands.into_iter().enumerate() {
         // Before `--` a glob's matches may be revisions (`HEAD:.env`) or options.
         if !w.literal || (w.glob && n < dashdash) {
-            return Err(unknown(&w));
+            return Err(unknown(&w).into());
         }
         match w.text.split_once(':') {
             // `REV:path` names a file of the repository (relative to its top, or to the
@@ -282,7 +283,7 @@ fn prints_history(sub: &str, s: &Scan) -> bool {
 
 /// `git branch`/`git tag` that only list: a name is a pattern only with a listing option
 /// (a bare name would create a branch or tag).
-fn lists_only(name: &str, s: &Scan) -> Result<(), String> {
+fn lists_only(name: &str, s: &Scan) -> Result<(), NotModelled> {
     let listing = s.seen.iter().any(|o| {
         matches!(
             o.as_str(),
@@ -290,7 +291,7 @@ fn lists_only(name: &str, s: &Scan) -> Result<(), String> {
         )
     });
     match s.operands.first() {
-        Some(w) if !listing => Err(format!("`git {name} {}` creates or changes a {name}", w.text)),
+        Some(w) if !listing => Err(format!("`git {name} {}` creates or changes a {name}", w.text).into()),
         _ => Ok(()),
     }
 }

@@ -65,6 +65,24 @@ impl Reading {
     }
 }
 
+/// Why a command's words fall outside what its model covers: the word or option, and
+/// why (shown to the person with the question it leads to).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct NotModelled(pub(crate) String);
+
+impl From<String> for NotModelled {
+    fn from(why: String) -> Self {
+        NotModelled(why)
+    }
+}
+
+impl From<&str> for NotModelled {
+    fn from(why: &str) -> Self {
+        NotModelled(why.to_string())
+    }
+}
+
 /// The model of one command.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Model {

@@ -2,6 +2,7 @@
 //! `cd`), `find`'s expression, `sed` and `jq` (whose script is data rein reads), `xxd`'s
 //! prefix-matched options, and `date`/`hostname`, whose operands can set the system.
 
+use super::NotModelled;
 use super::getopt::{Style, scan, type_operands};
 use super::spec::{Operands, ProgramSpec};
 use super::{Model, Reading, unknown};
@@ -64,7 +65,9 @@ pub(crate) fn model(program: &str, args: &[Word]) -> Option<Model> {
         "jq" => jq(args),
         "xxd" => xxd(args),
         "date" => scan(&DATE, args).and_then(|s| match s.operands.iter().find(|w| !w.text.starts_with('+')) {
-            Some(w) => Err(format!("`{}`: date sets the system clock from an operand that is not +FORMAT", w.text)),
+            Some(w) => {
+                Err(format!("`{}`: date sets the system clock from an operand that is not +FORMAT", w.text).into())
+            }
             None => type_operands(&DATE, s),
         }),
         "hostname" => scan(&HOSTNAME, args).and_then(|s| type_operands(&HOSTNAME, s)),
@@ -74,37 +77,39 @@ pub(crate) fn model(program: &str, args: &[Word]) -> Option<Model> {
     };
     Some(match r {
         Ok(r) => Model::Complete(r),
-        Err(why) => Model::NotModelled(why),
+        Err(why) => Model::NotModelled(why.0),
     })
 }
 
 /// `printf -v NAME` assigns a variable (and evaluates a subscript in NAME): the format
 /// must be known and not an option.
-fn printf(args: &[Word]) -> Result<Reading, String> {
+fn printf(args: &[Word]) -> Result<Reading, NotModelled> {
     match args.first() {
-        Some(w) if !w.literal || w.glob => Err(unknown(w)),
+        Some(w) if !w.literal || w.glob => Err(unknown(w).into()),
         Some(w) if w.text.starts_with('-') && w.text != "--" => {
-            Err(format!("`printf {}` assigns a shell variable or takes an option rein does not model", w.text))
+            Err(format!("`printf {}` assigns a shell variable or takes an option rein does not model", w.text).into())
         }
         _ => Ok(Reading::default()),
     }
 }
 
 /// `test -v NAME` evaluates an array subscript in NAME as arithmetic, which can run commands.
-fn test(args: &[Word]) -> Result<Reading, String> {
+fn test(args: &[Word]) -> Result<Reading, NotModelled> {
     let plain = |w: &Word| {
         w.literal
             && w.text.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && w.text.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
-    let refused = || Err("`test -v` evaluates a name's subscript as arithmetic, which can run commands".to_string());
+    let refused =
+        || Err(NotModelled::from("`test -v` evaluates a name's subscript as arithmetic, which can run commands"));
     // A file's name may be `-v` (then the next one a subscript), and an unquoted
     // expansion any number of words.
     if let Some(w) = args.iter().find(|w| w.may_be_option() || (!w.literal && w.glob)) {
         return Err(format!(
             "`{}` is split and globbed into words at run time: one may be `-v` and the next a subscript test evaluates",
             w.text
-        ));
+        )
+        .into());
     }
     let ops: Vec<&Word> = args.iter().filter(|w| !(w.literal && (w.text == "]" || w.text == "!"))).collect();
     for (i, w) in ops.iter().enumerate() {
@@ -122,17 +127,17 @@ fn test(args: &[Word]) -> Result<Reading, String> {
     Ok(Reading::default())
 }
 
-fn cd(args: &[Word]) -> Result<Reading, String> {
+fn cd(args: &[Word]) -> Result<Reading, NotModelled> {
     let mut ops = args.iter().filter(|w| !(w.literal && matches!(w.text.as_str(), "-L" | "-P" | "-e" | "-@")));
     match ops.next() {
-        Some(w) if !w.literal || w.glob => Err(unknown(w)),
+        Some(w) if !w.literal || w.glob => Err(unknown(w).into()),
         _ => Ok(Reading::default()),
     }
 }
 
 /// `sed`: options by its table; the scripts must be literal and only print, unless
 /// `--sandbox` refuses every command that writes, reads or runs.
-fn sed(args: &[Word]) -> Result<Reading, String> {
+fn sed(args: &[Word]) -> Result<Reading, NotModelled> {
     let mut s = scan(&SED, args)?;
     let mut scripts = std::mem::take(&mut s.patterns);
     let files: Vec<Word> = if s.pattern_given {
@@ -148,14 +153,14 @@ fn sed(args: &[Word]) -> Result<Reading, String> {
     let sandboxed = s.seen.iter().any(|o| o == "sandbox");
     for w in &scripts {
         if !w.literal || w.glob {
-            return Err(format!("the sed script `{}` is only known at run time", w.text));
+            return Err(format!("the sed script `{}` is only known at run time", w.text).into());
         }
         if !sandboxed && !crate::readonly::sed_script_safe(&w.text) {
-            return Err(format!("the sed script `{}` writes, reads or runs something", w.text));
+            return Err(format!("the sed script `{}` writes, reads or runs something", w.text).into());
         }
     }
     if let Some(w) = files.iter().find(|w| !w.literal) {
-        return Err(unknown(w));
+        return Err(unknown(w).into());
     }
     let in_place = s.seen.iter().any(|o| o == "in-place");
     if in_place {
@@ -171,12 +176,12 @@ fn sed(args: &[Word]) -> Result<Reading, String> {
 
 /// `jq FILTER [FILES]`: the filter must not import modules (which reads other files);
 /// after `--args`/`--jsonargs` the operands are values, not files.
-fn jq(args: &[Word]) -> Result<Reading, String> {
+fn jq(args: &[Word]) -> Result<Reading, NotModelled> {
     let mut s = scan(&JQ, args)?;
     let mut ops = std::mem::take(&mut s.operands).into_iter();
     if let Some(filter) = ops.next() {
         if !filter.literal || filter.glob {
-            return Err(unknown(&filter));
+            return Err(unknown(&filter).into());
         }
         if filter.text.contains("import") || filter.text.contains("include") {
             return Err("the jq filter imports modules, which reads other files".into());
@@ -189,7 +194,7 @@ fn jq(args: &[Word]) -> Result<Reading, String> {
     };
     for w in ops.take(files) {
         if !w.literal {
-            return Err(unknown(&w));
+            return Err(unknown(&w).into());
         }
         s.reading.read(&w);
     }
@@ -198,7 +203,7 @@ fn jq(args: &[Word]) -> Result<Reading, String> {
 
 /// `xxd` matches options by their first letter (`-c8`, `-cols 8`, `-autoskip`); `-r`
 /// turns a dump back into a file, and a second operand is written.
-fn xxd(args: &[Word]) -> Result<Reading, String> {
+fn xxd(args: &[Word]) -> Result<Reading, NotModelled> {
     const FLAGS: &str = "abCEehiKpuvdt";
     const VALUES: &str = "cglnosR";
     let mut r = Reading::default();
@@ -210,7 +215,7 @@ fn xxd(args: &[Word]) -> Result<Reading, String> {
         i += 1;
         // A glob may expand to an option, or to a second operand (the file xxd writes).
         if !w.literal || w.glob {
-            return Err(unknown(w));
+            return Err(unknown(w).into());
         }
         // xxd reads options only before its first operand: after it, every word (even
         // `-c`) is the output file.
@@ -245,10 +250,10 @@ fn xxd(args: &[Word]) -> Result<Reading, String> {
             }
             continue;
         }
-        return Err(format!("`{}` is an option of xxd that rein does not vouch for", w.text));
+        return Err(format!("`{}` is an option of xxd that rein does not vouch for", w.text).into());
     }
     if operands.len() > 1 {
-        return Err(format!("`{}`: xxd writes its second operand", operands[1].text));
+        return Err(format!("`{}`: xxd writes its second operand", operands[1].text).into());
     }
     operands.iter().for_each(|w| r.read(w));
     Ok(r)
@@ -256,7 +261,7 @@ fn xxd(args: &[Word]) -> Result<Reading, String> {
 
 /// `find ROOTS EXPRESSION`: every test and action by its arity; actions that run,
 /// delete or write files are not vouched for (a runner form is handled as a runner).
-fn find(args: &[Word]) -> Result<Reading, String> {
+fn find(args: &[Word]) -> Result<Reading, NotModelled> {
     const ZERO: &[&str] = &[
         "-print",
         "-print0",
@@ -353,7 +358,7 @@ fn find(args: &[Word]) -> Result<Reading, String> {
             break;
         }
         if !w.literal || w.may_be_option() {
-            return Err(unknown(w));
+            return Err(unknown(w).into());
         }
         r.read(w);
         i += 1;
@@ -363,13 +368,15 @@ fn find(args: &[Word]) -> Result<Reading, String> {
         // A glob in the expression expands to words find reads as its own (`-name *`
         // meeting a file named `-delete`).
         if !w.literal || w.glob {
-            return Err(unknown(w));
+            return Err(unknown(w).into());
         }
         let t = w.text.as_str();
-        let value = |i: usize| match args.get(i) {
-            Some(v) if v.glob => Err(unknown(v)),
-            Some(v) => Ok(v.clone()),
-            None => Err(format!("find's `{t}` needs a value")),
+        let value = |i: usize| -> Result<Word, NotModelled> {
+            match args.get(i) {
+                Some(v) if v.glob => Err(unknown(v).into()),
+                Some(v) => Ok(v.clone()),
+                None => Err(format!("find's `{t}` needs a value").into()),
+            }
         };
         if ZERO.contains(&t) {
             r.follows_links |= t == "-follow";
@@ -379,19 +386,19 @@ fn find(args: &[Word]) -> Result<Reading, String> {
         } else if FILE.contains(&t) {
             let v = value(i)?;
             if !v.literal {
-                return Err(unknown(&v));
+                return Err(unknown(&v).into());
             }
             r.read(&v);
             i += 1;
         } else if WRITE.contains(&t) || t == "-fprintf" {
             let v = value(i)?;
             if !v.literal {
-                return Err(unknown(&v));
+                return Err(unknown(&v).into());
             }
             r.writes.push(v);
             i += if t == "-fprintf" { 2 } else { 1 };
         } else {
-            return Err(format!("`{t}` is a find action or test rein does not vouch for"));
+            return Err(format!("`{t}` is a find action or test rein does not vouch for").into());
         }
     }
     Ok(r)

@@ -13,17 +13,27 @@ use super::{Flow, Step};
 pub use crate::task_list::TaskList;
 
 /// Fire the events `input` raises; the reason the first hook that blocks gave.
-async fn check(hooks: &Hooks, tasks: &Mutex<TaskList>, input: &Value) -> Result<(), String> {
+/// A task hook that would not let the call run.
+#[derive(Debug, thiserror::Error)]
+enum TaskHookRefusal {
+    #[error("the {event} hook `{hook}` refused: {reason}")]
+    Blocked { event: rein_hooks::HookEvent, hook: String, reason: String },
+    #[error("a {event} hook stopped it: {reason}")]
+    Stopped { event: rein_hooks::HookEvent, reason: String },
+}
+
+async fn check(hooks: &Hooks, tasks: &Mutex<TaskList>, input: &Value) -> Result<(), TaskHookRefusal> {
     let (events, next) = tasks.lock().unwrap_or_else(|p| p.into_inner()).events(input);
     for event in &events {
         if !hooks.has(event.event()) {
             continue;
         }
         let out = hooks.fire_input(event, |_| true).await;
-        let refused =
-            out.block().map(|(reason, hook)| format!("the {} hook `{hook}` refused: {reason}", event.event()));
-        if let Some(why) = refused.or_else(|| out.stop().map(|r| format!("a {} hook stopped it: {r}", event.event()))) {
-            return Err(why);
+        if let Some((reason, hook)) = out.block() {
+            return Err(TaskHookRefusal::Blocked { event: event.event(), hook, reason });
+        }
+        if let Some(reason) = out.stop() {
+            return Err(TaskHookRefusal::Stopped { event: event.event(), reason });
         }
     }
     tasks.lock().unwrap_or_else(|p| p.into_inner()).seen = next;

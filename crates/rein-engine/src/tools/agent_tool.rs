@@ -219,7 +219,7 @@ impl AgentTool {
     ) -> Result<(crate::Outcome, Option<serde_json::Value>), ToolError> {
         if worktree {
             rein_tools::git_worktree::place(&ctx.cwd, "agent").map_err(|e| ToolError::new(e.to_string()))?;
-            crate::worktree_tools::refuse_untrusted(&ctx.cwd).map_err(ToolError::new)?;
+            crate::worktree_tools::refuse_untrusted(&ctx.cwd).map_err(|e| ToolError::new(e.to_string()))?;
         }
         let how = RunHow { worktree, ..RunHow::default() };
         self.run_subagent_as(how, wanted, task, model, schema, ctx).await
@@ -376,12 +376,15 @@ impl AgentTool {
     }
 
     /// `Ok` when `name` is a subagent type; else the types there are.
-    pub(crate) fn knows(&self, name: &str) -> Result<(), String> {
+    pub(crate) fn knows(&self, name: &str) -> Result<(), rein_tools::InputError> {
         if self.definition(name).is_some() {
             return Ok(());
         }
         let known: Vec<&str> = self.agents.iter().map(|a| a.name.as_str()).collect();
-        Err(format!("agent type {name:?} not found; the types are: {}", known.join(", ")))
+        Err(rein_tools::InputError::Refused(format!(
+            "agent type {name:?} not found; the types are: {}",
+            known.join(", ")
+        )))
     }
 
     fn definition(&self, name: &str) -> Option<&AgentDef> {

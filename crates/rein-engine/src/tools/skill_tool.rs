@@ -129,7 +129,7 @@ impl Tool for SkillTool {
                 };
                 let text = match run_shell_lines(ctx, &skill.name, &prepared.shell).await {
                     Ok(outputs) => prepared.fill(&outputs),
-                    Err(why) => return Ok(ToolOutput::failure(why)),
+                    Err(why) => return Ok(ToolOutput::failure(why.to_string())),
                 };
                 (&skill.name, text, &skill.hooks, fork, skill.dir.join("SKILL.md"))
             }
@@ -160,19 +160,30 @@ impl Tool for SkillTool {
 /// through the whole chain like a call of the model's (the skill's `allowed-tools` grant
 /// nothing): their outputs, or why the skill was not loaded (a line failed, was refused
 /// or blocked — as in Claude Code, the skill stops there).
-async fn run_shell_lines(ctx: &ToolContext, skill: &str, lines: &[String]) -> Result<Vec<String>, String> {
+async fn run_shell_lines(ctx: &ToolContext, skill: &str, lines: &[String]) -> Result<Vec<String>, SkillNotLoaded> {
     if lines.is_empty() {
         return Ok(Vec::new());
     }
-    let services = crate::EngineServices::of(ctx).map_err(|e| e.0)?;
+    let services = crate::EngineServices::of(ctx).map_err(|e| SkillNotLoaded::NoEngine(e.0))?;
     let mut outputs = Vec::new();
     for line in lines {
         match crate::direct::run_shell_line(&services.registry, &services.gate, ctx, Some(skill), line).await {
             Ok(output) => outputs.push(output),
-            Err(why) => return Err(format!("the skill {skill} was not loaded: its shell line `{line}`: {why}")),
+            Err(cause) => {
+                return Err(SkillNotLoaded::ShellLine { skill: skill.to_string(), line: line.clone(), cause });
+            }
         }
     }
     Ok(outputs)
+}
+
+/// Why a skill was not loaded.
+#[derive(Debug, thiserror::Error)]
+enum SkillNotLoaded {
+    #[error("{0}")]
+    NoEngine(String),
+    #[error("the skill {skill} was not loaded: its shell line `{line}`: {cause}")]
+    ShellLine { skill: String, line: String, cause: crate::direct::ShellLineError },
 }
 
 /// A skill's or command's `hooks`, from now on for the rest of the session.
@@ -201,12 +212,12 @@ pub(crate) async fn run_fork(
 impl crate::Engine {
     /// A command the person typed with `context: fork`: `prompt` run by a subagent of
     /// type `agent`; `Ok(report)`, or why it did not run.
-    pub async fn run_forked_command(&self, agent: &str, name: &str, prompt: String) -> Result<String, String> {
+    pub async fn run_forked_command(&self, agent: &str, name: &str, prompt: String) -> Result<String, ToolError> {
         let ctx = self.tool_context();
         match run_fork(&ctx, agent, name, prompt).await {
             Ok(out) if !out.is_error => Ok(out.content.to_text()),
-            Ok(out) => Err(out.content.to_text()),
-            Err(e) => Err(e.0),
+            Ok(out) => Err(ToolError::new(out.content.to_text())),
+            Err(e) => Err(e),
         }
     }
 

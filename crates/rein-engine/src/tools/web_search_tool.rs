@@ -81,14 +81,14 @@ impl Tool for WebSearchTool {
         let blocked = input.blocked_domains.clone().unwrap_or_default();
         let mut request =
             one_message(&model_name, SYSTEM, format!("Search the web for: {}", input.query), MAX_ANSWER_TOKENS)
-                .map_err(ToolError::new)?;
+                .map_err(|e| ToolError::new(e.to_string()))?;
         request.web_search = Some(rein_model::WebSearch {
             max_uses: MAX_SEARCHES,
             allowed_domains: allowed.clone(),
             blocked_domains: blocked.clone(),
         });
         let answer = tokio::select! {
-            answer = ask(services.model.as_ref(), request, &services.side) => answer.map_err(ToolError::new)?,
+            answer = ask(services.model.as_ref(), request, &services.side) => answer.map_err(|e| ToolError::new(e.to_string()))?,
             _ = ctx.abort.cancelled() => return Err(ToolError::new(rein_protocol::INTERRUPTED)),
         };
         let found = Found::read(&answer.content, &allowed, &blocked);

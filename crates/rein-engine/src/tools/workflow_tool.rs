@@ -245,7 +245,7 @@ impl WorkflowTool {
 
     /// The script's text: scriptPath, else script, else the named workflow's file.
     fn source(&self, input: &WorkflowInput, ctx: &ToolContext) -> Result<String, ToolError> {
-        let read = |p: &std::path::Path| read_script(ctx, p).map_err(ToolError::new);
+        let read = |p: &std::path::Path| read_script(ctx, p).map_err(|e| ToolError::new(e.0));
         if let Some(path) = &input.script_path {
             let path = ctx.resolve(path);
             // The file of a named workflow is that workflow: its rules hold.

@@ -60,7 +60,7 @@ impl Tool for EnterWorktree {
     fn validate(&self, input: &EnterWorktreeInput, ctx: &ToolContext) -> Result<(), rein_tools::InputError> {
         let name = input.name.clone().unwrap_or_else(|| "new".into());
         git_worktree::place(&ctx.cwd, &name).map_err(|e| e.to_string())?;
-        Ok(refuse_untrusted(&ctx.cwd)?)
+        refuse_untrusted(&ctx.cwd)
     }
 
     /// A write where the worktree goes, symlinks on the way resolved.
@@ -175,16 +175,16 @@ impl Tool for ExitWorktree {
 }
 
 /// A repository whose own configuration names programs git would run is refused.
-pub(crate) fn refuse_untrusted(dir: &std::path::Path) -> Result<(), String> {
+pub(crate) fn refuse_untrusted(dir: &std::path::Path) -> Result<(), rein_tools::InputError> {
     let found = git_worktree::untrusted_programs(dir);
     if found.is_empty() {
         return Ok(());
     }
-    Err(format!(
+    Err(rein_tools::InputError::Refused(format!(
         "this repository's git configuration names programs git would run for a worktree ({}); rein does not make \
          or remove worktrees here",
         found.join(", ")
-    ))
+    )))
 }
 
 impl Engine {

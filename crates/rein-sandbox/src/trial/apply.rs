@@ -13,20 +13,32 @@ use super::changes::{Change, ChangeKind, stamp};
 /// Make a tried command's `changes` on the host, in order (removals of a path before what
 /// replaces it, parents before children). Nothing is made when a path changed on the host
 /// since the trial was read; otherwise it stops at the first that fails, saying which.
-pub(super) fn apply(changes: &[Change]) -> Result<usize, String> {
+pub(super) fn apply(changes: &[Change]) -> Result<usize, ApplyError> {
     if let Some(c) = changes.iter().find(|c| c.kind != ChangeKind::Added && !c.is_dir && stamp(&c.path) != c.before) {
-        return Err(format!(
-            "{} changed since the command was tried; nothing was made (run it again)",
-            c.path.display()
-        ));
+        return Err(ApplyError::ChangedSince(c.path.clone()));
     }
     let mut modes = Vec::new();
     for (done, c) in changes.iter().enumerate() {
-        apply_one(c, false, &mut modes)
-            .map_err(|e| format!("{}: {e} ({done} of {} changes made)", c.path.display(), changes.len()))?;
+        apply_one(c, false, &mut modes).map_err(|source| ApplyError::Failed {
+            path: c.path.clone(),
+            done,
+            total: changes.len(),
+            source,
+        })?;
     }
-    set_modes(modes).map_err(|(p, e)| format!("{}: {e}", p.display()))?;
+    set_modes(modes).map_err(|(path, source)| ApplyError::Mode { path, source })?;
     Ok(changes.len())
+}
+
+/// Why a tried command's changes were not (all) made on the host.
+#[derive(Debug, thiserror::Error)]
+pub enum ApplyError {
+    #[error("{} changed since the command was tried; nothing was made (run it again)", .0.display())]
+    ChangedSince(PathBuf),
+    #[error("{}: {source} ({done} of {total} changes made)", path.display())]
+    Failed { path: PathBuf, done: usize, total: usize, source: std::io::Error },
+    #[error("{}: {source}", path.display())]
+    Mode { path: PathBuf, source: std::io::Error },
 }
 
 /// Make a recorded run's `changes` on the host, each on its own. Not made: a change to a
@@ -194,7 +206,7 @@ mod tests {
             change(ws.join("ro"), ChangeKind::Added, true, Some(layer.join("ro")), None),
             change(ws.join("ro/f"), ChangeKind::Added, false, Some(layer.join("ro/f")), None),
         ];
-        assert_eq!(apply(&changes), Ok(2));
+        assert_eq!(apply(&changes).ok(), Some(2));
         assert_eq!(std::fs::read_to_string(ws.join("ro/f")).unwrap(), "kept");
         assert_eq!(std::fs::metadata(ws.join("ro")).unwrap().permissions().mode() & 0o777, 0o555);
         std::fs::set_permissions(layer.join("ro"), std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -121,7 +121,7 @@ impl Tried {
 
     /// Keep what it did: its changes made on the host (the command does not run again),
     /// and its shell state adopted. The number of changes made.
-    pub fn keep(self) -> Result<usize, String> {
+    pub fn keep(self) -> Result<usize, rein_sandbox::trial::ApplyError> {
         let made = self.trial.apply()?;
         if let Some(saving) = self.saving {
             saving.adopt(&self.state_file, Some(&self.injected));

@@ -108,7 +108,7 @@ impl rein_tools::PageDigest for EchoDigest {
         url: &'a str,
         page: &'a str,
         prompt: &'a str,
-    ) -> futures::future::BoxFuture<'a, Result<String, String>> {
+    ) -> futures::future::BoxFuture<'a, Result<String, rein_tools::DigestError>> {
         Box::pin(async move { Ok(format!("ANSWER to {prompt:?} about {url} from {} chars", page.chars().count())) })
     }
 }
