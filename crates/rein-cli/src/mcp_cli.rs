@@ -185,14 +185,15 @@ pub(crate) fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             let cwd = store.project.clone();
             let facts = SessionFacts { cwd: &cwd, session_id: "mcp-list", tunnel: None, elicitor: None };
             let held = held_back(args, &cwd, &store.claude_json)?;
-            let health: Vec<Result<(), String>> = rt.block_on(async {
+            let health: Vec<Result<(), Unchecked>> = rt.block_on(async {
                 let mut out = Vec::new();
                 for s in &servers {
                     // A server is started to check it only where a session would start it.
                     match held(s) {
-                        Some(why) => out.push(Err(why)),
+                        Some(why) => out.push(Err(Unchecked::Held(why))),
                         None => {
-                            out.push(rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await.map(|_| ()));
+                            let connected = rein_mcp::client::connect(s, &facts, Duration::from_secs(10)).await;
+                            out.push(connected.map(|_| ()).map_err(Unchecked::Failed));
                         }
                     }
                 }
@@ -201,11 +202,11 @@ pub(crate) fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
             for (s, h) in servers.iter().zip(health) {
                 let status = match h {
                     Ok(()) => "✔ Connected".to_string(),
-                    Err(e) if rein_mcp::needs_auth(&e) => {
+                    Err(Unchecked::Failed(e)) if e.needs_auth() => {
                         format!("⚠ Needs authentication — run `rein mcp login {}`", s.name)
                     }
-                    Err(e) if e.starts_with("not started") => format!("⏸ {e}"),
-                    Err(e) => format!("✘ Failed to connect — {e}"),
+                    Err(Unchecked::Held(why)) => format!("⏸ {why}"),
+                    Err(Unchecked::Failed(e)) => format!("✘ Failed to connect — {e}"),
                 };
                 if wanted.is_some() {
                     println!(
@@ -222,4 +223,11 @@ pub(crate) fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A server `rein mcp list` did not find connected: held back before starting (why), or
+/// failed to connect.
+enum Unchecked {
+    Held(String),
+    Failed(rein_mcp::ServerError),
 }

@@ -16,14 +16,14 @@ pub(crate) async fn ask_text(
     rubric: &str,
     prompt: String,
     max_tokens: u32,
-) -> Result<(String, Usage), String> {
+) -> Result<(String, Usage), crate::AskError> {
     let request = ModelRequest {
         model: name.to_string(),
         max_tokens,
         system: rein_model::System::split(rubric, ""),
         tools: Arc::new([]),
         messages: vec![Arc::new(
-            rein_model::CachedMessage::new(Message::user_text(prompt)).map_err(|e| e.to_string())?,
+            rein_model::CachedMessage::new(Message::user_text(prompt)).map_err(crate::AskError::Request)?,
         )],
         cache: Some(rein_model::CacheTtl::FiveMinutes),
         reasoning: rein_model::Reasoning::default(),
@@ -34,18 +34,18 @@ pub(crate) async fn ask_text(
         match item {
             Ok(ModelEvent::MessageDone(m)) => return Ok((m.to_message().text(), m.usage)),
             Ok(_) => {}
-            Err(e) => return Err(format!("the request failed: {e}")),
+            Err(e) => return Err(crate::AskError::Request(e)),
         }
     }
-    Err("the response ended early".into())
+    Err(crate::AskError::EndedEarly)
 }
 
 /// The answer as one JSON object (a code fence around it tolerated).
-pub(crate) fn json_answer(text: &str) -> Result<Value, String> {
+pub(crate) fn json_answer(text: &str) -> Result<Value, crate::AnswerError> {
     let t = text.trim();
     let body =
         t.strip_prefix("```json").or_else(|| t.strip_prefix("```")).and_then(|b| b.strip_suffix("```")).unwrap_or(t);
-    serde_json::from_str(body.trim()).map_err(|_| format!("not a JSON answer: {}", one_line(text)))
+    serde_json::from_str(body.trim()).map_err(|_| crate::AnswerError::NotJson(one_line(text)))
 }
 
 pub(crate) fn one_line(text: &str) -> String {

@@ -6,6 +6,7 @@
 //! The same small model names sessions ([`session_title`]).
 
 mod ask;
+mod error;
 mod prompt_hook;
 mod rubric;
 mod title;
@@ -20,6 +21,7 @@ use rein_model::Model;
 use rein_protocol::Usage;
 use serde_json::Value;
 
+pub use error::{AnswerError, AskError, JudgeError, TitleError};
 pub use prompt_hook::{HOOK_RUBRIC, PromptHookJudge, parse as parse_verdict};
 pub use rubric::{RUBRIC, describe};
 pub use title::{TITLE_RUBRIC, session_title};
@@ -41,11 +43,10 @@ impl ModelJudge {
         ModelJudge { model, model_name, timeout, verdicts: Mutex::new(HashMap::new()) }
     }
 
-    async fn ask(&self, request: &JudgeRequest<'_>) -> Result<(JudgeVerdict, String, Usage), String> {
+    async fn ask(&self, request: &JudgeRequest<'_>) -> Result<(JudgeVerdict, String, Usage), JudgeError> {
         let prompt = rubric::describe(request);
-        let (text, usage) = ask::ask_text(&*self.model, &self.model_name, RUBRIC, prompt, MAX_TOKENS)
-            .await
-            .map_err(|e| format!("the judge: {e}"))?;
+        let (text, usage) =
+            ask::ask_text(&*self.model, &self.model_name, RUBRIC, prompt, MAX_TOKENS).await.map_err(JudgeError::Ask)?;
         let (verdict, reason) = parse(&text)?;
         Ok((verdict, reason, usage))
     }
@@ -84,7 +85,7 @@ impl Judge for ModelJudge {
                     judgement.verdict = verdict;
                     judgement.reason = reason;
                 }
-                Ok(Err(why)) => judgement.reason = why,
+                Ok(Err(why)) => judgement.reason = why.to_string(),
                 Err(_) => judgement.reason = format!("no answer within {} s", self.timeout.as_secs_f64()),
             }
             judgement.latency = started.elapsed();
@@ -95,18 +96,18 @@ impl Judge for ModelJudge {
 
 /// Read the verdict: one JSON object (a code fence around it is tolerated) with
 /// `decision` `allow` or `block` and a `reason`. Anything else fails.
-pub fn parse(text: &str) -> Result<(JudgeVerdict, String), String> {
-    let value = ask::json_answer(text).map_err(|_| format!("not a JSON verdict: {}", ask::one_line(text)))?;
+pub fn parse(text: &str) -> Result<(JudgeVerdict, String), AnswerError> {
+    let value = ask::json_answer(text).map_err(|_| AnswerError::NotAVerdict(ask::one_line(text)))?;
     let reason = value
         .get("reason")
         .and_then(Value::as_str)
         .map(str::trim)
         .filter(|r| !r.is_empty())
-        .ok_or_else(|| format!("a verdict without a reason: {}", ask::one_line(text)))?;
+        .ok_or_else(|| AnswerError::NoReason(ask::one_line(text)))?;
     let verdict = match value.get("decision").and_then(Value::as_str) {
         Some("allow") => JudgeVerdict::Allow,
         Some("block") => JudgeVerdict::Block,
-        _ => return Err(format!("a verdict that is neither allow nor block: {}", ask::one_line(text))),
+        _ => return Err(AnswerError::NoDecision(ask::one_line(text))),
     };
     Ok((verdict, reason.lines().next().unwrap_or(reason).to_string()))
 }

@@ -32,19 +32,19 @@ impl rein_hooks::PromptJudge for PromptHookJudge {
             let (text, _) = crate::ask::ask_text(&*self.model, &name, HOOK_RUBRIC, prompt, 300)
                 .await
                 .map_err(|e| rein_hooks::DelegatedError::Failed { what: "the prompt hook", source: e.into() })?;
-            parse(&text).map_err(rein_hooks::DelegatedError::NoVerdict)
+            parse(&text).map_err(|e| rein_hooks::DelegatedError::NoVerdict(e.to_string()))
         })
     }
 }
 
 /// `{"ok": true}` or `{"ok": false, "reason": "…"}` (a code fence tolerated).
-pub fn parse(text: &str) -> Result<(bool, String), String> {
+pub fn parse(text: &str) -> Result<(bool, String), crate::AnswerError> {
     let t = text.trim();
     let body =
         t.strip_prefix("```json").or_else(|| t.strip_prefix("```")).and_then(|b| b.strip_suffix("```")).unwrap_or(t);
     let v: Value = serde_json::from_str(body.trim())
-        .map_err(|_| format!("not a JSON answer: {}", t.chars().take(200).collect::<String>()))?;
-    let ok = v.get("ok").and_then(Value::as_bool).ok_or("an answer without a boolean `ok`")?;
+        .map_err(|_| crate::AnswerError::NotJson(t.chars().take(200).collect::<String>()))?;
+    let ok = v.get("ok").and_then(Value::as_bool).ok_or(crate::AnswerError::NoOk)?;
     let reason = v.get("reason").and_then(Value::as_str).unwrap_or("").trim().to_string();
     Ok((ok, if reason.is_empty() && !ok { "the prompt hook's condition is not met".into() } else { reason }))
 }

@@ -12,10 +12,10 @@ flaky login test\"). Answer with the title only: no quotes, no final period, not
 const MAX_CHARS: usize = 60;
 
 /// A title for the session that began with `first_prompt`, from `model` (named `name`).
-pub async fn session_title(model: &dyn Model, name: &str, first_prompt: &str) -> Result<String, String> {
+pub async fn session_title(model: &dyn Model, name: &str, first_prompt: &str) -> Result<String, crate::TitleError> {
     let prompt: String = first_prompt.chars().take(4000).collect();
     let (text, _usage) = crate::ask::ask_text(model, name, TITLE_RUBRIC, prompt, 60).await?;
-    clean(&text).ok_or_else(|| "the model gave no title".to_string())
+    clean(&text).ok_or(crate::TitleError::Empty)
 }
 
 /// The answer's first non-empty line, without quotes, markup or a final period, cut to

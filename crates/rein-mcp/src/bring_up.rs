@@ -68,8 +68,8 @@ pub(crate) async fn bring_up(server: ServerConfig, shared: &Shared) {
             }
             ("connected", None)
         }
-        Err(e) if crate::needs_auth(&e) => ("needs-auth", Some(crate::needs_auth_message(&server.name, &e))),
-        Err(e) => ("failed", Some(e)),
+        Err(e) if e.needs_auth() => ("needs-auth", Some(crate::needs_auth_message(&server.name, &e))),
+        Err(e) => ("failed", Some(e.to_string())),
     };
     match (status, &error) {
         // A call of one of its tools says how to sign in.

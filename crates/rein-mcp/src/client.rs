@@ -7,6 +7,7 @@
 
 #![allow(deprecated)] // Roots are deprecated by SEP-2577, but servers still ask for them.
 
+use crate::error::{HelperError, ServerError};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -93,7 +94,11 @@ pub struct SessionFacts<'a> {
 }
 
 /// Connect to `server` and list its tools, within `timeout`.
-pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: Duration) -> Result<Connection, String> {
+pub async fn connect(
+    server: &ServerConfig,
+    facts: &SessionFacts<'_>,
+    timeout: Duration,
+) -> Result<Connection, ServerError> {
     let tools_changed = Arc::new(tokio::sync::Notify::new());
     let handler = Handler {
         root: facts.cwd.to_path_buf(),
@@ -123,25 +128,28 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                 let (transport, _) = TokioChildProcess::builder(cmd)
                     .stderr(std::process::Stdio::null())
                     .spawn()
-                    .map_err(|e| format!("cannot start {command}: {e}"))?;
+                    .map_err(|source| ServerError::Start { command: command.clone(), source })?;
                 let group = rein_process::GroupGuard::new(transport.id());
-                let service = handler.clone().serve(transport).await.map_err(|e| e.to_string())?;
+                let service = handler.clone().serve(transport).await?;
                 (service, Some(group))
             }
             Transport::Http { url, headers } => {
                 let headers = with_helper(headers, server.headers_helper.as_deref()).await?;
                 let mut map = HashMap::new();
                 for (k, v) in &headers {
-                    let name = k.parse().map_err(|e| format!("header {k:?}: {e}"))?;
-                    let value = v.parse().map_err(|e| format!("header {k:?}: {e}"))?;
+                    let bad = |e: Box<dyn std::error::Error + Send + Sync>| ServerError::Header {
+                        name: k.clone(),
+                        source: e,
+                    };
+                    let name = k.parse::<reqwest::header::HeaderName>().map_err(|e| bad(Box::new(e)))?;
+                    let value = v.parse::<reqwest::header::HeaderValue>().map_err(|e| bad(Box::new(e)))?;
                     map.insert(name, value);
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(map);
-                let client =
-                    rein_tls::client_builder().build().map_err(|e| format!("cannot start an HTTP client: {e}"))?;
+                let client = rein_tls::client_builder().build().map_err(ServerError::HttpClient)?;
                 // Signed in (`rein mcp login`): the token goes with every request, refreshed
                 // before it expires and after a 401.
-                let authorized = crate::oauth::stored_authorization(server).await.map_err(|e| e.to_string())?;
+                let authorized = crate::oauth::stored_authorization(server).await?;
                 let service = match authorized {
                     Some(manager) => {
                         let client = rmcp::transport::auth::AuthClient::new(client, manager);
@@ -149,35 +157,33 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
                     }
                     None => handler.clone().serve(StreamableHttpClientTransport::with_client(client, config)).await,
                 };
-                (service.map_err(|e| e.to_string())?, None)
+                (service?, None)
             }
             Transport::Sdk => {
-                let tunnel =
-                    facts.tunnel.ok_or("an in-process (\"sdk\") server needs the Agent SDK that hosts it")?.clone();
+                let tunnel = facts.tunnel.ok_or(ServerError::NoHost)?.clone();
                 let halves = crate::tunnel::halves(tunnel, server.name.clone());
-                (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
+                (handler.clone().serve(halves).await?, None)
             }
             Transport::Sse { url, headers } => {
                 let mut headers = with_helper(headers, server.headers_helper.as_deref()).await?;
                 // Signed in: the token (refreshed first when it is about to expire) goes
                 // with the stream's requests.
-                if let Some(manager) = crate::oauth::stored_authorization(server).await.map_err(|e| e.to_string())? {
-                    let token = manager.get_access_token().await.map_err(|e| format!("authorization required: {e}"))?;
+                if let Some(manager) = crate::oauth::stored_authorization(server).await? {
+                    let token = manager.get_access_token().await.map_err(|e| ServerError::Token(Box::new(e)))?;
                     headers.insert("Authorization".into(), format!("Bearer {token}"));
                 }
                 let halves = crate::sse::connect(url, &headers, timeout).await?;
-                (handler.clone().serve(halves).await.map_err(|e| e.to_string())?, None)
+                (handler.clone().serve(halves).await?, None)
             }
         };
-        let tools = service.list_all_tools().await.map_err(|e| format!("tools/list: {e}"))?;
+        let tools =
+            service.list_all_tools().await.map_err(|source| ServerError::Request { what: "tools/list", source })?;
         let instructions = service.peer_info().and_then(|i| i.instructions.clone());
         Ok(Connection { service, tools, instructions, tools_changed, _group: group })
     };
     match tokio::time::timeout(timeout, run).await {
         Ok(r) => r,
-        Err(_) => {
-            Err(format!("Connection to MCP server \"{}\" timed out after {}ms", server.name, timeout.as_millis()))
-        }
+        Err(_) => Err(ServerError::TimedOut { server: server.name.clone(), after: timeout }),
     }
 }
 
@@ -186,7 +192,7 @@ pub async fn connect(server: &ServerConfig, facts: &SessionFacts<'_>, timeout: D
 async fn with_helper(
     headers: &std::collections::BTreeMap<String, String>,
     helper: Option<&str>,
-) -> Result<std::collections::BTreeMap<String, String>, String> {
+) -> Result<std::collections::BTreeMap<String, String>, HelperError> {
     let mut out = headers.clone();
     let Some(helper) = helper else { return Ok(out) };
     let mut cmd = tokio::process::Command::new("sh");
@@ -194,14 +200,15 @@ async fn with_helper(
     rein_process::env::for_child(cmd.as_std_mut());
     let output = tokio::time::timeout(Duration::from_secs(10), cmd.output())
         .await
-        .map_err(|_| format!("headersHelper {helper:?} took more than 10 s"))?
-        .map_err(|e| format!("headersHelper {helper:?}: {e}"))?;
+        .map_err(|_| HelperError::TimedOut(helper.to_string()))?
+        .map_err(|source| HelperError::Run { helper: helper.to_string(), source })?;
     if !output.status.success() {
-        return Err(format!("headersHelper {helper:?} failed: {}", String::from_utf8_lossy(&output.stderr).trim()));
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_string();
+        return Err(HelperError::Failed { helper: helper.to_string(), stderr });
     }
     let value: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .map_err(|e| format!("headersHelper {helper:?} did not print a JSON object: {e}"))?;
-    let obj = value.as_object().ok_or_else(|| format!("headersHelper {helper:?} did not print a JSON object"))?;
+        .map_err(|e| HelperError::NotJson { helper: helper.to_string(), source: Some(e) })?;
+    let obj = value.as_object().ok_or_else(|| HelperError::NotJson { helper: helper.to_string(), source: None })?;
     for (k, v) in obj {
         if let Some(v) = v.as_str() {
             out.insert(k.clone(), v.to_string());

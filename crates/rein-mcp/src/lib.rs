@@ -9,6 +9,7 @@ mod bring_up;
 pub mod client;
 pub mod config;
 pub mod elicit;
+pub mod error;
 mod live;
 pub mod names;
 pub mod oauth;
@@ -31,10 +32,11 @@ use std::time::Duration;
 pub use client::{Connection, SessionFacts};
 pub use config::{ConfigError, ConfigProblem, Loaded, Locations, ServerConfig, Source};
 pub use elicit::{ElicitAnswer, Elicitation, Elicitor};
+pub use error::{HelperError, ServerError};
 pub use own::{OwnServers, start_own};
 use rein_tools::LateTools;
 pub use sign_in::SignIn;
-pub use tunnel::{Tunnel, TunnelHandle};
+pub use tunnel::{Tunnel, TunnelError, TunnelHandle};
 
 /// A server's state, as the init event reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,7 +161,7 @@ impl Servers {
 
     /// Expand `/mcp__<server>__<prompt> args` (waiting for the server to connect); `None`
     /// when `line` is not such a command.
-    pub async fn expand_prompt(&self, line: &str) -> Option<Result<String, String>> {
+    pub async fn expand_prompt(&self, line: &str) -> Option<Result<String, ServerError>> {
         let (command, args) = prompts::parse(line)?;
         let late = self.late.as_ref()?;
         late.wait_for(&format!("mcp__{command}")).await;
@@ -169,7 +171,7 @@ impl Servers {
             .cloned();
         Some(match live {
             Some(live) => prompts::expand(&live, command, args).await,
-            None => Err(format!("No connected MCP server for /mcp__{command}")),
+            None => Err(ServerError::Prompt(format!("No connected MCP server for /mcp__{command}"))),
         })
     }
 
@@ -179,14 +181,11 @@ impl Servers {
     }
 
     /// Start the connected server `name` again (`/mcp reconnect NAME`).
-    pub async fn reconnect(&self, name: &str) -> Result<(), String> {
+    pub async fn reconnect(&self, name: &str) -> Result<(), ServerError> {
         let live = lock(&self.connections).iter().find(|l| l.name() == name).cloned();
         match live {
             Some(live) => live.reconnect().await,
-            None => Err(format!(
-                "no connected MCP server named {name:?} (a server that failed to start is \
-                                 retried when the session starts again)"
-            )),
+            None => Err(ServerError::NotConnected(name.to_string())),
         }
     }
 }
@@ -202,7 +201,7 @@ pub fn needs_auth(error: &str) -> bool {
 }
 
 /// What to do about a server that needs authentication.
-pub fn needs_auth_message(name: &str, error: &str) -> String {
+pub fn needs_auth_message(name: &str, error: &dyn std::fmt::Display) -> String {
     format!(
         "MCP server \"{name}\" needs authentication ({error}): run `rein mcp login {name}`, or /mcp authenticate \
          {name} in a session"

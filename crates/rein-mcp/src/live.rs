@@ -27,7 +27,7 @@ impl Live {
     }
 
     /// The peer to call, after starting the server again if it died.
-    pub async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+    pub async fn peer(&self) -> Result<Peer<RoleClient>, crate::ServerError> {
         let mut state = self.state.lock().await;
         if state.0.is_transport_closed() {
             *state = self.connect_again("stopped and could not be restarted").await?;
@@ -37,23 +37,23 @@ impl Live {
 
     /// `/mcp reconnect`: start the server again now (the old connection is dropped,
     /// which stops it).
-    pub async fn reconnect(&self) -> Result<(), String> {
+    pub async fn reconnect(&self) -> Result<(), crate::ServerError> {
         let mut state = self.state.lock().await;
         *state = self.connect_again("could not be reconnected").await?;
         Ok(())
     }
 
     /// A new connection to the server; `failing` says what went wrong when it fails.
-    async fn connect_again(&self, failing: &str) -> Result<(Peer<RoleClient>, Connection), String> {
+    async fn connect_again(&self, failing: &'static str) -> Result<(Peer<RoleClient>, Connection), crate::ServerError> {
         let facts = SessionFacts {
             cwd: &self.session.cwd,
             session_id: &self.session.id,
             tunnel: self.session.tunnel.as_ref(),
             elicitor: self.session.elicitor.as_ref(),
         };
-        let conn = connect(&self.config, &facts, self.connect_timeout)
-            .await
-            .map_err(|e| format!("MCP server \"{}\" {failing}: {e}", self.config.name))?;
+        let conn = connect(&self.config, &facts, self.connect_timeout).await.map_err(|e| {
+            crate::ServerError::Again { server: self.config.name.clone(), failing, source: Box::new(e) }
+        })?;
         Ok((conn.service.peer().clone(), conn))
     }
 }

@@ -47,15 +47,16 @@ pub fn parse(line: &str) -> Option<(&str, &str)> {
 
 /// Expand the command `/mcp__<name> args` with `live` (whose tool prefix starts the
 /// name): the user message text, or why it cannot be.
-pub async fn expand(live: &Live, command: &str, args: &str) -> Result<String, String> {
+pub async fn expand(live: &Live, command: &str, args: &str) -> Result<String, crate::ServerError> {
     let server_prefix = prefix(live.name());
     let wanted = format!("mcp__{command}");
     let peer = live.peer().await?;
-    let prompts = peer.list_all_prompts().await.map_err(|e| format!("prompts/list: {e}"))?;
+    let prompts =
+        peer.list_all_prompts().await.map_err(|source| crate::ServerError::Request { what: "prompts/list", source })?;
     let prompt = prompts
         .iter()
         .find(|p| format!("{server_prefix}{}", clean(&p.name)) == wanted)
-        .ok_or_else(|| format!("Unknown MCP prompt: /{wanted}"))?;
+        .ok_or_else(|| crate::ServerError::Prompt(format!("Unknown MCP prompt: /{wanted}")))?;
     let mut arguments = Map::new();
     let declared = prompt.arguments.clone().unwrap_or_default();
     for (arg, value) in declared.iter().zip(split_args(args)) {
@@ -67,13 +68,15 @@ pub async fn expand(live: &Live, command: &str, args: &str) -> Result<String, St
         .map(|a| a.name.as_str())
         .collect();
     if !missing.is_empty() {
-        return Err(format!("/{wanted} needs the argument(s) {}", missing.join(", ")));
+        return Err(crate::ServerError::Prompt(format!("/{wanted} needs the argument(s) {}", missing.join(", "))));
     }
     let params = GetPromptRequestParams::new(prompt.name.clone()).with_arguments(arguments);
-    let GetPromptResponse::Complete(result) =
-        peer.get_prompt_once(params).await.map_err(|e| format!("prompts/get: {e}"))?
+    let GetPromptResponse::Complete(result) = peer
+        .get_prompt_once(params)
+        .await
+        .map_err(|source| crate::ServerError::Request { what: "prompts/get", source })?
     else {
-        return Err(format!("/{wanted} asks for input rein cannot give"));
+        return Err(crate::ServerError::Prompt(format!("/{wanted} asks for input rein cannot give")));
     };
     let mut text = format!(
         "<command-message>{wanted}</command-message>\n<command-name>/{wanted}</command-name>\n<command-args>{args}</command-args>\n"

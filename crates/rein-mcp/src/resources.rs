@@ -114,7 +114,7 @@ impl ExternalTool for ReadResource {
             };
             let peer = match live.peer().await {
                 Ok(p) => p,
-                Err(e) => return Ok(ToolOutput::failure(e)),
+                Err(e) => return Ok(ToolOutput::failure(e.to_string())),
             };
             let result = match peer.read_resource(ReadResourceRequestParams::new(uri.clone())).await {
                 Ok(r) => r,

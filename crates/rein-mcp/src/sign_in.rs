@@ -17,13 +17,12 @@ pub struct SignIn {
 
 impl Servers {
     /// Start signing in to server `name`: one that needs it, or a connected HTTP server.
-    pub async fn begin_sign_in(&self, name: &str) -> Result<SignIn, String> {
-        let shared = self.shared.clone().ok_or("no MCP servers are running in this session")?;
+    pub async fn begin_sign_in(&self, name: &str) -> Result<SignIn, crate::ServerError> {
+        let shared = self.shared.clone().ok_or(crate::ServerError::NoneRunning)?;
         let waiting = lock(&shared.waiting).iter().find(|s| s.name == name).cloned();
         let connected = || lock(&shared.connections).iter().find(|l| l.name() == name).map(|l| l.config.clone());
-        let server =
-            waiting.or_else(connected).ok_or_else(|| format!("no MCP server named {name:?} in this session"))?;
-        let pending = oauth::begin_login(&server).await.map_err(|e| e.to_string())?;
+        let server = waiting.or_else(connected).ok_or_else(|| crate::ServerError::Unknown(name.to_string()))?;
+        let pending = oauth::begin_login(&server).await?;
         Ok(SignIn { url: pending.url.clone(), pending, server, shared })
     }
 }
@@ -36,9 +35,9 @@ impl SignIn {
 
     /// Wait for the browser's redirect, keep the tokens, and connect the server. The
     /// line that says how it went.
-    pub async fn finish(self) -> Result<String, String> {
+    pub async fn finish(self) -> Result<String, crate::ServerError> {
         let name = self.server.name.clone();
-        self.pending.finish().await.map_err(|e| format!("signing in to {name} failed: {e}"))?;
+        self.pending.finish().await.map_err(|source| crate::ServerError::SignIn { server: name.clone(), source })?;
         lock(&self.shared.waiting).retain(|s| s.name != name);
         let live = lock(&self.shared.connections).iter().find(|l| l.name() == name).cloned();
         match live {
@@ -48,7 +47,11 @@ impl SignIn {
         let status = lock(&self.shared.statuses).iter().find(|s| s.name == name).cloned();
         match status {
             Some(s) if s.status == "connected" => Ok(format!("Signed in to {name}; it is connected")),
-            Some(s) => Err(format!("Signed in to {name}, but it is {}: {}", s.status, s.error.unwrap_or_default())),
+            Some(s) => Err(crate::ServerError::StillDown {
+                server: name,
+                status: s.status.to_string(),
+                why: s.error.unwrap_or_default(),
+            }),
             None => Ok(format!("Signed in to {name}")),
         }
     }

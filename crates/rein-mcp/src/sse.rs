@@ -12,6 +12,25 @@ use futures::channel::mpsc;
 use futures::{SinkExt, StreamExt};
 use rmcp::service::{RoleClient, RxJsonRpcMessage, TxJsonRpcMessage};
 
+/// Why the event stream gave no endpoint to post to.
+#[derive(Debug, thiserror::Error)]
+pub enum SseError {
+    #[error("cannot start an HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    #[error("{url}: {source}")]
+    Url { url: String, source: url::ParseError },
+    #[error("SSE error: {0}")]
+    Request(#[source] reqwest::Error),
+    #[error("SSE error: {status} from {url}")]
+    Status { status: reqwest::StatusCode, url: String },
+    #[error("SSE error: {0}")]
+    Stream(String),
+    #[error("the stream ended before the endpoint event")]
+    Ended,
+    #[error("no endpoint event from {0}")]
+    NoEndpoint(String),
+}
+
 /// The two halves rmcp drives.
 pub(crate) type Halves = (mpsc::Sender<TxJsonRpcMessage<RoleClient>>, mpsc::Receiver<RxJsonRpcMessage<RoleClient>>);
 
@@ -27,29 +46,31 @@ pub(crate) async fn connect(
     url: &str,
     headers: &BTreeMap<String, String>,
     endpoint_within: Duration,
-) -> Result<Halves, String> {
-    let client = rein_tls::client_builder().build().map_err(|e| format!("cannot start an HTTP client: {e}"))?;
-    let base = reqwest::Url::parse(url).map_err(|e| format!("{url}: {e}"))?;
+) -> Result<Halves, SseError> {
+    let client = rein_tls::client_builder().build().map_err(SseError::Client)?;
+    let base = reqwest::Url::parse(url).map_err(|source| SseError::Url { url: url.to_string(), source })?;
     let response = with_headers(client.get(base.clone()).header("accept", "text/event-stream"), headers)
         .send()
         .await
-        .map_err(|e| format!("SSE error: {e}"))?;
+        .map_err(SseError::Request)?;
     if !response.status().is_success() {
-        return Err(format!("SSE error: {} from {url}", response.status()));
+        return Err(SseError::Status { status: response.status(), url: url.to_string() });
     }
     let mut events = response.bytes_stream().eventsource();
     let endpoint = tokio::time::timeout(endpoint_within, async {
         while let Some(event) = events.next().await {
             match event {
-                Ok(e) if e.event == "endpoint" => return base.join(e.data.trim()).map_err(|e| e.to_string()),
+                Ok(e) if e.event == "endpoint" => {
+                    return base.join(e.data.trim()).map_err(|source| SseError::Url { url: e.data.clone(), source });
+                }
                 Ok(_) => {}
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(SseError::Stream(e.to_string())),
             }
         }
-        Err("the stream ended before the endpoint event".to_string())
+        Err(SseError::Ended)
     })
     .await
-    .map_err(|_| format!("no endpoint event from {url}"))??;
+    .map_err(|_| SseError::NoEndpoint(url.to_string()))??;
     let (in_tx, in_rx) = mpsc::channel::<RxJsonRpcMessage<RoleClient>>(64);
     let (out_tx, mut out_rx) = mpsc::channel::<TxJsonRpcMessage<RoleClient>>(64);
     tokio::spawn(async move {

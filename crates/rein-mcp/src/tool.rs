@@ -105,7 +105,7 @@ impl ExternalTool for McpTool {
             let args = input.as_object().cloned().unwrap_or_default();
             let peer = match live.peer().await {
                 Ok(p) => p,
-                Err(e) => return Ok(ToolOutput::failure(e)),
+                Err(e) => return Ok(ToolOutput::failure(e.to_string())),
             };
             let request = ClientRequest::CallToolRequest(CallToolRequest::new(
                 CallToolRequestParams::new(remote.clone()).with_arguments(args),

@@ -13,7 +13,17 @@ use serde_json::Value;
 
 /// Carries one JSON-RPC message to the host's server `server` and returns its reply.
 pub trait Tunnel: Send + Sync {
-    fn send<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, String>>;
+    fn send<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, TunnelError>>;
+}
+
+/// Why the host gave no reply to a message for its server.
+#[derive(Debug, thiserror::Error)]
+pub enum TunnelError {
+    /// The host's channel failed (it closed, or answered the request with an error).
+    #[error(transparent)]
+    Host(Box<dyn std::error::Error + Send + Sync>),
+    #[error("no mcp_response in {0}")]
+    NoResponse(Value),
 }
 
 /// A tunnel as the session keeps it.

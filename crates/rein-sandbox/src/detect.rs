@@ -34,9 +34,22 @@ impl Tier {
 #[derive(Debug, Clone)]
 pub struct Probe {
     pub tier: Tier,
-    pub bwrap: Result<(PathBuf, String), String>,
+    pub bwrap: Result<(PathBuf, String), BwrapProblem>,
     pub landlock_abi: i64,
     pub seccomp: bool,
+}
+
+/// Why bubblewrap cannot be used here.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum BwrapProblem {
+    #[error("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")]
+    NotInstalled,
+    #[error("{}: {source}", path.display())]
+    Run { path: PathBuf, source: std::sync::Arc<std::io::Error> },
+    #[error("bubblewrap {version} is too old (need {}.{} or newer)", MIN_BWRAP.0, MIN_BWRAP.1)]
+    TooOld { version: String },
+    #[error("bubblewrap {version} cannot create namespaces here: {stderr}")]
+    NoNamespaces { version: String, stderr: String },
 }
 
 /// Look. `bwrap_path` is the managed `bwrapPath`; `writable` are the roots a command
@@ -50,7 +63,7 @@ pub fn probe(bwrap_path: Option<&Path>, writable: &[PathBuf], forced: Option<cha
     let a = match (&bwrap, seccomp) {
         (Ok((p, v)), true) => Some(Tier::A { bwrap: p.clone(), version: v.clone() }),
         (Err(e), _) => {
-            missing.push(e.clone());
+            missing.push(e.to_string());
             None
         }
         (_, false) => None,
@@ -76,7 +89,7 @@ pub fn probe(bwrap_path: Option<&Path>, writable: &[PathBuf], forced: Option<cha
 
 /// The first `bwrap` on PATH (or the managed path) that lies outside every writable
 /// root: a command could plant a fake one there.
-fn find_bwrap(managed: Option<&Path>, writable: &[PathBuf]) -> Result<PathBuf, String> {
+fn find_bwrap(managed: Option<&Path>, writable: &[PathBuf]) -> Result<PathBuf, BwrapProblem> {
     let candidates: Vec<PathBuf> = match managed {
         Some(p) => vec![p.to_path_buf()],
         None => rein_process::env::os(rein_process::env::Var::Path)
@@ -90,19 +103,20 @@ fn find_bwrap(managed: Option<&Path>, writable: &[PathBuf]) -> Result<PathBuf, S
         }
         return Ok(real);
     }
-    Err("bubblewrap (bwrap) is not installed: apt-get install bubblewrap".into())
+    Err(BwrapProblem::NotInstalled)
 }
 
 /// Its version, and that it really starts a sandbox here (AppArmor or a container may
 /// forbid user namespaces).
-fn check_bwrap(bwrap: &Path) -> Result<String, String> {
-    let out = Command::new(bwrap).arg("--version").output().map_err(|e| format!("{}: {e}", bwrap.display()))?;
+fn check_bwrap(bwrap: &Path) -> Result<String, BwrapProblem> {
+    let run = |e: std::io::Error| BwrapProblem::Run { path: bwrap.to_path_buf(), source: std::sync::Arc::new(e) };
+    let out = Command::new(bwrap).arg("--version").output().map_err(run)?;
     let text = String::from_utf8_lossy(&out.stdout);
     let version = text.split_whitespace().nth(1).unwrap_or("").to_string();
     let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
     let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     if (major, minor) < MIN_BWRAP {
-        return Err(format!("bubblewrap {version} is too old (need {}.{} or newer)", MIN_BWRAP.0, MIN_BWRAP.1));
+        return Err(BwrapProblem::TooOld { version });
     }
     let trial = Command::new(bwrap)
         .args(["--unshare-user", "--unshare-net", "--unshare-pid", "--ro-bind", "/", "/", "--proc", "/proc", "true"])
@@ -110,12 +124,10 @@ fn check_bwrap(bwrap: &Path) -> Result<String, String> {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| format!("{}: {e}", bwrap.display()))?;
+        .map_err(run)?;
     if !trial.status.success() {
-        return Err(format!(
-            "bubblewrap {version} cannot create namespaces here: {}",
-            String::from_utf8_lossy(&trial.stderr).trim()
-        ));
+        let stderr = String::from_utf8_lossy(&trial.stderr).trim().to_string();
+        return Err(BwrapProblem::NoNamespaces { version, stderr });
     }
     Ok(version)
 }

@@ -28,6 +28,7 @@ pub mod settings;
 pub mod trial;
 mod violations;
 mod wrap;
+mod wrap_error;
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +40,7 @@ pub use platform::{FilterOptions, seccomp};
 pub use record::WriteRecorder;
 pub use settings::{Anchors, SandboxConfig};
 pub use wrap::Profile;
+pub use wrap_error::WrapError;
 
 /// Why the sandbox could not be set up or entered.
 #[derive(Debug, thiserror::Error)]

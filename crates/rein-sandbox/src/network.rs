@@ -96,15 +96,31 @@ pub fn is_local(ip: IpAddr) -> bool {
     }
 }
 
+/// Why the proxy refused a connection (recorded, and told to the command).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The network policy's own reason.
+    #[error("{0}")]
+    Denied(String),
+    #[error("{host} is not in allowedDomains and the user refused it")]
+    UserRefused { host: String },
+    #[error("{host} is not in allowedDomains")]
+    NotAllowed { host: String },
+    #[error("{host} does not resolve: {why}")]
+    Unresolved { host: String, why: String },
+    #[error("it resolves to a local address ({0}), which is refused")]
+    Local(std::net::IpAddr),
+}
+
 /// The addresses of `addrs` a connection may go to: all of them when the host was
 /// allowed as itself, else only the non-local ones (an error when none is left).
-pub fn usable(addrs: Vec<SocketAddr>, explicitly_local: bool) -> Result<Vec<SocketAddr>, String> {
+pub fn usable(addrs: Vec<SocketAddr>, explicitly_local: bool) -> Result<Vec<SocketAddr>, Refusal> {
     if explicitly_local {
         return Ok(addrs);
     }
     let (local, remote): (Vec<SocketAddr>, Vec<SocketAddr>) = addrs.into_iter().partition(|a| is_local(a.ip()));
     if remote.is_empty() && !local.is_empty() {
-        return Err(format!("it resolves to a local address ({}), which is refused", local[0].ip()));
+        return Err(Refusal::Local(local[0].ip()));
     }
     Ok(remote)
 }

@@ -108,10 +108,10 @@ impl Shared {
     }
 
     /// Where a connection to `host:port` may go, or why not.
-    async fn check(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, String> {
+    async fn check(&self, host: &str, port: u16) -> Result<Vec<SocketAddr>, crate::network::Refusal> {
         let mut named_by_the_user = false;
         match self.policy.verdict(host, port) {
-            Verdict::Deny(why) => return Err(why),
+            Verdict::Deny(why) => return Err(crate::network::Refusal::Denied(why)),
             Verdict::Allow => {}
             Verdict::Unknown => {
                 let granted =
@@ -125,9 +125,9 @@ impl Shared {
                 }
                 if !granted && !asked {
                     return Err(if self.ask.get().is_some() {
-                        format!("{host} is not in allowedDomains and the user refused it")
+                        crate::network::Refusal::UserRefused { host: host.to_string() }
                     } else {
-                        format!("{host} is not in allowedDomains")
+                        crate::network::Refusal::NotAllowed { host: host.to_string() }
                     });
                 }
                 named_by_the_user = true;
@@ -138,7 +138,7 @@ impl Shared {
             Ok(ip) => vec![SocketAddr::new(ip, port)],
             Err(_) => tokio::net::lookup_host((bare, port))
                 .await
-                .map_err(|e| format!("{host} does not resolve: {e}"))?
+                .map_err(|e| crate::network::Refusal::Unresolved { host: host.to_string(), why: e.to_string() })?
                 .collect(),
         };
         // The person allowing an address by itself (an IP literal, `localhost`) allows

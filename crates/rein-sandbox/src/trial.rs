@@ -299,22 +299,22 @@ impl Sandbox {
         cwd: &Path,
         keep: &[i32],
         shown: &[PathBuf],
-    ) -> Result<Wrapped, String> {
-        let Tier::A { bwrap, .. } = &self.probe().tier else { return Err("no tier A here".into()) };
-        let layer_paths = self.layers_of().ok_or("the workspace cannot be overlaid")?;
+    ) -> Result<Wrapped, crate::WrapError> {
+        let Tier::A { bwrap, .. } = &self.probe().tier else { return Err(crate::WrapError::NoTierA) };
+        let layer_paths = self.layers_of().ok_or(crate::WrapError::NotOverlaid)?;
         // A command started elsewhere would start in a directory the jail hides.
-        let start = std::fs::canonicalize(cwd).map_err(|e| e.to_string())?;
+        let start = std::fs::canonicalize(cwd)?;
         if !layer_paths.iter().any(|l| start.starts_with(l)) {
-            return Err("the shell is outside the workspace".into());
+            return Err(crate::WrapError::OutsideWorkspace);
         }
         let base = self.base.clone();
-        let (dir, layers) = make_layers(&base, "trial-", layer_paths).map_err(|e| e.to_string())?;
+        let (dir, layers) = make_layers(&base, "trial-", layer_paths)?;
         // The plan's masks over the overlaid roots; everything in the layers writable
         // (copy-on-write: what it changes is shown, never applied unasked).
         // A temp directory of the trial's own, dropped with it: what the command leaves
         // there is not seen by later commands.
         let tmp = dir.path().join("tmp");
-        std::fs::create_dir(&tmp).map_err(|e| e.to_string())?;
+        std::fs::create_dir(&tmp)?;
         let mut roots: Vec<PathBuf> = layers.iter().map(|l| l.path.clone()).collect();
         roots.push(tmp.clone());
         // One walk, of the workspace only (never the whole home): its protected paths (to
@@ -340,8 +340,8 @@ impl Sandbox {
         // Only the temp directory and the re-allowed reads come from descriptors: the
         // layers are bound by path, which resolves to the overlay mounted there.
         let opened = Plan { write_roots: vec![tmp.clone()], unmasked: plan.unmasked.clone(), ..Plan::default() };
-        let sources = bwrap::Sources::open(&opened).map_err(|e| e.to_string())?;
-        let (read, write) = std::io::pipe().map_err(|e| e.to_string())?;
+        let sources = bwrap::Sources::open(&opened)?;
+        let (read, write) = std::io::pipe()?;
         // rein itself first, as the stage that mounts the overlays (a fresh process: rein's
         // own is kept from /proc, so it could not write its namespace's maps), then
         // bubblewrap.

@@ -128,7 +128,7 @@ impl Sandbox {
                 Ok(Wrapped { command, after: After::default() })
             }
         }
-        .unwrap_or_else(|why| refused(&why, cwd));
+        .unwrap_or_else(|why| refused(&why.to_string(), cwd));
         wrapped.command.current_dir(cwd);
         if confined {
             wrapped.command.env("TMPDIR", self.tmp_dir());
@@ -201,14 +201,14 @@ impl Sandbox {
         cwd: &Path,
         keep: &[i32],
         record: Option<Record>,
-    ) -> Result<Wrapped, String> {
+    ) -> Result<Wrapped, crate::WrapError> {
         // Through a layer where one can be made; else as the command writes.
         let layers = record.as_ref().filter(|r| r.layers).and_then(|_| self.recording_layers(cwd));
         let live = record.as_ref().filter(|_| layers.is_none()).map(|r| r.recorder.clone());
         let plan = self.plan_as(profile);
         let guard = guard::Guard::before(&plan, false);
         let overlaid: Vec<PathBuf> = layers.iter().flat_map(|(_, l)| l.iter().map(|l| l.path.clone())).collect();
-        let sources = bwrap::Sources::open_beside(&plan, &overlaid).map_err(|e| e.to_string())?;
+        let sources = bwrap::Sources::open_beside(&plan, &overlaid)?;
         let net = self.net(profile);
         // A read-only command sees the host's processes (`ps` tells the truth) where
         // Landlock can keep it from signalling or tracing them; elsewhere it gets a
@@ -293,7 +293,7 @@ impl Sandbox {
         program: &[OsString],
         keep: &[i32],
         live: Option<Arc<dyn WriteRecorder>>,
-    ) -> Result<Wrapped, String> {
+    ) -> Result<Wrapped, crate::WrapError> {
         let plan = self.plan_as(profile);
         let guard = guard::Guard::before(&plan, true);
         let mut c = std::process::Command::new(&program[0]);
@@ -307,8 +307,7 @@ impl Sandbox {
         let confine = match slot.get() {
             Some(c) => c.clone(),
             None => {
-                let made = crate::platform::inprocess::InProcess::new(&self.roots_of(profile), filter)
-                    .map_err(|e| e.to_string())?;
+                let made = crate::platform::inprocess::InProcess::new(&self.roots_of(profile), filter)?;
                 slot.get_or_init(|| made).clone()
             }
         };

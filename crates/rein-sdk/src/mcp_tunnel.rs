@@ -15,11 +15,14 @@ pub struct McpTunnel {
 }
 
 impl rein_mcp::Tunnel for McpTunnel {
-    fn send<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, String>> {
+    fn send<'a>(&'a self, server: &'a str, message: Value) -> BoxFuture<'a, Result<Value, rein_mcp::TunnelError>> {
         Box::pin(async move {
             let request = crate::frames::OutRequest::McpMessage { server_name: server, message: &message };
-            let reply = self.peer.request(request).await.map_err(|e| e.to_string())?;
-            reply.get("mcp_response").cloned().ok_or_else(|| format!("no mcp_response in {reply}"))
+            let reply = self.peer.request(request).await.map_err(|e| rein_mcp::TunnelError::Host(Box::new(e)))?;
+            match reply.get("mcp_response") {
+                Some(answer) => Ok(answer.clone()),
+                None => Err(rein_mcp::TunnelError::NoResponse(reply)),
+            }
         })
     }
 }

@@ -84,8 +84,8 @@ pub enum CommandError {
     Compact(#[source] rein_engine::EngineError),
     #[error("no MCP server named {0:?} is configured")]
     NoServer(String),
-    #[error("{0}")]
-    Mcp(String),
+    #[error(transparent)]
+    Mcp(Box<rein_mcp::ServerError>),
     #[error(transparent)]
     Rewind(RewindFailed),
     #[error("No file checkpoint found for message {0}")]
@@ -175,7 +175,7 @@ impl Session {
                 if !servers.statuses().iter().any(|s| s.name == server) {
                     return Err(CommandError::NoServer(server));
                 }
-                servers.reconnect(&server).await.map_err(CommandError::Mcp)?;
+                servers.reconnect(&server).await.map_err(|e| CommandError::Mcp(Box::new(e)))?;
                 Reply::Reconnected { server }
             }
             // What can be answered while a turn runs is answered the same way now.

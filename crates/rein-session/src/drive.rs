@@ -33,8 +33,8 @@ pub enum Input {
 /// Why a prompt was not sent.
 #[derive(Debug, thiserror::Error)]
 pub enum PromptError {
-    #[error("{0}")]
-    McpPrompt(String),
+    #[error(transparent)]
+    McpPrompt(rein_mcp::ServerError),
     #[error(transparent)]
     Command(#[from] rein_engine::CommandAborted),
     #[error("the UserPromptExpansion hook `{hook}` blocked /{command}: {reason}")]

@@ -56,7 +56,9 @@ impl rein_hooks::HookTools for SessionHookTools {
             let mut engine = Engine::new(self.model.clone(), Arc::new(registry), gate, ctx, config);
             let outcome = engine.run(Message::user_text(prompt), &mut |_| {}).await;
             match outcome.end {
-                End::Completed | End::Stopped(_) => verdict(&outcome.result_text).map_err(DelegatedError::NoVerdict),
+                End::Completed | End::Stopped(_) => {
+                    verdict(&outcome.result_text).map_err(|e| DelegatedError::NoVerdict(e.to_string()))
+                }
                 End::MaxTurns | End::MaxBudget => {
                     Err(DelegatedError::NoAnswer(format!("the agent hook gave no answer in {MAX_TURNS} turns")))
                 }
@@ -88,7 +90,7 @@ impl rein_hooks::HookTools for SessionHookTools {
 }
 
 /// The verdict in an agent's last answer: the JSON object, or the last one in its text.
-fn verdict(text: &str) -> Result<(bool, String), String> {
+fn verdict(text: &str) -> Result<(bool, String), rein_judge::AnswerError> {
     rein_judge::parse_verdict(text).or_else(|first| {
         let start = text.rfind("{\"ok\"").or_else(|| text.rfind('{')).ok_or_else(|| first.clone())?;
         let end = text.rfind('}').filter(|e| *e > start).ok_or(first)?;

@@ -15,11 +15,11 @@ pub(crate) async fn sign_in(session: &Session, name: &str, later: Box<dyn FnOnce
     }
     let sign_in = match servers.begin_sign_in(name).await {
         Ok(s) => s,
-        Err(e) => return vec![e],
+        Err(e) => return vec![e.to_string()],
     };
     let url = sign_in.url.clone();
     let opened = sign_in.open_browser();
-    tokio::spawn(async move { later(sign_in.finish().await.unwrap_or_else(|e| e)) });
+    tokio::spawn(async move { later(sign_in.finish().await.unwrap_or_else(|e| e.to_string())) });
     let how = if opened { "in the browser that opened" } else { "by opening this URL (no browser could be opened)" };
     vec![format!("Sign in to {name} {how}:"), format!("  {url}"), "rein connects it once you are signed in.".into()]
 }

@@ -81,8 +81,8 @@ struct Mounts {
 }
 
 impl Mounts {
-    fn new(layers: &[Layer], uid: u32, gid: u32) -> Result<Mounts, String> {
-        let c = |s: String| CString::new(s).map_err(|e| e.to_string());
+    fn new(layers: &[Layer], uid: u32, gid: u32) -> Result<Mounts, std::ffi::NulError> {
+        let c = CString::new;
         let mut overlays = Vec::new();
         for l in layers {
             let (lower, upper, work) = (l.path.display(), l.upper.display(), l.work.display());
