@@ -18,7 +18,7 @@ mod shell;
 use std::path::PathBuf;
 
 pub use git_config::{git_dir, programs_named, work_tree_top};
-pub use paths::{absolute, is_own_process_file, joined, kernel_path, lexical, rule_glob};
+pub use paths::{PathError, absolute, is_own_process_file, joined, kernel_path, lexical, rule_glob};
 
 /// Whether `text` matches `pattern`, where `*` stands for any run of characters (and
 /// nothing else is special). For name and URL patterns of settings.

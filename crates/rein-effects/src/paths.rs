@@ -20,13 +20,13 @@ pub fn rule_glob(
     cwd: &Path,
     anchor: &Path,
     home: Option<&Path>,
-) -> Result<String, String> {
+) -> Result<String, PathError> {
     let s = spec.trim();
     if let Some(rest) = s.strip_prefix("//") {
         return Ok(format!("/{rest}"));
     }
     if let Some(rest) = s.strip_prefix("~/") {
-        let home = home.ok_or("`~/` needs a home directory")?;
+        let home = home.ok_or(PathError::NoHome)?;
         return Ok(format!("{}/{rest}", home.display()));
     }
     if let Some(rest) = s.strip_prefix('/') {
@@ -43,13 +43,24 @@ pub fn rule_glob(
     })
 }
 
+/// Why a path or a rule's path could not be resolved.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum PathError {
+    #[error("{} is not an absolute path", .0.display())]
+    Relative(PathBuf),
+    #[error("cannot resolve the symlink {}: {source} (it may be dangling)", path.display())]
+    Link { path: PathBuf, source: std::sync::Arc<std::io::Error> },
+    #[error("`~/` needs a home directory")]
+    NoHome,
+}
+
 /// Absolute `path` resolved as the kernel resolves it: component by component, each
 /// symlink followed where it is met (up to 40), `..` applied to the real directory it
 /// follows; the part that does not exist yet is kept as written. An error for a
 /// relative path, a dangling link or a loop.
-pub fn kernel_path(path: &Path) -> Result<PathBuf, String> {
+pub fn kernel_path(path: &Path) -> Result<PathBuf, PathError> {
     if !path.is_absolute() {
-        return Err(format!("{} is not an absolute path", path.display()));
+        return Err(PathError::Relative(path.to_path_buf()));
     }
     let mut out = PathBuf::from("/");
     for component in path.components() {
@@ -62,9 +73,8 @@ pub fn kernel_path(path: &Path) -> Result<PathBuf, String> {
                 out.push(name);
                 let is_link = std::fs::symlink_metadata(&out).is_ok_and(|m| m.file_type().is_symlink());
                 if is_link {
-                    out = std::fs::canonicalize(&out).map_err(|e| {
-                        format!("cannot resolve the symlink {}: {e} (it may be dangling)", out.display())
-                    })?;
+                    out = std::fs::canonicalize(&out)
+                        .map_err(|e| PathError::Link { path: out.clone(), source: std::sync::Arc::new(e) })?;
                 }
             }
         }

@@ -86,7 +86,7 @@ pub enum Matcher {
 }
 
 impl Matcher {
-    pub fn parse(m: Option<&str>) -> Result<Matcher, String> {
+    pub fn parse(m: Option<&str>) -> Result<Matcher, HandlerError> {
         let m = m.map(str::trim).unwrap_or("");
         if m.is_empty() || m == "*" {
             return Ok(Matcher::All);
@@ -95,7 +95,9 @@ impl Matcher {
             let names = m.split(['|', ',']).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect();
             return Ok(Matcher::Names(names));
         }
-        regex::Regex::new(m).map(Matcher::Regex).map_err(|e| format!("matcher {m:?} is not a valid regex: {e}"))
+        regex::Regex::new(m)
+            .map(Matcher::Regex)
+            .map_err(|source| HandlerError::Matcher { matcher: m.to_string(), source: Box::new(source) })
     }
 
     /// A list of literal file names joined by `|` (FileChanged's matcher).
@@ -118,6 +120,18 @@ impl Matcher {
 pub struct Group {
     pub matcher: Matcher,
     pub handlers: Vec<Handler>,
+}
+
+/// Why one handler or matcher of a hooks block cannot be used.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HandlerError {
+    #[error("matcher {matcher:?} is not a valid regex: {source}")]
+    Matcher { matcher: String, source: Box<regex::Error> },
+    #[error("{hook} hook needs `{field}`")]
+    Missing { hook: &'static str, field: &'static str },
+    /// A field of the wrong shape: what it must be.
+    #[error("{0}")]
+    Shape(&'static str),
 }
 
 /// A hooks block that cannot be used.
@@ -205,14 +219,14 @@ impl HookConfig {
             let matcher = match event {
                 // FileChanged's matcher lists file names (`.envrc|.env`), never a regex.
                 HookEvent::FileChanged => Matcher::files(text),
-                _ => Matcher::parse(text).map_err(err)?,
+                _ => Matcher::parse(text).map_err(|e| err(e.to_string()))?,
             };
             let Some(list) = g.get("hooks").and_then(Value::as_array) else {
                 return Err(err("a matcher group needs a `hooks` list".into()));
             };
             let mut handlers = Vec::new();
             for h in list {
-                let mut handler = parse_handler(h, handler_origin, managed).map_err(err)?;
+                let mut handler = parse_handler(h, handler_origin, managed).map_err(|e| err(e.to_string()))?;
                 // Command hooks on UserPromptSubmit and MessageDisplay hold up what the
                 // person sees: shorter default timeouts, as Claude Code's.
                 if handler.timeout.is_none() && matches!(handler.kind, HandlerKind::Command { .. }) {
@@ -270,7 +284,7 @@ impl HookConfig {
         ids: &[String],
         timeout: Option<f64>,
         block_on_failure: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), HandlerError> {
         let matcher = Matcher::parse(matcher)?;
         let handlers = ids
             .iter()
@@ -289,23 +303,31 @@ impl HookConfig {
     }
 }
 
-fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, String> {
+fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, HandlerError> {
     let kind = match h.get("type").and_then(Value::as_str).unwrap_or("command") {
         "command" => {
-            let command = h.get("command").and_then(Value::as_str).ok_or("a command hook needs `command`")?.to_string();
+            let command = h
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or(HandlerError::Missing { hook: "a command", field: "command" })?
+                .to_string();
             let args = match h.get("args") {
                 None | Some(Value::Null) => None,
                 Some(Value::Array(a)) => Some(
                     a.iter()
-                        .map(|x| x.as_str().map(str::to_string).ok_or("`args` must be strings"))
+                        .map(|x| x.as_str().map(str::to_string).ok_or(HandlerError::Shape("`args` must be strings")))
                         .collect::<Result<_, _>>()?,
                 ),
-                Some(_) => return Err("`args` must be a list of strings".into()),
+                Some(_) => return Err(HandlerError::Shape("`args` must be a list of strings")),
             };
             HandlerKind::Command { command, args }
         }
         "http" => {
-            let url = h.get("url").and_then(Value::as_str).ok_or("an http hook needs `url`")?.to_string();
+            let url = h
+                .get("url")
+                .and_then(Value::as_str)
+                .ok_or(HandlerError::Missing { hook: "an http", field: "url" })?
+                .to_string();
             let headers = h
                 .get("headers")
                 .and_then(Value::as_object)
@@ -319,21 +341,29 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
             HandlerKind::Http { url, headers, allowed_env }
         }
         "prompt" => {
-            let prompt = h.get("prompt").and_then(Value::as_str).ok_or("a prompt hook needs `prompt`")?.to_string();
+            let prompt = h
+                .get("prompt")
+                .and_then(Value::as_str)
+                .ok_or(HandlerError::Missing { hook: "a prompt", field: "prompt" })?
+                .to_string();
             HandlerKind::Prompt { prompt, model: h.get("model").and_then(Value::as_str).map(str::to_string) }
         }
         "agent" => {
-            let prompt = h.get("prompt").and_then(Value::as_str).ok_or("an agent hook needs `prompt`")?.to_string();
+            let prompt = h
+                .get("prompt")
+                .and_then(Value::as_str)
+                .ok_or(HandlerError::Missing { hook: "an agent", field: "prompt" })?
+                .to_string();
             HandlerKind::Agent { prompt, model: h.get("model").and_then(Value::as_str).map(str::to_string) }
         }
         "mcp_tool" => {
             let field = |k: &str| h.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-            let server = field("server").ok_or("an mcp_tool hook needs `server`")?;
-            let tool = field("tool").ok_or("an mcp_tool hook needs `tool`")?;
+            let server = field("server").ok_or(HandlerError::Missing { hook: "an mcp_tool", field: "server" })?;
+            let tool = field("tool").ok_or(HandlerError::Missing { hook: "an mcp_tool", field: "tool" })?;
             let input = match h.get("input") {
                 None | Some(Value::Null) => Value::Object(Default::default()),
                 Some(v @ Value::Object(_)) => v.clone(),
-                Some(_) => return Err("`input` of an mcp_tool hook must be an object".into()),
+                Some(_) => return Err(HandlerError::Shape("`input` of an mcp_tool hook must be an object")),
             };
             HandlerKind::McpTool { server, tool, input }
         }
@@ -341,7 +371,11 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
     };
     let timeout = match h.get("timeout") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_f64().filter(|t| *t > 0.0).ok_or("`timeout` must be a positive number of seconds")?),
+        Some(v) => Some(
+            v.as_f64()
+                .filter(|t| *t > 0.0)
+                .ok_or(HandlerError::Shape("`timeout` must be a positive number of seconds"))?,
+        ),
     };
     Ok(Handler {
         kind,
@@ -349,7 +383,7 @@ fn parse_handler(h: &Value, origin: &str, managed: bool) -> Result<Handler, Stri
         if_rule: match h.get("if") {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) => Some(s.clone()),
-            Some(_) => return Err("`if` must be a permission rule string".into()),
+            Some(_) => return Err(HandlerError::Shape("`if` must be a permission rule string")),
         },
         is_async: h.get("async").and_then(Value::as_bool).unwrap_or(false),
         origin: origin.to_string(),

@@ -123,3 +123,15 @@ mod tests {
         }
     }
 }
+
+/// A command-line value that is none of the choices (`--effort`, `--thinking`,
+/// `--provider`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("`{given}` is not {what}: {choices}")]
+pub struct UnknownChoice {
+    pub given: String,
+    /// What was expected, with its article (`an effort`).
+    pub what: &'static str,
+    /// The choices, as a sentence lists them.
+    pub choices: &'static str,
+}

@@ -37,7 +37,7 @@ use futures::Stream;
 pub use anthropic::{ANTHROPIC_VERSION, AnthropicClient, AnthropicConfig, Auth};
 pub use assemble::{Assembler, INCOMPLETE_INPUT_KEY};
 pub use bedrock::{BEDROCK_ANTHROPIC_VERSION, BedrockAuth, BedrockClient, BedrockConfig};
-pub use error::ModelError;
+pub use error::{ModelError, UnknownChoice};
 pub use event::{BlockKind, ModelEvent};
 pub use models::{
     Aliases, ModelInfo, ThinkingStyle, context_window, default_model, model_info, resolve_alias, small_fast_model,

@@ -43,8 +43,8 @@ struct Table {
     models: Vec<ModelInfo>,
 }
 
-static TABLE: LazyLock<Result<Table, String>> =
-    LazyLock::new(|| serde_json::from_str(include_str!("models.json")).map_err(|e| format!("models.json: {e}")));
+static TABLE: LazyLock<Result<Table, serde_json::Error>> =
+    LazyLock::new(|| serde_json::from_str(include_str!("models.json")));
 
 /// The row for an unknown model when the table itself is unreadable (never, as a unit
 /// test parses it).

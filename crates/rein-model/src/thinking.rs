@@ -47,8 +47,12 @@ impl Effort {
     }
 
     /// For `--effort`: the value, or an error naming the choices.
-    pub fn parse_arg(text: &str) -> Result<Effort, String> {
-        Effort::parse(text).ok_or_else(|| format!("`{text}` is not an effort: low, medium, high, xhigh or max"))
+    pub fn parse_arg(text: &str) -> Result<Effort, crate::UnknownChoice> {
+        Effort::parse(text).ok_or_else(|| crate::UnknownChoice {
+            given: text.to_string(),
+            what: "an effort",
+            choices: "low, medium, high, xhigh or max",
+        })
     }
 }
 
@@ -62,12 +66,16 @@ pub enum ThinkingMode {
 
 impl ThinkingMode {
     /// For `--thinking`: `adaptive`, `enabled` or `disabled`.
-    pub fn parse_arg(text: &str) -> Result<ThinkingMode, String> {
+    pub fn parse_arg(text: &str) -> Result<ThinkingMode, crate::UnknownChoice> {
         match text.trim().to_ascii_lowercase().as_str() {
             "adaptive" => Ok(ThinkingMode::Adaptive),
             "enabled" => Ok(ThinkingMode::Enabled),
             "disabled" => Ok(ThinkingMode::Disabled),
-            _ => Err(format!("`{text}` is not a thinking mode: adaptive, enabled or disabled")),
+            _ => Err(crate::UnknownChoice {
+                given: text.to_string(),
+                what: "a thinking mode",
+                choices: "adaptive, enabled or disabled",
+            }),
         }
     }
 }

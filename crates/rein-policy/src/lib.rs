@@ -17,6 +17,7 @@ mod paths;
 mod protected;
 mod rules;
 mod shared;
+mod spec_error;
 mod suggest;
 mod update;
 

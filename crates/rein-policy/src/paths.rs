@@ -33,12 +33,12 @@ impl PathPattern {
         cwd: &Path,
         anchor: &Path,
         home: Option<&Path>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, crate::spec_error::SpecError> {
         let absolute = rein_effects::rule_glob(spec, kind != ListKind::Allow, cwd, anchor, home)?;
         let glob = globset::GlobBuilder::new(&absolute)
             .literal_separator(true)
             .build()
-            .map_err(|e| format!("bad path pattern: {e}"))?;
+            .map_err(crate::spec_error::SpecError::Glob)?;
         let literal = absolute.find(['*', '?', '[', '{']).map_or(absolute.as_str(), |i| &absolute[..i]);
         let base = match literal.rfind('/') {
             Some(i) if literal.len() < absolute.len() => PathBuf::from(&literal[..i.max(1)]),

@@ -97,7 +97,7 @@ impl Rule {
             None => None,
             Some(s) if s.trim().is_empty() => return Err(err("the specifier is empty")),
             Some("*") => None,
-            Some(s) => Some(parse_spec(tool, s, kind, at, anchor, tools).map_err(|r| err(&r))?),
+            Some(s) => Some(parse_spec(tool, s, kind, at, anchor, tools).map_err(|r| err(&r.to_string()))?),
         };
         Ok(Rule { text: t.to_string(), kind, tool: tool.to_string(), spec, origin: origin.to_string() })
     }
@@ -143,12 +143,12 @@ fn parse_spec(
     at: &Anchors<'_>,
     anchor: &Path,
     tools: &ToolKinds,
-) -> Result<Spec, String> {
+) -> Result<Spec, crate::spec_error::SpecError> {
     let declared = tools.get(tool);
     let field = s.split_once(':').filter(|(k, _)| declared.is_some_and(|t| t.fields.iter().any(|f| f == k)));
     let param = |key: &str, value: &str| {
         if kind == ListKind::Allow {
-            return Err(format!("`{key}:` rules are for deny and ask lists only"));
+            return Err(crate::spec_error::SpecError::ParamInAllow(key.to_string()));
         }
         Ok(Spec::Param { key: key.to_string(), value: value.to_string() })
     };
@@ -157,16 +157,16 @@ fn parse_spec(
         return param(key, value);
     }
     match declared.map(|t| t.kind) {
-        Some(RuleKind::Command { .. }) => command_pattern(s).map(Spec::Command),
+        Some(RuleKind::Command { .. }) => Ok(Spec::Command(crate::command_pattern::CommandPattern::new(s))),
         Some(RuleKind::Path { access, .. }) => {
             PathPattern::new(s, kind, at.cwd, anchor, at.home).map(|p| Spec::Path(p, access))
         }
         Some(RuleKind::Domain { .. }) => {
             let Some(domain) = s.strip_prefix("domain:") else {
-                return Err(format!("{tool} rules take `domain:HOST`"));
+                return Err(crate::spec_error::SpecError::NotADomain(tool.to_string()));
             };
             if domain.is_empty() {
-                return Err("the domain is empty".into());
+                return Err(crate::spec_error::SpecError::EmptyDomain);
             }
             Ok(Spec::Domain(domain.to_ascii_lowercase()))
         }
@@ -179,11 +179,6 @@ fn parse_spec(
         }
         _ => Ok(Spec::Other),
     }
-}
-
-/// A Bash pattern over the whole command (see [`CommandPattern`]).
-fn command_pattern(s: &str) -> Result<crate::command_pattern::CommandPattern, String> {
-    Ok(crate::command_pattern::CommandPattern::new(s))
 }
 
 /// Split `--allowedTools` values: commas and spaces separate rules, except inside
@@ -441,15 +436,15 @@ mod tests {
 
     #[test]
     fn command_patterns_keep_the_word_boundary() {
-        let re = command_pattern("ls *").unwrap();
+        let re = crate::command_pattern::CommandPattern::new("ls *");
         assert!(re.is_match("ls") && re.is_match("ls -la") && !re.is_match("lsof"));
-        let re = command_pattern("ls*").unwrap();
+        let re = crate::command_pattern::CommandPattern::new("ls*");
         assert!(re.is_match("lsof"));
-        let re = command_pattern("git status:*").unwrap();
+        let re = crate::command_pattern::CommandPattern::new("git status:*");
         assert!(re.is_match("git status") && re.is_match("git status -s") && !re.is_match("git statusx"));
-        let re = command_pattern("git * main").unwrap();
+        let re = crate::command_pattern::CommandPattern::new("git * main");
         assert!(re.is_match("git push origin main") && !re.is_match("git push origin dev"));
-        let re = command_pattern("npm run build").unwrap();
+        let re = crate::command_pattern::CommandPattern::new("npm run build");
         assert!(re.is_match("npm run build") && !re.is_match("npm run build && rm x"));
     }
 

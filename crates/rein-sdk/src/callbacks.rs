@@ -51,7 +51,7 @@ impl CallbackRunner for SdkCallbacks {
 
 /// Add the callbacks of `initialize.hooks` to `config`. Events rein does not know are
 /// skipped and named in the returned notes.
-pub fn register_hooks(hooks: &Value) -> Result<(Vec<rein_session::CallbackGroup>, Vec<String>), String> {
+pub fn register_hooks(hooks: &Value) -> Result<(Vec<rein_session::CallbackGroup>, Vec<String>), crate::WireError> {
     let (mut groups, mut notes) = (Vec::new(), Vec::new());
     let Some(events) = hooks.as_object() else { return Ok((groups, notes)) };
     for (name, matchers) in events {
@@ -60,7 +60,8 @@ pub fn register_hooks(hooks: &Value) -> Result<(Vec<rein_session::CallbackGroup>
             continue;
         };
         for m in matchers.as_array().into_iter().flatten() {
-            let m: CallbackMatcher = serde_json::from_value(m.clone()).map_err(|e| format!("hooks.{name}: {e}"))?;
+            let m: CallbackMatcher = serde_json::from_value(m.clone())
+                .map_err(|source| crate::WireError::Hooks { event: name.clone(), source })?;
             groups.push(rein_session::CallbackGroup {
                 event,
                 matcher: m.matcher,

@@ -72,7 +72,7 @@ pub fn parse_line(line: &str) -> Inbound {
             match (id, request) {
                 (Some(id), Some(r)) => match ControlRequest::read(r) {
                     Ok(request) => Inbound::Control { id: id.to_string(), request },
-                    Err(why) => Inbound::BadControl { id: id.to_string(), why },
+                    Err(why) => Inbound::BadControl { id: id.to_string(), why: why.to_string() },
                 },
                 _ => Inbound::Bad("a control_request without request_id or request.subtype".into()),
             }

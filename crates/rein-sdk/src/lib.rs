@@ -20,6 +20,7 @@ mod permissions;
 pub mod requests;
 mod run;
 pub mod stream_events;
+mod wire_error;
 
 pub use approver::{SdkApprover, TurnAbort};
 pub use callbacks::{SdkCallbacks, register_hooks};
@@ -29,6 +30,7 @@ pub use output::Lines;
 pub use peer::{Peer, PeerError, SessionState};
 pub use permissions::{PermissionTargets, WireUpdate, apply_updates};
 pub use run::{BuildSession, SdkEnd, SdkFlags, run};
+pub use wire_error::WireError;
 
 /// Why the SDK session could not go on.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +38,7 @@ pub enum SdkError {
     #[error(transparent)]
     Setup(#[from] rein_session::SetupError),
     #[error("initialize: {0}")]
-    Initialize(String),
+    Initialize(#[source] WireError),
     #[error("{0}")]
     Build(String),
 }

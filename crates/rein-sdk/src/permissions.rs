@@ -114,7 +114,7 @@ impl WireRule {
 
 impl WireUpdate {
     /// The policy's typed update.
-    pub fn typed(&self) -> Result<PermissionUpdate, String> {
+    pub fn typed(&self) -> Result<PermissionUpdate, crate::WireError> {
         let texts = |rules: &[WireRule]| rules.iter().map(WireRule::text).collect::<Vec<_>>();
         let list = |b: &Behavior| match b {
             Behavior::Allow => ListKind::Allow,
@@ -129,7 +129,7 @@ impl WireUpdate {
             WireUpdate::RemoveRules { rules, destination, .. } => (Change::RemoveRules(texts(rules)), destination),
             WireUpdate::SetMode { mode, destination } => match PermissionMode::parse(mode) {
                 Some(mode) => (Change::SetMode(mode), destination),
-                None => return Err(format!("unknown mode {mode:?} in a setMode update")),
+                None => return Err(crate::WireError::Mode(mode.clone())),
             },
             WireUpdate::AddDirectories { directories, destination } => {
                 (Change::AddDirectories(directories.clone()), destination)
@@ -150,9 +150,9 @@ impl WireUpdate {
 
 /// An SDK `PermissionUpdate` as the policy's typed update, or why it is not one rein
 /// knows.
-pub(crate) fn typed_update(update: &Value) -> Result<PermissionUpdate, String> {
+pub(crate) fn typed_update(update: &Value) -> Result<PermissionUpdate, crate::WireError> {
     let wire: WireUpdate = serde_json::from_value(update.clone())
-        .map_err(|e| format!("not a permission update rein knows ({e}): {update}"))?;
+        .map_err(|source| crate::WireError::Update { update: update.clone(), source })?;
     wire.typed()
 }
 
@@ -167,7 +167,7 @@ pub fn apply_updates(updates: &[Value], policy: &SharedPolicy, targets: &Permiss
                     problems.push(e.to_string());
                 }
             }
-            Err(why) => problems.push(why),
+            Err(why) => problems.push(why.to_string()),
         }
     }
     problems
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(typed.change, Change::AddRules(ListKind::Allow, vec!["Bash(npm test)".into()]));
         assert_eq!(typed.destination, Destination::LocalSettings);
         let mode = serde_json::json!({"type": "setMode", "mode": "plan", "destination": "session"});
-        assert_eq!(typed_update(&mode).map(|u| u.change), Ok(Change::SetMode(PermissionMode::Plan)));
+        assert_eq!(typed_update(&mode).map(|u| u.change).ok(), Some(Change::SetMode(PermissionMode::Plan)));
         assert!(typed_update(&serde_json::json!({"type": "grantEverything"})).is_err());
         assert!(
             typed_update(&serde_json::json!({"type": "setMode", "mode": "yolo", "destination": "session"})).is_err()
@@ -220,8 +220,8 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            back.typed().map(|u| u.change),
-            Ok(Change::AddRules(ListKind::Allow, vec!["Bash(git status)".into()]))
+            back.typed().map(|u| u.change).ok(),
+            Some(Change::AddRules(ListKind::Allow, vec!["Bash(git status)".into()]))
         );
     }
 }

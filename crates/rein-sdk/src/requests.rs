@@ -93,12 +93,13 @@ const KNOWN: &[&str] = &[
 
 impl ControlRequest {
     /// Read a `request` object (its `subtype` is known to be a string).
-    pub fn read(request: &Value) -> Result<ControlRequest, String> {
+    pub fn read(request: &Value) -> Result<ControlRequest, crate::WireError> {
         let subtype = request.get("subtype").and_then(Value::as_str).unwrap_or_default();
         if !KNOWN.contains(&subtype) {
             return Ok(ControlRequest::Unsupported(subtype.to_string()));
         }
-        serde_json::from_value(request.clone()).map_err(|e| format!("{subtype}: {e}"))
+        serde_json::from_value(request.clone())
+            .map_err(|source| crate::WireError::Request { subtype: subtype.to_string(), source })
     }
 
     /// The request's subtype, as the SDK named it.
@@ -131,10 +132,10 @@ mod tests {
         assert_eq!(i.system_prompt.map(|p| p.text()).as_deref(), Some("a\n\nb"));
         assert_eq!(i.sdk_mcp_servers, ["calc"]);
         let mode = json!({"subtype": "set_permission_mode", "mode": "plan", "extra": 1});
-        assert_eq!(ControlRequest::read(&mode), Ok(ControlRequest::SetPermissionMode { mode: "plan".into() }));
-        assert_eq!(ControlRequest::read(&json!({"subtype": "interrupt"})), Ok(ControlRequest::Interrupt {}));
+        assert_eq!(ControlRequest::read(&mode).ok(), Some(ControlRequest::SetPermissionMode { mode: "plan".into() }));
+        assert_eq!(ControlRequest::read(&json!({"subtype": "interrupt"})).ok(), Some(ControlRequest::Interrupt {}));
         let unknown = ControlRequest::read(&json!({"subtype": "apply_flag_settings"}));
-        assert_eq!(unknown.as_ref().map(ControlRequest::subtype), Ok("apply_flag_settings"));
+        assert_eq!(unknown.as_ref().map(ControlRequest::subtype).ok(), Some("apply_flag_settings"));
         assert!(ControlRequest::read(&json!({"subtype": "set_model", "model": 7})).is_err());
     }
 }

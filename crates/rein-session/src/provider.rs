@@ -36,16 +36,18 @@ impl Provider {
         !matches!(self, Provider::OpenAiChat)
     }
 
-    pub fn parse_arg(text: &str) -> Result<Provider, String> {
+    pub fn parse_arg(text: &str) -> Result<Provider, rein_model::UnknownChoice> {
         match text.trim().to_ascii_lowercase().as_str() {
             "anthropic" => Ok(Provider::Anthropic),
             "openai-chat" | "openai" => Ok(Provider::OpenAiChat),
             "openai-responses" => Ok(Provider::OpenAiResponses),
             "vertex" => Ok(Provider::Vertex),
             "bedrock" => Ok(Provider::Bedrock),
-            other => {
-                Err(format!("`{other}` is not a provider: anthropic, openai-chat, openai-responses, bedrock or vertex"))
-            }
+            other => Err(rein_model::UnknownChoice {
+                given: other.to_string(),
+                what: "a provider",
+                choices: "anthropic, openai-chat, openai-responses, bedrock or vertex",
+            }),
         }
     }
 

@@ -93,15 +93,12 @@ impl BackgroundAgents {
 
     /// Note a new agent as running (`abort` stops it), unless as many as the limit run
     /// already: then why not.
-    pub fn start(&self, id: &str, name: &str, description: &str, abort: CancellationToken) -> Result<(), String> {
+    pub fn start(&self, id: &str, name: &str, description: &str, abort: CancellationToken) -> Result<(), AtLimit> {
         let limit = self.limit.load(std::sync::atomic::Ordering::Relaxed);
         let mut all = self.lock();
         let running = all.iter().filter(|e| e.info.state == AgentState::Running).count();
         if running >= limit {
-            return Err(format!(
-                "{running} background agents run already, as many as this session allows \
-                 (REIN_MAX_BACKGROUND_AGENTS); wait for one (TaskOutput) or stop one (TaskStop) first"
-            ));
+            return Err(AtLimit(running));
         }
         let info = AgentInfo {
             id: id.to_string(),
@@ -226,6 +223,14 @@ pub fn ended_notice(ended: &[AgentInfo]) -> Option<String> {
     text.push_str("</system-reminder>");
     Some(text)
 }
+
+/// As many background agents run as the session allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "{0} background agents run already, as many as this session allows (REIN_MAX_BACKGROUND_AGENTS); wait for one \
+     (TaskOutput) or stop one (TaskStop) first"
+)]
+pub struct AtLimit(pub usize);
 
 #[cfg(test)]
 mod tests {

@@ -30,3 +30,9 @@ impl From<&str> for InputError {
         InputError::Refused(why.to_string())
     }
 }
+
+impl From<crate::WallError> for InputError {
+    fn from(why: crate::WallError) -> Self {
+        InputError::Refused(why.to_string())
+    }
+}

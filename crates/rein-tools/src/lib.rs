@@ -46,4 +46,4 @@ pub use rein_effects::{Access, Confinement, Effects, Other, ReadGuard, RuleKind,
 pub use rein_process::{GroupGuard, kill_all_process_groups, live_process_groups};
 pub use rein_sandbox::trial::ApplyError;
 pub use tool::{Tool, ToolError, ToolOutput};
-pub use workspace::{canonical_target, inside_workspace};
+pub use workspace::{WallError, canonical_target, inside_workspace};

@@ -18,7 +18,7 @@ struct Registered<T: Tool> {
     /// The full input schema, compiled into a validator the first time the tool is
     /// called: most tools of a session never are, and validators are not small.
     schema: Value,
-    validator: std::sync::OnceLock<Result<jsonschema::Validator, String>>,
+    validator: std::sync::OnceLock<Result<jsonschema::Validator, Box<jsonschema::ValidationError<'static>>>>,
 }
 
 struct Prepared<T: Tool> {
@@ -79,11 +79,10 @@ impl<T: Tool> DynTool for Registered<T> {
     }
 
     fn prepare(&self, input: &Value) -> Result<Box<dyn PreparedCall>, InputError> {
-        let validator =
-            self.validator.get_or_init(|| jsonschema::validator_for(&self.schema).map_err(|e| e.to_string()));
+        let validator = self.validator.get_or_init(|| jsonschema::validator_for(&self.schema).map_err(Box::new));
         let validator = validator
             .as_ref()
-            .map_err(|why| InputError::BadSchema { tool: self.spec.name.clone(), why: why.clone() })?;
+            .map_err(|why| InputError::BadSchema { tool: self.spec.name.clone(), why: why.to_string() })?;
         let found = problems(validator, input);
         if !found.is_empty() {
             return Err(input_error(self.spec.name.as_str(), &found));

@@ -35,7 +35,22 @@ pub(crate) struct Saved {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Collected {
     Whole(String),
-    Spilled { head: String, tail: String, saved: Result<Saved, String> },
+    Spilled { head: String, tail: String, saved: Result<Saved, SaveFailed> },
+}
+
+/// Why an output could not be saved (the kind of failure and the system's words; kept
+/// comparable, as what was collected is).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub(crate) struct SaveFailed {
+    pub(crate) kind: std::io::ErrorKind,
+    pub(crate) message: String,
+}
+
+impl From<std::io::Error> for SaveFailed {
+    fn from(e: std::io::Error) -> Self {
+        SaveFailed { kind: e.kind(), message: e.to_string() }
+    }
 }
 
 pub(crate) struct Spilling {
@@ -44,7 +59,7 @@ pub(crate) struct Spilling {
     text: String,
     chars: usize,
     lines: usize,
-    file: Option<Result<std::fs::File, String>>,
+    file: Option<Result<std::fs::File, SaveFailed>>,
     written: u64,
     tail: String,
 }
@@ -78,7 +93,7 @@ impl Spilling {
                     // A new file only: never through a link someone left at that name.
                     .and_then(|_| std::fs::OpenOptions::new().write(true).create_new(true).open(&self.path))
                     .and_then(|mut f| f.write_all(self.text.as_bytes()).and(f.write_all(s.as_bytes())).map(|_| f))
-                    .map_err(|e| e.to_string());
+                    .map_err(SaveFailed::from);
                 self.written = (self.text.len() + s.len()) as u64;
                 self.file = Some(opened);
                 self.keep_tail(s);
@@ -87,7 +102,7 @@ impl Spilling {
                 if self.written < MAX_SAVED_BYTES
                     && let Err(e) = f.write_all(s.as_bytes())
                 {
-                    self.file = Some(Err(e.to_string()));
+                    self.file = Some(Err(SaveFailed::from(e)));
                 }
                 self.written += s.len() as u64;
                 self.keep_tail(s);

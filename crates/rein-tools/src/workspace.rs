@@ -8,28 +8,36 @@ use std::path::{Path, PathBuf};
 /// The canonical form of absolute `path`, which need not exist yet: every symlink on the
 /// way is resolved and `.`/`..` are applied to the real directories, as the kernel does
 /// (one resolution, shared with the shell analysis: `rein_effects::kernel_path`).
-pub fn canonical_target(path: &Path) -> Result<PathBuf, String> {
+pub fn canonical_target(path: &Path) -> Result<PathBuf, rein_effects::PathError> {
     rein_effects::kernel_path(path)
 }
 
 /// `path` canonicalised, if it lies inside one of `roots` (themselves canonicalised).
-pub fn inside_workspace(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, String> {
+pub fn inside_workspace(path: &Path, roots: &[PathBuf]) -> Result<PathBuf, WallError> {
     let target = canonical_target(path)?;
     let inside = roots.iter().any(|root| {
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
         target.starts_with(&root)
     });
-    if inside {
-        Ok(target)
-    } else {
-        let list: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-        Err(format!(
-            "{} is outside the workspace ({}); files can only be written inside it. Add a directory with --add-dir \
-             if the user wants it writable.",
-            target.display(),
-            list.join(", ")
-        ))
-    }
+    if inside { Ok(target) } else { Err(WallError::Outside { target, roots: roots.to_vec() }) }
+}
+
+/// Why a path may not be written.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum WallError {
+    #[error(transparent)]
+    Path(#[from] rein_effects::PathError),
+    #[error(
+        "{} is outside the workspace ({}); files can only be written inside it. Add a directory with --add-dir if \
+         the user wants it writable.",
+        target.display(),
+        roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    Outside { target: PathBuf, roots: Vec<PathBuf> },
+    #[error("file_path must be an absolute path, got {0:?}")]
+    Relative(String),
+    #[error("{} is a directory, not a file", .0.display())]
+    Directory(PathBuf),
 }
 
 #[cfg(test)]
@@ -52,7 +60,7 @@ mod tests {
         assert!(inside_workspace(&proj.join("src/../../x"), &roots).is_err());
         std::os::unix::fs::symlink(&evil, proj.join("link")).unwrap();
         let err = inside_workspace(&proj.join("link/file"), &roots).unwrap_err();
-        assert!(err.contains("proj-evil"), "{err}");
+        assert!(err.to_string().contains("proj-evil"), "{err}");
         std::os::unix::fs::symlink(evil.join("target.txt"), proj.join("file-link")).unwrap();
         std::fs::write(evil.join("target.txt"), "x").unwrap();
         assert!(inside_workspace(&proj.join("file-link"), &roots).is_err());

@@ -93,14 +93,14 @@ fn piped(tool: &str, args: &[&str], text: &str) -> std::io::Result<()> {
 }
 
 /// Run a clipboard tool for at most [`CLIPBOARD_WAIT`]; its output.
-fn output(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+fn output(tool: &str, args: &[&str]) -> Result<Vec<u8>, ToolFailed> {
     let mut child = command(tool, args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut stdout = child.stdout.take().ok_or("no output")?;
+        .map_err(ToolFailed::Start)?;
+    let mut stdout = child.stdout.take().ok_or(ToolFailed::NoOutput)?;
     let reader = std::thread::spawn(move || {
         let mut bytes = Vec::new();
         let _ = stdout.read_to_end(&mut bytes);
@@ -114,7 +114,7 @@ fn output(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err("it did not answer".into());
+                return Err(ToolFailed::NoAnswer);
             }
         }
     };
@@ -125,7 +125,21 @@ fn output(tool: &str, args: &[&str]) -> Result<Vec<u8>, String> {
             let _ = e.read_to_string(&mut err);
         }
         let err = err.trim();
-        return Err(if err.is_empty() { status.to_string() } else { err.to_string() });
+        return Err(ToolFailed::Failed(if err.is_empty() { status.to_string() } else { err.to_string() }));
     }
     Ok(bytes)
+}
+
+/// Why a clipboard tool gave nothing.
+#[derive(Debug, thiserror::Error)]
+enum ToolFailed {
+    #[error("{0}")]
+    Start(#[source] std::io::Error),
+    #[error("no output")]
+    NoOutput,
+    #[error("it did not answer")]
+    NoAnswer,
+    /// It failed: what it said, or its exit status.
+    #[error("{0}")]
+    Failed(String),
 }

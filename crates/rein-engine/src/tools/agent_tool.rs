@@ -173,7 +173,7 @@ impl AgentTool {
         let abort = tokio_util::sync::CancellationToken::new();
         let mut own = ctx.clone();
         own.abort = abort.clone();
-        agents.start(&id, &name, &input.description, abort).map_err(ToolError::new)?;
+        agents.start(&id, &name, &input.description, abort).map_err(|e| ToolError::new(e.to_string()))?;
         let (tool, agent, shown) = (self.clone(), id.clone(), name.clone());
         tokio::spawn(async move {
             let how = RunHow {

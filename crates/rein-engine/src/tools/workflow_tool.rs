@@ -164,7 +164,7 @@ impl Tool for WorkflowTool {
         let id = prepared.run_id.clone();
         let name = prepared.script.meta.name.clone();
         let abort = tokio_util::sync::CancellationToken::new();
-        agents.start(&id, &name, "workflow", abort.clone()).map_err(ToolError::new)?;
+        agents.start(&id, &name, "workflow", abort.clone()).map_err(|e| ToolError::new(e.to_string()))?;
         let (place, ended) = (format!("scriptPath: {}", prepared.script_path.display()), id.clone());
         tokio::spawn(async move {
             let state = match run(prepared, abort).await {

@@ -120,15 +120,36 @@ impl Tool for MultiEdit {
     }
 }
 
-fn check_edit(old: &str, new: &str) -> Result<(), String> {
+fn check_edit(old: &str, new: &str) -> Result<(), EditError> {
     if old == new {
-        return Err("old_string and new_string are the same; there is nothing to change".into());
+        return Err(EditError::Unchanged);
     }
     Ok(())
 }
 
+/// Why an edit cannot be made.
+#[derive(Debug, Clone, thiserror::Error)]
+enum EditError {
+    #[error("old_string and new_string are the same; there is nothing to change")]
+    Unchanged,
+    /// Not found; `hint` points at the closest line (or is empty).
+    #[error("old_string was not found in the file.{hint}")]
+    NotFound { hint: String },
+    #[error(
+        "old_string occurs {0} times. Include more surrounding lines to make it unique, or set replace_all to change \
+         every occurrence."
+    )]
+    NotUnique(usize),
+}
+
+impl From<EditError> for crate::InputError {
+    fn from(why: EditError) -> Self {
+        crate::InputError::Refused(why.to_string())
+    }
+}
+
 fn apply_to_file(file_path: &str, edits: &[OneEdit], ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-    let path = writable_target(file_path, ctx).map_err(ToolError::new)?;
+    let path = writable_target(file_path, ctx).map_err(|e| ToolError::new(e.to_string()))?;
     if !path.exists() {
         // Creating a file: the first edit's old_string must be empty.
         let Some(first) = edits.first().filter(|e| e.old_string.is_empty()) else {
@@ -167,7 +188,7 @@ fn apply_to_file(file_path: &str, edits: &[OneEdit], ctx: &ToolContext) -> Resul
         }
         let at = text.find(&e.old_string);
         text = replace(&text, &e).map_err(|m| {
-            let m = if edits.len() > 1 { format!("edit {}: {m}", i + 1) } else { m };
+            let m = if edits.len() > 1 { format!("edit {}: {m}", i + 1) } else { m.to_string() };
             ToolError::new(format!("{m}\nNo change was made to {}.", path.display()))
         })?;
         if let Some(at) = at {
@@ -193,19 +214,16 @@ fn normalise(e: &OneEdit) -> OneEdit {
 }
 
 /// Apply one edit to `text`, or explain why not.
-fn replace(text: &str, e: &OneEdit) -> Result<String, String> {
+fn replace(text: &str, e: &OneEdit) -> Result<String, EditError> {
     let count = text.matches(&e.old_string).count();
     match count {
-        0 => Err(format!("old_string was not found in the file.{}", closest_hint(text, &e.old_string))),
+        0 => Err(EditError::NotFound { hint: closest_hint(text, &e.old_string) }),
         1 => Ok(text.replacen(&e.old_string, &e.new_string, 1)),
         n if e.replace_all => {
             let _ = n;
             Ok(text.replace(&e.old_string, &e.new_string))
         }
-        n => Err(format!(
-            "old_string occurs {n} times. Include more surrounding lines to make it unique, or set replace_all to \
-             change every occurrence."
-        )),
+        n => Err(EditError::NotUnique(n)),
     }
 }
 

@@ -4,12 +4,12 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::{FileIdentity, ToolContext, ToolError, inside_workspace};
+use crate::{FileIdentity, ToolContext, ToolError, WallError, inside_workspace};
 
 /// The canonical target of a write, if it is allowed by the wall.
-pub(super) fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, String> {
+pub(super) fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<PathBuf, WallError> {
     if !Path::new(file_path).is_absolute() {
-        return Err(format!("file_path must be an absolute path, got {file_path:?}"));
+        return Err(WallError::Relative(file_path.to_string()));
     }
     let target = match inside_workspace(Path::new(file_path), &ctx.workspace_roots) {
         Ok(target) => target,
@@ -27,7 +27,7 @@ pub(super) fn writable_target(file_path: &str, ctx: &ToolContext) -> Result<Path
         },
     };
     if target.is_dir() {
-        return Err(format!("{} is a directory, not a file", target.display()));
+        return Err(WallError::Directory(target));
     }
     Ok(target)
 }

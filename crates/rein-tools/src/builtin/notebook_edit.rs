@@ -81,7 +81,7 @@ impl Tool for NotebookEdit {
     }
 
     async fn call(&self, input: NotebookEditInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let path = writable_target(&input.notebook_path, ctx).map_err(ToolError::new)?;
+        let path = writable_target(&input.notebook_path, ctx).map_err(|e| ToolError::new(e.to_string()))?;
         let bytes = read_for_change(&path, ctx)?;
         let mut nb: Value = serde_json::from_slice(&bytes)
             .map_err(|e| ToolError::new(format!("{} is not valid notebook JSON: {e}", path.display())))?;

@@ -58,7 +58,7 @@ pub(crate) enum JobStatus {
 pub(crate) struct Shell {
     /// The shell's own folder (its saved state, background logs), made when first
     /// needed: a session that runs no command makes none.
-    dir: std::sync::OnceLock<Result<tempfile::TempDir, String>>,
+    dir: std::sync::OnceLock<Result<tempfile::TempDir, std::io::Error>>,
     /// The session's OS sandbox, when one is configured.
     pub(crate) sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// The environment the first command started from (rein's own, credentials
@@ -97,12 +97,10 @@ impl Shell {
 
     /// The shell's folder, made on first use.
     pub(super) fn dir(&self) -> std::io::Result<&Path> {
-        let made = self
-            .dir
-            .get_or_init(|| tempfile::Builder::new().prefix("rein-shell-").tempdir().map_err(|e| e.to_string()));
+        let made = self.dir.get_or_init(|| tempfile::Builder::new().prefix("rein-shell-").tempdir());
         match made {
             Ok(d) => Ok(d.path()),
-            Err(e) => Err(std::io::Error::other(format!("the shell's folder: {e}"))),
+            Err(e) => Err(std::io::Error::new(e.kind(), format!("the shell's folder: {e}"))),
         }
     }
 

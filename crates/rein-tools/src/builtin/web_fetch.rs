@@ -54,7 +54,7 @@ impl Tool for WebFetch {
     }
 
     async fn call(&self, input: WebFetchInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let url = web_page::target_url(&input.url).map_err(ToolError::new)?;
+        let url = web_page::target_url(&input.url).map_err(|e| ToolError::new(e.to_string()))?;
         tokio::select! {
             result = fetch_and_answer(url, &input.prompt, ctx) => result,
             _ = ctx.abort.cancelled() => Err(ToolError::new(rein_protocol::INTERRUPTED)),
@@ -114,18 +114,26 @@ fn within_limit(page: &Page) -> String {
 }
 
 /// The page's whole Markdown, written under the session's saved outputs.
-fn save_page(page: &Page, ctx: &ToolContext) -> Result<std::path::PathBuf, String> {
+fn save_page(page: &Page, ctx: &ToolContext) -> Result<std::path::PathBuf, NotSaved> {
     let path = crate::spilling::new_file(ctx, "WebFetch").with_extension("md");
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| NotSaved { path: dir.to_path_buf(), source })?;
     }
     // A new file, never one found there (a link planted in its place is not followed).
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .open(&path)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|source| NotSaved { path: path.clone(), source })?;
     std::io::Write::write_all(&mut file, format!("<!-- {} -->\n{}", page.url, page.markdown).as_bytes())
-        .map_err(|e| format!("{}: {e}", path.display()))?;
+        .map_err(|source| NotSaved { path: path.clone(), source })?;
     Ok(path)
+}
+
+/// Why a page's Markdown was not saved.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+struct NotSaved {
+    path: std::path::PathBuf,
+    source: std::io::Error,
 }

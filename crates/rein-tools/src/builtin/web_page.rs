@@ -45,18 +45,37 @@ pub(super) fn is_local(url: &url::Url) -> bool {
 }
 
 /// The URL to fetch: parsed, http upgraded to https unless it is local.
-pub(super) fn target_url(raw: &str) -> Result<url::Url, String> {
-    let mut url = url::Url::parse(raw.trim()).map_err(|e| format!("invalid URL {raw:?}: {e}"))?;
+pub(super) fn target_url(raw: &str) -> Result<url::Url, UrlError> {
+    let mut url = url::Url::parse(raw.trim()).map_err(|source| UrlError::Invalid { raw: raw.to_string(), source })?;
     match url.scheme() {
         "https" => {}
         "http" if is_local(&url) => {}
-        "http" => url.set_scheme("https").map_err(|_| format!("cannot upgrade {raw} to https"))?,
-        other => return Err(format!("unsupported URL scheme {other:?}; use http or https")),
+        "http" => url.set_scheme("https").map_err(|_| UrlError::NoUpgrade(raw.to_string()))?,
+        other => return Err(UrlError::Scheme(other.to_string())),
     }
     if url.host_str().is_none() {
-        return Err(format!("{raw} has no host"));
+        return Err(UrlError::NoHost(raw.to_string()));
     }
     Ok(url)
+}
+
+/// Why a URL is not one WebFetch fetches.
+#[derive(Debug, Clone, thiserror::Error)]
+pub(super) enum UrlError {
+    #[error("invalid URL {raw:?}: {source}")]
+    Invalid { raw: String, source: url::ParseError },
+    #[error("cannot upgrade {0} to https")]
+    NoUpgrade(String),
+    #[error("unsupported URL scheme {0:?}; use http or https")]
+    Scheme(String),
+    #[error("{0} has no host")]
+    NoHost(String),
+}
+
+impl From<UrlError> for crate::InputError {
+    fn from(why: UrlError) -> Self {
+        crate::InputError::Refused(why.to_string())
+    }
 }
 
 #[derive(Default)]

@@ -45,7 +45,7 @@ impl Tool for Write {
     }
 
     async fn call(&self, input: WriteInput, ctx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        let path = writable_target(&input.file_path, ctx).map_err(ToolError::new)?;
+        let path = writable_target(&input.file_path, ctx).map_err(|e| ToolError::new(e.to_string()))?;
         let existed = path.exists();
         if existed {
             read_for_change(&path, ctx)?;
