@@ -28,6 +28,7 @@ mod sandbox;
 mod sdk;
 mod session;
 mod sessions_cmd;
+mod subcommands;
 mod worktree;
 
 use std::io::{IsTerminal, Read};

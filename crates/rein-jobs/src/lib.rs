@@ -17,6 +17,8 @@
 pub mod client;
 #[cfg(unix)]
 pub mod host;
+#[cfg(unix)]
+mod hub;
 mod logs;
 mod reporter;
 mod state;
