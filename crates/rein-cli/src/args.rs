@@ -1,7 +1,8 @@
 //! Command-line arguments, shaped like `claude`'s.
 
-use clap::{Parser, ValueEnum};
+use clap::Parser;
 
+pub(crate) use crate::formats::{InputFormat, OutputFormat};
 pub(crate) use crate::subcommands::{Command, McpAction, PermissionsAction, SandboxAction};
 
 #[derive(Debug, Clone, Parser)]
@@ -248,19 +249,6 @@ pub(crate) struct Args {
 
     #[command(subcommand)]
     pub command: Option<Command>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum InputFormat {
-    Text,
-    StreamJson,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum OutputFormat {
-    Text,
-    Json,
-    StreamJson,
 }
 
 /// Claude Code flags rein accepts and does not act on yet, with whether each takes a

@@ -13,6 +13,7 @@ mod background;
 use rein_session::{env, mcp, provider};
 mod demo;
 mod engine;
+mod formats;
 mod human;
 mod interactive;
 mod interrupt;

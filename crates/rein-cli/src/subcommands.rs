@@ -3,7 +3,7 @@
 
 use clap::Subcommand;
 
-use crate::args::OutputFormat;
+use crate::formats::OutputFormat;
 
 #[derive(Debug, Clone, Subcommand)]
 pub(crate) enum Command {

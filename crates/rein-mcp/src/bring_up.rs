@@ -17,6 +17,13 @@ pub(crate) struct Shared {
     pub timeouts: Timeouts,
     /// Servers that need signing in, to connect once signed in.
     pub waiting: std::sync::Mutex<Vec<ServerConfig>>,
+    /// Every server the session started (not those held back), to bring one up again.
+    pub configs: std::sync::Mutex<Vec<ServerConfig>>,
+    /// The names of those turned off during the session (`mcp_toggle`, `/mcp disable`).
+    pub off: std::sync::Mutex<Vec<String>>,
+    /// Each connected server's watch for the tools it adds (it holds the connection: a
+    /// server turned off has its watch stopped).
+    pub watches: std::sync::Mutex<Vec<(String, tokio::task::AbortHandle)>>,
 }
 
 /// Connect `server` and offer what it has; its status says how it went.
@@ -46,13 +53,13 @@ pub(crate) async fn bring_up(server: ServerConfig, shared: &Shared) {
             };
             offer.add(late, &tools);
             if let Some(text) = &instructions {
-                late.add_instructions(instructions_section(&server.name, text));
+                late.add_instructions(&prefix, instructions_section(&server.name, text));
             }
             lock(&shared.connections).push(live);
             // `list_changed`: tools the server adds join too (removed ones stay
             // offered; a call to one gets the server's error).
             let watch_late = late.clone();
-            tokio::spawn(async move {
+            let watch = tokio::spawn(async move {
                 loop {
                     changed.notified().await;
                     let Ok(peer) = offer.live.peer().await else { continue };
@@ -61,6 +68,7 @@ pub(crate) async fn bring_up(server: ServerConfig, shared: &Shared) {
                     }
                 }
             });
+            lock(&shared.watches).push((server.name.clone(), watch.abort_handle()));
             if has_resources {
                 // Offered once, when the first server with resources answers.
                 let _ = late.add(resources::ListResources::new(shared.connections.clone()));

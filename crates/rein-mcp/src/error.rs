@@ -37,10 +37,17 @@ pub enum ServerError {
     NotConnected(String),
     #[error("no MCP server named {0:?} in this session")]
     Unknown(String),
+    /// No server of the session has that name (the SDK's wording).
+    #[error("Server not found: {0}")]
+    NotFound(String),
+    /// Held back at the start (the managed policy, a project server not approved): it
+    /// cannot be turned on from a session.
+    #[error("MCP server \"{server}\" cannot be turned on here: {why}")]
+    Held { server: String, why: String },
     #[error("no MCP servers are running in this session")]
     NoneRunning,
     #[error("signing in to {server} failed: {source}")]
-    SignIn { server: String, source: crate::oauth::OAuthError },
+    SignIn { server: String, source: Box<crate::oauth::OAuthError> },
     #[error("Signed in to {server}, but it is {status}: {why}")]
     StillDown { server: String, status: String, why: String },
     /// `/mcp__server__prompt`: no such prompt, a missing argument, an answer rein cannot use.

@@ -22,6 +22,7 @@ pub mod result;
 mod sign_in;
 mod sse;
 pub mod store;
+mod toggle;
 pub mod tool;
 mod tunnel;
 
@@ -107,6 +108,9 @@ impl Servers {
             session,
             timeouts,
             waiting: Default::default(),
+            configs: Default::default(),
+            off: Default::default(),
+            watches: Default::default(),
         });
         servers.shared = Some(shared.clone());
         // Held servers are listed, not started.
@@ -130,6 +134,7 @@ impl Servers {
                 false
             }
         });
+        *lock(&shared.configs) = loaded.servers.clone();
         // The resource tools may come with any server: calls to them wait for all.
         let remaining = Arc::new(std::sync::atomic::AtomicUsize::new(loaded.servers.len()));
         for name in RESOURCE_TOOLS {

@@ -37,7 +37,10 @@ impl SignIn {
     /// line that says how it went.
     pub async fn finish(self) -> Result<String, crate::ServerError> {
         let name = self.server.name.clone();
-        self.pending.finish().await.map_err(|source| crate::ServerError::SignIn { server: name.clone(), source })?;
+        self.pending
+            .finish()
+            .await
+            .map_err(|source| crate::ServerError::SignIn { server: name.clone(), source: Box::new(source) })?;
         lock(&self.shared.waiting).retain(|s| s.name != name);
         let live = lock(&self.shared.connections).iter().find(|l| l.name() == name).cloned();
         match live {

@@ -26,11 +26,6 @@ pub enum ControlError {
     AlreadyInitialized,
     #[error("rewind_files needs user_message_id")]
     NoMessageId,
-    #[error(
-        "mcp_toggle: rein cannot turn the MCP server {0:?} on or off during a session yet (disabledMcpServers in \
-         the settings takes effect at the next start)"
-    )]
-    Toggle(String),
     #[error("cannot encode the reply: {0}")]
     Encode(#[from] serde_json::Error),
 }
@@ -58,7 +53,9 @@ impl Control {
     /// (a model asked for applies from the next turn on, as Claude Code does).
     pub async fn between_turns(&self, session: &mut Session, request: &ControlRequest) -> Result<Value, ControlError> {
         match request {
-            ControlRequest::RewindFiles { .. } | ControlRequest::McpReconnect { .. } => {
+            ControlRequest::RewindFiles { .. }
+            | ControlRequest::McpReconnect { .. }
+            | ControlRequest::McpToggle { .. } => {
                 let reply = session.command(command(request)?, &mut |_| {}).await?;
                 wire(&reply)
             }
@@ -82,7 +79,9 @@ fn command(request: &ControlRequest) -> Result<Command, ControlError> {
         }
         ControlRequest::McpReconnect { server_name } => Command::McpReconnect { server: server_name.clone() },
         ControlRequest::Initialize(_) => return Err(ControlError::AlreadyInitialized),
-        ControlRequest::McpToggle { server_name } => return Err(ControlError::Toggle(server_name.clone())),
+        ControlRequest::McpToggle { server_name, enabled } => {
+            Command::McpToggle { server: server_name.clone(), enabled: *enabled }
+        }
         ControlRequest::Unsupported(other) => return Err(ControlError::Unsupported(other.clone())),
     })
 }
@@ -116,7 +115,7 @@ fn wire(answer: &Reply) -> Result<Value, ControlError> {
         Reply::Rewound { restored, .. } => {
             reply(&FilesChanged { files_changed: restored.iter().map(|p| p.display().to_string()).collect() })
         }
-        Reply::Reconnected { .. } => Ok(Value::Object(Default::default())),
+        Reply::Reconnected { .. } | Reply::Toggled { .. } => Ok(Value::Object(Default::default())),
         other => reply(other),
     }
 }

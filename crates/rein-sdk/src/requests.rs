@@ -35,6 +35,8 @@ pub enum ControlRequest {
     McpToggle {
         #[serde(default, rename = "serverName")]
         server_name: String,
+        #[serde(default = "on")]
+        enabled: bool,
     },
     /// A subtype rein does not know.
     #[serde(skip)]
@@ -117,6 +119,11 @@ impl ControlRequest {
             ControlRequest::Unsupported(s) => s,
         }
     }
+}
+
+/// `mcp_toggle` without `enabled`: on.
+fn on() -> bool {
+    true
 }
 
 #[cfg(test)]

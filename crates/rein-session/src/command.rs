@@ -43,6 +43,8 @@ pub enum Command {
     McpStatus,
     /// Start an MCP server again.
     McpReconnect { server: String },
+    /// Turn an MCP server off (its tools withdrawn) or back on, for this session.
+    McpToggle { server: String, enabled: bool },
     /// Go back to before prompt `prompt` (0 is the first): its files, its conversation;
     /// `force` overwrites files changed outside rein.
     Rewind { prompt: usize, files: bool, conversation: bool, force: bool },
@@ -82,7 +84,8 @@ pub enum CommandError {
     Export { path: PathBuf, source: std::io::Error },
     #[error("could not compact: {0}")]
     Compact(#[source] rein_engine::EngineError),
-    #[error("no MCP server named {0:?} is configured")]
+    /// No MCP server of the session has that name (worded as the SDKs expect it).
+    #[error("Server not found: {0}")]
     NoServer(String),
     #[error(transparent)]
     Mcp(Box<rein_mcp::ServerError>),
@@ -177,6 +180,13 @@ impl Session {
                 }
                 servers.reconnect(&server).await.map_err(|e| CommandError::Mcp(Box::new(e)))?;
                 Reply::Reconnected { server }
+            }
+            Command::McpToggle { server, enabled } => {
+                let servers = self.parts.mcp.as_ref().ok_or_else(|| CommandError::NoServer(server.clone()))?;
+                servers.set_enabled(&server, enabled).map_err(crate::reply::toggle_error)?;
+                // Between turns there is time to wait for it to connect.
+                servers.settled(&server).await;
+                Reply::Toggled { server, enabled }
             }
             // What can be answered while a turn runs is answered the same way now.
             other => return self.handle().command(other).await,

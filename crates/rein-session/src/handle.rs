@@ -62,6 +62,13 @@ impl SessionHandle {
             // Starting a server again can take its whole connect timeout: not while a
             // turn waits on this channel.
             Command::McpReconnect { .. } => return Err(CommandError::Busy("reconnecting an MCP server")),
+            // Turned on while a turn runs, it connects beside it; its tools join the
+            // turn's next request once it answers.
+            Command::McpToggle { server, enabled } => {
+                let servers = shared.mcp.as_ref().ok_or_else(|| CommandError::NoServer(server.clone()))?;
+                servers.set_enabled(&server, enabled).map_err(crate::reply::toggle_error)?;
+                Reply::Toggled { server, enabled }
+            }
             Command::Commands => Reply::Commands { commands: crate::slash::offered(false, &shared.commands) },
             Command::Models => Reply::Models { models: self.models() },
             Command::Effort { .. } => return Err(CommandError::Busy("changing the effort")),

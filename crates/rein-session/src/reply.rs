@@ -44,6 +44,11 @@ pub enum Reply {
     Reconnected {
         server: String,
     },
+    /// An MCP server turned on or off for this session.
+    Toggled {
+        server: String,
+        enabled: bool,
+    },
     /// Went back to before prompt `prompt`; the files restored.
     Rewound {
         prompt: usize,
@@ -176,6 +181,10 @@ impl Reply {
             }
             Reply::Mcp { servers } => mcp_lines(servers),
             Reply::Reconnected { server } => vec![format!("Reconnected {server}")],
+            Reply::Toggled { server, enabled: true } => vec![format!("{server} is on again; its tools return")],
+            Reply::Toggled { server, enabled: false } => {
+                vec![format!("{server} is off for this session; its tools are withdrawn (`/mcp enable {server}`)")]
+            }
             Reply::Rewound { prompt, files, conversation, restored } => {
                 let what = match (files, conversation) {
                     (true, true) => "the code and the conversation",
@@ -243,4 +252,11 @@ fn mcp_lines(servers: &[McpServerState]) -> Vec<String> {
     }
     out.push("/mcp reconnect NAME starts a server again · /mcp authenticate NAME signs in to one that needs it".into());
     out
+}
+/// A server that cannot be turned on or off, as the command's error.
+pub(crate) fn toggle_error(e: rein_mcp::ServerError) -> crate::CommandError {
+    match e {
+        rein_mcp::ServerError::NotFound(name) => crate::CommandError::NoServer(name),
+        other => crate::CommandError::Mcp(Box::new(other)),
+    }
 }

@@ -74,8 +74,8 @@ pub const BUILTIN: &[Builtin] = &[
     cmd("vim", "", "vim's normal and insert modes in the input box, on or off", Terminal),
     cmd(
         "mcp",
-        "[reconnect|authenticate NAME]",
-        "the MCP servers: state, tools, why one failed; `/mcp reconnect NAME`, `/mcp authenticate NAME`",
+        "[reconnect|enable|disable|authenticate NAME]",
+        "the MCP servers: state, tools, why one failed; `/mcp reconnect|enable|disable|authenticate NAME`",
         Session,
     ),
     cmd(
@@ -139,6 +139,9 @@ pub fn parse(text: &str, cwd: &std::path::Path) -> Option<crate::Command> {
         "mcp" => match args.split_once(char::is_whitespace).map_or((args, ""), |(v, n)| (v, n.trim())) {
             ("reconnect", "") | ("authenticate" | "login", _) => return None,
             ("reconnect", server) => Command::McpReconnect { server: server.to_string() },
+            ("enable" | "disable", "") => return None,
+            ("enable", server) => Command::McpToggle { server: server.to_string(), enabled: true },
+            ("disable", server) => Command::McpToggle { server: server.to_string(), enabled: false },
             _ => Command::McpStatus,
         },
         _ => return None,
@@ -163,6 +166,9 @@ mod tests {
         }
         assert_eq!(parse("/export out.md", cwd), Some(Command::Export { to: Some("/w/out.md".into()) }));
         assert_eq!(parse("/mcp reconnect db", cwd), Some(Command::McpReconnect { server: "db".into() }));
+        assert_eq!(parse("/mcp disable db", cwd), Some(Command::McpToggle { server: "db".into(), enabled: false }));
+        assert_eq!(parse("/mcp enable db", cwd), Some(Command::McpToggle { server: "db".into(), enabled: true }));
+        assert_eq!(parse("/mcp enable", cwd), None);
         assert_eq!(parse("/mcp authenticate db", cwd), None);
         assert_eq!(parse("/mcp reconnect", cwd), None, "the terminal says how to use it");
         assert_eq!(parse("/mcp list", cwd), Some(Command::McpStatus));

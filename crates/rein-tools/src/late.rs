@@ -17,8 +17,9 @@ pub struct LateTools {
     /// Name prefixes (`mcp__<server>__`) of tools still on their way.
     pending: Mutex<Vec<String>>,
     settled: tokio::sync::Notify,
-    /// System-prompt text that arrived with the tools (MCP server instructions).
-    instructions: Mutex<Vec<String>>,
+    /// System-prompt text that arrived with the tools (MCP server instructions), with the
+    /// name prefix of the tools it came with.
+    instructions: Mutex<Vec<(String, String)>>,
     /// Name prefixes whose tools will not come, and why (a server that needs signing in).
     unavailable: Mutex<Vec<(String, String)>>,
 }
@@ -42,15 +43,33 @@ impl LateTools {
         self.version.load(Ordering::Acquire)
     }
 
-    /// Add text for the system prompt (offered from the next request on).
-    pub fn add_instructions(&self, text: String) {
-        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).push(text);
+    /// Add text for the system prompt that came with the tools named `prefix…` (offered
+    /// from the next request on).
+    pub fn add_instructions(&self, prefix: &str, text: String) {
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).push((prefix.to_string(), text));
         self.version.fetch_add(1, Ordering::Release);
     }
 
     /// The system-prompt text that arrived so far, in arrival order.
     pub fn instructions(&self) -> Vec<String> {
-        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(_, t)| t.clone()).collect()
+    }
+
+    /// Take back the tools named `prefix…` and the text that came with them (their
+    /// server was turned off); a call of one is told `why`. Offered no more from the
+    /// next request on.
+    pub fn withdraw(&self, prefix: &str, why: String) {
+        self.tools.lock().unwrap_or_else(|p| p.into_inner()).retain(|t| !t.tool.spec().name.starts_with(prefix));
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).retain(|(p, _)| p != prefix);
+        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).push((prefix.to_string(), why));
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
+    /// Tools named `prefix…` are on their way again (their server was turned back on):
+    /// what was said of their absence no longer holds.
+    pub fn expect_again(&self, prefix: &str) {
+        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).retain(|(p, _)| p != prefix);
+        self.expect(prefix);
     }
 
     /// Tools named `prefix…` are on their way (a server is connecting).

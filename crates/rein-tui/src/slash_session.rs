@@ -30,7 +30,7 @@ pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> 
         "tasks" | "bashes" => out = tasks(app, args),
         "mcp" => match args.strip_prefix("authenticate").or_else(|| args.strip_prefix("login")) {
             Some(name) => app.ask_engine(ToEngine::McpSignIn(name.trim().to_string())),
-            None => out.push("Usage: /mcp, /mcp reconnect NAME or /mcp authenticate NAME".into()),
+            None => out.push("Usage: /mcp, or /mcp reconnect|enable|disable|authenticate NAME".into()),
         },
         _ => return None,
     }

@@ -43,6 +43,7 @@ mod live_facts;
 mod mcp;
 mod mcp_oauth;
 mod mcp_python;
+mod mcp_toggle;
 mod media;
 mod nested_memory;
 mod one_door;

@@ -106,7 +106,11 @@ async fn the_terminal_and_the_sdk_get_the_same_answers_from_the_owner() {
     let shown = rein_tui::owner_answer(&mut session, "/mcp", &cwd).await.unwrap();
     assert!(shown[0].starts_with("No MCP servers are configured"), "{shown:?}");
     let asked = sdk(&control, &mut session, serde_json::json!({"subtype": "mcp_reconnect", "serverName": "db"})).await;
-    assert!(asked.unwrap_err().contains("no MCP server named \"db\""));
+    assert_eq!(asked.unwrap_err(), "Server not found: db");
+    let asked =
+        sdk(&control, &mut session, serde_json::json!({"subtype": "mcp_toggle", "serverName": "db", "enabled": false}))
+            .await;
+    assert_eq!(asked.unwrap_err(), "Server not found: db");
 
     // The model: the SDK's choice applies from the next turn, as the terminal's would.
     let asked =
