@@ -48,7 +48,7 @@ pub(crate) async fn run(args: &Args, force_scripted: bool, format: Option<Output
         session::resolve_model(&crate::env::Env::read(), args.model.as_deref(), None)
     };
     // The demo's own permissions: edits inside the project, and the test command.
-    let (registry, tools) = session::builtin_tools()?;
+    let tools = session::builtin_kinds()?;
     let policy = Policy::new(&PolicyInputs {
         allowed_tools: vec![TEST_RULE.to_string()],
         mode: Some(PermissionMode::AcceptEdits),
@@ -57,7 +57,7 @@ pub(crate) async fn run(args: &Args, force_scripted: bool, format: Option<Output
         tools,
         ..PolicyInputs::default()
     })?;
-    let setup = Setup::new(scratch.path().to_path_buf(), &args.options(), model_name, policy, registry)?;
+    let setup = Setup::new(scratch.path().to_path_buf(), &args.options(), model_name, policy)?;
     let model: Arc<dyn Model> = if scripted {
         Arc::new(ScriptedModel::new(SCRIPTED_MODEL, script(scratch.path())))
     } else {

@@ -7,7 +7,7 @@ use rein_session::events::End;
 
 use crate::print::Frontend;
 
-pub(crate) use rein_session::{Setup, builtin_tools, resolve_model};
+pub(crate) use rein_session::{Setup, builtin_kinds, builtin_tools, resolve_model};
 
 /// Run one prompt to its end.
 pub(crate) async fn run(builder: Builder<'_>, prompt: &str, frontend: &mut Frontend) -> RunEnd {

@@ -127,20 +127,22 @@ impl<'a> Builder<'a> {
             Some(m) => m,
             None => setup.anthropic_model()?,
         };
+        // The session's tools, made once, here.
+        let tools = setup.tools()?;
         let started = match mcp {
             None => None,
             Some(McpStart { options, tunnel: None }) => {
-                crate::mcp::start(options, setup, &setup.mcp_policy, None, &[])?
+                crate::mcp::start(options, setup, &tools, &setup.mcp_policy, None, &[])?
             }
             Some(McpStart { options, tunnel: Some((tunnel, sdk)) }) => {
                 let mut headless = setup.mcp_policy.clone();
                 headless.interactive = false;
-                crate::mcp::start(options, setup, &headless, Some(tunnel), &sdk)?
+                crate::mcp::start(options, setup, &tools, &headless, Some(tunnel), &sdk)?
             }
         };
         let (registry, servers) = match started {
             Some(s) => (s.registry, Some(s.servers)),
-            None => (setup.registry.clone(), None),
+            None => (Arc::new(tools), None),
         };
         if let Some(tool) = &prompt_tool {
             approver = Some(crate::prompt_tool::approver(tool, setup, registry.clone())?);

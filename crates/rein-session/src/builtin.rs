@@ -25,6 +25,17 @@ pub fn builtin_tools_in(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::R
     Ok((registry, kinds))
 }
 
+/// How each built-in tool (the engine's own included) reads its permission rules, found
+/// once a process.
+pub fn builtin_kinds() -> crate::Result<ToolKinds> {
+    static KINDS: std::sync::OnceLock<ToolKinds> = std::sync::OnceLock::new();
+    if let Some(kinds) = KINDS.get() {
+        return Ok(kinds.clone());
+    }
+    let kinds = builtin_tools()?.1;
+    Ok(KINDS.get_or_init(|| kinds).clone())
+}
+
 /// The names of the built-in tools (the engine's own included), found once a process.
 pub fn builtin_tool_names() -> crate::Result<Vec<String>> {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();

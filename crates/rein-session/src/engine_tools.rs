@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use rein_tools::Registry;
+
 use crate::Setup;
 
 impl Setup {
@@ -14,15 +16,23 @@ impl Setup {
             self.agents.retain(|d| &d.name != name);
             self.agents.insert(0, rein_prompt::agents::AgentDef::from_json(name, a));
         }
-        if let Err(e) = self.register_engine_tools() {
-            tracing::warn!(error = %e, "the Agent tool does not offer the new subagent types");
-        }
     }
 
-    /// The engine's own tools as this session makes them: its subagent types and
-    /// skills, the environment block of subagents' prompts, where their transcripts go.
-    pub fn register_engine_tools(&mut self) -> crate::Result<()> {
-        let mut registry = (*self.registry).clone();
+    /// The session's tools, made once by the builder: the built-in ones with the shell
+    /// of this session (its sandbox, its settings), `--json-schema`'s StructuredOutput,
+    /// and the engine's own as this session makes them (its subagent types and skills,
+    /// the environment block of subagents' prompts, where their transcripts go).
+    pub(crate) fn tools(&self) -> crate::Result<Registry> {
+        // As `builtin_tools` makes them (the order the model sees), then made this
+        // session's own.
+        let (mut registry, _) = crate::builtin::builtin_tools()?;
+        rein_tools::use_session_shell(&mut registry, self.sandbox.clone(), self.bash)?;
+        if let (Some(limit), Some(shell)) = (self.env.max_background_agents, registry.session_shell()) {
+            shell.agents().set_limit(limit);
+        }
+        if let (Some(schema), Some(slot)) = (&self.structured_schema, &self.structured_output) {
+            registry.register_external(Arc::new(rein_tools::StructuredOutput::new(schema.clone(), slot.clone())))?;
+        }
         let tools = rein_engine::EngineTools {
             agents: self.agents.clone(),
             environment: rein_prompt::environment_block(
@@ -40,7 +50,6 @@ impl Setup {
             workflow_size: self.workflow_size.clone(),
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;
-        self.registry = Arc::new(registry);
-        Ok(())
+        Ok(registry)
     }
 }

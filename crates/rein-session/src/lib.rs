@@ -68,7 +68,7 @@ pub mod events {
 }
 
 pub use build::Builder;
-pub use builtin::{builtin_tool_names, builtin_tools, builtin_tools_in};
+pub use builtin::{builtin_kinds, builtin_tool_names, builtin_tools, builtin_tools_in};
 pub use command::{Command, CommandError};
 pub use drive::{Input, Parts, PromptError, Session};
 pub use error::SetupError;

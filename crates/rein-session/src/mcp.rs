@@ -47,6 +47,7 @@ pub(crate) struct Started {
 pub(crate) fn start(
     opts: &Options,
     setup: &Setup,
+    tools: &rein_tools::Registry,
     policy: &rein_mcp::policy::ServerPolicy,
     tunnel: Option<rein_mcp::TunnelHandle>,
     sdk_servers: &[String],
@@ -80,7 +81,7 @@ pub(crate) fn start(
         return Ok(None);
     }
     let timeouts = timeouts(&setup.env);
-    let mut registry = (*setup.registry).clone();
+    let mut registry = tools.clone();
     let late = registry.late_tools();
     let session = session_paths(setup, tunnel);
     // The servers start at once; headless and the SDK wait for them before the first

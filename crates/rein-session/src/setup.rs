@@ -10,7 +10,6 @@ use rein_hooks::{HookConfig, Hooks, Session as HookSession};
 use rein_model::Model;
 use rein_policy::Policy;
 use rein_protocol::Message;
-use rein_tools::Registry;
 
 use crate::Options;
 use crate::env::Env;
@@ -27,7 +26,11 @@ pub struct Setup {
     pub(crate) thinking: rein_model::ThinkingChoice,
     /// The model API.
     pub(crate) provider: crate::provider::Provider,
-    pub(crate) registry: Arc<Registry>,
+    /// The shell's settings (timeouts, git guidance): the builder gives them to the Bash
+    /// tool it makes.
+    pub(crate) bash: rein_tools::BashSettings,
+    /// `--json-schema`, checked: the builder registers the StructuredOutput tool with it.
+    pub(crate) structured_schema: Option<serde_json::Value>,
     /// `<REIN_HOME>/sessions/<session id>`: spilled tool results.
     pub(crate) session_dir: PathBuf,
     /// Subagent definitions (`.claude/agents`, `--agents`, the built-in types).
@@ -116,9 +119,8 @@ impl Setup {
             Some(dir) => dir.clone(),
             None => std::env::current_dir().context("cannot read the working directory")?,
         };
-        // The tools are made once; how rules name them comes from them. The shell's
-        // settings and sandbox, read below, are given to them when known.
-        let (mut registry, kinds) = crate::builtin::builtin_tools()?;
+        // How rules name the tools (the tools themselves are made by the builder).
+        let kinds = crate::builtin::builtin_kinds()?;
         // Where the user's own configuration lives is read before the settings' `env`
         // applies: a project must not move `~` (and pass its own files off as the user's).
         let before = opts.env();
@@ -145,10 +147,6 @@ impl Setup {
         if let Some(s) = &sandbox {
             policy.sandbox_auto_allow = auto_allow && s.is_active();
         }
-        rein_tools::use_session_shell(&mut registry, sandbox.clone(), bash)?;
-        if let (Some(limit), Some(shell)) = (after.max_background_agents, registry.session_shell()) {
-            shell.agents().set_limit(limit);
-        }
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&after, opts.model.as_deref(), from_settings.as_deref());
         // `availableModels`: a model chosen (by flag or settings) must be one of them.
@@ -174,16 +172,15 @@ impl Setup {
                     invalid!("--json-schema must be a JSON Schema object");
                 }
                 jsonschema::validator_for(&schema).context("--json-schema")?;
-                let slot = Arc::new(std::sync::Mutex::new(None));
-                registry.register_external(Arc::new(rein_tools::StructuredOutput::new(schema, slot.clone())))?;
-                Some(slot)
+                Some((schema, Arc::new(std::sync::Mutex::new(None))))
             }
             None => None,
         };
         let mut env = after;
         (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
-        let mut setup = Setup::with_env(cwd, opts, env, model, policy, registry)?;
+        let mut setup = Setup::with_env(cwd, opts, env, model, policy)?;
         setup.session_vars = session_vars;
+        setup.bash = bash;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
         setup.memory_excludes = settings.strings("/claudeMdExcludes").into_iter().map(|(s, _)| s).collect();
         let wanted = crate::sources::Wanted::new(opts.sources(), &setup.cwd, setup.env.home.as_deref());
@@ -217,9 +214,10 @@ impl Setup {
         notices.extend(hooks.warnings.drain(..).map(|w| format!("warning: {w}")));
         notices.extend(crate::doctor::ignored_keys(&settings));
         setup.notices = notices;
-        if structured_output.is_some() {
+        if let Some((schema, slot)) = structured_output {
             setup.required_tool = Some(rein_tools::STRUCTURED_OUTPUT.to_string());
-            setup.structured_output = structured_output;
+            setup.structured_schema = Some(schema);
+            setup.structured_output = Some(slot);
         }
         if let Some(uuid) = &opts.rewind_to {
             if opts.resume.is_none() && !opts.continue_session {
@@ -263,7 +261,6 @@ impl Setup {
                 .collect();
             setup.commands.extend(commands);
         }
-        setup.register_engine_tools()?;
         setup.thinking.always = settings.scalar("/alwaysThinkingEnabled").and_then(|(v, _)| v.as_bool());
         if setup.thinking.effort.is_none() {
             setup.thinking.effort =
@@ -286,14 +283,8 @@ impl Setup {
         Ok(setup)
     }
 
-    pub fn new(
-        cwd: PathBuf,
-        opts: &Options,
-        model: String,
-        policy: Policy,
-        registry: Registry,
-    ) -> crate::Result<Setup> {
-        Setup::with_env(cwd, opts, opts.env(), model, policy, registry)
+    pub fn new(cwd: PathBuf, opts: &Options, model: String, policy: Policy) -> crate::Result<Setup> {
+        Setup::with_env(cwd, opts, opts.env(), model, policy)
     }
 
     fn with_env(
@@ -302,7 +293,6 @@ impl Setup {
         env: crate::env::Env,
         model: String,
         policy: Policy,
-        registry: Registry,
     ) -> crate::Result<Setup> {
         let fallback_model = opts.fallback_model.as_deref().map(|m| resolve_model(&env, Some(m), None));
         let home = env.home.clone();
@@ -377,7 +367,8 @@ impl Setup {
             output_style: None,
             output_styles: Vec::new(),
             system: prompt.0,
-            registry: Arc::new(registry),
+            bash: rein_tools::BashSettings::default(),
+            structured_schema: None,
             session_dir,
             agents,
             skipped,
