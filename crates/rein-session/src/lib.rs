@@ -3,9 +3,13 @@
 //! - *options → setup*: the frontend's flags as plain data ([`Options`]), resolved once
 //!   with the environment ([`env`]) and every settings scope into what a session is built
 //!   from ([`Setup`]): model, thinking, limits, provider, prompt, policy, hooks, sandbox,
-//!   MCP server policy, the transcript it opens or resumes;
-//! - *build*: one [`Builder`] makes the permission policy, the provider's model client
-//!   and the engine — built-in and sandboxed tools, the Agent tool, plan tools,
+//!   MCP server policy, the transcript it opens or resumes. Plain data: resolving
+//!   changes nothing outside it (the settings' `env` is kept as the session's own
+//!   variables, not set in the process); an SDK's `initialize` and the terminal's MCP
+//!   answers are [`Overrides`] applied to it before it is built;
+//! - *build*: one [`Builder`] lays the session's variables over the environment and
+//!   makes the session's tools once, the permission policy, the provider's model client,
+//!   the MCP servers and the engine — built-in and sandboxed tools, the Agent tool, plan tools,
 //!   ToolSearch, skills, MCP tools, hooks with their live facts, the judge, checkpoints,
 //!   the transcript; a frontend hands in only who answers questions;
 //! - *drive*: the live [`Session`] keeps the facts hooks, the status line and frontends

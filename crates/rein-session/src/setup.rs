@@ -40,7 +40,7 @@ pub struct Setup {
     pub(crate) skipped: Vec<rein_prompt::frontmatter::Skipped>,
     /// `--system-prompt` and `--append-system-prompt` as given (the Agent SDK may send
     /// them again in `initialize`).
-    pub prompt_parts: (Option<String>, Option<String>),
+    pub(crate) prompt_parts: (Option<String>, Option<String>),
     /// Custom slash commands (`.claude/commands`, and every skill as `/name`).
     pub commands: Vec<rein_prompt::commands::CommandDef>,
     /// Skills (`.claude/skills/*/SKILL.md`).
@@ -90,7 +90,7 @@ pub struct Setup {
     /// The OS sandbox around Bash commands, when configured.
     pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
     /// `disabledMcpjsonServers` from the settings.
-    pub disabled_mcpjson: Vec<String>,
+    pub(crate) disabled_mcpjson: Vec<String>,
     /// Which MCP servers may start (managed lists, project approvals).
     pub mcp_policy: rein_mcp::policy::ServerPolicy,
     /// The plugins in use, and what of them could not be loaded.
