@@ -28,7 +28,7 @@ pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Resu
     }
     let mut options = args.options();
     options.trusted_for_session = true;
-    let setup = Setup::from_options(&options)?;
+    let setup = crate::process_env::resolve(&options)?;
     let choices = crate::mcp_approval::ask(args, &setup)?;
     let setup = setup.with_overrides(choices)?;
     let setup = setup;

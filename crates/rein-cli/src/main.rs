@@ -24,6 +24,7 @@ mod messages;
 mod permissions;
 mod plugin_cli;
 mod print;
+mod process_env;
 mod rewind;
 mod sandbox;
 mod sdk;
@@ -167,7 +168,7 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
 fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
     let args = args.clone();
     if args.init_only {
-        let setup = session::Setup::from_options(&args.options())?;
+        let setup = process_env::resolve(&args.options())?;
         return Ok(runtime()?.block_on(session::init_only(&setup)).exit_code());
     }
     let sdk_mode = args.input_format == Some(args::InputFormat::StreamJson);
@@ -187,7 +188,7 @@ fn run_session(args: &Args) -> anyhow::Result<ExitCode> {
         bail!("When using --print, --output-format=stream-json requires --verbose");
     }
     let prompt = prompt(&args)?;
-    let setup = session::Setup::from_options(&args.options())?;
+    let setup = process_env::resolve(&args.options())?;
     let mcp_options = args.options();
     runtime()?.block_on(async move {
         let mut frontend = print::Frontend::new(args.output_format, args.verbose);

@@ -13,7 +13,6 @@ use rein_session::events::RewindFailed;
 use rein_tools::RewindError;
 
 use crate::args::Args;
-use rein_session::Setup;
 
 /// What to restore.
 #[derive(Debug, Clone, Copy)]
@@ -28,7 +27,7 @@ pub(crate) async fn command(args: &Args, target: Option<&str>, what: What, yes: 
     if args.resume.is_none() {
         args.continue_session = true;
     }
-    let setup = Setup::from_options(&args.options())?;
+    let setup = crate::process_env::resolve(&args.options())?;
     // No model request is made: a model that has nothing to say will do.
     let model: Arc<dyn rein_model::Model> = Arc::new(rein_model::ScriptedModel::new("rewind", Vec::new()));
     // Built as it was left: `--rewind-to` has no say here.

@@ -8,11 +8,10 @@ use std::process::ExitCode;
 use rein_sdk::{SdkEnd, SdkError, SdkFlags};
 
 use crate::args::Args;
-use crate::session::Setup;
 
 pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Result<ExitCode> {
     let options = args.options();
-    let setup = Setup::from_options(&options)?;
+    let setup = crate::process_env::resolve(&options)?;
     let flags = SdkFlags {
         permission_prompt_tool: args.permission_prompt_tool.clone(),
         include_partial_messages: args.include_partial_messages,

@@ -37,6 +37,15 @@ pub(crate) async fn bring_up(server: ServerConfig, shared: &Shared) {
         elicitor: session.elicitor.as_ref(),
     };
     let result = client::connect(&server, &facts, timeouts.connect).await;
+    // Held while what the server brings is offered: a server turned off meanwhile
+    // (`mcp_toggle`) is not offered, and is stopped (its connection dropped).
+    let off = lock(&shared.off);
+    if off.contains(&server.name) {
+        drop(off);
+        drop(result);
+        late.settle(&prefix);
+        return;
+    }
     let (status, error) = match result {
         Ok(conn) => {
             let timeout = server.timeout_ms.map_or(timeouts.tool, Duration::from_millis);
@@ -53,7 +62,7 @@ pub(crate) async fn bring_up(server: ServerConfig, shared: &Shared) {
             };
             offer.add(late, &tools);
             if let Some(text) = &instructions {
-                late.add_instructions(&prefix, instructions_section(&server.name, text));
+                late.add_instructions(&server.name, instructions_section(&server.name, text));
             }
             lock(&shared.connections).push(live);
             // `list_changed`: tools the server adds join too (removed ones stay
@@ -91,4 +100,5 @@ pub(crate) async fn bring_up(server: ServerConfig, shared: &Shared) {
         s.status = status;
         s.error = error;
     }
+    drop(off);
 }

@@ -27,7 +27,10 @@ impl Servers {
         match (enabled, is_off) {
             (false, true) | (true, false) => Ok(()),
             (false, false) => {
-                // Dropping the connection stops the server.
+                // Marked off first: a connection that completes from here on is not
+                // offered (see `bring_up`).
+                lock(&shared.off).push(name.to_string());
+                // Dropping the connection, and its watch for new tools, stops the server.
                 let live = {
                     let mut connections = lock(&self.connections);
                     let at = connections.iter().position(|l| l.name() == name);
@@ -41,8 +44,7 @@ impl Servers {
                     n != name
                 });
                 lock(&shared.waiting).retain(|s| s.name != name);
-                shared.late.withdraw(&prefix, format!("the MCP server \"{name}\" is turned off for this session"));
-                lock(&shared.off).push(name.to_string());
+                shared.late.withdraw(name, format!("the MCP server \"{name}\" is turned off for this session"));
                 if let Some(s) = lock(&self.statuses).iter_mut().find(|s| s.name == name) {
                     s.status = "disabled";
                     s.error = None;
@@ -51,7 +53,7 @@ impl Servers {
             }
             (true, true) => {
                 lock(&shared.off).retain(|n| n != name);
-                shared.late.expect_again(&prefix);
+                shared.late.expect_again(name, &prefix);
                 if let Some(s) = lock(&self.statuses).iter_mut().find(|s| s.name == name) {
                     s.status = "pending";
                     s.error = None;

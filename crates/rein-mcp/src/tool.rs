@@ -78,7 +78,7 @@ impl Offer {
     /// Offer `tools` in `late` (names already there are kept as they are).
     pub fn add(&self, late: &rein_tools::LateTools, tools: &[Tool]) {
         for t in tools {
-            let _ = late.add(McpTool::new(t, self));
+            let _ = late.add_from(&self.server, McpTool::new(t, self));
         }
     }
 }

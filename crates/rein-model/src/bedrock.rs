@@ -70,7 +70,10 @@ impl BedrockConfig {
     /// `AWS_BEARER_TOKEN_BEDROCK`, the `AWS_*` keys, `ANTHROPIC_BETAS`.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> Result<Self, ModelError> {
         let nonempty = |k: &str| var(k).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-        let region = nonempty("AWS_REGION").or_else(|| nonempty("AWS_DEFAULT_REGION")).unwrap_or("us-east-1".into());
+        let region = crate::http::region(
+            "AWS_REGION",
+            nonempty("AWS_REGION").or_else(|| nonempty("AWS_DEFAULT_REGION")).unwrap_or("us-east-1".into()),
+        )?;
         let base_url = nonempty("ANTHROPIC_BEDROCK_BASE_URL")
             .unwrap_or_else(|| format!("https://bedrock-runtime.{region}.amazonaws.com"));
         let skip = crate::http::switched_on(var("CLAUDE_CODE_SKIP_BEDROCK_AUTH"));
@@ -314,6 +317,17 @@ impl Model for BedrockClient {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_region_that_would_change_the_host_is_refused() {
+        for bad in ["evil.example#", "evil.example/x?", "us-east-1.evil.example"] {
+            let vars = |k: &str| (k == "AWS_REGION").then(|| bad.to_string());
+            assert!(BedrockConfig::from_vars(vars).is_err(), "{bad}");
+        }
+        let fine = |k: &str| (k == "AWS_REGION").then(|| "eu-west-1".to_string());
+        assert!(BedrockConfig::from_vars(fine).is_ok_and(|c| c.base_url.contains("bedrock-runtime.eu-west-1.")));
+    }
+
     use super::*;
 
     fn decode(frame: &[u8]) -> aws_smithy_types::event_stream::Message {

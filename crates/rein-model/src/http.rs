@@ -50,3 +50,14 @@ pub(crate) fn bearer(token: &str, what: &str) -> Result<reqwest::header::HeaderV
 pub(crate) fn switched_on(value: Option<String>) -> bool {
     value.is_some_and(|v| !matches!(v.trim(), "" | "0" | "false"))
 }
+
+/// A cloud region as it may go into a host name (`us-east5`, `eu-west-1`): lowercase
+/// letters, digits and dashes only; anything else (a settings file's `evil.example/x?`)
+/// is refused, so that a region never sends the request, and the credentials with it,
+/// to another host.
+pub(crate) fn region(name: &str, value: String) -> Result<String, crate::ModelError> {
+    if !value.is_empty() && value.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        return Ok(value);
+    }
+    Err(crate::ModelError::Request(format!("{name} {value:?} is not a region name (letters, digits and dashes)")))
+}

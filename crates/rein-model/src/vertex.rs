@@ -50,7 +50,8 @@ impl VertexConfig {
                 "CLAUDE_CODE_USE_VERTEX needs ANTHROPIC_VERTEX_PROJECT_ID (the Google Cloud project)".into(),
             )
         })?;
-        let region = nonempty("CLOUD_ML_REGION").unwrap_or_else(|| "us-east5".into());
+        let region =
+            crate::http::region("CLOUD_ML_REGION", nonempty("CLOUD_ML_REGION").unwrap_or_else(|| "us-east5".into()))?;
         let skip_auth = crate::http::switched_on(var("CLAUDE_CODE_SKIP_VERTEX_AUTH"));
         Ok(VertexConfig {
             gateway: nonempty("ANTHROPIC_VERTEX_BASE_URL"),
@@ -64,13 +65,15 @@ impl VertexConfig {
 
     /// With the per-model regions among `vars` (names starting `VERTEX_REGION_CLAUDE_`,
     /// values not empty); other names are ignored.
-    pub fn with_model_regions(mut self, vars: impl IntoIterator<Item = (String, String)>) -> Self {
-        self.model_regions.extend(
-            vars.into_iter()
-                .map(|(k, v)| (k, v.trim().to_string()))
-                .filter(|(k, v)| k.starts_with(MODEL_REGION_PREFIX) && !v.is_empty()),
-        );
-        self
+    pub fn with_model_regions(mut self, vars: impl IntoIterator<Item = (String, String)>) -> Result<Self, ModelError> {
+        for (k, v) in vars {
+            let v = v.trim().to_string();
+            if k.starts_with(MODEL_REGION_PREFIX) && !v.is_empty() {
+                let v = crate::http::region(&k, v)?;
+                self.model_regions.insert(k, v);
+            }
+        }
+        Ok(self)
     }
 
     /// The region `model` is served from: its own variable's, else `CLOUD_ML_REGION`'s.
@@ -207,7 +210,8 @@ mod tests {
                     ("VERTEX_REGION_CLAUDE_4_5_SONNET".to_string(), "europe-west4".to_string()),
                     ("VERTEX_REGION_CLAUDE_HAIKU_4_5".into(), " ".into()),
                     ("OTHER".into(), "asia-east1".into()),
-                ]);
+                ])
+                .unwrap();
         assert_eq!(overridden.region_for("claude-sonnet-4-5@20250929"), "europe-west4");
         assert!(overridden.url("claude-sonnet-4-5").starts_with(
             "https://europe-west4-aiplatform.googleapis.com/v1/projects/p/locations/europe-west4/publishers/"
@@ -216,6 +220,25 @@ mod tests {
         assert_eq!(overridden.region_for("claude-opus-4-1"), "global");
         let missing = VertexConfig::from_vars(|_| None).unwrap_err().to_string();
         assert!(missing.contains("ANTHROPIC_VERTEX_PROJECT_ID"), "{missing}");
+    }
+
+    /// A region goes into the host name: one that is not a region's name (a repository's
+    /// settings could set it) is refused, so the token never goes to another host.
+    #[test]
+    fn a_region_that_would_change_the_host_is_refused() {
+        for bad in ["evil.example/x?", "evil.example#", "us-east5.evil.example", "a b"] {
+            let region = |k: &str| match k {
+                "ANTHROPIC_VERTEX_PROJECT_ID" => Some("p".to_string()),
+                "CLOUD_ML_REGION" => Some(bad.to_string()),
+                _ => None,
+            };
+            assert!(VertexConfig::from_vars(region).is_err(), "{bad}");
+            let project = |k: &str| (k == "ANTHROPIC_VERTEX_PROJECT_ID").then(|| "p".to_string());
+            let per_model = VertexConfig::from_vars(project)
+                .unwrap()
+                .with_model_regions([("VERTEX_REGION_CLAUDE_4_5_SONNET".to_string(), bad.to_string())]);
+            assert!(per_model.is_err(), "{bad}");
+        }
     }
 
     #[test]

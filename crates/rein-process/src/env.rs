@@ -116,7 +116,16 @@ pub fn named(name: &str) -> Option<String> {
 /// what a new rein process (a background session, `/resume`) starts from — it reads
 /// its settings again.
 pub fn started_with() -> Vec<(OsString, OsString)> {
-    std::env::vars_os().collect()
+    STARTED_WITH.get().cloned().unwrap_or_else(|| std::env::vars_os().collect())
+}
+
+static STARTED_WITH: std::sync::OnceLock<Vec<(OsString, OsString)>> = std::sync::OnceLock::new();
+
+/// Keep the environment as it is now as the one rein started with ([`started_with`]):
+/// called by the binary before it lays the session's variables into its own
+/// environment.
+pub fn keep_started_with() {
+    let _ = STARTED_WITH.set(std::env::vars_os().collect());
 }
 
 /// The environment a process rein starts inherits: rein's with the session's own
@@ -134,8 +143,13 @@ pub fn inherited() -> Vec<(OsString, OsString)> {
 /// added to what it inherits, rein's credentials taken out. Every process rein starts
 /// goes through here (or clears its environment and sets [`inherited`]).
 pub fn for_child(command: &mut std::process::Command) -> &mut std::process::Command {
+    // What the command sets itself wins (the sandbox's private TMPDIR and proxy, git's
+    // hardening): the session's variables only fill in.
+    let own: Vec<OsString> = command.get_envs().map(|(k, _)| k.to_os_string()).collect();
     for (k, v) in session_vars().iter().filter(|(k, _)| !crate::CREDENTIAL_VARS.contains(&k.as_str())) {
-        command.env(k, v);
+        if !own.iter().any(|o| o == k.as_str()) {
+            command.env(k, v);
+        }
     }
     for var in crate::CREDENTIAL_VARS {
         command.env_remove(var);
@@ -145,6 +159,30 @@ pub fn for_child(command: &mut std::process::Command) -> &mut std::process::Comm
 
 #[cfg(test)]
 mod tests {
+    /// A child gets the session's variables, but not over what it sets itself (the
+    /// sandbox's private TMPDIR), and never rein's credentials.
+    #[test]
+    fn a_child_gets_the_sessions_variables_under_its_own_and_no_credentials() {
+        super::install(vec![
+            ("TMPDIR".into(), "/from/settings".into()),
+            ("PROJECT_FLAVOUR".into(), "vanilla".into()),
+            ("ANTHROPIC_API_KEY".into(), "sk-from-settings".into()),
+        ]);
+        let mut command = std::process::Command::new("true");
+        command.env("TMPDIR", "/jail/tmp");
+        super::for_child(&mut command);
+        let set: Vec<(String, Option<String>)> = command
+            .get_envs()
+            .map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_string_lossy().into_owned())))
+            .collect();
+        assert!(set.contains(&("TMPDIR".into(), Some("/jail/tmp".into()))), "{set:?}");
+        assert!(set.contains(&("PROJECT_FLAVOUR".into(), Some("vanilla".into()))), "{set:?}");
+        assert!(set.contains(&("ANTHROPIC_API_KEY".into(), None)), "removed, not set: {set:?}");
+        assert!(super::inherited().iter().all(|(k, _)| k != "ANTHROPIC_API_KEY"));
+        assert_eq!(super::value("PROJECT_FLAVOUR").as_deref(), Some("vanilla"));
+        super::install(Vec::new());
+    }
+
     /// Every read of the environment outside the two tables: none.
     #[test]
     fn no_library_reads_the_environment_behind_the_tables() {

@@ -184,8 +184,10 @@ impl Session {
             Command::McpToggle { server, enabled } => {
                 let servers = self.parts.mcp.as_ref().ok_or_else(|| CommandError::NoServer(server.clone()))?;
                 servers.set_enabled(&server, enabled).map_err(crate::reply::toggle_error)?;
-                // Between turns there is time to wait for it to connect.
-                servers.settled(&server).await;
+                // Turned on between turns: there is time to wait for it to connect.
+                if enabled {
+                    servers.settled(&server).await;
+                }
                 Reply::Toggled { server, enabled }
             }
             // What can be answered while a turn runs is answered the same way now.

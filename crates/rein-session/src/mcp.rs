@@ -54,7 +54,7 @@ pub(crate) fn start(
 ) -> crate::Result<Option<Started>> {
     let mut loaded = rein_mcp::config::load(&locations(opts, setup), &|k| setup.var(k))?;
     // The sources the session reads (`--setting-sources`).
-    let sources = opts.definition_sources();
+    let sources = opts.definition_sources_with(&setup.env);
     loaded.servers.retain(|s| match s.source {
         rein_mcp::Source::User => sources.user,
         rein_mcp::Source::Project => sources.project,

@@ -103,7 +103,14 @@ impl Options {
     /// servers come from: none in safe mode or restricted (they can run programs: their
     /// hooks, their servers), else [`sources`](Self::sources).
     pub fn definition_sources(&self) -> Sources {
-        if self.is_restricted() {
+        self.definition_sources_with(&self.env())
+    }
+
+    /// [`definition_sources`](Self::definition_sources) with the environment as the
+    /// session sees it (its settings' `env` included: `CLAUDE_CODE_RESTRICTED` there
+    /// counts).
+    pub fn definition_sources_with(&self, env: &crate::env::Env) -> Sources {
+        if self.restricted || env.restricted {
             return Sources { user: false, project: false, local: false };
         }
         self.sources()

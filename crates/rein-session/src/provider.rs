@@ -93,7 +93,7 @@ impl Provider {
             }
             Provider::Vertex => {
                 let config = VertexConfig::from_vars(Env::lookup)?
-                    .with_model_regions(Env::prefixed(rein_model::MODEL_REGION_PREFIX));
+                    .with_model_regions(Env::prefixed(rein_model::MODEL_REGION_PREFIX))?;
                 Arc::new(VertexClient::new(&config)?)
             }
             Provider::Bedrock => Arc::new(BedrockClient::new(&BedrockConfig::from_vars(Env::lookup)?)?),

@@ -188,7 +188,11 @@ impl Setup {
         setup.nested_excludes = wanted.nested_excludes();
         crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
         setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
-        let styles = crate::sources::Wanted::new(opts.definition_sources(), &setup.cwd, setup.env.home.as_deref());
+        let styles = crate::sources::Wanted::new(
+            opts.definition_sources_with(&setup.env),
+            &setup.cwd,
+            setup.env.home.as_deref(),
+        );
         setup.output_styles.retain(|s| s.source == "built in" || styles.keeps(Path::new(&s.source)));
         setup.output_styles.extend(crate::plugins::output_styles(&setup.plugins));
         let wanted = setup.prefs.output_style.clone();
@@ -300,7 +304,7 @@ impl Setup {
             crate::definitions::Definitions::load(&cwd, home.as_deref());
         // The sources the session reads (`--setting-sources`): definitions from a source
         // left out are not offered.
-        let wanted = crate::sources::Wanted::new(opts.definition_sources(), &cwd, home.as_deref());
+        let wanted = crate::sources::Wanted::new(opts.definition_sources_with(&env), &cwd, home.as_deref());
         agents.retain(|a| wanted.keeps(&a.path));
         commands.retain(|c| wanted.keeps(&c.path));
         skills.retain(|s| wanted.keeps(&s.dir));
@@ -452,6 +456,11 @@ impl Setup {
     /// configuration files), whether or not it is built yet.
     pub fn var(&self, name: &str) -> Option<String> {
         Env::raw_in(&self.session_vars, name)
+    }
+
+    /// The session's own variables: its settings' `env` and `--betas`.
+    pub fn session_vars(&self) -> &[(String, String)] {
+        &self.session_vars
     }
 
     /// Lays the session's own variables over the process's environment: from here on

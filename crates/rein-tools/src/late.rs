@@ -12,28 +12,43 @@ use crate::registry::RegistryError;
 /// The late tools of one registry (shared by its clones).
 #[derive(Default)]
 pub struct LateTools {
-    tools: Mutex<Vec<Arc<RegisteredExternal>>>,
+    /// The tools, each with who offered it (an MCP server's name; empty for none).
+    tools: Mutex<Vec<(String, Arc<RegisteredExternal>)>>,
     version: AtomicU64,
     /// Name prefixes (`mcp__<server>__`) of tools still on their way.
     pending: Mutex<Vec<String>>,
     settled: tokio::sync::Notify,
-    /// System-prompt text that arrived with the tools (MCP server instructions), with the
-    /// name prefix of the tools it came with.
+    /// System-prompt text that arrived with the tools (MCP server instructions), with who
+    /// offered it.
     instructions: Mutex<Vec<(String, String)>>,
-    /// Name prefixes whose tools will not come, and why (a server that needs signing in).
-    unavailable: Mutex<Vec<(String, String)>>,
+    /// Name prefixes (or whole names) whose tools will not come, and why (a server that
+    /// needs signing in, one turned off), with who offered them when known.
+    unavailable: Mutex<Vec<Unavailable>>,
+}
+
+/// Tools that will not come: a name prefix or a whole name, why, and who offered them.
+struct Unavailable {
+    name: String,
+    why: String,
+    owner: Option<String>,
 }
 
 impl LateTools {
     /// Add `tool`; its name must be new among the late tools (the registry's own names
     /// win at lookup).
     pub fn add(&self, tool: Arc<dyn ExternalTool>) -> Result<(), RegistryError> {
+        self.add_from("", tool)
+    }
+
+    /// Add `tool`, offered by `owner` (an MCP server's name: [`LateTools::withdraw`]
+    /// takes back what one offered).
+    pub fn add_from(&self, owner: &str, tool: Arc<dyn ExternalTool>) -> Result<(), RegistryError> {
         let mut tools = self.tools.lock().unwrap_or_else(|p| p.into_inner());
         let name = tool.spec().name.clone();
-        if tools.iter().any(|t| t.tool.spec().name == name) {
+        if tools.iter().any(|(_, t)| t.tool.spec().name == name) {
             return Err(RegistryError::Duplicate(name));
         }
-        tools.push(Arc::new(RegisteredExternal::new(tool)));
+        tools.push((owner.to_string(), Arc::new(RegisteredExternal::new(tool))));
         self.version.fetch_add(1, Ordering::Release);
         Ok(())
     }
@@ -43,10 +58,10 @@ impl LateTools {
         self.version.load(Ordering::Acquire)
     }
 
-    /// Add text for the system prompt that came with the tools named `prefix…` (offered
-    /// from the next request on).
-    pub fn add_instructions(&self, prefix: &str, text: String) {
-        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).push((prefix.to_string(), text));
+    /// Add text for the system prompt that came with `owner`'s tools (offered from the
+    /// next request on).
+    pub fn add_instructions(&self, owner: &str, text: String) {
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).push((owner.to_string(), text));
         self.version.fetch_add(1, Ordering::Release);
     }
 
@@ -55,20 +70,32 @@ impl LateTools {
         self.instructions.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(_, t)| t.clone()).collect()
     }
 
-    /// Take back the tools named `prefix…` and the text that came with them (their
+    /// Take back the tools `owner` offered and the text that came with them (their
     /// server was turned off); a call of one is told `why`. Offered no more from the
     /// next request on.
-    pub fn withdraw(&self, prefix: &str, why: String) {
-        self.tools.lock().unwrap_or_else(|p| p.into_inner()).retain(|t| !t.tool.spec().name.starts_with(prefix));
-        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).retain(|(p, _)| p != prefix);
-        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).push((prefix.to_string(), why));
+    pub fn withdraw(&self, owner: &str, why: String) {
+        let mut gone = Vec::new();
+        self.tools.lock().unwrap_or_else(|p| p.into_inner()).retain(|(o, t)| {
+            if o == owner {
+                gone.push(t.tool.spec().name.clone());
+            }
+            o != owner
+        });
+        self.instructions.lock().unwrap_or_else(|p| p.into_inner()).retain(|(o, _)| o != owner);
+        let mut unavailable = self.unavailable.lock().unwrap_or_else(|p| p.into_inner());
+        for name in gone {
+            unavailable.push(Unavailable { name, why: why.clone(), owner: Some(owner.to_string()) });
+        }
         self.version.fetch_add(1, Ordering::Release);
     }
 
-    /// Tools named `prefix…` are on their way again (their server was turned back on):
-    /// what was said of their absence no longer holds.
-    pub fn expect_again(&self, prefix: &str) {
-        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).retain(|(p, _)| p != prefix);
+    /// `owner`'s tools (named `prefix…`) are on their way again (their server was turned
+    /// back on): what was said of their absence no longer holds.
+    pub fn expect_again(&self, owner: &str, prefix: &str) {
+        self.unavailable
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .retain(|u| u.owner.as_deref() != Some(owner) && u.name != prefix);
         self.expect(prefix);
     }
 
@@ -86,14 +113,18 @@ impl LateTools {
     /// The tools named `prefix…` will not come, for the reason `why`, which a call of
     /// one of them is told.
     pub fn settle_unavailable(&self, prefix: &str, why: String) {
-        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).push((prefix.to_string(), why));
+        self.unavailable.lock().unwrap_or_else(|p| p.into_inner()).push(Unavailable {
+            name: prefix.to_string(),
+            why,
+            owner: None,
+        });
         self.settle(prefix);
     }
 
     /// Why a tool named `name` is not there, when known.
     pub fn why_unavailable(&self, name: &str) -> Option<String> {
         let unavailable = self.unavailable.lock().unwrap_or_else(|p| p.into_inner());
-        unavailable.iter().rev().find(|(p, _)| name.starts_with(p.as_str())).map(|(_, why)| why.clone())
+        unavailable.iter().rev().find(|u| name.starts_with(u.name.as_str())).map(|u| u.why.clone())
     }
 
     fn is_pending(&self, name: &str) -> bool {
@@ -127,6 +158,6 @@ impl LateTools {
     }
 
     pub(crate) fn snapshot(&self) -> Vec<Arc<RegisteredExternal>> {
-        self.tools.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.tools.lock().unwrap_or_else(|p| p.into_inner()).iter().map(|(_, t)| t.clone()).collect()
     }
 }

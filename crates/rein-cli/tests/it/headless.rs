@@ -263,3 +263,22 @@ fn the_settings_env_applies_to_the_session() {
     assert_eq!(reqs[1].body["messages"][2]["content"][0]["content"], "vanilla-");
     assert_eq!(std::fs::read_to_string(env.cwd().join("hook_saw")).unwrap().trim(), "vanilla-");
 }
+
+/// Libraries not of rein's read the process environment themselves (reqwest its proxy):
+/// the person's settings `env` reaches them as it does in Claude Code.
+#[test]
+fn the_settings_env_reaches_what_reads_the_process_environment_itself() {
+    let env = Env::new();
+    let proxy = serve(Scenario::new([reply([text("through the proxy")])]));
+    let settings = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, json!({"env": {"HTTP_PROXY": proxy.url()}}).to_string()).unwrap();
+    env.rein()
+        // A host that resolves nowhere: only the proxy can answer.
+        .env("ANTHROPIC_BASE_URL", "http://model.invalid")
+        .env("ANTHROPIC_API_KEY", "sk-test")
+        .args(["-p", "x"])
+        .assert()
+        .success()
+        .stdout("through the proxy\n");
+}

@@ -126,3 +126,52 @@ fn a_server_turned_off_stops_and_its_tools_leave_then_come_back_on() {
     let (echo, is_error) = tool_result(bodies[4]["messages"].as_array().unwrap(), "e2");
     assert!(!is_error && echo.contains("back"), "turned on again, it answers: {echo}");
 }
+
+/// Turned off while it is still connecting, a server is not offered when it answers,
+/// and it is stopped.
+#[test]
+fn a_server_turned_off_while_connecting_stays_off() {
+    let Some(nm) = node_modules() else { return };
+    let env = Env::new();
+    let marker = format!("rein-toggle-slow-{}", std::process::id());
+    let bin = nm.join(".bin/mcp-server-everything");
+    let slow = json!({"command": "bash", "args": ["-c", format!("sleep 1; exec '{}' stdio", bin.display())],
+        "env": {"REIN_TEST_MARKER": marker}});
+    let config = json!({"mcpServers": {"slow": slow}});
+    let alive = format!(
+        "for i in $(seq 50); do n=$(grep -la {marker} /proc/[0-9]*/environ 2>/dev/null | wc -l); \
+         [ \"$n\" = 0 ] && break; sleep 0.1; done; echo \"servers: $n\""
+    );
+    let server = serve(Scenario::new([
+        reply([
+            tool_use_with_id("e", "mcp__slow__echo", json!({"message": "anyone?"})),
+            tool_use_with_id("ps", "Bash", json!({"command": alive})),
+        ]),
+        reply([text("done")]),
+    ]));
+    let input: String = [
+        control("i", json!({"subtype": "initialize", "hooks": null})),
+        control("off", json!({"subtype": "mcp_toggle", "serverName": "slow", "enabled": false})),
+        user("go"),
+    ]
+    .iter()
+    .map(|v| format!("{v}\n"))
+    .collect();
+    let out = env
+        .rein_at(&server)
+        .args(SDK)
+        .env("ENABLE_TOOL_SEARCH", "false")
+        .arg("--mcp-config")
+        .arg(config.to_string())
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let bodies: Vec<Value> = server.requests().into_iter().filter(|r| !r.is_title()).map(|r| r.body).collect();
+    assert!(!bodies[0]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "mcp__slow__echo"));
+    let messages = bodies[1]["messages"].as_array().unwrap();
+    let (said, is_error) = tool_result(messages, "e");
+    assert!(is_error, "{said}");
+    let (ps, _) = tool_result(messages, "ps");
+    assert!(ps.contains("servers: 0"), "the server turned off while connecting runs: {ps}");
+}
