@@ -76,9 +76,13 @@ pub struct Sandbox {
     /// removed with the session (a session that runs none makes none).
     tmp: std::sync::OnceLock<Result<tempfile::TempDir, PathBuf>>,
     /// Tier A: the host side of the network (the relay's only way out).
-    proxy: Option<proxy::Proxy>,
+    /// The proxy commands reach the network through (the sandbox on, at tier A), with
+    /// its folder: started at the first command that may use it, so that setting the
+    /// session up starts no thread.
+    proxy: std::sync::OnceLock<Option<(tempfile::TempDir, proxy::Proxy)>>,
+    /// Whether commands go through the proxy.
+    proxied: bool,
     /// Holds the proxy's socket, outside every writable root.
-    _net_dir: Option<tempfile::TempDir>,
     /// This session's own base directory, when the shared one was not ours.
     _own_base: Option<tempfile::TempDir>,
     /// Tier B: the ruleset and filters of each profile, made at its first command.
@@ -185,17 +189,7 @@ impl Sandbox {
             }
         }
         let tier_a = probe.get().is_some_and(|p: &Probe| matches!(p.tier, Tier::A { .. }));
-        let (proxy, net_dir) = if config.enabled && tier_a {
-            let dir = tempfile::Builder::new().prefix("net-").tempdir_in(&base)?;
-            let policy = network::NetworkPolicy {
-                allowed: config.allowed_domains.clone(),
-                denied: config.denied_domains.clone(),
-            };
-            let upstream = proxy::Upstream { http: config.http_proxy_port, socks: config.socks_proxy_port };
-            (Some(proxy::Proxy::start(&dir.path().join("proxy.sock"), policy, upstream, ask.clone())?), Some(dir))
-        } else {
-            (None, None)
-        };
+        let proxied = config.enabled && tier_a;
         Ok(Sandbox {
             config,
             probe,
@@ -204,8 +198,8 @@ impl Sandbox {
             roots,
             base,
             tmp: std::sync::OnceLock::new(),
-            proxy,
-            _net_dir: net_dir,
+            proxy: std::sync::OnceLock::new(),
+            proxied,
             _own_base: own_base,
             in_process: Default::default(),
             trial_proxy: std::sync::OnceLock::new(),
@@ -236,11 +230,31 @@ impl Sandbox {
         !matches!(self.probe().tier, Tier::C { .. })
     }
 
+    /// The proxy commands reach the network through, started on first use; `None`
+    /// when commands have none (the sandbox off, or below tier A) or it cannot start
+    /// (they then have no network: it fails closed).
+    pub(crate) fn proxy(&self) -> Option<&proxy::Proxy> {
+        if !self.proxied {
+            return None;
+        }
+        let made = self.proxy.get_or_init(|| {
+            let dir = tempfile::Builder::new().prefix("net-").tempdir_in(&self.base).ok()?;
+            let policy = network::NetworkPolicy {
+                allowed: self.config.allowed_domains.clone(),
+                denied: self.config.denied_domains.clone(),
+            };
+            let upstream = proxy::Upstream { http: self.config.http_proxy_port, socks: self.config.socks_proxy_port };
+            let started = proxy::Proxy::start(&dir.path().join("proxy.sock"), policy, upstream, self.ask.clone());
+            started.ok().map(|p| (dir, p))
+        });
+        made.as_ref().map(|(_, p)| p)
+    }
+
     /// The variables the sandbox sets in every command's environment (not the user's
     /// doing: an earlier command did not "change" them).
     pub fn injected_env(&self) -> Vec<&'static str> {
         let mut names = vec!["TMPDIR"];
-        if self.proxy.is_some() {
+        if self.proxied {
             names.extend(relay::proxy_env().into_iter().map(|(k, _)| k));
         }
         names
@@ -281,7 +295,8 @@ impl Sandbox {
         let mut lines = after.apply_recorded();
         lines.extend(after.undo());
         if let Some(since) = after.started {
-            lines.extend(self.proxy.as_ref().map(|p| p.violations_since(since)).unwrap_or_default());
+            let started = self.proxy.get().and_then(Option::as_ref);
+            lines.extend(started.map(|(_, p)| p.violations_since(since)).unwrap_or_default());
         }
         lines.extend(violations::from_output(output, &after.masked));
         lines.dedup();

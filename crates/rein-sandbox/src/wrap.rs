@@ -180,7 +180,7 @@ impl Sandbox {
     }
 
     fn net(&self, profile: Profile) -> Net {
-        let proxy = || self.proxy.as_ref().map_or(Net::None, |p| Net::Proxy(p.socket.clone()));
+        let proxy = || self.proxy().map_or(Net::None, |p| Net::Proxy(p.socket.clone()));
         match profile {
             Profile::Configured => proxy(),
             Profile::ReadOnly | Profile::Workspace { network: false } => Net::None,

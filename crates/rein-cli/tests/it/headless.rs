@@ -268,17 +268,22 @@ fn the_settings_env_applies_to_the_session() {
 /// the person's settings `env` reaches them as it does in Claude Code.
 #[test]
 fn the_settings_env_reaches_what_reads_the_process_environment_itself() {
-    let env = Env::new();
-    let proxy = serve(Scenario::new([reply([text("through the proxy")])]));
-    let settings = env.home.path().join(".claude/settings.json");
-    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
-    std::fs::write(&settings, json!({"env": {"HTTP_PROXY": proxy.url()}}).to_string()).unwrap();
-    env.rein()
-        // A host that resolves nowhere: only the proxy can answer.
-        .env("ANTHROPIC_BASE_URL", "http://model.invalid")
-        .env("ANTHROPIC_API_KEY", "sk-test")
-        .args(["-p", "x"])
-        .assert()
-        .success()
-        .stdout("through the proxy\n");
+    // With the OS sandbox on too: setting it up starts no thread (its network proxy
+    // starts at the first command), so the variables still go into the environment.
+    for sandbox in [false, true] {
+        let env = Env::new();
+        let proxy = serve(Scenario::new([reply([text("through the proxy")])]));
+        let settings = env.home.path().join(".claude/settings.json");
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        let config = json!({"env": {"HTTP_PROXY": proxy.url()}, "sandbox": {"enabled": sandbox}});
+        std::fs::write(&settings, config.to_string()).unwrap();
+        env.rein()
+            // A host that resolves nowhere: only the proxy can answer.
+            .env("ANTHROPIC_BASE_URL", "http://model.invalid")
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .args(["-p", "x"])
+            .assert()
+            .success()
+            .stdout("through the proxy\n");
+    }
 }
