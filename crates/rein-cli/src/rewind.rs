@@ -31,10 +31,11 @@ pub(crate) async fn command(args: &Args, target: Option<&str>, what: What, yes: 
     // No model request is made: a model that has nothing to say will do.
     let model: Arc<dyn rein_model::Model> = Arc::new(rein_model::ScriptedModel::new("rewind", Vec::new()));
     // Built as it was left: `--rewind-to` has no say here.
-    for notice in &setup.notices {
+    let builder = rein_session::Builder::new(&setup).model(model);
+    for notice in builder.notices() {
         crate::messages::message!("{notice}");
     }
-    let mut session = rein_session::Builder::new(&setup).model(model).build()?;
+    let mut session = builder.build()?;
     let prompts = session.prompts();
     let Some(target) = target else {
         println!("Prompts of session {} (rein rewind N restores to before prompt N):", setup.session_id);

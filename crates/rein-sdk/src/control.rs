@@ -206,7 +206,7 @@ pub fn initialize_reply(setup: &Setup, session: &Session) -> Result<Value, Contr
         current_permission_mode: session.mode().name(),
         hooks_applied: true,
         hook_on_failure_supported: true,
-        sandbox_enabled: setup.sandbox.as_ref().is_some_and(|s| s.is_active()),
+        sandbox_enabled: session.sandbox_active(),
         session_state: "idle",
     })
 }

@@ -33,6 +33,12 @@ pub struct Builder<'a> {
     /// An MCP tool that answers the questions (`--permission-prompt-tool`).
     prompt_tool: Option<String>,
     mcp: Option<McpStart<'a>>,
+    /// The OS sandbox, made here from the setup's configuration (or why it cannot be:
+    /// `failIfUnavailable`, said when building).
+    sandbox: crate::Result<Option<Arc<rein_sandbox::Sandbox>>>,
+    /// What the person is told before the session starts: the setup's notices, then the
+    /// sandbox's.
+    notices: Vec<String>,
 }
 
 /// How the session's MCP servers start.
@@ -45,16 +51,38 @@ struct McpStart<'a> {
 impl<'a> Builder<'a> {
     /// Building starts by laying the session's own variables (its settings' `env`) over
     /// the process's environment: the model client, tools, hooks and servers see them.
+    /// Then the OS sandbox is made (the host looked at when the sandbox is on), and the
+    /// policy learns whether sandboxed commands may run unasked.
     pub fn new(setup: &'a Setup) -> Self {
         setup.install_vars();
+        let mut notices = setup.notices.clone();
+        let mut policy = (*setup.policy).clone();
+        let sandbox = match &setup.sandbox_config {
+            Some(config) => {
+                let auto_allow = config.auto_allow_bash;
+                let made = crate::sandbox::setup(config.clone(), &policy, setup.env.sandbox_tier, &mut notices);
+                if let Ok(Some(s)) = &made {
+                    policy.sandbox_auto_allow = auto_allow && s.is_active();
+                }
+                made
+            }
+            None => Ok(None),
+        };
         Builder {
             setup,
-            policy: SharedPolicy::from(setup.policy.clone()),
+            policy: SharedPolicy::from(policy),
             model: None,
             approver: None,
             prompt_tool: None,
             mcp: None,
+            sandbox,
+            notices,
         }
+    }
+
+    /// What the person is told before the session starts (each after `rein: `).
+    pub fn notices(&self) -> &[String] {
+        &self.notices
     }
 
     /// The setup the session is built from.
@@ -114,7 +142,7 @@ impl<'a> Builder<'a> {
     /// The sandbox's network proxy asks the approver about a host no rule names (a
     /// person is there to answer; without this such a host is refused).
     pub fn network_questions(self) -> Self {
-        if let (Some(sandbox), Some(approver)) = (&self.setup.sandbox, &self.approver) {
+        if let (Ok(Some(sandbox)), Some(approver)) = (&self.sandbox, &self.approver) {
             sandbox.set_asker(crate::sandbox::asker(approver.clone()));
         }
         self
@@ -122,13 +150,15 @@ impl<'a> Builder<'a> {
 
     /// The live session.
     pub fn build(self) -> crate::Result<crate::Session> {
-        let Builder { setup, policy, model, mut approver, prompt_tool, mcp } = self;
+        let Builder { setup, policy, model, mut approver, prompt_tool, mcp, sandbox, notices: _ } = self;
+        let sandbox = sandbox?;
+        let sandbox_active = sandbox.as_ref().is_some_and(|s| s.is_active());
         let model = match model {
             Some(m) => m,
             None => setup.anthropic_model()?,
         };
         // The session's tools, made once, here.
-        let tools = setup.tools()?;
+        let tools = setup.tools(sandbox)?;
         let started = match mcp {
             None => None,
             Some(McpStart { options, tunnel: None }) => {
@@ -168,6 +198,7 @@ impl<'a> Builder<'a> {
             titles: (model, small_model(setup)),
             aliases: setup.env.aliases.clone(),
             default_model: crate::resolve_model(&setup.env, None, None),
+            sandbox_active,
         };
         Ok(crate::Session::new(engine, live, parts))
     }

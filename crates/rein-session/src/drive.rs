@@ -64,6 +64,9 @@ pub struct Parts {
     pub aliases: rein_model::Aliases,
     /// The model `/model` without a name goes back to.
     pub default_model: String,
+    /// Whether the OS sandbox confines the person's commands (the SDK's `initialize`
+    /// reply says so).
+    pub sandbox_active: bool,
 }
 
 /// The live session.
@@ -339,6 +342,11 @@ impl Session {
 
     pub fn mode(&self) -> PermissionMode {
         self.live.policy().get().mode
+    }
+
+    /// Whether the OS sandbox confines the person's commands.
+    pub fn sandbox_active(&self) -> bool {
+        self.parts.sandbox_active
     }
 
     /// `/add-dir`: `dir` is a working directory for the rest of the session; then

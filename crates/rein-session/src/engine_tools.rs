@@ -22,11 +22,11 @@ impl Setup {
     /// of this session (its sandbox, its settings), `--json-schema`'s StructuredOutput,
     /// and the engine's own as this session makes them (its subagent types and skills,
     /// the environment block of subagents' prompts, where their transcripts go).
-    pub(crate) fn tools(&self) -> crate::Result<Registry> {
+    pub(crate) fn tools(&self, sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::Result<Registry> {
         // As `builtin_tools` makes them (the order the model sees), then made this
         // session's own.
         let (mut registry, _) = crate::builtin::builtin_tools()?;
-        rein_tools::use_session_shell(&mut registry, self.sandbox.clone(), self.bash)?;
+        rein_tools::use_session_shell(&mut registry, sandbox, self.bash)?;
         if let (Some(limit), Some(shell)) = (self.env.max_background_agents, registry.session_shell()) {
             shell.agents().set_limit(limit);
         }

@@ -87,8 +87,9 @@ pub struct Setup {
     pub max_budget_usd: Option<f64>,
     /// The settings' `apiKeyHelper`.
     pub(crate) key_helper: Option<String>,
-    /// The OS sandbox around Bash commands, when configured.
-    pub sandbox: Option<Arc<rein_sandbox::Sandbox>>,
+    /// The OS sandbox's configuration (the builder makes the sandbox from it); `None`
+    /// for a session made without the settings (the demo's).
+    pub(crate) sandbox_config: Option<rein_sandbox::SandboxConfig>,
     /// `disabledMcpjsonServers` from the settings.
     pub(crate) disabled_mcpjson: Vec<String>,
     /// Which MCP servers may start (managed lists, project approvals).
@@ -141,12 +142,8 @@ impl Setup {
         let after = opts.env.clone().unwrap_or_else(|| crate::env::Env::read_with(&session_vars));
         let (default_timeout_ms, max_timeout_ms) = after.bash_timeouts;
         let bash = rein_tools::BashSettings { default_timeout_ms, max_timeout_ms, git_guidance };
+        // The sandbox as configured; the builder makes it (and looks at the host).
         let sandbox_config = crate::sandbox::config(opts, &settings, &cwd, home.as_deref());
-        let auto_allow = sandbox_config.auto_allow_bash;
-        let sandbox = crate::sandbox::setup(sandbox_config, &policy, after.sandbox_tier, &mut notices)?;
-        if let Some(s) = &sandbox {
-            policy.sandbox_auto_allow = auto_allow && s.is_active();
-        }
         let from_settings = settings.scalar("/model").and_then(|(v, _)| v.as_str().map(str::to_string));
         let model = resolve_model(&after, opts.model.as_deref(), from_settings.as_deref());
         // `availableModels`: a model chosen (by flag or settings) must be one of them.
@@ -233,7 +230,7 @@ impl Setup {
             let value: serde_json::Value = serde_json::from_str(json).context("--agents is not JSON")?;
             setup.add_agents(&value);
         }
-        setup.sandbox = sandbox;
+        setup.sandbox_config = Some(sandbox_config);
         setup.disabled_mcpjson = settings.strings("/disabledMcpjsonServers").into_iter().map(|(s, _)| s).collect();
         setup.mcp_policy = rein_mcp::policy::ServerPolicy::from_settings(&settings, !opts.print);
         setup.open_session(opts)?;
@@ -395,7 +392,7 @@ impl Setup {
             fallback_model,
             max_budget_usd: opts.max_budget_usd,
             key_helper: None,
-            sandbox: None,
+            sandbox_config: None,
             disabled_mcpjson: Vec::new(),
             mcp_policy: Default::default(),
             plugins: Vec::new(),
