@@ -162,7 +162,13 @@ impl Sandbox {
         let uid = rustix_uid();
         // The shared directory for this user's sessions; if someone else holds its name
         // (another user can create it first in /tmp), a private one of this session's.
-        let shared = std::env::temp_dir().join(format!("rein-sandbox-{uid}"));
+        // Never inside the workspace (a TMPDIR pointing there): commands could reach the
+        // layers and the proxy's socket kept here.
+        let temp = std::env::temp_dir();
+        let real_temp = std::fs::canonicalize(&temp).unwrap_or_else(|_| temp.clone());
+        let inside = workspace.iter().filter_map(|r| std::fs::canonicalize(r).ok()).any(|r| real_temp.starts_with(r));
+        let temp = if inside { PathBuf::from("/tmp") } else { temp };
+        let shared = temp.join(format!("rein-sandbox-{uid}"));
         let _ = std::fs::create_dir(&shared);
         let ours = std::fs::symlink_metadata(&shared).is_ok_and(|m| {
             use std::os::unix::fs::MetadataExt as _;
@@ -172,7 +178,7 @@ impl Sandbox {
             std::fs::set_permissions(&shared, std::os::unix::fs::PermissionsExt::from_mode(0o700))?;
             (shared, None)
         } else {
-            let dir = tempfile::Builder::new().prefix("rein-sandbox-").tempdir()?;
+            let dir = tempfile::Builder::new().prefix("rein-sandbox-").tempdir_in(&temp)?;
             (dir.path().to_path_buf(), Some(dir))
         };
         let mut roots: Vec<PathBuf> = workspace.iter().filter_map(|r| std::fs::canonicalize(r).ok()).collect();

@@ -261,10 +261,28 @@ pub const LOOSENING_PROCESS: &[(&str, &str)] = &[
     ("PIP_*", "pip would take its index and settings from it"),
     ("UV_*", "uv would take its index and settings from it"),
     ("YARN_*", "yarn would take its settings from it (yarnPath, plugins)"),
+    ("TMPDIR", "rein's and the sandbox's private folders would go where it says (into the workspace)"),
+    ("TMP", "programs' temporary files would go where it says"),
+    ("TEMP", "programs' temporary files would go where it says"),
+    ("NO_PROXY", "rein's requests would skip the person's proxy for the hosts it names"),
+    ("no_proxy", "rein's requests would skip the person's proxy for the hosts it names"),
+    ("AWS_*", "the AWS credential chain would read the files, run the programs or use the keys it names"),
+    ("GOOGLE_*", "the Google credential chain would read the files it names"),
+    ("CLOUDSDK_*", "gcloud would take its configuration and account from it"),
+    ("VISUAL", "the editor rein opens (Ctrl+G, /memory) would be the command it names"),
+    ("EDITOR", "the editor rein opens (Ctrl+G, /memory) would be the command it names"),
+    ("BROWSER", "an MCP sign-in would run the command it names"),
 ];
+
+/// What a repository's settings may set although a row above would cover it: the AWS
+/// region (checked to be a region's name before it goes into a host name).
+const REPOSITORY_MAY_SET: [&str; 2] = ["AWS_REGION", "AWS_DEFAULT_REGION"];
 
 /// Why the repository's settings may not set `key` in `env`, if they may not.
 pub fn loosens(key: &str) -> Option<&'static str> {
+    if REPOSITORY_MAY_SET.contains(&key) {
+        return None;
+    }
     let matches = |name: &str| match name.strip_suffix('*') {
         Some(prefix) => key.starts_with(prefix),
         None => key == name,
@@ -379,6 +397,12 @@ mod tests {
             assert!(!why.is_empty() && !VARS.iter().any(|v| v.name == *name), "{name}");
         }
         assert!(loosens("GIT_CONFIG_COUNT").is_some() && loosens("LD_PRELOAD").is_some());
+        // The cloud credential chains and the private folders: a repository may not
+        // point them anywhere; it may name the AWS region.
+        for key in ["TMPDIR", "AWS_CONFIG_FILE", "AWS_PROFILE", "AWS_ACCESS_KEY_ID", "GOOGLE_APPLICATION_CREDENTIALS"] {
+            assert!(loosens(key).is_some(), "{key}");
+        }
+        assert!(loosens("AWS_REGION").is_none() && loosens("AWS_DEFAULT_REGION").is_none());
         assert!(loosens("GREETING").is_none() && loosens("DISABLE_AUTO_COMPACT").is_none());
     }
 }
