@@ -238,6 +238,16 @@ impl Composer {
         self.cut(self.cursor, end);
     }
 
+    /// Vim's normal mode keeps the cursor on a character: never past the last one of
+    /// its line (an empty line excepted).
+    pub(crate) fn keep_on_a_character(&mut self) {
+        let at_end = self.cursor == self.text.len() || self.text[self.cursor..].starts_with('\n');
+        if self.cursor > 0 && at_end && !self.text[..self.cursor].ends_with('\n') {
+            let before = self.text[..self.cursor].chars().next_back().map_or(0, char::len_utf8);
+            self.cursor -= before;
+        }
+    }
+
     /// Vim's `w`: to the start of the next word.
     pub(crate) fn move_to_next_word(&mut self) {
         self.cursor = self.next_word_start();

@@ -6,7 +6,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use rein_session::Command;
 
 use crate::app::App;
-use crate::vim::{Step, Vim};
+use crate::vim::Vim;
 use crate::worker::ToEngine;
 
 pub(crate) fn run(app: &mut App, name: &str, args: &str) -> Option<Vec<String>> {
@@ -108,18 +108,8 @@ impl App {
     pub(crate) fn vim_key(&mut self, key: KeyEvent) -> Option<KeyEvent> {
         let interrupting = key.code == KeyCode::Esc && self.busy.is_some() && self.composer.is_empty();
         let Some(vim) = self.vim.as_mut().filter(|_| !interrupting) else { return Some(key) };
-        match vim.key(key) {
-            Step::Pass(key) => return Some(key),
-            Step::Edit(keys) => {
-                for k in keys {
-                    let _ = self.composer.key(k);
-                }
-            }
-            Step::CutWord => self.composer.cut_word_and_blanks(),
-            Step::NextWord => self.composer.move_to_next_word(),
-            Step::Nothing => {}
-        }
-        None
+        let step = vim.key(key);
+        crate::vim::apply(step, vim.mode, &mut self.composer)
     }
 
     /// Ctrl+B: the shell commands running now go on in the background, and the turn

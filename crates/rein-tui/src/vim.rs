@@ -93,7 +93,8 @@ impl Vim {
             '0' | '^' => Step::Edit(vec![ctrl('a')]),
             '$' => Step::Edit(vec![ctrl('e')]),
             'w' => Step::NextWord,
-            'e' => Step::Edit(vec![alt(KeyCode::Char('f'))]),
+            // To the last letter of this word, or of the next one from a word's end.
+            'e' => Step::Edit(vec![plain(KeyCode::Right), alt(KeyCode::Char('f')), plain(KeyCode::Left)]),
             'b' => Step::Edit(vec![alt(KeyCode::Char('b'))]),
             'x' => Step::Edit(vec![plain(KeyCode::Delete)]),
             'X' => Step::Edit(vec![plain(KeyCode::Backspace)]),
@@ -118,6 +119,30 @@ impl Vim {
     }
 }
 
+/// Do what `step` says to `composer`; the key to handle as usual, if any. In normal
+/// mode the cursor then stays on a character, as vim's does.
+pub(crate) fn apply(step: Step, mode: Mode, composer: &mut crate::composer::Composer) -> Option<KeyEvent> {
+    match step {
+        Step::Pass(key) => return Some(key),
+        Step::Edit(keys) => {
+            for k in keys {
+                let _ = composer.key(k);
+            }
+        }
+        Step::CutWord => composer.cut_word_and_blanks(),
+        Step::NextWord => composer.move_to_next_word(),
+        Step::Nothing => {}
+    }
+    if mode == Mode::Normal {
+        composer.keep_on_a_character();
+    }
+    None
+}
+
+#[cfg(test)]
+#[path = "vim_model_tests.rs"]
+mod model_tests;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -134,20 +159,11 @@ mod tests {
                 '⏎' => plain(KeyCode::Enter),
                 c => plain(KeyCode::Char(c)),
             };
-            match vim.key(key) {
-                Step::Pass(k) => {
-                    if let Edit::Submit(s) = c.key(k) {
-                        sent = Some(s);
-                    }
-                }
-                Step::Edit(keys) => {
-                    for k in keys {
-                        let _ = c.key(k);
-                    }
-                }
-                Step::CutWord => c.cut_word_and_blanks(),
-                Step::NextWord => c.move_to_next_word(),
-                Step::Nothing => {}
+            let step = vim.key(key);
+            if let Some(k) = apply(step, vim.mode, &mut c)
+                && let Edit::Submit(s) = c.key(k)
+            {
+                sent = Some(s);
             }
         }
         (c.text().to_string(), vim.mode, sent)
