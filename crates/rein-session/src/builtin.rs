@@ -26,14 +26,28 @@ pub fn builtin_tools_in(sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::R
 }
 
 /// How each built-in tool (the engine's own included) reads its permission rules, found
-/// once a process.
+/// once a process. The registry they were read from is kept for the first session's
+/// tools ([`fresh_builtin_tools`]), so that a process with one session makes it once.
 pub fn builtin_kinds() -> crate::Result<ToolKinds> {
     static KINDS: std::sync::OnceLock<ToolKinds> = std::sync::OnceLock::new();
     if let Some(kinds) = KINDS.get() {
         return Ok(kinds.clone());
     }
-    let kinds = builtin_tools()?.1;
+    let (registry, kinds) = builtin_tools()?;
+    *SPARE.lock().unwrap_or_else(|p| p.into_inner()) = Some(registry);
     Ok(KINDS.get_or_init(|| kinds).clone())
+}
+
+/// The registry [`builtin_kinds`] made, not yet given to a session.
+static SPARE: std::sync::Mutex<Option<Registry>> = std::sync::Mutex::new(None);
+
+/// The built-in tools for a session: new instances (tools keep state), the spare
+/// registry when there is one.
+pub(crate) fn fresh_builtin_tools() -> crate::Result<Registry> {
+    match SPARE.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        Some(registry) => Ok(registry),
+        None => Ok(builtin_tools()?.0),
+    }
 }
 
 /// The names of the built-in tools (the engine's own included), found once a process.

@@ -182,13 +182,12 @@ impl Session {
                 Reply::Reconnected { server }
             }
             Command::McpToggle { server, enabled } => {
-                let servers = self.parts.mcp.as_ref().ok_or_else(|| CommandError::NoServer(server.clone()))?;
-                servers.set_enabled(&server, enabled).map_err(crate::reply::toggle_error)?;
+                let reply = self.handle().command(Command::McpToggle { server: server.clone(), enabled }).await?;
                 // Turned on between turns: there is time to wait for it to connect.
-                if enabled {
+                if let (true, Some(servers)) = (enabled, &self.parts.mcp) {
                     servers.settled(&server).await;
                 }
-                Reply::Toggled { server, enabled }
+                reply
             }
             // What can be answered while a turn runs is answered the same way now.
             other => return self.handle().command(other).await,

@@ -31,7 +31,7 @@ pub fn report(opts: &Options) -> crate::Result<Vec<Section>> {
         }
     };
     let home = env.home.clone();
-    let (_, kinds) = crate::builtin_tools()?;
+    let kinds = crate::builtin_kinds()?;
     let (settings, policy) = crate::rules::load(opts, &cwd, home.as_deref(), kinds)?;
     let mut out = vec![folder(&env, &cwd), settings_files(&settings)];
     out.push(Section {

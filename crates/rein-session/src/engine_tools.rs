@@ -25,7 +25,7 @@ impl Setup {
     pub(crate) fn tools(&self, sandbox: Option<Arc<rein_sandbox::Sandbox>>) -> crate::Result<Registry> {
         // As `builtin_tools` makes them (the order the model sees), then made this
         // session's own.
-        let (mut registry, _) = crate::builtin::builtin_tools()?;
+        let mut registry = crate::builtin::fresh_builtin_tools()?;
         rein_tools::use_session_shell(&mut registry, sandbox, self.bash)?;
         if let (Some(limit), Some(shell)) = (self.env.max_background_agents, registry.session_shell()) {
             shell.agents().set_limit(limit);

@@ -31,7 +31,7 @@ pub enum WorktreeHookError {
 pub fn load(opts: &Options, cwd: &Path, session_id: &str) -> crate::Result<Option<WorktreeHooks>> {
     let env = opts.env();
     let home = env.home.clone();
-    let kinds = crate::builtin::builtin_tools()?.1;
+    let kinds = crate::builtin::builtin_kinds()?;
     let (mut settings, _) = crate::rules::load(opts, cwd, home.as_deref(), kinds)?;
     let trusted = opts.print
         || opts.trusted_for_session

@@ -7,6 +7,7 @@ use std::io::{BufRead, Read, Write};
 
 use crate::common::{Env, json_lines, serve, tool_result};
 use crate::mcp::node_modules;
+use crate::sdk_protocol::user;
 use rein_testkit::{Scenario, reply, text, tool_use_with_id};
 use serde_json::{Value, json};
 
@@ -25,8 +26,13 @@ fn control(id: &str, request: Value) -> Value {
     json!({"type": "control_request", "request_id": id, "request": request})
 }
 
-fn user(text: &str) -> Value {
-    json!({"type": "user", "session_id": "", "message": {"role": "user", "content": text}, "parent_tool_use_id": null})
+/// A shell command that says how many processes hold `marker` in their environment,
+/// waiting up to 5 s for them to go.
+fn processes_holding(marker: &str) -> String {
+    format!(
+        "for i in $(seq 50); do n=$(grep -la {marker} /proc/[0-9]*/environ 2>/dev/null | wc -l); \
+         [ \"$n\" = 0 ] && break; sleep 0.1; done; echo \"servers: $n\""
+    )
 }
 
 fn offers_echo(body: &Value) -> bool {
@@ -40,12 +46,7 @@ fn a_server_turned_off_stops_and_its_tools_leave_then_come_back_on() {
     let marker = format!("rein-toggle-marker-{}", std::process::id());
     let config = json!({"mcpServers": {"everything": {
         "command": nm.join(".bin/mcp-server-everything"), "args": ["stdio"], "env": {"REIN_TEST_MARKER": marker}}}});
-    // Whether a process holding the marker lives (the server's), waiting up to 5 s for
-    // it to go.
-    let alive = format!(
-        "for i in $(seq 50); do n=$(grep -la {marker} /proc/[0-9]*/environ 2>/dev/null | wc -l); \
-         [ \"$n\" = 0 ] && break; sleep 0.1; done; echo \"servers: $n\""
-    );
+    let alive = processes_holding(&marker);
     let server = serve(Scenario::new([
         reply([text("one")]),
         reply([
@@ -138,10 +139,7 @@ fn a_server_turned_off_while_connecting_stays_off() {
     let slow = json!({"command": "bash", "args": ["-c", format!("sleep 1; exec '{}' stdio", bin.display())],
         "env": {"REIN_TEST_MARKER": marker}});
     let config = json!({"mcpServers": {"slow": slow}});
-    let alive = format!(
-        "for i in $(seq 50); do n=$(grep -la {marker} /proc/[0-9]*/environ 2>/dev/null | wc -l); \
-         [ \"$n\" = 0 ] && break; sleep 0.1; done; echo \"servers: $n\""
-    );
+    let alive = processes_holding(&marker);
     let server = serve(Scenario::new([
         reply([
             tool_use_with_id("e", "mcp__slow__echo", json!({"message": "anyone?"})),

@@ -19,7 +19,7 @@ fn init(id: &str) -> Value {
     json!({"type": "control_request", "request_id": id, "request": {"subtype": "initialize", "hooks": null}})
 }
 
-fn user(text: &str) -> Value {
+pub(crate) fn user(text: &str) -> Value {
     json!({"type": "user", "session_id": "", "message": {"role": "user", "content": text}, "parent_tool_use_id": null})
 }
 
