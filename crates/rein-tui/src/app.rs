@@ -141,12 +141,10 @@ pub(crate) struct App {
     pub status_line: Option<crate::status_line::StatusLine>,
     pub quit: bool,
     pub(crate) prompts: mpsc::UnboundedSender<ToEngine>,
-    /// When the last key came, and how long before it the one before came: a question
-    /// takes its answer only from a key pressed after a pause (type-ahead is not an
-    /// answer).
-    last_key: Option<Instant>,
-    pub(crate) key_gap: Option<Duration>,
-    /// How long that pause is (`REIN_TUI_ANSWER_PAUSE_MS`, 500 ms by default).
+    /// When the last key came: a question opened after it counts it as typing that goes
+    /// on ([`crate::on_purpose`]).
+    pub(crate) last_key: Option<Instant>,
+    /// How long that pause is ([`crate::on_purpose::pause`]).
     pub(crate) answer_pause: Duration,
 }
 
@@ -214,10 +212,7 @@ impl App {
             quit: false,
             prompts,
             last_key: None,
-            key_gap: None,
-            answer_pause: Duration::from_millis(
-                rein_session::env::Env::lookup("REIN_TUI_ANSWER_PAUSE_MS").and_then(|v| v.parse().ok()).unwrap_or(500),
-            ),
+            answer_pause: crate::on_purpose::pause(),
         }
     }
 
@@ -284,7 +279,10 @@ impl App {
     /// A bracketed paste: a path to an image file attaches the image, anything else is
     /// text.
     pub(crate) fn on_paste(&mut self, text: &str) {
+        // A paste answers no question: it goes to the draft under it.
         if self.modals.asking() {
+            self.composer.paste(text);
+            self.hint = Some(("pasted into your draft, under the question".into(), Instant::now()));
             return;
         }
         match crate::attach::image_path(text, &self.cwd) {
@@ -312,9 +310,10 @@ impl App {
     }
 
     pub(crate) fn on_key(&mut self, key: KeyEvent) {
-        let now = Instant::now();
-        self.key_gap = self.last_key.replace(now).map(|before| now.duration_since(before));
-        if self.modal_key(key) {
+        // Before the key goes anywhere: a question opened after it counts it as typing.
+        let handled = self.modal_key(key);
+        self.last_key = Some(Instant::now());
+        if handled {
             return;
         }
         if self.menu_key(key) {

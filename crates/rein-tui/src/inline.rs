@@ -3,24 +3,36 @@
 //! written again in place after each key — each row cleared on its own, never the screen
 //! from the cursor down, which some terminals (tmux) keep in the scrollback. After a
 //! resize the rows drawn last are found again where the terminal re-wrapped them, and
-//! the question is laid out at the new width over them.
+//! the question is laid out at the new width over them. Like every question rein asks,
+//! it takes only keys pressed on purpose ([`crate::on_purpose`]): keys typed ahead
+//! while rein started answer nothing.
 
 use std::io::Write;
+use std::time::Instant;
 
 use crossterm::event::{self, Event, KeyEvent, KeyEventKind};
 use crossterm::{cursor, execute};
 
-/// The rows drawn last, and how many terminal rows they take now.
+use crate::on_purpose::Gate;
+
+/// The rows drawn last, how many terminal rows they take now, and the question's gate
+/// (from when it was first drawn).
 #[derive(Default)]
 pub(crate) struct Inline {
     drawn: usize,
     last: Vec<String>,
+    gate: Option<Gate>,
 }
 
 impl Inline {
     /// Draw `rows` (each at most the width), over the previous ones; the cursor stays at
     /// the end of the last.
     pub(crate) fn draw(&mut self, rows: &[String]) -> std::io::Result<()> {
+        let gate = self.gate.get_or_insert_with(|| Gate::new(Instant::now(), crate::on_purpose::pause(), None));
+        let mut rows = rows.to_vec();
+        if let Some(hint) = gate.hint(false) {
+            rows.push(crate::summary::one_line(&hint, width().saturating_sub(1)));
+        }
         let mut out = std::io::stdout();
         if self.drawn > rows.len() {
             // Fewer rows than the old ones take: the old ones are cleared first.
@@ -36,7 +48,7 @@ impl Inline {
             write!(out, "\x1b[2K{row}{end}")?;
         }
         self.drawn = rows.len();
-        self.last = rows.to_vec();
+        self.last = rows;
         out.flush()
     }
 
@@ -62,20 +74,24 @@ impl Inline {
 /// How long the window keeps its size before a question is laid out again.
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(150);
 
-/// The next key pressed, or `None` when the window was resized: the storm of resizes
+/// The next key pressed on purpose, or `None` when the caller draws again: a key was
+/// held back (the question says so), or the window was resized — the storm of resizes
 /// is waited out (until the size holds for a moment; a key meanwhile ends the wait),
-/// `frame` learns where the terminal re-wrapped its rows, and the caller draws again.
+/// and `frame` learns where the terminal re-wrapped its rows.
 pub(crate) fn read_key(frame: &mut Inline) -> std::io::Result<Option<KeyEvent>> {
+    let admits = |frame: &mut Inline, key: &KeyEvent| frame.gate.as_mut().is_none_or(|g| g.admits(key, Instant::now()));
     loop {
         match event::read()? {
-            Event::Key(key) if key.kind == KeyEventKind::Press => return Ok(Some(key)),
+            Event::Key(key) if key.kind == KeyEventKind::Press => {
+                return Ok(admits(frame, &key).then_some(key));
+            }
             Event::Resize(..) => {
                 let mut key = None;
                 while key.is_none() && event::poll(SETTLE)? {
                     if let Event::Key(k) = event::read()?
                         && k.kind == KeyEventKind::Press
                     {
-                        key = Some(k);
+                        key = Some(k).filter(|k| admits(frame, k));
                     }
                 }
                 frame.resized();

@@ -30,6 +30,7 @@ mod mentions;
 mod menu;
 mod modal;
 mod modal_host;
+mod on_purpose;
 mod out;
 mod overlay;
 mod permission_view;
@@ -201,5 +202,7 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     }
     result.map(|resume| resume.map_or(Ending::Quit, Ending::Resume))
 }
+#[cfg(test)]
+mod dialog_tests;
 #[cfg(test)]
 mod view_tests;

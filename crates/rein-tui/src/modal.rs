@@ -9,6 +9,7 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::text::Line;
 
 use crate::approver::Question;
+use crate::on_purpose::Gate;
 
 /// Where a view sits in the live area.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,7 +35,8 @@ pub(crate) trait Modal<Host>: Send {
     /// Its lines at `width` columns, within `rows` rows.
     fn lines(&mut self, app: &Host, width: usize, rows: usize) -> Vec<Line<'static>>;
     fn place(&self) -> Place;
-    /// A permission or user question (others wait behind it).
+    /// A question rein asks unbidden (a permission, the model's question): keys reach
+    /// it only on purpose ([`crate::on_purpose`]), and others wait behind it.
     fn is_question(&self) -> bool {
         false
     }
@@ -54,11 +56,14 @@ pub(crate) struct Drawn {
 pub(crate) struct Stack<Host> {
     pub(crate) views: Vec<Box<dyn Modal<Host>>>,
     pub(crate) waiting: VecDeque<Question>,
+    /// The gate of the question on screen: keys reach it only on purpose
+    /// ([`crate::on_purpose`]), whatever the question is.
+    pub(crate) gate: Option<Gate>,
 }
 
 impl<Host> Default for Stack<Host> {
     fn default() -> Self {
-        Stack { views: Vec::new(), waiting: VecDeque::new() }
+        Stack { views: Vec::new(), waiting: VecDeque::new(), gate: None }
     }
 }
 
@@ -70,6 +75,11 @@ impl<Host> Stack<Host> {
     /// A question is on screen.
     pub(crate) fn asking(&self) -> bool {
         self.views.iter().any(|v| v.is_question())
+    }
+
+    /// What to say about keys the question on screen held back, if any were.
+    pub(crate) fn typed_on(&self) -> Option<String> {
+        self.gate.as_ref().and_then(|g| g.hint(true))
     }
 
     pub(crate) fn top_place(&self) -> Option<Place> {

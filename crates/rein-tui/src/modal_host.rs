@@ -1,15 +1,21 @@
 //! The interface's side of the modal stack: opening a view, a question shown now or
 //! after the one on screen, keys to the top view, the top view's lines.
 
-use ratatui::crossterm::event::KeyEvent;
+use std::time::Instant;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::app::App;
 use crate::approver::Question;
 use crate::modal::{Drawn, Flow, Modal};
+use crate::on_purpose::Gate;
 
 impl App {
-    /// Open `view` on top.
+    /// Open `view` on top; a question gets its gate.
     pub(crate) fn open(&mut self, view: Box<dyn Modal<App>>) {
+        if view.is_question() {
+            self.modals.gate = Some(Gate::new(Instant::now(), self.answer_pause, self.last_key));
+        }
         self.modals.views.push(view);
     }
 
@@ -25,10 +31,26 @@ impl App {
         }
     }
 
-    /// Give `key` to the top view; `false` when none is open.
+    /// Give `key` to the top view; `false` when none is open. A question takes only
+    /// keys pressed on purpose: what was typed on goes to the draft under it, as it was
+    /// meant to.
     pub(crate) fn modal_key(&mut self, key: KeyEvent) -> bool {
         let Some(mut top) = self.modals.views.pop() else { return false };
         let at = self.modals.views.len();
+        let held = top.is_question() && self.modals.gate.as_mut().is_some_and(|g| !g.admits(&key, Instant::now()));
+        if held {
+            match key.code {
+                KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
+                    self.composer.insert(&c.to_string());
+                }
+                KeyCode::Backspace => {
+                    let _ = self.composer.key(key);
+                }
+                _ => {}
+            }
+            self.modals.views.push(top);
+            return true;
+        }
         let closed = top.key(key, self) == Flow::Close;
         if !closed {
             let at = at.min(self.modals.views.len());

@@ -1,7 +1,12 @@
 //! The permission dialog as a view on the modal stack: its keys (numbers, arrows,
-//! Enter, Esc, Tab for a note, PgUp/PgDn to scroll the subject, Shift+Tab for all
-//! edits) and its box — the subject scrolled when taller than the window, the reason,
-//! the question and every option always in view.
+//! Enter, Esc, Tab for a note, Shift+Tab for all edits) and its box — the subject
+//! scrolled when taller than the window, the question and every option always in view.
+//!
+//! A subject taller than its box reads like a page: ↓ scrolls it line by line and only
+//! past its end moves the choice, ↑ moves the choice back and then scrolls up, PgUp/PgDn
+//! go by what the box shows, and Enter turns the page until the last line has been on
+//! screen — what was never shown cannot be approved by Enter. A reason too long to stay
+//! in view follows the subject, where scrolling reaches it.
 
 use std::time::Instant;
 
@@ -21,20 +26,18 @@ pub(crate) struct PermissionView {
     /// The question, until it is answered.
     question: Option<Question>,
     selected: usize,
-    /// How far the subject is scrolled, and how many of its lines were last on screen
-    /// (a page).
+    /// How far the subject is scrolled, how many of its lines were last on screen (a
+    /// page), how far it scrolls at most, and whether its last line has been shown.
     scroll: usize,
     page: usize,
+    overflow: usize,
+    seen_end: bool,
+    /// Which of the model's questions that was (AskUserQuestion asks several).
+    step: usize,
     /// A note for the model, typed after Tab.
     comment: Option<String>,
     /// The subject as last drawn, and the width it was wrapped to.
     subject: Option<(usize, Vec<Line<'static>>)>,
-    /// When it appeared, and how many keys were typed on into it (ignored).
-    opened: Instant,
-    ignored: usize,
-    /// A deliberate key came: from then on keys are the person's (typing a note or an
-    /// answer of their own goes at typing speed).
-    engaged: bool,
 }
 
 impl PermissionView {
@@ -44,33 +47,12 @@ impl PermissionView {
             selected: 0,
             scroll: 0,
             page: 10,
+            overflow: 0,
+            seen_end: false,
+            step: 0,
             comment: None,
             subject: None,
-            opened: Instant::now(),
-            ignored: 0,
-            engaged: false,
         }
-    }
-
-    /// Whether `key` is a deliberate answer: pressed after the question had been on
-    /// screen for a moment and after a pause in typing. Letters typed on while the
-    /// question appeared (the person was writing their next prompt) answer nothing —
-    /// `y` would approve, `a` switch to auto mode. Scrolling, moving the choice, Esc and
-    /// Ctrl+C (which refuse) always count.
-    fn deliberate(&mut self, key: KeyEvent, app: &App) -> bool {
-        let refuse = key.code == KeyCode::Esc
-            || (key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL));
-        let moves = matches!(key.code, KeyCode::Up | KeyCode::Down | KeyCode::PageUp | KeyCode::PageDown);
-        let pause = app.answer_pause;
-        if self.engaged || refuse || moves {
-            return true;
-        }
-        if self.opened.elapsed() >= pause && app.key_gap.is_none_or(|g| g >= pause) {
-            self.engaged = true;
-            return true;
-        }
-        self.ignored += 1;
-        false
     }
 
     /// Send `answer`; a "No" without a note also stops the turn, as the option says.
@@ -100,15 +82,6 @@ impl Modal<App> for PermissionView {
 
     fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
         // Tab opens a note for the model; while it is open, keys type into it.
-        if self.comment.is_none() && !self.deliberate(key, app) {
-            // What was typed on goes to the draft under the question, as it was meant to.
-            if let KeyCode::Char(c) = key.code
-                && !key.modifiers.contains(KeyModifiers::CONTROL)
-            {
-                app.composer.insert(&c.to_string());
-            }
-            return Flow::Keep;
-        }
         if let Some(comment) = &mut self.comment {
             match key.code {
                 KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {
@@ -128,6 +101,11 @@ impl Modal<App> for PermissionView {
         let offer_auto = app.offer_auto();
         let project = app.project_root.display().to_string();
         let Some(q) = self.question.as_mut() else { return Flow::Close };
+        // Enter before the subject's end was shown turns the page instead.
+        if key.code == KeyCode::Enter && !self.seen_end {
+            self.scroll += self.page.saturating_sub(1).max(1);
+            return Flow::Keep;
+        }
         let forced = match user_dialog::ask_user_key(q, &mut self.selected, key) {
             Some(Step::Handled) => return Flow::Keep,
             Some(Step::Done) => Some('\n'),
@@ -146,12 +124,28 @@ impl Modal<App> for PermissionView {
                 self.scroll += self.page.saturating_sub(1).max(1);
                 None
             }
+            KeyCode::Up if self.selected > 0 => {
+                self.selected -= 1;
+                None
+            }
             KeyCode::Up => {
-                self.selected = self.selected.saturating_sub(1);
+                self.scroll = self.scroll.saturating_sub(1);
+                None
+            }
+            KeyCode::Down if self.scroll < self.overflow => {
+                self.scroll += 1;
                 None
             }
             KeyCode::Down => {
                 self.selected = (self.selected + 1).min(options.len().saturating_sub(1));
+                None
+            }
+            KeyCode::Home => {
+                self.scroll = 0;
+                None
+            }
+            KeyCode::End => {
+                self.scroll = self.overflow;
                 None
             }
             KeyCode::Enter => options.get(self.selected).map(|o| o.0),
@@ -206,6 +200,9 @@ impl Modal<App> for PermissionView {
 
     fn lines(&mut self, app: &App, width: usize, rows: usize) -> Vec<Line<'static>> {
         let Some(q) = &self.question else { return Vec::new() };
+        if q.progress.len() != self.step {
+            (self.step, self.scroll, self.seen_end) = (q.progress.len(), 0, false);
+        }
         let inner = width.saturating_sub(4).max(4);
         let project = app.project_root.display().to_string();
         if self.subject.as_ref().is_none_or(|(w, _)| *w != inner) {
@@ -216,40 +213,48 @@ impl Modal<App> for PermissionView {
         let dim = Style::default().add_modifier(Modifier::DIM);
         let note = match &self.comment {
             Some(c) => Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))),
-            None if self.ignored > 0 => Line::from(Span::styled(
-                format!("{} key(s) typed as this appeared were ignored: answer after a pause", self.ignored),
-                Style::default().fg(Color::Yellow),
-            )),
+            None if let Some(hint) = app.modals.typed_on() => {
+                Line::from(Span::styled(hint, Style::default().fg(Color::Yellow)))
+            }
             None => Line::from(Span::styled("tab: add a note for rein", dim)),
         };
-        // Borders, title, the fixed part: the rest is for the subject. In a short window
-        // the note's hint and then the reason give way, never the question or an option.
+        // Borders, title, the fixed part: the rest is for the subject. A short reason
+        // stays in view; a long one, or one without room, follows the subject. The
+        // question and the options never give way.
         let mut fixed = parts.fixed;
-        let mut reason = parts.reason;
+        let mut subject = parts.subject;
+        let reason = parts.reason;
+        if reason.len() <= 2 && 3 + fixed.len() + reason.len() + 2 <= rows {
+            fixed.splice(0..0, reason);
+        } else if !reason.is_empty() {
+            subject.push(Line::default());
+            subject.extend(reason);
+        }
+        // The note's hint only where the subject has all the room it needs.
         let note = wrap::wrap(&note, inner);
-        if 3 + fixed.len() + reason.len() + note.len() + 2 <= rows {
+        if 3 + fixed.len() + note.len() + subject.len() <= rows || self.comment.is_some() {
             fixed.extend(note);
         }
-        if 3 + fixed.len() + reason.len() + 2 > rows {
-            reason.clear();
-        }
-        reason.extend(fixed);
-        let fixed = reason;
         let room = rows.saturating_sub(3 + fixed.len());
-        let total = parts.subject.len();
+        let total = subject.len();
         let mut body = vec![parts.title];
         if total <= room {
-            self.scroll = 0;
-            body.extend(parts.subject);
+            (self.scroll, self.overflow, self.seen_end) = (0, 0, true);
+            body.extend(subject);
         } else {
             let window = room.saturating_sub(1).max(1);
             self.page = window;
-            let max = total - window;
-            self.scroll = self.scroll.min(max);
+            self.overflow = total.saturating_sub(window);
+            self.scroll = self.scroll.min(self.overflow);
             let from = self.scroll;
-            body.extend(parts.subject.into_iter().skip(from).take(window));
-            let arrow = if from < max { "↓" } else { "↑" };
-            let more = format!("{arrow} lines {}–{} of {total} · pgup/pgdn", from + 1, from + window);
+            let to = (from + window).min(total);
+            self.seen_end |= to == total;
+            body.extend(subject.into_iter().skip(from).take(window));
+            let more = match (from < self.overflow, self.seen_end) {
+                (true, false) => format!("↓ lines {}–{to} of {total} · enter: more", from + 1),
+                (true, true) => format!("↓ lines {}–{to} of {total} · ↑↓ pgup pgdn", from + 1),
+                (false, _) => format!("↑ lines {}–{to} of {total} · ↑ pgup", from + 1),
+            };
             body.push(Line::from(Span::styled(
                 summary::one_line(&more, inner - 1),
                 Style::default().fg(Color::Yellow),

@@ -34,7 +34,7 @@ fn a_long_heredoc_shows_every_choice_and_scrolls_to_its_end() {
     let screen = pane.wait_for("Do you want to proceed?");
     assert!(screen.contains("3. No, and tell rein"), "every choice shows:\n{screen}");
     assert!(screen.contains("entry number 1") && !screen.contains("entry number 60"), "{screen}");
-    assert!(screen.contains("pgup/pgdn"), "the position shows:\n{screen}");
+    assert!(screen.contains("enter: more"), "the position shows:\n{screen}");
     // The command, then the changes it made when tried first (its diff).
     for _ in 0..16 {
         pane.keys(&["PPage"]);

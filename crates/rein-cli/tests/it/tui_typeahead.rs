@@ -30,7 +30,7 @@ fn keys_typed_on_as_a_question_appears_do_not_answer_it() {
         asked = asked || pane.screen().contains("Do you want to proceed?");
         assert!(Instant::now() < until + Duration::from_secs(20), "no question came");
     }
-    let screen = pane.wait_for("typed as this appeared were ignored");
+    let screen = pane.wait_for("typed as this appeared went to your draft");
     assert!(screen.contains("Do you want to proceed?"), "{screen}");
     assert!(!env.cwd().join("deployed.txt").exists(), "type-ahead approved the command:\n{screen}");
     assert!(!screen.contains("auto mode on"), "type-ahead switched to auto mode:\n{screen}");
@@ -42,4 +42,25 @@ fn keys_typed_on_as_a_question_appears_do_not_answer_it() {
     // What was typed on is in the draft, not lost.
     let draft = screen.lines().rev().find(|l| l.starts_with('❯')).unwrap_or_default();
     assert!(draft.contains("yes1a"), "the draft lost the typing:\n{screen}");
+}
+
+/// Keys typed ahead while rein starts — `1` and Enter would trust the folder — answer
+/// nothing: the trust question waits, says so, and takes a key pressed after a pause.
+#[test]
+fn keys_typed_ahead_do_not_trust_a_folder() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("Hello.")])]));
+    let pane = Pane::start_untrusted(&env, &server, "REIN_TUI_ANSWER_PAUSE_MS=800", &[]);
+    let until = Instant::now() + Duration::from_millis(1200);
+    let mut asked = false;
+    while Instant::now() < until || !asked {
+        pane.keys(&["1", "Enter"]);
+        asked = asked || pane.screen().contains("Trust this folder");
+        assert!(Instant::now() < until + Duration::from_secs(20), "no question came");
+    }
+    let screen = pane.wait_for("typed as this appeared answered nothing");
+    assert!(!screen.contains("manual mode on"), "type-ahead trusted the folder:\n{screen}");
+    std::thread::sleep(Duration::from_millis(1000));
+    pane.keys(&["1"]);
+    pane.wait_for("manual mode on");
 }
