@@ -110,8 +110,7 @@ impl App {
             EngineEvent::Stream(StreamDelta::Text { text, .. }) => {
                 self.thinking = false;
                 self.turn_tokens += (text.len() / 4).max(1) as u64;
-                let lines = self.stream.push(&text, self.width);
-                self.pending.extend(lines);
+                self.stream.push(&text, self.width);
             }
             EngineEvent::Stream(StreamDelta::Thinking { thinking, .. }) => {
                 self.thinking = true;
@@ -174,15 +173,10 @@ impl App {
             }
             EngineEvent::Notice(text) => self.note(text),
             EngineEvent::ApiRetry { attempt, max_retries, error, .. } => {
-                // What had streamed of the broken answer ends here, on its own lines, so
-                // the retried answer starts afresh below it.
-                let partial = self.stream.finish(self.width);
-                let broke = !partial.is_empty();
-                self.pending.extend(partial);
-                if broke {
-                    self.note("the answer above broke off; asking again".to_string());
-                }
-                self.note(format!("retrying ({attempt}/{max_retries}): {error}"));
+                // What had streamed of the broken answer never reached the history: it
+                // goes, and the retried answer takes its place.
+                let broke = if self.stream.discard() { "the answer broke off; " } else { "" };
+                self.note(format!("{broke}retrying ({attempt}/{max_retries}): {error}"));
             }
             EngineEvent::Compacted { pre_tokens, post_tokens, .. } => {
                 // The footer's figure is the conversation's size now, not before.
@@ -226,9 +220,8 @@ impl App {
                     }
                     (rein_protocol::Role::Assistant, ContentBlock::Text { text }) => {
                         let mut stream = Stream::default();
-                        let mut lines = stream.push(text, self.width);
-                        lines.extend(stream.finish(self.width));
-                        self.pending.extend(lines);
+                        stream.push(text, self.width);
+                        self.pending.extend(stream.finish(self.width));
                     }
                     (_, ContentBlock::ToolUse(call)) => {
                         self.pending.push(Line::from(vec![

@@ -1,7 +1,9 @@
-//! Streaming assistant text, committed as it completes: a line enters the history once
-//! its newline has arrived (a table once its last row has), rendered as Markdown
-//! ([`crate::markdown`]) and wrapped to the window; what is still arriving shows in the
-//! live area, wrapped, growing as it streams.
+//! Streaming assistant text. A message stays in the live area, rendered as Markdown
+//! ([`crate::markdown`]) and wrapped to the window, until it ends: only then does it
+//! enter the history (the terminal's scrollback, which cannot be taken back). So when a
+//! stream breaks and the request is retried, what the broken answer said is dropped
+//! from the screen and the retried answer takes its place ([`Stream::discard`]). While
+//! it streams, the live area shows the message's last lines that fit.
 
 use ratatui::text::{Line, Span};
 
@@ -10,57 +12,97 @@ use crate::markdown::Blocks;
 /// Text of the message being streamed.
 #[derive(Debug, Default)]
 pub(crate) struct Stream {
+    /// The message's complete lines so far, as they came.
+    text: String,
     /// What has arrived after the last newline.
     partial: String,
+    /// `text` rendered at `width` (`None`: not rendered since the width changed).
+    rendered: Vec<Line<'static>>,
+    width: Option<usize>,
     blocks: Blocks,
-    /// The message produced a line already (the first one gets the `⏺` bullet).
-    started: bool,
 }
 
 impl Stream {
-    /// Take `delta`; return the lines it completed, rendered at `width`.
-    pub(crate) fn push(&mut self, delta: &str, width: usize) -> Vec<Line<'static>> {
+    /// Take `delta` (its complete lines are rendered at `width`).
+    pub(crate) fn push(&mut self, delta: &str, width: usize) {
         self.partial.push_str(delta);
-        let mut out = Vec::new();
         while let Some(i) = self.partial.find('\n') {
             let line: String = self.partial.drain(..=i).collect();
-            let rendered = self.blocks.line(line.trim_end_matches(['\n', '\r']), width.saturating_sub(2));
-            out.extend(self.bullet(rendered));
+            self.text.push_str(&line);
+            if self.width == Some(width) {
+                self.render_line(&line, width);
+            }
         }
-        out
     }
 
-    /// The message ended: the rest, if any; then start afresh.
+    /// The message ended: all of it, for the history; then start afresh.
     pub(crate) fn finish(&mut self, width: usize) -> Vec<Line<'static>> {
         let rest = std::mem::take(&mut self.partial);
-        let w = width.saturating_sub(2);
-        let mut rendered = if rest.is_empty() { Vec::new() } else { self.blocks.line(&rest, w) };
-        rendered.extend(self.blocks.finish(w));
-        let out = self.bullet(rendered);
+        if !rest.is_empty() {
+            self.push(&format!("{rest}\n"), width);
+        }
+        self.render_at(width);
+        let tail = self.blocks.finish(width.saturating_sub(2));
+        self.add(tail);
+        let out = std::mem::take(&mut self.rendered);
         *self = Stream::default();
         out
     }
 
-    /// What is still arriving, as it would show now (for the live area).
-    pub(crate) fn pending(&self, width: usize) -> Vec<Line<'static>> {
-        let w = width.saturating_sub(2);
-        let mut lines = self.blocks.pending(w);
-        if !self.partial.is_empty() {
-            let mut probe = Blocks::default();
-            lines.extend(probe.line(&self.partial, w));
-        }
-        lines.into_iter().map(|l| indent(l, "  ")).collect()
+    /// The message broke off (its request is asked again): forget it. Whether there
+    /// was anything to forget.
+    pub(crate) fn discard(&mut self) -> bool {
+        let had = !self.text.is_empty() || !self.partial.is_empty();
+        *self = Stream::default();
+        had
     }
 
-    fn bullet(&mut self, lines: Vec<Line<'static>>) -> Vec<Line<'static>> {
-        lines
-            .into_iter()
-            .map(|l| {
-                let mark = if self.started { "  " } else { "⏺ " };
-                self.started = true;
-                indent(l, mark)
-            })
-            .collect()
+    /// The last `rows` lines of the message as it would show now (for the live area).
+    pub(crate) fn pending(&mut self, width: usize, rows: usize) -> Vec<Line<'static>> {
+        self.render_at(width);
+        let w = width.saturating_sub(2);
+        let mut open = self.blocks.pending(w);
+        if !self.partial.is_empty() {
+            let mut probe = Blocks::default();
+            open.extend(probe.line(&self.partial, w));
+        }
+        let first = self.rendered.is_empty();
+        let open = open.into_iter().enumerate().map(|(i, l)| indent(l, if first && i == 0 { "⏺ " } else { "  " }));
+        let open: Vec<Line<'static>> = open.collect();
+        let from = (self.rendered.len() + open.len()).saturating_sub(rows).min(self.rendered.len());
+        let mut out: Vec<Line<'static>> = self.rendered[from..].to_vec();
+        out.extend(open);
+        let cut = out.len().saturating_sub(rows);
+        out.drain(..cut);
+        out
+    }
+
+    /// Render what came at `width`, again from the start if it was rendered at another.
+    fn render_at(&mut self, width: usize) {
+        if self.width == Some(width) {
+            return;
+        }
+        self.width = Some(width);
+        self.rendered.clear();
+        self.blocks = Blocks::default();
+        let text = std::mem::take(&mut self.text);
+        for line in text.split_inclusive('\n') {
+            self.render_line(line, width);
+        }
+        self.text = text;
+    }
+
+    fn render_line(&mut self, line: &str, width: usize) {
+        let lines = self.blocks.line(line.trim_end_matches(['\n', '\r']), width.saturating_sub(2));
+        self.add(lines);
+    }
+
+    /// Add rendered lines: the message's first gets the `⏺` bullet.
+    fn add(&mut self, lines: Vec<Line<'static>>) {
+        for l in lines {
+            let mark = if self.rendered.is_empty() { "⏺ " } else { "  " };
+            self.rendered.push(indent(l, mark));
+        }
     }
 }
 
@@ -78,29 +120,56 @@ mod tests {
         lines.iter().map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect()).collect()
     }
 
-    /// Feeding the text in any pieces commits the same lines, each once, and never the
-    /// partial last line before the end.
+    /// Feeding the text in any pieces gives the same message at its end.
     #[test]
-    fn lines_are_committed_once_whatever_the_chunks() {
+    fn the_message_is_the_same_whatever_the_chunks() {
         let text = "# Title\nSome `code` here\n```rust\nfn main() {}\n```\nlast line";
         let whole = {
             let mut s = Stream::default();
-            let mut l = s.push(text, 80);
-            l.extend(s.finish(80));
-            plain(&l)
+            s.push(text, 80);
+            plain(&s.finish(80))
         };
         for size in 1..8 {
             let mut s = Stream::default();
-            let mut l = Vec::new();
             let chars: Vec<char> = text.chars().collect();
             for chunk in chars.chunks(size) {
-                l.extend(s.push(&chunk.iter().collect::<String>(), 80));
-                assert!(!plain(&l).iter().any(|x| x.contains("last line")), "a partial line was committed");
+                s.push(&chunk.iter().collect::<String>(), 80);
+                let _ = s.pending(80, 24);
             }
-            l.extend(s.finish(80));
-            assert_eq!(plain(&l), whole, "chunks of {size}");
+            assert_eq!(plain(&s.finish(80)), whole, "chunks of {size}");
         }
         assert_eq!(whole[0], "⏺ Title");
         assert_eq!(whole.len(), 4, "the fences are not drawn: {whole:?}");
+    }
+
+    /// A broken answer is forgotten: the retried one is all the message holds.
+    #[test]
+    fn a_discarded_answer_leaves_nothing() {
+        let mut s = Stream::default();
+        s.push("The answer is\nforty", 80);
+        assert!(plain(&s.pending(80, 24)).iter().any(|l| l.contains("forty")));
+        assert!(s.discard());
+        assert!(s.pending(80, 24).is_empty());
+        s.push("The answer is 42.", 80);
+        assert_eq!(plain(&s.finish(80)), ["⏺ The answer is 42."]);
+        assert!(!s.discard(), "nothing left after the end");
+    }
+
+    /// The live area gets the message's last lines that fit, wrapped at the width it has
+    /// now (a resize renders what came again).
+    #[test]
+    fn the_live_area_shows_the_tail_at_the_width_it_has_now() {
+        let mut s = Stream::default();
+        let text: String = (1..=30).map(|i| format!("line {i} of a paragraph\n")).collect();
+        s.push(&text, 80);
+        s.push("still com", 80);
+        let tail = plain(&s.pending(80, 5));
+        assert_eq!(tail.len(), 5);
+        assert!(tail[0].contains("line 27") && tail[4].contains("still com"), "{tail:?}");
+        let narrow = plain(&s.pending(12, 4));
+        assert!(narrow.iter().all(|l| l.chars().count() <= 12), "{narrow:?}");
+        let all = plain(&s.finish(80));
+        assert_eq!(all.len(), 31);
+        assert_eq!(all[0], "⏺ line 1 of a paragraph");
     }
 }

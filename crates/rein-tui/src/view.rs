@@ -38,8 +38,8 @@ pub(crate) fn tokens(n: u64) -> String {
 }
 
 /// The lines above the dialog or input box.
-fn activity(app: &App, width: usize) -> Vec<Line<'static>> {
-    let mut out = app.stream.pending(width);
+fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
+    let mut out = app.stream.pending(width, rows);
     for r in &app.running {
         let line = match r.took {
             Some(took) => Line::from(vec![
@@ -140,7 +140,7 @@ pub(crate) fn live(app: &mut App, width: u16, rows: u16) -> Live {
     let menu = app.menu();
     let width = width.max(8) as usize;
     let rows = rows.max(3) as usize;
-    let top = activity(app, width);
+    let top = activity(app, width, rows);
     let foot = footer(app, width);
     let rule = Line::from(Span::styled("─".repeat(width), dim()));
     let place = app.modals.top_place();
