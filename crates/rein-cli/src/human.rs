@@ -76,7 +76,13 @@ impl Human {
             EngineEvent::Permission { verdict, .. } if !verdict.allowed() => {
                 let _ = writeln!(self.out, "  ⊘  refused: {}", verdict.decision.source);
             }
+            // A subagent's calls, under the call it works inside.
+            EngineEvent::AgentStep { step: rein_session::events::AgentStep::ToolStarted(call), .. } => {
+                self.end_line();
+                let _ = writeln!(self.out, "  ⎿ {}", call.name);
+            }
             EngineEvent::Stream(_)
+            | EngineEvent::AgentStep { .. }
             | EngineEvent::ToolResults(_)
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. }

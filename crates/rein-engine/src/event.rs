@@ -32,6 +32,8 @@ pub enum EngineEvent {
     ToolFinished { call: ToolUse, result: ContentBlock, saved: Option<std::path::PathBuf> },
     /// The user message carrying the tool results of one response.
     ToolResults(Message),
+    /// A step of the agent working inside call `parent` (a subagent), while it runs.
+    AgentStep { parent: String, step: rein_tools::AgentStep },
 }
 
 /// One streaming event of the response in progress, as frontends see it: the engine's

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use rein_protocol::ContentBlock;
 use rein_protocol::{INTERRUPTED, ToolUse};
-use rein_tools::{PreparedCall, Registry, ToolContext};
+use rein_tools::{AgentStep, PreparedCall, Registry, StepSink, ToolContext};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -47,12 +47,16 @@ pub(crate) struct Executor {
     entries: Vec<Entry>,
     tx: mpsc::UnboundedSender<(usize, CallReport)>,
     rx: mpsc::UnboundedReceiver<(usize, CallReport)>,
+    /// The steps of agents working inside running calls, passed on as they come.
+    steps_tx: mpsc::UnboundedSender<(String, AgentStep)>,
+    steps_rx: mpsc::UnboundedReceiver<(String, AgentStep)>,
 }
 
 impl Executor {
     pub(crate) fn new(registry: Arc<Registry>, gate: Gate, ctx: ToolContext, cap: usize) -> Self {
         let (tx, rx) = mpsc::unbounded_channel();
-        Executor { registry, gate, ctx, cap: cap.max(1), entries: Vec::new(), tx, rx }
+        let (steps_tx, steps_rx) = mpsc::unbounded_channel();
+        Executor { registry, gate, ctx, cap: cap.max(1), entries: Vec::new(), tx, rx, steps_tx, steps_rx }
     }
 
     /// Accept a complete `tool_use` (once per id) and start what may start.
@@ -119,6 +123,7 @@ impl Executor {
         let token = self.ctx.abort.child_token();
         let mut ctx = self.ctx.clone();
         ctx.abort = token.clone();
+        ctx.steps = Some(StepSink::new(self.entries[i].call.id.clone(), self.steps_tx.clone()));
         let (registry, gate, tx) = (self.registry.clone(), self.gate.clone(), self.tx.clone());
         let entry = &mut self.entries[i];
         sink(EngineEvent::ToolStarted(entry.call.clone()));
@@ -138,8 +143,17 @@ impl Executor {
         if self.running().next().is_none() {
             return std::future::pending().await;
         }
-        if let Some((i, report)) = self.rx.recv().await {
-            self.complete(i, report, sink).await;
+        loop {
+            tokio::select! {
+                biased;
+                Some((parent, step)) = self.steps_rx.recv() => sink(EngineEvent::AgentStep { parent, step }),
+                report = self.rx.recv() => {
+                    if let Some((i, report)) = report {
+                        self.complete(i, report, sink).await;
+                    }
+                    return;
+                }
+            }
         }
     }
 

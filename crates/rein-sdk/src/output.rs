@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use rein_policy::PermissionMode;
 use rein_session::Setup;
-use rein_session::events::{End, EngineError, EngineEvent, Outcome};
+use rein_session::events::{AgentStep, End, EngineError, EngineEvent, Outcome};
 
 use crate::Peer;
 use crate::frames::{
@@ -167,7 +167,26 @@ impl Lines {
                     self.out.send(&Frame::StreamEvent { event, uuid: uuid(), session_id, parent_tool_use_id: None });
                 }
             }
-            EngineEvent::Stream(_)
+            // A subagent's messages, marked with the call it works inside (as Claude
+            // Code sends them).
+            EngineEvent::AgentStep { parent, step: AgentStep::Assistant(message) } => {
+                self.out.send(&Frame::Assistant {
+                    message,
+                    uuid: uuid(),
+                    session_id,
+                    parent_tool_use_id: Some(parent),
+                });
+            }
+            EngineEvent::AgentStep { parent, step: AgentStep::ToolResults(message) } => {
+                self.out.send(&Frame::User {
+                    message: UserMessage::Message(message),
+                    uuid: uuid(),
+                    session_id,
+                    parent_tool_use_id: Some(parent),
+                });
+            }
+            EngineEvent::AgentStep { step: AgentStep::ToolStarted(_), .. }
+            | EngineEvent::Stream(_)
             | EngineEvent::ToolStarted(_)
             | EngineEvent::ToolDone { .. }
             | EngineEvent::ToolFinished { .. }

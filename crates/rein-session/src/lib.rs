@@ -69,6 +69,7 @@ pub mod events {
         Answer, Approver, BlockType, End, EngineError, EngineEvent, Outcome, PermissionQuestion, RewindFailed,
         StreamDelta, window_of,
     };
+    pub use rein_tools::AgentStep;
 }
 
 pub use build::Builder;

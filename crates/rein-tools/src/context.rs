@@ -89,6 +89,9 @@ pub struct ToolContext {
     /// Set when the call is to be tried first (Bash): it runs where it can change
     /// nothing and leaves what it did here, for the permission stage to keep or drop.
     pub trial: Option<crate::TrialSlot>,
+    /// Where a call that runs an agent reports its steps while it runs; set by the
+    /// executor for each call it starts.
+    pub steps: Option<crate::StepSink>,
 }
 
 /// The session shell's directory, shared by every clone of a context.
@@ -150,6 +153,7 @@ impl ToolContext {
             memory_dir: None,
             grant: rein_effects::Grant::User,
             trial: None,
+            steps: None,
         }
     }
 

@@ -5,6 +5,7 @@
 //! touches the engine's loop. Every call goes through [`Registry::prepare`], which checks
 //! the raw input against the schema (jsonschema) before deserialising it once.
 
+mod agent_steps;
 mod background;
 mod budget;
 mod builtin;
@@ -25,6 +26,7 @@ pub(crate) mod spilling;
 mod tool;
 mod workspace;
 
+pub use agent_steps::{AgentStep, StepSink};
 pub use background::{AgentInfo, AgentState, BackgroundAgents, ended_notice};
 pub use budget::{PREVIEW_BYTES, spill};
 pub use builtin::{

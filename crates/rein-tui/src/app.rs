@@ -35,6 +35,21 @@ pub(crate) struct Running {
     pub call: ToolUse,
     pub since: Instant,
     pub took: Option<Duration>,
+    /// The calls of the agent working inside it (a subagent), as headers.
+    pub steps: Vec<String>,
+}
+
+impl Running {
+    pub(crate) fn new(call: ToolUse) -> Self {
+        Running { call, since: Instant::now(), took: None, steps: Vec::new() }
+    }
+}
+
+/// How a finished call ran: how long, and how many calls an agent inside it made.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Ran {
+    pub took: Option<Duration>,
+    pub uses: usize,
 }
 
 /// Totals of the session, for `/cost`.

@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_protocol::{ContentBlock, ToolUse};
-use rein_session::events::{End, EngineEvent, StreamDelta};
+use rein_session::events::{AgentStep, End, EngineEvent, StreamDelta};
 
-use crate::app::{App, Busy};
+use crate::app::{App, Busy, Ran};
 use crate::stream::Stream;
 use crate::summary;
 use crate::worker::FromEngine;
@@ -148,16 +148,28 @@ impl App {
             EngineEvent::ToolStarted(call) => {
                 let lines = self.stream.finish(self.width);
                 self.pending.extend(lines);
-                self.running.push(crate::app::Running { call, since: Instant::now(), took: None });
+                self.running.push(crate::app::Running::new(call));
             }
             EngineEvent::ToolDone { id } => {
                 if let Some(r) = self.running.iter_mut().find(|r| r.call.id == id) {
                     r.took = Some(r.since.elapsed());
                 }
             }
+            EngineEvent::AgentStep { parent, step: AgentStep::ToolStarted(call) } => {
+                let header = summary::header(&call, &self.cwd);
+                if let Some(r) = self.running.iter_mut().find(|r| r.call.id == parent) {
+                    r.steps.push(header);
+                }
+            }
+            // What a subagent writes counts in the turn's figure, so it moves while it works.
+            EngineEvent::AgentStep { step: AgentStep::Assistant(m), .. } => {
+                self.turn_tokens += m.usage.output_tokens;
+            }
             EngineEvent::ToolFinished { call, result, saved } => {
-                let took =
-                    self.running.iter().find(|r| r.call.id == call.id).map(|r| r.took.unwrap_or(r.since.elapsed()));
+                let ran = self.running.iter().find(|r| r.call.id == call.id).map_or(Ran::default(), |r| Ran {
+                    took: Some(r.took.unwrap_or(r.since.elapsed())),
+                    uses: r.steps.len(),
+                });
                 self.running.retain(|r| r.call.id != call.id);
                 let (text, is_error) = match &result {
                     ContentBlock::ToolResult { content, is_error, .. } => (content.to_text(), *is_error),
@@ -167,8 +179,8 @@ impl App {
                     self.todos = summary::todo_items(&call.input);
                 }
                 match saved.filter(|_| !is_error) {
-                    Some(saved) => self.saved_tool_lines(&call, &text, &saved, took),
-                    None => self.tool_lines_timed(&call, &text, is_error, took),
+                    Some(saved) => self.saved_tool_lines(&call, &text, &saved, ran),
+                    None => self.tool_lines_timed(&call, &text, is_error, ran),
                 }
             }
             EngineEvent::Notice(text) => self.note(text),
@@ -241,24 +253,24 @@ impl App {
 
     /// `⏺ Tool(arg)` and its `⎿` summary.
     pub(crate) fn tool_lines(&mut self, call: &ToolUse, text: &str, is_error: bool) {
-        self.tool_lines_timed(call, text, is_error, None);
+        self.tool_lines_timed(call, text, is_error, Ran::default());
     }
 
     /// `⏺ Tool(arg) (1.2s)` — the call's own time when it took a while — and its summary.
-    pub(crate) fn tool_lines_timed(&mut self, call: &ToolUse, text: &str, is_error: bool, took: Option<Duration>) {
+    pub(crate) fn tool_lines_timed(&mut self, call: &ToolUse, text: &str, is_error: bool, ran: Ran) {
         let shown = summary::summary(&relative_to(call, &self.cwd), text, is_error);
-        self.tool_lines_shown(call, is_error, took, shown, text.lines().take(LOG_TOOL_LINES));
+        self.tool_lines_shown(call, is_error, ran, shown, text.lines().take(LOG_TOOL_LINES));
     }
 
     /// A result the model got a preview of: the person sees the whole output, read back
     /// from the file it was saved to (the preview when the file cannot be read).
-    fn saved_tool_lines(&mut self, call: &ToolUse, text: &str, saved: &std::path::Path, took: Option<Duration>) {
+    fn saved_tool_lines(&mut self, call: &ToolUse, text: &str, saved: &std::path::Path, ran: Ran) {
         match crate::saved_output::read(saved, LOG_TOOL_LINES) {
             Some(whole) => {
                 let shown = summary::folded_of(&whole.head, whole.lines);
-                self.tool_lines_shown(call, false, took, shown, whole.head.iter().map(String::as_str));
+                self.tool_lines_shown(call, false, ran, shown, whole.head.iter().map(String::as_str));
             }
-            None => self.tool_lines_timed(call, text, false, took),
+            None => self.tool_lines_timed(call, text, false, ran),
         }
     }
 
@@ -266,7 +278,7 @@ impl App {
         &mut self,
         call: &ToolUse,
         is_error: bool,
-        took: Option<Duration>,
+        ran: Ran,
         shown: Vec<Line<'static>>,
         whole: impl Iterator<Item = &'a str>,
     ) {
@@ -275,11 +287,16 @@ impl App {
             Span::styled("⏺ ", Style::default().fg(colour)),
             Span::styled(summary::header(call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),
         ];
-        if let Some(t) = took.filter(|t| *t >= Duration::from_secs(1)) {
-            header.push(Span::styled(
-                format!(" ({:.1}s)", t.as_secs_f64()),
-                Style::default().add_modifier(Modifier::DIM),
-            ));
+        let mut facts = Vec::new();
+        if ran.uses > 0 {
+            facts.push(if ran.uses == 1 { "1 tool use".to_string() } else { format!("{} tool uses", ran.uses) });
+        }
+        if let Some(t) = ran.took.filter(|t| *t >= Duration::from_secs(1)) {
+            facts.push(format!("{:.1}s", t.as_secs_f64()));
+        }
+        if !facts.is_empty() {
+            header
+                .push(Span::styled(format!(" ({})", facts.join(" · ")), Style::default().add_modifier(Modifier::DIM)));
         }
         self.pending.push(Line::from(header));
         for (i, line) in shown.into_iter().enumerate() {

@@ -1,7 +1,8 @@
 //! The `statusLine` setting: a command that gets the session's facts as JSON on stdin
-//! and prints the row shown above the footer (it replaces `esc to interrupt`). It runs
-//! at start, after each turn and on a mode change, debounced 300 ms, never while a run
-//! is still going, with rein's credentials kept out of its environment.
+//! and prints the rows shown above the footer — up to three, each cut to the window's
+//! width, its colours drawn as colours; the footer (the mode, the hints) stays below.
+//! It runs at start, after each turn and on a mode change, debounced 300 ms, never while
+//! a run is still going, with rein's credentials kept out of its environment.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -11,6 +12,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const DEBOUNCE: Duration = Duration::from_millis(300);
 const TIMEOUT: Duration = Duration::from_secs(5);
+/// Rows shown at most.
+const MAX_ROWS: usize = 3;
 
 /// A configured status line and its last output.
 pub(crate) struct StatusLine {
@@ -26,9 +29,11 @@ impl StatusLine {
         StatusLine { command, output: Default::default(), running: Default::default(), wanted: Some(Instant::now()) }
     }
 
-    /// The last output, first line.
-    pub(crate) fn text(&self) -> Option<String> {
-        self.output.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    /// The last output's rows at `width`.
+    pub(crate) fn rows(&self, width: usize) -> Vec<ratatui::text::Line<'static>> {
+        let output = self.output.lock().unwrap_or_else(|p| p.into_inner());
+        let text = output.as_deref().unwrap_or_default();
+        text.lines().take(MAX_ROWS).map(|l| crate::wrap::clip(&ratatui::text::Line::from(l), width)).collect()
     }
 
     /// Something the status line shows changed.
@@ -69,7 +74,7 @@ async fn run(command: &str, facts: &Value) -> Option<String> {
     let read = tokio::time::timeout(TIMEOUT, stdout.read_to_string(&mut out)).await;
     let _ = child.kill().await;
     read.ok()?.ok()?;
-    Some(out.lines().next().unwrap_or_default().to_string())
+    Some(out.trim_end_matches(['\n', '\r']).to_string())
 }
 
 /// The facts a status line script reads (a subset of Claude Code's fields).

@@ -33,7 +33,11 @@ pub(crate) fn header(call: &ToolUse, cwd: &std::path::Path) -> String {
         "Glob" => format!("Search(pattern: \"{}\")", s("pattern")),
         "WebFetch" => format!("Fetch({})", s("url")),
         "TodoWrite" => "Update Todos".to_string(),
-        "Agent" | "Task" => format!("Agent({})", s("description")),
+        // The agent's own name when it has one: `reviewer(check the diff)`.
+        "Agent" | "Task" => match s("subagent_type") {
+            t if t.is_empty() || t == "general-purpose" => format!("Agent({})", s("description")),
+            t => format!("{t}({})", s("description")),
+        },
         other => {
             let arg = call.input.as_object().and_then(|o| o.values().find_map(Value::as_str)).unwrap_or_default();
             if arg.is_empty() { other.to_string() } else { format!("{other}({})", one_line(arg, 80)) }

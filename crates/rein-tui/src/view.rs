@@ -37,6 +37,9 @@ pub(crate) fn tokens(n: u64) -> String {
     }
 }
 
+/// The calls of an agent working inside a running call shown under it.
+const AGENT_STEPS_SHOWN: usize = 3;
+
 /// The lines above the dialog or input box.
 fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
     let mut out = app.stream.pending(width, rows);
@@ -54,6 +57,18 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
             ]),
         };
         out.extend(wrap::wrap_indent(&line, width, 2, None));
+        // An agent working inside the call: its last calls, and how many came before.
+        let shown = r.steps.len().saturating_sub(AGENT_STEPS_SHOWN);
+        if shown > 0 {
+            out.push(Line::from(Span::styled(format!("  ⎿  +{shown} earlier tool uses"), dim())));
+        }
+        for (i, step) in r.steps[shown..].iter().enumerate() {
+            let gutter = if i == 0 && shown == 0 { "  ⎿  " } else { "     " };
+            out.push(Line::from(Span::styled(
+                summary::one_line(&format!("{gutter}{step}"), width.saturating_sub(1)),
+                dim(),
+            )));
+        }
     }
     if let Some(b) = &app.busy {
         let elapsed = b.since.elapsed();
@@ -87,9 +102,15 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
     out
 }
 
-/// The footer: the mode, the model, how much of the context is used, and what the keys
-/// do now.
-fn footer(app: &App, width: usize) -> Line<'static> {
+/// The footer: a configured status line's rows, then the mode, the model, how much of
+/// the context is used, and what the keys do now.
+fn footer(app: &App, width: usize) -> Vec<Line<'static>> {
+    let mut rows = app.status_line.as_ref().map(|s| s.rows(width.saturating_sub(1))).unwrap_or_default();
+    rows.push(footer_line(app, width));
+    rows
+}
+
+fn footer_line(app: &App, width: usize) -> Line<'static> {
     if let Some((hint, at)) = &app.hint
         && at.elapsed().as_secs() < 2
     {
@@ -103,10 +124,6 @@ fn footer(app: &App, width: usize) -> Line<'static> {
         PermissionMode::DontAsk => "⏵⏵ don't ask on",
         PermissionMode::Auto => "⏵⏵ auto mode on",
     };
-    // A configured status line replaces the hints.
-    if let Some(line) = app.status_line.as_ref().and_then(|s| s.text()) {
-        return Line::from(vec![Span::raw(line), Span::styled(format!("  {mode}"), dim())]);
-    }
     let vim = match app.vim.as_ref().map(|v| v.mode) {
         Some(crate::vim::Mode::Insert) => "-- INSERT -- · ",
         Some(crate::vim::Mode::Normal) => "-- NORMAL -- · ",
@@ -148,11 +165,13 @@ pub(crate) fn live(app: &mut App, width: u16, rows: u16) -> Live {
     if let (Some(crate::modal::Place::Input), Some(crate::modal::Drawn { lines, cursor })) = (place, &modal) {
         // A dialog or the search line in place of the input box.
         let (middle, bottom) = if app.modals.asking() {
-            (lines.clone(), vec![foot])
+            (lines.clone(), foot)
         } else {
             let mut middle = vec![rule.clone()];
             middle.extend(lines.iter().cloned());
-            (middle, vec![rule, foot])
+            let mut bottom = vec![rule];
+            bottom.extend(foot);
+            (middle, bottom)
         };
         let cursor = cursor.map(|(x, y)| (x, y + usize::from(!app.modals.asking())));
         return stack(top, middle, bottom, rows, cursor);
@@ -166,7 +185,7 @@ pub(crate) fn live(app: &mut App, width: u16, rows: u16) -> Live {
     if !app.modals.is_open() {
         bottom.extend(menu.lines(width));
     }
-    bottom.push(foot);
+    bottom.extend(foot);
     stack(top, middle, bottom, rows, cursor)
 }
 

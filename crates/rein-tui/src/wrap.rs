@@ -21,6 +21,30 @@ pub(crate) fn wrap(line: &Line<'_>, width: usize) -> Vec<Line<'static>> {
     wrap_indent(line, width, hanging_indent(&text), None)
 }
 
+/// `line` on one row of `width` columns: cut with `…` when longer, a command's colours
+/// kept and its other escape sequences dropped.
+pub(crate) fn clip(line: &Line<'_>, width: usize) -> Line<'static> {
+    let cells = cells(line);
+    let total: usize = cells.iter().map(|c| c.2).sum();
+    let room = if total > width { width.saturating_sub(1) } else { width };
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for (c, style, w) in cells {
+        if used + w > room {
+            break;
+        }
+        used += w;
+        match spans.last_mut() {
+            Some(last) if last.style == style => last.content.to_mut().push(c),
+            _ => spans.push(Span::styled(c.to_string(), style)),
+        }
+    }
+    if total > width && width > 0 {
+        spans.push(Span::raw("…"));
+    }
+    Line::from(spans)
+}
+
 /// Wrap `line` to `width`; continuation rows start with `indent` columns (of `gutter`'s
 /// text when given — a quote's bar —, spaces otherwise).
 pub(crate) fn wrap_indent(

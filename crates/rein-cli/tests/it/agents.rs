@@ -95,3 +95,39 @@ fn agents_given_as_json_on_the_command_line_run_like_files() {
         reqs[1].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(tools, ["Read"]);
 }
+
+/// A subagent's messages reach an SDK program as they complete, marked with the Agent
+/// call they belong to (`parent_tool_use_id`), before that call's own result.
+#[test]
+fn a_subagents_messages_are_streamed_with_their_parent_call() {
+    let env = Env::new();
+    env.write("notes.md", "one\n");
+    let server = serve(Scenario::new([
+        reply([call("a", "Agent", json!({"description": "look", "prompt": "Read notes.md"}))]),
+        reply([call("r", "Read", json!({"file_path": "notes.md"}))]),
+        reply([text("notes.md says one.")]),
+        reply([text("Done.")]),
+    ]));
+    let out = env
+        .rein_at(&server)
+        .args(["-p", "look", "--output-format", "stream-json", "--verbose", "--allowedTools", "Read"])
+        .output()
+        .unwrap();
+    let frames: Vec<Value> =
+        String::from_utf8_lossy(&out.stdout).lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let of_a: Vec<&Value> = frames.iter().filter(|f| f["parent_tool_use_id"] == "a").collect();
+    let kinds: Vec<&str> = of_a.iter().map(|f| f["type"].as_str().unwrap_or_default()).collect();
+    assert_eq!(kinds, ["assistant", "user", "assistant"], "{of_a:#?}");
+    assert_eq!(of_a[0]["message"]["content"][0]["name"], "Read");
+    assert_eq!(of_a[1]["message"]["content"][0]["tool_use_id"], "r");
+    assert_eq!(of_a[2]["message"]["content"][0]["text"], "notes.md says one.");
+    // Each comes before the Agent call's own result.
+    let at = |f: &Value| frames.iter().position(|g| std::ptr::eq(g, f)).unwrap_or(usize::MAX);
+    let result = frames
+        .iter()
+        .position(|f| f["type"] == "user" && f["message"]["content"][0]["tool_use_id"] == "a")
+        .expect("the Agent call's result");
+    assert!(of_a.iter().all(|f| at(f) < result));
+    let top = frames.iter().filter(|f| f["type"] == "assistant" && f["parent_tool_use_id"].is_null()).count();
+    assert_eq!(top, 2, "the session's own two responses are unmarked");
+}

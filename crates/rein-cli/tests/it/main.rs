@@ -98,6 +98,7 @@ mod tui_plan;
 mod tui_resume;
 mod tui_rewind;
 mod tui_sandbox;
+mod tui_tried;
 mod tui_trust;
 mod tui_typeahead;
 mod vertex;

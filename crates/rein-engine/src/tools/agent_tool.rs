@@ -306,9 +306,11 @@ impl AgentTool {
         sub_ctx.abort = ctx.abort.child_token();
         let background = how.id.is_some();
         let agent_id = how.id.unwrap_or_else(next_agent_id);
-        if let Some(name) = &how.name {
-            gate.asker = Some(format!("The background agent {name} ({agent_id})"));
-        }
+        // Its questions say whose they are.
+        gate.asker = Some(match &how.name {
+            Some(name) => format!("The background agent {name} ({agent_id})"),
+            None => format!("The {agent_type} agent"),
+        });
         // A background agent is the session's teammate (the team: the session's id).
         let team = ctx.session_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let teammate = how.name.clone().filter(|_| background).map(|name| (name, team));
@@ -355,7 +357,9 @@ impl AgentTool {
                 task.push_str(&format!("\n\n<subagent-start-hook>\n{c}\n</subagent-start-hook>"));
             }
         }
-        let mut outcome = engine.run(Message::user_text(task), &mut |_| {}).await;
+        // Its steps go to whoever watches the call (a background agent's to nobody).
+        let steps = ctx.steps.clone().filter(|_| !background);
+        let mut outcome = engine.run(Message::user_text(task), &mut |event| forward_step(steps.as_ref(), event)).await;
         drop(engine);
         // What the agent cost joins the session's usage and cost (a background agent's
         // at the session's next step after it ends).
@@ -418,6 +422,18 @@ impl AgentTool {
         }
         out
     }
+}
+
+/// Pass a subagent's event on as a step of the call running it.
+fn forward_step(steps: Option<&rein_tools::StepSink>, event: crate::EngineEvent) {
+    let Some(steps) = steps else { return };
+    let step = match event {
+        crate::EngineEvent::ToolStarted(call) => rein_tools::AgentStep::ToolStarted(call),
+        crate::EngineEvent::Assistant(m) => rein_tools::AgentStep::Assistant(m),
+        crate::EngineEvent::ToolResults(m) => rein_tools::AgentStep::ToolResults(m),
+        _ => return,
+    };
+    steps.send(step);
 }
 
 /// The session's background agents, where the session can run work in the background
