@@ -95,6 +95,8 @@ pub enum CommandError {
     NoCheckpoint(String),
     #[error("could not add {path}: {why}")]
     AddDir { path: PathBuf, why: rein_policy::UpdateError },
+    #[error("{path} is already in reach: it is inside {root}")]
+    AlreadyInReach { path: PathBuf, root: PathBuf },
     #[error("{0} cannot be done while a turn runs")]
     Busy(&'static str),
 }
@@ -161,6 +163,10 @@ impl Session {
             Command::Prompts => Reply::Prompts { prompts: self.engine.user_prompts() },
             Command::Clear => Reply::Cleared { session_id: self.clear() },
             Command::AddDir { path } => {
+                let roots = self.live.policy().get().roots.clone();
+                if let Some(root) = roots.iter().find(|r| path.starts_with(r)) {
+                    return Err(CommandError::AlreadyInReach { path, root: root.clone() });
+                }
                 let mut notices = Vec::new();
                 let mut keep = |e| {
                     if let EngineEvent::Notice(n) = e {

@@ -313,7 +313,7 @@ impl App {
     fn paste_image(&mut self) {
         match crate::clipboard::read_image() {
             Ok(bytes) => self.attach_image(&bytes, "the clipboard"),
-            Err(e) => self.hint = Some((e.to_string(), Instant::now())),
+            Err(e) => self.note(e.to_string()),
         }
     }
 

@@ -161,6 +161,10 @@ impl Composer {
             KeyCode::Left if ctrl || alt => self.cursor = self.word_start(|c| !c.is_alphanumeric()),
             KeyCode::Right if ctrl || alt => self.cursor = self.word_end(),
             KeyCode::Char(c) if !ctrl => self.insert(c.encode_utf8(&mut [0; 4])),
+            // A marker (`[Image #1]`, `[Pasted text #2 +40 lines]`) goes whole.
+            KeyCode::Backspace if let Some(start) = marker_before(&self.text[..self.cursor]) => {
+                self.cut(start, self.cursor);
+            }
             KeyCode::Backspace => {
                 if let Some(prev) = self.text[..self.cursor].chars().next_back() {
                     self.cursor -= prev.len_utf8();
@@ -336,6 +340,16 @@ impl Composer {
     }
 }
 
+/// Where the marker `before` ends with starts, if it ends with one.
+fn marker_before(before: &str) -> Option<usize> {
+    let open = before.strip_suffix(']')?.rfind('[')?;
+    let inner = &before[open + 1..before.len() - 1];
+    let number = |rest: &str| rest.chars().next().is_some_and(|c| c.is_ascii_digit());
+    let marked = inner.strip_prefix("Image #").is_some_and(|r| r.chars().all(|c| c.is_ascii_digit()) && number(r))
+        || inner.strip_prefix("Pasted text #").is_some_and(number);
+    marked.then_some(open)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -348,6 +362,25 @@ mod tests {
         for ch in s.chars() {
             c.key(key(KeyCode::Char(ch)));
         }
+    }
+
+    /// Backspace takes a marker whole, never half of one (which would send `[Image #3`
+    /// without its image).
+    #[test]
+    fn backspace_removes_a_marker_whole() {
+        let mut c = Composer::default();
+        typed(&mut c, "abc ");
+        c.insert("[Image #3] ");
+        c.key(key(KeyCode::Backspace));
+        assert_eq!(c.text(), "abc [Image #3]");
+        c.key(key(KeyCode::Backspace));
+        assert_eq!(c.text(), "abc ");
+        c.insert("[Pasted text #2 +40 lines]");
+        c.key(key(KeyCode::Backspace));
+        assert_eq!(c.text(), "abc ");
+        typed(&mut c, "[note]");
+        c.key(key(KeyCode::Backspace));
+        assert_eq!(c.text(), "abc [note", "ordinary brackets go a character at a time");
     }
 
     #[test]

@@ -209,11 +209,10 @@ impl App {
             Span::styled(format!("rein {version}"), Style::default().add_modifier(Modifier::BOLD)),
             Span::styled(format!(" · {} · {}", self.model, self.cwd.display()), dim),
         ]));
-        let mode = self.policy.get().mode.name();
-        self.pending.push(Line::from(Span::styled(
-            format!("  {mode} mode · /help for commands · shift+tab changes the mode"),
-            dim,
-        )));
+        let mode = crate::view::mode_label(self.policy.get().mode);
+        let cycle = self.keybindings.key_name(crate::keybindings::Action::CycleMode, "shift+tab");
+        let cycle = cycle.map(|k| format!(" · {k} changes the mode")).unwrap_or_default();
+        self.pending.push(Line::from(Span::styled(format!("  {mode} · /help for commands{cycle}"), dim)));
     }
 
     /// Show an earlier conversation (a resumed session) in the scrollback.

@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::Value;
 
 /// What a bound key does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     Submit,
     Cancel,
@@ -83,6 +83,8 @@ pub enum KeybindingsError {
 #[derive(Debug, Clone, Default)]
 pub struct Keybindings {
     keys: HashMap<(KeyCode, KeyModifiers), Action>,
+    /// The key the person bound to an action, as they wrote it (for hints).
+    names: HashMap<Action, String>,
     /// What was left out, and why (shown once at start).
     pub warnings: Vec<String>,
 }
@@ -117,6 +119,9 @@ impl Keybindings {
                 match (parse_key(keys), action) {
                     (Some(key), Some(action)) => {
                         out.keys.insert(key, action);
+                        if action != Action::Unbound {
+                            out.names.entry(action).or_insert_with(|| keys.to_lowercase());
+                        }
                     }
                     (None, _) => out.warnings.push(format!("{}: rein cannot bind {keys:?}", path.display())),
                     (_, None) => out.warnings.push(format!("{}: unknown action {named} for {keys:?}", path.display())),
@@ -124,6 +129,19 @@ impl Keybindings {
             }
         }
         Ok(out)
+    }
+
+    /// The key that does `action` now, for a hint: the one the person bound to it, else
+    /// `default` (its default key's name) unless they gave that key away.
+    pub(crate) fn key_name(&self, action: Action, default: &str) -> Option<String> {
+        if let Some(name) = self.names.get(&action) {
+            return Some(name.clone());
+        }
+        let key = default_key(action)?;
+        match self.action(&key) {
+            Some(other) if other != action => None,
+            _ => Some(default.to_string()),
+        }
     }
 
     /// The action bound to `key`, if the person bound it.

@@ -16,6 +16,7 @@ mod dialog_parts;
 mod escapes;
 mod events;
 mod hangup;
+mod help;
 mod highlight;
 mod history;
 mod inline;
@@ -173,15 +174,15 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     app.allow_bypass = options.allow_bypass;
     app.background_session = repaint.is_some();
     app.commands = commands;
+    app.keybindings = options.keybindings;
     app.banner(env!("CARGO_PKG_VERSION"));
     app.replay(&history);
     app.status_line = options.status_line.map(status_line::StatusLine::new);
     app.info = options.info;
     app.respect_gitignore = options.respect_gitignore;
-    for warning in &options.keybindings.warnings {
-        app.note(warning.clone());
+    for warning in app.keybindings.warnings.clone() {
+        app.note(warning);
     }
-    app.keybindings = options.keybindings;
     app.jobs = jobs;
     app.owner = Some(owner);
     if options.vim {

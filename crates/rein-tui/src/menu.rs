@@ -10,8 +10,11 @@ use ratatui::text::{Line, Span};
 use crate::app::App;
 use crate::summary;
 
-/// Rows a menu shows at most.
-const ROWS: usize = 8;
+/// Rows a menu shows at most in a window `rows` tall: about half of what is left
+/// beside the input box, between 3 and 15.
+fn shown_rows(rows: usize) -> usize {
+    (rows.saturating_sub(8) / 2).clamp(3, 15)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -32,11 +35,14 @@ impl Menu {
         self.items.is_empty()
     }
 
-    pub(crate) fn lines(&self, width: usize) -> Vec<Line<'static>> {
-        let start = (self.selected + 1).saturating_sub(ROWS);
-        let name_width = self.items.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0).min(28) + 2;
+    /// Its lines in a window `width` wide and `rows` tall.
+    pub(crate) fn lines(&self, width: usize, rows: usize) -> Vec<Line<'static>> {
+        let shown_rows = shown_rows(rows);
+        let start = (self.selected + 1).saturating_sub(shown_rows);
+        // The name as shown (after its `/` or `@`), then two spaces.
+        let name_width = self.items.iter().map(|(n, _)| n.chars().count() + 1).max().unwrap_or(0).min(29) + 2;
         let mut out: Vec<Line<'static>> = Vec::new();
-        for (i, (name, about)) in self.items.iter().enumerate().skip(start).take(ROWS) {
+        for (i, (name, about)) in self.items.iter().enumerate().skip(start).take(shown_rows) {
             let chosen = i == self.selected;
             let style = if chosen { Style::default().fg(Color::Cyan) } else { Style::default() };
             let shown = match self.kind {
@@ -56,7 +62,7 @@ impl Menu {
                 out.push(Line::from(spans));
             }
         }
-        if self.items.len() > ROWS {
+        if self.items.len() > shown_rows {
             let more = format!("  {} of {} · ↑↓ to choose · tab to take", self.selected + 1, self.items.len());
             out.push(Line::from(Span::styled(more, Style::default().add_modifier(Modifier::DIM))));
         }

@@ -40,10 +40,10 @@ pub(crate) fn run(app: &mut App, command: &str) {
     let mut out: Vec<String> = Vec::new();
     match name {
         "help" | "?" => {
-            out.push("Commands:".into());
-            out.extend(rein_session::slash::BUILTIN.iter().map(|b| format!("  /{:<13} {}", b.name, b.description)));
-            out.extend(app.commands.iter().map(|(c, d)| format!("  /{c:<13} {d}")));
-            out.push("Keys: Enter sends · \\+Enter, Shift+Enter or Ctrl+J new line · Esc interrupts · Shift+Tab cycles the mode".into());
+            app.pending.push(Line::from(format!("> /{command}")));
+            let lines = crate::help::lines(app, app.width);
+            app.pending.extend(lines);
+            return;
         }
         "cost" | "usage" => {
             let t = &app.totals;
@@ -62,14 +62,28 @@ pub(crate) fn run(app: &mut App, command: &str) {
         "status" => {
             let p = app.policy.get();
             out.push(format!("Model: {}", app.model));
-            out.push(format!("Mode: {} (from {})", p.mode.name(), p.mode_source));
+            out.push(format!(
+                "Mode: {} (`{}`, from {})",
+                crate::view::mode_label(p.mode),
+                p.mode.name(),
+                p.mode_source
+            ));
             out.push(format!("Working directory: {}", app.cwd.display()));
+            let added: Vec<String> =
+                p.roots.iter().filter(|r| **r != app.project_root).map(|r| r.display().to_string()).collect();
+            if !added.is_empty() {
+                out.push(format!("Folders added: {}", added.join(", ")));
+            }
         }
         "model" => out.push(format!("Model: {} (/model NAME changes it)", app.model)),
         "permissions" if !args.trim().is_empty() => permissions(app, args.trim(), &mut out),
         "permissions" => {
             let p = app.policy.get();
-            out.push(format!("Mode: {}", p.mode.name()));
+            out.push(format!("Mode: {} (`{}`)", crate::view::mode_label(p.mode), p.mode.name()));
+            out.push(format!(
+                "Folders: {}",
+                p.roots.iter().map(|r| r.display().to_string()).collect::<Vec<_>>().join(", ")
+            ));
             if p.mode == rein_policy::PermissionMode::Auto {
                 out.push(
                     "  Auto mode: what the rules would ask about goes to a judge model first (not deny or ask \
@@ -122,7 +136,8 @@ pub(crate) fn run(app: &mut App, command: &str) {
         }
         "config" => {
             list(&mut out, "No settings files were read.", &app.info.settings);
-            out.push(format!("Mode: {}", app.policy.get().mode.name()));
+            let mode = app.policy.get().mode;
+            out.push(format!("Mode: {} (`{}`)", crate::view::mode_label(mode), mode.name()));
         }
         "resume" => {
             let sessions = rein_session::earlier_sessions(&app.rein_home, &app.cwd);

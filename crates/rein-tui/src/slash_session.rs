@@ -77,14 +77,23 @@ fn tasks(app: &App, args: &str) -> Vec<String> {
 /// `/add-dir PATH`: the session owner adds it (and raises DirectoryAdded); what is
 /// wrong with the path before that.
 fn add_dir(app: &mut App, path: &str) -> Option<String> {
-    let dir = match path.strip_prefix("~/").zip(rein_process::env::os(rein_process::env::Var::Home)) {
-        Some((rest, home)) => std::path::PathBuf::from(home).join(rest),
-        None => app.cwd.join(path),
+    let home = rein_process::env::os(rein_process::env::Var::Home).map(std::path::PathBuf::from);
+    let dir = match (path, path.strip_prefix("~/"), &home) {
+        ("~", _, Some(home)) => home.clone(),
+        (_, Some(rest), Some(home)) => home.join(rest),
+        _ => app.cwd.join(path),
     };
     if !dir.is_dir() {
         return Some(format!("{} is not a folder", dir.display()));
     }
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
+    // Adding this much is allowed, and said.
+    if dir.parent().is_none() || home.as_deref().is_some_and(|h| h == dir) {
+        app.note(format!(
+            "{} holds far more than a project: rein's file tools may now read and change anything in it you may",
+            dir.display()
+        ));
+    }
     app.ask_engine(ToEngine::Command(Command::AddDir { path: dir }));
     None
 }

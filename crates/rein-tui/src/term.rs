@@ -107,12 +107,20 @@ async fn event_loop(
         if let Some(path) = app.edit.take() {
             flush_history(app, screen)?;
             screen.invalidate()?;
-            edit(&path).await?;
-            // Ctrl+G: the prompt was edited in the editor; it comes back to the input box.
-            if std::mem::take(&mut app.editing_prompt) {
-                if let Ok(back) = std::fs::read_to_string(&path) {
-                    app.composer.set_text(back.trim_end_matches('\n'));
+            let editor = editor();
+            let ended = edit(&path, &editor).await?;
+            let prompt = std::mem::take(&mut app.editing_prompt);
+            match ended {
+                // Ctrl+G: the prompt was edited in the editor; it comes back to the input box.
+                Ok(status) if status.success() => {
+                    if prompt && let Ok(back) = std::fs::read_to_string(&path) {
+                        app.composer.set_text(back.trim_end_matches('\n'));
+                    }
                 }
+                Ok(status) => app.note(format!("The editor ({editor}) ended with {status}: nothing was taken from it")),
+                Err(e) => app.note(format!("Could not start the editor ({editor}): {e}")),
+            }
+            if prompt {
                 let _ = std::fs::remove_file(&path);
             }
             screen.invalidate()?;
@@ -192,14 +200,16 @@ async fn event_loop(
     }
 }
 
-/// Open `path` in `$VISUAL`/`$EDITOR` (vi when unset), with the terminal given back to
-/// it meanwhile.
-async fn edit(path: &std::path::Path) -> io::Result<()> {
+/// The editor a person chose: `$VISUAL`, else `$EDITOR`, else vi.
+fn editor() -> String {
+    use rein_process::env::{Var, text};
+    text(Var::Visual).or_else(|| text(Var::Editor)).unwrap_or_else(|| "vi".into())
+}
+
+/// Open `path` in `editor`, with the terminal given back to it meanwhile: how it ended
+/// (the outer error is the terminal's).
+async fn edit(path: &std::path::Path, editor: &str) -> io::Result<io::Result<std::process::ExitStatus>> {
     restore();
-    let editor = {
-        use rein_process::env::{Var, text};
-        text(Var::Visual).or_else(|| text(Var::Editor)).unwrap_or_else(|| "vi".into())
-    };
     let mut cmd = tokio::process::Command::new("sh");
     cmd.arg("-c").arg(format!("{editor} \"$1\"")).arg("rein-editor").arg(path);
     // rein's own credentials stay out of every process it starts.
@@ -207,7 +217,7 @@ async fn edit(path: &std::path::Path) -> io::Result<()> {
     let status = cmd.status().await;
     terminal::enable_raw_mode()?;
     execute!(io::stdout(), EnableBracketedPaste)?;
-    status.map(|_| ())
+    Ok(status)
 }
 
 /// One frame: finished lines into scrollback, then the live area, in one synchronized

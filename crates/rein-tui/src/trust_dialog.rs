@@ -36,7 +36,7 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
     terminal::enable_raw_mode()?;
     let mut frame = crate::inline::Inline::default();
     let result = (|| -> std::io::Result<bool> {
-        loop {
+        let draw = |at: usize, frame: &mut crate::inline::Inline| {
             // Word-wrapped to the terminal's width, so that a redraw knows the rows it
             // starts at.
             let mut rows = crate::inline::wrap_rows(&text, crate::inline::width());
@@ -46,20 +46,30 @@ pub fn ask_trust(dir: &Path, configures: &[String]) -> std::io::Result<bool> {
             }
             rows.push(String::new());
             rows.push("Enter to confirm · Esc to exit".into());
-            frame.draw(&rows)?;
+            frame.draw(&rows)
+        };
+        loop {
+            draw(at, &mut frame)?;
             // A resize lays the question out again, at the new width.
             let Some(key) = crate::inline::read_key(&mut frame)? else { continue };
-            match key.code {
-                KeyCode::Up => at = 0,
-                KeyCode::Down => at = 1,
-                KeyCode::Char('1') => return Ok(true),
-                KeyCode::Char('2') | KeyCode::Esc => return Ok(false),
-                KeyCode::Char('c') | KeyCode::Char('d') if key.modifiers.contains(KeyModifiers::CONTROL) => {
-                    return Ok(false);
+            let trusted = match key.code {
+                KeyCode::Up => {
+                    at = 0;
+                    continue;
                 }
-                KeyCode::Enter => return Ok(at == 0),
-                _ => {}
-            }
+                KeyCode::Down => {
+                    at = 1;
+                    continue;
+                }
+                KeyCode::Char('1') => true,
+                KeyCode::Char('2') | KeyCode::Esc => false,
+                KeyCode::Char('c') | KeyCode::Char('d') if key.modifiers.contains(KeyModifiers::CONTROL) => false,
+                KeyCode::Enter => at == 0,
+                _ => continue,
+            };
+            // What stays in the scrollback points at the answer given.
+            draw(if trusted { 0 } else { 1 }, &mut frame)?;
+            return Ok(trusted);
         }
     })();
     terminal::disable_raw_mode()?;

@@ -12,6 +12,7 @@ use ratatui::widgets::Paragraph;
 use rein_policy::PermissionMode;
 
 use crate::app::App;
+use crate::keybindings::Action;
 use crate::{summary, wrap};
 
 const GLYPHS: &[&str] = &["·", "✢", "✳", "✶", "✻", "✽", "✻", "✶", "✳", "✢"];
@@ -34,6 +35,18 @@ pub(crate) fn tokens(n: u64) -> String {
         n if n >= 10_000 => format!("{}k", (n + 500) / 1000),
         n if n >= 1000 => format!("{:.1}k", n as f64 / 1000.0),
         n => n.to_string(),
+    }
+}
+
+/// A mode as the interface names it everywhere (the footer, the banner, `/status`).
+pub(crate) fn mode_label(mode: PermissionMode) -> &'static str {
+    match mode {
+        PermissionMode::Default => "manual mode",
+        PermissionMode::AcceptEdits => "accept edits",
+        PermissionMode::Plan => "plan mode",
+        PermissionMode::BypassPermissions => "bypass permissions",
+        PermissionMode::DontAsk => "don't ask",
+        PermissionMode::Auto => "auto mode",
     }
 }
 
@@ -116,20 +129,20 @@ fn footer_line(app: &App, width: usize) -> Line<'static> {
     {
         return Line::from(Span::styled(summary::one_line(hint, width.saturating_sub(1)), dim()));
     }
-    let mode = match app.policy.get().mode {
-        PermissionMode::Default => "⏸ manual mode on",
-        PermissionMode::AcceptEdits => "⏵⏵ accept edits on",
-        PermissionMode::Plan => "⏸ plan mode on",
-        PermissionMode::BypassPermissions => "⏵⏵ bypass permissions on",
-        PermissionMode::DontAsk => "⏵⏵ don't ask on",
-        PermissionMode::Auto => "⏵⏵ auto mode on",
+    let mode = app.policy.get().mode;
+    let glyph = match mode {
+        PermissionMode::Default | PermissionMode::Plan => "⏸",
+        _ => "⏵⏵",
     };
+    let mode = format!("{glyph} {} on", mode_label(mode));
     let vim = match app.vim.as_ref().map(|v| v.mode) {
         Some(crate::vim::Mode::Insert) => "-- INSERT -- · ",
         Some(crate::vim::Mode::Normal) => "-- NORMAL -- · ",
         None => "",
     };
-    let mut text = format!("{vim}{mode} (shift+tab to cycle) · ");
+    let cycle = app.keybindings.key_name(Action::CycleMode, "shift+tab");
+    let cycle = cycle.map(|k| format!(" ({k} to cycle)")).unwrap_or_default();
+    let mut text = format!("{vim}{mode}{cycle} · ");
     // A background session (`rein --bg`) seen through an attached terminal.
     if app.background_session {
         text.push_str("background session: ctrl+z detaches · ");
@@ -183,7 +196,7 @@ pub(crate) fn live(app: &mut App, width: u16, rows: u16) -> Live {
     middle.extend(input);
     let mut bottom = vec![rule];
     if !app.modals.is_open() {
-        bottom.extend(menu.lines(width));
+        bottom.extend(menu.lines(width, rows));
     }
     bottom.extend(foot);
     stack(top, middle, bottom, rows, cursor)
