@@ -6,6 +6,7 @@
 //! `.claude/output-styles` (the project's win). The `outputStyle` setting picks one by
 //! name; a custom style drops the built-in coding instructions unless it keeps them.
 
+use crate::frontmatter::Skipped;
 use std::path::{Path, PathBuf};
 
 /// One style.
@@ -45,6 +46,11 @@ fn builtin(name: &str, description: &str, prompt: &str) -> OutputStyle {
 /// Every style: the built-in ones, then the project's and the user's (a name defined
 /// again replaces the earlier style; the project's win over the user's).
 pub fn load_output_styles(cwd: &Path, home: Option<&Path>) -> Vec<OutputStyle> {
+    load_output_styles_with_skipped(cwd, home).0
+}
+
+/// [`load_output_styles`], and the files that were not taken, with why.
+pub fn load_output_styles_with_skipped(cwd: &Path, home: Option<&Path>) -> (Vec<OutputStyle>, Vec<Skipped>) {
     let mut styles = vec![
         builtin("default", "rein's own way of working", ""),
         builtin("Explanatory", "Explains its choices and the codebase's patterns while it works", EXPLANATORY),
@@ -52,30 +58,46 @@ pub fn load_output_styles(cwd: &Path, home: Option<&Path>) -> Vec<OutputStyle> {
     ];
     let dirs: Vec<PathBuf> =
         home.map(|h| h.join(".claude/output-styles")).into_iter().chain([cwd.join(".claude/output-styles")]).collect();
+    let mut skipped = Vec::new();
     for dir in dirs {
-        for style in styles_in(&dir) {
+        let (found, not_taken) = styles_in(&dir);
+        skipped.extend(not_taken);
+        for style in found {
             styles.retain(|s| !s.name.eq_ignore_ascii_case(&style.name));
             styles.push(style);
         }
     }
-    styles
+    (styles, skipped)
 }
 
 /// A plugin's output styles (`dir`: its styles folder), named `plugin:name`.
 pub fn load_plugin_styles(dir: &Path, plugin: &str) -> Vec<OutputStyle> {
-    let mut styles = styles_in(dir);
+    let (mut styles, _) = styles_in(dir);
     for s in &mut styles {
         s.name = format!("{plugin}:{}", s.name);
     }
     styles
 }
 
-/// The styles defined in the Markdown files below `dir`.
-fn styles_in(dir: &Path) -> Vec<OutputStyle> {
+/// The styles defined in the Markdown files below `dir`, and the files not taken.
+fn styles_in(dir: &Path) -> (Vec<OutputStyle>, Vec<Skipped>) {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for path in crate::agents::markdown_files(dir) {
-        let Ok(text) = crate::frontmatter::read_definition(&path) else { continue };
-        let Ok(fm) = crate::frontmatter::parse(&text) else { continue };
+        let text = match crate::frontmatter::read_definition(&path) {
+            Ok(text) => text,
+            Err(e) => {
+                skipped.push(Skipped { path, line: 0, reason: e.to_string() });
+                continue;
+            }
+        };
+        let fm = match crate::frontmatter::parse(&text) {
+            Ok(fm) => fm,
+            Err(e) => {
+                skipped.push(Skipped { path, line: e.line, reason: e.reason });
+                continue;
+            }
+        };
         let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         out.push(OutputStyle {
             description: fm.text("description").unwrap_or_default(),
@@ -85,7 +107,7 @@ fn styles_in(dir: &Path) -> Vec<OutputStyle> {
             name: fm.text("name").unwrap_or(stem),
         });
     }
-    out
+    (out, skipped)
 }
 
 /// The style named `name` (any case).

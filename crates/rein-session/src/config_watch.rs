@@ -1,7 +1,9 @@
 //! Settings files that change while a session runs: looked at before each prompt (a
 //! `stat` per scope), each change fires ConfigChange hooks with Claude Code's `source`
 //! and `file_path`. rein reads settings when a session starts, so the person is told
-//! that a change takes effect in the next session (or that a hook blocked it).
+//! that a change takes effect in the next session (or that a hook blocked it). A file
+//! as rein itself left it (a remembered rule, `/output-style`) is not a change to
+//! report: the person made it through rein, which said what it did.
 
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -48,7 +50,9 @@ impl ConfigWatch {
             let now = stamp(path);
             if now != *seen {
                 *seen = now;
-                out.push((*source, path.clone()));
+                if now.is_none() || now != rein_settings::written_by_rein(path) {
+                    out.push((*source, path.clone()));
+                }
             }
         }
         out
@@ -68,7 +72,12 @@ mod tests {
         assert!(watch.changes().is_empty());
         std::fs::write(&project, "{\"model\": \"opus\"}").unwrap();
         std::fs::write(&local, "{}").unwrap();
-        assert_eq!(watch.changes(), vec![("project_settings", project), ("local_settings", local)]);
+        assert_eq!(watch.changes(), vec![("project_settings", project), ("local_settings", local.clone())]);
         assert!(watch.changes().is_empty(), "reported once");
+        // rein's own write is not reported; the person's next one is.
+        rein_settings::write_file(&local, "{\"model\": \"haiku\"}").unwrap();
+        assert!(watch.changes().is_empty(), "rein's own write was reported");
+        std::fs::write(&local, "{\"model\": \"opus\"}").unwrap();
+        assert_eq!(watch.changes(), vec![("local_settings", local)]);
     }
 }

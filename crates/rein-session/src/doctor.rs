@@ -48,7 +48,9 @@ pub fn report(opts: &Options) -> crate::Result<Vec<Section>> {
     let noted: Vec<String> = rein_settings::schema::noted(&settings).iter().map(ToString::to_string).collect();
     out.push(Section { title: "Settings keys rein does not act on", lines: or_none(noted) });
     out.push(hooks(&settings)?);
-    out.extend(definitions(&Definitions::load(&cwd, home.as_deref())));
+    let mut defs = Definitions::load(&cwd, home.as_deref());
+    defs.skipped.extend(rein_prompt::output_styles::load_output_styles_with_skipped(&cwd, home.as_deref()).1);
+    out.extend(definitions(&defs));
     out.push(Section {
         title: "Plugins",
         lines: or_none(crate::plugins::doctor_lines(&settings, &env, &cwd, &opts.plugin_dirs)),

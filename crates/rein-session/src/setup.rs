@@ -184,7 +184,10 @@ impl Setup {
         setup.memory_excludes.extend(wanted.memory_excludes());
         setup.nested_excludes = wanted.nested_excludes();
         crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
-        setup.output_styles = rein_prompt::output_styles::load_output_styles(&setup.cwd, setup.env.home.as_deref());
+        let (styles, skipped_styles) =
+            rein_prompt::output_styles::load_output_styles_with_skipped(&setup.cwd, setup.env.home.as_deref());
+        setup.output_styles = styles;
+        setup.skipped.extend(skipped_styles);
         let styles = crate::sources::Wanted::new(
             opts.definition_sources_with(&setup.env),
             &setup.cwd,

@@ -9,7 +9,7 @@
 
 mod local;
 mod write;
-pub use write::write_file;
+pub use write::{Stamp, write_file, written_by_rein};
 pub mod schema;
 
 pub use local::{

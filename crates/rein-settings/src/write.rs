@@ -2,10 +2,34 @@
 //! `settings.local.json`, `~/.claude.json`, the plugin records): the new text goes to a
 //! temporary file created fresh beside the target — a random name, opened with
 //! `O_EXCL`, so a link planted in the folder under a guessable name is never followed —
-//! then renamed over the target, so no reader ever sees half a file.
+//! then renamed over the target, so no reader ever sees half a file. What it wrote is
+//! remembered ([`written_by_rein`]), so that a watcher of the settings can tell rein's
+//! own changes (a remembered rule, `/output-style`) from the person's.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+/// A file as rein left it: its modification time and length.
+pub type Stamp = (Option<SystemTime>, u64);
+
+/// The files this process wrote, as it left each (the last write of each).
+static OWN_WRITES: Mutex<Vec<(PathBuf, Stamp)>> = Mutex::new(Vec::new());
+
+/// How rein last left `path`, if this process wrote it.
+pub fn written_by_rein(path: &Path) -> Option<Stamp> {
+    let own = OWN_WRITES.lock().unwrap_or_else(|p| p.into_inner());
+    own.iter().find(|(p, _)| p == path).map(|(_, s)| *s)
+}
+
+fn remember(path: &Path) {
+    let Ok(meta) = std::fs::metadata(path) else { return };
+    let stamp = (meta.modified().ok(), meta.len());
+    let mut own = OWN_WRITES.lock().unwrap_or_else(|p| p.into_inner());
+    own.retain(|(p, _)| p != path);
+    own.push((path.to_path_buf(), stamp));
+}
 
 /// Replace the file at `path` with `text`, creating its folder if needed.
 pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
@@ -19,6 +43,7 @@ pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     file.write_all(text.as_bytes())?;
     file.as_file().sync_data()?;
     file.persist(path).map_err(|e| e.error)?;
+    remember(path);
     Ok(())
 }
 

@@ -159,6 +159,8 @@ pub(crate) struct App {
     /// When the last key came: a question opened after it counts it as typing that goes
     /// on ([`crate::on_purpose`]).
     pub(crate) last_key: Option<Instant>,
+    /// The output style chosen in this session for the next ones.
+    pub(crate) output_style_next: Option<String>,
     /// How long that pause is ([`crate::on_purpose::pause`]).
     pub(crate) answer_pause: Duration,
 }
@@ -228,6 +230,7 @@ impl App {
             prompts,
             last_key: None,
             answer_pause: crate::on_purpose::pause(),
+            output_style_next: None,
         }
     }
 

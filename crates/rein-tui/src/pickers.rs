@@ -182,3 +182,48 @@ impl App {
         self.open(Box::<Search>::default());
     }
 }
+
+/// A list of choices, each a slash command to run when taken (`/output-style` without
+/// a name): ↑/↓ or its number, Enter takes it, Esc leaves.
+pub(crate) struct Choose {
+    pub title: String,
+    /// (what is shown, the command run when it is taken, without its `/`)
+    pub items: Vec<(String, String)>,
+    pub selected: usize,
+}
+
+impl Modal<App> for Choose {
+    fn place(&self) -> Place {
+        Place::Above
+    }
+
+    fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
+        if moved(&key, &mut self.selected, self.items.len()) {
+            return Flow::Keep;
+        }
+        match key.code {
+            KeyCode::Char(d @ '1'..='9') if (d as usize - '1' as usize) < self.items.len() => {
+                self.selected = d as usize - '1' as usize;
+                Flow::Keep
+            }
+            KeyCode::Enter => {
+                if let Some((_, command)) = self.items.get(self.selected) {
+                    crate::slash::run(app, &command.clone());
+                }
+                Flow::Close
+            }
+            KeyCode::Esc => Flow::Close,
+            _ => Flow::Keep,
+        }
+    }
+
+    fn lines(&mut self, _: &App, width: usize, rows: usize) -> Vec<Line<'static>> {
+        let mut out = title(&format!("{} (↑↓ enter, esc)", self.title), width);
+        let room = rows.saturating_sub(out.len() + 4).max(3);
+        let start = (self.selected + 1).saturating_sub(room);
+        out.extend(
+            self.items.iter().enumerate().skip(start).take(room).map(|(i, (l, _))| row(i, self.selected, l, width)),
+        );
+        out
+    }
+}

@@ -111,20 +111,35 @@ pub(crate) fn run(app: &mut App, command: &str) {
             app.edit = Some(path);
         }
         "output-style" if args.trim().is_empty() => {
-            for (name, description) in &app.info.output_styles {
-                let mark = if *name == app.info.output_style { "❯" } else { " " };
-                out.push(format!("{mark} {name}: {description}"));
-            }
+            let next = app.output_style_next.clone();
+            let items = app
+                .info
+                .output_styles
+                .iter()
+                .map(|(name, description)| {
+                    let now = if *name == app.info.output_style { " (this session)" } else { "" };
+                    let later = if next.as_deref() == Some(name) { " (next sessions)" } else { "" };
+                    (format!("{name}{now}{later}: {description}"), format!("output-style {name}"))
+                })
+                .collect::<Vec<_>>();
+            let selected = items.iter().position(|(l, _)| l.contains("(next sessions)")).unwrap_or_else(|| {
+                app.info.output_styles.iter().position(|(n, _)| *n == app.info.output_style).unwrap_or(0)
+            });
+            app.open(Box::new(crate::pickers::Choose { title: "Output style".into(), items, selected }));
+            return;
         }
         "output-style" => {
             let wanted = args.trim();
             match app.info.output_styles.iter().find(|(n, _)| n.eq_ignore_ascii_case(wanted)) {
                 Some((name, _)) => {
                     match rein_settings::set_local_value(&app.project_root, "outputStyle", name.as_str().into()) {
-                        Ok(path) => out.push(format!(
-                            "Output style set to {name} in {} (sessions started from now on use it)",
-                            path.display()
-                        )),
+                        Ok(path) => {
+                            out.push(format!(
+                                "Output style set to {name} in {} (sessions started from now on use it)",
+                                path.display()
+                            ));
+                            app.output_style_next = Some(name.clone());
+                        }
                         Err(e) => out.push(format!("Could not set the output style: {e}")),
                     }
                 }

@@ -49,3 +49,14 @@ fn doctor_names_every_finding_with_its_file_and_line() {
     let out = env.rein().arg("doctor").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).contains("trusted (in "));
 }
+
+/// An output style whose front matter does not read is named with why, not dropped
+/// in silence.
+#[test]
+fn a_broken_output_style_is_listed_as_skipped() {
+    let env = Env::new();
+    env.write(".claude/output-styles/pirate.md", "---\nname: Pirate\ndescription: arr\n\nTalk like a pirate.\n");
+    let out = env.rein().arg("doctor").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("pirate.md:1: skipped: the front matter is not closed"), "{text}");
+}

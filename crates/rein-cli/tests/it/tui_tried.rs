@@ -149,3 +149,27 @@ fn help_lists_the_keys_in_two_columns() {
     let continues_in_its_column = next.starts_with(&" ".repeat(column)) && !next.trim().is_empty();
     assert!(continues_in_its_column || next.trim_start().starts_with('/'), "{screen}");
 }
+
+/// `/output-style` is a list to pick from; the choice is saved for the next sessions
+/// and shown as such, and rein's own write to the settings is not reported back as a
+/// change someone made.
+#[test]
+fn output_style_is_picked_from_a_list_and_its_write_is_not_a_surprise() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("First.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/output-style");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Output style (↑↓ enter, esc)");
+    pane.keys(&["Down"]);
+    pane.keys(&["Enter"]);
+    pane.wait_for("Output style set to Explanatory");
+    pane.type_text("hello");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("First.");
+    assert!(!screen.contains("changed; rein reads settings"), "rein's own write was reported:\n{screen}");
+    pane.type_text("/output-style");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Explanatory (next sessions)");
+}
