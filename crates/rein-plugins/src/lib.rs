@@ -6,6 +6,7 @@
 //! plugin` writes the same files and settings `claude plugin` writes ([`ops`]), so a
 //! plugin installed by one tool works in the other.
 
+pub mod catalogue;
 pub mod enabled;
 mod files;
 pub mod marketplace;

@@ -37,6 +37,7 @@ mod overlay;
 mod permission_view;
 mod pickers;
 mod plugin_slash;
+mod plugin_view;
 mod repaint;
 mod rewind_menu;
 mod saved_output;

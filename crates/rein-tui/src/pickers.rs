@@ -184,12 +184,21 @@ impl App {
 }
 
 /// A list of choices, each a slash command to run when taken (`/output-style` without
-/// a name): ↑/↓ or its number, Enter takes it, Esc leaves.
+/// a name, `/plugin`): ↑/↓ or its number, Enter takes it, Esc leaves.
 pub(crate) struct Choose {
     pub title: String,
-    /// (what is shown, the command run when it is taken, without its `/`)
-    pub items: Vec<(String, String)>,
+    /// What is shown, and what taking it does.
+    pub items: Vec<(String, Pick)>,
     pub selected: usize,
+}
+
+/// What taking a choice does.
+#[derive(Debug, Clone)]
+pub(crate) enum Pick {
+    /// Run this slash command (without its `/`).
+    Run(String),
+    /// Put this in the input box, for the person to finish.
+    Draft(String),
 }
 
 impl Modal<App> for Choose {
@@ -207,8 +216,10 @@ impl Modal<App> for Choose {
                 Flow::Keep
             }
             KeyCode::Enter => {
-                if let Some((_, command)) = self.items.get(self.selected) {
-                    crate::slash::run(app, &command.clone());
+                match self.items.get(self.selected).map(|(_, pick)| pick.clone()) {
+                    Some(Pick::Run(command)) => crate::slash::run(app, &command),
+                    Some(Pick::Draft(text)) => app.composer.set_text(&text),
+                    None => {}
                 }
                 Flow::Close
             }

@@ -119,7 +119,8 @@ pub(crate) fn run(app: &mut App, command: &str) {
                 .map(|(name, description)| {
                     let now = if *name == app.info.output_style { " (this session)" } else { "" };
                     let later = if next.as_deref() == Some(name) { " (next sessions)" } else { "" };
-                    (format!("{name}{now}{later}: {description}"), format!("output-style {name}"))
+                    let pick = crate::pickers::Pick::Run(format!("output-style {name}"));
+                    (format!("{name}{now}{later}: {description}"), pick)
                 })
                 .collect::<Vec<_>>();
             let selected = items.iter().position(|(l, _)| l.contains("(next sessions)")).unwrap_or_else(|| {
@@ -147,6 +148,10 @@ pub(crate) fn run(app: &mut App, command: &str) {
             }
         }
         "plugin" | "plugins" => {
+            if let Some(list) = crate::plugin_view::open(app, args) {
+                app.open(Box::new(list));
+                return;
+            }
             out.extend(crate::plugin_slash::run(args, &app.cwd, &app.info.plugins, app.info.plugin_store.as_ref()));
         }
         "config" => {

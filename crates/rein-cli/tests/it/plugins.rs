@@ -238,6 +238,43 @@ fn plugins_are_added_installed_and_listed_with_slash_plugin() {
     assert!(settings.contains("\"demo@testmkt\": true"), "{settings}");
 }
 
+/// `/plugin` as lists: browse a marketplace, install from it, then disable what was
+/// installed — with the keys only; a plugin named without its marketplace, and a
+/// marketplace removed while its plugins stay, are said plainly.
+#[test]
+fn plugins_are_browsed_installed_and_managed_from_lists() {
+    let env = Env::new();
+    let scratch = tempfile::tempdir().unwrap();
+    let market = marketplace(scratch.path(), None);
+    plugin_cmd(&env, &["marketplace", "add", &market.display().to_string()]);
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = crate::tui_pane::Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/plugin");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Browse testmkt:");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Plugins of testmkt: enter installs");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Installed demo@testmkt (scope: user)");
+    pane.type_text("/plugin");
+    pane.keys(&["Enter"]);
+    pane.wait_for("demo@testmkt 1.2.0 (user, enabled)");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Disable it");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Disabled demo@testmkt (scope: user)");
+    let settings = std::fs::read_to_string(env.home.path().join(".claude/settings.json")).unwrap();
+    assert!(settings.contains("\"demo@testmkt\": false"), "{settings}");
+    // The short forms.
+    pane.type_text("/plugin enable demo");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Enabled demo@testmkt (scope: user)");
+    pane.type_text("/plugin marketplace remove testmkt");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Still installed from it, now without updates: demo@testmkt");
+}
+
 /// A cloned repository whose settings enable an installed plugin: in the terminal the
 /// trust question names the plugin, and its hooks run only once the folder is trusted.
 #[test]
