@@ -217,7 +217,7 @@ impl Modal<App> for Choose {
             }
             KeyCode::Enter => {
                 match self.items.get(self.selected).map(|(_, pick)| pick.clone()) {
-                    Some(Pick::Run(command)) => crate::slash::run(app, &command),
+                    Some(Pick::Run(command)) => app.submit(format!("/{command}")),
                     Some(Pick::Draft(text)) => app.composer.set_text(&text),
                     None => {}
                 }
