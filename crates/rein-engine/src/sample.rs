@@ -53,14 +53,20 @@ pub(crate) async fn sample(
             Some(Ok(ModelEvent::MessageDone(message))) => return Sampled::Done(message),
             Some(Ok(event)) => {
                 seen.observe(&event);
-                if let ModelEvent::BlockComplete { block: ContentBlock::ToolUse(call), .. } = &event {
-                    executor.submit(call.clone(), sink);
-                }
+                let call = match &event {
+                    ModelEvent::BlockComplete { block: ContentBlock::ToolUse(call), .. } => Some(call.clone()),
+                    _ => None,
+                };
                 if let Some(delta) = crate::event::StreamDelta::of(event) {
                     match display.as_mut() {
                         Some(d) => d.pass(delta, sink).await,
                         None => sink(EngineEvent::Stream(delta)),
                     }
+                }
+                // The call is handed over once frontends have it: its question (an SDK's
+                // can_use_tool) comes after the message that holds it.
+                if let Some(call) = call {
+                    executor.submit(call, sink);
                 }
             }
             Some(Err(error)) => {

@@ -33,6 +33,9 @@ pub struct Lines {
     model: Option<String>,
     /// The permission mode of the turn, when it changed since the start.
     permission_mode: Option<PermissionMode>,
+    /// The response streaming now: its head (id, model, usage) and how many of its
+    /// blocks went out as `assistant` lines.
+    response: Option<Box<(rein_protocol::AssistantMessage, usize)>>,
 }
 
 impl Lines {
@@ -51,6 +54,7 @@ impl Lines {
             tools: Vec::new(),
             model: None,
             permission_mode: None,
+            response: None,
         }
     }
 
@@ -142,8 +146,22 @@ impl Lines {
                 rein_session::message!("{error}; retrying in {:.1} s ({attempt}/{max_retries})", delay.as_secs_f64());
             }
             _ if !self.stream => {}
+            // Each block went out as it completed; what did not stream (a message rein
+            // made itself) goes now, a block a line as well.
             EngineEvent::Assistant(message) => {
-                self.out.send(&Frame::Assistant { message, uuid: uuid(), session_id, parent_tool_use_id: None });
+                let sent = self.response.take().filter(|r| r.0.id == message.id).map_or(0, |r| r.1);
+                if message.content.is_empty() && sent == 0 {
+                    self.out.send(&Frame::Assistant { message, uuid: uuid(), session_id, parent_tool_use_id: None });
+                }
+                for block in message.content.iter().skip(sent) {
+                    let one = one_block(message, block.clone());
+                    self.out.send(&Frame::Assistant {
+                        message: &one,
+                        uuid: uuid(),
+                        session_id,
+                        parent_tool_use_id: None,
+                    });
+                }
                 // The engine keeps the response's end to itself; its events close the stream.
                 if self.partial {
                     for event in closing_events(message) {
@@ -156,17 +174,13 @@ impl Lines {
                     }
                 }
             }
+            EngineEvent::Stream(delta) => self.stream_delta(delta),
             EngineEvent::ToolResults(message) => self.out.send(&Frame::User {
                 message: UserMessage::Message(message),
                 uuid: uuid(),
                 session_id,
                 parent_tool_use_id: None,
             }),
-            EngineEvent::Stream(delta) if self.partial => {
-                for event in api_events(delta) {
-                    self.out.send(&Frame::StreamEvent { event, uuid: uuid(), session_id, parent_tool_use_id: None });
-                }
-            }
             // A subagent's messages, marked with the call it works inside (as Claude
             // Code sends them).
             EngineEvent::AgentStep { parent, step: AgentStep::Assistant(message) } => {
@@ -186,11 +200,43 @@ impl Lines {
                 });
             }
             EngineEvent::AgentStep { step: AgentStep::ToolStarted(_), .. }
-            | EngineEvent::Stream(_)
             | EngineEvent::ToolStarted(_)
             | EngineEvent::ToolDone { .. }
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. } => {}
+        }
+    }
+
+    /// A streaming event: its API events (`--include-partial-messages`), and each block
+    /// as an `assistant` line of its own the moment it completes — before its
+    /// `content_block_stop`, and before a question about the call it holds.
+    fn stream_delta(&mut self, delta: &rein_session::events::StreamDelta) {
+        use rein_session::events::StreamDelta;
+        let session_id = self.session_id.as_str();
+        let mut events = if self.partial { api_events(delta) } else { Vec::new() };
+        match delta {
+            StreamDelta::MessageStarted { id, model, usage } => {
+                let mut head = rein_protocol::AssistantMessage::new(id.clone(), model.clone());
+                head.usage = *usage;
+                self.response = Some(Box::new((head, 0)));
+            }
+            StreamDelta::BlockDone { block, .. } => {
+                let stop = events.pop();
+                for event in events.drain(..) {
+                    self.out.send(&Frame::StreamEvent { event, uuid: uuid(), session_id, parent_tool_use_id: None });
+                }
+                let (head, sent) = &mut **self.response.get_or_insert_with(|| {
+                    Box::new((rein_protocol::AssistantMessage::new(String::new(), String::new()), 0))
+                });
+                let one = one_block(head, block.clone());
+                *sent += 1;
+                self.out.send(&Frame::Assistant { message: &one, uuid: uuid(), session_id, parent_tool_use_id: None });
+                events.extend(stop);
+            }
+            _ => {}
+        }
+        for event in events {
+            self.out.send(&Frame::StreamEvent { event, uuid: uuid(), session_id, parent_tool_use_id: None });
         }
     }
 
@@ -270,4 +316,12 @@ fn result_frame<'a>(
         deferred_tool_use: deferred.map(|c| ToolCall { id: &c.id, name: &c.name, input: &c.input }),
         errors,
     }
+}
+
+/// `message` holding `block` only, as a streamed `assistant` line is (no stop reason yet).
+fn one_block(
+    message: &rein_protocol::AssistantMessage,
+    block: rein_protocol::ContentBlock,
+) -> rein_protocol::AssistantMessage {
+    rein_protocol::AssistantMessage { content: vec![block], stop_reason: None, stop_sequence: None, ..message.clone() }
 }

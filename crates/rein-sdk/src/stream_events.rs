@@ -54,6 +54,7 @@ pub struct EmptyInput {}
 pub enum Delta<'a> {
     TextDelta { text: &'a str },
     ThinkingDelta { thinking: &'a str },
+    SignatureDelta { signature: &'a str },
     InputJsonDelta { partial_json: String },
 }
 
@@ -106,6 +107,12 @@ pub fn api_events(delta: &StreamDelta) -> Vec<ApiEvent<'_>> {
                     index: *index,
                     delta: Delta::InputJsonDelta { partial_json: input_json(&t.input) },
                 });
+            }
+            // A thinking block's signature arrives as the API sends it: its own delta.
+            if let ContentBlock::Thinking { signature, .. } = block
+                && !signature.is_empty()
+            {
+                out.push(ApiEvent::ContentBlockDelta { index: *index, delta: Delta::SignatureDelta { signature } });
             }
             out.push(ApiEvent::ContentBlockStop { index: *index });
             out

@@ -141,7 +141,8 @@ fn stream_json_lines_go_init_assistant_user_result() {
     let out = env.rein_at(&server).args(["-p", "x", "--output-format", "stream-json", "--verbose"]).assert().success();
     let lines = json_lines(&out.get_output().stdout);
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["system", "assistant", "user", "assistant", "result"]);
+    // One `assistant` line per content block, as Claude Code writes them (same message id).
+    assert_eq!(kinds, ["system", "assistant", "assistant", "user", "assistant", "result"]);
     let init = &lines[0];
     assert_eq!(init["subtype"], "init");
     // Every tool the model can call, those waiting behind ToolSearch too.
@@ -152,12 +153,15 @@ fn stream_json_lines_go_init_assistant_user_result() {
     assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");
     let sid = init["session_id"].clone();
     assert!(lines.iter().all(|l| l["session_id"] == sid));
-    assert_eq!(lines[1]["message"]["content"][1]["type"], "tool_use");
-    assert_eq!(lines[1]["message"]["stop_reason"], "tool_use");
-    assert_eq!(lines[1]["parent_tool_use_id"], json!(null));
-    assert_eq!(lines[2]["message"]["content"][0]["tool_use_id"], "t1");
-    assert_eq!(lines[4]["subtype"], "success");
-    assert_eq!(lines[4]["result"], "All done.");
+    assert_eq!(lines[1]["message"]["content"], json!([{"type": "text", "text": "Listing."}]));
+    assert_eq!(lines[2]["message"]["content"][0]["type"], "tool_use");
+    assert_eq!(lines[2]["message"]["content"].as_array().map(Vec::len), Some(1));
+    assert_eq!(lines[1]["message"]["id"], lines[2]["message"]["id"]);
+    assert_eq!(lines[2]["message"]["stop_reason"], json!(null), "streamed lines carry no stop reason yet");
+    assert_eq!(lines[2]["parent_tool_use_id"], json!(null));
+    assert_eq!(lines[3]["message"]["content"][0]["tool_use_id"], "t1");
+    assert_eq!(lines[5]["subtype"], "success");
+    assert_eq!(lines[5]["result"], "All done.");
 }
 
 #[test]
