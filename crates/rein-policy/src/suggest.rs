@@ -1,5 +1,6 @@
 //! The rules a "Yes, and don't ask again" answer remembers: one per command of a shell
-//! line that needed approval (up to five), never wider than what was asked and only one
+//! line that needed approval (none when that would take more than eight: remembering
+//! some would leave the same line asking again), never wider than what was asked and only one
 //! that really allows it: a prefix rule `Bash(program sub *)` for a program's subcommand
 //! (never a runner's: `uv run`, `pnpm exec`), else the command exactly; the
 //! domain of a fetch; otherwise the tool itself.
@@ -8,6 +9,9 @@ use rein_bash::AllowBy;
 
 use crate::Call;
 use crate::{Behavior, Policy};
+
+/// The most rules "don't ask again" offers for one command.
+const MAX_REMEMBERED: usize = 8;
 
 /// Programs whose first argument names what they do (`git push`, `npm test`).
 const SUBCOMMAND_PROGRAMS: &[&str] = &[
@@ -74,7 +78,11 @@ impl Policy {
                     rules.push(rule);
                 }
             }
-            rules.truncate(5);
+            // A rule for each would be many: remembering only some of them would leave
+            // the same command asking again, so none is offered.
+            if rules.len() > MAX_REMEMBERED {
+                rules.clear();
+            }
             return rules;
         }
         if !effects.hosts.is_empty() {

@@ -78,4 +78,9 @@ fn suggested_rules_are_never_wider_than_the_call() {
     }
     assert!(suggest("rm \"a b\"").is_empty(), "a rule would also allow `rm a b`");
     assert!(suggest("rm $TARGET").is_empty(), "only known when it runs");
+    // A script of many commands: all of them remembered, or none (never the first few,
+    // which would leave the same script asking again).
+    let script = |n: usize| (1..=n).map(|i| format!("rm -f out{i:02}.txt")).collect::<Vec<_>>().join("\n");
+    assert_eq!(suggest(&script(8)).len(), 8);
+    assert!(suggest(&script(17)).is_empty());
 }

@@ -21,6 +21,8 @@ pub struct Question {
     pub network: bool,
     /// AskUserQuestion: the options ticked on the question being answered.
     pub checked: Vec<usize>,
+    /// AskUserQuestion: answers taken back with ←, the latest last; → gives them again.
+    pub undone: Vec<String>,
     /// AskUserQuestion: what is ticked on each question, so that going back and forth
     /// finds the ticks again.
     pub ticked: Vec<Vec<usize>>,
@@ -49,6 +51,7 @@ impl Approver for TuiApprover {
             edits,
             progress: Vec::new(),
             checked: Vec::new(),
+            undone: Vec::new(),
             ticked: Vec::new(),
             network,
             reply,

@@ -24,7 +24,12 @@ pub(crate) fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(cha
     if q.edits {
         out.push(('2', "Yes, allow all edits during this session (shift+tab)".to_string()));
     } else if !q.remember.is_empty() {
-        out.push(('2', format!("Yes, and don't ask again for {} in {project}", q.remember.join(", "))));
+        // A few rules by name; more are counted (all of them are remembered).
+        let named = match q.remember.len() {
+            n if n > 3 => format!("{} and {} more", q.remember[..3].join(", "), n - 3),
+            _ => q.remember.join(", "),
+        };
+        out.push(('2', format!("Yes, and don't ask again for {named} in {project}")));
     }
     out.push(('3', "No, and tell rein what to do differently (esc)".to_string()));
     // Last, so that 3 is "no" in every dialog; a number, as letters answer nothing.
@@ -36,14 +41,20 @@ pub(crate) fn options(q: &Question, project: &str, offer_auto: bool) -> Vec<(cha
 
 /// The options as lines, `selected` marked, wrapped under their text.
 pub(crate) fn option_lines(options: &[(char, String)], selected: usize, width: usize) -> Vec<Line<'static>> {
-    let mut out = Vec::new();
-    for (i, (key, text)) in options.iter().enumerate() {
-        let marker = if i == selected { "❯ " } else { "  " };
-        let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
-        let line = Line::from(Span::styled(format!("{marker}{key}. {text}"), style));
-        out.extend(wrap::wrap_indent(&line, width, 5, None));
-    }
-    out
+    option_rows(options, selected).iter().flat_map(|line| wrap::wrap_indent(line, width, 5, None)).collect()
+}
+
+/// Each option as one unwrapped line, the chosen one marked.
+fn option_rows(options: &[(char, String)], selected: usize) -> Vec<Line<'static>> {
+    options
+        .iter()
+        .enumerate()
+        .map(|(i, (key, text))| {
+            let marker = if i == selected { "❯ " } else { "  " };
+            let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+            Line::from(Span::styled(format!("{marker}{key}. {text}"), style))
+        })
+        .collect()
 }
 
 /// What the call would do, wrapped to `width`: read once per width by the view (an
@@ -90,8 +101,10 @@ pub(crate) fn parts(
         _ => "Do you want to proceed?".to_string(),
     };
     fixed.extend(wrap::wrap(&Line::from(question), width));
-    fixed.extend(option_lines(&options(q, project, offer_auto), selected, width));
-    Parts { title: Line::from(Span::styled(title, bold.fg(Color::Yellow))), subject, reason, fixed }
+    let offered = options(q, project, offer_auto);
+    fixed.extend(option_lines(&offered, selected, width));
+    let compact = crate::dialog_parts::one_row_each(&option_rows(&offered, selected), width);
+    Parts { title: Line::from(Span::styled(title, bold.fg(Color::Yellow))), subject, reason, fixed, compact }
 }
 
 fn relative(path: &str, project: &str) -> String {

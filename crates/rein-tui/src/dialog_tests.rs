@@ -24,6 +24,7 @@ fn ask(a: &mut App, call: ToolUse, remember: Vec<String>, edits: bool) {
         progress: Vec::new(),
         ticked: Vec::new(),
         checked: Vec::new(),
+        undone: Vec::new(),
         network: false,
         reply,
     });
@@ -112,6 +113,7 @@ fn ask_user_question_takes_several_answers_and_goes_back() {
         progress: Vec::new(),
         ticked: Vec::new(),
         checked: Vec::new(),
+        undone: Vec::new(),
         network: false,
         reply,
     });
@@ -150,6 +152,7 @@ fn a_second_question_waits_for_the_first() {
             progress: Vec::new(),
             ticked: Vec::new(),
             checked: Vec::new(),
+            undone: Vec::new(),
             network: false,
             reply,
         });
@@ -248,6 +251,7 @@ fn ask_user_question_keeps_ticks_going_back_and_forth() {
         progress: Vec::new(),
         ticked: Vec::new(),
         checked: Vec::new(),
+        undone: Vec::new(),
         network: false,
         reply,
     });
@@ -282,6 +286,8 @@ fn at_40_by_12_every_option_shows_and_every_line_is_reachable() {
     ask(&mut a, bash(&script), vec!["Bash(echo:*)".into()], false);
     let s = screen_sized(&mut a, 40, 12);
     assert!(s.contains("1. Yes") && s.contains("3. No"), "{s}");
+    assert!(s.contains("Bash command") && s.contains("echo line-01"), "the title and the subject show:\n{s}");
+    assert!(s.lines().next().is_some_and(|l| l.starts_with('╭')), "the box's top is on screen:\n{s}");
     let mut seen = std::collections::BTreeSet::new();
     let page_down = ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::PageDown);
     for _ in 0..20 {
@@ -340,6 +346,7 @@ fn ask_bash(a: &mut App, command: &str) -> oneshot::Receiver<rein_session::event
         progress: Vec::new(),
         ticked: Vec::new(),
         checked: Vec::new(),
+        undone: Vec::new(),
         network: false,
         reply,
     });
@@ -431,4 +438,71 @@ fn keys_typed_as_a_question_appears_go_to_the_draft() {
     // Esc refuses at once, whatever the timing.
     press(&mut a, KeyCode::Esc);
     assert!(!answer.try_recv().expect("refused").allow);
+}
+
+/// At 40×12, keys held back as the question appeared are said, and every option and a
+/// line of the subject still show; a one-line command shows whole.
+#[test]
+fn at_40_by_12_the_held_back_keys_are_said_and_nothing_is_pushed_out() {
+    use ratatui::crossterm::event::KeyCode;
+    let mut a = app();
+    a.answer_pause = std::time::Duration::from_secs(30);
+    let _answer = ask_bash(&mut a, "touch z.txt");
+    press(&mut a, KeyCode::Char('y'));
+    press(&mut a, KeyCode::Enter);
+    let s = screen_sized(&mut a, 40, 12);
+    assert!(s.contains("touch z.txt") && s.contains("Bash command"), "{s}");
+    assert!(s.contains("1. Yes") && s.contains("3. No") && s.contains("4. Yes"), "{s}");
+    assert!(s.contains("typed as this"), "{s}");
+    assert!(s.lines().count() <= 12);
+}
+
+/// AskUserQuestion: ← back to an answered question shows it answered with the pointer on
+/// the answer; → goes on with that answer; a changed answer replaces only its own.
+#[test]
+fn ask_user_question_goes_back_and_forth_keeping_answers() {
+    use ratatui::crossterm::event::KeyCode;
+    let mut a = app();
+    let (reply, answer) = oneshot::channel();
+    let input = json!({"questions": [
+        {"question": "How bright?", "header": "Light", "multiSelect": false,
+         "options": [{"label": "Dim"}, {"label": "Bright"}]},
+        {"question": "Which extras?", "header": "Extras", "multiSelect": true,
+         "options": [{"label": "Shadow"}, {"label": "Gradient"}]},
+        {"question": "Which font?", "header": "Font", "multiSelect": false,
+         "options": [{"label": "Serif"}, {"label": "Sans"}]}]});
+    a.on_question(Question {
+        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
+        decision: Decision::new(Behavior::Ask, "", "default"),
+        remember: Vec::new(),
+        edits: false,
+        progress: Vec::new(),
+        ticked: Vec::new(),
+        checked: Vec::new(),
+        undone: Vec::new(),
+        network: false,
+        reply,
+    });
+    screen_sized(&mut a, 80, 24);
+    press(&mut a, KeyCode::Char('2'));
+    press(&mut a, KeyCode::Char('1'));
+    press(&mut a, KeyCode::Char('2'));
+    press(&mut a, KeyCode::Enter);
+    assert!(screen_sized(&mut a, 80, 24).contains("Which font?"));
+    press(&mut a, KeyCode::Left);
+    press(&mut a, KeyCode::Left);
+    let s = screen_sized(&mut a, 80, 24);
+    assert!(s.contains("How bright?") && s.contains("❯ 2. Bright"), "the pointer is on the answer:\n{s}");
+    assert!(s.contains("☒ Light") && s.contains("☒ Extras"), "still answered:\n{s}");
+    press(&mut a, KeyCode::Right);
+    let s = screen_sized(&mut a, 80, 24);
+    assert!(s.contains("Which extras?") && s.contains("[✔] Shadow") && s.contains("[✔] Gradient"), "{s}");
+    press(&mut a, KeyCode::Right);
+    assert!(screen_sized(&mut a, 80, 24).contains("Which font?"));
+    press(&mut a, KeyCode::Char('1'));
+    let got = answer.blocking_recv().unwrap();
+    let answers = &got.updated_input.unwrap()["answers"];
+    assert_eq!(answers["How bright?"], "Bright");
+    assert_eq!(answers["Which extras?"], "Shadow, Gradient");
+    assert_eq!(answers["Which font?"], "Serif");
 }

@@ -35,6 +35,11 @@ impl App {
     /// keys pressed on purpose: what was typed on goes to the draft under it, as it was
     /// meant to.
     pub(crate) fn modal_key(&mut self, key: KeyEvent) -> bool {
+        // Ctrl+Z suspends rein whatever is open (the shell's `fg` typed next must not
+        // land in a question).
+        if key.code == KeyCode::Char('z') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            return false;
+        }
         let Some(mut top) = self.modals.views.pop() else { return false };
         let at = self.modals.views.len();
         let held = top.is_question() && self.modals.gate.as_mut().is_some_and(|g| !g.admits(&key, Instant::now()));
@@ -61,6 +66,14 @@ impl App {
             self.open(Box::new(crate::permission_view::PermissionView::new(next)));
         }
         true
+    }
+
+    /// rein came back from a suspend (`fg`): the question on screen is new to the
+    /// person again, and what they type next is not yet an answer.
+    pub(crate) fn resumed(&mut self) {
+        if self.modals.asking() {
+            self.modals.gate = Some(Gate::new(Instant::now(), self.answer_pause, Some(Instant::now())));
+        }
     }
 
     /// The top view as drawn now.

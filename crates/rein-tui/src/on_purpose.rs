@@ -69,7 +69,7 @@ impl Gate {
     pub(crate) fn hint(&self, draft: bool) -> Option<String> {
         (self.ignored > 0 && !self.engaged).then(|| {
             let keys = if self.ignored == 1 { "1 key".to_string() } else { format!("{} keys", self.ignored) };
-            let went = if draft { "went to your draft, not here" } else { "answered nothing" };
+            let went = if draft { "went to your draft" } else { "answered nothing" };
             format!("{keys} typed as this appeared {went}: pause, then answer")
         })
     }

@@ -206,38 +206,49 @@ impl Modal<App> for PermissionView {
         let inner = width.saturating_sub(4).max(4);
         let project = app.project_root.display().to_string();
         if self.subject.as_ref().is_none_or(|(w, _)| *w != inner) {
-            self.subject = Some((inner, dialog::subject_lines(q, inner)));
+            let lines = dialog::subject_lines(q, inner);
+            // Re-wrapped at another width: the same part of it stays in view.
+            if let Some((_, old)) = &self.subject
+                && !old.is_empty()
+            {
+                self.scroll = self.scroll * lines.len() / old.len();
+            }
+            self.subject = Some((inner, lines));
         }
         let subject = self.subject.as_ref().map(|(_, lines)| lines.clone()).unwrap_or_default();
         let parts = dialog::parts(q, &project, self.selected, inner, app.offer_auto(), subject);
         let dim = Style::default().add_modifier(Modifier::DIM);
-        let note = match &self.comment {
-            Some(c) => Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))),
-            None if let Some(hint) = app.modals.typed_on() => {
-                Line::from(Span::styled(hint, Style::default().fg(Color::Yellow)))
-            }
-            None => Line::from(Span::styled("tab: add a note for rein", dim)),
+        // The borders (the title is in the top one), the fixed part, and the rest for the
+        // subject — at least a line of it and its position. The question and the options
+        // never give way: in a short window each option takes one row.
+        const FRAME: usize = 2;
+        // The note being typed and what was held back always show; the hint about notes
+        // only where the subject has all the room it needs.
+        let (note, always) = match (&self.comment, app.modals.typed_on()) {
+            (Some(c), _) => (Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))), true),
+            (None, Some(hint)) => (Line::from(Span::styled(hint, Style::default().fg(Color::Yellow))), true),
+            (None, None) => (Line::from(Span::styled("tab: add a note for rein", dim)), false),
         };
-        // Borders, title, the fixed part: the rest is for the subject. A short reason
-        // stays in view; a long one, or one without room, follows the subject. The
-        // question and the options never give way.
-        let mut fixed = parts.fixed;
+        let note = wrap::wrap(&note, inner);
+        let kept = if always { note.len() } else { 0 };
+        let tight = FRAME + parts.fixed.len() + kept + 2 > rows;
+        let mut fixed = if tight { parts.compact } else { parts.fixed };
         let mut subject = parts.subject;
+        // A short reason stays in view; a long one, or one without room, follows the
+        // subject, where scrolling reaches it.
         let reason = parts.reason;
-        if reason.len() <= 2 && 3 + fixed.len() + reason.len() + 2 <= rows {
+        if !tight && reason.len() <= 2 && FRAME + fixed.len() + kept + reason.len() + 2 <= rows {
             fixed.splice(0..0, reason);
         } else if !reason.is_empty() {
             subject.push(Line::default());
             subject.extend(reason);
         }
-        // The note's hint only where the subject has all the room it needs.
-        let note = wrap::wrap(&note, inner);
-        if 3 + fixed.len() + note.len() + subject.len() <= rows || self.comment.is_some() {
+        if always || FRAME + fixed.len() + note.len() + subject.len() <= rows {
             fixed.extend(note);
         }
-        let room = rows.saturating_sub(3 + fixed.len());
+        let room = rows.saturating_sub(FRAME + fixed.len());
         let total = subject.len();
-        let mut body = vec![parts.title];
+        let mut body = Vec::new();
         if total <= room {
             (self.scroll, self.overflow, self.seen_end) = (0, 0, true);
             body.extend(subject);
@@ -250,26 +261,37 @@ impl Modal<App> for PermissionView {
             let to = (from + window).min(total);
             self.seen_end |= to == total;
             body.extend(subject.into_iter().skip(from).take(window));
-            let more = match (from < self.overflow, self.seen_end) {
-                (true, false) => format!("↓ lines {}–{to} of {total} · enter: more", from + 1),
-                (true, true) => format!("↓ lines {}–{to} of {total} · ↑↓ pgup pgdn", from + 1),
-                (false, _) => format!("↑ lines {}–{to} of {total} · ↑ pgup", from + 1),
+            let arrows = match (from > 0, from < self.overflow) {
+                (true, true) => "↑↓",
+                (false, _) => "↓",
+                (true, false) => "↑",
             };
+            let keys = match (from < self.overflow, self.seen_end) {
+                (true, false) => "enter: more",
+                (true, true) => "↑↓ pgup pgdn",
+                (false, _) => "↑ pgup",
+            };
+            let more = format!("{arrows} lines {}–{to} of {total} · {keys}", from + 1);
             body.push(Line::from(Span::styled(
                 summary::one_line(&more, inner - 1),
                 Style::default().fg(Color::Yellow),
             )));
         }
         body.extend(fixed);
-        boxed(body, width, inner)
+        boxed(parts.title, body, width, inner)
     }
 }
 
-/// Lines in a yellow rounded box `width` wide.
-fn boxed(body: Vec<Line<'static>>, width: usize, inner: usize) -> Vec<Line<'static>> {
+/// Lines in a yellow rounded box `width` wide, `title` in its top border.
+fn boxed(title: Line<'static>, body: Vec<Line<'static>>, width: usize, inner: usize) -> Vec<Line<'static>> {
     let border = Style::default().fg(Color::Yellow);
     let rule = "─".repeat(width.saturating_sub(2));
-    let mut out = vec![Line::from(Span::styled(format!("╭{rule}╮"), border))];
+    let title = wrap::clip(&title, width.saturating_sub(6));
+    let rest = width.saturating_sub(5 + title.width());
+    let mut top = vec![Span::styled("╭─ ", border)];
+    top.extend(title.spans);
+    top.push(Span::styled(format!(" {}╮", "─".repeat(rest)), border));
+    let mut out = vec![Line::from(top)];
     for line in body {
         let gap = inner.saturating_sub(line.width());
         let style = line.style;

@@ -230,11 +230,25 @@ impl Modal<App> for Choose {
 
     fn lines(&mut self, _: &App, width: usize, rows: usize) -> Vec<Line<'static>> {
         let mut out = title(&format!("{} (↑↓ enter, esc)", self.title), width);
-        let room = rows.saturating_sub(out.len() + 4).max(3);
+        // The chosen item whole, under the list, when its row cuts it.
+        let chosen = self.items.get(self.selected).map(|(l, _)| l.as_str()).unwrap_or_default();
+        let cut = format!("❯ {}. {chosen}", self.selected + 1).chars().count() >= width;
+        let whole = if cut {
+            let dim = Style::default().add_modifier(ratatui::style::Modifier::DIM);
+            wrap::wrap(&Line::from(Span::styled(format!("  {chosen}"), dim)), width)
+        } else {
+            Vec::new()
+        };
+        let room = rows.saturating_sub(out.len() + whole.len() + 5).max(3);
         let start = (self.selected + 1).saturating_sub(room);
         out.extend(
             self.items.iter().enumerate().skip(start).take(room).map(|(i, (l, _))| row(i, self.selected, l, width)),
         );
+        if self.items.len() > room {
+            let dim = Style::default().add_modifier(ratatui::style::Modifier::DIM);
+            out.push(Line::from(Span::styled(format!("  {} of {}", self.selected + 1, self.items.len()), dim)));
+        }
+        out.extend(whole);
         out
     }
 }

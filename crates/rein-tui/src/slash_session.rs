@@ -74,8 +74,8 @@ fn tasks(app: &App, args: &str) -> Vec<String> {
 
 /// `/add-dir PATH`: a workspace root for the rest of the session, which the permission
 /// rules then treat as the working directory's own.
-/// `/add-dir PATH`: the session owner adds it (and raises DirectoryAdded); what is
-/// wrong with the path before that.
+/// `/add-dir PATH`: the session owner adds it (and raises DirectoryAdded); what to say
+/// first, if anything (what is wrong with the path, or how much it adds).
 fn add_dir(app: &mut App, path: &str) -> Option<String> {
     let home = rein_process::env::os(rein_process::env::Var::Home).map(std::path::PathBuf::from);
     let dir = match (path, path.strip_prefix("~/"), &home) {
@@ -88,14 +88,15 @@ fn add_dir(app: &mut App, path: &str) -> Option<String> {
     }
     let dir = std::fs::canonicalize(&dir).unwrap_or(dir);
     // Adding this much is allowed, and said.
-    if dir.parent().is_none() || home.as_deref().is_some_and(|h| h == dir) {
-        app.note(format!(
-            "{} holds far more than a project: rein's file tools may now read and change anything in it you may",
+    let wide = (dir.parent().is_none() || home.as_deref().is_some_and(|h| h == dir)).then(|| {
+        format!(
+            "{} holds far more than a project: rein's file tools may now read and change anything in it that \
+             your account can",
             dir.display()
-        ));
-    }
+        )
+    });
     app.ask_engine(ToEngine::Command(Command::AddDir { path: dir }));
-    None
+    wide
 }
 
 impl App {

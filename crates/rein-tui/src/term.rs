@@ -138,6 +138,7 @@ async fn event_loop(
                 println!("rein is stopped: `fg` brings it back");
             }
             rein_process::suspend_self();
+            app.resumed();
             terminal::enable_raw_mode()?;
             execute!(io::stdout(), EnableBracketedPaste)?;
             // The shell wrote below: the live area starts where the cursor is now.

@@ -60,7 +60,9 @@ pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialo
         let mut tabs = vec![Span::styled("← ", dim)];
         for (i, c) in questions.iter().enumerate() {
             let header = c.get("header").and_then(Value::as_str).unwrap_or("Question");
-            let mark = if i < q.progress.len() { "☒ " } else { "☐ " };
+            // Answered, or answered before and being looked at again.
+            let answered = i < q.progress.len() || i - q.progress.len() < q.undone.len();
+            let mark = if answered { "☒ " } else { "☐ " };
             let style = if i == q.progress.len() { Style::default().add_modifier(Modifier::REVERSED) } else { dim };
             tabs.push(Span::styled(format!(" {mark}{header} "), style));
         }
@@ -69,12 +71,13 @@ pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialo
             format!("Question {} of {}", (q.progress.len() + 1).min(questions.len().max(1)), questions.len().max(1)),
             bold,
         ));
-        if questions.len() > 1 {
-            subject.extend(crate::wrap::wrap(&Line::from(tabs), width));
-        }
+        // The question first; where the others stand, above its options.
         if let Some(c) = current(q) {
             let text = c.get("question").and_then(Value::as_str).unwrap_or_default();
             subject.extend(text.lines().flat_map(|l| crate::wrap::wrap(&Line::from(l.to_string()), width)));
+        }
+        if questions.len() > 1 {
+            fixed.extend(crate::wrap::wrap(&Line::from(tabs), width));
         }
     }
     let opts = options(q);
@@ -85,6 +88,7 @@ pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialo
         .map(|o| o.get("description").and_then(Value::as_str).map(str::to_string))
         .collect();
     let many = multi(q);
+    let mut rows = Vec::new();
     for (i, (key, label)) in opts.iter().enumerate() {
         let marker = if i == selected { "❯ " } else { "  " };
         let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
@@ -94,20 +98,23 @@ pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialo
             _ => "",
         };
         let mut spans = vec![Span::styled(format!("{marker}{key}. {tick}{label}"), style)];
+        rows.push(Line::from(spans.clone()));
         if let Some(Some(d)) = described.get(i).filter(|_| q.call.name == "AskUserQuestion") {
             spans.push(Span::styled(format!(" — {d}"), dim));
         }
         fixed.extend(crate::wrap::wrap_indent(&Line::from(spans), width, 5, None));
     }
+    let compact = crate::dialog_parts::one_row_each(&rows, width);
     if q.call.name == "AskUserQuestion" {
         let keys = if many {
             "space or number: tick · enter: done · ←: previous question · esc: no answer"
         } else {
             "number or enter: choose · ←: previous question · esc: no answer"
         };
-        fixed.extend(crate::wrap::wrap(&Line::from(Span::styled(keys, dim)), width));
+        let next = if q.undone.is_empty() { "" } else { " · →: next, as answered" };
+        fixed.extend(crate::wrap::wrap(&Line::from(Span::styled(format!("{keys}{next}"), dim)), width));
     }
-    crate::dialog_parts::Parts { title, subject, reason: Vec::new(), fixed }
+    crate::dialog_parts::Parts { title, subject, reason: Vec::new(), fixed, compact }
 }
 
 /// Left on AskUserQuestion: back to the question before, its answer undone and what
@@ -115,8 +122,28 @@ pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialo
 pub(crate) fn back(q: &mut Question) {
     let now = q.progress.len();
     *ticks(q, now) = std::mem::take(&mut q.checked);
-    q.progress.pop();
+    if let Some(answer) = q.progress.pop() {
+        q.undone.push(answer);
+    }
     q.checked = ticks(q, now.saturating_sub(1)).clone();
+}
+
+/// Right on AskUserQuestion: on to the next question, the answer given before given
+/// again. Whether there was one.
+pub(crate) fn forth(q: &mut Question) -> bool {
+    let Some(answer) = q.undone.pop() else { return false };
+    let now = q.progress.len();
+    *ticks(q, now) = std::mem::take(&mut q.checked);
+    q.progress.push(answer);
+    q.checked = ticks(q, now + 1).clone();
+    true
+}
+
+/// Where the pointer goes on the question now shown: on the answer given before, when
+/// it was one of the options.
+fn pointer(q: &Question) -> usize {
+    let given = q.undone.last();
+    options(q).iter().position(|(_, label)| Some(label) == given).unwrap_or(0)
 }
 
 /// What is ticked on question `i` (kept as the person goes back and forth).
@@ -161,6 +188,8 @@ pub(crate) fn answer(q: &mut Question, choice: char, typed: Option<String>, poli
     let now = q.progress.len();
     *ticks(q, now) = std::mem::take(&mut q.checked);
     q.progress.push(chosen);
+    // This answer replaces the one given before here; those to the later questions stay.
+    q.undone.pop();
     q.checked = ticks(q, now + 1).clone();
     let questions = q.call.input.get("questions").and_then(Value::as_array).cloned().unwrap_or_default();
     if q.progress.len() < questions.len() {
@@ -191,8 +220,12 @@ pub(crate) fn ask_user_key(q: &mut crate::approver::Question, selected: &mut usi
         return None;
     }
     if key.code == KeyCode::Left && !q.progress.is_empty() {
-        crate::user_dialog::back(q);
-        *selected = 0;
+        back(q);
+        *selected = pointer(q);
+        return Some(Step::Handled);
+    }
+    if key.code == KeyCode::Right && forth(q) {
+        *selected = pointer(q);
         return Some(Step::Handled);
     }
     if !crate::user_dialog::multi(q) {

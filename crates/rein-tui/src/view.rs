@@ -63,6 +63,12 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
                 Span::raw(summary::header(&r.call, &app.cwd)),
                 Span::styled(format!(" (done in {:.1}s)", took.as_secs_f64()), dim()),
             ]),
+            // Its clock starts when it may run: while a question waits, it says so.
+            None if app.modals.asking() => Line::from(vec![
+                Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
+                Span::raw(summary::header(&r.call, &app.cwd)),
+                Span::styled(" (waiting for you)", dim()),
+            ]),
             None => Line::from(vec![
                 Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
                 Span::raw(summary::header(&r.call, &app.cwd)),
@@ -83,7 +89,9 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
             )));
         }
     }
-    if let Some(b) = &app.busy {
+    if app.busy.is_some() && app.modals.asking() {
+        out.push(Line::from(Span::styled("⏸ Waiting for your answer", Style::default().fg(Color::Yellow))));
+    } else if let Some(b) = &app.busy {
         let elapsed = b.since.elapsed();
         let glyph = GLYPHS[(elapsed.as_millis() / 120) as usize % GLYPHS.len()];
         let secs = elapsed.as_secs();
@@ -174,7 +182,14 @@ pub(crate) fn live(app: &mut App, width: u16, rows: u16) -> Live {
     let foot = footer(app, width);
     let rule = Line::from(Span::styled("─".repeat(width), dim()));
     let place = app.modals.top_place();
-    let modal = app.modal_lines(width, rows.saturating_sub(1));
+    // A view in place of the input box gets the rows the footer leaves (and the rules
+    // around it, when it is not a question); one above the input box, all but one.
+    let reserve = match place {
+        Some(crate::modal::Place::Input) if app.modals.asking() => foot.len(),
+        Some(crate::modal::Place::Input) => foot.len() + 2,
+        _ => 1,
+    };
+    let modal = app.modal_lines(width, rows.saturating_sub(reserve).max(1));
     if let (Some(crate::modal::Place::Input), Some(crate::modal::Drawn { lines, cursor })) = (place, &modal) {
         // A dialog or the search line in place of the input box.
         let (middle, bottom) = if app.modals.asking() {

@@ -73,6 +73,7 @@ fn the_permission_dialog() {
             progress: Vec::new(),
             ticked: Vec::new(),
             checked: Vec::new(),
+            undone: Vec::new(),
             network: false,
             reply,
         });

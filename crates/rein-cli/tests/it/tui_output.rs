@@ -73,3 +73,28 @@ fn a_broken_answer_is_replaced_by_the_retried_one() {
     assert!(!screen.contains("HALF-ANSWER"), "the broken answer stayed on screen:\n{screen}");
     assert!(screen.contains("broke off"), "{screen}");
 }
+
+/// Ctrl+Z while a question is open suspends rein too: the `fg` and Enter typed next are
+/// the shell's, and the question is still there, unanswered, when rein comes back.
+#[test]
+fn ctrl_z_with_a_question_open_suspends_and_answers_nothing() {
+    let env = Env::new();
+    let server =
+        serve(Scenario::new([reply([call("a", "Bash", json!({"command": "touch z.txt"}))]), reply([text("Done.")])]));
+    let pane = Pane::start_in_shell(&env, &server, &["'make z'"]);
+    pane.wait_for("Do you want to proceed?");
+    pane.keys(&["C-z"]);
+    pane.wait_for("rein is stopped");
+    pane.type_text("fg");
+    pane.keys(&["Enter"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while !pane.screen().rsplit("fg").next().unwrap_or_default().contains("Do you want to proceed?") {
+        assert!(std::time::Instant::now() < deadline, "the question is not drawn again:\n{}", pane.screen());
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!env.cwd().join("z.txt").exists(), "the keys typed for the shell answered the question");
+    pane.keys(&["Escape"]);
+    pane.wait_for("What should rein do instead?");
+    assert!(!env.cwd().join("z.txt").exists());
+}
