@@ -96,46 +96,6 @@ fn dialogs_with_long_subjects_show_every_option() {
     }
 }
 
-#[test]
-fn ask_user_question_takes_several_answers_and_goes_back() {
-    let mut a = app();
-    let (reply, answer) = oneshot::channel();
-    let input = json!({"questions": [
-        {"question": "Which colour do you want for the new theme? It is a long question that wraps.", "header": "Colour", "multiSelect": false,
-         "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]},
-        {"question": "Which platforms?", "header": "Platforms", "multiSelect": true,
-         "options": [{"label": "Linux"}, {"label": "macOS"}, {"label": "Windows"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
-    insta::assert_snapshot!("ask_first_40", screen_sized(&mut a, 40, 24));
-    let key = |c| ratatui::crossterm::event::KeyEvent::from(c);
-    use ratatui::crossterm::event::KeyCode;
-    a.on_key(key(KeyCode::Char('1')));
-    a.on_key(key(KeyCode::Left));
-    assert!(screen_sized(&mut a, 80, 24).contains("Which colour"), "back to the first question");
-    a.on_key(key(KeyCode::Char('2')));
-    a.on_key(key(KeyCode::Char('1')));
-    a.on_key(key(KeyCode::Down));
-    a.on_key(key(KeyCode::Down));
-    a.on_key(key(KeyCode::Char(' ')));
-    insta::assert_snapshot!("ask_multi_80", screen_sized(&mut a, 80, 24));
-    a.on_key(key(KeyCode::Enter));
-    let got = answer.blocking_recv().unwrap();
-    let answers = &got.updated_input.unwrap()["answers"];
-    assert_eq!(answers["Which colour do you want for the new theme? It is a long question that wraps."], "Blue");
-    assert_eq!(answers["Which platforms?"], "Linux, Windows");
-}
-
 /// Two questions at once (parallel calls): the second waits its turn instead of
 /// replacing the first, and each gets the person's own answer.
 #[test]
@@ -232,51 +192,6 @@ fn a_calls_time_leaves_out_its_question() {
     assert!(a.running[0].since.elapsed() < std::time::Duration::from_secs(1), "the clock kept the wait");
 }
 
-/// AskUserQuestion: going back to the question before and forth again keeps the ticks
-/// already made on either.
-#[test]
-fn ask_user_question_keeps_ticks_going_back_and_forth() {
-    let mut a = app();
-    let (reply, answer) = oneshot::channel();
-    let input = json!({"questions": [
-        {"question": "Which tools?", "header": "Tools", "multiSelect": true,
-         "options": [{"label": "cargo"}, {"label": "npm"}, {"label": "pip"}]},
-        {"question": "Which platforms?", "header": "Platforms", "multiSelect": true,
-         "options": [{"label": "Linux"}, {"label": "macOS"}, {"label": "Windows"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
-    let key = |c| ratatui::crossterm::event::KeyEvent::from(c);
-    use ratatui::crossterm::event::KeyCode;
-    // Tools: cargo and pip ticked, answered; Platforms: macOS ticked; back; forth.
-    screen_sized(&mut a, 80, 24);
-    a.on_key(key(KeyCode::Char('1')));
-    a.on_key(key(KeyCode::Char('3')));
-    a.on_key(key(KeyCode::Enter));
-    screen_sized(&mut a, 80, 24);
-    a.on_key(key(KeyCode::Char('2')));
-    a.on_key(key(KeyCode::Left));
-    let first = screen_sized(&mut a, 80, 24);
-    assert!(first.contains("1. [✔] cargo") && first.contains("3. [✔] pip"), "{first}");
-    a.on_key(key(KeyCode::Enter));
-    let second = screen_sized(&mut a, 80, 24);
-    assert!(second.contains("2. [✔] macOS"), "{second}");
-    a.on_key(key(KeyCode::Enter));
-    let got = answer.blocking_recv().unwrap();
-    let answers = &got.updated_input.unwrap()["answers"];
-    assert_eq!(answers["Which tools?"], "cargo, pip");
-    assert_eq!(answers["Which platforms?"], "macOS");
-}
-
 /// At 40×12 a question still shows every option, and paging reaches every line of what
 /// is asked about.
 #[test]
@@ -353,7 +268,7 @@ fn ask_bash(a: &mut App, command: &str) -> oneshot::Receiver<rein_session::event
     answer
 }
 
-fn press(a: &mut App, code: ratatui::crossterm::event::KeyCode) {
+pub(crate) fn press(a: &mut App, code: ratatui::crossterm::event::KeyCode) {
     a.on_key(ratatui::crossterm::event::KeyEvent::from(code));
 }
 
@@ -455,54 +370,4 @@ fn at_40_by_12_the_held_back_keys_are_said_and_nothing_is_pushed_out() {
     assert!(s.contains("1. Yes") && s.contains("3. No") && s.contains("4. Yes"), "{s}");
     assert!(s.contains("typed as this"), "{s}");
     assert!(s.lines().count() <= 12);
-}
-
-/// AskUserQuestion: ← back to an answered question shows it answered with the pointer on
-/// the answer; → goes on with that answer; a changed answer replaces only its own.
-#[test]
-fn ask_user_question_goes_back_and_forth_keeping_answers() {
-    use ratatui::crossterm::event::KeyCode;
-    let mut a = app();
-    let (reply, answer) = oneshot::channel();
-    let input = json!({"questions": [
-        {"question": "How bright?", "header": "Light", "multiSelect": false,
-         "options": [{"label": "Dim"}, {"label": "Bright"}]},
-        {"question": "Which extras?", "header": "Extras", "multiSelect": true,
-         "options": [{"label": "Shadow"}, {"label": "Gradient"}]},
-        {"question": "Which font?", "header": "Font", "multiSelect": false,
-         "options": [{"label": "Serif"}, {"label": "Sans"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
-    screen_sized(&mut a, 80, 24);
-    press(&mut a, KeyCode::Char('2'));
-    press(&mut a, KeyCode::Char('1'));
-    press(&mut a, KeyCode::Char('2'));
-    press(&mut a, KeyCode::Enter);
-    assert!(screen_sized(&mut a, 80, 24).contains("Which font?"));
-    press(&mut a, KeyCode::Left);
-    press(&mut a, KeyCode::Left);
-    let s = screen_sized(&mut a, 80, 24);
-    assert!(s.contains("How bright?") && s.contains("❯ 2. Bright"), "the pointer is on the answer:\n{s}");
-    assert!(s.contains("☒ Light") && s.contains("☒ Extras"), "still answered:\n{s}");
-    press(&mut a, KeyCode::Right);
-    let s = screen_sized(&mut a, 80, 24);
-    assert!(s.contains("Which extras?") && s.contains("[✔] Shadow") && s.contains("[✔] Gradient"), "{s}");
-    press(&mut a, KeyCode::Right);
-    assert!(screen_sized(&mut a, 80, 24).contains("Which font?"));
-    press(&mut a, KeyCode::Char('1'));
-    let got = answer.blocking_recv().unwrap();
-    let answers = &got.updated_input.unwrap()["answers"];
-    assert_eq!(answers["How bright?"], "Bright");
-    assert_eq!(answers["Which extras?"], "Shadow, Gradient");
-    assert_eq!(answers["Which font?"], "Serif");
 }

@@ -207,4 +207,6 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
 #[cfg(test)]
 mod dialog_tests;
 #[cfg(test)]
+mod ask_tests;
+#[cfg(test)]
 mod view_tests;
