@@ -205,8 +205,8 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     result.map(|resume| resume.map_or(Ending::Quit, Ending::Resume))
 }
 #[cfg(test)]
-mod dialog_tests;
-#[cfg(test)]
 mod ask_tests;
+#[cfg(test)]
+mod dialog_tests;
 #[cfg(test)]
 mod view_tests;
