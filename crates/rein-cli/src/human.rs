@@ -83,6 +83,7 @@ impl Human {
             }
             EngineEvent::Stream(_)
             | EngineEvent::AgentStep { .. }
+            | EngineEvent::Interrupted(_)
             | EngineEvent::ToolResults(_)
             | EngineEvent::ToolFinished { .. }
             | EngineEvent::Permission { .. }

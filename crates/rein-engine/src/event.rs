@@ -32,6 +32,9 @@ pub enum EngineEvent {
     ToolFinished { call: ToolUse, result: ContentBlock, saved: Option<std::path::PathBuf> },
     /// The user message carrying the tool results of one response.
     ToolResults(Message),
+    /// The person interrupted: the note the conversation keeps of it (a user message
+    /// `[Request interrupted by user]`, as Claude Code writes it).
+    Interrupted(Message),
     /// A step of the agent working inside call `parent` (a subagent), while it runs.
     AgentStep { parent: String, step: rein_tools::AgentStep },
 }

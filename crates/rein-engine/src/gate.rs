@@ -26,6 +26,9 @@ pub struct Answer {
     pub message: Option<String>,
     /// The call's input as the person edited it.
     pub updated_input: Option<Value>,
+    /// A refusal's `message` is all the model reads of it, as given (an SDK program's
+    /// callback), not a note added to rein's own words (a person's).
+    pub verbatim: bool,
 }
 
 impl Answer {
@@ -309,6 +312,18 @@ impl Gate {
     }
 
     pub(crate) async fn ask(&self, call: &ToolUse, decision: Decision, effects: &Effects) -> (Verdict, Option<Value>) {
+        let (verdict, input, _) = self.ask_full(call, decision, effects).await;
+        (verdict, input)
+    }
+
+    /// [`ask`](Self::ask), and whether a refusal's message is the whole of what the
+    /// model reads ([`Answer::verbatim`]).
+    pub(crate) async fn ask_full(
+        &self,
+        call: &ToolUse,
+        decision: Decision,
+        effects: &Effects,
+    ) -> (Verdict, Option<Value>, bool) {
         if let Some(hooks) = &self.hooks {
             let input = HookInput::PermissionRequest { tool_name: call.name.clone(), tool_input: call.input.clone() };
             let out = hooks.fire_input(&input, |_| true).await;
@@ -321,14 +336,14 @@ impl Gate {
                         answer.message
                     };
                     let d = Decision::new(Behavior::Deny, reason, format!("PermissionRequest hook `{hook}` denied"));
-                    return (Verdict { decision: d, asked: true, judgement: None }, None);
+                    return (Verdict { decision: d, asked: true, judgement: None }, None, false);
                 }
                 let d = Decision::new(
                     Behavior::Allow,
                     "Allowed by a PermissionRequest hook.",
                     format!("PermissionRequest hook `{hook}` allowed"),
                 );
-                return (Verdict { decision: d, asked: true, judgement: None }, answer.updated_input);
+                return (Verdict { decision: d, asked: true, judgement: None }, answer.updated_input, false);
             }
             let from = self.asker.as_ref().map(|a| format!(" (for {a})")).unwrap_or_default();
             let note = HookInput::Notification {
@@ -359,6 +374,8 @@ impl Gate {
                 format!("Allowed by the user.{note}"),
                 format!("user approval; {}", decision.source),
             )
+        } else if let Some(message) = answer.message.as_ref().filter(|_| answer.verbatim) {
+            Decision::new(Behavior::Deny, message.clone(), format!("refused by the program; {}", decision.source))
         } else if self.approver.is_some() {
             Decision::new(
                 Behavior::Deny,
@@ -377,7 +394,8 @@ impl Gate {
                 format!("no approver (headless); {}", decision.source),
             )
         };
-        (Verdict { decision, asked: true, judgement: None }, answer.updated_input.filter(|_| answer.allow))
+        let verbatim = answer.verbatim && !answer.allow && answer.message.is_some();
+        (Verdict { decision, asked: true, judgement: None }, answer.updated_input.filter(|_| answer.allow), verbatim)
     }
 }
 
@@ -438,12 +456,15 @@ async fn decide_after_trial(
                 decision.reason
             );
             decision.tried = Some(summary.clone());
-            let (mut verdict, input) = gate.ask(call, decision, effects).await;
+            let (mut verdict, input, verbatim) = gate.ask_full(call, decision, effects).await;
             verdict.judgement = judgement;
             if !verdict.allowed() {
-                // The model learns what the refused command would have changed.
-                verdict.decision.reason =
-                    format!("{}\nIt would have made these changes:\n{summary}", verdict.decision.reason);
+                // The model learns what the refused command would have changed (unless
+                // the refusal is a program's message, given as written).
+                if !verbatim {
+                    verdict.decision.reason =
+                        format!("{}\nIt would have made these changes:\n{summary}", verdict.decision.reason);
+                }
                 return Ok((verdict, input));
             }
             if input.is_some() {

@@ -351,7 +351,7 @@ impl Engine {
             calls.iter().for_each(|call| exec.submit(call.clone(), sink));
             let (reports, interrupted) = exec.finish(&abort, sink).await;
             let recorded = self.record_results(reports, &mut out, sink);
-            if let Some(end) = self.stop_after_tools(interrupted, recorded, &out) {
+            if let Some(end) = self.stop_after_tools(interrupted, recorded, &out, sink) {
                 return out.end(end);
             }
             if let Some(end) = self.after_tool_batch(&calls, sink).await {

@@ -140,9 +140,18 @@ impl Engine {
     }
 
     /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.
-    pub(crate) fn stop_after_tools(&self, interrupted: bool, recorded: Recorded, out: &Outcome) -> Option<End> {
+    pub(crate) fn stop_after_tools(
+        &mut self,
+        interrupted: bool,
+        recorded: Recorded,
+        out: &Outcome,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Option<End> {
         if interrupted {
             self.log(|t| t.event(&TranscriptEvent::Interrupted { during: "tool calls".into() }));
+            if let Err(e) = self.note_interrupt(rein_protocol::INTERRUPTED_TOOL_USE, sink) {
+                return Some(End::Failed(e));
+            }
             return Some(End::Interrupted);
         }
         if let Some(call) = recorded.deferred {
@@ -158,6 +167,14 @@ impl Engine {
             return Some(End::MaxBudget);
         }
         None
+    }
+
+    /// Keep in the conversation that the person interrupted (`mark`), and say so.
+    fn note_interrupt(&mut self, mark: &str, sink: &mut (dyn FnMut(EngineEvent) + Send)) -> Result<(), EngineError> {
+        let note = Message::user_text(mark);
+        self.push_user(note.clone(), false)?;
+        sink(EngineEvent::Interrupted(note));
+        Ok(())
     }
 
     /// A response that failed or was interrupted. After a failure, calls started from
@@ -187,9 +204,14 @@ impl Engine {
                 if let Some(p) = partial {
                     self.record_assistant(&p, &mut out, sink);
                 }
+                let ran = !reports.is_empty();
                 self.record_results(reports, &mut out, sink);
                 self.log(|t| t.event(&TranscriptEvent::Interrupted { during: "the response".into() }));
-                out.end = End::Interrupted;
+                let mark = if ran { rein_protocol::INTERRUPTED_TOOL_USE } else { rein_protocol::INTERRUPTED_RESPONSE };
+                out.end = match self.note_interrupt(mark, sink) {
+                    Ok(()) => End::Interrupted,
+                    Err(e) => End::Failed(e),
+                };
             }
             Sampled::Done(_) => {}
         }

@@ -77,6 +77,13 @@ pub enum DocumentSource {
 /// What an interrupted call's result says (Claude Code's wording, which models know).
 pub const INTERRUPTED: &str = "Interrupted by user";
 
+/// The note a conversation keeps where the person interrupted a response (Claude
+/// Code's marker, which models and SDK programs know).
+pub const INTERRUPTED_RESPONSE: &str = "[Request interrupted by user]";
+
+/// The same, where the person interrupted calls that were running.
+pub const INTERRUPTED_TOOL_USE: &str = "[Request interrupted by user for tool use]";
+
 impl ContentBlock {
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }

@@ -10,7 +10,8 @@ mod tool;
 mod usage;
 
 pub use content::{
-    ContentBlock, DocumentSource, IMAGE_TOKENS, INTERRUPTED, ImageSource, MediaWeight, ToolResultContent, ToolUse,
+    ContentBlock, DocumentSource, IMAGE_TOKENS, INTERRUPTED, INTERRUPTED_RESPONSE, INTERRUPTED_TOOL_USE, ImageSource,
+    MediaWeight, ToolResultContent, ToolUse,
 };
 pub use message::{AssistantMessage, Message, Role};
 pub use stream::{ApiError, BlockDelta, MessageDeltaBody, MessageStartBody, StreamEvent};

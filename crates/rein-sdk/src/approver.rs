@@ -123,7 +123,7 @@ impl SdkApprover {
                 if interrupt {
                     self.abort.cancel();
                 }
-                Answer { allow: false, message: message.filter(|m| !m.is_empty()), ..Answer::default() }
+                Answer { allow: false, message: message.filter(|m| !m.is_empty()), verbatim: true, ..Answer::default() }
             }
             Err(_) => Answer::refuse(format!("the SDK's answer is neither allow nor deny: {reply}")),
         }

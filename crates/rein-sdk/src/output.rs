@@ -175,7 +175,7 @@ impl Lines {
                 }
             }
             EngineEvent::Stream(delta) => self.stream_delta(delta),
-            EngineEvent::ToolResults(message) => self.out.send(&Frame::User {
+            EngineEvent::ToolResults(message) | EngineEvent::Interrupted(message) => self.out.send(&Frame::User {
                 message: UserMessage::Message(message),
                 uuid: uuid(),
                 session_id,

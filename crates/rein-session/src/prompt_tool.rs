@@ -66,6 +66,7 @@ impl Approver for McpPromptTool {
                 Some("deny") => Answer {
                     allow: false,
                     message: answer.get("message").and_then(Value::as_str).map(str::to_string),
+                    verbatim: true,
                     ..Answer::default()
                 },
                 _ => Answer::refuse(format!("the permission prompt tool answered neither allow nor deny: {text}")),

@@ -223,6 +223,12 @@ impl App {
                     // rein's notes to the model are not the person's words.
                     (rein_protocol::Role::User, ContentBlock::Text { text })
                         if text.starts_with("<system-reminder>") => {}
+                    // Where the person interrupted.
+                    (rein_protocol::Role::User, ContentBlock::Text { text })
+                        if text.starts_with(rein_protocol::INTERRUPTED_RESPONSE.trim_end_matches(']')) =>
+                    {
+                        self.note("Interrupted");
+                    }
                     (rein_protocol::Role::User, ContentBlock::Text { text }) => {
                         self.pending.push(Line::from(""));
                         let first = text.lines().next().unwrap_or_default().to_string();

@@ -75,11 +75,15 @@ fn sigint_answers_every_call_kills_the_tools_and_exits_130() {
     assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(took < Duration::from_secs(5));
     let lines = json_lines(&out.stdout);
-    let user = lines.iter().rev().find(|l| l["type"] == "user").unwrap();
+    let users: Vec<&serde_json::Value> = lines.iter().filter(|l| l["type"] == "user").collect();
+    let user = users.iter().find(|l| l["message"]["content"][0]["tool_use_id"].is_string()).unwrap();
     let ids: Vec<&str> =
         user["message"]["content"].as_array().unwrap().iter().map(|b| b["tool_use_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["long", "next"], "every tool_use is answered, in order");
     assert!(user.to_string().contains("Interrupted by user"));
+    // Then the note of the interrupt, as Claude Code writes it.
+    let last = users.last().unwrap();
+    assert_eq!(last["message"]["content"][0]["text"], "[Request interrupted by user for tool use]");
     let result = lines.last().unwrap();
     assert_eq!(result["type"], "result");
     assert_eq!(result["is_error"], true);

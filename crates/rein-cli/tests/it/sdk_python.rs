@@ -115,7 +115,13 @@ fn interrupt_during_a_slow_tool_ends_the_turn_and_the_session_goes_on() {
     assert!(started.elapsed() < std::time::Duration::from_secs(25), "the sleep was not cut short");
     let r = result(&out["first"]);
     assert_eq!((r["subtype"].as_str(), r["is_error"].as_bool()), (Some("error_during_execution"), Some(true)));
+    // The program reads where the person interrupted, as Claude Code writes it, and so
+    // does the model on the next turn.
+    let mark = "[Request interrupted by user for tool use]";
+    let noted = out["first"].as_array().unwrap().iter().any(|m| m["kind"] == "user" && m["texts"][0] == mark);
+    assert!(noted, "{}", out["first"]);
     assert_eq!(result(&out["second"])["result"], "after");
+    assert!(server.requests()[1].body["messages"].to_string().contains(mark));
 }
 
 #[test]
@@ -169,7 +175,8 @@ fn can_use_tool_denies_with_a_message_for_the_model() {
     let Some(out) = drive(&env, &server, "can_use_tool_deny") else { return };
     assert!(!path.exists());
     let results = tool_results(&out["messages"]);
-    assert!(results[0]["content"].as_str().unwrap().contains("not today, says the test"), "{results:?}");
+    // The program's message is what the model reads, as the program wrote it.
+    assert_eq!(results[0]["content"], "not today, says the test", "{results:?}");
     assert_eq!(results[0]["is_error"], true);
     let r = result(&out["messages"]);
     assert_eq!((r["subtype"].as_str(), r["result"].as_str()), (Some("success"), Some("finished")));
