@@ -299,6 +299,9 @@ impl App {
     pub(crate) fn on_paste(&mut self, text: &str) {
         // A paste answers no question: it goes to the draft under it.
         if self.modals.asking() {
+            if let Some(gate) = &mut self.modals.gate {
+                gate.typing(Instant::now());
+            }
             self.composer.paste(text);
             self.hint = Some(("pasted into your draft, under the question".into(), Instant::now()));
             return;

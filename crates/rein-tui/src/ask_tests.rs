@@ -144,3 +144,29 @@ fn ask_user_question_goes_back_and_forth_keeping_answers() {
     assert_eq!(answers["Which extras?"], "Shadow, Gradient");
     assert_eq!(answers["Which font?"], "Serif");
 }
+
+/// Ctrl+C on the model's question leaves it unanswered (never picks its third option).
+#[test]
+fn ctrl_c_on_the_models_question_answers_nothing() {
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    let mut a = app();
+    let (reply, mut answer) = oneshot::channel();
+    let input = json!({"questions": [{"question": "Where to?", "header": "Target", "multiSelect": false,
+        "options": [{"label": "Stop here"}, {"label": "Dry run"}, {"label": "Deploy to production now"}]}]});
+    a.on_question(Question {
+        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
+        decision: Decision::new(Behavior::Ask, "", "default"),
+        remember: Vec::new(),
+        edits: false,
+        progress: Vec::new(),
+        ticked: Vec::new(),
+        checked: Vec::new(),
+        undone: Vec::new(),
+        network: false,
+        reply,
+    });
+    screen_sized(&mut a, 80, 24);
+    a.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    let got = answer.try_recv().expect("answered");
+    assert!(!got.allow && got.updated_input.is_none(), "{got:?}");
+}

@@ -124,11 +124,16 @@ fn a_second_question_waits_for_the_first() {
     assert!(second.try_recv().is_err(), "not answered yet");
     let s = screen_sized(&mut a, 80, 24);
     assert!(s.contains("touch two"), "{s}");
-    // A letter answers nothing; a number does.
+    // A letter answers nothing — it is typing, and a number right after it is typing
+    // too; once the person turns to the question (an arrow), a number answers.
     a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('y')));
     assert!(second.try_recv().is_err(), "a letter answered");
     a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
+    assert!(second.try_recv().is_err(), "a digit typed after a letter answered");
+    a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Up));
+    a.on_key(ratatui::crossterm::event::KeyEvent::from(ratatui::crossterm::event::KeyCode::Char('1')));
     assert!(second.try_recv().unwrap().allow);
+    assert_eq!(a.composer.text(), "y1", "what was typed is in the draft");
 }
 
 /// A fetch and an MCP tool's call show what they would do, every option in view.

@@ -29,7 +29,10 @@ impl Inline {
     /// the end of the last.
     pub(crate) fn draw(&mut self, rows: &[String]) -> std::io::Result<()> {
         let gate = self.gate.get_or_insert_with(|| Gate::new(Instant::now(), crate::on_purpose::pause(), None));
-        let mut rows = rows.to_vec();
+        // Nothing but text reaches the terminal: a name from a project's file (an MCP
+        // server's) or a model's (a session title) may hold escape sequences that would
+        // redraw the question or make the terminal type answers back.
+        let mut rows: Vec<String> = rows.iter().map(|r| r.chars().filter(|c| !c.is_control()).collect()).collect();
         if let Some(hint) = gate.hint(false) {
             rows.push(crate::summary::one_line(&hint, width().saturating_sub(1)));
         }

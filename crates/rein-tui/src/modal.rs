@@ -40,6 +40,11 @@ pub(crate) trait Modal<Host>: Send {
     fn is_question(&self) -> bool {
         false
     }
+    /// It takes text now, on the person's own choice (a note being typed): every key
+    /// is theirs.
+    fn takes_text(&self) -> bool {
+        false
+    }
     /// Where the cursor shows within its lines (column, row).
     fn cursor(&self) -> Option<(usize, usize)> {
         None

@@ -42,7 +42,9 @@ impl App {
         }
         let Some(mut top) = self.modals.views.pop() else { return false };
         let at = self.modals.views.len();
-        let held = top.is_question() && self.modals.gate.as_mut().is_some_and(|g| !g.admits(&key, Instant::now()));
+        // A question taking text the person chose to type (a note) takes every key.
+        let gated = top.is_question() && !top.takes_text();
+        let held = gated && self.modals.gate.as_mut().is_some_and(|g| !g.admits(&key, Instant::now()));
         if held {
             match key.code {
                 KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) => {

@@ -80,6 +80,10 @@ impl Modal<App> for PermissionView {
         true
     }
 
+    fn takes_text(&self) -> bool {
+        self.comment.is_some()
+    }
+
     fn key(&mut self, key: KeyEvent, app: &mut App) -> Flow {
         // Tab opens a note for the model; while it is open, keys type into it.
         if let Some(comment) = &mut self.comment {
@@ -158,7 +162,9 @@ impl Modal<App> for PermissionView {
         };
         let Some(choice) = chosen else { return Flow::Keep };
         if user_dialog::is_user_tool(q) {
-            if key.code == KeyCode::Esc && q.call.name == "AskUserQuestion" {
+            // Esc and Ctrl+C leave the model's question unanswered (never its third option).
+            let ctrl_c = key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+            if (key.code == KeyCode::Esc || ctrl_c) && q.call.name == "AskUserQuestion" {
                 let no = Answer { message: Some("The user chose not to answer.".into()), ..Answer::no() };
                 return self.reply(app, no);
             }

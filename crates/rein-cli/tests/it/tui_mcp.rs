@@ -127,3 +127,21 @@ fn slash_mcp_shows_servers_and_reconnects() {
     pane.keys(&["Enter"]);
     pane.wait_for("No connected MCP server named \"broken\"");
 }
+
+/// A server name in the project's `.mcp.json` that holds escape sequences cannot redraw
+/// the question (a forged row) or make the terminal type into it: only its text shows.
+#[test]
+fn a_server_name_cannot_forge_the_question() {
+    let env = Env::new();
+    let forged = "evil\r\u{1b}[2K  [ ] build-cache   (off)\u{1b}[>0q";
+    let entry = json!({"command": "/bin/true"});
+    env.write(".mcp.json", &json!({"mcpServers": {forged: entry, "docs": entry}}).to_string());
+    let server = serve(Scenario::new([reply([text("hi")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    let screen = pane.wait_for("[✔] docs");
+    let row = screen.lines().find(|l| l.contains("evil")).unwrap_or_default();
+    assert!(row.contains("[✔] evil") && row.contains("build-cache"), "the name shows as text on its own row: {screen}");
+    assert!(!screen.lines().any(|l| l.trim_start().starts_with("[ ] build-cache")), "a forged row: {screen}");
+    pane.keys(&["Escape"]);
+    pane.wait_for("manual mode on");
+}

@@ -34,9 +34,14 @@ fn keys_typed_on_as_a_question_appears_do_not_answer_it() {
     assert!(screen.contains("Do you want to proceed?"), "{screen}");
     assert!(!env.cwd().join("deployed.txt").exists(), "type-ahead approved the command:\n{screen}");
     assert!(!screen.contains("auto mode on"), "type-ahead switched to auto mode:\n{screen}");
-    // After a pause, a key answers.
+    // Having typed at it, the person turns to the question (an arrow, after a pause),
+    // then answers.
     std::thread::sleep(Duration::from_millis(900));
     pane.keys(&["1"]);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!env.cwd().join("deployed.txt").exists(), "a digit after typing answered before an arrow");
+    std::thread::sleep(Duration::from_millis(900));
+    pane.keys(&["Up", "1"]);
     let screen = pane.wait_for("Deployed.");
     assert!(env.cwd().join("deployed.txt").exists());
     // What was typed on is in the draft, not lost.
@@ -61,6 +66,6 @@ fn keys_typed_ahead_do_not_trust_a_folder() {
     let screen = pane.wait_for("typed as this appeared answered nothing");
     assert!(!screen.contains("manual mode on"), "type-ahead trusted the folder:\n{screen}");
     std::thread::sleep(Duration::from_millis(1000));
-    pane.keys(&["1"]);
+    pane.keys(&["Up", "1"]);
     pane.wait_for("manual mode on");
 }
