@@ -1,5 +1,6 @@
-//! An MCP tool result as a `tool_result`, the way Claude Code shapes it: text blocks as
-//! text, images as image blocks, `structuredContent` (on success) as its compact JSON,
+//! An MCP tool result as a `tool_result`, the way Claude Code shapes it: a list of
+//! content blocks (an SDK program reads `content[0]["text"]`) — text blocks as text,
+//! images as image blocks, `structuredContent` (on success) as its compact JSON,
 //! `isError` as an error result, resource links and embedded resources as a line naming
 //! them, binary resources saved to a file in the session directory with a note.
 
@@ -14,7 +15,7 @@ use serde_json::Value;
 pub fn to_output(server: &str, result: &Value, dir: &Path) -> ToolOutput {
     let is_error = result.get("isError").and_then(Value::as_bool).unwrap_or(false);
     if !is_error && let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
-        return ToolOutput::text(structured.to_string());
+        return ToolOutput::blocks(vec![ContentBlock::text(structured.to_string())]);
     }
     let mut blocks: Vec<ContentBlock> = Vec::new();
     for item in result.get("content").and_then(Value::as_array).into_iter().flatten() {
@@ -47,11 +48,10 @@ pub fn to_output(server: &str, result: &Value, dir: &Path) -> ToolOutput {
             .collect();
         return ToolOutput::failure(joined.join("\n"));
     }
-    match blocks.as_slice() {
-        [] => ToolOutput::text("(no content)"),
-        [ContentBlock::Text { text }] => ToolOutput::text(text.clone()),
-        _ => ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false, saved: None },
+    if blocks.is_empty() {
+        return ToolOutput::text("(no content)");
     }
+    ToolOutput { content: ToolResultContent::Blocks(blocks), is_error: false, saved: None }
 }
 
 fn resource_line(server: &str, resource: &Value, dir: &Path) -> String {
@@ -97,13 +97,14 @@ mod tests {
     fn results_take_claude_codes_shapes() {
         let d = tempfile::tempdir().unwrap();
         let text = to_output("s", &json!({"content": [{"type": "text", "text": "Echo: hi"}]}), d.path());
-        assert_eq!(text.content, ToolResultContent::Text("Echo: hi".into()));
+        // A list of blocks even for one text (SDK programs read `content[0]["text"]`).
+        assert_eq!(text.content, ToolResultContent::Blocks(vec![ContentBlock::text("Echo: hi")]));
         let structured = to_output(
             "s",
             &json!({"content": [{"type": "text", "text": "x"}], "structuredContent": {"t": 1}}),
             d.path(),
         );
-        assert_eq!(structured.content, ToolResultContent::Text(r#"{"t":1}"#.into()));
+        assert_eq!(structured.content, ToolResultContent::Blocks(vec![ContentBlock::text(r#"{"t":1}"#)]));
         let err = to_output("s", &json!({"content": [{"type": "text", "text": "boom"}], "isError": true}), d.path());
         assert!(err.is_error);
         let mixed = to_output(

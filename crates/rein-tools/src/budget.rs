@@ -11,12 +11,31 @@ pub const PREVIEW_BYTES: usize = 2048;
 /// Apply `budget` (characters) to `output`.
 pub(crate) fn apply_budget(tool: &str, output: ToolOutput, budget: Option<usize>, ctx: &ToolContext) -> ToolOutput {
     let Some(budget) = budget else { return output };
-    let ToolResultContent::Text(text) = &output.content else { return output };
+    // Text, or a list of text blocks (an MCP tool's result), which keeps its shape.
+    let (text, listed) = match &output.content {
+        ToolResultContent::Text(text) => (text.clone(), false),
+        ToolResultContent::Blocks(blocks) => {
+            let texts: Option<Vec<&str>> = blocks
+                .iter()
+                .map(|b| match b {
+                    rein_protocol::ContentBlock::Text { text } => Some(text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let Some(texts) = texts else { return output };
+            (texts.join("\n"), true)
+        }
+    };
     if text.len() <= budget || text.chars().count() <= budget {
         return output;
     }
-    let (preview, saved) = spill_whole(tool, text, ctx);
-    ToolOutput { content: ToolResultContent::Text(preview), is_error: output.is_error, saved }
+    let (preview, saved) = spill_whole(tool, &text, ctx);
+    let content = if listed {
+        ToolResultContent::Blocks(vec![rein_protocol::ContentBlock::text(preview)])
+    } else {
+        ToolResultContent::Text(preview)
+    };
+    ToolOutput { content, is_error: output.is_error, saved }
 }
 
 /// Save `text` under the session directory; return a preview with the path — through

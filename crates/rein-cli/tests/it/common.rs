@@ -121,8 +121,12 @@ pub(crate) fn tool_result(messages: &[Value], id: &str) -> (String, bool) {
     for m in messages {
         for b in m["content"].as_array().into_iter().flatten() {
             if b["tool_use_id"] == id {
+                // A string, or a list of blocks (an MCP tool's result): its text.
                 let text = match &b["content"] {
                     Value::String(s) => s.clone(),
+                    Value::Array(blocks) if blocks.iter().all(|b| b["type"] == "text") => {
+                        blocks.iter().filter_map(|b| b["text"].as_str()).collect::<Vec<_>>().join("\n")
+                    }
                     other => other.to_string(),
                 };
                 return (text, b["is_error"] == serde_json::json!(true));

@@ -248,7 +248,9 @@ fn an_sdk_mcp_server_tool_is_called_through_the_host() {
     let init = &out["messages"][0]["data"];
     assert!(init["tools"].as_array().unwrap().iter().any(|t| t == "mcp__calc__add"), "{init}");
     let results = tool_results(&out["messages"]);
-    assert_eq!(results[0]["content"].as_str().unwrap().trim(), "5", "{results:?}");
+    // A list of content blocks, as Claude Code gives it: `block.content[0]["text"]`.
+    let blocks: Value = serde_json::from_str(results[0]["content"].as_str().unwrap()).unwrap();
+    assert_eq!(blocks[0]["text"].as_str().map(str::trim), Some("5"), "{results:?}");
     assert_ne!(results[0]["is_error"], true);
     let offered = server.requests()[0].body["tools"].to_string();
     assert!(offered.contains("mcp__calc__add"), "the tool reached the model");
