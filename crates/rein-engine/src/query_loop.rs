@@ -354,6 +354,11 @@ impl Engine {
             if let Some(end) = self.stop_after_tools(interrupted, recorded, &out, sink) {
                 return out.end(end);
             }
+            match self.after_required_tool(&message, &mut counters, sink).await {
+                Some(Next::Continue) => continue,
+                Some(Next::End(end)) => return out.end(end),
+                None => {}
+            }
             if let Some(end) = self.after_tool_batch(&calls, sink).await {
                 return out.end(end);
             }

@@ -59,6 +59,32 @@ impl Engine {
                  Call it now."
             )));
         }
+        self.end_of_turn(message, counters, sink).await
+    }
+
+    /// The calls of a response ran. When the turn had to end with a tool (structured
+    /// output) and it was called successfully, the answer is in: the turn ends here,
+    /// as Claude Code's does, without asking the model for more.
+    pub(crate) async fn after_required_tool(
+        &mut self,
+        message: &AssistantMessage,
+        counters: &mut TurnCounters,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Option<Next> {
+        let tool = self.config.required_tool.clone()?;
+        if !self.called_successfully(&tool, counters.turn_start) {
+            return None;
+        }
+        Some(self.end_of_turn(message, counters, sink).await)
+    }
+
+    /// Stop hooks may send the model back to work; otherwise the turn ends.
+    async fn end_of_turn(
+        &mut self,
+        message: &AssistantMessage,
+        counters: &mut TurnCounters,
+        sink: &mut (dyn FnMut(EngineEvent) + Send),
+    ) -> Next {
         match self.stop_hooks(message, counters.stop_blocks, sink).await {
             StopVerdict::Continue(feedback) => {
                 counters.stop_blocks += 1;

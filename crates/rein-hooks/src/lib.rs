@@ -191,7 +191,7 @@ impl Hooks {
             tracing::debug!(target: "rein::hooks", event = event.name(), hook = %r.handler, exit = ?r.exit, stderr = %r.stderr.trim(), "hook ran");
         }
         let origins = handlers.iter().map(|h| h.origin.clone()).collect();
-        Outcome { runs, spill_dir: Some(self.session.session_dir.clone()), origins }
+        Outcome { runs, spill_dir: Some(self.session.session_dir.clone()), origins, event: Some(event.name()) }
     }
 
     /// An SDK callback as a handler run: its reply is the output (exit 0); an error or

@@ -52,10 +52,20 @@ pub struct HookOutput {
     pub hook_specific_output: Option<SpecificOutput>,
 }
 
+/// Why `out` is not taken for `event`: its `hookSpecificOutput` names another event.
+fn mislabelled(out: &HookOutput, event: Option<&str>) -> Option<String> {
+    let named = out.hook_specific_output.as_ref()?.hook_event_name.as_deref()?;
+    let event = event?;
+    (named != event).then(|| format!("its hookSpecificOutput is for {named}, not {event}: the output was not used"))
+}
+
 /// `hookSpecificOutput`.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SpecificOutput {
+    /// The event the output is for (it must be the event that ran the hook).
+    #[serde(default, deserialize_with = "lenient")]
+    pub hook_event_name: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
     pub permission_decision: Option<String>,
     #[serde(default, deserialize_with = "lenient")]
@@ -125,6 +135,9 @@ pub struct Outcome {
     /// Where each run's handler was defined (a settings file and line, a plugin's hook
     /// file), in the order of `runs`: a failure names it.
     pub origins: Vec<String>,
+    /// The event the handlers ran for: a `hookSpecificOutput` naming another one is
+    /// not taken (Claude Code rejects it too).
+    pub event: Option<&'static str>,
 }
 
 /// One handler's parsed result.
@@ -161,7 +174,10 @@ impl Outcome {
             let (json, bad_json) = if trimmed.starts_with('{') {
                 match serde_json::from_str::<Value>(trimmed) {
                     Ok(v @ Value::Object(_)) => match serde_json::from_value::<HookOutput>(v) {
-                        Ok(out) => (Some(out), None),
+                        Ok(out) => match mislabelled(&out, self.event) {
+                            Some(why) => (None, Some(why)),
+                            None => (Some(out), None),
+                        },
                         Err(e) => (None, Some(format!("invalid JSON output: {e}"))),
                     },
                     Ok(_) => (None, Some("the output is not a JSON object".to_string())),
@@ -393,7 +409,7 @@ mod tests {
     fn outcome(stdout: &str, code: i32) -> Outcome {
         let run =
             Run { handler: "h".into(), exit: Exit::Code(Some(code)), stdout: stdout.into(), stderr: "err".into() };
-        Outcome { runs: vec![run], spill_dir: None, origins: Vec::new() }
+        Outcome { runs: vec![run], spill_dir: None, origins: Vec::new(), event: Some("PreToolUse") }
     }
 
     #[test]
@@ -412,6 +428,23 @@ mod tests {
         );
         assert_eq!(o.pre_tool_decision().map(|d| d.decision), Some(HookDecision::Deny));
         assert_eq!(o.stop(), None);
+    }
+
+    /// Output that names another event is not taken, and the person is told why.
+    #[test]
+    fn output_for_another_event_is_rejected() {
+        let allow = |event: &str| {
+            format!(r#"{{"hookSpecificOutput": {{"hookEventName": "{event}", "permissionDecision": "allow"}}}}"#)
+        };
+        let right = outcome(&allow("PreToolUse"), 0);
+        assert_eq!(right.pre_tool_decision().map(|d| d.decision), Some(HookDecision::Allow));
+        let wrong = outcome(&allow("PostToolUse"), 0);
+        assert_eq!(wrong.pre_tool_decision(), None);
+        let said = wrong.notices(crate::HookEvent::PreToolUse);
+        assert!(said.iter().any(|n| n.contains("is for PostToolUse, not PreToolUse")), "{said:?}");
+        // No name at all is taken as it stands.
+        let unnamed = outcome(r#"{"hookSpecificOutput": {"permissionDecision": "allow"}}"#, 0);
+        assert_eq!(unnamed.pre_tool_decision().map(|d| d.decision), Some(HookDecision::Allow));
     }
 
     #[test]

@@ -266,6 +266,8 @@ fn an_output_format_schema_gives_structured_output() {
     let Some(out) = drive(&env, &server, "structured") else { return };
     assert_eq!(out["structured_output"], json!({"answer": 42}), "{out}");
     assert_eq!(out["subtype"], "success");
+    // The answer is in once StructuredOutput is called: no request after it.
+    assert_eq!(server.requests().iter().filter(|r| !r.is_title()).count(), 1);
 }
 
 #[test]

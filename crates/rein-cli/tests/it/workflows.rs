@@ -41,9 +41,9 @@ fn the_model_runs_a_workflow_whose_agents_answer_in_their_schema() {
     let env = Env::new();
     let server = serve(Scenario::new([
         reply([call("w", "Workflow", json!({"script": SCRIPT, "args": {"dir": "src"}, "runInBackground": false}))]),
-        // The first agent answers through StructuredOutput, then ends.
+        // The first agent answers through StructuredOutput, which ends it (no request
+        // after the answer, as Claude Code's structured output).
         reply([call("s", "StructuredOutput", json!({"n": 3}))]),
-        reply([text("counted")]),
         reply([text("hello there")]),
         reply([text("The workflow counted 3.")]),
     ]));
@@ -53,16 +53,16 @@ fn the_model_runs_a_workflow_whose_agents_answer_in_their_schema() {
         .success()
         .stdout("The workflow counted 3.\n");
     let reqs = server.requests();
-    assert_eq!(reqs.len(), 5);
+    assert_eq!(reqs.len(), 4);
     let first_agent = &reqs[1].body;
     assert_eq!(first_agent["messages"][0]["content"][0]["text"], "count the files in src");
     let tools: Vec<&str> =
         first_agent["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert!(tools.contains(&"StructuredOutput"), "the schema's answer tool is offered: {tools:?}");
     assert!(!tools.contains(&"Workflow") && !tools.contains(&"Agent"), "agents start no workflow: {tools:?}");
-    let second_agent = &reqs[3].body;
+    let second_agent = &reqs[2].body;
     assert_eq!(second_agent["messages"][0]["content"][0]["text"], "say hello");
-    let result = tool_result(&reqs[4], "w");
+    let result = tool_result(&reqs[3], "w");
     assert!(result.contains("Workflow \"count\" finished: 2 agents"), "{result}");
     assert!(result.contains("\"n\": 3") && result.contains("\"said\": \"hello there\""), "{result}");
     assert!(result.contains("## Count") && result.contains("counted 3"), "progress is reported: {result}");
