@@ -187,12 +187,7 @@ pub fn overrides(request: &Initialize, peer: &Arc<crate::Peer>) -> Result<rein_s
 
 /// The reply to `initialize`: what the session offers.
 pub fn initialize_reply(setup: &Setup, session: &Session) -> Result<Value, ControlError> {
-    let handle = session.handle();
-    let models: Vec<ModelOffer> = handle
-        .models()
-        .into_iter()
-        .map(|m| ModelOffer { value: m.alias, resolved_model: m.id.clone(), display_name: m.alias, description: m.id })
-        .collect();
+    let models = model_offers(setup, session);
     let commands = rein_session::slash::offered(false, &setup.commands);
     reply(&InitializeReply {
         commands: &commands,
@@ -237,10 +232,45 @@ struct AgentOffer<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ModelOffer {
-    value: &'static str,
+    value: String,
     resolved_model: String,
-    display_name: &'static str,
+    display_name: String,
     description: String,
+}
+
+/// The models a program may pick: the session's default first, then the aliases as
+/// this provider resolves them — only those the settings' `availableModels` allow, and
+/// the ids they name beside them.
+fn model_offers(setup: &Setup, session: &Session) -> Vec<ModelOffer> {
+    let available = &setup.available_models;
+    let allowed = |alias: &str, id: &str| available.is_empty() || available.iter().any(|a| a == alias || a == id);
+    let mut out = vec![ModelOffer {
+        value: "default".into(),
+        resolved_model: setup.model.clone(),
+        display_name: "Default".into(),
+        description: format!("this session's model ({})", setup.model),
+    }];
+    for m in session.handle().models().into_iter().filter(|m| allowed(m.alias, &m.id)) {
+        let mut display: String = m.alias.chars().take(1).flat_map(char::to_uppercase).collect();
+        display.extend(m.alias.chars().skip(1));
+        out.push(ModelOffer {
+            value: m.alias.into(),
+            description: m.id.clone(),
+            resolved_model: m.id,
+            display_name: display,
+        });
+    }
+    let named: Vec<String> =
+        available.iter().filter(|a| !out.iter().any(|o| o.value == **a || o.resolved_model == **a)).cloned().collect();
+    for id in named {
+        out.push(ModelOffer {
+            value: id.clone(),
+            resolved_model: id.clone(),
+            display_name: id.clone(),
+            description: id,
+        });
+    }
+    out
 }
 
 #[derive(Serialize)]

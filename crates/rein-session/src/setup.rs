@@ -19,6 +19,8 @@ pub struct Setup {
     pub cwd: PathBuf,
     pub session_id: String,
     pub model: String,
+    /// The settings' `availableModels` (empty: any).
+    pub available_models: Vec<String>,
     pub max_turns: Option<u32>,
     pub max_tokens: u32,
     pub(crate) system: rein_model::System,
@@ -176,6 +178,7 @@ impl Setup {
         let mut env = after;
         (env.home, env.claude_config_dir, env.rein_home) = (before.home, before.claude_config_dir, before.rein_home);
         let mut setup = Setup::with_env(cwd, opts, env, model, policy)?;
+        setup.available_models = available;
         setup.session_vars = session_vars;
         setup.bash = bash;
         setup.prefs = crate::preferences::Preferences::from_settings(&settings, &setup.env);
@@ -405,6 +408,7 @@ impl Setup {
             required_tool: None,
             structured_output: None,
             notices: Vec::new(),
+            available_models: Vec::new(),
             session_vars: Vec::new(),
             prefs: crate::preferences::Preferences {
                 auto_compact: true,

@@ -90,3 +90,22 @@ fn partial_messages_carry_the_signature_and_each_block_before_its_stop() {
     assert!(text_line < at(&|f| event(f, "content_block_stop", 1)));
     assert_eq!(frames.iter().filter(|f| f["type"] == "assistant").count(), 2, "one line per block");
 }
+
+/// `initialize` answers what `get_server_info()` shows: the session's commands (built-in
+/// and the project's) and the models to pick from — the default first, only what the
+/// settings' `availableModels` allow.
+#[test]
+fn server_info_lists_commands_and_the_models_the_settings_allow() {
+    let env = Env::new();
+    env.write(".claude/commands/review.md", "---\ndescription: Review the change\n---\nReview $ARGUMENTS\n");
+    env.write(".claude/settings.json", &json!({"availableModels": ["sonnet", "claude-special-1"]}).to_string());
+    let server = serve(Scenario::new([reply([text("a")])]));
+    let init = json!({"type": "control_request", "request_id": "i", "request": {"subtype": "initialize"}});
+    let out = env.rein_at(&server).args(SDK).write_stdin(format!("{init}\n{}\n", user("hi"))).assert().success();
+    let frames = json_lines(&out.get_output().stdout);
+    let info = &frames.iter().find(|f| f["response"]["request_id"] == "i").expect("the reply")["response"]["response"];
+    let commands: Vec<&str> = info["commands"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    assert!(commands.contains(&"review") && commands.contains(&"compact"), "{commands:?}");
+    let models: Vec<&str> = info["models"].as_array().unwrap().iter().filter_map(|m| m["value"].as_str()).collect();
+    assert_eq!(models, ["default", "sonnet", "claude-special-1"], "{info}");
+}
