@@ -200,7 +200,7 @@ pub const VARS: &[Var] = &[
     Var {
         name: "REIN_TUI_ANSWER_PAUSE_MS",
         default: "500",
-        doc: "How long a permission question must be on screen, and typing must have paused, before a key answers it (keys typed on as it appears are ignored)",
+        doc: "How long a question must be on screen, and typing must have paused, before a key answers it (typing goes to the draft; after typing at a question, an arrow turns to it first)",
     },
     Var {
         name: "CLAUDE_CODE_RESTRICTED",
