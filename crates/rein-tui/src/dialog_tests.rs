@@ -376,3 +376,23 @@ fn at_40_by_12_the_held_back_keys_are_said_and_nothing_is_pushed_out() {
     assert!(s.contains("typed as this"), "{s}");
     assert!(s.lines().count() <= 12);
 }
+
+/// A note says which option Enter sends it with; a note on "No" refuses with it.
+#[test]
+fn a_note_names_the_option_it_goes_with() {
+    use ratatui::crossterm::event::KeyCode;
+    let mut a = app();
+    let mut answer = ask_bash(&mut a, "npm install");
+    screen_sized(&mut a, 100, 24);
+    press(&mut a, KeyCode::Down);
+    press(&mut a, KeyCode::Tab);
+    for c in "use npm ci".chars() {
+        press(&mut a, KeyCode::Char(c));
+    }
+    let s = screen_sized(&mut a, 100, 24);
+    assert!(s.contains("✎ use npm ci▏  (enter: 3. No"), "{s}");
+    press(&mut a, KeyCode::Enter);
+    let got = answer.try_recv().expect("answered");
+    assert!(!got.allow);
+    assert_eq!(got.message.as_deref(), Some("use npm ci"));
+}

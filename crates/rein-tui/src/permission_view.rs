@@ -231,7 +231,15 @@ impl Modal<App> for PermissionView {
         // The note being typed and what was held back always show; the hint about notes
         // only where the subject has all the room it needs.
         let (note, always) = match (&self.comment, app.modals.typed_on()) {
-            (Some(c), _) => (Line::from(Span::styled(format!("✎ {c}▏"), Style::default().fg(Color::Cyan))), true),
+            // The note goes with the option Enter takes: say which, so that a note meant
+            // for a "no" is not sent with a "yes".
+            (Some(c), _) => {
+                let takes = dialog::options(q, &project, app.offer_auto())
+                    .get(self.selected)
+                    .map(|(key, label)| format!("  (enter: {key}. {label})"))
+                    .unwrap_or_default();
+                (Line::from(Span::styled(format!("✎ {c}▏{takes}"), Style::default().fg(Color::Cyan))), true)
+            }
             (None, Some(hint)) => (Line::from(Span::styled(hint, Style::default().fg(Color::Yellow))), true),
             (None, None) => (Line::from(Span::styled("tab: add a note for rein", dim)), false),
         };
