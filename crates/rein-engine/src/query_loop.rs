@@ -351,13 +351,9 @@ impl Engine {
             calls.iter().for_each(|call| exec.submit(call.clone(), sink));
             let (reports, interrupted) = exec.finish(&abort, sink).await;
             let recorded = self.record_results(reports, &mut out, sink);
-            if let Some(end) = self.stop_after_tools(interrupted, recorded, &out, sink) {
+            if let Some(end) = self.stop_after_tools(interrupted, recorded, (&message, &mut counters), &out, sink).await
+            {
                 return out.end(end);
-            }
-            match self.after_required_tool(&message, &mut counters, sink).await {
-                Some(Next::Continue) => continue,
-                Some(Next::End(end)) => return out.end(end),
-                None => {}
             }
             if let Some(end) = self.after_tool_batch(&calls, sink).await {
                 return out.end(end);

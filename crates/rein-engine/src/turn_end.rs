@@ -65,7 +65,7 @@ impl Engine {
     /// The calls of a response ran. When the turn had to end with a tool (structured
     /// output) and it was called successfully, the answer is in: the turn ends here,
     /// as Claude Code's does, without asking the model for more.
-    pub(crate) async fn after_required_tool(
+    async fn after_required_tool(
         &mut self,
         message: &AssistantMessage,
         counters: &mut TurnCounters,
@@ -165,11 +165,14 @@ impl Engine {
         None
     }
 
-    /// After the results are recorded: an interrupt, a hook's stop, or a limit ends the run.
-    pub(crate) fn stop_after_tools(
+    /// After the results are recorded: an interrupt, a hook's stop, a limit, or the
+    /// answer of a turn that had to end with a tool ([`Self::after_required_tool`]) ends
+    /// the run.
+    pub(crate) async fn stop_after_tools(
         &mut self,
         interrupted: bool,
         recorded: Recorded,
+        (message, counters): (&AssistantMessage, &mut TurnCounters),
         out: &Outcome,
         sink: &mut (dyn FnMut(EngineEvent) + Send),
     ) -> Option<End> {
@@ -192,7 +195,11 @@ impl Engine {
         if self.config.max_budget_usd.is_some_and(|max| out.cost_usd >= max) {
             return Some(End::MaxBudget);
         }
-        None
+        match self.after_required_tool(message, counters, sink).await? {
+            Next::End(end) => Some(end),
+            // A Stop hook sent the model back to work: its word is in the conversation.
+            Next::Continue => None,
+        }
     }
 
     /// Keep in the conversation that the person interrupted (`mark`), and say so.

@@ -1,14 +1,12 @@
 //! The model's questions (AskUserQuestion) drawn and answered: several questions, ticks
 //! and answers kept going back and forth.
 
-use rein_policy::{Behavior, Decision};
 use rein_protocol::ToolUse;
 use serde_json::json;
 use tokio::sync::oneshot;
 
-use crate::approver::Question;
 use crate::dialog_tests::press;
-use crate::view_tests::{app, screen_sized};
+use crate::view_tests::{app, question, screen_sized};
 
 #[test]
 fn ask_user_question_takes_several_answers_and_goes_back() {
@@ -19,18 +17,7 @@ fn ask_user_question_takes_several_answers_and_goes_back() {
          "options": [{"label": "Red", "description": "warm"}, {"label": "Blue", "description": "cool"}]},
         {"question": "Which platforms?", "header": "Platforms", "multiSelect": true,
          "options": [{"label": "Linux"}, {"label": "macOS"}, {"label": "Windows"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
+    a.on_question(question(ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input }, "", reply));
     insta::assert_snapshot!("ask_first_40", screen_sized(&mut a, 40, 24));
     let key = |c| ratatui::crossterm::event::KeyEvent::from(c);
     use ratatui::crossterm::event::KeyCode;
@@ -61,18 +48,7 @@ fn ask_user_question_keeps_ticks_going_back_and_forth() {
          "options": [{"label": "cargo"}, {"label": "npm"}, {"label": "pip"}]},
         {"question": "Which platforms?", "header": "Platforms", "multiSelect": true,
          "options": [{"label": "Linux"}, {"label": "macOS"}, {"label": "Windows"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
+    a.on_question(question(ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input }, "", reply));
     let key = |c| ratatui::crossterm::event::KeyEvent::from(c);
     use ratatui::crossterm::event::KeyCode;
     // Tools: cargo and pip ticked, answered; Platforms: macOS ticked; back; forth.
@@ -109,18 +85,7 @@ fn ask_user_question_goes_back_and_forth_keeping_answers() {
          "options": [{"label": "Shadow"}, {"label": "Gradient"}]},
         {"question": "Which font?", "header": "Font", "multiSelect": false,
          "options": [{"label": "Serif"}, {"label": "Sans"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
+    a.on_question(question(ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input }, "", reply));
     screen_sized(&mut a, 80, 24);
     press(&mut a, KeyCode::Char('2'));
     press(&mut a, KeyCode::Char('1'));
@@ -153,18 +118,7 @@ fn ctrl_c_on_the_models_question_answers_nothing() {
     let (reply, mut answer) = oneshot::channel();
     let input = json!({"questions": [{"question": "Where to?", "header": "Target", "multiSelect": false,
         "options": [{"label": "Stop here"}, {"label": "Dry run"}, {"label": "Deploy to production now"}]}]});
-    a.on_question(Question {
-        call: ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input },
-        decision: Decision::new(Behavior::Ask, "", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
+    a.on_question(question(ToolUse { id: "q".into(), name: "AskUserQuestion".into(), input }, "", reply));
     screen_sized(&mut a, 80, 24);
     a.on_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
     let got = answer.try_recv().expect("answered");

@@ -2,7 +2,6 @@
 //! model's questions, questions that wait their turn, and keys that reach a question
 //! only on purpose.
 
-use rein_policy::{Behavior, Decision};
 use rein_protocol::ToolUse;
 use rein_session::events::EngineEvent;
 use serde_json::json;
@@ -10,24 +9,13 @@ use tokio::sync::oneshot;
 
 use crate::app::App;
 use crate::approver::Question;
-use crate::view_tests::{app, bash, screen_sized};
+use crate::view_tests::{app, bash, question, screen_sized};
 use crate::worker::FromEngine;
 
 fn ask(a: &mut App, call: ToolUse, remember: Vec<String>, edits: bool) {
     let (reply, _answer) = oneshot::channel();
     std::mem::forget(_answer);
-    a.on_question(Question {
-        call,
-        decision: Decision::new(Behavior::Ask, "No rule allows it.", "default"),
-        remember,
-        edits,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
+    a.on_question(Question { remember, edits, ..question(call, "No rule allows it.", reply) });
 }
 
 /// A subject taller than the window: the box shows its first lines with the position,
@@ -104,18 +92,7 @@ fn a_second_question_waits_for_the_first() {
     let (first_reply, mut first) = oneshot::channel();
     let (second_reply, mut second) = oneshot::channel();
     for (command, reply) in [("touch one", first_reply), ("touch two", second_reply)] {
-        a.on_question(Question {
-            call: bash(command),
-            decision: Decision::new(Behavior::Ask, "ask", "default"),
-            remember: Vec::new(),
-            edits: false,
-            progress: Vec::new(),
-            ticked: Vec::new(),
-            checked: Vec::new(),
-            undone: Vec::new(),
-            network: false,
-            reply,
-        });
+        a.on_question(question(bash(command), "ask", reply));
     }
     let s = screen_sized(&mut a, 80, 24);
     assert!(s.contains("touch one") && !s.contains("touch two"), "{s}");
@@ -258,18 +235,7 @@ fn every_line_of_an_81_line_diff_can_be_paged_into_view_at_60_by_20() {
 /// A question with its answer channel, for tests that read the answer.
 fn ask_bash(a: &mut App, command: &str) -> oneshot::Receiver<rein_session::events::Answer> {
     let (reply, answer) = oneshot::channel();
-    a.on_question(Question {
-        call: bash(command),
-        decision: Decision::new(Behavior::Ask, "No rule allows it.", "default"),
-        remember: Vec::new(),
-        edits: false,
-        progress: Vec::new(),
-        ticked: Vec::new(),
-        checked: Vec::new(),
-        undone: Vec::new(),
-        network: false,
-        reply,
-    });
+    a.on_question(question(bash(command), "No rule allows it.", reply));
     answer
 }
 

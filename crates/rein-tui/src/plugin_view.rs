@@ -34,8 +34,10 @@ fn menu(ctx: &ops::Context) -> Choose {
         let label = format!("{} {} ({}, {on})", l.id, l.version, l.scope);
         items.push((label, Pick::Run(format!("plugin manage {} --scope {}", l.id, l.scope))));
     }
+    // What every marketplace offers, read once.
+    let offers = catalogue::offered(ctx, None).unwrap_or_default();
     for (name, source, _) in ops::marketplace_list(ctx).unwrap_or_default() {
-        let offered = catalogue::offered(ctx, Some(&name)).map(|o| o.len()).unwrap_or(0);
+        let offered = offers.iter().filter(|o| o.marketplace == name).count();
         let label = format!("Browse {name}: {offered} plugin(s) ({source})");
         items.push((label, Pick::Run(format!("plugin browse {name}"))));
     }

@@ -32,6 +32,22 @@ pub(crate) fn screen(app: &mut App, width: u16) -> String {
     screen_sized(app, width, 14)
 }
 
+/// A question about `call`, asked for `reason`; its answer goes to `reply`.
+pub(crate) fn question(call: ToolUse, reason: &str, reply: oneshot::Sender<rein_session::events::Answer>) -> Question {
+    Question {
+        call,
+        decision: Decision::new(Behavior::Ask, reason, "default"),
+        remember: Vec::new(),
+        edits: false,
+        progress: Vec::new(),
+        ticked: Vec::new(),
+        checked: Vec::new(),
+        undone: Vec::new(),
+        network: false,
+        reply,
+    }
+}
+
 pub(crate) fn bash(command: &str) -> ToolUse {
     ToolUse { id: "b".into(), name: "Bash".into(), input: json!({"command": command, "description": "Run the tests"}) }
 }
@@ -61,22 +77,9 @@ fn the_permission_dialog() {
     for width in [80u16, 40] {
         let mut a = app();
         let (reply, _answer) = oneshot::channel();
-        a.on_question(Question {
-            call: bash("npm test"),
-            decision: Decision::new(
-                Behavior::Ask,
-                "This command needs approval: no rule allows `npm test`.",
-                "default",
-            ),
-            remember: vec!["Bash(npm test *)".into()],
-            edits: false,
-            progress: Vec::new(),
-            ticked: Vec::new(),
-            checked: Vec::new(),
-            undone: Vec::new(),
-            network: false,
-            reply,
-        });
+        let reason = "This command needs approval: no rule allows `npm test`.";
+        let remember = vec!["Bash(npm test *)".into()];
+        a.on_question(Question { remember, ..question(bash("npm test"), reason, reply) });
         insta::assert_snapshot!(format!("dialog_{width}"), screen(&mut a, width));
     }
 }
