@@ -317,6 +317,7 @@ impl Flow<'_> {
     fn may_try_first(&self) -> bool {
         self.effects.shell.as_ref().is_some_and(|s| s.confinement != rein_policy::Confinement::Unsandboxed)
             && self.call.input.get("run_in_background") != Some(&Value::Bool(true))
+            && !self.gate.approver.as_ref().is_some_and(|a| a.wants_every_question())
     }
 
     /// Stage 5, execute. A panicking tool is a failed call, never a lost one. What a

@@ -5,6 +5,7 @@
 //! ([`Conversation`]) guarantees that every `tool_use` is answered by exactly one
 //! `tool_result`, first in the next user message, in call order.
 
+mod approver;
 mod audit;
 pub mod chain;
 mod compact;

@@ -188,7 +188,7 @@ mod tests {
     #[test]
     fn aliases_follow_the_environment() {
         let none = |_: &str| None;
-        assert_eq!(resolve_alias("sonnet", none), "claude-sonnet-4-6");
+        assert_eq!(resolve_alias("sonnet", none), "claude-sonnet-5-5");
         assert_eq!(resolve_alias("fable", none), "claude-fable-5-2");
         assert_eq!(resolve_alias("haiku", none), "claude-haiku-4-5");
         assert_eq!(resolve_alias("opus[1m]", none), "claude-opus-5-5[1m]");

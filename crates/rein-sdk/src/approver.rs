@@ -76,6 +76,10 @@ pub struct SdkApprover {
 }
 
 impl Approver for SdkApprover {
+    fn wants_every_question(&self) -> bool {
+        !rein_session::env::programs_let_rein_try_first()
+    }
+
     fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer> {
         let (call, decision, effects) = question.as_call();
         Box::pin(async move {

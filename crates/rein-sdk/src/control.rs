@@ -188,14 +188,14 @@ pub fn overrides(request: &Initialize, peer: &Arc<crate::Peer>) -> Result<rein_s
 /// The reply to `initialize`: what the session offers.
 pub fn initialize_reply(setup: &Setup, session: &Session) -> Result<Value, ControlError> {
     let models = model_offers(setup, session);
-    let commands = rein_session::slash::offered(false, &setup.commands);
+    let commands = rein_session::slash::for_programs(&setup.commands, &setup.skills);
     reply(&InitializeReply {
         commands: &commands,
         agents: setup.agents.iter().map(|a| AgentOffer { name: &a.name, description: &a.description }).collect(),
         output_style: setup.output_style.as_ref().map_or("default", |s| s.name.as_str()),
         available_output_styles: setup.output_styles.iter().map(|s| s.name.as_str()).collect(),
         models,
-        account: Account { api_key_source: setup.api_key_source(), api_provider: "firstParty" },
+        account: Account { api_key_source: setup.api_key_source(), api_provider: setup.api_provider() },
         pid: std::process::id(),
         claude_code_version: rein_session::CLAUDE_CODE_VERSION,
         current_permission_mode: session.mode().name(),

@@ -21,8 +21,11 @@ pub enum Frame<'a> {
     System {
         #[serde(flatten)]
         system: System<'a>,
-        uuid: String,
         session_id: &'a str,
+        uuid: String,
+        /// When it was written (RFC 3339, milliseconds); not on the frequent ones.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        written_at: Option<String>,
     },
     /// A complete assistant message.
     Assistant {
@@ -69,6 +72,16 @@ pub enum System<'a> {
         error_status: Option<u16>,
         error: &'a str,
     },
+    /// `--include-partial-messages`: a model request is under way (`requesting`).
+    Status {
+        status: &'static str,
+    },
+    /// `--include-partial-messages`: how many tokens the response's thinking has taken
+    /// so far, estimated (four characters a token) as it streams.
+    ThinkingTokens {
+        estimated_tokens: u64,
+        estimated_tokens_delta: u64,
+    },
     /// `CLAUDE_CODE_SDK_READS_SESSION_STATE=1`: `running`, `requires_action`, `idle`.
     SessionStateChanged {
         state: &'a str,
@@ -93,7 +106,10 @@ pub struct Init<'a> {
     pub mcp_servers: Vec<McpServer<'a>>,
     #[serde(rename = "permissionMode")]
     pub permission_mode: &'static str,
-    pub slash_commands: Vec<&'a str>,
+    /// What a program may send: skills, the project's and plugins' commands, rein's own.
+    pub slash_commands: Vec<String>,
+    /// rein's commands that only its terminal UI runs.
+    pub terminal_slash_commands: Vec<&'static str>,
     #[serde(rename = "apiKeySource")]
     pub api_key_source: &'static str,
     pub claude_code_version: &'static str,
@@ -107,6 +123,17 @@ pub struct Init<'a> {
     /// Configuration entries that were skipped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mcp_server_errors: Vec<McpServerError<'a>>,
+    /// rein sends no usage analytics and asks for no product feedback.
+    pub analytics_disabled: bool,
+    pub product_feedback_disabled: bool,
+    /// Commands run in the OS sandbox.
+    pub sandbox_enabled: bool,
+    /// Where the session keeps its memory (`auto`: the project's memory folder).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub memory_paths: BTreeMap<&'static str, String>,
+    pub original_cwd: &'a Path,
+    pub additional_directories: Vec<String>,
+    pub fast_mode_state: &'static str,
 }
 
 /// A plugin in use, as `init` lists it.
@@ -114,6 +141,8 @@ pub struct Init<'a> {
 pub struct PluginInfo {
     pub name: String,
     pub path: String,
+    /// `NAME@MARKETPLACE`, or `NAME@inline` for one given by folder.
+    pub source: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }
@@ -153,7 +182,7 @@ pub struct ResultFrame<'a> {
     pub num_turns: u32,
     pub stop_reason: Option<&'a str>,
     pub total_cost_usd: f64,
-    pub usage: &'a Usage,
+    pub usage: ResultUsage,
     #[serde(rename = "modelUsage")]
     pub model_usage: BTreeMap<&'a str, ModelUsage>,
     pub permission_denials: Vec<Denial<'a>>,
@@ -165,6 +194,68 @@ pub struct ResultFrame<'a> {
     pub deferred_tool_use: Option<ToolCall<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<String>>,
+    /// `completed` when the turn ended as the model meant it to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub terminal_reason: Option<&'static str>,
+}
+
+/// The turn's usage as Claude Code's `result` gives it: every field a program may read,
+/// zero where rein has nothing to count.
+#[derive(Debug, Serialize)]
+pub struct ResultUsage {
+    pub input_tokens: u64,
+    pub cache_creation_input_tokens: u64,
+    pub cache_read_input_tokens: u64,
+    pub output_tokens: u64,
+    pub output_tokens_details: OutputDetails,
+    pub server_tool_use: rein_protocol::ServerToolUse,
+    pub service_tier: &'static str,
+    pub cache_creation: CacheWrites,
+    pub inference_geo: &'static str,
+    pub iterations: [(); 0],
+    pub speed: &'static str,
+    pub fallback_credit: Option<()>,
+}
+
+/// Cache writes by lifetime, the longer first (as Claude Code lists them).
+#[derive(Debug, Serialize)]
+pub struct CacheWrites {
+    pub ephemeral_1h_input_tokens: u64,
+    pub ephemeral_5m_input_tokens: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct OutputDetails {
+    pub thinking_tokens: u64,
+}
+
+impl ResultUsage {
+    pub fn of(usage: &Usage) -> Self {
+        ResultUsage {
+            input_tokens: usage.input_tokens,
+            cache_creation_input_tokens: usage.cache_creation_input_tokens,
+            cache_read_input_tokens: usage.cache_read_input_tokens,
+            output_tokens: usage.output_tokens,
+            output_tokens_details: OutputDetails { thinking_tokens: 0 },
+            server_tool_use: usage.server_tool_use.unwrap_or_default(),
+            service_tier: "standard",
+            // Writes of unknown lifetime are the default five-minute ones.
+            cache_creation: usage.cache_creation.map_or(
+                CacheWrites {
+                    ephemeral_1h_input_tokens: 0,
+                    ephemeral_5m_input_tokens: usage.cache_creation_input_tokens,
+                },
+                |c| CacheWrites {
+                    ephemeral_1h_input_tokens: c.ephemeral_1h_input_tokens,
+                    ephemeral_5m_input_tokens: c.ephemeral_5m_input_tokens,
+                },
+            ),
+            inference_geo: "",
+            iterations: [],
+            speed: "standard",
+            fallback_credit: None,
+        }
+    }
 }
 
 /// One model's share of the turn.
@@ -180,6 +271,16 @@ pub struct ModelUsage {
     pub cost_usd: f64,
     pub context_window: u64,
     pub max_output_tokens: u32,
+    pub thinking_tokens: u64,
+    #[serde(rename = "cacheCreationEphemeral5mInputTokens")]
+    pub cache_creation_ephemeral_5m_input_tokens: u64,
+    #[serde(rename = "cacheCreationEphemeral1hInputTokens")]
+    pub cache_creation_ephemeral_1h_input_tokens: u64,
+    pub canonical_model: String,
+    /// Which API served it: `firstParty`, `bedrock`, `vertex`, `foundry`.
+    pub provider: &'static str,
+    /// Priced at the published list prices.
+    pub cost_basis: &'static str,
 }
 
 /// A call the permission system refused.
@@ -234,6 +335,11 @@ pub fn uuid() -> String {
     uuid::Uuid::new_v4().to_string()
 }
 
+/// Now, as a frame's `written_at` (RFC 3339 UTC, milliseconds).
+pub fn written_at() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +352,7 @@ mod tests {
             },
             uuid: "u".into(),
             session_id: "s",
+            written_at: None,
         };
         let v = serde_json::to_value(&frame).unwrap_or_default();
         assert_eq!(v["type"], "system");

@@ -123,6 +123,35 @@ pub fn spawn_reader(
     rx
 }
 
+/// The next turn's prompt from what waited: the prompts that arrived while a turn ran go
+/// to the model together as one message (texts joined by a new line, blocks in order),
+/// as Claude Code sends them. A command (`/…`) is a turn of its own.
+pub fn next_prompt(queue: &mut std::collections::VecDeque<UserLine>) -> Option<UserLine> {
+    let is_command = |u: &UserLine| u.content.as_str().is_some_and(|t| t.starts_with('/'));
+    let mut first = queue.pop_front()?;
+    if is_command(&first) {
+        return Some(first);
+    }
+    while queue.front().is_some_and(|u| !is_command(u))
+        && let Some(next) = queue.pop_front()
+    {
+        first.content = match (first.content, next.content) {
+            (Value::String(a), Value::String(b)) => Value::String(format!("{a}\n{b}")),
+            (a, b) => Value::Array([blocks_of(a), blocks_of(b)].concat()),
+        };
+    }
+    Some(first)
+}
+
+/// A prompt's content as content blocks.
+fn blocks_of(content: Value) -> Vec<Value> {
+    match content {
+        Value::Array(blocks) => blocks,
+        Value::String(text) => vec![serde_json::json!({"type": "text", "text": text})],
+        other => vec![serde_json::json!({"type": "text", "text": other.to_string()})],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +172,25 @@ mod tests {
         assert!(matches!(parse_line(r#"{"type":"control_request","request":{}}"#), Inbound::Bad(_)));
         assert!(matches!(parse_line(r#"{"type":"user","message":{"content":3}}"#), Inbound::Bad(_)));
         assert_eq!(parse_line("   "), Inbound::Ignored);
+    }
+
+    #[test]
+    fn prompts_that_waited_go_as_one_but_a_command_stays_alone() {
+        let line = |c: Value| UserLine { content: c, uuid: None };
+        let mut queue: std::collections::VecDeque<UserLine> = [
+            line(json!("first")),
+            line(json!("second")),
+            line(json!("/compact")),
+            line(json!([{"type": "text", "text": "x"}])),
+        ]
+        .into();
+        assert_eq!(next_prompt(&mut queue).map(|u| u.content), Some(json!("first\nsecond")));
+        assert_eq!(next_prompt(&mut queue).map(|u| u.content), Some(json!("/compact")));
+        assert_eq!(next_prompt(&mut queue).map(|u| u.content), Some(json!([{"type": "text", "text": "x"}])));
+        assert!(next_prompt(&mut queue).is_none());
+        let mut mixed: std::collections::VecDeque<UserLine> =
+            [line(json!("a")), line(json!([{"type": "text", "text": "b"}]))].into();
+        let merged = next_prompt(&mut mixed).map(|u| u.content);
+        assert_eq!(merged, Some(json!([{"type": "text", "text": "a"}, {"type": "text", "text": "b"}])));
     }
 }

@@ -14,8 +14,8 @@ use rein_session::events::{AgentStep, End, EngineError, EngineEvent, Outcome};
 
 use crate::Peer;
 use crate::frames::{
-    CompactMetadata, Denial, Frame, Init, McpServer, McpServerError, ModelUsage, ResultFrame, System, ToolCall,
-    UserMessage, uuid,
+    CompactMetadata, Denial, Frame, Init, McpServer, McpServerError, ModelUsage, ResultFrame, ResultUsage, System,
+    ToolCall, UserMessage, uuid,
 };
 use crate::stream_events::{api_events, closing_events};
 
@@ -36,6 +36,8 @@ pub struct Lines {
     /// The response streaming now: its head (id, model, usage) and how many of its
     /// blocks went out as `assistant` lines.
     response: Option<Box<(rein_protocol::AssistantMessage, usize)>>,
+    /// The characters of thinking the response streaming now has sent.
+    thinking_chars: u64,
 }
 
 impl Lines {
@@ -55,6 +57,7 @@ impl Lines {
             model: None,
             permission_mode: None,
             response: None,
+            thinking_chars: 0,
         }
     }
 
@@ -64,8 +67,19 @@ impl Lines {
         self.permission_mode = Some(mode);
     }
 
+    /// The tools offered to the model, as `init` lists them for a program: by name,
+    /// the subagent tool first under its older name `Task` (as Claude Code lists it),
+    /// then MCP servers' tools in their order.
     pub fn set_tools(&mut self, tools: Vec<String>) {
-        self.tools = tools;
+        let (mut own, servers): (Vec<String>, Vec<String>) = tools.into_iter().partition(|t| !t.starts_with("mcp__"));
+        for name in &mut own {
+            if name == "Agent" {
+                *name = "Task".into();
+            }
+        }
+        own.sort_by_key(|n| (n != "Task", n.clone()));
+        own.extend(servers);
+        self.tools = own;
     }
 
     /// A turn starts: `system/init`.
@@ -91,11 +105,15 @@ impl Lines {
                 })
                 .collect(),
             permission_mode: self.permission_mode.unwrap_or(setup.policy.mode).name(),
-            slash_commands: setup.commands.iter().map(|c| c.name.as_str()).collect(),
+            slash_commands: rein_session::slash::for_programs(&setup.commands, &setup.skills)
+                .into_iter()
+                .map(|c| c.name)
+                .collect(),
+            terminal_slash_commands: rein_session::slash::terminal_only().collect(),
             api_key_source: setup.api_key_source(),
             claude_code_version: rein_session::CLAUDE_CODE_VERSION,
             output_style: setup.output_style.as_ref().map_or("default", |s| s.name.as_str()),
-            agents: setup.agents.iter().map(|a| a.name.as_str()).collect(),
+            agents: sorted_names(setup.agents.iter().map(|a| a.name.as_str())),
             skills: setup.skills.iter().map(|s| s.name.as_str()).collect(),
             plugins: setup
                 .plugins
@@ -103,6 +121,7 @@ impl Lines {
                 .map(|p| crate::frames::PluginInfo {
                     name: p.name.clone(),
                     path: p.root.display().to_string(),
+                    source: p.id.replace("@--plugin-dir", "@inline"),
                     version: p.version.clone(),
                 })
                 .collect(),
@@ -111,6 +130,19 @@ impl Lines {
                 .iter()
                 .map(|p| McpServerError { name: &p.name, kind: p.kind, message: &p.message, file: &p.file })
                 .collect(),
+            analytics_disabled: true,
+            product_feedback_disabled: true,
+            sandbox_enabled: session.sandbox_active(),
+            memory_paths: setup.policy.memory_dir.iter().map(|d| ("auto", format!("{}/", d.display()))).collect(),
+            original_cwd: &setup.cwd,
+            additional_directories: setup
+                .policy
+                .roots
+                .iter()
+                .filter(|r| **r != setup.cwd)
+                .map(|r| r.display().to_string())
+                .collect(),
+            fast_mode_state: "off",
         };
         self.system(System::Init(Box::new(init)));
     }
@@ -181,15 +213,28 @@ impl Lines {
                 session_id,
                 parent_tool_use_id: None,
             }),
-            // A subagent's messages, marked with the call it works inside (as Claude
-            // Code sends them).
-            EngineEvent::AgentStep { parent, step: AgentStep::Assistant(message) } => {
-                self.out.send(&Frame::Assistant {
-                    message,
+            // A subagent's work, marked with the call it works inside, as Claude Code
+            // sends it: the task it was given, then its calls (a block a line) and their
+            // results; its words reach the program as the Agent call's result.
+            EngineEvent::ToolStarted(call) if is_agent_call(&call.name) => {
+                let task = call.input.get("prompt").and_then(serde_json::Value::as_str).unwrap_or_default();
+                let content = serde_json::json!([{"type": "text", "text": task}]);
+                self.out.send(&Frame::User {
+                    message: UserMessage::Prompt { role: "user", content: &content },
                     uuid: uuid(),
                     session_id,
-                    parent_tool_use_id: Some(parent),
+                    parent_tool_use_id: Some(&call.id),
                 });
+            }
+            EngineEvent::AgentStep { parent, step: AgentStep::Assistant(message) } => {
+                for block in message.content.iter().filter(|b| matches!(b, rein_protocol::ContentBlock::ToolUse(_))) {
+                    self.out.send(&Frame::Assistant {
+                        message: &one_block(message, block.clone()),
+                        uuid: uuid(),
+                        session_id,
+                        parent_tool_use_id: Some(parent),
+                    });
+                }
             }
             EngineEvent::AgentStep { parent, step: AgentStep::ToolResults(message) } => {
                 self.out.send(&Frame::User {
@@ -212,6 +257,9 @@ impl Lines {
     /// `content_block_stop`, and before a question about the call it holds.
     fn stream_delta(&mut self, delta: &rein_session::events::StreamDelta) {
         use rein_session::events::StreamDelta;
+        if self.partial {
+            self.progress(delta);
+        }
         let session_id = self.session_id.as_str();
         let mut events = if self.partial { api_events(delta) } else { Vec::new() };
         match delta {
@@ -240,9 +288,30 @@ impl Lines {
         }
     }
 
+    /// What Claude Code says of a response's progress beside its events: a request is
+    /// under way; the thinking's tokens so far.
+    fn progress(&mut self, delta: &rein_session::events::StreamDelta) {
+        use rein_session::events::StreamDelta;
+        match delta {
+            StreamDelta::MessageStarted { .. } => {
+                self.thinking_chars = 0;
+                self.system(System::Status { status: "requesting" });
+            }
+            StreamDelta::Thinking { thinking, .. } => {
+                let before = self.thinking_chars.div_ceil(4);
+                self.thinking_chars += thinking.chars().count() as u64;
+                let now = self.thinking_chars.div_ceil(4);
+                self.system(System::ThinkingTokens { estimated_tokens: now, estimated_tokens_delta: now - before });
+            }
+            _ => {}
+        }
+    }
+
     fn system(&self, system: System<'_>) {
         if self.stream {
-            self.out.send(&Frame::System { system, uuid: uuid(), session_id: &self.session_id });
+            // Claude Code stamps its system frames but the thinking counts.
+            let written_at = (!matches!(system, System::ThinkingTokens { .. })).then(crate::frames::written_at);
+            self.out.send(&Frame::System { system, uuid: uuid(), session_id: &self.session_id, written_at });
         }
     }
 
@@ -272,6 +341,7 @@ fn result_frame<'a>(
         End::Failed(EngineError::RequiredToolNotCalled { .. }) => "error_max_structured_output_retries",
         End::Failed(_) | End::Interrupted => "error_during_execution",
     };
+    let result_usage = ResultUsage::of(&o.usage);
     let usage = ModelUsage {
         input_tokens: o.usage.input_tokens,
         output_tokens: o.usage.output_tokens,
@@ -281,6 +351,12 @@ fn result_frame<'a>(
         cost_usd: o.cost_usd,
         context_window: rein_session::events::window_of(model),
         max_output_tokens: setup.max_tokens,
+        thinking_tokens: 0,
+        cache_creation_ephemeral_5m_input_tokens: result_usage.cache_creation.ephemeral_5m_input_tokens,
+        cache_creation_ephemeral_1h_input_tokens: result_usage.cache_creation.ephemeral_1h_input_tokens,
+        canonical_model: model.to_string(),
+        provider: setup.api_provider(),
+        cost_basis: "list",
     };
     let answered = matches!(o.end, End::Completed | End::Stopped(_) | End::Deferred(_)) || !o.result_text.is_empty();
     let errors = match &o.end {
@@ -304,7 +380,8 @@ fn result_frame<'a>(
         num_turns: o.num_turns,
         stop_reason: if deferred.is_some() { Some("tool_deferred") } else { o.stop_reason.as_deref() },
         total_cost_usd: o.cost_usd,
-        usage: &o.usage,
+        terminal_reason: matches!(o.end, End::Completed).then_some("completed"),
+        usage: result_usage,
         model_usage: BTreeMap::from([(model, usage)]),
         permission_denials: o
             .permission_denials
@@ -324,4 +401,16 @@ fn one_block(
     block: rein_protocol::ContentBlock,
 ) -> rein_protocol::AssistantMessage {
     rein_protocol::AssistantMessage { content: vec![block], stop_reason: None, stop_sequence: None, ..message.clone() }
+}
+
+/// Whether a call starts a subagent (`Task` is the tool's older name).
+fn is_agent_call(name: &str) -> bool {
+    matches!(name, "Agent" | "Task")
+}
+
+/// Names sorted as Claude Code lists them, letter case aside.
+fn sorted_names<'a>(names: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut names: Vec<&str> = names.collect();
+    names.sort_by_key(|n| n.to_lowercase());
+    names
 }

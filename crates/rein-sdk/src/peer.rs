@@ -134,6 +134,7 @@ impl SessionState {
             system: System::SessionStateChanged { state, sdk_host_only: true },
             uuid: crate::frames::uuid(),
             session_id: &self.session_id,
+            written_at: Some(crate::frames::written_at()),
         });
     }
 }

@@ -133,7 +133,7 @@ pub async fn run(
     // and each report is another turn, as a headless run does.
     let mut until: Option<Instant> = None;
     loop {
-        let user = match queue.pop_front() {
+        let user = match crate::inbound::next_prompt(&mut queue) {
             Some(u) => u,
             None if !open => {
                 let ceiling = std::time::Duration::from_millis(setup.env.background_wait_ms.unwrap_or(600_000));

@@ -16,21 +16,15 @@ pub enum ApiEvent<'a> {
     ContentBlockStart { index: usize, content_block: OpenBlock<'a> },
     ContentBlockDelta { index: usize, delta: Delta<'a> },
     ContentBlockStop { index: usize },
-    MessageDelta { delta: StopDelta<'a>, usage: &'a Usage },
+    MessageDelta { delta: StopDelta<'a>, usage: Usage },
     MessageStop,
 }
 
-/// The message as `message_start` shows it: no content yet.
+/// The message as Claude Code's `message_start` shows it: its id, model and usage.
 #[derive(Debug, Serialize)]
 pub struct StartedMessage<'a> {
     pub id: &'a str,
-    #[serde(rename = "type")]
-    pub kind: &'static str,
-    pub role: &'static str,
     pub model: &'a str,
-    pub content: [(); 0],
-    pub stop_reason: Option<&'a str>,
-    pub stop_sequence: Option<&'a str>,
     pub usage: &'a Usage,
 }
 
@@ -68,18 +62,9 @@ pub struct StopDelta<'a> {
 /// The API events one streaming delta stands for.
 pub fn api_events(delta: &StreamDelta) -> Vec<ApiEvent<'_>> {
     match delta {
-        StreamDelta::MessageStarted { id, model, usage } => vec![ApiEvent::MessageStart {
-            message: StartedMessage {
-                id,
-                kind: "message",
-                role: "assistant",
-                model,
-                content: [],
-                stop_reason: None,
-                stop_sequence: None,
-                usage,
-            },
-        }],
+        StreamDelta::MessageStarted { id, model, usage } => {
+            vec![ApiEvent::MessageStart { message: StartedMessage { id, model, usage } }]
+        }
         StreamDelta::BlockStarted { index, kind } => {
             let content_block = match kind {
                 BlockType::Text => OpenBlock::Text { text: "" },
@@ -120,7 +105,8 @@ pub fn api_events(delta: &StreamDelta) -> Vec<ApiEvent<'_>> {
     }
 }
 
-/// The events that close a response: its stop reason and usage, then `message_stop`.
+/// The events that close a response: its stop reason and output usage (the input was
+/// counted at its start, so it is not counted twice), then `message_stop`.
 pub fn closing_events(message: &AssistantMessage) -> [ApiEvent<'_>; 2] {
     [
         ApiEvent::MessageDelta {
@@ -128,7 +114,7 @@ pub fn closing_events(message: &AssistantMessage) -> [ApiEvent<'_>; 2] {
                 stop_reason: message.stop_reason.as_deref(),
                 stop_sequence: message.stop_sequence.as_deref(),
             },
-            usage: &message.usage,
+            usage: Usage { input_tokens: 0, ..message.usage },
         },
         ApiEvent::MessageStop,
     ]
@@ -154,7 +140,7 @@ mod tests {
             deltas.iter().flat_map(api_events).map(|e| serde_json::to_value(e).unwrap_or_default()).collect();
         let kinds: Vec<&str> = lines.iter().map(|e| e["type"].as_str().unwrap_or_default()).collect();
         assert_eq!(kinds, ["message_start", "content_block_start", "content_block_delta", "content_block_stop"]);
-        assert_eq!(lines[0]["message"]["content"], serde_json::json!([]));
+        assert_eq!(lines[0]["message"]["id"], "m");
         assert_eq!(lines[1]["content_block"], serde_json::json!({"type": "text", "text": ""}));
         assert_eq!(lines[2]["delta"], serde_json::json!({"type": "text_delta", "text": "hi"}));
     }

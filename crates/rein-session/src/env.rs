@@ -370,6 +370,12 @@ fn with_betas(vars: &[(String, String)], betas: &[String]) -> Option<String> {
     Some(all.join(","))
 }
 
+/// Whether the program driving rein let it try shell commands first, as for a person
+/// (`REIN_SDK_TRY_FIRST=1`), instead of asking the program about every call.
+pub fn programs_let_rein_try_first() -> bool {
+    Env::lookup("REIN_SDK_TRY_FIRST").is_some_and(|v| v == "1")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

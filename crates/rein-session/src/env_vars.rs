@@ -26,7 +26,7 @@ pub const VARS: &[Var] = &[
     },
     Var { name: "ANTHROPIC_MODEL", default: "claude-opus-5-5", doc: "the model, when `--model` is not given" },
     Var { name: "ANTHROPIC_DEFAULT_OPUS_MODEL", default: "claude-opus-5-5", doc: "what `opus` and `best` mean" },
-    Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-4-6", doc: "what `sonnet` means" },
+    Var { name: "ANTHROPIC_DEFAULT_SONNET_MODEL", default: "claude-sonnet-5-5", doc: "what `sonnet` means" },
     Var { name: "ANTHROPIC_DEFAULT_HAIKU_MODEL", default: "claude-haiku-4-5", doc: "what `haiku` means" },
     Var { name: "ANTHROPIC_DEFAULT_FABLE_MODEL", default: "claude-fable-5-2", doc: "what `fable` means" },
     Var {
@@ -196,6 +196,11 @@ pub const VARS: &[Var] = &[
         name: "REIN_SANDBOX_TIER",
         default: "",
         doc: "use a lower sandbox tier than the best found: `B` (Landlock + seccomp) or `C` (none)",
+    },
+    Var {
+        name: "REIN_SDK_TRY_FIRST",
+        default: "",
+        doc: "`1`: a program's permission callback (`can_use_tool`, `--permission-prompt-tool`) is asked only about what a shell command would change, as a person is (rein tries it first where it can change nothing); by default the program is asked about every call the rules ask about, as Claude Code asks it",
     },
     Var {
         name: "REIN_TUI_ANSWER_PAUSE_MS",

@@ -35,6 +35,10 @@ pub fn check(name: &str) -> crate::Result<()> {
 }
 
 impl Approver for McpPromptTool {
+    fn wants_every_question(&self) -> bool {
+        !crate::env::programs_let_rein_try_first()
+    }
+
     fn approve<'a>(&'a self, question: PermissionQuestion<'a>) -> BoxFuture<'a, Answer> {
         let (call, _, _) = question.as_call();
         Box::pin(async move {

@@ -29,6 +29,19 @@ pub enum Provider {
     Bedrock,
 }
 
+impl crate::Setup {
+    /// The model API as Claude Code names it to programs: `firstParty` (Anthropic's
+    /// own, or a server speaking its API), `bedrock`, `vertex`; `openai` for the others.
+    pub fn api_provider(&self) -> &'static str {
+        match self.provider {
+            Provider::Anthropic => "firstParty",
+            Provider::Bedrock => "bedrock",
+            Provider::Vertex => "vertex",
+            Provider::OpenAiChat | Provider::OpenAiResponses => "openai",
+        }
+    }
+}
+
 impl Provider {
     /// Whether the provider runs web searches itself (WebSearch is offered): the
     /// Messages API everywhere, and the Responses API; not Chat Completions.

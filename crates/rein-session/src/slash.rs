@@ -115,6 +115,37 @@ pub fn offered(terminal: bool, custom: &[rein_prompt::commands::CommandDef]) -> 
     builtin.chain(own).collect()
 }
 
+/// The commands a program (the Agent SDK) can send: the skills a person may call, the
+/// project's and plugins' commands, then rein's own that the owner answers.
+pub fn for_programs(
+    custom: &[rein_prompt::commands::CommandDef],
+    skills: &[rein_prompt::skills::SkillDef],
+) -> Vec<CommandInfo> {
+    let skills = skills.iter().filter(|s| s.user_invocable).map(|s| CommandInfo {
+        name: s.name.clone(),
+        description: s.description.clone(),
+        argument_hint: s.argument_hint.clone().unwrap_or_default(),
+        builtin: false,
+    });
+    let mut out: Vec<CommandInfo> = skills.collect();
+    let (builtin, own): (Vec<CommandInfo>, Vec<CommandInfo>) =
+        offered(false, custom).into_iter().partition(|c| c.builtin);
+    // A command and a skill of one name are the skill (as `/name` runs it); a name is
+    // offered once.
+    for c in own.into_iter().chain(builtin) {
+        if !out.iter().any(|o| o.name == c.name) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// rein's commands that only a terminal can run (they act on the screen, the input box
+/// or the clipboard).
+pub fn terminal_only() -> impl Iterator<Item = &'static str> {
+    BUILTIN.iter().filter(|b| b.reach == Reach::Terminal).map(|b| b.name)
+}
+
 /// `text` (a line the person or a program typed) as the owner's command, when it is one
 /// of the built-in commands the owner answers with what follows it: `/model sonnet`,
 /// `/compact keep the plan`, `/context`, …. `None` for anything else (a prompt, a

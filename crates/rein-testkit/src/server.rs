@@ -40,7 +40,8 @@ pub struct RecordedRequest {
 impl RecordedRequest {
     /// Whether this is a session-title request (rein-judge's title rubric).
     pub fn is_title(&self) -> bool {
-        self.system_text().contains(TITLE_MARK)
+        let system = self.system_text();
+        system.contains(TITLE_MARK) || system.contains(CLAUDE_CODE_TITLE_MARK)
     }
 
     /// Whether this is an auto-mode judge request.
@@ -69,6 +70,9 @@ pub(crate) const JUDGE_MARKS: [&str; 3] = ["rein's permission judge", "rein's ho
 /// kept apart from [`FakeServer::requests`] (in [`FakeServer::titles`]), since they run
 /// in the background while the session goes on.
 pub(crate) const TITLE_MARK: &str = "You name coding sessions";
+/// What Claude Code's own session-title request says (its recordings are made against
+/// this server: scripts/record-claude-code-sdk).
+const CLAUDE_CODE_TITLE_MARK: &str = "naming a coding session";
 
 #[derive(Default)]
 struct Shared {

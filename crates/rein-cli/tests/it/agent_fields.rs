@@ -64,7 +64,7 @@ fn disallowed_tools_max_turns_and_the_subagent_model_variable() {
     let tools = tool_names(&reqs[1].body);
     assert!(tools.contains(&"Edit".to_string()) && !tools.contains(&"Bash".to_string()), "{tools:?}");
     assert!(!tools.contains(&"WebFetch".to_string()));
-    assert_eq!(reqs[1].body["model"], "claude-sonnet-4-6", "CLAUDE_CODE_SUBAGENT_MODEL wins over inherit");
+    assert_eq!(reqs[1].body["model"], "claude-sonnet-5-5", "CLAUDE_CODE_SUBAGENT_MODEL wins over inherit");
     let (result, is_error) = tool_result(reqs[2].body["messages"].as_array().unwrap(), "a");
     assert!(is_error && result.contains("hit its limit"), "{result}");
 }

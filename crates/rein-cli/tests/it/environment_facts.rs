@@ -36,7 +36,7 @@ fn the_git_state_the_mode_and_the_models_reach_the_system_prompt() {
         "{system}"
     );
     assert!(system.contains("Permission mode: acceptEdits"), "{system}");
-    assert!(system.contains("Claude models: opus = claude-opus-5-5, sonnet = claude-sonnet-4-6"), "{system}");
+    assert!(system.contains("Claude models: opus = claude-opus-5-5, sonnet = claude-sonnet-5-5"), "{system}");
 
     git(&env, &["commit", "-qam", "second"]);
     let server = serve(Scenario::new([reply([text("ok")])]));

@@ -145,9 +145,12 @@ fn stream_json_lines_go_init_assistant_user_result() {
     assert_eq!(kinds, ["system", "assistant", "assistant", "user", "assistant", "result"]);
     let init = &lines[0];
     assert_eq!(init["subtype"], "init");
-    // Every tool the model can call, those waiting behind ToolSearch too.
-    let mut every: Vec<&str> = common::ALL_TOOLS.to_vec();
+    // Every tool the model can call, those waiting behind ToolSearch too, listed as
+    // Claude Code lists them: the subagent tool first as `Task`, then by name.
+    let mut every: Vec<&str> =
+        common::ALL_TOOLS.iter().map(|t| if *t == "Agent" { "Task" } else { t }).collect::<Vec<_>>();
     every.push("ToolSearch");
+    every.sort_by_key(|t| (*t != "Task", *t));
     assert_eq!(init["tools"], json!(every));
     assert_eq!(init["cwd"], env.cwd().display().to_string());
     assert_eq!(init["apiKeySource"], "ANTHROPIC_API_KEY");

@@ -70,6 +70,7 @@ mod sandbox_session;
 mod sandbox_structure;
 mod sandbox_wall;
 mod sandbox_worktree;
+mod sdk_examples;
 mod sdk_order;
 mod sdk_protocol;
 mod sdk_python;

@@ -16,19 +16,19 @@ fn user(text: &str) -> Value {
     json!({"type": "user", "session_id": "", "message": {"role": "user", "content": text}, "parent_tool_use_id": null})
 }
 
-/// The assistant line holding a call reaches the program before the program is asked
-/// about that call (`can_use_tool`), so a UI never asks about a call it has not shown.
-#[test]
-fn a_call_is_shown_before_it_is_asked_about() {
-    let env = Env::new();
-    let server = serve(Scenario::new([
-        reply([text("Making it."), tool_use_with_id("t1", "Bash", json!({"command": "touch made.txt"}))]),
-        reply([text("Made.")]),
-    ]));
+/// Run one prompt over stdio with `--permission-prompt-tool stdio`, answering every
+/// `can_use_tool` with allow after `check(frames so far, the question)`; every frame.
+fn answering_yes(
+    env: &Env,
+    server: &rein_testkit::FakeServer,
+    vars: &[(&str, &str)],
+    check: impl Fn(&[Value], &Value),
+) -> Vec<Value> {
     let mut child = env
-        .spawnable_at(&server)
+        .spawnable_at(server)
         .args(SDK)
         .args(["--permission-prompt-tool", "stdio"])
+        .envs(vars.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
@@ -36,7 +36,7 @@ fn a_call_is_shown_before_it_is_asked_about() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let init = json!({"type": "control_request", "request_id": "i", "request": {"subtype": "initialize"}});
-    writeln!(stdin, "{init}\n{}", user("make it")).unwrap();
+    writeln!(stdin, "{init}\n{}", user("go")).unwrap();
     let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut seen: Vec<Value> = Vec::new();
     let mut line = String::new();
@@ -45,8 +45,7 @@ fn a_call_is_shown_before_it_is_asked_about() {
         assert!(reader.read_line(&mut line).unwrap() > 0, "rein ended early: {seen:#?}");
         let Ok(frame) = serde_json::from_str::<Value>(&line) else { continue };
         if frame["type"] == "control_request" && frame["request"]["subtype"] == "can_use_tool" {
-            let shown = seen.iter().any(|f| f["type"] == "assistant" && f["message"]["content"][0]["id"] == "t1");
-            assert!(shown, "asked about t1 before its assistant line: {seen:#?}");
+            check(&seen, &frame);
             let id = frame["request_id"].clone();
             let allow = json!({"type": "control_response", "response": {"subtype": "success", "request_id": id,
                 "response": {"behavior": "allow", "updatedInput": frame["request"]["input"]}}});
@@ -60,7 +59,44 @@ fn a_call_is_shown_before_it_is_asked_about() {
     }
     drop(stdin);
     assert!(child.wait().unwrap().success());
+    seen
+}
+
+/// The assistant line holding a call reaches the program before the program is asked
+/// about that call (`can_use_tool`), so a UI never asks about a call it has not shown.
+#[test]
+fn a_call_is_shown_before_it_is_asked_about() {
+    let env = Env::new();
+    let server = serve(Scenario::new([
+        reply([text("Making it."), tool_use_with_id("t1", "Bash", json!({"command": "touch made.txt"}))]),
+        reply([text("Made.")]),
+    ]));
+    answering_yes(&env, &server, &[], |seen, _| {
+        let shown = seen.iter().any(|f| f["type"] == "assistant" && f["message"]["content"][0]["id"] == "t1");
+        assert!(shown, "asked about t1 before its assistant line: {seen:#?}");
+    });
     assert!(env.cwd().join("made.txt").exists());
+}
+
+/// A program's permission callback is asked about every call the rules ask about, as
+/// Claude Code asks it — a command that would change nothing included; the program lets
+/// rein try such commands first, as for a person, with `REIN_SDK_TRY_FIRST=1`.
+#[test]
+fn a_program_is_asked_about_every_call_unless_it_lets_rein_try_first() {
+    let command = json!({"command": "python3 -c \"print(6 * 7)\""});
+    let asked = |vars: &[(&str, &str)]| {
+        let env = Env::new();
+        let server =
+            serve(Scenario::new([reply([tool_use_with_id("t1", "Bash", command.clone())]), reply([text("42.")])]));
+        let questions = std::cell::Cell::new(0);
+        let frames = answering_yes(&env, &server, vars, |_, _| questions.set(questions.get() + 1));
+        let ran = frames.iter().any(|f| f["type"] == "user" && f["message"]["content"][0]["content"] == "42");
+        (questions.get(), ran)
+    };
+    assert_eq!(asked(&[]), (1, true), "by default the program decides");
+    if crate::common::have_bwrap() {
+        assert_eq!(asked(&[("REIN_SDK_TRY_FIRST", "1")]), (0, true), "tried first, it changed nothing: not asked");
+    }
 }
 
 /// With partial messages, a thinking block's signature arrives as a `signature_delta`,

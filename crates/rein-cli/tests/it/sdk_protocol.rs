@@ -216,8 +216,12 @@ fn the_init_line_lists_commands_and_agents() {
         .success();
     let out = json_lines(&out.get_output().stdout);
     let init = out.iter().find(|l| l["subtype"] == "init").unwrap();
-    assert_eq!(init["slash_commands"], json!(["review"]), "{init}");
-    assert_eq!(init["agents"], json!(["checker", "general-purpose", "Explore", "Plan"]));
+    // The project's commands, then rein's own a program can send; agents by name.
+    let commands: Vec<&str> = init["slash_commands"].as_array().unwrap().iter().filter_map(|c| c.as_str()).collect();
+    assert_eq!(commands[0], "review", "{init}");
+    assert!(commands.contains(&"compact") && !commands.contains(&"vim"), "{commands:?}");
+    assert!(init["terminal_slash_commands"].as_array().unwrap().contains(&json!("vim")), "{init}");
+    assert_eq!(init["agents"], json!(["checker", "Explore", "general-purpose", "Plan"]));
 }
 
 #[test]

@@ -46,7 +46,8 @@ fn deferred_tools_are_loaded_by_tool_search_and_then_callable() {
     ]));
     env.rein_at(&server)
         .env("ENABLE_TOOL_SEARCH", "auto:1")
-        .args(["-p", "go", "--allowedTools", "mcp__many", "--mcp-config", &config(&py)])
+        // A 200 000-token window: 1 % of it is less than the 50 definitions.
+        .args(["-p", "go", "--model", "claude-sonnet-4-6", "--allowedTools", "mcp__many", "--mcp-config", &config(&py)])
         .assert()
         .success();
     let reqs: Vec<Value> = server.requests().into_iter().skip(1).map(|r| r.body).collect();
@@ -77,7 +78,17 @@ fn without_deferral_every_definition_is_sent() {
     for mode in ["false", "auto:1"] {
         env.rein_at(&server)
             .env("ENABLE_TOOL_SEARCH", mode)
-            .args(["-p", "go", "--allowedTools", "mcp__many", "--mcp-config", &config(&py)])
+            // A 200 000-token window: 1 % of it is less than the 50 definitions.
+            .args([
+                "-p",
+                "go",
+                "--model",
+                "claude-sonnet-4-6",
+                "--allowedTools",
+                "mcp__many",
+                "--mcp-config",
+                &config(&py),
+            ])
             .assert()
             .success();
     }

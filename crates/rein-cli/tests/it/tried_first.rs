@@ -74,6 +74,8 @@ fn yes_keeps_exactly_what_the_trial_changed_and_it_does_not_run_again() {
     let out = env
         .rein_at(&server)
         .args(["-p", "go", "--mcp-config", &config.to_string(), "--permission-prompt-tool", "mcp__probe__approve"])
+        // A program that asks only about what a command would change, as a person is.
+        .env("REIN_SDK_TRY_FIRST", "1")
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
