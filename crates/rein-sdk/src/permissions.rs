@@ -186,7 +186,18 @@ pub(crate) fn suggestions(policy: &SharedPolicy, call: &Call<'_>) -> Vec<WireUpd
             destination: WireDestination::LocalSettings,
         });
     }
-    if !call.effects.writes.is_empty() && call.effects.shell.is_none() {
+    if call.effects.shell.is_some() && !call.effects.writes.is_empty() {
+        // A command that changes files: the folders it changes them in, for this session
+        // (as Claude Code suggests), then edits without asking.
+        let mut directories: Vec<PathBuf> = Vec::new();
+        for dir in call.effects.writes.iter().filter_map(|p| p.parent()) {
+            if !directories.iter().any(|d| d == dir) {
+                directories.push(dir.to_path_buf());
+            }
+        }
+        out.push(WireUpdate::AddDirectories { directories, destination: WireDestination::Session });
+    }
+    if !call.effects.writes.is_empty() {
         out.push(WireUpdate::SetMode { mode: "acceptEdits".into(), destination: WireDestination::Session });
     }
     out

@@ -1,5 +1,6 @@
 //! The Python Agent SDK's own example programs (from its source distribution, unpacked by
-//! scripts/prepare), run unchanged with rein as their CLI against the fake model server,
+//! scripts/prepare), and programs on the TypeScript SDK written as its documentation shows
+//! (fixtures/sdk_examples/ts_examples.mjs), run unchanged with rein as their CLI against the fake model server,
 //! print what they print with Claude Code: each case's output is compared with the
 //! recording scripts/record-claude-code-sdk made of the real Claude Code running the same
 //! program on the same scripted answers (fixtures/sdk_examples/claude_code/), after ids,
@@ -21,6 +22,9 @@ fn fixtures() -> PathBuf {
 /// Run `name` of cases.json with rein; what it printed, as the recording keeps it.
 fn run_with_rein(name: &str) -> Option<String> {
     let python = crate::sdk_python::python()?;
+    if name.starts_with("ts.") {
+        crate::sdk_typescript::sdk_entry()?;
+    }
     let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.ci/sdk-examples");
     if !examples.is_dir() {
         crate::common::unavailable("the Python Agent SDK's examples are not in .ci/sdk-examples");
@@ -137,4 +141,10 @@ examples! {
     hooks_post_tool_use => "hooks.PostToolUse",
     hooks_decision_fields => "hooks.DecisionFields",
     hooks_continue_control => "hooks.ContinueControl",
+    ts_one_shot => "ts.one_shot",
+    ts_conversation => "ts.conversation",
+    ts_permissions => "ts.permissions",
+    ts_hooks => "ts.hooks",
+    ts_sdk_mcp => "ts.sdk_mcp",
+    ts_partial => "ts.partial",
 }
