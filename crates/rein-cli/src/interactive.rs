@@ -59,7 +59,7 @@ pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Resu
             allow_bypass,
             titler,
             status_line: setup.status_line.clone(),
-            info: info(&setup),
+            info: info(&setup, &options),
             rein_home: setup.env.rein_home.clone(),
             respect_gitignore: setup.prefs.respect_gitignore,
             keybindings,
@@ -158,7 +158,7 @@ fn pick_session() -> anyhow::Result<Option<String>> {
 /// Names a new session from its first prompt with the small model (in the background;
 /// a failure leaves the session untitled, listed by its first prompt).
 /// What `/hooks`, `/agents` and `/memory` list.
-fn info(setup: &Setup) -> rein_tui::Info {
+fn info(setup: &Setup, options: &rein_session::Options) -> rein_tui::Info {
     let mut hooks = Vec::new();
     if let Some(h) = &setup.hooks {
         for (event, groups) in &h.config.events {
@@ -184,9 +184,16 @@ fn info(setup: &Setup) -> rein_tui::Info {
             memory.push(format!("  {name}: {description}"));
         }
     }
+    let skills = setup
+        .skills
+        .iter()
+        .map(|s| format!("{}: {} ({}, {})", s.name, s.description, s.scope, s.dir.display()))
+        .collect();
     rein_tui::Info {
         hooks,
         agents,
+        skills,
+        options: Some(options.clone()),
         memory,
         settings: setup.settings_files.clone(),
         output_styles: setup.output_styles.iter().map(|s| (s.name.clone(), s.description.clone())).collect(),

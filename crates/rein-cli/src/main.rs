@@ -139,6 +139,16 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             permissions::run(&args, action)?;
             return Ok(ExitCode::SUCCESS);
         }
+        Some(Command::Mcp { action: args::McpAction::Serve }) => {
+            let setup = process_env::resolve(&args.options())?;
+            return runtime()?.block_on(async move {
+                let builder = rein_session::Builder::new(&setup)
+                    .model(std::sync::Arc::new(rein_mcp_serve::NoModel))
+                    .approver(std::sync::Arc::new(rein_mcp_serve::NoPersonToAsk));
+                rein_mcp_serve::serve_stdio(engine::build(builder)?).await?;
+                Ok(ExitCode::SUCCESS)
+            });
+        }
         Some(Command::Mcp { action }) => {
             mcp_cli::run(&args, action)?;
             return Ok(ExitCode::SUCCESS);

@@ -164,6 +164,7 @@ pub(crate) fn run(args: &Args, action: &McpAction) -> anyhow::Result<()> {
                 println!("{name} had no stored tokens.");
             }
         }
+        McpAction::Serve => bail!("`rein mcp serve` runs from main"),
         McpAction::List | McpAction::Get { .. } => {
             let loaded = rein_mcp::config::load(&loc, &rein_session::env::Env::raw)?;
             let wanted = match action {

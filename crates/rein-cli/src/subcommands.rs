@@ -102,6 +102,10 @@ pub(crate) enum Command {
 pub(crate) enum McpAction {
     /// List the configured servers and check each one.
     List,
+    /// Serve rein's own tools to another MCP client on stdio (as `claude mcp serve`):
+    /// each call checked against this folder's permission rules and run in the sandbox;
+    /// a call the rules would ask about is refused (nobody is there to answer).
+    Serve,
     /// Show one server.
     Get { name: String },
     /// Add a server: `rein mcp add NAME -- COMMAND ARGS…` or `rein mcp add -t http NAME URL`.

@@ -27,7 +27,7 @@ impl Engine {
     }
 
     /// [`Engine::run_direct`], the result as the tool gave it (an image stays an image).
-    async fn run_direct_content(&mut self, call: ToolUse) -> (ToolResultContent, bool) {
+    pub async fn run_direct_content(&mut self, call: ToolUse) -> (ToolResultContent, bool) {
         let report = crate::chain::run_call(&self.registry, &self.gate, &call, &self.tool_context(), None).await;
         if let Some(verdict) = &report.verdict {
             crate::audit::record(&call, verdict);

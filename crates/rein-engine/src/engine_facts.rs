@@ -34,6 +34,11 @@ impl Engine {
         self.join_late_tools();
     }
 
+    /// The definitions of the tools the model is sent in full.
+    pub fn tool_specs(&self) -> &[rein_protocol::ToolSpec] {
+        &self.tools
+    }
+
     /// The tools the model can call, in registration order: those sent in full and
     /// those waiting behind ToolSearch.
     pub fn tool_names(&self) -> Vec<String> {

@@ -228,6 +228,27 @@ impl Session {
         }
     }
 
+    /// The definitions of the tools the model is sent in full.
+    pub fn tool_specs(&self) -> &[rein_protocol::ToolSpec] {
+        self.engine.tool_specs()
+    }
+
+    /// Call `name` with `input` as the person (or a program serving rein's tools) asks,
+    /// through the whole chain: schema, hooks, permissions, sandbox. Nothing joins the
+    /// conversation. The result as the tool gave it, and whether it failed.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        input: serde_json::Value,
+    ) -> (rein_protocol::ToolResultContent, bool) {
+        let call = rein_protocol::ToolUse {
+            id: format!("direct_{}", uuid::Uuid::new_v4().simple()),
+            name: name.into(),
+            input,
+        };
+        self.engine.run_direct_content(call).await
+    }
+
     /// `!cmd`: run the command through the chain; its output joins the next prompt.
     pub async fn shell(&mut self, command: &str) -> (String, bool) {
         let (output, failed) = self.engine.run_shell(command).await;

@@ -88,6 +88,11 @@ pub fn approver(policy: SharedPolicy) -> (TuiApprover, Questions) {
 pub struct Info {
     pub hooks: Vec<String>,
     pub agents: Vec<String>,
+    /// The skills, each with where it comes from (`/skills`).
+    pub skills: Vec<String>,
+    /// The flags the session started with, for `/doctor` (which reads the configuration
+    /// again, as `rein doctor` does).
+    pub options: Option<rein_session::Options>,
     pub memory: Vec<String>,
     /// The settings files read, with their scope.
     pub settings: Vec<String>,

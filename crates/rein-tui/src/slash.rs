@@ -11,6 +11,20 @@ use crate::app::App;
 use crate::worker::ToEngine;
 
 /// What `/init` asks.
+/// `/review`: the model reviews the change in progress.
+const REVIEW: &str = "Review the change in progress in this repository: what `git status`, `git diff` and `git diff \
+--cached` show (and the branch's commits not yet on its upstream, if any). Read the surrounding code where it helps. \
+Report, most important first: bugs and behaviour that is wrong, missing error handling or tests, and anything that \
+will be hard to maintain, each with the file and line and a concrete fix. Say plainly if you find nothing worth \
+changing. Do not change any file.";
+
+/// `/security-review`: the same, for what an attacker could use.
+const SECURITY_REVIEW: &str = "Review the change in progress in this repository for security: what `git status`, \
+`git diff` and `git diff --cached` show. Look for what an attacker could use: injection (shell, SQL, paths, \
+templates), secrets or credentials in code or logs, missing authentication or authorisation checks, unsafe \
+deserialisation, untrusted input reaching files, processes or the network, and weakened defaults. For each finding \
+give the file and line, how it could be exploited and the fix; say plainly if you find none. Do not change any file.";
+
 const INIT: &str = "Look at this project (its layout, build and test commands, conventions) and write a concise \
 CLAUDE.md at its root for future sessions: how to build, test and run it, the architecture in a few lines, and the \
 conventions a newcomer must follow. If a CLAUDE.md exists, improve it instead.";
@@ -99,6 +113,26 @@ pub(crate) fn run(app: &mut App, command: &str) {
         "exit" | "quit" => app.quit = true,
         "hooks" => list(&mut out, "No hooks are configured.", &app.info.hooks),
         "agents" => list(&mut out, "No subagents are defined (.claude/agents/*.md).", &app.info.agents),
+        "skills" => {
+            list(&mut out, "No skills are defined (.claude/skills/NAME/SKILL.md, or a plugin's).", &app.info.skills);
+        }
+        "doctor" => match app.info.options.as_ref().map(rein_session::doctor::report) {
+            Some(Ok(sections)) => {
+                for section in sections {
+                    out.push(section.title.to_string());
+                    out.extend(section.lines.into_iter().map(|l| format!("  {l}")));
+                }
+            }
+            Some(Err(e)) => out.push(format!("The configuration does not read: {e}")),
+            None => out.push("`rein doctor` in a shell shows the report".into()),
+        },
+        "review" | "security-review" => {
+            app.pending.push(Line::from(format!("> /{command}")));
+            let focus = args.trim();
+            let ask = if name == "security-review" { SECURITY_REVIEW } else { REVIEW };
+            app.submit(if focus.is_empty() { ask.to_string() } else { format!("{ask}\n\nFocus on: {focus}") });
+            return;
+        }
         "memory" if args.trim() == "list" => {
             list(&mut out, "No memory files (CLAUDE.md, AGENTS.md, …) were found.", &app.info.memory);
         }
