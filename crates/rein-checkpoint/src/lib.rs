@@ -324,6 +324,23 @@ impl FileCheckpoints for Checkpoints {
         self.lock().ids.get(id).copied()
     }
 
+    fn first_versions(&self) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        let state = self.lock();
+        let mut seen = HashSet::new();
+        state
+            .befores
+            .iter()
+            .filter(|b| seen.insert(b.path.clone()) && b.blob.as_deref() != Some(NOT_A_FILE))
+            .filter_map(|b| match &b.blob {
+                None => Some((b.path.clone(), None)),
+                // A blob that cannot be read is left out, not shown as a new file.
+                Some(h) => {
+                    std::fs::read(self.dir.join("objects").join(h)).ok().map(|bytes| (b.path.clone(), Some(bytes)))
+                }
+            })
+            .collect()
+    }
+
     fn rewind(&self, turn: usize, force: bool) -> Result<Vec<PathBuf>, RewindError> {
         if !force {
             let changed = self.changed_outside(turn);

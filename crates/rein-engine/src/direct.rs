@@ -312,6 +312,11 @@ impl Engine {
         Ok(restored)
     }
 
+    /// Each file the session changed and what it held before (`/diff`).
+    pub fn first_versions(&self) -> Vec<(std::path::PathBuf, Option<Vec<u8>>)> {
+        self.ctx.checkpoints.as_ref().map(|cp| cp.first_versions()).unwrap_or_default()
+    }
+
     /// The prompt (its position, as [`rewind`](Self::rewind) takes it) a message id
     /// names: a transcript uuid, or the uuid an Agent SDK gave its user line.
     pub fn prompt_of(&self, id: &str) -> Option<usize> {

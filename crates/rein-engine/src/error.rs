@@ -23,6 +23,9 @@ pub enum EngineError {
     /// request failed, or it came back empty).
     #[error("{0}")]
     Compaction(String),
+    /// A side question (`/btw`) got no answer: the response ended early or was empty.
+    #[error("the side question got no answer: {0}")]
+    SideQuestion(String),
     /// The model ended its turn without the tool it must call (`--json-schema`), even
     /// after reminders.
     #[error("the model did not call {tool} after {reminders} reminders")]

@@ -32,6 +32,7 @@ mod retries;
 mod sample;
 mod services;
 mod session_hooks;
+mod side_question;
 mod side_requests;
 mod subagent_servers;
 mod task_list;

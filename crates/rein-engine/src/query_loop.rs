@@ -253,6 +253,11 @@ impl Engine {
         self.transcript = Journal::new(transcript);
     }
 
+    /// The uuid of the transcript's last message line (the next line's parent).
+    pub fn transcript_last_uuid(&self) -> Option<String> {
+        self.transcript.last_uuid()
+    }
+
     pub(crate) fn log(&self, write: impl FnOnce(&mut Transcript) -> Result<(), rein_transcript::SessionError>) {
         self.transcript.write(write);
     }

@@ -53,8 +53,15 @@ pub enum Command {
     RewindFiles { user_message_id: String },
     /// The prompts of the conversation so far.
     Prompts,
+    /// What the session changed in files: each, before and now.
+    Diff,
+    /// A question on the side, answered from the conversation so far without joining it.
+    SideQuestion { question: String },
     /// A new session: its own id and transcript, an empty conversation.
     Clear,
+    /// The conversation forked into a new session (a new id and transcript holding the
+    /// same history) that goes on from here; the original stays as it was.
+    Branch,
     /// Another working directory for the rest of the session.
     AddDir { path: PathBuf },
     /// The slash commands the session offers (built-in and the project's).
@@ -99,6 +106,14 @@ pub enum CommandError {
     AlreadyInReach { path: PathBuf, root: PathBuf },
     #[error("{0} cannot be done while a turn runs")]
     Busy(&'static str),
+    #[error("this session keeps no transcript, so it cannot be branched")]
+    NoTranscript,
+    #[error("could not branch the session ({path}): {source}")]
+    Branch { path: PathBuf, source: std::io::Error },
+    #[error("{0}")]
+    Side(rein_engine::EngineError),
+    #[error("could not branch the session: {0}")]
+    BranchTranscript(#[source] rein_transcript::SessionError),
 }
 
 impl Session {
@@ -161,7 +176,15 @@ impl Session {
                 Reply::Rewound { prompt: n, files: true, conversation: false, restored }
             }
             Command::Prompts => Reply::Prompts { prompts: self.engine.user_prompts() },
+            Command::SideQuestion { question } => {
+                Reply::SideAnswer { answer: self.engine.side_question(&question).await.map_err(CommandError::Side)? }
+            }
+            Command::Diff => Reply::Diff { files: crate::reply::changes(self.engine.first_versions()) },
             Command::Clear => Reply::Cleared { session_id: self.clear() },
+            Command::Branch => {
+                let (session_id, from) = self.branch()?;
+                Reply::Branched { session_id, from }
+            }
             Command::AddDir { path } => {
                 let roots = self.live.policy().get().roots.clone();
                 if let Some(root) = roots.iter().find(|r| path.starts_with(r)) {

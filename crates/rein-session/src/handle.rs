@@ -78,6 +78,9 @@ impl SessionHandle {
             Command::Rewind { .. } | Command::RewindFiles { .. } => return Err(CommandError::Busy("going back")),
             Command::Prompts => return Err(CommandError::Busy("listing the prompts")),
             Command::Clear => return Err(CommandError::Busy("starting a new session")),
+            Command::Branch => return Err(CommandError::Busy("branching the session")),
+            Command::Diff => return Err(CommandError::Busy("collecting the changes")),
+            Command::SideQuestion { .. } => return Err(CommandError::Busy("a side question")),
             Command::AddDir { .. } => return Err(CommandError::Busy("adding a directory")),
         })
     }

@@ -24,6 +24,7 @@
 //! - *messages*: the one door for what rein prints to the person ([`messages`]).
 
 pub mod auto_memory;
+mod branch;
 pub mod build;
 mod builtin;
 mod command;

@@ -59,9 +59,22 @@ pub enum Reply {
     Prompts {
         prompts: Vec<String>,
     },
+    /// The answer to a side question (not part of the conversation).
+    SideAnswer {
+        answer: String,
+    },
+    /// What the session changed, file by file.
+    Diff {
+        files: Vec<FileChange>,
+    },
     /// A new session began with this id.
     Cleared {
         session_id: String,
+    },
+    /// The conversation goes on as session `session_id`, a copy of `from`.
+    Branched {
+        session_id: String,
+        from: String,
     },
     /// The folder is a working directory now; what DirectoryAdded hooks said.
     DirectoryAdded {
@@ -199,6 +212,16 @@ impl Reply {
                 prompts.iter().enumerate().map(|(i, p)| format!("{:>3}. {p}", i + 1)).collect()
             }
             Reply::Cleared { .. } => vec!["Started a new session".into()],
+            Reply::Diff { files } => diff_lines(files),
+            Reply::SideAnswer { answer } => {
+                let mut lines = vec!["On the side (not part of the conversation):".to_string()];
+                lines.extend(answer.lines().map(str::to_string));
+                lines
+            }
+            Reply::Branched { session_id, from } => vec![
+                format!("Branched: the conversation goes on as session {session_id}"),
+                format!("The original stays as it was: `rein -r {from}` resumes it"),
+            ],
             Reply::DirectoryAdded { path, notices } => {
                 let mut lines = vec![format!("Added {} as a working directory for this session", path.display())];
                 lines.extend(notices.iter().cloned());
@@ -259,4 +282,47 @@ pub(crate) fn toggle_error(e: rein_mcp::ServerError) -> crate::CommandError {
         rein_mcp::ServerError::NotFound(name) => crate::CommandError::NoServer(name),
         other => crate::CommandError::Mcp(Box::new(other)),
     }
+}
+
+/// A file the session changed: what it held before its first change and what it holds
+/// now (`None`: it did not exist / no longer does; text read lossily).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileChange {
+    pub path: PathBuf,
+    pub before: Option<String>,
+    pub now: Option<String>,
+}
+
+/// The changes as `/diff` answers them: those still different from before.
+pub(crate) fn changes(first: Vec<(PathBuf, Option<Vec<u8>>)>) -> Vec<FileChange> {
+    first
+        .into_iter()
+        .map(|(path, before)| {
+            let now = std::fs::read(&path).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
+            let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
+            FileChange { path, before, now }
+        })
+        .filter(|c| c.before != c.now)
+        .collect()
+}
+
+/// A unified diff of each change, as a person reads it.
+fn diff_lines(files: &[FileChange]) -> Vec<String> {
+    if files.is_empty() {
+        return vec!["This session has changed no file (or changed them back)".into()];
+    }
+    let mut lines = vec![format!("{} file(s) changed in this session:", files.len())];
+    for f in files {
+        let (before, now) = (f.before.as_deref().unwrap_or(""), f.now.as_deref().unwrap_or(""));
+        let name = f.path.display().to_string();
+        let (old, new) = match (&f.before, &f.now) {
+            (None, _) => ("/dev/null".to_string(), name.clone()),
+            (_, None) => (name.clone(), "/dev/null".to_string()),
+            _ => (name.clone(), name.clone()),
+        };
+        let diff = similar::TextDiff::from_lines(before, now);
+        let text = diff.unified_diff().context_radius(3).header(&old, &new).to_string();
+        lines.extend(text.lines().map(str::to_string));
+    }
+    lines
 }

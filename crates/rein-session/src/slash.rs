@@ -43,13 +43,17 @@ pub const BUILTIN: &[Builtin] = &[
         Terminal,
     ),
     cmd("context", "", "how full the context window is", Session),
+    cmd("btw", "QUESTION", "ask on the side: answered from the conversation, without joining it", Session),
+    cmd("diff", "", "what this session changed in files (file tools and commands), as a diff", Session),
     cmd("compact", "[INSTRUCTIONS]", "summarise the conversation now", Session),
     cmd("clear", "", "start a new session (a new conversation and transcript)", Session),
+    cmd("branch", "", "fork the conversation: go on in a new session, the original kept as it was", Session),
     cmd("hooks", "", "the hooks configured, with where they come from", Terminal),
     cmd("agents", "", "the subagents defined in .claude/agents", Terminal),
     cmd("skills", "", "the skills the model can use, with where each comes from", Terminal),
     cmd("review", "[FOCUS]", "ask rein to review the change in progress (git status and diff)", Terminal),
     cmd("security-review", "[FOCUS]", "ask rein to review the change in progress for security problems", Terminal),
+    cmd("statusline", "[COMMAND]", "the command whose output shows under the input (saved for this project)", Terminal),
     cmd("doctor", "", "what rein read and found: settings, hooks, MCP servers, sandbox (as `rein doctor`)", Terminal),
     cmd("memory", "[list]", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)", Terminal),
     cmd("init", "", "ask rein to write a CLAUDE.md for this project", Terminal),
@@ -164,6 +168,9 @@ pub fn parse(text: &str, cwd: &std::path::Path) -> Option<crate::Command> {
         "context" => Command::ContextUsage,
         "compact" => Command::Compact { instructions: args.to_string() },
         "clear" => Command::Clear,
+        "branch" => Command::Branch,
+        "diff" => Command::Diff,
+        "btw" if !args.is_empty() => Command::SideQuestion { question: args.to_string() },
         "export" => Command::Export { to: some(args).map(|a| cwd.join(a)) },
         "rename" if !args.is_empty() => Command::Rename { title: args.to_string() },
         "add-dir" if !args.is_empty() => Command::AddDir { path: cwd.join(args) },
@@ -193,7 +200,7 @@ mod tests {
         let cwd = std::path::Path::new("/w");
         for b in BUILTIN {
             let line = match b.argument_hint {
-                "NAME" | "PATH" | "[NAME]" => format!("/{} x", b.name),
+                "NAME" | "PATH" | "[NAME]" | "QUESTION" => format!("/{} x", b.name),
                 _ => format!("/{}", b.name),
             };
             let line = if b.name == "mcp" { "/mcp".to_string() } else { line };

@@ -52,6 +52,12 @@ pub trait FileCheckpoints: Send + Sync + std::fmt::Debug {
     /// the checkpoints of `turn` and later are dropped.
     fn forget_from(&self, turn: usize);
     /// Where the store keeps what it saves, if on disk.
+    /// Each file the session changed, with what it held before its first change
+    /// (`None`: it did not exist), in the order first changed (`/diff`).
+    fn first_versions(&self) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+        Vec::new()
+    }
+
     fn store_dir(&self) -> Option<&Path> {
         None
     }

@@ -116,6 +116,22 @@ pub(crate) fn run(app: &mut App, command: &str) {
         "skills" => {
             list(&mut out, "No skills are defined (.claude/skills/NAME/SKILL.md, or a plugin's).", &app.info.skills);
         }
+        "btw" => out.push("/btw QUESTION asks on the side: answered from the conversation, without joining it".into()),
+        "statusline" if args.trim().is_empty() => out.push(match &app.status_line {
+            Some(s) => format!("The status line runs `{}`; /statusline COMMAND sets another", s.command()),
+            None => "No status line is set; /statusline COMMAND sets one (its first lines show under the input)".into(),
+        }),
+        "statusline" => {
+            let command = args.trim().to_string();
+            let value = serde_json::json!({"type": "command", "command": command});
+            match rein_settings::set_local_value(&app.project_root, "statusLine", value) {
+                Ok(path) => {
+                    out.push(format!("The status line runs `{command}` from now on (saved in {})", path.display()));
+                    app.status_line = Some(crate::status_line::StatusLine::new(command));
+                }
+                Err(e) => out.push(format!("Could not set the status line: {e}")),
+            }
+        }
         "doctor" => match app.info.options.as_ref().map(rein_session::doctor::report) {
             Some(Ok(sections)) => {
                 for section in sections {

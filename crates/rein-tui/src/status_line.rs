@@ -29,6 +29,11 @@ impl StatusLine {
         StatusLine { command, output: Default::default(), running: Default::default(), wanted: Some(Instant::now()) }
     }
 
+    /// The command it runs.
+    pub(crate) fn command(&self) -> &str {
+        &self.command
+    }
+
     /// The last output's rows at `width`.
     pub(crate) fn rows(&self, width: usize) -> Vec<ratatui::text::Line<'static>> {
         let output = self.output.lock().unwrap_or_else(|p| p.into_inner());

@@ -114,6 +114,20 @@ pub(crate) async fn run(
                 }
                 continue;
             }
+            // The branch goes on under a new id (its history kept, its title too).
+            ToEngine::Command(Command::Branch) => {
+                let lines = match session.command(Command::Branch, &mut |_| {}).await {
+                    Ok(reply) => {
+                        if let Reply::Branched { session_id, .. } = &reply {
+                            let _ = ui.send(FromEngine::NewSession(session_id.clone()));
+                        }
+                        reply.lines()
+                    }
+                    Err(e) => vec![e.to_string()],
+                };
+                let _ = ui.send(FromEngine::Info(lines));
+                continue;
+            }
             ToEngine::Command(command) => {
                 let _ = ui.send(FromEngine::Info(answer(&mut session, command, &ui).await));
                 continue;
