@@ -332,6 +332,7 @@ impl Args {
         rein_session::Options {
             print: self.print,
             trusted_for_session: false,
+            hooks_wait_for_trust: false,
             model: self.model.clone(),
             fallback_model: self.fallback_model.clone(),
             provider: self.provider,

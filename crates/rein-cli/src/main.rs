@@ -140,7 +140,9 @@ fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Some(Command::Mcp { action: args::McpAction::Serve }) => {
-            let setup = process_env::resolve(&args.options())?;
+            let mut options = args.options();
+            options.hooks_wait_for_trust = true;
+            let setup = process_env::resolve(&options)?;
             return runtime()?.block_on(async move {
                 let builder = rein_session::Builder::new(&setup)
                     .model(std::sync::Arc::new(rein_mcp_serve::NoModel))

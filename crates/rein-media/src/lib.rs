@@ -9,6 +9,7 @@
 mod image_fit;
 mod notebook;
 mod pdf;
+mod pdf_repair;
 
 use std::path::Path;
 

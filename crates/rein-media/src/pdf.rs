@@ -44,7 +44,7 @@ pub fn read_pdf(bytes: &[u8], pages: Option<&str>, title: &str) -> Result<Pdf, P
     if !bytes.starts_with(b"%PDF-") && !bytes[..bytes.len().min(1024)].windows(5).any(|w| w == b"%PDF-") {
         return Err(PdfError::Unreadable("it does not start with %PDF-".into()));
     }
-    let mut doc = lopdf::Document::load_mem(bytes).map_err(|e| PdfError::Unreadable(e.to_string()))?;
+    let mut doc = load(bytes)?;
     let total = doc.get_pages().len() as u32;
     let (first, last) = match pages {
         None if total > MAX_PAGES_WHOLE => return Err(PdfError::TooManyPages { pages: total }),
@@ -104,8 +104,21 @@ pub fn sample_pdf(n: u32) -> Vec<u8> {
 
 /// How many pages the PDF in `bytes` has.
 pub fn page_count(bytes: &[u8]) -> Result<u32, PdfError> {
-    let doc = lopdf::Document::load_mem(bytes).map_err(|e| PdfError::Unreadable(e.to_string()))?;
-    Ok(doc.get_pages().len() as u32)
+    Ok(load(bytes)?.get_pages().len() as u32)
+}
+
+/// The document, its cross-reference table rebuilt when the file's is missing or wrong
+/// (as readers do); the first error when that does not help either.
+fn load(bytes: &[u8]) -> Result<lopdf::Document, PdfError> {
+    let first = match lopdf::Document::load_mem(bytes) {
+        Ok(doc) if !doc.get_pages().is_empty() => return Ok(doc),
+        Ok(doc) => Ok(doc),
+        Err(e) => Err(PdfError::Unreadable(e.to_string())),
+    };
+    match crate::pdf_repair::rebuilt(bytes).and_then(|fixed| lopdf::Document::load_mem(&fixed).ok()) {
+        Some(doc) if !doc.get_pages().is_empty() => Ok(doc),
+        _ => first,
+    }
 }
 
 /// `spec` as a page range of a `total`-page PDF.
@@ -172,5 +185,41 @@ mod tests {
     fn what_is_not_a_pdf_is_refused() {
         assert!(matches!(read_pdf(b"hello", None, "a.pdf"), Err(PdfError::Unreadable(_))));
         assert!(matches!(read_pdf(b"%PDF-1.4 broken", None, "a.pdf"), Err(PdfError::Unreadable(_))));
+    }
+
+    /// A file whose cross-reference table points at the wrong place, or that has none,
+    /// is read as readers read it (the table rebuilt from the objects); the file itself
+    /// is what is sent.
+    #[test]
+    fn a_pdf_with_a_broken_or_missing_cross_reference_table_is_read() {
+        let good = sample_pdf(3);
+        let text = String::from_utf8_lossy(&good).into_owned();
+        let xref = text.rfind("startxref").unwrap();
+        // The table is said to start where it does not.
+        let mut broken = good[..xref].to_vec();
+        broken.extend_from_slice(b"startxref\n9\n%%EOF\n");
+        // No table (lopdf writes it as a stream object, the last one), no trailer: the
+        // catalogue is found by its type.
+        let table = text.rfind("/Type/XRef").unwrap();
+        let header = text[..table].rfind(" 0 obj").unwrap();
+        let missing = good[..text[..header].rfind('\n').unwrap() + 1].to_vec();
+        for (name, bytes) in [("broken", &broken), ("missing", &missing)] {
+            assert!(
+                lopdf::Document::load_mem(bytes).map_or(true, |d| d.get_pages().is_empty()),
+                "{name}: lopdf reads it"
+            );
+            let pdf = read_pdf(bytes, None, "x.pdf").unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(pdf.pages, 3, "{name}");
+            let ContentBlock::Document { source: DocumentSource::Base64 { data, .. }, .. } = &pdf.block else {
+                panic!()
+            };
+            assert_eq!(
+                base64::engine::general_purpose::STANDARD.decode(data).unwrap(),
+                *bytes,
+                "{name}: sent as it is"
+            );
+            assert_eq!(sent_pages(&read_pdf(bytes, Some("2-3"), "x.pdf").unwrap()), 2, "{name}: a range");
+            assert_eq!(page_count(bytes).unwrap(), 3);
+        }
     }
 }

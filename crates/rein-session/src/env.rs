@@ -192,8 +192,10 @@ impl Env {
     }
 }
 
-/// Variables the settings' `env` may not set.
-const PROCESS_ONLY: [&str; 5] = ["IS_SANDBOX", "HOME", "CLAUDE_CONFIG_DIR", "REIN_HOME", "REIN_MANAGED_SETTINGS_DIR"];
+/// Variables the settings' `env` may not set (`REIN_SDK_TRY_FIRST` is the program's
+/// to give: a folder must not take its questions from it).
+const PROCESS_ONLY: [&str; 6] =
+    ["IS_SANDBOX", "HOME", "CLAUDE_CONFIG_DIR", "REIN_HOME", "REIN_MANAGED_SETTINGS_DIR", "REIN_SDK_TRY_FIRST"];
 
 /// Variables of [`VARS`] that loosen a wall, with the wall: the person's own settings
 /// (user, managed, command line) may set them in `env`, the repository's (project,

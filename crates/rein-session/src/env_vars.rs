@@ -200,7 +200,7 @@ pub const VARS: &[Var] = &[
     Var {
         name: "REIN_SDK_TRY_FIRST",
         default: "",
-        doc: "`1`: a program's permission callback (`can_use_tool`, `--permission-prompt-tool`) is asked only about what a shell command would change, as a person is (rein tries it first where it can change nothing); by default the program is asked about every call the rules ask about, as Claude Code asks it",
+        doc: "`1`: a program's permission callback (`can_use_tool`, `--permission-prompt-tool`) is asked only about what a shell command would change, as a person is (rein tries it first where it can change nothing); by default the program is asked about every call the rules ask about, as Claude Code asks it. Read from the process environment only, never from settings",
     },
     Var {
         name: "REIN_TUI_ANSWER_PAUSE_MS",

@@ -14,6 +14,9 @@ pub struct Options {
     /// The person trusted this folder for this session (the interactive trust question,
     /// answered yes where the answer is not recorded: the home folder).
     pub trusted_for_session: bool,
+    /// A folder nobody trusted runs none of its own hooks either (`rein mcp serve`:
+    /// whoever starts it may not have looked at the folder, and a hook can allow calls).
+    pub hooks_wait_for_trust: bool,
     pub model: Option<String>,
     pub fallback_model: Option<String>,
     pub provider: Option<Provider>,

@@ -22,7 +22,8 @@ pub fn locations(opts: &Options, cwd: &Path, home: Option<&Path>) -> Locations {
 }
 
 /// What a folder nobody trusted may not do through its own settings (project and local):
-/// allow calls, reach more directories, set the environment. As in Claude Code, those
+/// allow calls, reach more directories, set the environment (and, where the options say
+/// so, run its hooks). As in Claude Code, those
 /// wait for the folder's trust (the interactive question); deny and ask rules apply at
 /// once. Headless, the person is told what was set aside.
 fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &mut Settings) {
@@ -37,8 +38,9 @@ fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &
         return;
     }
     let mut set_aside = Vec::new();
+    let hooks = opts.hooks_wait_for_trust.then_some(("", "hooks"));
     for file in settings.files.iter_mut().filter(|f| f.scope.is_repository()) {
-        for (parent, key) in WAITING {
+        for (parent, key) in WAITING.into_iter().chain(hooks) {
             let removed = match file.value.pointer_mut(parent).and_then(|v| v.as_object_mut()) {
                 Some(map) => map.remove(key).is_some(),
                 None => false,

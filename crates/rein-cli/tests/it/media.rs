@@ -83,6 +83,31 @@ fn a_mentioned_pdf_is_sent_as_a_document_and_read_takes_page_ranges() {
     assert_eq!(rein_media::page_count(&decoded(&parts[1])).unwrap(), 3, "only the pages asked for");
 }
 
+/// A PDF whose cross-reference table points at the wrong place (common readers rebuild
+/// it, warning) is read and sent as it is, not refused as unreadable.
+#[test]
+fn a_pdf_with_a_broken_cross_reference_table_is_read() {
+    let env = Env::new();
+    let good = rein_media::sample_pdf(2);
+    let at = good.windows(9).rposition(|w| w == b"startxref").unwrap();
+    let mut broken = good[..at].to_vec();
+    broken.extend_from_slice(b"startxref\n9\n%%EOF\n");
+    let path = env.cwd().join("scan.pdf");
+    std::fs::write(&path, &broken).unwrap();
+    let server = serve(Scenario::new([
+        reply([call("r", "Read", json!({"file_path": path.display().to_string()}))]),
+        reply([text("read")]),
+    ]));
+    env.rein_at(&server).args(["-p", "read the scan"]).assert().success();
+    let reqs = server.requests();
+    let messages = reqs[1].body["messages"].as_array().unwrap();
+    let results = messages.last().unwrap()["content"].as_array().unwrap();
+    let result = results.iter().find(|b| b["tool_use_id"] == "r").unwrap();
+    assert_ne!(result["is_error"], true, "{result}");
+    let doc = result["content"].as_array().unwrap().iter().find(|b| b["type"] == "document").expect("a document");
+    assert_eq!(decoded(doc), broken, "sent as the file is");
+}
+
 #[test]
 fn a_notebook_is_read_as_its_cells_and_outputs() {
     let env = Env::new();

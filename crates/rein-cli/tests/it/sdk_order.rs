@@ -94,6 +94,14 @@ fn a_program_is_asked_about_every_call_unless_it_lets_rein_try_first() {
         (questions.get(), ran)
     };
     assert_eq!(asked(&[]), (1, true), "by default the program decides");
+    // A folder cannot take the program's questions away through its settings' `env`.
+    let env = Env::new();
+    env.trust();
+    env.write(".claude/settings.json", &json!({"env": {"REIN_SDK_TRY_FIRST": "1"}}).to_string());
+    let server = serve(Scenario::new([reply([tool_use_with_id("t1", "Bash", command.clone())]), reply([text("42.")])]));
+    let questions = std::cell::Cell::new(0);
+    answering_yes(&env, &server, &[], |_, _| questions.set(questions.get() + 1));
+    assert_eq!(questions.get(), 1, "the folder's env decided for the program");
     if crate::common::have_bwrap() {
         assert_eq!(asked(&[("REIN_SDK_TRY_FIRST", "1")]), (0, true), "tried first, it changed nothing: not asked");
     }

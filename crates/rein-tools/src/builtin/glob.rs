@@ -42,8 +42,14 @@ impl Tool for Glob {
         )
     }
 
+    /// The folder searched, and where the walk really starts: a pattern's leading
+    /// folders may pass through a link to somewhere else, whose names the rules then judge.
     fn effects(&self, input: &GlobInput, ctx: &ToolContext) -> Effects {
-        Effects::reading([ctx.effect_path(input.path.as_deref().unwrap_or("."))])
+        let folder = input.path.as_deref().unwrap_or(".");
+        let root = ctx.resolve(folder);
+        let relative = Path::new(&input.pattern).strip_prefix(&root).map(|p| p.to_string_lossy().into_owned());
+        let start = root.join(literal_prefix(relative.as_deref().unwrap_or(&input.pattern)));
+        Effects::reading([ctx.effect_path(folder), ctx.effect_path(&start.to_string_lossy())])
     }
 
     fn rule_kind(&self) -> RuleKind {

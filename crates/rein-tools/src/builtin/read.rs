@@ -97,6 +97,13 @@ fn read_file(input: &ReadInput, ctx: &ToolContext) -> Result<ToolOutput, ToolErr
             path.display()
         )));
     }
+    // A pipe, socket or device would block the read (or never end): only files are read.
+    if !meta.is_file() {
+        return Err(ToolError::new(format!(
+            "{} is not a regular file (a pipe, socket or device), so it is not read.",
+            path.display()
+        )));
+    }
     match rein_media::kind_of(&path) {
         Some(rein_media::Kind::Image(_)) => return read_image(&path, meta.len(), ctx),
         Some(rein_media::Kind::Pdf) => return read_pdf(&path, meta.len(), input.pages.as_deref(), ctx),
