@@ -240,7 +240,9 @@ fn a_session_whose_folder_is_gone_is_not_resumed_elsewhere() {
     wait_status(&env, &id, "done");
     env.rein().args(["stop", &id]).assert().success();
     std::fs::remove_dir_all(&sub).unwrap();
-    let pane = Pane::rein_sized(&env, "", "attach lost", (100, 30));
+    // `rein attach` says so and ends; the pane outlives it so that a slow machine still
+    // reads what it said.
+    let pane = Pane::rein_sized(&env, "", "attach lost; sleep 20", (100, 30));
     let screen = pane.wait_for("is gone");
     assert!(screen.contains(&format!("{}", sub.display())), "{screen}");
     assert_eq!(wait_status(&env, &id, "stopped")["state"], "done");
@@ -268,7 +270,8 @@ fn a_session_that_needs_a_person_says_so_and_outlives_the_terminal_that_started_
     let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let vars = format!("PATH='{path}' ANTHROPIC_BASE_URL='{}' ANTHROPIC_API_KEY=k", server.url());
     // A terminal starts it, then is closed.
-    let terminal = Pane::rein_sized(&env, &vars, "--bg -n survivor 'make a file please'", (100, 30));
+    // (the pane outlives the command, so that a slow machine still reads what it said)
+    let terminal = Pane::rein_sized(&env, &vars, "--bg -n survivor 'make a file please'; sleep 20", (100, 30));
     terminal.wait_for("backgrounded · ");
     drop(terminal);
     let id = agents(&env)[0]["id"].as_str().unwrap().to_string();
