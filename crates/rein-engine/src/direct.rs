@@ -20,14 +20,9 @@ pub(crate) fn turn_origin(name: &str) -> String {
 }
 
 impl Engine {
-    /// Run one call through the whole chain; the result's text and whether it failed.
-    pub async fn run_direct(&mut self, call: ToolUse) -> (String, bool) {
-        let (content, failed) = self.run_direct_content(call).await;
-        (content.to_text(), failed)
-    }
-
-    /// [`Engine::run_direct`], the result as the tool gave it (an image stays an image).
-    pub async fn run_direct_content(&mut self, call: ToolUse) -> (ToolResultContent, bool) {
+    /// Run one call through the whole chain: the result as the tool gave it (an image
+    /// stays an image), and whether it failed.
+    async fn run_direct_content(&mut self, call: ToolUse) -> (ToolResultContent, bool) {
         let report = crate::chain::run_call(&self.registry, &self.gate, &call, &self.tool_context(), None).await;
         if let Some(verdict) = &report.verdict {
             crate::audit::record(&call, verdict);
@@ -43,13 +38,20 @@ impl Engine {
         self.registry.rule_kinds().into_iter().find(|(_, r)| wanted(r.kind)).map(|(name, _)| name)
     }
 
+    /// Call `name` with `input` as someone outside the conversation asks (the person's
+    /// `!cmd`, a client of `rein mcp serve`): through the whole chain, joining nothing.
+    pub async fn run_tool(&mut self, name: &str, input: serde_json::Value) -> (ToolResultContent, bool) {
+        let call = ToolUse { id: format!("direct_{}", uuid_like()), name: name.to_string(), input };
+        self.run_direct_content(call).await
+    }
+
     /// Run a shell command line as the person asked (`!cmd`).
     pub async fn run_shell(&mut self, command: &str) -> (String, bool) {
         let Some(tool) = self.tool_for(|k| matches!(k, RuleKind::Command { .. })) else {
             return ("no shell tool is available".into(), true);
         };
-        let call = ToolUse { id: format!("direct_{}", uuid_like()), name: tool, input: json!({"command": command}) };
-        self.run_direct(call).await
+        let (content, failed) = self.run_tool(&tool, json!({"command": command})).await;
+        (content.to_text(), failed)
     }
 
     /// Expand a custom command: its arguments, then its `` !`cmd` `` snippets (run

@@ -241,12 +241,7 @@ impl Session {
         name: &str,
         input: serde_json::Value,
     ) -> (rein_protocol::ToolResultContent, bool) {
-        let call = rein_protocol::ToolUse {
-            id: format!("direct_{}", uuid::Uuid::new_v4().simple()),
-            name: name.into(),
-            input,
-        };
-        self.engine.run_direct_content(call).await
+        self.engine.run_tool(name, input).await
     }
 
     /// `!cmd`: run the command through the chain; its output joins the next prompt.

@@ -8,6 +8,17 @@ use rein_testkit::{Scenario, reply, text};
 use crate::common::{Env, serve};
 use crate::tui_pane::Pane;
 
+/// The text of every transcript the sessions in `env` wrote.
+fn transcripts(env: &Env) -> Vec<String> {
+    std::fs::read_dir(env.home.path().join(".rein/projects"))
+        .unwrap()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
+        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
+        .map(|f| std::fs::read_to_string(f.path()).unwrap())
+        .collect()
+}
+
 #[test]
 fn skills_doctor_and_the_reviews_do_what_they_say() {
     let env = Env::new();
@@ -60,13 +71,7 @@ fn branch_goes_on_in_a_copy_and_keeps_the_original() {
     // The second request carries the whole history.
     let second = server.requests()[1].body["messages"].to_string();
     assert!(second.contains("the first question") && second.contains("First answer."), "{second}");
-    let transcripts: Vec<String> = std::fs::read_dir(env.home.path().join(".rein/projects"))
-        .unwrap()
-        .flatten()
-        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
-        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
-        .map(|f| std::fs::read_to_string(f.path()).unwrap())
-        .collect();
+    let transcripts = transcripts(&env);
     assert_eq!(transcripts.len(), 2, "{transcripts:#?}");
     let (branch, original): (Vec<&String>, Vec<&String>) =
         transcripts.iter().partition(|t| t.contains("the second question"));
@@ -163,12 +168,6 @@ fn btw_answers_on_the_side_and_leaves_the_conversation_alone() {
     assert!(side_messages.contains("how is it built") && side_messages.contains("which tool again"));
     let next = reqs[2].body["messages"].to_string();
     assert!(!next.contains("which tool again") && !next.contains("as I said"), "{next}");
-    let transcript: String = std::fs::read_dir(env.home.path().join(".rein/projects"))
-        .unwrap()
-        .flatten()
-        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().flatten())
-        .filter(|f| f.path().extension().is_some_and(|e| e == "jsonl"))
-        .map(|f| std::fs::read_to_string(f.path()).unwrap())
-        .collect();
+    let transcript = transcripts(&env).concat();
     assert!(transcript.contains("go on") && !transcript.contains("which tool again"));
 }
