@@ -1,6 +1,6 @@
 //! The validation chain every tool call passes, in a fixed order: input schema → the
 //! tool's own validation → PreToolUse hooks → permission decision → task hooks (a
-//! TodoWrite call) → execute → PostToolUse hooks. Cheap, non-negotiable checks first; human time last. Each stage
+//! TodoWrite call) → execute → the edited files' diagnostics → PostToolUse hooks. Cheap, non-negotiable checks first; human time last. Each stage
 //! that stops a call produces the paired `is_error` result with a reason the model can
 //! act on, and the permission verdict (including a hook's block) goes to the audit.
 
@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use crate::gate::{Gate, HookSay, Verdict};
 use rein_hooks::{HookEvent, HookInput};
 
+mod diagnostics;
 mod task_hooks;
 pub use task_hooks::TaskList;
 
@@ -177,6 +178,7 @@ pub async fn run_call(
         return *report;
     }
     let (content, is_error) = flow.execute().await;
+    let content = diagnostics::added(ctx, &flow.effects, content, is_error).await;
     flow.post_tool_hooks(content, is_error).await
 }
 

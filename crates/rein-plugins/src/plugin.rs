@@ -190,7 +190,8 @@ impl Plugin {
         self.server_map("mcpServers", ".mcp.json")
     }
 
-    /// Its language servers (recorded; rein has no language-server client yet).
+    /// Its language servers (`.lsp.json`, the manifest's `lspServers` file or inline map),
+    /// `${CLAUDE_PLUGIN_ROOT}` filled in.
     pub fn lsp_servers(&self) -> Result<Map<String, Value>> {
         self.server_map("lspServers", ".lsp.json")
     }

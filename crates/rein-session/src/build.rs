@@ -225,6 +225,8 @@ fn engine(
         let store = rein_checkpoint::Checkpoints::open(&setup.session_dir.join("checkpoints"));
         ctx.checkpoints = Some(Arc::new(store.with_roots(setup.policy.roots.clone())));
     }
+    // An edit's result gains what the language servers then report of the file.
+    ctx.diagnostics = setup.language_servers.clone().map(|s| s as Arc<dyn rein_tools::FileDiagnostics>);
     let config = EngineConfig {
         model: setup.model.clone(),
         max_tokens: setup.max_tokens,

@@ -50,6 +50,9 @@ impl Setup {
             workflow_size: self.workflow_size.clone(),
         };
         rein_engine::register_engine_tools(&mut registry, tools)?;
+        if let Some(servers) = &self.language_servers {
+            registry.register(rein_lsp::Lsp { servers: servers.clone() })?;
+        }
         Ok(registry)
     }
 }

@@ -41,6 +41,7 @@ pub mod export;
 mod facts;
 mod handle;
 mod hook_tools;
+mod language_servers;
 mod live;
 pub mod mcp;
 pub mod messages;

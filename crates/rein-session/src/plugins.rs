@@ -194,7 +194,7 @@ pub(crate) fn enabled_servers(
 }
 
 /// `rein doctor`'s lines: each plugin with where it is read from and its components
-/// (language servers recorded, not run), then what could not be loaded.
+/// (language servers started when first used), then what could not be loaded.
 pub(crate) fn doctor_lines(
     settings: &rein_settings::Settings,
     env: &crate::env::Env,
@@ -210,7 +210,7 @@ pub(crate) fn doctor_lines(
             p.mcp_servers().map(|m| m.keys().cloned().collect::<Vec<_>>().join(", ")).unwrap_or_else(|e| e.to_string());
         let lsp = p.lsp_servers().map(|m| m.len()).unwrap_or(0);
         lines.push(format!(
-            "{} (enabled in {} settings) from {}: {}, {}, {}, {} hook file(s), MCP servers [{servers}], {lsp} language server(s) (recorded; rein has no language-server client yet)",
+            "{} (enabled in {} settings) from {}: {}, {}, {}, {} hook file(s), MCP servers [{servers}], {lsp} language server(s)",
             p.id,
             p.scope,
             p.root.display(),

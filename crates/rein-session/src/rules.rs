@@ -38,9 +38,10 @@ fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &
         return;
     }
     let mut set_aside = Vec::new();
-    let hooks = opts.hooks_wait_for_trust.then_some(("", "hooks"));
+    // Language servers are programs the folder would run, as its hooks are.
+    let programs = if opts.hooks_wait_for_trust { vec![("", "hooks"), ("", "lspServers")] } else { Vec::new() };
     for file in settings.files.iter_mut().filter(|f| f.scope.is_repository()) {
-        for (parent, key) in WAITING.into_iter().chain(hooks) {
+        for (parent, key) in WAITING.into_iter().chain(programs.iter().copied()) {
             let removed = match file.value.pointer_mut(parent).and_then(|v| v.as_object_mut()) {
                 Some(map) => map.remove(key).is_some(),
                 None => false,

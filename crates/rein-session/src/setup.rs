@@ -99,6 +99,8 @@ pub struct Setup {
     /// The plugins in use, and what of them could not be loaded.
     pub plugins: Vec<rein_plugins::Plugin>,
     pub plugin_problems: Vec<String>,
+    /// The plugins' and the settings' language servers (started on first use).
+    pub language_servers: Option<rein_lsp::SharedServers>,
     /// `--rewind-to UUID`: go back to before that prompt when the session opens.
     pub rewind_to: Option<String>,
     /// `--init` / `--maintenance`: the Setup hooks' trigger, run before SessionStart.
@@ -187,6 +189,7 @@ impl Setup {
         setup.memory_excludes.extend(wanted.memory_excludes());
         setup.nested_excludes = wanted.nested_excludes();
         crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
+        crate::language_servers::add(&mut setup, &custom, &mut notices);
         let (styles, skipped_styles) =
             rein_prompt::output_styles::load_output_styles_with_skipped(&setup.cwd, setup.env.home.as_deref());
         setup.output_styles = styles;
@@ -403,6 +406,7 @@ impl Setup {
             mcp_policy: Default::default(),
             plugins: Vec::new(),
             plugin_problems: Vec::new(),
+            language_servers: None,
             rewind_to: None,
             setup_trigger: opts.setup_trigger.clone(),
             required_tool: None,

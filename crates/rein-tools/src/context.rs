@@ -92,6 +92,9 @@ pub struct ToolContext {
     /// Where a call that runs an agent reports its steps while it runs; set by the
     /// executor for each call it starts.
     pub steps: Option<crate::StepSink>,
+    /// The session's language servers, which report what a file tool's change brought
+    /// (the chain adds it to the result); `None` without any.
+    pub diagnostics: Option<Arc<dyn crate::FileDiagnostics>>,
 }
 
 /// The session shell's directory, shared by every clone of a context.
@@ -154,6 +157,7 @@ impl ToolContext {
             grant: rein_effects::Grant::User,
             trial: None,
             steps: None,
+            diagnostics: None,
         }
     }
 

@@ -40,6 +40,7 @@ mod hook_events_late;
 mod hook_handlers;
 mod hooks;
 mod live_facts;
+mod lsp;
 mod mcp;
 mod mcp_oauth;
 mod mcp_python;

@@ -1,0 +1,39 @@
+//! Stage 5b, between execute and the PostToolUse hooks: a file tool that changed files
+//! (Edit, Write, MultiEdit, NotebookEdit) gets what the session's language servers now
+//! report of each file it wrote, added to its result, so the model sees the error its
+//! edit made in the same turn. A failed call, a shell command (whose writes rein does
+//! not know exactly) and a file no server handles add nothing; the servers' answers are
+//! bounded in time and size by rein-lsp.
+
+use rein_protocol::{ContentBlock, ToolResultContent};
+use rein_tools::{Effects, ToolContext};
+
+/// `content` with the diagnostics of the files the call wrote.
+pub(super) async fn added(
+    ctx: &ToolContext,
+    effects: &Effects,
+    content: ToolResultContent,
+    is_error: bool,
+) -> ToolResultContent {
+    let Some(servers) = ctx.diagnostics.as_ref() else { return content };
+    if is_error || !effects.edits_files {
+        return content;
+    }
+    let mut notes = Vec::new();
+    for path in effects.writes.iter().filter(|p| servers.covers(p)) {
+        if let Some(note) = servers.after_change(path).await {
+            notes.push(note);
+        }
+    }
+    if notes.is_empty() {
+        return content;
+    }
+    let note = notes.join("\n");
+    match content {
+        ToolResultContent::Text(t) => ToolResultContent::Text(format!("{t}\n\n{note}")),
+        ToolResultContent::Blocks(mut b) => {
+            b.push(ContentBlock::text(note));
+            ToolResultContent::Blocks(b)
+        }
+    }
+}
