@@ -254,6 +254,7 @@ async fn interactive(setup: Setup, model: Arc<dyn Model>, project: &Path) -> any
         respect_gitignore: true,
         keybindings: rein_tui::Keybindings::default(),
         vim: false,
+        theme: setup.prefs.theme.clone(),
         job: None,
     })
     .await?;

@@ -64,6 +64,7 @@ pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Resu
             respect_gitignore: setup.prefs.respect_gitignore,
             keybindings,
             vim: setup.prefs.vim,
+            theme: setup.prefs.theme.clone(),
             job: job.take(),
         })
         .await;

@@ -29,6 +29,8 @@ pub struct Preferences {
     /// `cleanupPeriodDays` (30 by default, as Claude Code): older sessions' checkpoints
     /// and spilled results go when a session is built.
     pub cleanup_days: u64,
+    /// `theme`: the terminal's colour theme (`dark` when unset).
+    pub theme: Option<String>,
 }
 
 impl Preferences {
@@ -56,6 +58,7 @@ impl Preferences {
             vim: text("/editorMode").is_some_and(|m| m.eq_ignore_ascii_case("vim")),
             output_style: text("/outputStyle").unwrap_or_else(|| "default".into()),
             language: text("/language"),
+            theme: text("/theme"),
             checkpointing: flag("/fileCheckpointingEnabled") != Some(false),
             cleanup_days: settings.scalar("/cleanupPeriodDays").and_then(|(v, _)| v.as_u64()).unwrap_or(30),
         }

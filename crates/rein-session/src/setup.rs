@@ -424,6 +424,7 @@ impl Setup {
                 language: None,
                 checkpointing: true,
                 cleanup_days: 30,
+                theme: None,
             },
             thinking: rein_model::ThinkingChoice {
                 mode: opts.thinking,

@@ -14,7 +14,7 @@ pub mod schema;
 
 pub use local::{
     add_local_allow_rules, add_local_rule, add_rules_to_file, record_mcpjson_choices, remove_local_rule,
-    set_local_value,
+    set_local_value, set_value_in,
 };
 
 use std::path::{Path, PathBuf};

@@ -84,6 +84,15 @@ pub fn set_local_value(root: &Path, key: &str, value: Value) -> Result<PathBuf, 
     })
 }
 
+/// Set the top-level `key` of the settings file at `path` to `value` (the rest of the
+/// file kept; the file made when missing).
+pub fn set_value_in(path: &Path, key: &str, value: Value) -> Result<PathBuf, SettingsError> {
+    edit_file(path, |top| {
+        top.insert(key.to_string(), value);
+        Ok(())
+    })
+}
+
 /// Change one list of `permissions` in `<root>/.claude/settings.local.json`, keeping the
 /// rest of the file, written atomically.
 fn edit_local_rules(root: &Path, list: &str, change: impl FnOnce(&mut Vec<Value>)) -> Result<PathBuf, SettingsError> {

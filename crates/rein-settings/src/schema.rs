@@ -186,7 +186,7 @@ pub const TOP_LEVEL: &[Key] = &[
     key("teammateDefaultModel", Merge::Highest, Support::NotSupported),
     key("teammateMode", Merge::Highest, Support::NotSupported),
     key("terminalProgressBarEnabled", Merge::Highest, Support::NotSupported),
-    key("theme", Merge::Highest, Support::NotSupported),
+    key("theme", Merge::Highest, Support::Honoured),
     key("tui", Merge::Highest, Support::NotSupported),
     key("useAutoModeDuringPlan", Merge::Highest, Support::NotSupported),
     key("verbose", Merge::Highest, Support::NotSupported),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_policy::{PermissionMode, SharedPolicy};
 use rein_protocol::{ToolUse, Usage};
@@ -263,7 +263,8 @@ impl App {
         }
         if text.starts_with('!') && self.busy.is_none() {
             self.pending.push(Line::from(""));
-            self.pending.push(Line::from(Span::styled(text.clone(), Style::default().fg(Color::Magenta))));
+            self.pending
+                .push(Line::from(Span::styled(text.clone(), Style::default().fg(crate::theme::palette().brand))));
             if self.prompts.send(ToEngine::Prompt(text)).is_err() {
                 self.note("the session has ended");
             }
@@ -279,13 +280,16 @@ impl App {
             let prefix = if i == 0 { "> " } else { "  " };
             self.pending.push(Line::from(Span::styled(
                 format!("{prefix}{l}"),
-                Style::default().fg(Color::Gray).add_modifier(Modifier::BOLD),
+                Style::default().fg(crate::theme::palette().muted).add_modifier(Modifier::BOLD),
             )));
         }
         let attached = self.attachments.take_for(&text);
         // Each image sent is named under the prompt, with its size.
         for (shown, _) in &attached {
-            self.pending.push(Line::from(Span::styled(format!("  ⎿  {shown}"), Style::default().fg(Color::Gray))));
+            self.pending.push(Line::from(Span::styled(
+                format!("  ⎿  {shown}"),
+                Style::default().fg(crate::theme::palette().muted),
+            )));
         }
         let images: Vec<rein_protocol::ContentBlock> = attached.into_iter().map(|(_, block)| block).collect();
         let prompt = if images.is_empty() { ToEngine::Prompt(text) } else { ToEngine::Attached { text, images } };

@@ -6,7 +6,7 @@
 //! switch to auto mode` (outside auto mode). Letters choose nothing. The subject scrolls
 //! when it is taller than the window; the question and every option always show.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
@@ -51,7 +51,8 @@ fn option_rows(options: &[(char, String)], selected: usize) -> Vec<Line<'static>
         .enumerate()
         .map(|(i, (key, text))| {
             let marker = if i == selected { "❯ " } else { "  " };
-            let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+            let style =
+                if i == selected { Style::default().fg(crate::theme::palette().accent) } else { Style::default() };
             Line::from(Span::styled(format!("{marker}{key}. {text}"), style))
         })
         .collect()
@@ -104,7 +105,13 @@ pub(crate) fn parts(
     let offered = options(q, project, offer_auto);
     fixed.extend(option_lines(&offered, selected, width));
     let compact = crate::dialog_parts::one_row_each(&option_rows(&offered, selected), width);
-    Parts { title: Line::from(Span::styled(title, bold.fg(Color::Yellow))), subject, reason, fixed, compact }
+    Parts {
+        title: Line::from(Span::styled(title, bold.fg(crate::theme::palette().warning))),
+        subject,
+        reason,
+        fixed,
+        compact,
+    }
 }
 
 fn relative(path: &str, project: &str) -> String {
@@ -165,9 +172,9 @@ fn subject(q: &Question) -> Vec<Line<'static>> {
 fn change_line(line: &str) -> Line<'static> {
     let color = match line.as_bytes() {
         [b'+', b'+', b'+', ..] | [b'-', b'-', b'-', ..] => None,
-        [b'+', ..] => Some(Color::Green),
-        [b'-', ..] => Some(Color::Red),
-        [b'@', b'@', ..] => Some(Color::Cyan),
+        [b'+', ..] => Some(crate::theme::palette().success),
+        [b'-', ..] => Some(crate::theme::palette().error),
+        [b'@', b'@', ..] => Some(crate::theme::palette().accent),
         _ => None,
     };
     let text = format!("  {line}");

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_protocol::{ContentBlock, ToolUse};
 use rein_session::events::{AgentStep, End, EngineEvent, StreamDelta};
@@ -205,7 +205,7 @@ impl App {
     pub(crate) fn banner(&mut self, version: &str) {
         let dim = Style::default().add_modifier(Modifier::DIM);
         self.pending.push(Line::from(vec![
-            Span::styled("✻ ", Style::default().fg(Color::Magenta)),
+            Span::styled("✻ ", Style::default().fg(crate::theme::palette().brand)),
             Span::styled(format!("rein {version}"), Style::default().add_modifier(Modifier::BOLD)),
             Span::styled(format!(" · {} · {}", self.model, self.cwd.display()), dim),
         ]));
@@ -232,8 +232,10 @@ impl App {
                     (rein_protocol::Role::User, ContentBlock::Text { text }) => {
                         self.pending.push(Line::from(""));
                         let first = text.lines().next().unwrap_or_default().to_string();
-                        self.pending
-                            .push(Line::from(Span::styled(format!("> {first}"), Style::default().fg(Color::Gray))));
+                        self.pending.push(Line::from(Span::styled(
+                            format!("> {first}"),
+                            Style::default().fg(crate::theme::palette().muted),
+                        )));
                     }
                     (rein_protocol::Role::Assistant, ContentBlock::Text { text }) => {
                         let mut stream = Stream::default();
@@ -242,7 +244,7 @@ impl App {
                     }
                     (_, ContentBlock::ToolUse(call)) => {
                         self.pending.push(Line::from(vec![
-                            Span::styled("⏺ ", Style::default().fg(Color::Green)),
+                            Span::styled("⏺ ", Style::default().fg(crate::theme::palette().success)),
                             Span::raw(summary::header(call, &self.cwd)),
                         ]));
                     }
@@ -287,7 +289,7 @@ impl App {
         shown: Vec<Line<'static>>,
         whole: impl Iterator<Item = &'a str>,
     ) {
-        let colour = if is_error { Color::Red } else { Color::Green };
+        let colour = if is_error { crate::theme::palette().error } else { crate::theme::palette().success };
         let mut header = vec![
             Span::styled("⏺ ", Style::default().fg(colour)),
             Span::styled(summary::header(call, &self.cwd), Style::default().add_modifier(Modifier::BOLD)),

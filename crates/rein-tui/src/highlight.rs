@@ -2,7 +2,7 @@
 //! of the block's language, strings, numbers and comments. Light by design: no grammar
 //! files to load, no cost at start.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 const RUST: &[&str] = &[
@@ -104,11 +104,11 @@ fn language(lang: &str) -> (&'static [&'static str], &'static str) {
 /// One line of code in `lang`, as coloured spans.
 pub(crate) fn line(code: &str, lang: &str) -> Vec<Span<'static>> {
     let (keywords, comment) = language(lang);
-    let keyword = Style::default().fg(Color::Magenta).add_modifier(Modifier::BOLD);
-    let string = Style::default().fg(Color::Green);
-    let number = Style::default().fg(Color::Yellow);
+    let keyword = Style::default().fg(crate::theme::palette().brand).add_modifier(Modifier::BOLD);
+    let string = Style::default().fg(crate::theme::palette().success);
+    let number = Style::default().fg(crate::theme::palette().warning);
     let dim = Style::default().add_modifier(Modifier::DIM);
-    let plain = Style::default().fg(Color::Cyan);
+    let plain = Style::default().fg(crate::theme::palette().accent);
     let mut out = Vec::new();
     let chars: Vec<char> = code.chars().collect();
     let mut i = 0;
@@ -166,8 +166,8 @@ mod tests {
     fn keywords_strings_and_comments() {
         let spans = line("let x = \"hi\"; // note", "rust");
         let find = |t: &str| spans.iter().find(|s| s.content == t).map(|s| s.style);
-        assert_eq!(find("let").and_then(|s| s.fg), Some(Color::Magenta));
-        assert_eq!(find("\"hi\"").and_then(|s| s.fg), Some(Color::Green));
+        assert_eq!(find("let").and_then(|s| s.fg), Some(ratatui::style::Color::Magenta));
+        assert_eq!(find("\"hi\"").and_then(|s| s.fg), Some(ratatui::style::Color::Green));
         assert!(spans.last().is_some_and(|s| s.content == "// note"));
         let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, "let x = \"hi\"; // note");

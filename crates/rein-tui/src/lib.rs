@@ -48,6 +48,7 @@ mod status_line;
 mod stream;
 mod summary;
 mod term;
+pub mod theme;
 mod trust_dialog;
 mod user_dialog;
 mod view;
@@ -139,6 +140,8 @@ pub struct Options {
     pub keybindings: Keybindings,
     /// The `editorMode` setting is `vim`: the input box starts in vim's insert mode.
     pub vim: bool,
+    /// The `theme` setting (`dark` when unset).
+    pub theme: Option<String>,
     /// A background session's link to its host (`rein --bg`).
     pub job: Option<BackgroundJob>,
 }
@@ -193,6 +196,11 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     app.owner = Some(owner);
     if options.vim {
         app.vim = Some(vim::Vim::default());
+    }
+    match options.theme.as_deref().map(|t| (t, theme::Theme::parse(t))) {
+        Some((_, Some(t))) => theme::set(t),
+        Some((t, None)) => app.note(format!("the theme {t:?} is not one rein has (/theme lists them); using dark")),
+        None => {}
     }
     let history = history::History::new(&options.rein_home, &app.cwd);
     app.composer.set_history(history.load());

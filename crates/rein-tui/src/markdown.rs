@@ -6,7 +6,7 @@
 //! Everything is wrapped to the width here, so the scrollback shows what was drawn.
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use crate::wrap;
@@ -190,7 +190,7 @@ pub(crate) fn inline(text: &str, base: Style) -> Vec<Span<'static>> {
     for event in Parser::new_ext(&source, Options::ENABLE_STRIKETHROUGH) {
         match event {
             Event::Text(t) => out.push(Span::styled(t.into_string(), top(&styles))),
-            Event::Code(t) => out.push(Span::styled(t.into_string(), top(&styles).fg(Color::Cyan))),
+            Event::Code(t) => out.push(Span::styled(t.into_string(), top(&styles).fg(crate::theme::palette().accent))),
             Event::SoftBreak | Event::HardBreak => out.push(Span::styled(" ", top(&styles))),
             Event::Html(t) | Event::InlineHtml(t) => out.push(Span::styled(t.into_string(), top(&styles))),
             Event::Start(Tag::Emphasis) => styles.push(top(&styles).add_modifier(Modifier::ITALIC)),
@@ -198,7 +198,7 @@ pub(crate) fn inline(text: &str, base: Style) -> Vec<Span<'static>> {
             Event::Start(Tag::Strikethrough) => styles.push(top(&styles).add_modifier(Modifier::CROSSED_OUT)),
             Event::Start(Tag::Link { dest_url, .. }) => {
                 links.push((dest_url.into_string(), out.len()));
-                styles.push(top(&styles).fg(Color::Blue).add_modifier(Modifier::UNDERLINED));
+                styles.push(top(&styles).fg(crate::theme::palette().link).add_modifier(Modifier::UNDERLINED));
             }
             Event::Start(Tag::Image { .. }) => {
                 out.push(Span::styled("[image: ", top(&styles)));

@@ -28,7 +28,7 @@ fn lists_quotes_emphasis_and_fences() {
     assert!(!all.contains("```") && !all.contains('*') && !all.contains('#'), "{all}");
     assert!(styled(&lines, "step").add_modifier.contains(Modifier::ITALIC));
     assert!(styled(&lines, "bold").add_modifier.contains(Modifier::BOLD));
-    assert_eq!(styled(&lines, "code").fg, Some(Color::Cyan));
+    assert_eq!(styled(&lines, "code").fg, Some(ratatui::style::Color::Cyan));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! closes the menu.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
@@ -44,7 +44,7 @@ impl Menu {
         let mut out: Vec<Line<'static>> = Vec::new();
         for (i, (name, about)) in self.items.iter().enumerate().skip(start).take(shown_rows) {
             let chosen = i == self.selected;
-            let style = if chosen { Style::default().fg(Color::Cyan) } else { Style::default() };
+            let style = if chosen { Style::default().fg(crate::theme::palette().accent) } else { Style::default() };
             let shown = match self.kind {
                 Kind::Commands => format!("/{name}"),
                 Kind::Files => format!("@{name}"),

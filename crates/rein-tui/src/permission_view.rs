@@ -11,7 +11,7 @@
 use std::time::Instant;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_policy::{Change, Destination, ListKind, PermissionMode};
 use rein_session::events::Answer;
@@ -238,9 +238,17 @@ impl Modal<App> for PermissionView {
                     .get(self.selected)
                     .map(|(key, label)| format!("  (enter: {key}. {label})"))
                     .unwrap_or_default();
-                (Line::from(Span::styled(format!("✎ {c}▏{takes}"), Style::default().fg(Color::Cyan))), true)
+                (
+                    Line::from(Span::styled(
+                        format!("✎ {c}▏{takes}"),
+                        Style::default().fg(crate::theme::palette().accent),
+                    )),
+                    true,
+                )
             }
-            (None, Some(hint)) => (Line::from(Span::styled(hint, Style::default().fg(Color::Yellow))), true),
+            (None, Some(hint)) => {
+                (Line::from(Span::styled(hint, Style::default().fg(crate::theme::palette().warning))), true)
+            }
             (None, None) => (Line::from(Span::styled("tab: add a note for rein", dim)), false),
         };
         let note = wrap::wrap(&note, inner);
@@ -288,7 +296,7 @@ impl Modal<App> for PermissionView {
             let more = format!("{arrows} lines {}–{to} of {total} · {keys}", from + 1);
             body.push(Line::from(Span::styled(
                 summary::one_line(&more, inner - 1),
-                Style::default().fg(Color::Yellow),
+                Style::default().fg(crate::theme::palette().warning),
             )));
         }
         body.extend(fixed);
@@ -298,7 +306,7 @@ impl Modal<App> for PermissionView {
 
 /// Lines in a yellow rounded box `width` wide, `title` in its top border.
 fn boxed(title: Line<'static>, body: Vec<Line<'static>>, width: usize, inner: usize) -> Vec<Line<'static>> {
-    let border = Style::default().fg(Color::Yellow);
+    let border = Style::default().fg(crate::theme::palette().warning);
     let rule = "─".repeat(width.saturating_sub(2));
     let title = wrap::clip(&title, width.saturating_sub(6));
     let rest = width.saturating_sub(5 + title.width());

@@ -4,7 +4,7 @@
 //! again for an older match, Enter sends it, Tab or Esc puts it in the input box).
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
@@ -14,7 +14,7 @@ use crate::{summary, wrap};
 
 fn row(i: usize, selected: usize, text: &str, width: usize) -> Line<'static> {
     let marker = if i == selected { "❯ " } else { "  " };
-    let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+    let style = if i == selected { Style::default().fg(crate::theme::palette().accent) } else { Style::default() };
     Line::from(Span::styled(summary::one_line(&format!("{marker}{}. {text}", i + 1), width.saturating_sub(1)), style))
 }
 
@@ -29,7 +29,7 @@ fn moved(key: &KeyEvent, selected: &mut usize, len: usize) -> bool {
 }
 
 fn title(text: &str, width: usize) -> Vec<Line<'static>> {
-    wrap::wrap(&Line::from(Span::styled(text.to_string(), Style::default().fg(Color::Yellow))), width)
+    wrap::wrap(&Line::from(Span::styled(text.to_string(), Style::default().fg(crate::theme::palette().warning))), width)
 }
 
 /// `/resume`: earlier sessions (id, label).

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use ratatui::style::{Color, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use crate::app::App;
@@ -48,7 +48,7 @@ impl Modal<App> for RewindMenu {
     }
 
     fn lines(&mut self, _: &App, width: usize, _: usize) -> Vec<Line<'static>> {
-        let yellow = Style::default().fg(Color::Yellow);
+        let yellow = Style::default().fg(crate::theme::palette().warning);
         let mut out =
             vec![Line::from(Span::styled("These files changed outside rein since their checkpoint:", yellow))];
         for p in self.paths.iter().take(8) {

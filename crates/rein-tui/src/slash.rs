@@ -132,6 +132,22 @@ pub(crate) fn run(app: &mut App, command: &str) {
                 Err(e) => out.push(format!("Could not set the status line: {e}")),
             }
         }
+        "theme" if args.trim().is_empty() => {
+            let items = crate::theme::Theme::ALL
+                .iter()
+                .map(|t| {
+                    let now = if *t == crate::theme::current() { " (in use)" } else { "" };
+                    (
+                        format!("{}{now}: {}", t.name(), t.describe()),
+                        crate::pickers::Pick::Run(format!("theme {}", t.name())),
+                    )
+                })
+                .collect();
+            let selected = crate::theme::Theme::ALL.iter().position(|t| *t == crate::theme::current()).unwrap_or(0);
+            app.open(Box::new(crate::pickers::Choose { title: "Theme".into(), items, selected }));
+            return;
+        }
+        "theme" => out.push(crate::theme::choose(app, args)),
         "doctor" => match app.info.options.as_ref().map(rein_session::doctor::report) {
             Some(Ok(sections)) => {
                 for section in sections {

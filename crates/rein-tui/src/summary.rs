@@ -2,7 +2,7 @@
 //! indented `⎿` summary — lines read, lines written, a numbered diff for edits, the
 //! first lines of a command's output with `… +N lines (ctrl+o to expand)`.
 
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_protocol::ToolUse;
 use serde_json::Value;
@@ -50,7 +50,8 @@ pub(crate) fn summary(call: &ToolUse, text: &str, is_error: bool) -> Vec<Line<'s
     if is_error {
         let first = text.lines().next().unwrap_or("failed");
         let first = if first.starts_with("Error") { first.to_string() } else { format!("Error: {first}") };
-        let mut out = vec![Line::from(Span::styled(one_line(&first, 200), Style::default().fg(Color::Red)))];
+        let mut out =
+            vec![Line::from(Span::styled(one_line(&first, 200), Style::default().fg(crate::theme::palette().error)))];
         let rest: Vec<&str> = text.lines().skip(1).collect();
         if !rest.is_empty() {
             out.extend(folded(rest, 2));
@@ -182,11 +183,11 @@ fn diff_lines(edits: &[(&str, &str, Option<usize>)]) -> (Vec<Line<'static>>, usi
                     let (sign, style, number) = match change.tag() {
                         similar::ChangeTag::Delete => {
                             removed += 1;
-                            ("-", Style::default().fg(Color::Red), change.old_index())
+                            ("-", Style::default().fg(crate::theme::palette().error), change.old_index())
                         }
                         similar::ChangeTag::Insert => {
                             added += 1;
-                            ("+", Style::default().fg(Color::Green), change.new_index())
+                            ("+", Style::default().fg(crate::theme::palette().success), change.new_index())
                         }
                         similar::ChangeTag::Equal => (" ", dim, change.new_index()),
                     };
@@ -224,7 +225,7 @@ pub(crate) fn proposed_change(call: &ToolUse) -> Vec<Line<'static>> {
         "Write" => match &current {
             Some(old) => vec![(old.clone(), s("content"))],
             None => {
-                let style = Style::default().fg(Color::Green);
+                let style = Style::default().fg(crate::theme::palette().success);
                 return s("content")
                     .lines()
                     .enumerate()

@@ -4,7 +4,7 @@
 //! "other" answer typed after Tab, and going back to the question before).
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use rein_policy::{PermissionMode, SharedPolicy};
 use rein_session::events::Answer;
@@ -45,7 +45,7 @@ pub(crate) fn multi(q: &Question) -> bool {
 /// ones ticked), the question being answered and its options (with boxes to tick when
 /// it takes several).
 pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialog_parts::Parts {
-    let bold = Style::default().add_modifier(Modifier::BOLD).fg(Color::Yellow);
+    let bold = Style::default().add_modifier(Modifier::BOLD).fg(crate::theme::palette().warning);
     let dim = Style::default().add_modifier(Modifier::DIM);
     let mut subject = Vec::new();
     let mut fixed = Vec::new();
@@ -91,7 +91,7 @@ pub(crate) fn parts(q: &Question, selected: usize, width: usize) -> crate::dialo
     let mut rows = Vec::new();
     for (i, (key, label)) in opts.iter().enumerate() {
         let marker = if i == selected { "❯ " } else { "  " };
-        let style = if i == selected { Style::default().fg(Color::Cyan) } else { Style::default() };
+        let style = if i == selected { Style::default().fg(crate::theme::palette().accent) } else { Style::default() };
         let tick = match (many, *key == 'o') {
             (true, false) if q.checked.contains(&i) => "[✔] ",
             (true, false) => "[ ] ",

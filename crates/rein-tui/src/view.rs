@@ -6,7 +6,7 @@
 //! is scrollback, written once.
 
 use ratatui::Frame;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 use rein_policy::PermissionMode;
@@ -59,18 +59,18 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
     for r in &app.running {
         let line = match r.took {
             Some(took) => Line::from(vec![
-                Span::styled("⏺ ", Style::default().fg(Color::Green)),
+                Span::styled("⏺ ", Style::default().fg(crate::theme::palette().success)),
                 Span::raw(summary::header(&r.call, &app.cwd)),
                 Span::styled(format!(" (done in {:.1}s)", took.as_secs_f64()), dim()),
             ]),
             // Its clock starts when it may run: while a question waits, it says so.
             None if app.modals.asking() => Line::from(vec![
-                Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
+                Span::styled("⏺ ", Style::default().fg(crate::theme::palette().warning)),
                 Span::raw(summary::header(&r.call, &app.cwd)),
                 Span::styled(" (waiting for you)", dim()),
             ]),
             None => Line::from(vec![
-                Span::styled("⏺ ", Style::default().fg(Color::Yellow)),
+                Span::styled("⏺ ", Style::default().fg(crate::theme::palette().warning)),
                 Span::raw(summary::header(&r.call, &app.cwd)),
                 Span::styled(format!(" ({}s)", r.since.elapsed().as_secs()), dim()),
             ]),
@@ -90,7 +90,10 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
         }
     }
     if app.busy.is_some() && app.modals.asking() {
-        out.push(Line::from(Span::styled("⏸ Waiting for your answer", Style::default().fg(Color::Yellow))));
+        out.push(Line::from(Span::styled(
+            "⏸ Waiting for your answer",
+            Style::default().fg(crate::theme::palette().warning),
+        )));
     } else if let Some(b) = &app.busy {
         let elapsed = b.since.elapsed();
         let glyph = GLYPHS[(elapsed.as_millis() / 120) as usize % GLYPHS.len()];
@@ -102,7 +105,7 @@ fn activity(app: &mut App, width: usize, rows: usize) -> Vec<Line<'static>> {
                 &format!("{glyph} Working… ({time} · ↓ {} tokens{what})", tokens(app.turn_tokens)),
                 width,
             ),
-            Style::default().fg(Color::Magenta),
+            Style::default().fg(crate::theme::palette().brand),
         )));
     }
     // The task list while the model works through it (Ctrl+T hides it).

@@ -1,7 +1,7 @@
 //! The everyday commands of issue 56 in a real terminal (tmux): `/skills` lists the
 //! skills with where they come from, `/doctor` shows `rein doctor`'s report inside the
 //! session, `/review` and `/security-review` ask the model to review the change in
-//! progress (with a focus when one is given).
+//! progress (with a focus when one is given), `/theme` picks the colours and keeps them.
 
 use rein_testkit::{Scenario, reply, text};
 
@@ -170,4 +170,37 @@ fn btw_answers_on_the_side_and_leaves_the_conversation_alone() {
     assert!(!next.contains("which tool again") && !next.contains("as I said"), "{next}");
     let transcript = transcripts(&env).concat();
     assert!(transcript.contains("go on") && !transcript.contains("which tool again"));
+}
+
+/// `/theme` lists the themes and takes one at once: the views draw in its colours, and it
+/// is saved in the user's settings, so the next session starts in it.
+#[test]
+fn theme_is_picked_drawn_and_kept_for_the_next_session() {
+    let env = Env::new();
+    let server = serve(Scenario::new([reply([text("Painted.")])]));
+    let pane = Pane::start(&env, &server, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/theme");
+    pane.keys(&["Enter"]);
+    let screen = pane.wait_for("light-daltonized");
+    assert!(screen.contains("dark (in use)") && screen.contains("dark-ansi"), "{screen}");
+    // The second item is `light`.
+    pane.keys(&["Down", "Enter"]);
+    pane.wait_for("Theme set to light");
+    let saved = std::fs::read_to_string(env.home.path().join(".claude/settings.json")).unwrap();
+    assert!(saved.contains("\"theme\": \"light\""), "{saved}");
+    pane.type_text("paint it");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Painted.");
+    // The light theme's colours are exact RGB ones (the dark theme uses the terminal's own).
+    let coloured = pane.tmux(&["capture-pane", "-p", "-e", "-t", "t"]);
+    assert!(coloured.contains("38;2;"), "{coloured}");
+    drop(pane);
+
+    let next = serve(Scenario::new([reply([text("Again.")])]));
+    let pane = Pane::start(&env, &next, &[]);
+    pane.wait_for("manual mode on");
+    pane.type_text("/theme");
+    pane.keys(&["Enter"]);
+    pane.wait_for("light (in use)");
 }
