@@ -147,7 +147,7 @@ pub(crate) fn run(app: &mut App, command: &str) {
             app.open(Box::new(crate::pickers::Choose { title: "Theme".into(), items, selected }));
             return;
         }
-        "theme" => out.push(crate::theme::choose(app, args)),
+        "theme" => out.push(choose_theme(app, args)),
         "doctor" => match app.info.options.as_ref().map(rein_session::doctor::report) {
             Some(Ok(sections)) => {
                 for section in sections {
@@ -314,5 +314,24 @@ impl App {
     /// A built-in slash command typed at the input box (`command` without its `/`).
     pub(crate) fn run_slash(&mut self, command: &str) {
         run(self, command);
+    }
+}
+
+/// `/theme NAME`: use it now and save it in the user's settings (every later session
+/// uses it); what happened, for the history.
+fn choose_theme(app: &App, name: &str) -> String {
+    use crate::theme::{Theme, set};
+    let Some(theme) = Theme::parse(name) else {
+        let names: Vec<&str> = Theme::ALL.iter().map(|t| t.name()).collect();
+        return format!("No theme named {:?}; rein has {}", name.trim(), names.join(", "));
+    };
+    set(theme);
+    let saved = app.info.plugin_store.as_ref().map(|store| {
+        rein_settings::set_value_in(&store.config_dir.join("settings.json"), "theme", theme.name().into())
+    });
+    match saved {
+        Some(Ok(path)) => format!("Theme set to {} (saved in {})", theme.name(), path.display()),
+        Some(Err(e)) => format!("Theme set to {} for this session; it could not be saved: {e}", theme.name()),
+        None => format!("Theme set to {} for this session (no home folder to save it in)", theme.name()),
     }
 }

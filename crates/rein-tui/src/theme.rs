@@ -127,24 +127,6 @@ pub fn palette() -> Palette {
     current().palette()
 }
 
-/// `/theme NAME`: use it now and save it in the user's settings (every later session
-/// uses it); what happened, for the history.
-pub(crate) fn choose(app: &crate::app::App, name: &str) -> String {
-    let Some(theme) = Theme::parse(name) else {
-        let names: Vec<&str> = Theme::ALL.iter().map(|t| t.name()).collect();
-        return format!("No theme named {:?}; rein has {}", name.trim(), names.join(", "));
-    };
-    set(theme);
-    let saved = app.info.plugin_store.as_ref().map(|store| {
-        rein_settings::set_value_in(&store.config_dir.join("settings.json"), "theme", theme.name().into())
-    });
-    match saved {
-        Some(Ok(path)) => format!("Theme set to {} (saved in {})", theme.name(), path.display()),
-        Some(Err(e)) => format!("Theme set to {} for this session; it could not be saved: {e}", theme.name()),
-        None => format!("Theme set to {} for this session (no home folder to save it in)", theme.name()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
