@@ -83,6 +83,16 @@ pub(crate) fn run(args: &Args, runtime: tokio::runtime::Runtime) -> anyhow::Resu
                 .exec();
             anyhow::bail!("cannot resume {id}: {err}");
         }
+        if let rein_tui::Ending::Reload { session, model, mode } = ending {
+            use std::os::unix::process::CommandExt;
+            let exe = std::env::current_exe()?;
+            let argv = std::env::args_os().skip(1).collect();
+            let args = crate::reload::relaunch_args(argv, args.prompt.as_deref(), session.as_deref(), &model, &mode);
+            // With rein's own environment, not what settings added to it.
+            let err =
+                std::process::Command::new(exe).args(args).env_clear().envs(rein_session::env::original_env()).exec();
+            anyhow::bail!("cannot start rein again: {err}");
+        }
         Ok(ExitCode::SUCCESS)
     })
 }

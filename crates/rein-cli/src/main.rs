@@ -25,6 +25,7 @@ mod permissions;
 mod plugin_cli;
 mod print;
 mod process_env;
+mod reload;
 mod rewind;
 mod sandbox;
 mod sdk;

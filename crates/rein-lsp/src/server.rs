@@ -42,14 +42,23 @@ impl Published {
 #[derive(Debug)]
 pub(crate) struct Shared {
     diagnostics: Mutex<HashMap<Url, Published>>,
+    /// Counts what happened (publications, progress begun or ended): later is greater.
     published: watch::Sender<u64>,
+    /// The server's work in progress (`$/progress` tokens begun and not yet ended).
+    working: Mutex<std::collections::HashSet<String>>,
     settings: Option<Value>,
     pub folders: Vec<WorkspaceFolder>,
 }
 
 impl Shared {
     pub(crate) fn new(settings: Option<Value>, folders: Vec<WorkspaceFolder>) -> Self {
-        Shared { diagnostics: Mutex::default(), published: watch::channel(0).0, settings, folders }
+        Shared {
+            diagnostics: Mutex::default(),
+            published: watch::channel(0).0,
+            working: Mutex::default(),
+            settings,
+            folders,
+        }
     }
 
     pub(crate) fn publish(&self, uri: Url, mut published: Published) {
@@ -57,6 +66,22 @@ impl Shared {
         published.seq = seq;
         self.diagnostics.lock().unwrap_or_else(|p| p.into_inner()).insert(uri, published);
         self.published.send_replace(seq);
+    }
+
+    /// The server began (`true`) or ended some work it reports progress of.
+    pub(crate) fn progress(&self, token: String, begun: bool) {
+        let mut working = self.working.lock().unwrap_or_else(|p| p.into_inner());
+        if begun {
+            working.insert(token);
+        } else {
+            working.remove(&token);
+        }
+        drop(working);
+        self.published.send_modify(|n| *n += 1);
+    }
+
+    fn busy(&self) -> bool {
+        !self.working.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
     }
 
     pub(crate) fn setting(&self, section: Option<&str>) -> Value {
@@ -215,11 +240,20 @@ impl Server {
             return Some(first.items);
         }
         // A server may publish twice for one change (an empty list that clears the old
-        // ones, then what it found; syntax, then types): take the last.
+        // ones, or says it has not read the workspace yet, then what it found; syntax,
+        // then types): take the last, once it is quiet and reports no work in progress.
+        let deadline = tokio::time::Instant::now() + wait;
         let mut last = first;
-        while let Ok(Ok(())) = tokio::time::timeout(settle, rx.changed()).await {
+        loop {
+            let quiet = tokio::time::timeout(settle, rx.changed()).await.is_err();
             if let Some(p) = self.shared.get(&synced.uri).filter(|p| p.seq > last.seq) {
                 last = p;
+                if last.version.is_some() && !last.items.is_empty() {
+                    break;
+                }
+            }
+            if quiet && !self.shared.busy() || tokio::time::Instant::now() >= deadline || self.has_ended() {
+                break;
             }
         }
         Some(last.items)

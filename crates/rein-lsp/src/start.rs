@@ -15,8 +15,8 @@ use lsp_types::request::{
     WorkspaceConfiguration, WorkspaceFoldersRequest,
 };
 use lsp_types::{
-    ApplyWorkspaceEditResponse, ClientCapabilities, ClientInfo, InitializeParams, InitializedParams, Url,
-    WorkspaceFolder,
+    ApplyWorkspaceEditResponse, ClientCapabilities, ClientInfo, InitializeParams, InitializedParams, NumberOrString,
+    ProgressParamsValue, Url, WorkDoneProgress, WorkspaceFolder,
 };
 use serde_json::{Value, json};
 use tokio::io::AsyncReadExt;
@@ -175,7 +175,18 @@ fn client_router(shared: Arc<Shared>) -> Router<Arc<Shared>> {
             shared.publish(params.uri, Published::new(params.version, params.diagnostics));
             ControlFlow::Continue(())
         })
-        .notification::<Progress>(|_, _| ControlFlow::Continue(()))
+        .notification::<Progress>(|shared, params| {
+            let token = match params.token {
+                NumberOrString::Number(n) => n.to_string(),
+                NumberOrString::String(s) => s,
+            };
+            match params.value {
+                ProgressParamsValue::WorkDone(WorkDoneProgress::Begin(_)) => shared.progress(token, true),
+                ProgressParamsValue::WorkDone(WorkDoneProgress::End(_)) => shared.progress(token, false),
+                ProgressParamsValue::WorkDone(WorkDoneProgress::Report(_)) => {}
+            }
+            ControlFlow::Continue(())
+        })
         .notification::<ShowMessage>(|_, _| ControlFlow::Continue(()))
         .notification::<LogMessage>(|_, _| ControlFlow::Continue(()))
         .unhandled_notification(|_, _| ControlFlow::Continue(()))

@@ -54,6 +54,12 @@ pub const BUILTIN: &[Builtin] = &[
     cmd("review", "[FOCUS]", "ask rein to review the change in progress (git status and diff)", Terminal),
     cmd("security-review", "[FOCUS]", "ask rein to review the change in progress for security problems", Terminal),
     cmd("statusline", "[COMMAND]", "the command whose output shows under the input (saved for this project)", Terminal),
+    cmd(
+        "reload-plugins",
+        "",
+        "read the plugins (and all settings) again: rein picks this conversation up with them",
+        Terminal,
+    ),
     cmd("theme", "[NAME]", "the colour theme: dark, light, their colour-blind and terminal-colour forms", Terminal),
     cmd("doctor", "", "what rein read and found: settings, hooks, MCP servers, sandbox (as `rein doctor`)", Terminal),
     cmd("memory", "[list]", "edit CLAUDE.md in $EDITOR (`/memory list`: the memory files in the prompt)", Terminal),

@@ -84,6 +84,8 @@ pub(crate) struct App {
     pub open_log: bool,
     /// The session to continue in place of this one.
     pub resume_to: Option<String>,
+    /// `/reload-plugins` ended the session to start it again.
+    pub reload: Option<Reload>,
     pub rein_home: PathBuf,
     pub session_id: String,
     /// Tokens in use, the window, where compaction starts (as of the last turn).
@@ -194,6 +196,7 @@ impl App {
             turns_taken: false,
             context: None,
             resume_to: None,
+            reload: None,
             rein_home: PathBuf::new(),
             session_id: String::new(),
             busy: None,
@@ -474,4 +477,13 @@ impl App {
             s.tick(facts);
         }
     }
+}
+
+/// What `/reload-plugins` starts again with: the session (once it has a conversation),
+/// its model and its permission mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Reload {
+    pub session: Option<String>,
+    pub model: String,
+    pub mode: String,
 }

@@ -113,6 +113,13 @@ pub enum Ending {
     Quit,
     /// `/resume`: continue that session instead.
     Resume(String),
+    /// `/reload-plugins`: start again, reading every plugin and setting anew, and go on
+    /// with this session (when it has a conversation yet) in this model and mode.
+    Reload {
+        session: Option<String>,
+        model: String,
+        mode: String,
+    },
 }
 
 /// What the interactive session starts from.
@@ -215,7 +222,11 @@ pub async fn run(options: Options) -> std::io::Result<Ending> {
     if tokio::time::timeout(std::time::Duration::from_secs(3), engine_task).await.is_err() {
         tracing::warn!("the engine did not end in time");
     }
-    result.map(|resume| resume.map_or(Ending::Quit, Ending::Resume))
+    result.map(|(resume, reload)| match (reload, resume) {
+        (Some(app::Reload { session, model, mode }), _) => Ending::Reload { session, model, mode },
+        (None, Some(id)) => Ending::Resume(id),
+        (None, None) => Ending::Quit,
+    })
 }
 #[cfg(test)]
 mod ask_tests;

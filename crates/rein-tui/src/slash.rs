@@ -132,6 +132,9 @@ pub(crate) fn run(app: &mut App, command: &str) {
                 Err(e) => out.push(format!("Could not set the status line: {e}")),
             }
         }
+        "reload-plugins" => out.push(reload(app).unwrap_or_else(|| {
+            "Reading the plugins and settings again; rein picks this conversation up with them".into()
+        })),
         "theme" if args.trim().is_empty() => {
             let items = crate::theme::Theme::ALL
                 .iter()
@@ -334,4 +337,33 @@ fn choose_theme(app: &App, name: &str) -> String {
         Some(Err(e)) => format!("Theme set to {} for this session; it could not be saved: {e}", theme.name()),
         None => format!("Theme set to {} for this session (no home folder to save it in)", theme.name()),
     }
+}
+
+/// `/reload-plugins`: end the session so that rein starts again on it, reading every
+/// plugin (commands, subagents, skills, hooks, MCP and language servers, output styles)
+/// and setting anew. Not while a turn or background work runs (it would end with it):
+/// then why not, for the person.
+fn reload(app: &mut App) -> Option<String> {
+    if app.busy.is_some() {
+        return Some("rein is working: /reload-plugins once the turn has ended (or Esc to stop it)".into());
+    }
+    let commands = app.jobs.as_ref().map_or(0, |j| j.list().iter().filter(|j| j.running).count());
+    let agents = app
+        .jobs
+        .as_ref()
+        .map_or(0, |j| j.agents().list().iter().filter(|a| a.state == rein_tools::AgentState::Running).count());
+    if commands + agents > 0 {
+        return Some(format!(
+            "{commands} background command(s) and {agents} background agent(s) are running, and would end: \
+             /reload-plugins once they are done (or stopped with /tasks)"
+        ));
+    }
+    let policy = app.policy.get();
+    app.reload = Some(crate::app::Reload {
+        session: (app.turns_taken && !app.session_id.is_empty()).then(|| app.session_id.clone()),
+        model: app.model.clone(),
+        mode: policy.mode.name().to_string(),
+    });
+    app.quit = true;
+    None
 }

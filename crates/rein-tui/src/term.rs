@@ -43,7 +43,7 @@ pub(crate) async fn run(
     mut engine: mpsc::UnboundedReceiver<FromEngine>,
     mut questions: mpsc::UnboundedReceiver<Question>,
     mut repaint: Option<crate::repaint::RepaintSignal>,
-) -> io::Result<Option<String>> {
+) -> io::Result<(Option<String>, Option<crate::app::Reload>)> {
     terminal::enable_raw_mode()?;
     execute!(io::stdout(), EnableBracketedPaste)?;
     let hook = std::panic::take_hook();
@@ -58,13 +58,13 @@ pub(crate) async fn run(
     let _ = flush_history(&mut app, &mut screen);
     let _ = screen.finish();
     restore();
-    if app.resume_to.is_none() && !app.session_id.is_empty() && app.turns_taken {
+    if app.resume_to.is_none() && app.reload.is_none() && !app.session_id.is_empty() && app.turns_taken {
         #[allow(clippy::print_stdout)] // the terminal is the interface's again: its last line
         {
             println!("Resume this session with: rein --resume {}", app.session_id);
         }
     }
-    result.map(|()| app.resume_to.take())
+    result.map(|()| (app.resume_to.take(), app.reload.take()))
 }
 
 async fn event_loop(

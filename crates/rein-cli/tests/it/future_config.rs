@@ -228,18 +228,18 @@ fn each_class_of_settings_key_is_said_where_it_belongs() {
     let env = Env::new();
     let path = env.write(
         ".claude/settings.json",
-        &serde_json::to_string_pretty(&json!({"model": "sonnet", "theme": "dark", "autoUpdatesChannel": "stable"}))
+        &serde_json::to_string_pretty(&json!({"model": "sonnet", "fastMode": true, "autoUpdatesChannel": "stable"}))
             .unwrap(),
     );
     let server = serve(Scenario::new([reply([text("hi")])]));
     let out = env.rein_at(&server).args(["-p", "go"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     let note = stderr.lines().find(|l| l.contains("settings rein ignores")).unwrap_or_default();
-    assert!(note.contains("theme") && note.contains(&path.display().to_string()), "{stderr}");
+    assert!(note.contains("fastMode") && note.contains(&path.display().to_string()), "{stderr}");
     assert!(!note.contains("autoUpdatesChannel") && !note.contains("model"), "{note}");
     let doctor = env.rein().arg("doctor").output().unwrap();
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(text.contains("`theme` is not supported by rein yet"), "{text}");
+    assert!(text.contains("`fastMode` is not supported by rein yet"), "{text}");
     assert!(text.contains("`autoUpdatesChannel` has no meaning in rein"), "{text}");
     assert!(!text.contains("`model`"), "{text}");
 }

@@ -1,7 +1,8 @@
 //! The everyday commands of issue 56 in a real terminal (tmux): `/skills` lists the
 //! skills with where they come from, `/doctor` shows `rein doctor`'s report inside the
 //! session, `/review` and `/security-review` ask the model to review the change in
-//! progress (with a focus when one is given), `/theme` picks the colours and keeps them.
+//! progress (with a focus when one is given), `/theme` picks the colours and keeps them,
+//! `/reload-plugins` reads a plugin's new parts and goes on with the conversation.
 
 use rein_testkit::{Scenario, reply, text};
 
@@ -203,4 +204,44 @@ fn theme_is_picked_drawn_and_kept_for_the_next_session() {
     pane.type_text("/theme");
     pane.keys(&["Enter"]);
     pane.wait_for("light (in use)");
+}
+
+/// `/reload-plugins` reads a plugin's new parts without the person starting rein again:
+/// the conversation goes on, in the same session, model and mode, with the command the
+/// plugin gained meanwhile.
+#[test]
+fn reload_plugins_picks_up_a_new_command_and_keeps_the_conversation() {
+    let env = Env::new();
+    let plugin = env.home.path().join("plug");
+    let write = |rel: &str, text: &str| {
+        let path = plugin.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(".claude-plugin/plugin.json", r#"{"name": "kit", "version": "1.0.0"}"#);
+    write("commands/old.md", "---\ndescription: The old one\n---\nOLD COMMAND BODY\n");
+    let server = serve(Scenario::new([reply([text("First answer.")]), reply([text("Fresh answer.")])]));
+    let dir = plugin.display().to_string();
+    let pane = Pane::start(&env, &server, &["--plugin-dir", &dir]);
+    pane.wait_for("manual mode on");
+    pane.type_text("the first question");
+    pane.keys(&["Enter"]);
+    pane.wait_for("First answer.");
+    pane.keys(&["BTab"]);
+    pane.wait_for("accept edits on");
+    write("commands/fresh.md", "---\ndescription: The new one\n---\nFRESH COMMAND BODY\n");
+    pane.type_text("/reload-plugins");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Reading the plugins and settings again");
+    pane.wait_for("Resumed a conversation of 2 messages");
+    pane.type_text("/kit:fresh");
+    pane.keys(&["Enter"]);
+    pane.wait_for("Fresh answer.");
+    // rein is back in the same mode (the old status line went with the old process).
+    let visible = pane.tmux(&["capture-pane", "-p", "-t", "t"]);
+    assert!(visible.contains("accept edits on"), "{visible}");
+    let second = server.requests()[1].body["messages"].to_string();
+    assert!(second.contains("FRESH COMMAND BODY"), "{second}");
+    assert!(second.contains("the first question") && second.contains("First answer."), "{second}");
+    assert_eq!(transcripts(&env).len(), 1, "the same session goes on");
 }
