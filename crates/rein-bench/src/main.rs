@@ -16,6 +16,7 @@ mod executor;
 mod harbor;
 mod hooks;
 mod judge;
+mod lsp;
 mod mcp;
 mod media;
 mod oauth;
@@ -137,6 +138,7 @@ const SECTIONS: &[(&str, Section)] = &[
     ("--tool-search", tool_search::rows),
     ("--judge", judge::rows),
     ("--mcp", mcp::rows),
+    ("--lsp", lsp::rows),
     ("--oauth", oauth::rows),
     ("--harbor", harbor::rows),
     ("--background", background::rows),
@@ -310,6 +312,7 @@ fn main() -> anyhow::Result<()> {
     rows.extend(providers::rows(&bin, work.path(), home.path())?);
     rows.extend(sandbox_rows);
     rows.extend(mcp::rows(&bin, work.path(), home.path())?);
+    rows.extend(lsp::rows(&bin, work.path(), home.path())?);
     rows.extend(oauth::rows(&bin, work.path(), home.path())?);
     rows.extend(harbor::rows(&bin, work.path(), home.path())?);
     rows.extend(sdk::rows(&bin, work.path(), home.path())?);

@@ -236,7 +236,7 @@ impl Server {
         .await
         .ok()
         .flatten()?;
-        if first.version.is_some() && !first.items.is_empty() {
+        if first.version.is_some() && (!first.items.is_empty() || !self.shared.busy()) {
             return Some(first.items);
         }
         // A server may publish twice for one change (an empty list that clears the old

@@ -225,3 +225,23 @@ fn a_server_that_cannot_start_is_said_once_and_the_edit_stands() {
     assert!(!results[2].0.contains("new-diagnostics"), "said once: {}", results[2].0);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "three\n");
 }
+
+/// The settings' `lspServers` (the same form as a plugin's `.lsp.json`) work as a
+/// plugin's do, and `rein doctor` no longer calls them unused.
+#[test]
+fn a_language_server_from_the_settings_reports_an_edits_diagnostics() {
+    let env = Env::new();
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/lsp/stub_server.py");
+    let settings = json!({"lspServers": {"stub": {"command": "python3", "args": [script],
+                                                  "extensionToLanguage": {".stub": "stub"}}}});
+    env.write(".claude/settings.json", &settings.to_string());
+    env.write("b.stub", "ok\n");
+    let path = env.cwd().join("b.stub");
+    let calls =
+        [("Read", json!({"file_path": path})), ("Write", json!({"file_path": path, "content": "ok\nBAD again\n"}))];
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| {
+        c.args(["--permission-mode", "acceptEdits"]);
+    });
+    assert!(results[1].0.contains("error at line 2:1: BAD is not allowed (key=no root=-)"), "{results:?}");
+    assert!(!stderr.contains("lspServers"), "an honoured key: {stderr}");
+}
