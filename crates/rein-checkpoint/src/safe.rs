@@ -65,11 +65,18 @@ fn c_name(name: &std::ffi::OsStr) -> std::io::Result<CString> {
     CString::new(name.as_bytes()).map_err(|_| std::io::Error::other("a name with a NUL byte"))
 }
 
+/// How a directory is opened only to go through it: as a location (`O_PATH`) on Linux;
+/// elsewhere (no `O_PATH`) read-only.
+#[cfg(target_os = "linux")]
+const LOCATION: libc::c_int = libc::O_PATH;
+#[cfg(not(target_os = "linux"))]
+const LOCATION: libc::c_int = libc::O_RDONLY;
+
 /// `dir` (absolute), opened from `/` one component at a time with no link followed;
 /// with `create`, missing directories are made (owner-only).
 pub(crate) fn open_dir(dir: &Path, create: bool) -> std::io::Result<OwnedFd> {
     // SAFETY: a valid C string and flags.
-    let root = unsafe { libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_DIRECTORY | libc::O_CLOEXEC) };
+    let root = unsafe { libc::open(c"/".as_ptr(), LOCATION | libc::O_DIRECTORY | libc::O_CLOEXEC) };
     if root < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -88,7 +95,7 @@ pub(crate) fn open_dir(dir: &Path, create: bool) -> std::io::Result<OwnedFd> {
                 return Err(std::io::Error::last_os_error());
             }
         }
-        let flags = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        let flags = LOCATION | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
         // SAFETY: a valid descriptor and C string.
         let next = unsafe { libc::openat(fd.as_raw_fd(), name.as_ptr(), flags) };
         if next < 0 {

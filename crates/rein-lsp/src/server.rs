@@ -236,7 +236,9 @@ impl Server {
         .await
         .ok()
         .flatten()?;
-        if first.version.is_some() && (!first.items.is_empty() || !self.shared.busy()) {
+        // A warm server's answer for the version is its answer; a server that has just
+        // been shown the file may still be reading the workspace (and say nothing yet).
+        if first.version.is_some() && (!first.items.is_empty() || !synced.opened && !self.shared.busy()) {
             return Some(first.items);
         }
         // A server may publish twice for one change (an empty list that clears the old

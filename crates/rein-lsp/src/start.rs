@@ -49,15 +49,7 @@ pub(crate) async fn start(spec: &ServerSpec, root: &Path) -> Result<Server, LspE
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    #[cfg(target_os = "linux")]
-    // Killed with rein, even by SIGKILL (which runs none of rein's exit paths).
-    // SAFETY: prctl with integer arguments is async-signal-safe.
-    unsafe {
-        cmd.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-            Ok(())
-        });
-    }
+    rein_process::dies_with_rein(cmd.as_std_mut());
     rein_process::env::for_child(cmd.as_std_mut());
     cmd.envs(&spec.env);
     let started = |source| LspError::Start { server: spec.name.clone(), command: spec.command.clone(), source };

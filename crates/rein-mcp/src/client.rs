@@ -111,14 +111,7 @@ pub async fn connect(
             Transport::Stdio { command, args, env } => {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.args(args).current_dir(facts.cwd).process_group(0).kill_on_drop(true);
-                // Killed with rein, even by SIGKILL (which runs none of rein's exit paths).
-                // SAFETY: prctl with integer arguments is async-signal-safe.
-                unsafe {
-                    cmd.pre_exec(|| {
-                        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-                        Ok(())
-                    });
-                }
+                rein_process::dies_with_rein(cmd.as_std_mut());
                 // rein's own credentials never reach a server, unless its entry names them.
                 rein_process::env::for_child(cmd.as_std_mut());
                 cmd.env("CLAUDECODE", "1")

@@ -88,6 +88,26 @@ pub fn live_process_groups() -> usize {
     live().as_ref().map(|s| s.len()).unwrap_or(0)
 }
 
+/// A server rein starts (MCP, language servers) is killed with rein, even when rein is
+/// killed by SIGKILL (which runs none of rein's exit paths): Linux's parent-death
+/// signal. Elsewhere the server's process group is still killed on every exit path
+/// rein runs.
+pub fn dies_with_rein(command: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt as _;
+        // SAFETY: prctl with integer arguments is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
 /// Make rein's own memory and `/proc` files unreadable to other processes of the same
 /// user (invariant 11): a process that is not dumpable has its `/proc/PID/environ`,
 /// `mem`, `maps`, `fd` … owned by root, and cannot be traced by its own user. A command

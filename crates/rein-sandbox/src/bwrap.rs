@@ -37,7 +37,6 @@ impl Sources {
 
     /// [`open`](Self::open), leaving the sources inside `layers` to the mount stage.
     pub fn open_beside(plan: &Plan, layers: &[PathBuf]) -> std::io::Result<Sources> {
-        use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
         let mut out = HashMap::new();
         let mut deferred = Vec::new();
         for path in plan.write_roots.iter().chain(&plan.pins).chain(&plan.reopened).chain(&plan.unmasked) {
@@ -51,16 +50,14 @@ impl Sources {
                 }
                 continue;
             }
-            // No O_NOFOLLOW: with O_PATH it would open a trailing link itself; the
-            // resolution refuses links everywhere, the last component included.
-            let flags = OFlags::PATH | OFlags::CLOEXEC;
-            match openat2(CWD, path, flags, Mode::empty(), ResolveFlags::NO_SYMLINKS) {
+            // The resolution refuses links everywhere, the last component included.
+            match crate::platform::sys::open_without_links(path, false, false) {
                 Ok(fd) => {
                     out.insert(path.clone(), fd);
                 }
                 // A pin that went away binds nothing that could be swapped.
-                Err(rustix::io::Errno::NOENT) if !plan.write_roots.contains(path) => {}
-                Err(rustix::io::Errno::LOOP) => {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !plan.write_roots.contains(path) => {}
+                Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
                     return Err(std::io::Error::other(format!(
                         "{} became a symbolic link while the command was being prepared",
                         path.display()

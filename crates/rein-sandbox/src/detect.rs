@@ -75,7 +75,9 @@ pub fn probe(bwrap_path: Option<&Path>, writable: &[PathBuf], forced: Option<cha
     if !seccomp {
         missing.push("seccomp filters cannot be installed".into());
     }
-    if !cfg!(feature = "platform") {
+    if !cfg!(target_os = "linux") {
+        missing.push("rein's sandbox uses Linux's mechanisms (bubblewrap, Landlock, seccomp); this system has none of them, so commands run unsandboxed".into());
+    } else if !cfg!(feature = "platform") {
         missing.push("rein was built without its platform mechanisms (the `platform` feature)".into());
     }
     let c = Tier::C { missing };

@@ -135,8 +135,7 @@ pub fn run(args: &[OsString]) -> SandboxError {
             Ok(r) => r,
             Err(e) => return SandboxError::Helper(format!("cannot start the network relay: {e}")),
         };
-        // SAFETY: integer arguments only.
-        unsafe { libc::prctl(libc::PR_SET_DUMPABLE, 0, 0, 0, 0) };
+        crate::platform::sys::set_not_dumpable();
         // SAFETY: the process is single-threaded here (the relay's threads start after).
         let child = unsafe { libc::fork() };
         if child < 0 {
@@ -156,8 +155,7 @@ pub fn run(args: &[OsString]) -> SandboxError {
         if let Err(e) = crate::platform::landlock_rules::restrict_to_own_processes() {
             return e;
         }
-        // SAFETY: integer arguments only.
-        unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) };
+        crate::platform::sys::set_child_subreaper();
         // SAFETY: the process is single-threaded here.
         let child = unsafe { libc::fork() };
         if child < 0 {
@@ -206,14 +204,12 @@ pub fn run(args: &[OsString]) -> SandboxError {
 /// nothing rein (or bubblewrap, or whoever started rein) did not mean to give it. Makes
 /// system calls only (it also runs between fork and exec in Tier B).
 pub(crate) fn close_at_exec_all_but(keep: &[i32]) -> std::io::Result<()> {
-    const CLOSE_RANGE_CLOEXEC: libc::c_uint = 1 << 2;
     let mut from: libc::c_uint = 3;
     let mark = |first: libc::c_uint, last: libc::c_uint| -> std::io::Result<()> {
         if first > last {
             return Ok(());
         }
-        // SAFETY: integer arguments only.
-        if unsafe { libc::syscall(libc::SYS_close_range, first, last, CLOSE_RANGE_CLOEXEC) } == 0 {
+        if crate::platform::sys::close_range_cloexec(first, last) {
             return Ok(());
         }
         // Kernels before 5.11: one descriptor at a time, up to the limit.
@@ -293,39 +289,10 @@ fn reap_until(child: libc::pid_t) -> i32 {
 }
 
 /// Give up every capability (bounding, ambient, effective, permitted, inheritable): a
-/// command started by rein running as root must not keep root's powers (with
-/// `CAP_SYS_PTRACE` it could read rein's memory and environment through `/proc`, which
-/// Landlock allows to holders of that capability). In Tier A the user namespace has
-/// none to give up.
+/// command started by rein running as root must not keep root's powers. In Tier A the
+/// user namespace has none to give up.
 pub(crate) fn drop_capabilities() -> std::io::Result<()> {
-    #[repr(C)]
-    struct Header {
-        version: u32,
-        pid: i32,
-    }
-    #[repr(C)]
-    #[derive(Clone, Copy)]
-    struct Data {
-        effective: u32,
-        permitted: u32,
-        inheritable: u32,
-    }
-    const VERSION_3: u32 = 0x2008_0522;
-    for cap in 0..64 {
-        // SAFETY: integer arguments only; EINVAL past the last capability, EPERM without
-        // CAP_SETPCAP (then there is nothing in the bounding set worth dropping).
-        unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) };
-    }
-    // SAFETY: integer arguments only.
-    unsafe { libc::prctl(libc::PR_CAP_AMBIENT, libc::PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) };
-    let mut header = Header { version: VERSION_3, pid: 0 };
-    let data = [Data { effective: 0, permitted: 0, inheritable: 0 }; 2];
-    // SAFETY: capset reads a version-3 header and two data structs, which we pass.
-    let rc = unsafe { libc::syscall(libc::SYS_capset, &mut header as *mut Header, data.as_ptr()) };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    Ok(())
+    crate::platform::sys::drop_capabilities()
 }
 
 #[cfg(test)]

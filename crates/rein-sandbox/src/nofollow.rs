@@ -51,13 +51,10 @@ fn read(path: &Path, flags: i32) -> std::io::Result<Vec<u8>> {
 /// command still running could swap one in), and `path` as seen through that
 /// descriptor: `/proc/self/fd/N/<name>`, which stays in the directory that was opened.
 fn through_parent(path: &Path) -> std::io::Result<(OwnedFd, PathBuf)> {
-    use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
     let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
         return Err(std::io::Error::other("no parent directory"));
     };
-    let fd =
-        openat2(CWD, dir, OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty(), ResolveFlags::NO_SYMLINKS)
-            .map_err(std::io::Error::from)?;
+    let fd = crate::platform::sys::open_without_links(dir, true, false)?;
     let through = PathBuf::from(format!("/proc/self/fd/{}", fd.as_raw_fd())).join(name);
     Ok((fd, through))
 }
@@ -169,11 +166,7 @@ fn open_up(dir: &Path) {
 /// `dir` opened without following a link (`O_PATH`), when it is a directory the
 /// person owns.
 fn open_path(dir: &Path) -> Option<OwnedFd> {
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_PATH | libc::O_NOFOLLOW | libc::O_DIRECTORY)
-        .open(dir)
-        .ok()?;
+    let f = crate::platform::sys::open_dir_location(dir).ok()?;
     // SAFETY: no arguments.
     let me = unsafe { libc::geteuid() };
     let meta = f.metadata().ok()?;

@@ -1,10 +1,11 @@
-//! The platform mechanisms' stand-ins, for a build without the `platform` feature: each
-//! reports itself unavailable, so no command is ever taken for confined.
+//! The platform mechanisms' stand-ins, for a build without the `platform` feature or
+//! for a system other than Linux: each reports itself unavailable, so no command is ever
+//! taken for confined.
 
 use crate::SandboxError;
 
 fn unavailable(what: &str) -> SandboxError {
-    SandboxError::Unavailable(format!("{what}: rein was built without the `platform` feature"))
+    SandboxError::Unavailable(format!("{what}: a Linux mechanism, not in this build of rein"))
 }
 
 pub mod seccomp {
@@ -21,20 +22,20 @@ pub mod seccomp {
     }
 }
 
-pub mod landlock_rules {
+pub(crate) mod landlock_rules {
     use super::unavailable;
     use crate::SandboxError;
 
-    pub fn abi_version() -> i64 {
+    pub(crate) fn abi_version() -> i64 {
         0
     }
 
-    pub fn restrict_to_own_processes() -> Result<(), SandboxError> {
+    pub(crate) fn restrict_to_own_processes() -> Result<(), SandboxError> {
         Err(unavailable("Landlock"))
     }
 }
 
-pub mod inprocess {
+pub(crate) mod inprocess {
     use std::path::PathBuf;
     use std::sync::Arc;
 
@@ -44,18 +45,18 @@ pub mod inprocess {
 
     /// Never made: Landlock and seccomp are not built in.
     #[derive(Debug)]
-    pub struct InProcess;
+    pub(crate) struct InProcess;
 
     impl InProcess {
-        pub fn new(_: &[PathBuf], _: FilterOptions) -> Result<Arc<InProcess>, SandboxError> {
+        pub(crate) fn new(_: &[PathBuf], _: FilterOptions) -> Result<Arc<InProcess>, SandboxError> {
             Err(unavailable("Landlock"))
         }
 
-        pub fn attach(self: &Arc<Self>, _: &mut std::process::Command, _: &[i32]) {}
+        pub(crate) fn attach(self: &Arc<Self>, _: &mut std::process::Command, _: &[i32]) {}
     }
 }
 
-pub mod watch {
+pub(crate) mod watch {
     use std::os::fd::{OwnedFd, RawFd};
     use std::path::PathBuf;
     use std::sync::Arc;

@@ -223,12 +223,7 @@ fn walk(dir: &TrialDir, upper: &Path, host: &Path, out: &mut Vec<Change>, depth:
 
 /// `user.overlay.opaque` is `y`: the directory replaced the one below it whole.
 fn is_opaque(path: &Path) -> bool {
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()) else { return false };
-    let mut value = [0u8; 4];
-    // SAFETY: valid C strings and a buffer of its length.
-    let n =
-        unsafe { libc::lgetxattr(c.as_ptr(), c"user.overlay.opaque".as_ptr(), value.as_mut_ptr().cast(), value.len()) };
-    n >= 1 && value[0] == b'y'
+    crate::platform::sys::overlay_opaque(path)
 }
 
 /// A copy-up whose bytes, kind and mode are the lower file's (only its times changed).

@@ -95,34 +95,16 @@ impl Mounts {
     /// Enter the namespaces and mount the overlays; `lenient`: a layer whose overlay
     /// cannot be mounted (a filesystem overlayfs refuses) stays the host's directory.
     fn enter(&self, lenient: bool) -> std::io::Result<()> {
-        let fail = std::io::Error::last_os_error;
-        // SAFETY: integer flags.
-        if unsafe { libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS) } != 0 {
-            return Err(fail());
-        }
+        crate::platform::sys::unshare_user_and_mounts()?;
         write_file(c"/proc/self/setgroups", c"deny")?;
         write_file(c"/proc/self/uid_map", &self.uid_map)?;
         write_file(c"/proc/self/gid_map", &self.gid_map)?;
-        // SAFETY: valid C strings and flags; no mount propagates back to the host.
-        if unsafe {
-            libc::mount(
-                std::ptr::null(),
-                c"/".as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            )
-        } != 0
-        {
-            return Err(fail());
-        }
+        // No mount propagates back to the host.
+        crate::platform::sys::make_mounts_private()?;
         for (target, options) in &self.overlays {
-            // SAFETY: valid C strings.
-            let rc = unsafe {
-                libc::mount(c"overlay".as_ptr(), target.as_ptr(), c"overlay".as_ptr(), 0, options.as_ptr().cast())
-            };
-            if rc != 0 && !lenient {
-                return Err(fail());
+            match crate::platform::sys::mount_overlay(target, options) {
+                Err(e) if !lenient => return Err(e),
+                _ => {}
             }
         }
         Ok(())
@@ -150,8 +132,7 @@ fn write_file(path: &std::ffi::CStr, text: &std::ffi::CStr) -> std::io::Result<(
 /// Open `path` (`O_PATH`, no symbolic link in any component) as descriptor `fd`, kept
 /// across exec.
 fn open_as(path: &std::ffi::OsStr, fd: i32) -> std::io::Result<()> {
-    use rustix::fs::{CWD, Mode, OFlags, ResolveFlags, openat2};
-    let opened = openat2(CWD, path, OFlags::PATH, Mode::empty(), ResolveFlags::NO_SYMLINKS)?;
+    let opened = crate::platform::sys::open_without_links(std::path::Path::new(path), false, true)?;
     let raw = std::os::fd::IntoRawFd::into_raw_fd(opened);
     if raw != fd {
         // SAFETY: two descriptors; the stage holds no other at `fd` (the caller chose a
