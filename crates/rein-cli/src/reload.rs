@@ -7,8 +7,10 @@ use std::ffi::OsString;
 /// Flags whose value is the next argument, dropped with it: the session is chosen
 /// again, and the model and mode are the ones in use now.
 const WITH_VALUE: &[&str] = &["--session-id", "--model", "--permission-mode", "--rewind-to"];
-/// Flags dropped alone.
-const ALONE: &[&str] = &["-c", "--continue", "--fork-session"];
+/// Flags dropped alone: the session is chosen again, and bypass is had only through the
+/// mode in use now (a person who left bypass for plan must come back in plan).
+const ALONE: &[&str] =
+    &["-c", "--continue", "--fork-session", "--dangerously-skip-permissions", "--allow-dangerously-skip-permissions"];
 
 /// The arguments to start again with.
 pub(crate) fn relaunch_args(
@@ -65,9 +67,20 @@ mod tests {
 
     #[test]
     fn the_session_model_and_mode_are_chosen_again_and_the_rest_is_kept() {
-        let argv = ["--plugin-dir", "/p", "-r", "old", "--model=opus", "--permission-mode", "plan", "-c", "fix it"]
-            .map(OsString::from)
-            .to_vec();
+        let argv = [
+            "--plugin-dir",
+            "/p",
+            "-r",
+            "old",
+            "--dangerously-skip-permissions",
+            "--model=opus",
+            "--permission-mode",
+            "plan",
+            "-c",
+            "fix it",
+        ]
+        .map(OsString::from)
+        .to_vec();
         let out = strings(relaunch_args(argv, Some("fix it"), Some("abc"), "claude-x", "acceptEdits"));
         assert_eq!(
             out,

@@ -20,6 +20,10 @@ pub enum LspError {
     StartTimeout { server: String, seconds: u64, stderr: String },
     #[error("the language server {server} stopped{stderr}")]
     Stopped { server: String, stderr: String },
+    #[error(
+        "the language server {server} is not started: it would read {file}, which the Read rules keep from the model (what it says of the code could quote it)"
+    )]
+    Protected { server: String, file: String },
     #[error("the language server {server} is not used this session: {why}")]
     Failed { server: String, why: String },
     #[error("the language server {server} has stopped {times} times and is not started again this session")]

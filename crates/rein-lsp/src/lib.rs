@@ -14,7 +14,9 @@
 
 mod diagnostics;
 mod error;
+mod frames;
 mod position;
+mod protected;
 mod render;
 mod server;
 mod servers;

@@ -31,10 +31,12 @@ impl<'a> Render<'a> {
         Render { ctx, names: PathNames::relative_to(&ctx.cwd), lines: HashMap::new(), hidden: 0 }
     }
 
-    /// The file `uri` names, unless the rules keep it from reading (counted).
+    /// The file `uri` names, unless the rules keep it from reading, as named or where its
+    /// links lead (counted); a server may name any path.
     fn visible(&mut self, uri: &Url) -> Option<PathBuf> {
         let path = uri.to_file_path().ok()?;
-        if self.ctx.read_denied(&path, None) {
+        let real = std::fs::canonicalize(&path).ok();
+        if self.ctx.read_denied(&path, None) || real.as_deref().is_some_and(|r| self.ctx.read_denied(r, None)) {
             self.hidden += 1;
             return None;
         }
@@ -43,9 +45,7 @@ impl<'a> Render<'a> {
 
     /// `path:line:column` of `range`'s start, from 1.
     fn place(&mut self, path: &Path, range: &Range) -> String {
-        let lines = self.lines.entry(path.to_path_buf()).or_insert_with(|| {
-            std::fs::read_to_string(path).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default()
-        });
+        let lines = self.lines.entry(path.to_path_buf()).or_insert_with(|| line_texts(path));
         let line = lines.get(range.start.line as usize);
         let column =
             line.map_or(range.start.character as usize, |l| crate::position::column_of(l, range.start.character));
@@ -196,6 +196,17 @@ impl<'a> Render<'a> {
         }
         self.footer(format!("{} calls {} function(s):\n{}", of.name, listed.len(), listed.join("\n")))
     }
+}
+
+/// The lines of `path`, when it is a regular file of a readable size (a server may name
+/// a pipe, a device or something huge: then no line is shown).
+fn line_texts(path: &Path) -> Vec<String> {
+    const LARGEST: u64 = 8 << 20;
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.len() <= LARGEST => {}
+        _ => return Vec::new(),
+    }
+    std::fs::read_to_string(path).map(|t| t.lines().map(str::to_string).collect()).unwrap_or_default()
 }
 
 /// Nested symbols as an indented outline.

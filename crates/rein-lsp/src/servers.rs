@@ -30,6 +30,8 @@ pub struct LanguageServers {
     specs: Vec<ServerSpec>,
     root: PathBuf,
     slots: Vec<tokio::sync::Mutex<Slot>>,
+    /// The Read rules: a server is not started where it would read a file they protect.
+    guard: Option<Arc<dyn rein_effects::ReadGuard>>,
 }
 
 impl std::fmt::Debug for LanguageServers {
@@ -43,7 +45,15 @@ impl LanguageServers {
     /// has is used for the extensions only it names.
     pub fn new(specs: Vec<ServerSpec>, root: &Path) -> Self {
         let slots = specs.iter().map(|_| tokio::sync::Mutex::new(Slot::Idle { restarts: 0 })).collect();
-        LanguageServers { specs, root: root.to_path_buf(), slots }
+        LanguageServers { specs, root: root.to_path_buf(), slots, guard: None }
+    }
+
+    /// With the Read rules that keep files from the model: a server that would read one
+    /// (a file of its languages, or JSON, in its workspace) is not started — what it
+    /// says of the code (a hover, a diagnostic) could quote it.
+    pub fn with_read_rules(mut self, guard: Arc<dyn rein_effects::ReadGuard>) -> Self {
+        self.guard = Some(guard);
+        self
     }
 
     pub fn specs(&self) -> &[ServerSpec] {
@@ -88,6 +98,19 @@ impl LanguageServers {
                 return Err(LspError::Failed { server: spec.name.clone(), why: why.clone() });
             }
         };
+        if let Some(guard) = self.guard.clone() {
+            let (spec_c, root) = (spec.clone(), spec.workspace_folder.clone().unwrap_or_else(|| self.root.clone()));
+            let found =
+                tokio::task::spawn_blocking(move || crate::protected::file_it_would_read(&spec_c, &root, &*guard))
+                    .await
+                    .ok()
+                    .flatten();
+            if let Some(file) = found {
+                let e = LspError::Protected { server: spec.name.clone(), file: file.display().to_string() };
+                *slot = Slot::Failed { why: e.to_string(), told: true };
+                return Err(e);
+            }
+        }
         match crate::start::start(spec, &self.root).await {
             Ok(server) => {
                 let server = Arc::new(server);

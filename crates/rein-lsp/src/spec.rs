@@ -13,6 +13,8 @@ use crate::SpecError;
 
 /// How long a server may take to start when its entry does not say.
 const DEFAULT_STARTUP: Duration = Duration::from_secs(60);
+/// The longest start an entry may ask for.
+const LONGEST_STARTUP: Duration = Duration::from_secs(300);
 /// How often a crashed server is started again when its entry does not say.
 const DEFAULT_MAX_RESTARTS: u32 = 3;
 
@@ -95,7 +97,10 @@ impl ServerSpec {
             initialization_options: obj.get("initializationOptions").filter(|v| !v.is_null()).cloned(),
             settings: obj.get("settings").filter(|v| !v.is_null()).cloned(),
             workspace_folder: obj.get("workspaceFolder").and_then(Value::as_str).map(|w| PathBuf::from(expand(w))),
-            startup_timeout: millis("startupTimeout").filter(|d| !d.is_zero()).unwrap_or(DEFAULT_STARTUP),
+            startup_timeout: millis("startupTimeout")
+                .filter(|d| !d.is_zero())
+                .unwrap_or(DEFAULT_STARTUP)
+                .min(LONGEST_STARTUP),
             restart_on_crash: obj.get("restartOnCrash").and_then(Value::as_bool).unwrap_or(true),
             max_restarts: obj
                 .get("maxRestarts")
@@ -137,6 +142,9 @@ mod tests {
         assert_eq!(spec.language_of(std::path::Path::new("/w/a.rs")), None);
         assert_eq!(spec.startup_timeout, Duration::from_secs(5));
         assert_eq!(spec.max_restarts, 1);
+        let forever =
+            parse(json!({"command": "x", "extensionToLanguage": {".py": "python"}, "startupTimeout": u64::MAX}));
+        assert_eq!(forever.unwrap().startup_timeout, LONGEST_STARTUP);
     }
 
     #[test]

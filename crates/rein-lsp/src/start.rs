@@ -81,7 +81,9 @@ pub(crate) async fn start(spec: &ServerSpec, root: &Path) -> Result<Server, LspE
     }
     let (main_loop, mut socket) = MainLoop::new_client(|_| client_router(shared.clone()));
     let (ended_tx, ended) = tokio::sync::watch::channel(false);
+    let name = spec.name.clone();
     tokio::spawn(async move {
+        let stdout = crate::frames::checked(stdout, name);
         if let Err(e) = main_loop.run_buffered(stdout.compat(), stdin.compat_write()).await {
             tracing::debug!(error = %e, "a language server's connection ended");
         }

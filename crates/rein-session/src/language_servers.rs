@@ -49,12 +49,26 @@ pub(crate) fn specs(plugins: &[Plugin], settings: &rein_settings::Settings) -> (
     (specs, problems)
 }
 
-/// Give `setup` its language servers (none started yet).
-pub(crate) fn add(setup: &mut Setup, settings: &rein_settings::Settings, notices: &mut Vec<String>) {
+/// Give `setup` its language servers (none started yet). Where a folder's programs wait
+/// for its trust (`rein mcp serve`) and it is not trusted, there are none: a language
+/// server runs the project's own code (TypeScript's server from its `node_modules`,
+/// rust-analyzer its build scripts), whoever configured the server.
+pub(crate) fn add(
+    setup: &mut Setup,
+    settings: &rein_settings::Settings,
+    opts: &crate::Options,
+    notices: &mut Vec<String>,
+) {
     let (specs, problems) = specs(&setup.plugins, settings);
     notices.extend(problems.iter().map(|p| format!("warning: {p}")));
     setup.plugin_problems.extend(problems);
-    if !specs.is_empty() {
-        setup.language_servers = Some(Arc::new(LanguageServers::new(specs, &setup.cwd)));
+    if specs.is_empty() {
+        return;
     }
+    if opts.hooks_wait_for_trust && crate::rules::folder_untrusted(opts, &setup.cwd, setup.env.home.as_deref()) {
+        notices.push("this folder is not trusted yet, so no language server runs in it".into());
+        return;
+    }
+    let guard: Arc<dyn rein_tools::ReadGuard> = setup.policy.clone();
+    setup.language_servers = Some(Arc::new(LanguageServers::new(specs, &setup.cwd).with_read_rules(guard)));
 }

@@ -29,12 +29,7 @@ pub fn locations(opts: &Options, cwd: &Path, home: Option<&Path>) -> Locations {
 fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &mut Settings) {
     const WAITING: [(&str, &str); 3] =
         [("/permissions", "allow"), ("/permissions", "additionalDirectories"), ("", "env")];
-    if opts.trusted_for_session {
-        return;
-    }
-    let env = opts.env();
-    let Some(claude_json) = crate::mcp::claude_json(&env) else { return };
-    if crate::trust::is_trusted(&claude_json, cwd, home) {
+    if !folder_untrusted(opts, cwd, home) {
         return;
     }
     let mut set_aside = Vec::new();
@@ -58,6 +53,16 @@ fn untrusted_folder(opts: &Options, cwd: &Path, home: Option<&Path>, settings: &
             set_aside.join(", ")
         );
     }
+}
+
+/// Whether the folder is not trusted yet (and not trusted for this session only).
+pub(crate) fn folder_untrusted(opts: &Options, cwd: &Path, home: Option<&Path>) -> bool {
+    if opts.trusted_for_session {
+        return false;
+    }
+    let env = opts.env();
+    let Some(claude_json) = crate::mcp::claude_json(&env) else { return false };
+    !crate::trust::is_trusted(&claude_json, cwd, home)
 }
 
 /// The built-in tools `--restricted` leaves out unless `--tools` names them: those that

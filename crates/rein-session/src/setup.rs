@@ -189,7 +189,7 @@ impl Setup {
         setup.memory_excludes.extend(wanted.memory_excludes());
         setup.nested_excludes = wanted.nested_excludes();
         crate::plugins::add(&mut setup, &custom, &mut hooks, &opts.plugin_dirs, &mut notices);
-        crate::language_servers::add(&mut setup, &custom, &mut notices);
+        crate::language_servers::add(&mut setup, &custom, opts, &mut notices);
         let (styles, skipped_styles) =
             rein_prompt::output_styles::load_output_styles_with_skipped(&setup.cwd, setup.env.home.as_deref());
         setup.output_styles = styles;

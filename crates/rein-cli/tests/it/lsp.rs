@@ -245,3 +245,44 @@ fn a_language_server_from_the_settings_reports_an_edits_diagnostics() {
     assert!(results[1].0.contains("error at line 2:1: BAD is not allowed (key=no root=-)"), "{results:?}");
     assert!(!stderr.contains("lspServers"), "an honoured key: {stderr}");
 }
+
+/// What the Read rules protect stays protected from what a server says: a server that
+/// would read a protected file of its language is not started at all (its hovers and
+/// diagnostics could quote it), and a location a server names through a link to a
+/// protected file, or at a pipe, is left out or shown without its text (never waited on).
+#[test]
+fn read_rules_hold_against_what_a_language_server_says() {
+    let env = Env::new();
+    let started = env.home.path().join("started");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/lsp/stub_server.py");
+    let server = |defs: &str| {
+        json!({"stub": {"command": "python3", "args": [script], "extensionToLanguage": {".stub": "stub"},
+                        "env": {"STUB_LSP_STARTED": started, "STUB_DEFINITIONS": defs}}})
+    };
+    // A protected file of the server's language: it is not started.
+    env.write("secret.stub", "TOKEN = sk-live-123\n");
+    env.write("a.stub", "use TOKEN\n");
+    let settings = json!({"lspServers": server(""), "permissions": {"deny": ["Read(./secret.stub)"]}});
+    env.write(".claude/settings.json", &settings.to_string());
+    let a = env.cwd().join("a.stub");
+    let hover = ("LSP", json!({"operation": "hover", "filePath": a, "line": 1, "character": 5}));
+    let (results, _, _) = tool_calls(&env, &[hover], |_| {});
+    assert!(results[0].1 && results[0].0.contains("is not started: it would read"), "{:?}", results[0]);
+    assert!(results[0].0.contains("secret.stub") && !started.exists(), "{:?}", results[0]);
+
+    // A link to a protected file of another kind, and a pipe, named as definitions.
+    std::fs::remove_file(env.cwd().join("secret.stub")).unwrap();
+    env.write("secret.txt", "sk-live-123\n");
+    std::os::unix::fs::symlink(env.cwd().join("secret.txt"), env.cwd().join("link.txt")).unwrap();
+    let fifo = env.cwd().join("pipe.txt");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let defs = std::env::join_paths([env.cwd().join("link.txt"), fifo.clone()]).unwrap();
+    let settings =
+        json!({"lspServers": server(defs.to_str().unwrap()), "permissions": {"deny": ["Read(./secret.txt)"]}});
+    env.write(".claude/settings.json", &settings.to_string());
+    let def = ("LSP", json!({"operation": "goToDefinition", "filePath": a, "line": 1, "character": 5}));
+    let (results, _, _) = tool_calls(&env, &[def], |_| {});
+    let text = &results[0].0;
+    assert!(!results[0].1 && !text.contains("sk-live"), "{text}");
+    assert!(text.contains("pipe.txt:1:1") && text.contains("1 result(s) in files the Read rules protect"), "{text}");
+}

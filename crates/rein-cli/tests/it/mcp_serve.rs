@@ -105,3 +105,29 @@ fn the_served_folder_cannot_open_the_wall() {
     assert!(!failed(2) && results[2]["text"].as_str().unwrap().contains("plain"), "{:?}", results[2]);
     assert!(failed(3) && !results[3]["text"].as_str().unwrap().contains("passwd"), "{:?}", results[3]);
 }
+
+/// A language server runs the project's own code (TypeScript's server from its
+/// `node_modules`, rust-analyzer its build scripts): under `rein mcp serve` none starts
+/// in a folder nobody trusted, even the user's own, and the edit stands.
+#[test]
+fn no_language_server_runs_in_an_untrusted_served_folder() {
+    let env = Env::new();
+    let started = env.home.path().join("started");
+    let script = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/lsp/stub_server.py");
+    let user = json!({"permissions": {"defaultMode": "acceptEdits"},
+        "lspServers": {"stub": {"command": "python3", "args": [script], "extensionToLanguage": {".stub": "stub"},
+                                "env": {"STUB_LSP_STARTED": started}}}});
+    let settings = env.home.path().join(".claude/settings.json");
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, user.to_string()).unwrap();
+    env.write("a.stub", "one\n");
+    let calls = json!([
+        ["Read", {"file_path": "a.stub"}],
+        ["Edit", {"file_path": "a.stub", "old_string": "one", "new_string": "BAD two"}],
+    ]);
+    let Some(out) = serve(&env, calls) else { return };
+    let results = out["results"].as_array().unwrap();
+    assert!(!results[1]["error"].as_bool().unwrap(), "{:?}", results[1]);
+    assert_eq!(std::fs::read_to_string(env.cwd().join("a.stub")).unwrap(), "BAD two\n");
+    assert!(!started.exists(), "a language server ran in the untrusted folder");
+}
