@@ -33,23 +33,37 @@ pub(crate) fn checked(server: impl AsyncRead + Unpin + Send + 'static, name: Str
     from_server
 }
 
+/// Why a server's output was refused.
+#[derive(Debug, thiserror::Error)]
+enum FrameError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("the output ended inside a message's headers")]
+    Cut,
+    #[error("a header line too long")]
+    LongLine,
+    #[error("too many header lines")]
+    ManyLines,
+    #[error("a bad Content-Length: {0}")]
+    BadLength(String),
+    #[error("a message of {0} bytes (at most {MAX_MESSAGE})")]
+    TooLarge(usize),
+    #[error("a message without a Content-Length")]
+    NoLength,
+}
+
 /// The next message (its headers as they came, and its body); `None` at the end.
-async fn next(input: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Result<Option<(Vec<u8>, Vec<u8>)>, String> {
+async fn next(input: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Result<Option<(Vec<u8>, Vec<u8>)>, FrameError> {
     let mut headers = Vec::new();
     let mut length = None;
     loop {
         let mut line = Vec::new();
-        let n =
-            (&mut *input).take(MAX_HEADER_LINE as u64).read_until(b'\n', &mut line).await.map_err(|e| e.to_string())?;
+        let n = (&mut *input).take(MAX_HEADER_LINE as u64).read_until(b'\n', &mut line).await?;
         if n == 0 {
-            return if headers.is_empty() {
-                Ok(None)
-            } else {
-                Err("the output ended inside a message's headers".into())
-            };
+            return if headers.is_empty() { Ok(None) } else { Err(FrameError::Cut) };
         }
         if !line.ends_with(b"\n") {
-            return Err("a header line too long".into());
+            return Err(FrameError::LongLine);
         }
         headers.extend_from_slice(&line);
         let text = String::from_utf8_lossy(&line);
@@ -60,19 +74,19 @@ async fn next(input: &mut (impl tokio::io::AsyncBufRead + Unpin)) -> Result<Opti
         if let Some((name, value)) = text.split_once(':')
             && name.trim().eq_ignore_ascii_case("content-length")
         {
-            let n: usize = value.trim().parse().map_err(|_| format!("a bad Content-Length: {}", value.trim()))?;
+            let n: usize = value.trim().parse().map_err(|_| FrameError::BadLength(value.trim().to_string()))?;
             if n > MAX_MESSAGE {
-                return Err(format!("a message of {n} bytes (at most {MAX_MESSAGE})"));
+                return Err(FrameError::TooLarge(n));
             }
             length = Some(n);
         }
         if headers.len() > 16 * MAX_HEADER_LINE {
-            return Err("too many header lines".into());
+            return Err(FrameError::ManyLines);
         }
     }
-    let Some(length) = length else { return Err("a message without a Content-Length".into()) };
+    let Some(length) = length else { return Err(FrameError::NoLength) };
     let mut body = vec![0u8; length];
-    input.read_exact(&mut body).await.map_err(|e| e.to_string())?;
+    input.read_exact(&mut body).await?;
     Ok(Some((headers, body)))
 }
 

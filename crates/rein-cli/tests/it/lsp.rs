@@ -276,7 +276,7 @@ fn read_rules_hold_against_what_a_language_server_says() {
     std::os::unix::fs::symlink(env.cwd().join("secret.txt"), env.cwd().join("link.txt")).unwrap();
     let fifo = env.cwd().join("pipe.txt");
     assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
-    let defs = std::env::join_paths([env.cwd().join("link.txt"), fifo.clone()]).unwrap();
+    let defs = std::env::join_paths([env.cwd().join("link.txt"), fifo]).unwrap();
     let settings =
         json!({"lspServers": server(defs.to_str().unwrap()), "permissions": {"deny": ["Read(./secret.txt)"]}});
     env.write(".claude/settings.json", &settings.to_string());
