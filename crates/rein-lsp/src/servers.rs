@@ -16,8 +16,11 @@ use crate::{LspError, ServerSpec};
 /// server sees the file (it may still be reading the workspace).
 const WAIT_OPENED: Duration = Duration::from_secs(20);
 const WAIT_CHANGED: Duration = Duration::from_secs(5);
-/// After an empty publication or one without a version, how long to wait for another.
+/// After an empty publication or one without a version, how long to wait for another:
+/// longer the first time the server sees the file (it may answer in parts while it reads
+/// the project).
 const SETTLE: Duration = Duration::from_millis(60);
+const SETTLE_OPENED: Duration = Duration::from_millis(500);
 
 enum Slot {
     Idle { restarts: u32 },
@@ -146,8 +149,8 @@ impl LanguageServers {
             Ok(_) => return None,
             Err(e) => return Some(crate::diagnostics::unavailable(&e)),
         };
-        let wait = if synced.opened { WAIT_OPENED } else { WAIT_CHANGED };
-        let after = server.diagnostics_for(&synced, wait, SETTLE).await?;
+        let (wait, settle) = if synced.opened { (WAIT_OPENED, SETTLE_OPENED) } else { (WAIT_CHANGED, SETTLE) };
+        let after = server.diagnostics_for(&synced, wait, settle).await?;
         crate::diagnostics::report(&server.spec.name, path, &self.root, synced.before.as_deref(), &after, &synced.text)
     }
 }
