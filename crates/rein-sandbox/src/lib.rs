@@ -23,6 +23,7 @@ pub mod platform;
 pub mod proxy;
 mod record;
 mod relay;
+pub mod seatbelt;
 pub mod secrets;
 pub mod settings;
 pub mod trial;
