@@ -3,7 +3,7 @@
 //! report of each file it wrote, added to its result, so the model sees the error its
 //! edit made in the same turn. A failed call, a shell command (whose writes rein does
 //! not know exactly) and a file no server handles add nothing; the servers' answers are
-//! bounded in time and size by rein-lsp.
+//! bounded in time and size by rein-lsp, and an interrupt ends the wait.
 
 use rein_protocol::{ContentBlock, ToolResultContent};
 use rein_tools::{Effects, ToolContext};
@@ -21,9 +21,12 @@ pub(super) async fn added(
     }
     let mut notes = Vec::new();
     for path in effects.writes.iter().filter(|p| servers.covers(p)) {
-        if let Some(note) = servers.after_change(path).await {
-            notes.push(note);
-        }
+        // An interrupt stops the wait: the edit stands, without what the server says.
+        let note = tokio::select! {
+            note = servers.after_change(path) => note,
+            () = ctx.abort.cancelled() => None,
+        };
+        notes.extend(note);
     }
     if notes.is_empty() {
         return content;

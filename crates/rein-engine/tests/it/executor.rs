@@ -181,6 +181,7 @@ async fn a_tool_starts_while_the_model_is_still_streaming() {
 
 #[tokio::test]
 async fn a_failing_bash_call_cancels_its_running_siblings() {
+    let started = Instant::now();
     let r = run(
         Scenario::new([
             reply([
@@ -196,7 +197,13 @@ async fn a_failing_bash_call_cancels_its_running_siblings() {
     .await;
     assert_eq!(r.outcome.end, End::Completed);
     let res = results(&r);
-    assert!(res[0]["content"].as_str().unwrap().contains("the parallel Bash call bad failed"), "{res:?}");
+    // Stopped at once (the `sleep 20` did not run out), and the model is told it was
+    // stopped: as the failed sibling's casualty, or, when the shell's own answer to the
+    // stop arrives first on a loaded machine, as interrupted.
+    let slow = res[0]["content"].as_str().unwrap();
+    assert!(slow.contains("the parallel Bash call bad failed") || slow.contains("Interrupted"), "{res:?}");
+    assert_eq!(res[0]["is_error"], true);
+    assert!(started.elapsed() < Duration::from_secs(10), "the slow sibling ran on");
     assert_eq!(res[1]["is_error"], true);
     assert_eq!(res[2]["content"], "after done", "the turn goes on");
     assert_eq!(rein_tools::live_process_groups(), 0);
