@@ -287,3 +287,47 @@ fn read_rules_hold_against_what_a_language_server_says() {
     assert!(!results[0].1 && !text.contains("sk-live"), "{text}");
     assert!(text.contains("pipe.txt:1:1") && text.contains("1 result(s) in files the Read rules protect"), "{text}");
 }
+
+/// The official marketplace's form: a plugin whose language server is written inline in
+/// the marketplace entry (`lspServers`, no file in the plugin), added and installed with
+/// `rein plugin` as with `claude plugin`, then used by a session.
+#[test]
+fn a_marketplace_entrys_inline_language_server_is_used_once_installed() {
+    let Some(pyright) = npm_bin("pyright-langserver") else { return };
+    let env = Env::new();
+    let market = env.home.path().join("mkt");
+    std::fs::create_dir_all(market.join(".claude-plugin")).unwrap();
+    std::fs::create_dir_all(market.join("plugins/pyright-lsp")).unwrap();
+    std::fs::write(market.join("plugins/pyright-lsp/README.md"), "# pyright\n").unwrap();
+    let entry = json!({"name": "pyright-lsp", "description": "Python language server", "version": "1.0.0",
+        "source": "./plugins/pyright-lsp", "strict": false,
+        "lspServers": {"pyright": {"command": pyright, "args": ["--stdio"],
+                                   "extensionToLanguage": {".py": "python", ".pyi": "python"}}}});
+    let listing = json!({"name": "langmkt", "owner": {"name": "T"}, "plugins": [entry]});
+    std::fs::write(market.join(".claude-plugin/marketplace.json"), listing.to_string()).unwrap();
+    let git = |args: &[&str]| {
+        let ok = std::process::Command::new("git")
+            .args(["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"])
+            .args(args)
+            .current_dir(&market)
+            .output()
+            .unwrap();
+        assert!(ok.status.success(), "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "init"]);
+    env.rein().args(["plugin", "marketplace", "add"]).arg(&market).assert().success();
+    env.rein().args(["plugin", "install", "pyright-lsp@langmkt"]).assert().success();
+    env.write("app.py", "def f(a: int) -> int:\n    return a\n\n\nx: int = f(1)\n");
+    let path = env.cwd().join("app.py");
+    let calls = [
+        ("Read", json!({"file_path": path})),
+        ("Edit", json!({"file_path": path, "old_string": "f(1)", "new_string": "f(\"one\")"})),
+    ];
+    let (results, stderr, _) = tool_calls(&env, &calls, |c| {
+        c.args(["--permission-mode", "acceptEdits"]);
+    });
+    let edit = &results[1].0;
+    assert!(edit.contains("plugin:pyright-lsp:pyright") && edit.contains("line 5:"), "{edit}\n{stderr}");
+}
