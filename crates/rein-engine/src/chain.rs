@@ -484,11 +484,15 @@ fn with_context(content: ToolResultContent, context: &[String]) -> ToolResultCon
     if context.is_empty() {
         return content;
     }
-    let note = format!("\n\n<hook-context>\n{}\n</hook-context>", context.join("\n"));
+    appended(content, format!("<hook-context>\n{}\n</hook-context>", context.join("\n")))
+}
+
+/// `content` with `note` after it: a paragraph of its text, or a block of its own.
+fn appended(content: ToolResultContent, note: String) -> ToolResultContent {
     match content {
-        ToolResultContent::Text(t) => ToolResultContent::Text(t + &note),
+        ToolResultContent::Text(t) => ToolResultContent::Text(format!("{t}\n\n{note}")),
         ToolResultContent::Blocks(mut b) => {
-            b.push(ContentBlock::text(note.trim_start()));
+            b.push(ContentBlock::text(note));
             ToolResultContent::Blocks(b)
         }
     }

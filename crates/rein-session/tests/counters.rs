@@ -10,12 +10,9 @@
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use rein_model::{AnthropicClient, AnthropicConfig, Auth, Model};
-use rein_session::env::Env;
-use rein_session::{Input, Options, Setup};
+use rein_session::{Input, Options};
 use rein_testkit::{FakeServer, Scenario, reply, text, tool_use};
 use serde_json::{Value, json};
 
@@ -61,6 +58,11 @@ unsafe impl GlobalAlloc for Counting {
     }
 }
 
+// The project and session helpers of the integration tests (this binary uses a few).
+#[allow(dead_code)]
+#[path = "it/common.rs"]
+mod common;
+
 #[global_allocator]
 static COUNT: Counting = Counting;
 
@@ -70,42 +72,16 @@ const TOLERANCE: f64 = 1.10;
 
 /// Allocations and bytes per turn of the session.
 fn measure() -> (u64, u64) {
-    let home = tempfile::tempdir().unwrap();
-    let cwd = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(cwd.path().join(".git")).unwrap();
+    let project = common::Project::new();
     for i in 0..20 {
-        std::fs::write(cwd.path().join(format!("file{i}.txt")), "x\n").unwrap();
+        project.write(&format!("file{i}.txt"), "x\n");
     }
     let mut steps: Vec<rein_testkit::Step> =
         (0..TURNS).map(|_| reply([tool_use("Glob", json!({"pattern": "*.txt"}))]).into()).collect();
     steps.push(reply([text("done")]).into());
     let server = FakeServer::start(Scenario::new(steps)).unwrap();
-    let mut env = Env::read();
-    env.rein_home = home.path().join(".rein");
-    env.managed_settings_dir = home.path().join("managed");
-    env.claude_config_dir = None;
-    env.model = None;
-    env.sandbox_tier = None;
-    env.home = Some(home.path().to_path_buf());
-    let options = Options {
-        print: true,
-        cwd: Some(cwd.path().to_path_buf()),
-        env: Some(env),
-        max_turns: Some(1000),
-        ..Options::default()
-    };
-    let setup = Setup::from_options(&options).unwrap();
-    let model: Arc<dyn Model> = Arc::new(
-        AnthropicClient::new(&AnthropicConfig {
-            base_url: server.url(),
-            auth: Auth::ApiKey("test".into()),
-            beta: None,
-            key_helper: None,
-            custom_headers: Vec::new(),
-        })
-        .unwrap(),
-    );
-    let mut session = rein_session::Builder::new(&setup).model(model).build().unwrap();
+    let options = Options { max_turns: Some(1000), ..project.options() };
+    let (_setup, mut session) = project.session(&options, &server);
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let before = (ALLOCATIONS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
     COUNTED.with(|c| c.set(true));

@@ -5,7 +5,7 @@
 //! not know exactly) and a file no server handles add nothing; the servers' answers are
 //! bounded in time and size by rein-lsp, and an interrupt ends the wait.
 
-use rein_protocol::{ContentBlock, ToolResultContent};
+use rein_protocol::ToolResultContent;
 use rein_tools::{Effects, ToolContext};
 
 /// `content` with the diagnostics of the files the call wrote.
@@ -31,12 +31,5 @@ pub(super) async fn added(
     if notes.is_empty() {
         return content;
     }
-    let note = notes.join("\n");
-    match content {
-        ToolResultContent::Text(t) => ToolResultContent::Text(format!("{t}\n\n{note}")),
-        ToolResultContent::Blocks(mut b) => {
-            b.push(ContentBlock::text(note));
-            ToolResultContent::Blocks(b)
-        }
-    }
+    super::appended(content, notes.join("\n"))
 }
